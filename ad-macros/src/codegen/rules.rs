@@ -1,0 +1,251 @@
+//! The reverse of each operation: the adjoint contributions it makes, from the rule table.
+//!
+//! ```text
+//! // forward              reverse
+//! let v = a * b;          __adj_a += __adj_v * b;   __adj_b += __adj_v * a;
+//! let v = a / b;          __adj_a += __adj_v / b;   __adj_b -= __adj_v * v / b;
+//! let v = a.sin();        __adj_a += __adj_v * ::ad::__private::rules::d_sin(a);
+//! let v = w[i];           __adj_w[i] += __adj_v;
+//! ```
+//!
+//! A contribution to a value with a single use declares its adjoint (`let __adj_a = ..;`);
+//! the others accumulate with `+=` (see `ir::plan::AdjDecl`).
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+
+use crate::ir::plan::{AdjDecl, Plan};
+use crate::ir::{BinOp, Body, FloatTy, Operand, Rhs, Ty, VarId};
+use crate::parse::Signature;
+use crate::rules::Partial;
+
+/// Emits code for one function.
+pub(super) struct Emitter<'a> {
+    pub body: &'a Body,
+    pub plan: &'a Plan,
+    pub sig: &'a Signature,
+}
+
+/// The literal `0.0_f64` (or `_f32`).
+pub(super) fn zero(t: FloatTy) -> TokenStream {
+    let lit = match t {
+        FloatTy::F64 => "0.0_f64",
+        FloatTy::F32 => "0.0_f32",
+    };
+    syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
+}
+
+impl Emitter<'_> {
+    /// The tokens of an operand: a variable name or a constant as written.
+    pub(super) fn op(&self, op: &Operand) -> TokenStream {
+        match op {
+            Operand::Var(v) => self.body.vars[*v].name.to_token_stream(),
+            Operand::Lit(tokens, _) => tokens.clone(),
+        }
+    }
+
+    /// An operand as the receiver of a method call (`(-1.0).abs()` needs the parentheses).
+    fn receiver(&self, op: &Operand) -> TokenStream {
+        match op {
+            Operand::Lit(tokens, _) => quote!((#tokens)),
+            var => self.op(var),
+        }
+    }
+
+    fn float_of(&self, v: VarId) -> FloatTy {
+        match &self.body.vars[v].ty {
+            Ty::Float(Some(t)) => *t,
+            Ty::Array(info) => info.elem.unwrap_or(self.sig.default_float),
+            _ => self.sig.default_float,
+        }
+    }
+
+    /// The right-hand side of `let out = ..;` in the forward sweep (and in recomputations).
+    /// Tokens that are the user's operation carry its span, so type errors point at it.
+    pub(super) fn fwd_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
+        match rhs {
+            Rhs::Copy(a) => self.op(a),
+            Rhs::Neg(a) => {
+                let a = self.op(a);
+                quote_spanned!(span=> -#a)
+            }
+            Rhs::Binary(op, a, b) => {
+                let (a, b) = (self.op(a), self.op(b));
+                let op = match op {
+                    BinOp::Add => quote_spanned!(span=> +),
+                    BinOp::Sub => quote_spanned!(span=> -),
+                    BinOp::Mul => quote_spanned!(span=> *),
+                    BinOp::Div => quote_spanned!(span=> /),
+                    BinOp::Rem => quote_spanned!(span=> %),
+                };
+                quote!(#a #op #b)
+            }
+            Rhs::Intrinsic(rule, args) => {
+                let method = syn::Ident::new(rule.name, span);
+                match args.split_first() {
+                    Some((Operand::Var(_), rest)) => {
+                        let receiver = self.receiver(&args[0]);
+                        let rest = rest.iter().map(|a| self.op(a));
+                        quote!(#receiver.#method(#(#rest),*))
+                    }
+                    _ => {
+                        // A constant receiver: name the type (`f64::powf(2.0, x)`), since
+                        // `2.0.powf(x)` does not compile.
+                        let t = self.float_of(out).ident();
+                        let args = args.iter().map(|a| self.op(a));
+                        quote!(#t::#method(#(#args),*))
+                    }
+                }
+            }
+            Rhs::Cast(a, t) => {
+                let a = self.op(a);
+                let t = t.ident();
+                quote_spanned!(span=> #a as #t)
+            }
+            Rhs::Index(array, index) => {
+                let array = &self.body.vars[*array].name;
+                let index = self.op(index);
+                quote!(#array[#index])
+            }
+            Rhs::ArrayLit(items) => {
+                let items = items.iter().map(|i| self.op(i));
+                quote!([#(#items),*])
+            }
+            Rhs::ArrayRepeat(e, n) => {
+                let e = self.op(e);
+                quote!([#e; #n])
+            }
+            Rhs::VecRepeat(e, n) => {
+                let (e, n) = (self.op(e), self.op(n));
+                quote!(::std::vec![#e; #n])
+            }
+            Rhs::Opaque(opaque) => opaque.expr.clone(),
+        }
+    }
+
+    /// The reverse of `let out = rhs;`: the contributions to the adjoints of its operands.
+    pub(super) fn rev_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
+        let adj = &self.body.vars[out].adj;
+        let adj = quote!(#adj);
+        match rhs {
+            Rhs::Copy(a) => self.contrib(a, adj, false),
+            Rhs::Neg(a) => self.contrib(a, adj, true),
+            Rhs::Cast(a, _) => {
+                let Operand::Var(v) = a else {
+                    return TokenStream::new();
+                };
+                let t = self.float_of(*v).ident();
+                self.contrib(a, quote!(#adj as #t), false)
+            }
+            Rhs::Binary(op, a, b) => {
+                let (av, bv) = (self.op(a), self.op(b));
+                match op {
+                    BinOp::Add => {
+                        let mut t = self.contrib(a, adj.clone(), false);
+                        t.extend(self.contrib(b, adj, false));
+                        t
+                    }
+                    BinOp::Sub => {
+                        let mut t = self.contrib(a, adj.clone(), false);
+                        t.extend(self.contrib(b, adj, true));
+                        t
+                    }
+                    BinOp::Mul => {
+                        let mut t = self.contrib(a, quote!(#adj * #bv), false);
+                        t.extend(self.contrib(b, quote!(#adj * #av), false));
+                        t
+                    }
+                    BinOp::Div => {
+                        let outv = &self.body.vars[out].name;
+                        let mut t = self.contrib(a, quote!(#adj / #bv), false);
+                        t.extend(self.contrib(b, quote!(#adj * #outv / #bv), true));
+                        t
+                    }
+                    BinOp::Rem => {
+                        let mut t = self.contrib(a, adj.clone(), false);
+                        if self.plan.active_op(b) {
+                            let d = quote!(::ad::__private::rules::d_rem(#av, #bv).1);
+                            t.extend(self.contrib(b, quote!(#adj * #d), false));
+                        }
+                        t
+                    }
+                }
+            }
+            Rhs::Intrinsic(rule, args) => {
+                let function = match rule.partial {
+                    Partial::Zero => return TokenStream::new(),
+                    Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
+                };
+                let mut inputs: Vec<TokenStream> = rule
+                    .reads_args
+                    .iter()
+                    .filter_map(|&i| args.get(i))
+                    .map(|a| self.op(a))
+                    .collect();
+                if rule.reads_output {
+                    inputs.push(self.body.vars[out].name.to_token_stream());
+                }
+                let partial = quote!(::ad::__private::rules::#function(#(#inputs),*));
+                match rule.partial {
+                    Partial::One(_) => self.contrib(&args[0], quote!(#adj * #partial), false),
+                    _ => {
+                        let d = format_ident!("__d{}", out, span = Span::mixed_site());
+                        let mut t = quote!(let #d = #partial;);
+                        for (i, arg) in args.iter().take(rule.arity).enumerate() {
+                            let i = syn::Index::from(i);
+                            t.extend(self.contrib(arg, quote!(#adj * #d.#i), false));
+                        }
+                        t
+                    }
+                }
+            }
+            Rhs::Index(array, index) => {
+                if !self.plan.active(*array) {
+                    return TokenStream::new();
+                }
+                let array_adj = &self.body.vars[*array].adj;
+                let index = self.op(index);
+                quote!(#array_adj[#index] += #adj;)
+            }
+            Rhs::ArrayLit(items) => items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| {
+                    let k = proc_macro2::Literal::usize_unsuffixed(k);
+                    self.contrib(item, quote!(#adj[#k]), false)
+                })
+                .collect(),
+            Rhs::ArrayRepeat(e, _) | Rhs::VecRepeat(e, _) => {
+                let t = self.float_of(out).ident();
+                self.contrib(e, quote!(#adj.iter().sum::<#t>()), false)
+            }
+            Rhs::Opaque(_) => TokenStream::new(),
+        }
+    }
+
+    /// Adds `expr` (negated if `negate`) to the adjoint of `target`, if it is active.
+    ///
+    /// ```text
+    /// let __adj_a = expr;     // the only contribution to a (AdjDecl::AtSite)
+    /// __adj_a += expr;        // otherwise
+    /// ::ad::__private::add_assign(&mut __adj_h, &expr);   // arrays
+    /// ```
+    pub(super) fn contrib(&self, target: &Operand, expr: TokenStream, negate: bool) -> TokenStream {
+        let Operand::Var(v) = target else {
+            return TokenStream::new();
+        };
+        if !self.plan.active(*v) {
+            return TokenStream::new();
+        }
+        let adj = &self.body.vars[*v].adj;
+        if self.body.vars[*v].ty.is_array() {
+            return quote!(::ad::__private::add_assign(&mut #adj, &#expr););
+        }
+        match (self.plan.adj[*v], negate) {
+            (AdjDecl::AtSite, false) => quote!(let #adj = #expr;),
+            (AdjDecl::AtSite, true) => quote!(let #adj = -(#expr);),
+            (_, false) => quote!(#adj += #expr;),
+            (_, true) => quote!(#adj -= #expr;),
+        }
+    }
+}

@@ -1,0 +1,550 @@
+//! The tape backend: `NAME_vjp` as a forward sweep followed by a reverse sweep, both plain
+//! Rust (DESIGN.md section 4.1).
+//!
+//! ```text
+//! // for `let z = x * y; z.sin()`
+//! let z = x * y;                                     // forward sweep
+//! let __t0 = z.sin();
+//! let __adj_t0 = __seed;                             // reverse sweep
+//! let __adj_z = __adj_t0 * ::ad::__private::rules::d_sin(z);
+//! let __adj_x = __adj_z * y;
+//! let __adj_y = __adj_z * x;
+//! (__t0, (__adj_x, __adj_y))
+//! ```
+//!
+//! Inside loops the values the reverse sweep needs are pushed to `__stack` at the end of
+//! their block and popped at the start of its reverse (see `ir::plan`).
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+
+use super::rules::Emitter;
+use crate::ir::plan::{AdjDecl, LoopPlan, Plan, Restore};
+use crate::ir::{
+    AssignOp, Block, Body, LoopKind, Operand, Output, Shape, Stmt, StmtKind, Ty, VarId,
+};
+use crate::parse::{ParamKind, RetTy, Signature};
+
+/// `NAME_vjp` for `func`.
+pub(super) fn emit_vjp(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    body: &Body,
+    plan: &Plan,
+) -> TokenStream {
+    let e = Emitter { body, plan, sig };
+    let vis = &func.vis;
+    let signature = super::vjp_signature(func, sig);
+    let doc = super::vjp_doc(func, sig);
+    let stack = stack();
+    let stack_decl = plan
+        .uses_stack
+        .then(|| quote!(let mut #stack = ::ad::__private::ValueStack::new();));
+    let hoisted = plan.hoisted.iter().map(|&v| {
+        let name = &body.vars[v].name;
+        let zero = hoisted_zero(&body.vars[v].ty);
+        quote!(let mut #name = #zero;)
+    });
+    let forward = e.fwd_block(&body.block);
+    let seed = e.seed(&func.sig.ident.to_string());
+    let reverse = e.rev_block(&body.block, seed);
+    let output = e.output_value(&body.output);
+    let gradient = e.gradient();
+    quote! {
+        #[doc = #doc]
+        #[allow(
+            unused_mut,
+            unused_variables,
+            unused_assignments,
+            reason = "generated adjoint code: declarations are uniform, not minimal"
+        )]
+        #vis #signature {
+            #(#hoisted)*
+            #stack_decl
+            #forward
+            #reverse
+            (#output, #gradient)
+        }
+    }
+}
+
+fn stack() -> syn::Ident {
+    crate::ir::names::generated("stack")
+}
+
+fn seed_ident() -> syn::Ident {
+    crate::ir::names::generated("seed")
+}
+
+/// The initial value of a hoisted local.
+fn hoisted_zero(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::Float(Some(t)) => super::rules::zero(*t),
+        Ty::Usize => quote!(0usize),
+        Ty::I32 => quote!(0i32),
+        Ty::Bool => quote!(false),
+        _ => quote!(::core::default::Default::default()),
+    }
+}
+
+impl Emitter<'_> {
+    // ---- forward sweep --------------------------------------------------------------------
+
+    /// The forward sweep of `block`, ending with the pushes of its saved values.
+    pub(super) fn fwd_block(&self, block: &Block) -> TokenStream {
+        let stmts = block.stmts.iter().map(|s| self.fwd_stmt(s));
+        let pushes = self.pushes(block);
+        quote!(#(#stmts)* #pushes)
+    }
+
+    fn pushes(&self, block: &Block) -> TokenStream {
+        let stack = stack();
+        let saves = self
+            .plan
+            .saves
+            .get(block.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let names = saves.iter().map(|&v| &self.body.vars[v].name);
+        quote!(#(#stack.push(#names);)*)
+    }
+
+    fn fwd_stmt(&self, stmt: &Stmt) -> TokenStream {
+        let span = stmt.span;
+        match &stmt.kind {
+            StmtKind::Let { var, rhs, ty } => {
+                let v = &self.body.vars[*var];
+                let name = &v.name;
+                let rhs = self.fwd_rhs(*var, rhs, span);
+                if self.plan.restore[*var] == Restore::Hoist {
+                    return quote!(#name = #rhs;);
+                }
+                let mutability = v.mutable.then(|| quote!(mut));
+                let ty = ty.as_ref().map(|t| quote!(: #t));
+                quote!(let #mutability #name #ty = #rhs;)
+            }
+            StmtKind::Assign { var, op, value } => {
+                let name = &self.body.vars[*var].name;
+                let value = self.op(value);
+                let op = assign_token(*op, span);
+                quote!(#name #op #value;)
+            }
+            StmtKind::IndexAssign {
+                array,
+                index,
+                op,
+                value,
+            } => {
+                let name = &self.body.vars[*array].name;
+                let (index, value) = (self.op(index), self.op(value));
+                let op = assign_token(*op, span);
+                quote!(#name[#index] #op #value;)
+            }
+            StmtKind::Opaque { tokens, .. } => tokens.clone(),
+            StmtKind::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => self.fwd_if(cond, then, els, phis),
+            StmtKind::Loop(l) => self.fwd_loop(l),
+        }
+    }
+
+    fn fwd_if(
+        &self,
+        cond: &Operand,
+        then: &Block,
+        els: &Block,
+        phis: &[crate::ir::Phi],
+    ) -> TokenStream {
+        let cond = self.op(cond);
+        let then_body = self.fwd_block(then);
+        let else_body = self.fwd_block(els);
+        if phis.is_empty() {
+            if else_body.is_empty() {
+                return quote!(if #cond { #then_body });
+            }
+            return quote!(if #cond { #then_body } else { #else_body });
+        }
+        let then_vals = phis.iter().map(|p| self.op(&p.then));
+        let else_vals = phis.iter().map(|p| self.op(&p.els));
+        let (then_vals, else_vals) = if phis.len() == 1 {
+            (quote!(#(#then_vals)*), quote!(#(#else_vals)*))
+        } else {
+            (quote!((#(#then_vals),*)), quote!((#(#else_vals),*)))
+        };
+        let expr = quote!(if #cond { #then_body #then_vals } else { #else_body #else_vals });
+        let names: Vec<&syn::Ident> = phis.iter().map(|p| &self.body.vars[p.var].name).collect();
+        let hoisted = phis
+            .iter()
+            .any(|p| self.plan.restore[p.var] == Restore::Hoist);
+        match (names.as_slice(), hoisted) {
+            ([one], false) => quote!(let #one = #expr;),
+            ([one], true) => quote!(#one = #expr;),
+            (many, false) => quote!(let (#(#many),*) = #expr;),
+            (many, true) => quote!((#(#many),*) = #expr;),
+        }
+    }
+
+    fn fwd_loop(&self, l: &crate::ir::Loop) -> TokenStream {
+        let lp = self.loop_plan(l.trips);
+        let trips = &self.body.vars[l.trips].name;
+        let count_init = if lp.count {
+            if self.plan.restore[l.trips] == Restore::Hoist {
+                quote!(#trips = 0;)
+            } else {
+                quote!(let mut #trips = 0usize;)
+            }
+        } else {
+            TokenStream::new()
+        };
+        let count = lp.count.then(|| quote!(#trips += 1;));
+        let reset = l.cont.map(|c| {
+            let c = &self.body.vars[c].name;
+            quote!(#c = false;)
+        });
+        let exit = (!l.exits.is_empty()).then(|| {
+            let flags = l.exits.iter().map(|f| &self.body.vars[*f].name);
+            quote!(if #(#flags)||* { break; })
+        });
+        let body = self.fwd_block(&l.body);
+        let inner = quote!(#reset #body #count #exit);
+        let head = match &l.kind {
+            LoopKind::While { cond } => {
+                let cond = &cond.expr;
+                quote!(while #cond)
+            }
+            LoopKind::Infinite => quote!(loop),
+            LoopKind::Range(r) => {
+                let var = self.loop_var(r.var);
+                let range = &r.range.expr;
+                quote!(for #var in #range)
+            }
+        };
+        quote!(#count_init #head { #inner })
+    }
+
+    fn loop_var(&self, var: Option<VarId>) -> TokenStream {
+        match var {
+            Some(v) => {
+                let name = &self.body.vars[v].name;
+                quote!(#name)
+            }
+            None => quote!(_),
+        }
+    }
+
+    fn loop_plan(&self, trips: VarId) -> LoopPlan {
+        self.plan.loops.get(&trips).copied().unwrap_or_default()
+    }
+
+    // ---- reverse sweep --------------------------------------------------------------------
+
+    /// The reverse of `block`: restore its values, declare its adjoints, then the reverse of
+    /// its statements, last first. `head` goes after the declarations (seeds, phi adjoints).
+    pub(super) fn rev_block(&self, block: &Block, head: TokenStream) -> TokenStream {
+        let prologue = self.prologue(block);
+        let stmts: Vec<TokenStream> = block.stmts.iter().rev().map(|s| self.rev_stmt(s)).collect();
+        quote!(#prologue #head #(#stmts)*)
+    }
+
+    /// Pops, recomputations and adjoint declarations at the start of the reverse of `block`.
+    fn prologue(&self, block: &Block) -> TokenStream {
+        let stack = stack();
+        let saves = self
+            .plan
+            .saves
+            .get(block.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let pops = saves.iter().rev().map(|&v| {
+            let name = &self.body.vars[v].name;
+            let ty = self.record_type(v);
+            quote!(let #name = #stack.pop::<#ty>();)
+        });
+        let recomputes = self
+            .plan
+            .recomputes
+            .get(block.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let recomputes = recomputes.iter().filter_map(|&v| {
+            let rhs = self.plan.defs.get(&v)?;
+            let name = &self.body.vars[v].name;
+            let rhs = self.fwd_rhs(v, rhs, Span::call_site());
+            Some(quote!(let #name = #rhs;))
+        });
+        let decls = self
+            .plan
+            .adj_starts
+            .get(block.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let decls = decls.iter().map(|&v| {
+            let adj = &self.body.vars[v].adj;
+            let zero = self.adjoint_zero(v);
+            quote!(let mut #adj = #zero;)
+        });
+        quote!(#(#pops)* #(#recomputes)* #(#decls)*)
+    }
+
+    /// The type a saved value is popped as.
+    fn record_type(&self, v: VarId) -> TokenStream {
+        match &self.body.vars[v].ty {
+            Ty::Float(Some(t)) => {
+                let t = t.ident();
+                quote!(#t)
+            }
+            Ty::Float(None) => quote!(f64),
+            Ty::Usize => quote!(usize),
+            Ty::I32 => quote!(i32),
+            Ty::Bool => quote!(bool),
+            // Lowering gives every value the reverse sweep reads one of the types above.
+            Ty::Array(_) | Ty::Other | Ty::Unknown => quote!(usize),
+        }
+    }
+
+    /// The zero an adjoint starts from: `0.0`, or an array of zeros of the value's shape.
+    fn adjoint_zero(&self, v: VarId) -> TokenStream {
+        let var = &self.body.vars[v];
+        match &var.ty {
+            Ty::Array(info) => {
+                let zero = super::rules::zero(info.elem.unwrap_or(crate::ir::FloatTy::F64));
+                match &info.shape {
+                    Shape::Fixed(n) => quote!([#zero; #n]),
+                    Shape::Len(n) => {
+                        let n = self.op(n);
+                        quote!(::std::vec![#zero; #n])
+                    }
+                    Shape::Like(p) => {
+                        let name = &self.body.vars[*p].name;
+                        quote!(::ad::__private::zeros_like(&#name))
+                    }
+                }
+            }
+            Ty::Float(Some(t)) => super::rules::zero(*t),
+            _ => quote!(0.0),
+        }
+    }
+
+    fn rev_stmt(&self, stmt: &Stmt) -> TokenStream {
+        match &stmt.kind {
+            StmtKind::Let { var, rhs, .. } if self.plan.active(*var) => {
+                self.rev_rhs(*var, rhs, stmt.span)
+            }
+            StmtKind::Assign { var, op, value } if self.plan.active(*var) => {
+                let adj = &self.body.vars[*var].adj;
+                match op {
+                    AssignOp::Set => {
+                        if value.var() == Some(*var) {
+                            return TokenStream::new();
+                        }
+                        let contrib = self.contrib(value, quote!(#adj), false);
+                        quote!(#contrib #adj = 0.0;)
+                    }
+                    AssignOp::Add => self.contrib(value, quote!(#adj), false),
+                    AssignOp::Sub => self.contrib(value, quote!(#adj), true),
+                }
+            }
+            StmtKind::IndexAssign {
+                array,
+                index,
+                op,
+                value,
+            } if self.plan.active(*array) => {
+                let adj = &self.body.vars[*array].adj;
+                let index = self.op(index);
+                let element = quote!(#adj[#index]);
+                match op {
+                    AssignOp::Set => {
+                        let contrib = self.contrib(value, element.clone(), false);
+                        quote!(#contrib #element = 0.0;)
+                    }
+                    AssignOp::Add => self.contrib(value, element, false),
+                    AssignOp::Sub => self.contrib(value, element, true),
+                }
+            }
+            StmtKind::Opaque { writes, .. } => {
+                // An inactive value overwrites an active variable: its adjoint stops there.
+                let resets = writes
+                    .iter()
+                    .filter(|w| self.plan.active(**w) && self.body.vars[**w].ty.is_float())
+                    .map(|w| {
+                        let adj = &self.body.vars[*w].adj;
+                        quote!(#adj = 0.0;)
+                    });
+                quote!(#(#resets)*)
+            }
+            StmtKind::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => {
+                if !self.plan.if_work.get(&then.id).copied().unwrap_or(false) {
+                    return TokenStream::new();
+                }
+                let cond = self.op(cond);
+                let phi_then: TokenStream = phis
+                    .iter()
+                    .filter(|p| self.plan.active(p.var))
+                    .map(|p| {
+                        let adj = &self.body.vars[p.var].adj;
+                        self.contrib(&p.then, quote!(#adj), false)
+                    })
+                    .collect();
+                let phi_else: TokenStream = phis
+                    .iter()
+                    .filter(|p| self.plan.active(p.var))
+                    .map(|p| {
+                        let adj = &self.body.vars[p.var].adj;
+                        self.contrib(&p.els, quote!(#adj), false)
+                    })
+                    .collect();
+                let then_rev = self.rev_block(then, phi_then);
+                let else_rev = self.rev_block(els, phi_else);
+                if else_rev.is_empty() {
+                    quote!(if #cond { #then_rev })
+                } else {
+                    quote!(if #cond { #then_rev } else { #else_rev })
+                }
+            }
+            StmtKind::Loop(l) => {
+                let lp = self.loop_plan(l.trips);
+                if !lp.rev_work {
+                    return TokenStream::new();
+                }
+                let trips = &self.body.vars[l.trips].name;
+                let body = self.rev_block(&l.body, TokenStream::new());
+                match (&l.kind, lp.regen) {
+                    (LoopKind::Range(r), true) => {
+                        let var = self.loop_var(r.var);
+                        let iter = match (&r.reversed, lp.count) {
+                            (Some(reversed), false) => reversed.clone(),
+                            _ => {
+                                let range = &r.range.expr;
+                                quote!(::ad::__private::replay_rev(#range, #trips))
+                            }
+                        };
+                        quote!(for #var in #iter { #body })
+                    }
+                    _ => quote!(for _ in 0..#trips { #body }),
+                }
+            }
+            _ => TokenStream::new(),
+        }
+    }
+
+    // ---- seed, output, gradient -------------------------------------------------------------
+
+    /// Seeds the adjoints of the output at the start of the reverse sweep.
+    fn seed(&self, function: &str) -> TokenStream {
+        let seed = seed_ident();
+        self.seed_output(
+            &self.body.output,
+            quote!(#seed),
+            &self.sig.ret,
+            &format!("{function}_vjp"),
+        )
+    }
+
+    fn seed_output(
+        &self,
+        output: &Output,
+        seed: TokenStream,
+        ret: &RetTy,
+        function: &str,
+    ) -> TokenStream {
+        match output {
+            Output::Scalar(op) => self.contrib(op, seed, false),
+            Output::ArrayLit(items) => items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| {
+                    let k = proc_macro2::Literal::usize_unsuffixed(k);
+                    self.contrib(item, quote!(#seed[#k]), false)
+                })
+                .collect(),
+            Output::ArrayVar(v) => {
+                if !self.plan.active(*v) {
+                    return TokenStream::new();
+                }
+                let adj = &self.body.vars[*v].adj;
+                let name = &self.body.vars[*v].name;
+                let check = matches!(ret, RetTy::Vec(_)).then(|| {
+                    quote!(::ad::__private::check_seed_len(#function, #seed.len(), #name.len());)
+                });
+                quote!(#check ::ad::__private::add_assign(&mut #adj, &#seed);)
+            }
+            Output::Tuple(items) => {
+                let RetTy::Tuple(types) = ret else {
+                    return TokenStream::new();
+                };
+                items
+                    .iter()
+                    .zip(types)
+                    .enumerate()
+                    .map(|(k, (item, ty))| {
+                        let k = syn::Index::from(k);
+                        self.seed_output(item, quote!(#seed.#k), ty, function)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn output_value(&self, output: &Output) -> TokenStream {
+        match output {
+            Output::Scalar(op) => self.op(op),
+            Output::ArrayLit(items) => {
+                let items = items.iter().map(|i| self.op(i));
+                quote!([#(#items),*])
+            }
+            Output::ArrayVar(v) => {
+                let name = &self.body.vars[*v].name;
+                quote!(#name)
+            }
+            Output::Tuple(items) => {
+                let items = items.iter().map(|i| self.output_value(i));
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
+    /// The gradient tuple: the adjoint of each active parameter.
+    fn gradient(&self) -> TokenStream {
+        let adjoints: Vec<TokenStream> = self
+            .sig
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.active)
+            .map(|(i, p)| {
+                let var = &self.body.vars[i];
+                if self.plan.active(i) && self.plan.adj[i] != AdjDecl::None {
+                    let adj = &var.adj;
+                    quote!(#adj)
+                } else {
+                    let name = &var.name;
+                    match &p.kind {
+                        ParamKind::Scalar(t) => super::rules::zero(*t),
+                        _ => quote!(::ad::__private::zeros_like(&#name)),
+                    }
+                }
+            })
+            .collect();
+        match adjoints.as_slice() {
+            [one] => one.clone(),
+            many => quote!((#(#many,)*)),
+        }
+    }
+}
+
+fn assign_token(op: AssignOp, span: Span) -> TokenStream {
+    match op {
+        AssignOp::Set => quote_spanned!(span=> =),
+        AssignOp::Add => quote_spanned!(span=> +=),
+        AssignOp::Sub => quote_spanned!(span=> -=),
+    }
+}

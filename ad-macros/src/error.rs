@@ -1,0 +1,54 @@
+//! Error collection: every error found while reading one function is reported at once, each
+//! at the span of the user code it is about.
+
+use std::cell::RefCell;
+use std::fmt::Display;
+
+use proc_macro2::Span;
+use quote::ToTokens;
+
+/// Collects the errors of one expansion, so the user sees them all at once (serde's `Ctxt`).
+#[derive(Default)]
+pub(crate) struct Errors {
+    errors: RefCell<Vec<syn::Error>>,
+}
+
+impl Errors {
+    pub(crate) fn new() -> Self {
+        Errors::default()
+    }
+
+    /// Reports `msg` under the tokens of `node` (first to last token).
+    pub(crate) fn error(&self, node: impl ToTokens, msg: impl Display) {
+        self.errors
+            .borrow_mut()
+            .push(syn::Error::new_spanned(node.into_token_stream(), msg));
+    }
+
+    /// Reports `msg` at `span`.
+    pub(crate) fn error_at(&self, span: Span, msg: impl Display) {
+        self.errors.borrow_mut().push(syn::Error::new(span, msg));
+    }
+
+    /// Records an error produced elsewhere (by syn's parser, say).
+    pub(crate) fn push(&self, err: syn::Error) {
+        self.errors.borrow_mut().push(err);
+    }
+
+    /// Whether any error has been reported so far.
+    pub(crate) fn has_errors(&self) -> bool {
+        !self.errors.borrow().is_empty()
+    }
+
+    /// All errors combined into one, or `Ok(())`.
+    pub(crate) fn check(self) -> syn::Result<()> {
+        let mut errors = self.errors.into_inner().into_iter();
+        let Some(mut combined) = errors.next() else {
+            return Ok(());
+        };
+        for err in errors {
+            combined.combine(err);
+        }
+        Err(combined)
+    }
+}

@@ -1,0 +1,111 @@
+//! The pipeline of `#[reverse]`: parse → IR → analyses → codegen, and what happens on error.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::error::Errors;
+use crate::{codegen, ir, parse};
+
+/// Expands `#[reverse(args)] item`.
+pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
+    // If the item is not even a function, hand it back with the error, so the user's code
+    // keeps its own diagnostics (tokio-macros' recovery).
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(err) => {
+            let err = syn::Error::new(err.span(), "#[reverse] applies to a function (`fn`)");
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let cx = Errors::new();
+    let args = parse::Args::from_tokens(&cx, args);
+    let Some(sig) = parse::Signature::from_syn(&cx, &func.sig, &args) else {
+        return fallback(&func, None, cx);
+    };
+    let Some(mut body) = ir::lower::lower(&cx, &sig, &func.block) else {
+        return fallback(&func, Some(&sig), cx);
+    };
+    ir::types::resolve(&mut body, sig.default_float);
+    let mut activity = ir::activity::analyse(&cx, &body, &sig);
+    if cx.has_errors() {
+        return fallback(&func, Some(&sig), cx);
+    }
+    ir::snapshot::insert(&mut body, &mut activity);
+    let plan = ir::plan::make(&body, activity, false);
+    match cx.check() {
+        Ok(()) => codegen::emit(&func, &sig, &body, &plan),
+        Err(err) => {
+            let err = err.to_compile_error();
+            quote!(#err #func)
+        }
+    }
+}
+
+/// The function unchanged, every error, and stubs of the generated functions when the
+/// signature is known (so call sites do not add "cannot find function" errors).
+fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> TokenStream {
+    let errors = match cx.check() {
+        Ok(()) => TokenStream::new(),
+        Err(err) => err.to_compile_error(),
+    };
+    let stubs = sig.map(|sig| codegen::stubs(func, sig)).unwrap_or_default();
+    quote! {
+        #errors
+        #func
+        #stubs
+    }
+}
+
+#[cfg(test)]
+mod snapshots {
+    //! Expansion snapshots: `tests/expand/NAME.rs` expanded and pretty-printed must equal
+    //! `tests/expand/NAME.expanded.rs`. `AD_SNAPSHOTS=overwrite cargo test -p ad-macros`
+    //! rewrites the expected files; review the diff like code.
+
+    use std::path::Path;
+
+    fn check(name: &str) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+        let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
+        let file: syn::File = syn::parse_str(&source).unwrap();
+        let mut items = Vec::new();
+        for item in file.items {
+            let syn::Item::Fn(mut func) = item else {
+                continue;
+            };
+            let attr = func.attrs.iter().position(|a| a.path().is_ident("reverse"));
+            let args = match attr.map(|i| func.attrs.remove(i)) {
+                Some(attr) => match attr.meta {
+                    syn::Meta::List(list) => list.tokens,
+                    _ => proc_macro2::TokenStream::new(),
+                },
+                None => continue,
+            };
+            let tokens = super::reverse(args, quote::quote!(#func));
+            let expanded: syn::File = syn::parse2(tokens).unwrap();
+            items.extend(expanded.items);
+        }
+        let actual = prettyplease::unparse(&syn::File {
+            shebang: None,
+            attrs: Vec::new(),
+            items,
+        });
+        let expected_path = dir.join(format!("{name}.expanded.rs"));
+        if std::env::var_os("AD_SNAPSHOTS").is_some_and(|v| v == "overwrite") {
+            std::fs::write(&expected_path, &actual).unwrap();
+            return;
+        }
+        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        assert!(
+            expected == actual,
+            "expansion of {name} changed; run with AD_SNAPSHOTS=overwrite and review.\n\
+             --- actual ---\n{actual}"
+        );
+    }
+
+    #[test]
+    fn straight_line() {
+        check("straight_line");
+    }
+}

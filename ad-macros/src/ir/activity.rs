@@ -1,0 +1,155 @@
+//! Activity analysis: which variables need an adjoint.
+//!
+//! A variable is *varied* if it depends on an active parameter, *useful* if the output
+//! depends on it, and *active* if both (the standard definition; Hascoët & Pascual, Tapenade).
+//! The analysis is flow-insensitive per variable: a mutable variable is varied if any of its
+//! assignments is. Inactive code is emitted unchanged and gets no adjoint.
+
+use super::visit::walk;
+use super::{Body, Operand, Output, Rhs, Stmt, StmtKind, Ty, VarId};
+use crate::error::Errors;
+use crate::parse::Signature;
+
+/// The result of the analysis, per variable.
+#[derive(Clone, Debug)]
+pub(crate) struct Activity {
+    /// Varied, useful, and of a float type.
+    pub active: Vec<bool>,
+}
+
+impl Activity {
+    pub(crate) fn active(&self, var: VarId) -> bool {
+        self.active.get(var).copied().unwrap_or(false)
+    }
+
+    /// Marks a variable added after the analysis (a snapshot of an active variable).
+    pub(crate) fn push(&mut self, active: bool) {
+        self.active.push(active);
+    }
+
+    pub(crate) fn active_op(&self, op: &Operand) -> bool {
+        op.var().is_some_and(|v| self.active(v))
+    }
+}
+
+/// One edge of the dependence graph: `to` depends differentiably on `from`.
+type Edge = (VarId, VarId);
+
+/// Computes activity, and reports expressions the macro cannot differentiate that an active
+/// value flows into.
+pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
+    let n = body.vars.len();
+    let mut edges: Vec<Edge> = Vec::new();
+    walk(&body.block, &mut |stmt, _| edges_of(stmt, &mut edges));
+
+    let mut varied = vec![false; n];
+    for (id, var) in body.vars.iter().enumerate() {
+        if let Some(p) = var.param {
+            varied[id] = sig.params[p].active;
+        }
+    }
+    fixpoint(&mut varied, &edges, |(to, from)| (from, to));
+
+    let mut useful = vec![false; n];
+    output_vars(&body.output, &mut |v| useful[v] = true);
+    fixpoint(&mut useful, &edges, |(to, from)| (to, from));
+
+    // An active value must not flow into an expression whose derivative is unknown.
+    walk(&body.block, &mut |stmt, _| {
+        if let StmtKind::Let {
+            var,
+            rhs: Rhs::Opaque(opaque),
+            ..
+        } = &stmt.kind
+        {
+            let flows_active = opaque
+                .flows
+                .iter()
+                .any(|&v| varied[v] && !matches!(body.vars[v].ty, Ty::Usize | Ty::I32 | Ty::Bool));
+            if flows_active && useful_if_float(*var, &edges, &useful) {
+                let (span, msg) = &opaque.if_active;
+                cx.error_at(*span, msg);
+            }
+        }
+    });
+    let active = (0..n)
+        .map(|v| varied[v] && useful[v] && matches!(body.vars[v].ty, Ty::Float(_) | Ty::Array(_)))
+        .collect();
+    Activity { active }
+}
+
+/// Whether `var` is an operand of a useful computation (so dropping its derivative would
+/// change the gradient).
+fn useful_if_float(var: VarId, edges: &[Edge], useful: &[bool]) -> bool {
+    edges.iter().any(|&(to, from)| from == var && useful[to])
+}
+
+/// Sets `flags[b]` for every edge (a, b) = `dir(edge)` with `flags[a]`, until stable.
+fn fixpoint(flags: &mut [bool], edges: &[Edge], dir: impl Fn(Edge) -> Edge) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &edge in edges {
+            let (a, b) = dir(edge);
+            if flags[a] && !flags[b] {
+                flags[b] = true;
+                changed = true;
+            }
+        }
+    }
+}
+
+/// The differentiable dependences a statement creates: `(defined, operand)`.
+fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
+    let mut add = |to: VarId, op: &Operand| {
+        if let Operand::Var(from) = op {
+            edges.push((to, *from));
+        }
+    };
+    match &stmt.kind {
+        StmtKind::Let { var, rhs, .. } => match rhs {
+            Rhs::Copy(a)
+            | Rhs::Neg(a)
+            | Rhs::Cast(a, _)
+            | Rhs::ArrayRepeat(a, _)
+            | Rhs::VecRepeat(a, _) => add(*var, a),
+            Rhs::Binary(_, a, b) => {
+                add(*var, a);
+                add(*var, b);
+            }
+            Rhs::Intrinsic(rule, args) => args.iter().take(rule.arity).for_each(|a| add(*var, a)),
+            Rhs::ArrayLit(items) => items.iter().for_each(|a| add(*var, a)),
+            Rhs::Index(array, _) => edges.push((*var, *array)),
+            // Opaque values carry no derivative; `flows` records what would be lost, checked
+            // separately. They still count as uses for the usefulness of their inputs below.
+            Rhs::Opaque(opaque) => {
+                for &from in &opaque.flows {
+                    edges.push((*var, from));
+                }
+            }
+        },
+        StmtKind::Assign { var, value, .. } => add(*var, value),
+        StmtKind::IndexAssign { array, value, .. } => add(*array, value),
+        StmtKind::If { phis, .. } => {
+            for phi in phis {
+                add(phi.var, &phi.then);
+                add(phi.var, &phi.els);
+            }
+        }
+        StmtKind::Loop(_) | StmtKind::Opaque { .. } => {}
+    }
+}
+
+/// Calls `f` on every variable of the output.
+pub(crate) fn output_vars(output: &Output, f: &mut impl FnMut(VarId)) {
+    match output {
+        Output::Scalar(op) => {
+            if let Operand::Var(v) = op {
+                f(*v);
+            }
+        }
+        Output::ArrayLit(items) => items.iter().filter_map(Operand::var).for_each(&mut *f),
+        Output::ArrayVar(v) => f(*v),
+        Output::Tuple(items) => items.iter().for_each(|o| output_vars(o, f)),
+    }
+}

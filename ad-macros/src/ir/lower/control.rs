@@ -1,0 +1,617 @@
+//! Lowering of `if`, `match`, blocks and loops.
+
+use proc_macro2::Span;
+use quote::quote;
+use syn::spanned::Spanned;
+
+use super::{Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
+use crate::ir::{Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId};
+
+/// How a `for` loop walks over an array.
+struct Elements {
+    array: VarId,
+    /// The element is bound by reference (`for x in xs.iter()`): the user may write `*x`.
+    by_ref: bool,
+    enumerate: bool,
+}
+
+impl Lowerer<'_> {
+    /// Lowers a block, `if` or `match` expression. `want` says whether its value is used.
+    pub(super) fn lower_control(
+        &mut self,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+        want: bool,
+    ) -> (Value, Jumps) {
+        match expr {
+            syn::Expr::Block(block) => {
+                if let Some(label) = &block.label {
+                    self.cx
+                        .error(label, "labeled blocks are not supported by #[reverse]");
+                }
+                self.push_scope();
+                let tail = if want { Tail::Value } else { Tail::Discard };
+                let result = self.lower_stmts(&block.block.stmts, out, tail);
+                self.pop_scope();
+                result
+            }
+            syn::Expr::If(expr_if) => self.lower_if(expr_if, out, want),
+            syn::Expr::Match(expr_match) => self.lower_match(expr_match, out, want),
+            _ => (Value::Unit, Jumps::default()),
+        }
+    }
+
+    /// `let __c = cond;`: a condition is only branched on, so no derivative flows out of it.
+    fn cond(&mut self, cond: &syn::Expr, out: &mut Vec<Stmt>) -> Operand {
+        if let syn::Expr::Let(l) = cond {
+            self.cx.error(
+                l.let_token,
+                "`if let` is not supported by #[reverse]; use `match` on the value instead",
+            );
+        }
+        let mut opaque = self.opaque(cond);
+        opaque.flows.clear();
+        Operand::Var(self.let_opaque(out, "c", Ty::Bool, opaque, cond.span()))
+    }
+
+    fn lower_if(
+        &mut self,
+        expr_if: &syn::ExprIf,
+        out: &mut Vec<Stmt>,
+        want: bool,
+    ) -> (Value, Jumps) {
+        let cond = self.cond(&expr_if.cond, out);
+        let tail = if want { Tail::Value } else { Tail::Discard };
+        if want {
+            self.in_value_branch += 1;
+        }
+        let mut then_stmts = Vec::new();
+        self.push_scope();
+        let (then_value, mut jumps) =
+            self.lower_stmts(&expr_if.then_branch.stmts, &mut then_stmts, tail);
+        self.pop_scope();
+        let mut else_stmts = Vec::new();
+        let (else_value, else_jumps) = match &expr_if.else_branch {
+            Some((_, else_expr)) => match &**else_expr {
+                syn::Expr::Block(_) | syn::Expr::If(_) => {
+                    self.lower_control(else_expr, &mut else_stmts, want)
+                }
+                other => self.lower_expr_jumps(other, &mut else_stmts, want),
+            },
+            None => (Value::Unit, Jumps::default()),
+        };
+        if want {
+            self.in_value_branch -= 1;
+        }
+        jumps.merge(else_jumps);
+        let mut phis = Vec::new();
+        let value = if want {
+            self.phis(then_value, else_value, &mut phis, expr_if.span())
+        } else {
+            Value::Unit
+        };
+        let then = self.new_block(then_stmts);
+        let els = self.new_block(else_stmts);
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then,
+                els,
+                phis,
+            },
+            span: expr_if.if_token.span,
+        });
+        (value, jumps)
+    }
+
+    /// Variables for the value of an `if`: `let v = if c { a } else { b };`.
+    fn phis(&mut self, then: Value, els: Value, phis: &mut Vec<Phi>, span: Span) -> Value {
+        match (then, els) {
+            (Value::Op(a), Value::Op(b)) => {
+                let ty = super::expr::join(&self.ty_of(&a), &self.ty_of(&b));
+                if ty.is_array() {
+                    self.cx.error_at(
+                        span,
+                        "an `if` that produces an array is not supported by #[reverse]; assign \
+                         the elements in each branch instead",
+                    );
+                    return Value::Unit;
+                }
+                let var = self.fresh("t", ty, false, span);
+                phis.push(Phi {
+                    var,
+                    then: a,
+                    els: b,
+                });
+                Value::Op(Operand::Var(var))
+            }
+            (Value::Tuple(a), Value::Tuple(b)) if a.len() == b.len() => Value::Tuple(
+                a.into_iter()
+                    .zip(b)
+                    .map(|(a, b)| self.phis(a, b, phis, span))
+                    .collect(),
+            ),
+            (Value::Unit, Value::Unit) => Value::Unit,
+            _ => {
+                self.cx.error_at(
+                    span,
+                    "the branches of this `if` produce values of different shapes",
+                );
+                Value::Unit
+            }
+        }
+    }
+
+    /// `match` on an inactive value becomes a chain of `if`s on `matches!`.
+    fn lower_match(
+        &mut self,
+        expr_match: &syn::ExprMatch,
+        out: &mut Vec<Stmt>,
+        want: bool,
+    ) -> (Value, Jumps) {
+        let Some((last, arms)) = expr_match.arms.split_last() else {
+            self.cx.error(
+                expr_match,
+                "a `match` without arms is not supported by #[reverse]",
+            );
+            return (Value::Unit, Jumps::default());
+        };
+        let scrutinee = &expr_match.expr;
+        let mut opaque = self.opaque(&syn::parse_quote!(&(#scrutinee)));
+        opaque.flows.clear();
+        let subject = self.let_opaque(out, "m", Ty::Other, opaque, scrutinee.span());
+        for arm in &expr_match.arms {
+            self.reject_bindings(&arm.pat);
+        }
+        self.lower_arms(subject, arms, last, out, want)
+    }
+
+    fn lower_arms(
+        &mut self,
+        subject: VarId,
+        arms: &[syn::Arm],
+        last: &syn::Arm,
+        out: &mut Vec<Stmt>,
+        want: bool,
+    ) -> (Value, Jumps) {
+        let Some((first, rest)) = arms.split_first() else {
+            // The last arm runs when no earlier one matched.
+            return self.lower_arm_body(&last.body, out, want);
+        };
+        let name = self.vars[subject].name.clone();
+        let pat = &first.pat;
+        let (tokens, mut reads) = match &first.guard {
+            Some((_, guard)) => {
+                let guard = self.opaque(guard);
+                let g = guard.expr;
+                (quote!(::core::matches!(*#name, #pat if #g)), guard.reads)
+            }
+            None => (quote!(::core::matches!(*#name, #pat)), Vec::new()),
+        };
+        reads.push(subject);
+        let opaque = Opaque {
+            expr: tokens,
+            reads,
+            cheap: true,
+            flows: Vec::new(),
+            if_active: (first.pat.span(), String::new()),
+        };
+        let cond = Operand::Var(self.let_opaque(out, "c", Ty::Bool, opaque, first.pat.span()));
+        if want {
+            self.in_value_branch += 1;
+        }
+        let mut then_stmts = Vec::new();
+        let (then_value, mut jumps) = self.lower_arm_body(&first.body, &mut then_stmts, want);
+        let mut else_stmts = Vec::new();
+        let (else_value, else_jumps) = self.lower_arms(subject, rest, last, &mut else_stmts, want);
+        if want {
+            self.in_value_branch -= 1;
+        }
+        jumps.merge(else_jumps);
+        let mut phis = Vec::new();
+        let value = if want {
+            self.phis(then_value, else_value, &mut phis, first.span())
+        } else {
+            Value::Unit
+        };
+        let then = self.new_block(then_stmts);
+        let els = self.new_block(else_stmts);
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then,
+                els,
+                phis,
+            },
+            span: first.pat.span(),
+        });
+        (value, jumps)
+    }
+
+    fn lower_arm_body(
+        &mut self,
+        body: &syn::Expr,
+        out: &mut Vec<Stmt>,
+        want: bool,
+    ) -> (Value, Jumps) {
+        self.push_scope();
+        let result = match body {
+            syn::Expr::Block(_) | syn::Expr::If(_) | syn::Expr::Match(_) => {
+                self.lower_control(body, out, want)
+            }
+            other => self.lower_expr_jumps(other, out, want),
+        };
+        self.pop_scope();
+        result
+    }
+
+    /// Match arms that bind variables are not supported (the arms become `matches!` tests).
+    fn reject_bindings(&self, pat: &syn::Pat) {
+        use syn::visit::Visit;
+        struct Finder<'c, 'a>(&'c crate::error::Errors, std::marker::PhantomData<&'a ()>);
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
+            fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+                let name = p.ident.to_string();
+                // An uppercase name is a constant or a unit variant, not a binding.
+                if p.subpat.is_some() || name.starts_with(|c: char| c.is_lowercase() || c == '_') {
+                    self.0.error(
+                        p,
+                        "a `match` arm that binds a variable is not supported by #[reverse]; \
+                         match on the value and bind it before the `match`",
+                    );
+                }
+            }
+        }
+        Finder(self.cx, std::marker::PhantomData).visit_pat(pat);
+    }
+
+    // ---- loops ----------------------------------------------------------------------------
+
+    pub(super) fn lower_loop(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Jumps {
+        let (label, body, span) = match expr {
+            syn::Expr::While(w) => (&w.label, &w.body, w.while_token.span),
+            syn::Expr::Loop(l) => (&l.label, &l.body, l.loop_token.span),
+            syn::Expr::ForLoop(f) => (&f.label, &f.body, f.for_token.span),
+            _ => return Jumps::default(),
+        };
+        if let Some(label) = label {
+            self.cx.error(
+                &label.name,
+                "labeled loops are not supported by #[reverse]; use a flag to leave the outer loop",
+            );
+        }
+        let mut prelude = Vec::new();
+        let kind = match expr {
+            syn::Expr::While(w) => {
+                if let syn::Expr::Let(l) = &*w.cond {
+                    self.cx.error(
+                        l.let_token,
+                        "`while let` is not supported by #[reverse]; write `loop { .. }` with a \
+                         `match` that `break`s",
+                    );
+                    return Jumps::default();
+                }
+                let mut cond = self.opaque(&w.cond);
+                cond.flows.clear();
+                LoopKind::While { cond }
+            }
+            syn::Expr::Loop(_) => LoopKind::Infinite,
+            syn::Expr::ForLoop(f) => {
+                self.push_scope();
+                let kind = self.for_kind(f, &mut prelude);
+                self.pop_scope();
+                match kind {
+                    Some(kind) => kind,
+                    None => return Jumps::default(),
+                }
+            }
+            _ => return Jumps::default(),
+        };
+        // The loop variable and element bindings are in scope in the body only.
+        self.push_scope();
+        if let syn::Expr::ForLoop(f) = expr {
+            self.rebind_for(f, &kind, &prelude);
+        }
+        self.loops.push(LoopCtx {
+            brk: None,
+            cont: None,
+            returns: false,
+        });
+        let depth = self.loops.len() - 1;
+        let mut stmts = prelude;
+        let (_, mut jumps) = self.lower_stmts(&body.stmts, &mut stmts, Tail::Discard);
+        let ctx = self.loops.pop();
+        self.pop_scope();
+        let ctx = ctx.unwrap_or(LoopCtx {
+            brk: None,
+            cont: None,
+            returns: false,
+        });
+        jumps.brk.remove(&depth);
+        jumps.cont.remove(&depth);
+        let mut exits = Vec::new();
+        for flag in [ctx.brk, ctx.cont].into_iter().flatten() {
+            let opaque = Opaque::generated(quote!(false), Vec::new());
+            out.push(Stmt {
+                kind: StmtKind::Let {
+                    var: flag,
+                    rhs: Rhs::Opaque(opaque),
+                    ty: None,
+                },
+                span,
+            });
+        }
+        if let Some(brk) = ctx.brk {
+            exits.push(brk);
+        }
+        if ctx.returns {
+            if let Some(ret) = &self.ret {
+                exits.push(ret.flag);
+            }
+        }
+        let trips = self.fresh("trips", Ty::Usize, true, span);
+        let body = self.new_block(stmts);
+        out.push(Stmt {
+            kind: StmtKind::Loop(Box::new(Loop {
+                kind,
+                body,
+                exits,
+                cont: ctx.cont,
+                trips,
+            })),
+            span,
+        });
+        jumps
+    }
+
+    /// Reads the iterator of a `for` loop. Element loops (`for x in xs.iter()`) become index
+    /// loops whose body starts with `let x = xs[i];` (pushed to `prelude`).
+    fn for_kind(&mut self, f: &syn::ExprForLoop, prelude: &mut Vec<Stmt>) -> Option<LoopKind> {
+        if let Some(range) = range_chain(&f.expr) {
+            let var = match &*f.pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    let ty = Ty::Unknown;
+                    Some(self.user_var(&p.ident, ty, false))
+                }
+                syn::Pat::Wild(_) => None,
+                other => {
+                    self.cx.error(
+                        other,
+                        "a loop over a range binds its index to a name or `_`",
+                    );
+                    return None;
+                }
+            };
+            let mut opaque = self.opaque(&f.expr);
+            opaque.flows.clear();
+            let reversed = match range.methods.as_slice() {
+                [] => {
+                    let base = self.opaque(range.base).expr;
+                    Some(quote!((#base).rev()))
+                }
+                [Method::Rev] => Some(self.opaque(range.base).expr),
+                _ => None,
+            };
+            return Some(LoopKind::Range(RangeLoop {
+                var,
+                range: opaque,
+                reversed,
+            }));
+        }
+        let Some(elements) = self.elements(&f.expr) else {
+            self.cx.error(
+                &f.expr,
+                "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
+                 `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, \
+                 `xs.iter().enumerate()`); iterate over indices (`for i in 0..xs.len()`) instead",
+            );
+            return None;
+        };
+        let (index_pat, elem_pat) = match (&*f.pat, elements.enumerate) {
+            (syn::Pat::Tuple(t), true) if t.elems.len() == 2 => (Some(&t.elems[0]), &t.elems[1]),
+            (pat, false) => (None, pat),
+            (other, true) => {
+                self.cx.error(
+                    other,
+                    "`enumerate()` gives pairs: write `for (i, x) in ...`",
+                );
+                return None;
+            }
+        };
+        let index = match index_pat {
+            Some(syn::Pat::Ident(p)) if p.subpat.is_none() => {
+                self.user_var(&p.ident, Ty::Usize, false)
+            }
+            Some(syn::Pat::Wild(_)) | None => self.fresh("i", Ty::Usize, false, f.pat.span()),
+            Some(other) => {
+                self.cx.error(other, "bind the index to a name or `_`");
+                return None;
+            }
+        };
+        let (elem_ident, by_ref) = match elem_pat {
+            syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                (Some(p.ident.clone()), elements.by_ref)
+            }
+            syn::Pat::Reference(r) => match &*r.pat {
+                syn::Pat::Ident(p) if p.subpat.is_none() => (Some(p.ident.clone()), false),
+                other => {
+                    self.cx.error(other, "bind the element to a name");
+                    return None;
+                }
+            },
+            syn::Pat::Wild(_) => (None, false),
+            other => {
+                self.cx.error(
+                    other,
+                    "bind the element to a name, as in `for x in xs.iter()` or `for &x in xs`",
+                );
+                return None;
+            }
+        };
+        if let Some(ident) = elem_ident {
+            let array = elements.array;
+            let elem_ty = match &self.vars[array].ty {
+                Ty::Array(info) => Ty::Float(info.elem),
+                _ => Ty::Unknown,
+            };
+            let float = elem_ty.is_float();
+            let var = self.user_var(&ident, elem_ty, false);
+            self.vars[var].deref = by_ref;
+            let rhs = if float {
+                Rhs::Index(array, Operand::Var(index))
+            } else {
+                let a = &self.vars[array].name;
+                let i = &self.vars[index].name;
+                Rhs::Opaque(Opaque {
+                    expr: quote!(#a[#i]),
+                    reads: vec![array, index],
+                    cheap: true,
+                    flows: vec![array],
+                    if_active: (ident.span(), String::new()),
+                })
+            };
+            prelude.push(Stmt {
+                kind: StmtKind::Let { var, rhs, ty: None },
+                span: ident.span(),
+            });
+        }
+        let a = self.vars[elements.array].name.clone();
+        let range = Opaque {
+            expr: quote!(0..#a.len()),
+            reads: vec![elements.array],
+            cheap: true,
+            flows: Vec::new(),
+            if_active: (f.expr.span(), String::new()),
+        };
+        Some(LoopKind::Range(RangeLoop {
+            var: Some(index),
+            range,
+            reversed: Some(quote!((0..#a.len()).rev())),
+        }))
+    }
+
+    /// Puts the loop variable and the element binding of a `for` loop in scope for its body.
+    fn rebind_for(&mut self, f: &syn::ExprForLoop, kind: &LoopKind, prelude: &[Stmt]) {
+        if let LoopKind::Range(range) = kind {
+            if let Some(var) = range.var {
+                let ident = match &*f.pat {
+                    syn::Pat::Ident(p) => Some(p.ident.clone()),
+                    syn::Pat::Tuple(t) => match t.elems.first() {
+                        Some(syn::Pat::Ident(p)) => Some(p.ident.clone()),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                if let Some(ident) = ident {
+                    if !self.vars[var].temp {
+                        self.bind(&ident, Binding::Var(var));
+                    }
+                }
+            }
+        }
+        for stmt in prelude {
+            if let StmtKind::Let { var, .. } = &stmt.kind {
+                let var = *var;
+                let name = element_ident(f);
+                if let Some(name) = name {
+                    self.bind(&name, Binding::Var(var));
+                }
+            }
+        }
+    }
+
+    /// `xs.iter()`, `&xs`, `xs`, optionally followed by `.enumerate()`.
+    fn elements(&self, expr: &syn::Expr) -> Option<Elements> {
+        let (base, enumerate) = match strip(expr) {
+            syn::Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+                (strip(&m.receiver), true)
+            }
+            other => (other, false),
+        };
+        let (path, by_ref) = match base {
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                (strip(&m.receiver), true)
+            }
+            syn::Expr::Reference(r) if r.mutability.is_none() => (strip(&r.expr), true),
+            other => (other, false),
+        };
+        let syn::Expr::Path(p) = path else {
+            return None;
+        };
+        let ident = p.path.get_ident()?;
+        let Some(Binding::Var(array)) = self.lookup(&ident.to_string()) else {
+            return None;
+        };
+        let array = *array;
+        // A slice or a reference iterated by value still yields references.
+        let by_ref = by_ref
+            || self.vars[array].param.is_some_and(|i| {
+                matches!(
+                    self.sig.params.get(i).map(|p| &p.ty),
+                    Some(syn::Type::Reference(_))
+                )
+            });
+        Some(Elements {
+            array,
+            by_ref,
+            enumerate,
+        })
+    }
+}
+
+fn element_ident(f: &syn::ExprForLoop) -> Option<syn::Ident> {
+    let pat = match &*f.pat {
+        syn::Pat::Tuple(t) if t.elems.len() == 2 => &t.elems[1],
+        pat => pat,
+    };
+    match pat {
+        syn::Pat::Ident(p) => Some(p.ident.clone()),
+        syn::Pat::Reference(r) => match &*r.pat {
+            syn::Pat::Ident(p) => Some(p.ident.clone()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Method {
+    Rev,
+    StepBy,
+}
+
+/// A range followed by `.rev()` / `.step_by(k)` calls.
+struct RangeChain<'e> {
+    base: &'e syn::Expr,
+    methods: Vec<Method>,
+}
+
+fn strip(mut expr: &syn::Expr) -> &syn::Expr {
+    loop {
+        match expr {
+            syn::Expr::Paren(p) => expr = &p.expr,
+            syn::Expr::Group(g) => expr = &g.expr,
+            _ => return expr,
+        }
+    }
+}
+
+fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
+    match strip(expr) {
+        syn::Expr::Range(r) if r.start.is_some() && r.end.is_some() => Some(RangeChain {
+            base: strip(expr),
+            methods: Vec::new(),
+        }),
+        syn::Expr::MethodCall(m) => {
+            let method = match (m.method.to_string().as_str(), m.args.len()) {
+                ("rev", 0) => Method::Rev,
+                ("step_by", 1) => Method::StepBy,
+                _ => return None,
+            };
+            let mut chain = range_chain(&m.receiver)?;
+            chain.methods.push(method);
+            Some(chain)
+        }
+        _ => None,
+    }
+}

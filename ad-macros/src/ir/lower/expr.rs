@@ -1,0 +1,939 @@
+//! Lowering of expressions: each float operation becomes a `let` of a temporary.
+
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+
+use super::{Binding, Lowerer, Value};
+use crate::ir::Stmt as IrStmt;
+use crate::ir::{
+    ArrayInfo, AssignOp, BinOp, FloatTy, LitKind, Operand, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
+};
+use crate::parse::float_of;
+use crate::rules;
+
+impl Lowerer<'_> {
+    /// Lowers `expr` to a value, emitting the statements that compute it into `out`.
+    pub(super) fn lower_expr(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
+        match expr {
+            syn::Expr::Lit(lit) => Value::Op(literal(&lit.lit)),
+            syn::Expr::Path(path) => self.lower_path(path),
+            syn::Expr::Paren(p) => self.lower_expr(&p.expr, out),
+            syn::Expr::Group(g) => self.lower_expr(&g.expr, out),
+            syn::Expr::Unary(unary) => self.lower_unary(unary, out),
+            syn::Expr::Binary(bin) => self.lower_binary(expr, bin, out),
+            syn::Expr::MethodCall(call) => self.lower_method_call(expr, call, out),
+            syn::Expr::Call(call) => self.lower_call(expr, call, out),
+            syn::Expr::Cast(cast) => self.lower_cast(expr, cast, out),
+            syn::Expr::Index(index) => self.lower_index(expr, index, out),
+            syn::Expr::Field(field) => self.lower_field(expr, field, out),
+            syn::Expr::Tuple(tuple) => {
+                if tuple.elems.is_empty() {
+                    return Value::Unit;
+                }
+                let items = tuple
+                    .elems
+                    .iter()
+                    .map(|e| self.lower_expr(e, out))
+                    .collect();
+                Value::Tuple(items)
+            }
+            syn::Expr::Array(array) => self.lower_array(array, out),
+            syn::Expr::Repeat(repeat) => self.lower_repeat(repeat, out),
+            syn::Expr::Macro(mac) => self.lower_macro(&mac.mac, out),
+            syn::Expr::If(_)
+            | syn::Expr::Match(_)
+            | syn::Expr::Block(_)
+            | syn::Expr::While(_)
+            | syn::Expr::ForLoop(_)
+            | syn::Expr::Loop(_)
+            | syn::Expr::Assign(_)
+            | syn::Expr::Return(_)
+            | syn::Expr::Break(_)
+            | syn::Expr::Continue(_) => {
+                let (value, jumps) = self.lower_expr_jumps(expr, out, true);
+                if jumps.any() && !matches!(value, Value::Never) {
+                    self.cx.error(
+                        expr,
+                        "`return`, `break` or `continue` inside an expression whose value is used \
+                         is not supported by #[reverse]; assign the value to a variable instead",
+                    );
+                }
+                value
+            }
+            _ => {
+                self.unsupported(expr);
+                Value::Op(Operand::Lit(quote!(0.0), LitKind::Float(None)))
+            }
+        }
+    }
+
+    /// Reports an expression outside the supported subset, saying what to write instead.
+    fn unsupported(&self, expr: &syn::Expr) {
+        let (node, msg): (&dyn ToTokens, String) = match expr {
+            syn::Expr::Closure(c) => (
+                &c.or1_token,
+                "closures are not supported by #[reverse] yet; write the computation inline or \
+                 as a loop"
+                    .into(),
+            ),
+            syn::Expr::Unsafe(u) => (
+                &u.unsafe_token,
+                "`unsafe` blocks are not supported by #[reverse]; differentiable code must be \
+                 safe Rust"
+                    .into(),
+            ),
+            syn::Expr::Async(a) => (
+                &a.async_token,
+                "`async` blocks are not supported by #[reverse]".into(),
+            ),
+            syn::Expr::Await(a) => (
+                &a.await_token,
+                "`.await` is not supported by #[reverse]".into(),
+            ),
+            syn::Expr::Try(t) => (
+                &t.question_token,
+                "the `?` operator is not supported by #[reverse]; handle the error before \
+                 calling the differentiated function"
+                    .into(),
+            ),
+            syn::Expr::Reference(r) => (
+                &r.and_token,
+                "references are not supported here by #[reverse]; use the value directly".into(),
+            ),
+            syn::Expr::Range(r) => (
+                r,
+                "a range is only supported as the iterator of a `for` loop in #[reverse] code"
+                    .into(),
+            ),
+            syn::Expr::Struct(s) => (
+                &s.path,
+                "struct expressions are not supported by #[reverse]; pass the fields as \
+                 parameters"
+                    .into(),
+            ),
+            syn::Expr::Let(l) => (
+                &l.let_token,
+                "`if let` and `while let` are not supported by #[reverse]; use `match`, or \
+                 `loop` with a `match` that `break`s"
+                    .into(),
+            ),
+            other => (
+                other,
+                "this expression is not supported by #[reverse]".into(),
+            ),
+        };
+        self.cx.error(node, msg);
+    }
+
+    fn lower_path(&mut self, path: &syn::ExprPath) -> Value {
+        if path.qself.is_none() {
+            if let Some(ident) = path.path.get_ident() {
+                match self.lookup(&ident.to_string()) {
+                    Some(Binding::Var(v)) => return Value::Op(Operand::Var(*v)),
+                    Some(Binding::Tuple(items)) => return binding_value(items),
+                    None => {}
+                }
+            }
+        }
+        // A constant (`PI`, `N`, `f64::EPSILON`): emitted as written.
+        let kind = if path.path.segments.iter().any(|s| s.ident == "f64") {
+            LitKind::Float(Some(FloatTy::F64))
+        } else if path.path.segments.iter().any(|s| s.ident == "f32") {
+            LitKind::Float(Some(FloatTy::F32))
+        } else {
+            LitKind::Unknown
+        };
+        Value::Op(Operand::Lit(path.to_token_stream(), kind))
+    }
+
+    fn lower_unary(&mut self, unary: &syn::ExprUnary, out: &mut Vec<Stmt>) -> Value {
+        match unary.op {
+            syn::UnOp::Neg(minus) => match self.lower_expr(&unary.expr, out) {
+                Value::Op(Operand::Lit(tokens, kind)) => {
+                    Value::Op(Operand::Lit(quote!(#minus #tokens), kind))
+                }
+                Value::Op(op) => {
+                    let ty = self.ty_of(&op);
+                    Value::Op(self.let_temp(out, Rhs::Neg(op), ty, unary.span()))
+                }
+                other => {
+                    self.cx.error(unary, "unary minus needs a number");
+                    other
+                }
+            },
+            syn::UnOp::Deref(star) => {
+                if let syn::Expr::Path(p) = &*unary.expr {
+                    if let Some(ident) = p.path.get_ident() {
+                        if let Some(Binding::Var(v)) = self.lookup(&ident.to_string()) {
+                            if self.vars[*v].deref {
+                                return Value::Op(Operand::Var(*v));
+                            }
+                        }
+                    }
+                }
+                self.cx.error(
+                    star,
+                    "dereferencing is only supported on the element of a `for` loop over a \
+                     slice (`for x in xs.iter()`) in #[reverse] code",
+                );
+                Value::Unit
+            }
+            _ => self.opaque_value(&syn::Expr::Unary(unary.clone()), Ty::Bool, out),
+        }
+    }
+
+    /// Lowers `expr` as an inactive expression bound to a temporary (or a literal when it
+    /// reads no variable).
+    pub(super) fn opaque_value(&mut self, expr: &syn::Expr, ty: Ty, out: &mut Vec<Stmt>) -> Value {
+        let opaque = self.opaque(expr);
+        if opaque.reads.is_empty() {
+            let kind = match ty {
+                Ty::Float(t) => LitKind::Float(t),
+                _ => LitKind::Unknown,
+            };
+            if is_atomic(expr) {
+                return Value::Op(Operand::Lit(opaque.expr, kind));
+            }
+        }
+        Value::Op(Operand::Var(self.let_opaque(
+            out,
+            "t",
+            ty,
+            opaque,
+            expr.span(),
+        )))
+    }
+
+    fn lower_binary(
+        &mut self,
+        expr: &syn::Expr,
+        bin: &syn::ExprBinary,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        use syn::BinOp as B;
+        let op = match bin.op {
+            B::Add(_) => BinOp::Add,
+            B::Sub(_) => BinOp::Sub,
+            B::Mul(_) => BinOp::Mul,
+            B::Div(_) => BinOp::Div,
+            B::Rem(_) => BinOp::Rem,
+            B::Eq(_)
+            | B::Ne(_)
+            | B::Lt(_)
+            | B::Le(_)
+            | B::Gt(_)
+            | B::Ge(_)
+            | B::And(_)
+            | B::Or(_) => {
+                return self.opaque_value(expr, Ty::Bool, out);
+            }
+            _ if super::is_compound_assign(&bin.op) => {
+                self.lower_assign(expr, out);
+                return Value::Unit;
+            }
+            _ => return self.opaque_value(expr, Ty::Other, out),
+        };
+        if !self.is_float_expr(expr) {
+            // Integer arithmetic: one `let` of the expression as written.
+            let ty = self.int_ty(expr);
+            return self.opaque_value(expr, ty, out);
+        }
+        let (Value::Op(a), Value::Op(b)) = (
+            self.lower_expr(&bin.left, out),
+            self.lower_expr(&bin.right, out),
+        ) else {
+            self.cx.error(
+                expr,
+                "arithmetic on this value is not supported by #[reverse]",
+            );
+            return Value::Unit;
+        };
+        if let (Operand::Lit(..), Operand::Lit(..)) = (&a, &b) {
+            // A constant expression: one inactive `let`.
+            return self.opaque_value(expr, Ty::Float(None), out);
+        }
+        let ty = join(&self.ty_of(&a), &self.ty_of(&b));
+        Value::Op(self.let_temp(out, Rhs::Binary(op, a, b), ty, bin.op.span()))
+    }
+
+    /// Whether `expr` may compute a float: it mentions a float literal, a float variable, a
+    /// float array, an intrinsic or a cast to a float type.
+    pub(super) fn is_float_expr(&self, expr: &syn::Expr) -> bool {
+        match expr {
+            syn::Expr::Lit(lit) => matches!(literal(&lit.lit), Operand::Lit(_, LitKind::Float(_))),
+            syn::Expr::Path(path) => match self.lower_path_peek(path) {
+                Some(Ty::Float(_)) | Some(Ty::Array(_)) => true,
+                Some(_) => false,
+                None => path
+                    .path
+                    .segments
+                    .iter()
+                    .any(|s| s.ident == "f64" || s.ident == "f32"),
+            },
+            syn::Expr::Paren(p) => self.is_float_expr(&p.expr),
+            syn::Expr::Group(g) => self.is_float_expr(&g.expr),
+            syn::Expr::Unary(u) => self.is_float_expr(&u.expr),
+            syn::Expr::Binary(b) => self.is_float_expr(&b.left) || self.is_float_expr(&b.right),
+            syn::Expr::Cast(c) => float_of(&c.ty).is_some(),
+            syn::Expr::MethodCall(call) => {
+                let name = call.method.to_string();
+                (rules::lookup(&name).is_some() && self.is_float_expr(&call.receiver))
+                    || (rules::lookup(&name).is_some()
+                        && call.args.iter().any(|a| self.is_float_expr(a)))
+            }
+            syn::Expr::Call(call) => match &*call.func {
+                syn::Expr::Path(p) => p
+                    .path
+                    .segments
+                    .iter()
+                    .any(|s| s.ident == "f64" || s.ident == "f32"),
+                _ => false,
+            },
+            syn::Expr::Index(index) => self.is_float_expr(&index.expr),
+            syn::Expr::Field(field) => match (&*field.base, &field.member) {
+                (syn::Expr::Path(p), syn::Member::Unnamed(i)) => match p
+                    .path
+                    .get_ident()
+                    .and_then(|id| self.lookup(&id.to_string()))
+                {
+                    Some(Binding::Tuple(items)) => match items.get(i.index as usize) {
+                        Some(Binding::Var(v)) => {
+                            self.vars[*v].ty.is_float() || self.vars[*v].ty.is_array()
+                        }
+                        _ => false,
+                    },
+                    _ => false,
+                },
+                _ => false,
+            },
+            syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) => true,
+            _ => false,
+        }
+    }
+
+    fn lower_path_peek(&self, path: &syn::ExprPath) -> Option<Ty> {
+        let ident = path.path.get_ident()?;
+        match self.lookup(&ident.to_string())? {
+            Binding::Var(v) => Some(self.vars[*v].ty.clone()),
+            Binding::Tuple(_) => Some(Ty::Other),
+        }
+    }
+
+    /// The integer type of an integer expression, when one of its variables says it.
+    fn int_ty(&self, expr: &syn::Expr) -> Ty {
+        let opaque = self.opaque(expr);
+        for v in opaque.reads {
+            match self.vars[v].ty {
+                Ty::Usize => return Ty::Usize,
+                Ty::I32 => return Ty::I32,
+                _ => {}
+            }
+        }
+        Ty::Unknown
+    }
+
+    fn lower_method_call(
+        &mut self,
+        expr: &syn::Expr,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let name = call.method.to_string();
+        if let Some(rule) = rules::lookup(&name) {
+            let expected = rule.arity - 1 + usize::from(rule.int_exponent);
+            if call.args.len() == expected && call.turbofish.is_none() {
+                let mut args = vec![&*call.receiver];
+                args.extend(call.args.iter());
+                return self.lower_intrinsic(expr, rule, &args, call.method.span(), out);
+            }
+        }
+        match name.as_str() {
+            "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
+            n if rename_is_killing(n) => self.opaque_value(expr, Ty::Bool, out),
+            "iter" | "map" | "sum" | "fold" | "zip" | "enumerate" | "collect" | "product" => {
+                self.cx.error(
+                    &call.method,
+                    format!(
+                        "iterator methods like `.{name}()` are not supported by #[reverse] yet; \
+                         write a `for` loop"
+                    ),
+                );
+                Value::Unit
+            }
+            _ => self.opaque_value(expr, Ty::Unknown, out),
+        }
+    }
+
+    fn lower_call(&mut self, expr: &syn::Expr, call: &syn::ExprCall, out: &mut Vec<Stmt>) -> Value {
+        if let syn::Expr::Path(func) = &*call.func {
+            let segments: Vec<String> = func
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            if let [ty, name] = segments.as_slice() {
+                let float = match ty.as_str() {
+                    "f64" => Some(FloatTy::F64),
+                    "f32" => Some(FloatTy::F32),
+                    _ => None,
+                };
+                if let Some(float) = float {
+                    if let Some(rule) = rules::lookup(name) {
+                        let expected = rule.arity + usize::from(rule.int_exponent);
+                        if call.args.len() == expected {
+                            let args: Vec<&syn::Expr> = call.args.iter().collect();
+                            let span = func
+                                .path
+                                .segments
+                                .last()
+                                .map_or(func.span(), |s| s.ident.span());
+                            let value = self.lower_intrinsic(expr, rule, &args, span, out);
+                            self.pin_float(&value, float);
+                            return value;
+                        }
+                    }
+                    if name == "from" && call.args.len() == 1 {
+                        return self.cast_to(&call.args[0], float, expr, out);
+                    }
+                }
+            }
+        }
+        self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    /// Records that the temporary holding `value` has float type `t` (from `f32::sin(x)`).
+    fn pin_float(&mut self, value: &Value, t: FloatTy) {
+        if let Value::Op(Operand::Var(v)) = value {
+            if matches!(self.vars[*v].ty, Ty::Float(None)) {
+                self.vars[*v].ty = Ty::Float(Some(t));
+            }
+        }
+    }
+
+    fn lower_intrinsic(
+        &mut self,
+        expr: &syn::Expr,
+        rule: &'static rules::Rule,
+        args: &[&syn::Expr],
+        span: proc_macro2::Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        if !args.iter().take(rule.arity).any(|a| self.is_float_expr(a)) {
+            // An integer method that shares a name with a float one (`k.abs()`, `n.max(m)`),
+            // or an intrinsic of constants.
+            let ty = if args.iter().any(|a| self.is_float_expr(a)) {
+                Ty::Float(None)
+            } else {
+                self.int_ty(expr)
+            };
+            return self.opaque_value(expr, ty, out);
+        }
+        let mut operands = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            let operand = if i >= rule.arity {
+                self.lower_int_operand(arg, Ty::I32, out)
+            } else {
+                match self.lower_expr(arg, out) {
+                    Value::Op(op) => op,
+                    _ => {
+                        self.cx
+                            .error(arg, format!("`{}` needs a number here", rule.name));
+                        return Value::Unit;
+                    }
+                }
+            };
+            operands.push(operand);
+        }
+        let ty = operands
+            .iter()
+            .take(rule.arity)
+            .map(|op| self.ty_of(op))
+            .fold(Ty::Unknown, |a, b| join(&a, &b));
+        let ty = if ty.is_float() { ty } else { Ty::Float(None) };
+        Value::Op(self.let_temp(out, Rhs::Intrinsic(rule, operands), ty, span))
+    }
+
+    /// Lowers an integer operand (an index, an exponent): a literal or a variable as is,
+    /// anything else into a temporary of type `ty`.
+    pub(super) fn lower_int_operand(
+        &mut self,
+        expr: &syn::Expr,
+        ty: Ty,
+        out: &mut Vec<Stmt>,
+    ) -> Operand {
+        match expr {
+            syn::Expr::Lit(lit) => return literal(&lit.lit),
+            syn::Expr::Paren(p) => return self.lower_int_operand(&p.expr, ty, out),
+            syn::Expr::Path(path) => {
+                if let Some(ident) = path.path.get_ident() {
+                    if let Some(Binding::Var(v)) = self.lookup(&ident.to_string()) {
+                        return Operand::Var(*v);
+                    }
+                }
+            }
+            _ => {}
+        }
+        let opaque = self.opaque(expr);
+        if opaque.reads.is_empty() {
+            return Operand::Lit(opaque.expr, LitKind::Unknown);
+        }
+        let prefix = if ty == Ty::Usize { "i" } else { "k" };
+        Operand::Var(self.let_opaque(out, prefix, ty, opaque, expr.span()))
+    }
+
+    fn lower_cast(&mut self, expr: &syn::Expr, cast: &syn::ExprCast, out: &mut Vec<Stmt>) -> Value {
+        match float_of(&cast.ty) {
+            Some(t) => self.cast_to(&cast.expr, t, expr, out),
+            None => {
+                let ty = super::inactive_param_ty(&cast.ty);
+                self.opaque_value(expr, ty, out)
+            }
+        }
+    }
+
+    /// `inner as f64` (or `f64::from(inner)`).
+    fn cast_to(
+        &mut self,
+        inner: &syn::Expr,
+        t: FloatTy,
+        whole: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        if !self.is_float_expr(inner) {
+            // An integer converted to a float: a constant as far as derivatives go.
+            return self.opaque_value(whole, Ty::Float(Some(t)), out);
+        }
+        match self.lower_expr(inner, out) {
+            Value::Op(op) => {
+                let span = whole.span();
+                Value::Op(self.let_temp(out, Rhs::Cast(op, t), Ty::Float(Some(t)), span))
+            }
+            other => {
+                self.cx.error(inner, "only numbers can be cast");
+                other
+            }
+        }
+    }
+
+    fn lower_index(
+        &mut self,
+        expr: &syn::Expr,
+        index: &syn::ExprIndex,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let Some(array) = self.array_var(&index.expr) else {
+            if self.is_float_expr(&index.expr) {
+                self.cx.error(
+                    &index.expr,
+                    "#[reverse] can index float arrays bound to a name (`w[i]`); bind this \
+                     expression to a variable first",
+                );
+                return Value::Unit;
+            }
+            return self.opaque_value(expr, Ty::Unknown, out);
+        };
+        if let syn::Expr::Range(range) = &*index.index {
+            self.cx.error(
+                range,
+                "slicing a float array is not supported by #[reverse]; index the elements \
+                 (`w[i]`) in a loop",
+            );
+            return Value::Unit;
+        }
+        let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
+        let elem = match &self.vars[array].ty {
+            Ty::Array(info) => info.elem,
+            _ => None,
+        };
+        Value::Op(self.let_temp(out, Rhs::Index(array, idx), Ty::Float(elem), expr.span()))
+    }
+
+    /// The float array variable `expr` names, if any.
+    pub(super) fn array_var(&self, expr: &syn::Expr) -> Option<VarId> {
+        let syn::Expr::Path(path) = expr else {
+            return None;
+        };
+        let ident = path.path.get_ident()?;
+        match self.lookup(&ident.to_string())? {
+            Binding::Var(v) if self.vars[*v].ty.is_array() => Some(*v),
+            _ => None,
+        }
+    }
+
+    fn lower_field(
+        &mut self,
+        expr: &syn::Expr,
+        field: &syn::ExprField,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        if let (syn::Expr::Path(p), syn::Member::Unnamed(index)) = (&*field.base, &field.member) {
+            if let Some(ident) = p.path.get_ident() {
+                if let Some(Binding::Tuple(items)) = self.lookup(&ident.to_string()) {
+                    return match items.get(index.index as usize) {
+                        Some(item) => binding_value(std::slice::from_ref(item)).into_first(),
+                        None => {
+                            self.cx.error(&field.member, "no such tuple element");
+                            Value::Unit
+                        }
+                    };
+                }
+            }
+        }
+        self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    fn lower_array(&mut self, array: &syn::ExprArray, out: &mut Vec<Stmt>) -> Value {
+        let mut elems = Vec::new();
+        for e in &array.elems {
+            match self.lower_expr(e, out) {
+                Value::Op(op) => elems.push(op),
+                _ => {
+                    self.cx.error(e, "#[reverse] supports arrays of numbers");
+                    return Value::Unit;
+                }
+            }
+        }
+        let elem = elems
+            .iter()
+            .map(|e| self.ty_of(e))
+            .fold(Ty::Unknown, |a, b| join(&a, &b));
+        let elem = match elem {
+            Ty::Float(t) => t,
+            _ => None,
+        };
+        let len = proc_macro2::Literal::usize_unsuffixed(elems.len()).into_token_stream();
+        let ty = Ty::Array(ArrayInfo {
+            elem,
+            shape: Shape::Fixed(len),
+        });
+        Value::Op(self.let_temp(out, Rhs::ArrayLit(elems), ty, array.span()))
+    }
+
+    fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
+        let Value::Op(elem) = self.lower_expr(&repeat.expr, out) else {
+            self.cx
+                .error(&repeat.expr, "#[reverse] supports arrays of numbers");
+            return Value::Unit;
+        };
+        let len = repeat.len.to_token_stream();
+        let elem_ty = match self.ty_of(&elem) {
+            Ty::Float(t) => t,
+            Ty::Unknown | Ty::Other | Ty::Usize | Ty::I32 | Ty::Bool | Ty::Array(_) => {
+                if !self.is_float_expr(&repeat.expr) {
+                    let e = syn::Expr::Repeat(repeat.clone());
+                    return self.opaque_value(&e, Ty::Other, out);
+                }
+                None
+            }
+        };
+        let ty = Ty::Array(ArrayInfo {
+            elem: elem_ty,
+            shape: Shape::Fixed(len.clone()),
+        });
+        Value::Op(self.let_temp(out, Rhs::ArrayRepeat(elem, len), ty, repeat.span()))
+    }
+
+    fn lower_macro(&mut self, mac: &syn::Macro, out: &mut Vec<Stmt>) -> Value {
+        if !mac.path.is_ident("vec") {
+            self.cx.error(
+                &mac.path,
+                "macros are not supported by #[reverse] (except `vec![x; n]`); write the code the \
+                 macro would expand to",
+            );
+            return Value::Unit;
+        }
+        let tokens = &mac.tokens;
+        let repeat: syn::Result<syn::ExprRepeat> = syn::parse2(quote!([#tokens]));
+        let Ok(repeat) = repeat else {
+            self.cx.error(
+                mac,
+                "#[reverse] supports `vec![x; n]`; for a vector of given values write an array \
+                 `[a, b, c]`",
+            );
+            return Value::Unit;
+        };
+        let Value::Op(elem) = self.lower_expr(&repeat.expr, out) else {
+            self.cx
+                .error(&repeat.expr, "#[reverse] supports vectors of numbers");
+            return Value::Unit;
+        };
+        let elem_ty = match self.ty_of(&elem) {
+            Ty::Float(t) => t,
+            _ if self.is_float_expr(&repeat.expr) => None,
+            _ => {
+                let e: syn::Expr = syn::Expr::Macro(syn::ExprMacro {
+                    attrs: vec![],
+                    mac: mac.clone(),
+                });
+                return self.opaque_value(&e, Ty::Other, out);
+            }
+        };
+        let len = self.lower_int_operand(&repeat.len, Ty::Usize, out);
+        let ty = Ty::Array(ArrayInfo {
+            elem: elem_ty,
+            shape: Shape::Len(len.clone()),
+        });
+        Value::Op(self.let_temp(out, Rhs::VecRepeat(elem, len), ty, mac.span()))
+    }
+
+    // ---- assignment -----------------------------------------------------------------------
+
+    /// `v = e;`, `v op= e;`, `a[i] = e;`, `a[i] op= e;`.
+    pub(super) fn lower_assign(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) {
+        let (left, right, op) = match expr {
+            syn::Expr::Assign(a) => (&*a.left, &*a.right, None),
+            syn::Expr::Binary(b) => (&*b.left, &*b.right, Some(b.op)),
+            _ => return,
+        };
+        match left {
+            syn::Expr::Path(path) if path.path.get_ident().is_some() => {
+                let ident = path.path.get_ident().cloned();
+                let Some(ident) = ident else { return };
+                let var = match self.lookup(&ident.to_string()) {
+                    Some(Binding::Var(v)) => *v,
+                    Some(Binding::Tuple(_)) => {
+                        self.cx.error(left, "assigning to a whole tuple is not supported by #[reverse]; assign its elements");
+                        return;
+                    }
+                    None => {
+                        self.cx.error(left, "#[reverse] can assign to local variables only");
+                        return;
+                    }
+                };
+                self.assign_var(expr, var, right, op, out);
+            }
+            syn::Expr::Index(index) => {
+                let Some(array) = self.array_var(&index.expr) else {
+                    if self.is_float_expr(&index.expr) {
+                        self.cx.error(&index.expr, "#[reverse] can assign to elements of float arrays bound to a name");
+                        return;
+                    }
+                    self.opaque_stmt(expr, out);
+                    return;
+                };
+                let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
+                let Value::Op(value) = self.lower_expr(right, out) else {
+                    self.cx.error(right, "expected a number");
+                    return;
+                };
+                let (op, value) = match op.map(assign_kind) {
+                    None => (AssignOp::Set, value),
+                    Some(AssignKind::Add) => (AssignOp::Add, value),
+                    Some(AssignKind::Sub) => (AssignOp::Sub, value),
+                    Some(AssignKind::Other(bin)) => {
+                        let elem = match &self.vars[array].ty {
+                            Ty::Array(info) => info.elem,
+                            _ => None,
+                        };
+                        let old = self.let_temp(out, Rhs::Index(array, idx.clone()), Ty::Float(elem), index.span());
+                        let ty = join(&self.ty_of(&old), &self.ty_of(&value));
+                        (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
+                    }
+                    Some(AssignKind::Unsupported) => {
+                        self.cx.error(expr, "this compound assignment is not supported on floats");
+                        return;
+                    }
+                };
+                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: idx, op, value }, span: expr.span() });
+            }
+            syn::Expr::Field(_) => self.cx.error(
+                left,
+                "assigning to a field is not supported by #[reverse]; use separate variables",
+            ),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.cx.error(
+                left,
+                "assigning through a reference is not supported by #[reverse]; return the value instead",
+            ),
+            _ => self.cx.error(left, "#[reverse] cannot assign to this place; assign to a variable or an array element"),
+        }
+    }
+
+    fn assign_var(
+        &mut self,
+        expr: &syn::Expr,
+        var: VarId,
+        right: &syn::Expr,
+        op: Option<syn::BinOp>,
+        out: &mut Vec<Stmt>,
+    ) {
+        let float_target = match &self.vars[var].ty {
+            Ty::Float(_) => true,
+            Ty::Array(_) => {
+                self.cx.error(
+                    expr,
+                    "assigning a whole array is not supported by #[reverse]; assign its elements \
+                     in a loop",
+                );
+                return;
+            }
+            Ty::Unknown => self.is_float_expr(right),
+            _ => false,
+        };
+        if !float_target {
+            self.opaque_stmt(expr, out);
+            return;
+        }
+        let Value::Op(value) = self.lower_expr(right, out) else {
+            self.cx.error(right, "expected a number");
+            return;
+        };
+        if matches!(self.vars[var].ty, Ty::Unknown) {
+            self.vars[var].ty = match self.ty_of(&value) {
+                Ty::Float(t) => Ty::Float(t),
+                _ => Ty::Float(None),
+            };
+        }
+        let (op, value) = match op.map(assign_kind) {
+            None => (AssignOp::Set, value),
+            Some(AssignKind::Add) => (AssignOp::Add, value),
+            Some(AssignKind::Sub) => (AssignOp::Sub, value),
+            Some(AssignKind::Other(bin)) => {
+                let ty = join(&self.vars[var].ty.clone(), &self.ty_of(&value));
+                (
+                    AssignOp::Set,
+                    self.let_temp(
+                        out,
+                        Rhs::Binary(bin, Operand::Var(var), value),
+                        ty,
+                        expr.span(),
+                    ),
+                )
+            }
+            Some(AssignKind::Unsupported) => {
+                self.cx
+                    .error(expr, "this compound assignment is not supported on floats");
+                return;
+            }
+        };
+        out.push(IrStmt {
+            kind: StmtKind::Assign { var, op, value },
+            span: expr.span(),
+        });
+    }
+
+    /// An inactive statement, emitted as written (with variables renamed).
+    pub(super) fn opaque_stmt(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) {
+        let writes = match expr {
+            syn::Expr::Assign(a) => self.written(&a.left),
+            syn::Expr::Binary(b) => self.written(&b.left),
+            _ => Vec::new(),
+        };
+        let opaque = self.opaque(expr);
+        let tokens = opaque.expr;
+        out.push(IrStmt {
+            kind: StmtKind::Opaque {
+                tokens: quote!(#tokens;),
+                reads: opaque.reads,
+                writes,
+            },
+            span: expr.span(),
+        });
+    }
+
+    fn written(&self, place: &syn::Expr) -> Vec<VarId> {
+        match place {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .and_then(|i| match self.lookup(&i.to_string()) {
+                    Some(Binding::Var(v)) => Some(vec![*v]),
+                    _ => None,
+                })
+                .unwrap_or_default(),
+            syn::Expr::Index(i) => self.written(&i.expr),
+            syn::Expr::Paren(p) => self.written(&p.expr),
+            _ => Vec::new(),
+        }
+    }
+}
+
+enum AssignKind {
+    Add,
+    Sub,
+    Other(BinOp),
+    Unsupported,
+}
+
+fn assign_kind(op: syn::BinOp) -> AssignKind {
+    match op {
+        syn::BinOp::AddAssign(_) => AssignKind::Add,
+        syn::BinOp::SubAssign(_) => AssignKind::Sub,
+        syn::BinOp::MulAssign(_) => AssignKind::Other(BinOp::Mul),
+        syn::BinOp::DivAssign(_) => AssignKind::Other(BinOp::Div),
+        syn::BinOp::RemAssign(_) => AssignKind::Other(BinOp::Rem),
+        _ => AssignKind::Unsupported,
+    }
+}
+
+fn rename_is_killing(name: &str) -> bool {
+    super::rename::KILLING_METHODS.contains(&name)
+}
+
+/// The operand for a literal.
+pub(super) fn literal(lit: &syn::Lit) -> Operand {
+    let kind = match lit {
+        syn::Lit::Float(f) => LitKind::Float(suffix_float(f.suffix())),
+        syn::Lit::Int(i) => match i.suffix() {
+            "f64" => LitKind::Float(Some(FloatTy::F64)),
+            "f32" => LitKind::Float(Some(FloatTy::F32)),
+            _ => LitKind::Int,
+        },
+        _ => LitKind::Unknown,
+    };
+    Operand::Lit(lit.to_token_stream(), kind)
+}
+
+fn suffix_float(suffix: &str) -> Option<FloatTy> {
+    match suffix {
+        "f64" => Some(FloatTy::F64),
+        "f32" => Some(FloatTy::F32),
+        _ => None,
+    }
+}
+
+/// The type of `a op b` from the types of `a` and `b`.
+pub(super) fn join(a: &Ty, b: &Ty) -> Ty {
+    match (a, b) {
+        (Ty::Float(x), Ty::Float(y)) => Ty::Float(x.or(*y)),
+        (Ty::Float(x), _) | (_, Ty::Float(x)) => Ty::Float(*x),
+        (Ty::Unknown, other) | (other, Ty::Unknown) => other.clone(),
+        (Ty::Usize, _) | (_, Ty::Usize) => Ty::Usize,
+        (Ty::I32, _) | (_, Ty::I32) => Ty::I32,
+        _ => Ty::Other,
+    }
+}
+
+/// Whether `expr` can be emitted in operand position as written: a literal, a path, or a
+/// negated literal.
+fn is_atomic(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Lit(_) | syn::Expr::Path(_) => true,
+        syn::Expr::Unary(u) => {
+            matches!(u.op, syn::UnOp::Neg(_)) && matches!(&*u.expr, syn::Expr::Lit(_))
+        }
+        _ => false,
+    }
+}
+
+fn binding_value(items: &[Binding]) -> Value {
+    Value::Tuple(
+        items
+            .iter()
+            .map(|b| match b {
+                Binding::Var(v) => Value::Op(Operand::Var(*v)),
+                Binding::Tuple(inner) => binding_value(inner),
+            })
+            .collect(),
+    )
+}
+
+impl Value {
+    /// The first element of a tuple value (for `binding_value` of one item).
+    fn into_first(self) -> Value {
+        match self {
+            Value::Tuple(mut items) if !items.is_empty() => items.swap_remove(0),
+            other => other,
+        }
+    }
+}

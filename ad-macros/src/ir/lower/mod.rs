@@ -1,0 +1,867 @@
+//! Lowering of a function body to the IR (see the parent module for the shape).
+//!
+//! In: the `syn::Block` of the function and its validated signature. Out: a [`Body`], or
+//! errors at the spans of every construct outside the supported subset (lowering keeps going
+//! after an error so that all of them are reported at once).
+//!
+//! Jumps become flags and guards, so that every block of the IR runs to its end:
+//!
+//! ```text
+//! // Before                          // After
+//! loop {                             let mut __brk0 = false;
+//!     s = s * 0.5;                   loop {
+//!     if s < 1.0 { break; }              s = s * 0.5;
+//!     n += 1;                            let __c1 = s < 1.0;
+//! }                                      if __c1 { __brk0 = true; }
+//!                                        let __g2 = !__brk0;
+//!                                        if __g2 { n += 1; }
+//!                                        if __brk0 { break; }     // the loop's exit check
+//!                                    }
+//! ```
+
+use std::collections::{BTreeSet, HashMap};
+
+use proc_macro2::Span;
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::Ident;
+
+use super::names::Names;
+use super::{
+    Block, Body, FloatTy, LitKind, Opaque, Operand, Output, Rhs, Stmt, StmtKind, Ty, Var, VarId,
+};
+use crate::error::Errors;
+use crate::parse::{ParamKind, RetTy, Signature};
+
+mod control;
+mod expr;
+mod rename;
+
+/// Lowers `block`, the body of a function with signature `sig`.
+pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<Body> {
+    let mut lowerer = Lowerer::new(cx, sig);
+    let mut stmts = Vec::new();
+    let returns = rename::contains_return(block);
+    if returns {
+        if !matches!(sig.ret, RetTy::Scalar(_)) {
+            let span = rename::first_return_span(block).unwrap_or_else(Span::call_site);
+            cx.error_at(
+                span,
+                "early `return` is supported in functions that return a scalar (`f64`, \
+                 `f32`); compute the result in a variable and return it at the end",
+            );
+            return None;
+        }
+        lowerer.start_returns(&mut stmts);
+    }
+    let tail = if returns { Tail::Return } else { Tail::Value };
+    let (value, _) = lowerer.lower_stmts(&block.stmts, &mut stmts, tail);
+    let output = match &lowerer.ret {
+        Some(ret) => Output::Scalar(Operand::Var(ret.value)),
+        None => lowerer.output(&sig.ret, value, block)?,
+    };
+    let block = Block { id: 0, stmts };
+    if cx.has_errors() {
+        return None;
+    }
+    Some(Body {
+        vars: lowerer.vars,
+        block,
+        output,
+        blocks: lowerer.blocks,
+    })
+}
+
+/// What a name in scope refers to.
+#[derive(Clone, Debug)]
+enum Binding {
+    Var(VarId),
+    /// A tuple bound by `let t = (a, b);`: `t.0` is `a`.
+    Tuple(Vec<Binding>),
+}
+
+/// The value of a lowered expression.
+#[derive(Clone, Debug)]
+enum Value {
+    Op(Operand),
+    Tuple(Vec<Value>),
+    /// `()`: statements, loops, assignments.
+    Unit,
+    /// `!`: `return`, `break`, `continue`.
+    Never,
+}
+
+/// Flags a statement may have set (it may have jumped).
+#[derive(Clone, Debug, Default)]
+struct Jumps {
+    ret: bool,
+    /// Loops (by depth in `Lowerer::loops`) it may `break` out of.
+    brk: BTreeSet<usize>,
+    /// Loops it may `continue`.
+    cont: BTreeSet<usize>,
+}
+
+impl Jumps {
+    fn any(&self) -> bool {
+        self.ret || !self.brk.is_empty() || !self.cont.is_empty()
+    }
+
+    fn merge(&mut self, other: Jumps) {
+        self.ret |= other.ret;
+        self.brk.extend(other.brk);
+        self.cont.extend(other.cont);
+    }
+}
+
+/// What to do with the tail expression of a block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// Its value is not used (loop bodies, blocks in statement position).
+    Discard,
+    /// It is the value of the block.
+    Value,
+    /// It is the function's result: assign it to the return slot (the body has `return`s).
+    Return,
+}
+
+/// The innermost loops being lowered.
+struct LoopCtx {
+    brk: Option<VarId>,
+    cont: Option<VarId>,
+    returns: bool,
+}
+
+/// The return slot and flag of a function with early `return`.
+struct RetCtx {
+    value: VarId,
+    flag: VarId,
+}
+
+struct Lowerer<'a> {
+    cx: &'a Errors,
+    sig: &'a Signature,
+    vars: Vec<Var>,
+    names: Names,
+    scopes: Vec<HashMap<String, Binding>>,
+    blocks: usize,
+    loops: Vec<LoopCtx>,
+    ret: Option<RetCtx>,
+    /// Inside an `if` or `match` that produces a value, where jumps are not supported.
+    in_value_branch: usize,
+}
+
+impl<'a> Lowerer<'a> {
+    fn new(cx: &'a Errors, sig: &'a Signature) -> Self {
+        let mut lowerer = Lowerer {
+            cx,
+            sig,
+            vars: Vec::new(),
+            names: Names::default(),
+            scopes: vec![HashMap::new()],
+            blocks: 1,
+            loops: Vec::new(),
+            ret: None,
+            in_value_branch: 0,
+        };
+        for (index, param) in sig.params.iter().enumerate() {
+            let ty = match &param.kind {
+                ParamKind::Scalar(t) => Ty::Float(Some(*t)),
+                ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
+                    Ty::Array(super::ArrayInfo {
+                        elem: Some(*elem),
+                        shape: super::Shape::Like(index),
+                    })
+                }
+                ParamKind::Inactive => inactive_param_ty(&param.ty),
+            };
+            let name = lowerer.names.user(&param.ident);
+            let id = lowerer.new_var(name, ty, param.mutable, param.ident.span());
+            lowerer.vars[id].param = Some(index);
+            lowerer.vars[id].temp = false;
+            lowerer.bind(&param.ident, Binding::Var(id));
+        }
+        lowerer
+    }
+
+    // ---- variables and scopes -------------------------------------------------------------
+
+    fn new_var(&mut self, name: Ident, ty: Ty, mutable: bool, span: Span) -> VarId {
+        let adj = self.names.adjoint(&name);
+        self.vars.push(Var {
+            name,
+            adj,
+            ty,
+            mutable,
+            param: None,
+            deref: false,
+            span,
+            temp: true,
+        });
+        self.vars.len() - 1
+    }
+
+    /// A fresh temporary `__{prefix}N`.
+    fn fresh(&mut self, prefix: &str, ty: Ty, mutable: bool, span: Span) -> VarId {
+        let name = self.names.fresh(prefix);
+        self.new_var(name, ty, mutable, span)
+    }
+
+    /// A new variable for the user binding `ident` (not yet in scope).
+    fn user_var(&mut self, ident: &Ident, ty: Ty, mutable: bool) -> VarId {
+        let name = self.names.user(ident);
+        let id = self.new_var(name, ty, mutable, ident.span());
+        self.vars[id].temp = false;
+        id
+    }
+
+    /// Gives the temporary `id` the user's name `ident` (so `let z = x * y;` stays one line).
+    fn rename_temp(&mut self, id: VarId, ident: &Ident, mutable: bool) {
+        let name = self.names.user(ident);
+        self.vars[id].adj = self.names.adjoint(&name);
+        self.vars[id].name = name;
+        self.vars[id].mutable = mutable;
+        self.vars[id].temp = false;
+        self.vars[id].span = ident.span();
+    }
+
+    fn bind(&mut self, ident: &Ident, binding: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(ident.to_string(), binding);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|scope| scope.get(name))
+    }
+
+    fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    fn pop_scope(&mut self) {
+        self.scopes.pop();
+    }
+
+    fn new_block(&mut self, stmts: Vec<Stmt>) -> Block {
+        let id = self.blocks;
+        self.blocks += 1;
+        Block { id, stmts }
+    }
+
+    fn ty_of(&self, op: &Operand) -> Ty {
+        match op {
+            Operand::Var(v) => self.vars[*v].ty.clone(),
+            Operand::Lit(_, LitKind::Float(t)) => Ty::Float(*t),
+            Operand::Lit(_, LitKind::Int) | Operand::Lit(_, LitKind::Unknown) => Ty::Unknown,
+        }
+    }
+
+    /// Emits `let tmp = rhs;` and returns `tmp`.
+    fn let_temp(&mut self, out: &mut Vec<Stmt>, rhs: Rhs, ty: Ty, span: Span) -> Operand {
+        let var = self.fresh("t", ty, false, span);
+        out.push(Stmt {
+            kind: StmtKind::Let { var, rhs, ty: None },
+            span,
+        });
+        Operand::Var(var)
+    }
+
+    /// Emits `let tmp = <opaque>;` of type `ty`.
+    fn let_opaque(
+        &mut self,
+        out: &mut Vec<Stmt>,
+        prefix: &str,
+        ty: Ty,
+        opaque: Opaque,
+        span: Span,
+    ) -> VarId {
+        let var = self.fresh(prefix, ty, false, span);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var,
+                rhs: Rhs::Opaque(opaque),
+                ty: None,
+            },
+            span,
+        });
+        var
+    }
+
+    /// A generated `bool` flag declared `let mut flag = false;` in `out`.
+    fn flag(&mut self, out: &mut Vec<Stmt>, prefix: &str, span: Span) -> VarId {
+        let var = self.fresh(prefix, Ty::Bool, true, span);
+        let opaque = Opaque::generated(quote!(false), Vec::new());
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var,
+                rhs: Rhs::Opaque(opaque),
+                ty: None,
+            },
+            span,
+        });
+        var
+    }
+
+    /// `flag = true;`
+    fn set_flag(&self, out: &mut Vec<Stmt>, flag: VarId, span: Span) {
+        let name = &self.vars[flag].name;
+        out.push(Stmt {
+            kind: StmtKind::Opaque {
+                tokens: quote!(#name = true;),
+                reads: vec![],
+                writes: vec![flag],
+            },
+            span,
+        });
+    }
+
+    // ---- statements -----------------------------------------------------------------------
+
+    /// Declares the return slot and flag of a function with early `return`s.
+    fn start_returns(&mut self, out: &mut Vec<Stmt>) {
+        let span = Span::call_site();
+        let name = self.names.fixed("ret");
+        let value = self.new_var(name, Ty::Float(None), true, span);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var: value,
+                rhs: Rhs::Copy(Operand::Lit(quote!(0.0), LitKind::Float(None))),
+                ty: None,
+            },
+            span,
+        });
+        let flag = self.flag(out, "returned", span);
+        self.ret = Some(RetCtx { value, flag });
+    }
+
+    /// Lowers a list of statements into `out`, guarding what follows a statement that may
+    /// jump. Returns the value of the tail expression (if `tail` is `Value`) and the jumps.
+    fn lower_stmts(
+        &mut self,
+        stmts: &[syn::Stmt],
+        out: &mut Vec<Stmt>,
+        tail: Tail,
+    ) -> (Value, Jumps) {
+        let mut jumps = Jumps::default();
+        for (k, stmt) in stmts.iter().enumerate() {
+            let last = k + 1 == stmts.len();
+            let (value, j) = self.lower_stmt(stmt, out, last, tail);
+            if last {
+                jumps.merge(j);
+                return (value, jumps);
+            }
+            if j.any() {
+                let rest = &stmts[k + 1..];
+                if matches!(value, Value::Never) {
+                    // `return x; more` — what follows a plain jump never runs.
+                    jumps.merge(j);
+                    return (Value::Never, jumps);
+                }
+                let guard = self.guard(
+                    &j,
+                    out,
+                    rest.first().map_or(Span::call_site(), Spanned::span),
+                );
+                let mut then = Vec::new();
+                self.push_scope();
+                let (value, j_rest) = self.lower_stmts(rest, &mut then, tail);
+                self.pop_scope();
+                if !matches!(value, Value::Unit | Value::Never) {
+                    self.cx.error_at(
+                        rest.last().map_or(Span::call_site(), Spanned::span),
+                        "a block whose value is used cannot contain `break` or `continue` \
+                         before its end; assign the value to a variable instead",
+                    );
+                }
+                let then = self.new_block(then);
+                let els = self.new_block(Vec::new());
+                out.push(Stmt {
+                    kind: StmtKind::If {
+                        cond: guard,
+                        then,
+                        els,
+                        phis: Vec::new(),
+                    },
+                    span: Span::call_site(),
+                });
+                jumps.merge(j);
+                jumps.merge(j_rest);
+                return (Value::Unit, jumps);
+            }
+        }
+        (Value::Unit, jumps)
+    }
+
+    /// `let __g = !(flag || ..);` for the flags `jumps` may have set.
+    fn guard(&mut self, jumps: &Jumps, out: &mut Vec<Stmt>, span: Span) -> Operand {
+        let mut flags = Vec::new();
+        if jumps.ret {
+            if let Some(ret) = &self.ret {
+                flags.push(ret.flag);
+            }
+        }
+        for &depth in jumps.brk.iter() {
+            if let Some(flag) = self.loops.get(depth).and_then(|l| l.brk) {
+                flags.push(flag);
+            }
+        }
+        for &depth in jumps.cont.iter() {
+            if let Some(flag) = self.loops.get(depth).and_then(|l| l.cont) {
+                flags.push(flag);
+            }
+        }
+        let names = flags.iter().map(|f| &self.vars[*f].name);
+        let expr = quote!(!(#(#names)||*));
+        let opaque = Opaque::generated(expr, flags.clone());
+        Operand::Var(self.let_opaque(out, "g", Ty::Bool, opaque, span))
+    }
+
+    fn lower_stmt(
+        &mut self,
+        stmt: &syn::Stmt,
+        out: &mut Vec<Stmt>,
+        last: bool,
+        tail: Tail,
+    ) -> (Value, Jumps) {
+        match stmt {
+            syn::Stmt::Local(local) => (self.lower_let(local, out), Jumps::default()),
+            syn::Stmt::Item(item) => {
+                self.cx.error(
+                    item,
+                    "items inside a #[reverse] function are not supported; move the item out of \
+                     the function",
+                );
+                (Value::Unit, Jumps::default())
+            }
+            syn::Stmt::Macro(mac) => {
+                self.cx.error(
+                    &mac.mac.path,
+                    "macros are not supported by #[reverse] (except `vec![x; n]`); write the \
+                     code the macro would expand to",
+                );
+                (Value::Unit, Jumps::default())
+            }
+            syn::Stmt::Expr(expr, semi) => {
+                let is_tail = last && semi.is_none();
+                let want = is_tail && tail != Tail::Discard;
+                if is_tail && tail == Tail::Return && !is_jump(expr) {
+                    let (value, jumps) = self.lower_expr_jumps(expr, out, true);
+                    self.assign_return(value, expr, out);
+                    return (Value::Unit, jumps);
+                }
+                let (value, jumps) = self.lower_expr_jumps(expr, out, want);
+                if is_tail {
+                    (value, jumps)
+                } else if matches!(value, Value::Never) {
+                    (Value::Never, jumps)
+                } else {
+                    (Value::Unit, jumps)
+                }
+            }
+        }
+    }
+
+    /// `__ret = value;` for the tail of a function with early returns.
+    fn assign_return(&mut self, value: Value, expr: &syn::Expr, out: &mut Vec<Stmt>) {
+        let Some(ret) = &self.ret else { return };
+        let slot = ret.value;
+        match value {
+            Value::Op(op) => out.push(Stmt {
+                kind: StmtKind::Assign {
+                    var: slot,
+                    op: super::AssignOp::Set,
+                    value: op,
+                },
+                span: expr.span(),
+            }),
+            Value::Never | Value::Unit => {}
+            Value::Tuple(_) => self
+                .cx
+                .error(expr, "expected a scalar result, found a tuple"),
+        }
+    }
+
+    /// Lowers an expression, reporting the jumps it may make. `want` says whether its value
+    /// is used.
+    fn lower_expr_jumps(
+        &mut self,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+        want: bool,
+    ) -> (Value, Jumps) {
+        match expr {
+            syn::Expr::Return(ret) => (Value::Never, self.lower_return(ret, out)),
+            syn::Expr::Break(brk) => (Value::Never, self.lower_break(brk, out)),
+            syn::Expr::Continue(cont) => (Value::Never, self.lower_continue(cont, out)),
+            syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) => {
+                self.lower_control(expr, out, want)
+            }
+            syn::Expr::While(_) | syn::Expr::ForLoop(_) | syn::Expr::Loop(_) => {
+                (Value::Unit, self.lower_loop(expr, out))
+            }
+            syn::Expr::Assign(_) => {
+                self.lower_assign(expr, out);
+                (Value::Unit, Jumps::default())
+            }
+            syn::Expr::Binary(bin) if is_compound_assign(&bin.op) => {
+                self.lower_assign(expr, out);
+                (Value::Unit, Jumps::default())
+            }
+            syn::Expr::Paren(p) => self.lower_expr_jumps(&p.expr, out, want),
+            _ => (self.lower_expr(expr, out), Jumps::default()),
+        }
+    }
+
+    fn jump_allowed(&self, node: impl ToTokens, what: &str) -> bool {
+        if self.in_value_branch > 0 {
+            self.cx.error(
+                node,
+                format!(
+                    "`{what}` inside an `if` or `match` whose value is used is not supported by \
+                     #[reverse]; assign the value to a variable in each branch instead"
+                ),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn lower_return(&mut self, ret: &syn::ExprReturn, out: &mut Vec<Stmt>) -> Jumps {
+        if !self.jump_allowed(ret.return_token, "return") {
+            return Jumps::default();
+        }
+        let Some(expr) = &ret.expr else {
+            self.cx.error(
+                ret,
+                "`return` without a value in a function that returns a float",
+            );
+            return Jumps::default();
+        };
+        let value = self.lower_expr(expr, out);
+        self.assign_return(value, expr, out);
+        let Some(ret_ctx) = &self.ret else {
+            return Jumps::default();
+        };
+        let flag = ret_ctx.flag;
+        self.set_flag(out, flag, ret.span());
+        for l in self.loops.iter_mut() {
+            l.returns = true;
+        }
+        Jumps {
+            ret: true,
+            ..Jumps::default()
+        }
+    }
+
+    fn lower_break(&mut self, brk: &syn::ExprBreak, out: &mut Vec<Stmt>) -> Jumps {
+        if let Some(label) = &brk.label {
+            self.cx.error(
+                label,
+                "labeled `break` is not supported by #[reverse]; use a flag to leave the outer \
+                 loop",
+            );
+            return Jumps::default();
+        }
+        if let Some(expr) = &brk.expr {
+            self.cx.error(
+                expr,
+                "`break` with a value is not supported by #[reverse]; assign the value to a \
+                 variable declared before the loop, then `break`",
+            );
+            return Jumps::default();
+        }
+        if !self.jump_allowed(brk.break_token, "break") {
+            return Jumps::default();
+        }
+        let Some(depth) = self.loops.len().checked_sub(1) else {
+            self.cx.error(brk, "`break` outside of a loop");
+            return Jumps::default();
+        };
+        // The flag is declared before the loop by `lower_loop`, which creates it on demand.
+        let flag = match self.loops[depth].brk {
+            Some(flag) => flag,
+            None => {
+                let flag = self.fresh("brk", Ty::Bool, true, brk.span());
+                self.loops[depth].brk = Some(flag);
+                flag
+            }
+        };
+        self.set_flag(out, flag, brk.span());
+        Jumps {
+            brk: [depth].into(),
+            ..Jumps::default()
+        }
+    }
+
+    fn lower_continue(&mut self, cont: &syn::ExprContinue, out: &mut Vec<Stmt>) -> Jumps {
+        if let Some(label) = &cont.label {
+            self.cx
+                .error(label, "labeled `continue` is not supported by #[reverse]");
+            return Jumps::default();
+        }
+        if !self.jump_allowed(cont.continue_token, "continue") {
+            return Jumps::default();
+        }
+        let Some(depth) = self.loops.len().checked_sub(1) else {
+            self.cx.error(cont, "`continue` outside of a loop");
+            return Jumps::default();
+        };
+        let flag = match self.loops[depth].cont {
+            Some(flag) => flag,
+            None => {
+                let flag = self.fresh("cont", Ty::Bool, true, cont.span());
+                self.loops[depth].cont = Some(flag);
+                flag
+            }
+        };
+        self.set_flag(out, flag, cont.span());
+        Jumps {
+            cont: [depth].into(),
+            ..Jumps::default()
+        }
+    }
+
+    // ---- let ------------------------------------------------------------------------------
+
+    fn lower_let(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) -> Value {
+        if let Some(init) = &local.init {
+            if let Some((else_token, _)) = &init.diverge {
+                self.cx.error(
+                    else_token,
+                    "`let ... else` is not supported by #[reverse]; use `match` or `if` instead",
+                );
+                return Value::Unit;
+            }
+        }
+        let (pat, annot) = match &local.pat {
+            syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
+            pat => (pat, None),
+        };
+        let Some(init) = &local.init else {
+            self.cx.error(
+                local,
+                "a `let` without a value is not supported by #[reverse]; give the variable its \
+                 first value where it is declared (`let x = ...;`)",
+            );
+            return Value::Unit;
+        };
+        let first_new = self.vars.len();
+        let value = self.lower_expr(&init.expr, out);
+        self.bind_pattern(pat, value, annot, first_new, out);
+        Value::Unit
+    }
+
+    /// Binds `pat` to `value`: names get variables, tuples are taken apart.
+    fn bind_pattern(
+        &mut self,
+        pat: &syn::Pat,
+        value: Value,
+        annot: Option<syn::Type>,
+        first_new: VarId,
+        out: &mut Vec<Stmt>,
+    ) {
+        match (pat, value) {
+            (syn::Pat::Ident(p), value) if p.by_ref.is_none() && p.subpat.is_none() => {
+                let mutable = p.mutability.is_some();
+                match value {
+                    Value::Op(op) => {
+                        let id = self.bind_operand(&p.ident, op, mutable, annot, first_new, out);
+                        self.bind(&p.ident, Binding::Var(id));
+                    }
+                    Value::Tuple(items) => {
+                        if mutable {
+                            self.cx.error(p, "a mutable tuple is not supported by #[reverse]; bind each element to its own `let mut`");
+                        }
+                        let binding = self.tuple_binding(&p.ident, items, out);
+                        self.bind(&p.ident, binding);
+                    }
+                    Value::Unit | Value::Never => {
+                        self.cx
+                            .error(p, "this `let` binds `()`; #[reverse] expects a value");
+                    }
+                }
+            }
+            (syn::Pat::Wild(_), _) => {}
+            (syn::Pat::Tuple(tuple), Value::Tuple(items)) if tuple.elems.len() == items.len() => {
+                for (pat, item) in tuple.elems.iter().zip(items) {
+                    let (pat, annot) = match pat {
+                        syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
+                        pat => (pat, None),
+                    };
+                    self.bind_pattern(pat, item, annot, first_new, out);
+                }
+            }
+            (syn::Pat::Tuple(tuple), _) => self.cx.error(
+                tuple,
+                "#[reverse] can destructure a tuple written in place, as in \
+                 `let (a, b) = (x, y);`, but not other values",
+            ),
+            (pat, _) => self.cx.error(
+                pat,
+                "this pattern is not supported by #[reverse]; bind the value to a name",
+            ),
+        }
+    }
+
+    /// `let name = op;`: reuses the temporary that computed `op` when there is one.
+    fn bind_operand(
+        &mut self,
+        ident: &Ident,
+        op: Operand,
+        mutable: bool,
+        annot: Option<syn::Type>,
+        first_new: VarId,
+        out: &mut Vec<Stmt>,
+    ) -> VarId {
+        let annot_float = annot.as_ref().and_then(crate::parse::float_of);
+        if let Operand::Var(t) = op {
+            let fresh_temp = t >= first_new && self.vars[t].temp && self.vars[t].param.is_none();
+            let last_defines = matches!(out.last(), Some(Stmt { kind: StmtKind::Let { var, .. }, .. }) if *var == t);
+            // A `let mut` gets its own variable: the temporary may be an operation's output
+            // that its reverse reads, and the mutable variable will be overwritten.
+            if fresh_temp && last_defines && !mutable {
+                self.rename_temp(t, ident, mutable);
+                if let Some(Stmt {
+                    kind: StmtKind::Let { ty, .. },
+                    ..
+                }) = out.last_mut()
+                {
+                    *ty = annot.as_ref().map(ToTokens::to_token_stream);
+                }
+                self.refine_declared(t, annot.as_ref(), annot_float);
+                return t;
+            }
+        }
+        let ty = match self.ty_of(&op) {
+            Ty::Array(info) => Ty::Array(info),
+            ty => ty,
+        };
+        let id = self.user_var(ident, ty, mutable);
+        self.refine_declared(id, annot.as_ref(), annot_float);
+        let ty = annot.as_ref().map(ToTokens::to_token_stream);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var: id,
+                rhs: Rhs::Copy(op),
+                ty,
+            },
+            span: ident.span(),
+        });
+        id
+    }
+
+    /// Uses a type annotation to settle the type of a new variable.
+    fn refine_declared(&mut self, id: VarId, annot: Option<&syn::Type>, float: Option<FloatTy>) {
+        if let Some(t) = float {
+            self.vars[id].ty = Ty::Float(Some(t));
+        } else if let Some(ty) = annot {
+            if matches!(self.vars[id].ty, Ty::Unknown) {
+                self.vars[id].ty = inactive_param_ty(ty);
+            }
+        }
+    }
+
+    /// Binds each element of a tuple value to a variable, for `let t = (a, b);`.
+    fn tuple_binding(&mut self, ident: &Ident, items: Vec<Value>, out: &mut Vec<Stmt>) -> Binding {
+        let mut bindings = Vec::new();
+        for (i, item) in items.into_iter().enumerate() {
+            let name = Ident::new(&format!("{}_{}", ident, i), ident.span());
+            match item {
+                Value::Op(op) => {
+                    let id = self.user_var(&name, self.ty_of(&op), false);
+                    out.push(Stmt {
+                        kind: StmtKind::Let {
+                            var: id,
+                            rhs: Rhs::Copy(op),
+                            ty: None,
+                        },
+                        span: ident.span(),
+                    });
+                    bindings.push(Binding::Var(id));
+                }
+                Value::Tuple(inner) => bindings.push(self.tuple_binding(&name, inner, out)),
+                Value::Unit | Value::Never => {
+                    self.cx
+                        .error(ident, "a tuple element of type `()` is not supported");
+                }
+            }
+        }
+        Binding::Tuple(bindings)
+    }
+
+    /// The output of the function, shaped like its return type.
+    fn output(&mut self, ret: &RetTy, value: Value, block: &syn::Block) -> Option<Output> {
+        let span = block
+            .stmts
+            .last()
+            .map_or_else(|| block.brace_token.span.close(), Spanned::span);
+        match (ret, value) {
+            (RetTy::Scalar(_), Value::Op(op)) => Some(Output::Scalar(op)),
+            (RetTy::Array { .. } | RetTy::Vec(_), Value::Op(Operand::Var(v)))
+                if self.vars[v].ty.is_array() =>
+            {
+                Some(Output::ArrayVar(v))
+            }
+            (RetTy::Tuple(types), Value::Tuple(items)) if types.len() == items.len() => types
+                .iter()
+                .zip(items)
+                .map(|(ty, item)| self.output(ty, item, block))
+                .collect::<Option<Vec<_>>>()
+                .map(Output::Tuple),
+            (_, Value::Never) => {
+                self.cx
+                    .error_at(span, "the function must end with its result expression");
+                None
+            }
+            (_, Value::Unit) => {
+                self.cx.error_at(
+                    span,
+                    "the function body must end with the result expression (without a `;`)",
+                );
+                None
+            }
+            _ => {
+                self.cx.error_at(
+                    span,
+                    "#[reverse] cannot match this result to the return type; return a variable or \
+                     an array literal for array outputs, and a tuple expression for tuples",
+                );
+                None
+            }
+        }
+    }
+}
+
+/// The type of an inactive parameter or annotated local, for the roles the macro cares about.
+fn inactive_param_ty(ty: &syn::Type) -> Ty {
+    match ty {
+        syn::Type::Path(p) if p.path.is_ident("usize") => Ty::Usize,
+        syn::Type::Path(p) if p.path.is_ident("i32") => Ty::I32,
+        syn::Type::Path(p) if p.path.is_ident("bool") => Ty::Bool,
+        _ => Ty::Other,
+    }
+}
+
+fn is_compound_assign(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+fn is_jump(expr: &syn::Expr) -> bool {
+    matches!(
+        expr,
+        syn::Expr::Return(_) | syn::Expr::Break(_) | syn::Expr::Continue(_)
+    )
+}

@@ -1,0 +1,334 @@
+//! Renaming user variables inside expressions the macro emits as written (conditions,
+//! integer arithmetic, inactive calls), and facts about them.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::visit_mut::VisitMut;
+
+use super::{Binding, Lowerer};
+use crate::ir::{Opaque, VarId};
+
+/// Methods that are pure and cheap to evaluate again.
+const CHEAP_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_sign_positive",
+    "is_sign_negative",
+    "is_normal",
+    "abs",
+    "min",
+    "max",
+    "pow",
+    "signum",
+    "rem_euclid",
+    "div_euclid",
+    "wrapping_add",
+    "wrapping_sub",
+    "wrapping_mul",
+    "saturating_sub",
+    "saturating_add",
+    "count_ones",
+    "leading_zeros",
+    "trailing_zeros",
+    "clone",
+];
+
+/// Methods whose result carries no derivative, whatever they are called on.
+pub(super) const KILLING_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_sign_positive",
+    "is_sign_negative",
+    "is_normal",
+    "to_bits",
+    "partial_cmp",
+    "total_cmp",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+];
+
+impl Lowerer<'_> {
+    /// `expr` with every user variable renamed to its IR name, as an [`Opaque`].
+    pub(super) fn opaque(&self, expr: &syn::Expr) -> Opaque {
+        let mut renamer = Renamer {
+            lowerer: self,
+            reads: Vec::new(),
+            flows: Vec::new(),
+            killed: 0,
+            cheap: true,
+            shadowed: Vec::new(),
+        };
+        let mut expr = expr.clone();
+        renamer.visit_expr_mut(&mut expr);
+        let (mut reads, mut flows) = (renamer.reads, renamer.flows);
+        reads.sort_unstable();
+        reads.dedup();
+        flows.sort_unstable();
+        flows.dedup();
+        let if_active = (expr.span(), non_float_message(&expr));
+        Opaque {
+            expr: expr.into_token_stream(),
+            reads,
+            cheap: renamer.cheap,
+            flows,
+            if_active,
+        }
+    }
+}
+
+/// The message for an expression whose derivative the macro does not know.
+fn non_float_message(expr: &syn::Expr) -> String {
+    let callee = match strip_parens(expr) {
+        syn::Expr::Call(call) => Some(call.func.to_token_stream().to_string().replace(' ', "")),
+        syn::Expr::MethodCall(call) => Some(call.method.to_string()),
+        _ => None,
+    };
+    match callee {
+        Some(name) => format!(
+            "`{name}` has no derivative known to #[reverse], and a differentiated value flows \
+             into it; use the float intrinsics ({}), or annotate `{name}` with #[reverse]",
+            crate::rules::names()
+        ),
+        None => "#[reverse] cannot differentiate this expression, which uses a differentiated \
+                 value; if it computes a float, declare its variables with float types \
+                 (`let m: f64 = ...;`)"
+            .to_string(),
+    }
+}
+
+fn strip_parens(mut expr: &syn::Expr) -> &syn::Expr {
+    loop {
+        match expr {
+            syn::Expr::Paren(p) => expr = &p.expr,
+            syn::Expr::Group(g) => expr = &g.expr,
+            _ => return expr,
+        }
+    }
+}
+
+/// Whether the value of `expr` carries no derivative whatever its operands: comparisons,
+/// boolean logic, casts to non-float types, `.len()` and the `is_*` tests.
+pub(super) fn kills_derivative(expr: &syn::Expr) -> bool {
+    use syn::BinOp::*;
+    match strip_parens(expr) {
+        syn::Expr::Binary(bin) => matches!(
+            bin.op,
+            Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
+        ),
+        syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
+        syn::Expr::Cast(cast) => crate::parse::float_of(&cast.ty).is_none(),
+        syn::Expr::MethodCall(call) => KILLING_METHODS.contains(&call.method.to_string().as_str()),
+        _ => false,
+    }
+}
+
+struct Renamer<'l, 'a> {
+    lowerer: &'l Lowerer<'a>,
+    reads: Vec<VarId>,
+    /// Reads outside any construct that kills derivatives.
+    flows: Vec<VarId>,
+    /// Depth of killing constructs around the current node.
+    killed: usize,
+    cheap: bool,
+    /// Names bound by closures inside the expression (not renamed).
+    shadowed: Vec<String>,
+}
+
+impl Renamer<'_, '_> {
+    /// The variable `path` names, if it is a bound user variable not shadowed by a closure.
+    fn var_of(&self, path: &syn::Path) -> Option<VarId> {
+        let ident = path.get_ident()?;
+        let name = ident.to_string();
+        if self.shadowed.contains(&name) {
+            return None;
+        }
+        match self.lowerer.lookup(&name)? {
+            Binding::Var(v) => Some(*v),
+            Binding::Tuple(_) => {
+                self.lowerer.cx.error(
+                    path,
+                    "a tuple cannot be used whole here; use its elements (`t.0`)",
+                );
+                None
+            }
+        }
+    }
+
+    fn path_expr(&mut self, v: VarId, span: Span) -> syn::Expr {
+        self.reads.push(v);
+        if self.killed == 0 {
+            self.flows.push(v);
+        }
+        let mut name = self.lowerer.vars[v].name.clone();
+        if self.lowerer.vars[v].param.is_some() || !self.lowerer.vars[v].temp {
+            // Keep the user's span on user variables, so errors point at their code.
+            if !name.to_string().starts_with("__") {
+                name.set_span(span);
+            }
+        }
+        syn::parse_quote!(#name)
+    }
+}
+
+impl VisitMut for Renamer<'_, '_> {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        if kills_derivative(expr) {
+            self.killed += 1;
+            self.visit_expr_inner(expr);
+            self.killed -= 1;
+        } else {
+            self.visit_expr_inner(expr);
+        }
+    }
+
+    fn visit_macro_mut(&mut self, _: &mut syn::Macro) {}
+}
+
+impl Renamer<'_, '_> {
+    fn visit_expr_inner(&mut self, expr: &mut syn::Expr) {
+        match expr {
+            syn::Expr::Path(p) if p.qself.is_none() => {
+                if let Some(v) = self.var_of(&p.path) {
+                    *expr = self.path_expr(v, p.span());
+                }
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                if let syn::Expr::Path(p) = &*u.expr {
+                    if let Some(v) = self.var_of(&p.path) {
+                        if self.lowerer.vars[v].deref {
+                            *expr = self.path_expr(v, p.span());
+                            return;
+                        }
+                    }
+                }
+                syn::visit_mut::visit_expr_unary_mut(self, u);
+            }
+            syn::Expr::Field(field) => {
+                if let (syn::Expr::Path(p), syn::Member::Unnamed(index)) =
+                    (&*field.base, &field.member)
+                {
+                    if let Some(ident) = p.path.get_ident() {
+                        if let Some(Binding::Tuple(items)) = self.lowerer.lookup(&ident.to_string())
+                        {
+                            if let Some(Binding::Var(v)) = items.get(index.index as usize) {
+                                let v = *v;
+                                *expr = self.path_expr(v, field.span());
+                                return;
+                            }
+                        }
+                    }
+                }
+                syn::visit_mut::visit_expr_field_mut(self, field);
+            }
+            syn::Expr::Index(index) => {
+                // An index selects an element; its own value carries no derivative.
+                self.visit_expr_mut(&mut index.expr);
+                self.killed += 1;
+                self.visit_expr_mut(&mut index.index);
+                self.killed -= 1;
+            }
+            syn::Expr::Closure(closure) => {
+                self.cheap = false;
+                let before = self.shadowed.len();
+                for input in &closure.inputs {
+                    collect_pat_names(input, &mut self.shadowed);
+                }
+                self.visit_expr_mut(&mut closure.body);
+                self.shadowed.truncate(before);
+            }
+            syn::Expr::MethodCall(call) => {
+                if !CHEAP_METHODS.contains(&call.method.to_string().as_str()) {
+                    self.cheap = false;
+                }
+                syn::visit_mut::visit_expr_method_call_mut(self, call);
+            }
+            syn::Expr::Call(call) => {
+                self.cheap = false;
+                syn::visit_mut::visit_expr_call_mut(self, call);
+            }
+            syn::Expr::Macro(mac) => {
+                self.cheap = false;
+                self.lowerer.cx.error(
+                    &mac.mac.path,
+                    "macros are not supported by #[reverse] (except `vec![x; n]`); write the \
+                     code the macro would expand to",
+                );
+            }
+            syn::Expr::Block(_)
+            | syn::Expr::If(_)
+            | syn::Expr::Match(_)
+            | syn::Expr::Loop(_)
+            | syn::Expr::While(_)
+            | syn::Expr::ForLoop(_)
+            | syn::Expr::Unsafe(_)
+            | syn::Expr::Async(_)
+            | syn::Expr::TryBlock(_)
+            | syn::Expr::Assign(_) => {
+                self.cheap = false;
+                self.lowerer.cx.error(
+                    &*expr,
+                    "#[reverse] does not support this expression inside a condition or an \
+                     integer expression; compute it in a `let` first",
+                );
+            }
+            syn::Expr::Let(l) => {
+                self.lowerer.cx.error(
+                    l.let_token,
+                    "`if let` and `while let` are not supported by #[reverse]; use `match`, or \
+                     `loop` with a `match` that `break`s",
+                );
+            }
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+}
+
+fn collect_pat_names(pat: &syn::Pat, out: &mut Vec<String>) {
+    struct Names<'o>(&'o mut Vec<String>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Names(out).visit_pat(pat);
+}
+
+/// Finds `return` expressions outside closures.
+struct Returns {
+    first: Option<Span>,
+}
+
+impl<'ast> Visit<'ast> for Returns {
+    fn visit_expr_return(&mut self, ret: &'ast syn::ExprReturn) {
+        if self.first.is_none() {
+            self.first = Some(ret.return_token.span);
+        }
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether `block` contains a `return` (not counting closures and nested items).
+pub(super) fn contains_return(block: &syn::Block) -> bool {
+    first_return_span(block).is_some()
+}
+
+/// The span of the first `return` in `block`.
+pub(super) fn first_return_span(block: &syn::Block) -> Option<Span> {
+    let mut finder = Returns { first: None };
+    finder.visit_block(block);
+    finder.first
+}

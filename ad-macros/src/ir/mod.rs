@@ -1,0 +1,381 @@
+//! The intermediate representation: a function body in A-normal form.
+//!
+//! Lowering (`lower`) turns the `syn` body into a [`Body`]: every float operation gets its
+//! own `let` of a fresh local, user variables become [`Var`]s with unique names, control flow
+//! stays structured ([`StmtKind::If`], [`StmtKind::Loop`]), and `break`, `continue` and
+//! `return` become flags and guards, so that every block runs to its end.
+//!
+//! ```text
+//! // Before
+//! let z = x * y + x.sin();
+//! // After
+//! let __t0 = x * y;  let __t1 = x.sin();  let z = __t0 + __t1;
+//! ```
+//!
+//! The analyses (`activity`, `snapshot`, `plan`) annotate it; codegen reads it and never looks
+//! at the `syn` body again.
+
+use proc_macro2::{Span, TokenStream};
+use syn::Ident;
+
+pub(crate) mod activity;
+pub(crate) mod lower;
+pub(crate) mod names;
+pub(crate) mod needs;
+pub(crate) mod plan;
+pub(crate) mod snapshot;
+pub(crate) mod types;
+pub(crate) mod visit;
+
+/// Index of a [`Var`] in [`Body::vars`].
+pub(crate) type VarId = usize;
+
+/// Index of a [`Block`] (see [`Block::id`]).
+pub(crate) type BlockId = usize;
+
+/// Precision of a float value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FloatTy {
+    F32,
+    F64,
+}
+
+impl FloatTy {
+    /// `f32` or `f64`, as a type token.
+    pub(crate) fn ident(self) -> Ident {
+        let name = match self {
+            FloatTy::F32 => "f32",
+            FloatTy::F64 => "f64",
+        };
+        Ident::new(name, Span::call_site())
+    }
+}
+
+/// What the macro knows about the type of a variable.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Ty {
+    /// A float scalar; the precision is settled by `types` (None until then).
+    Float(Option<FloatTy>),
+    /// An array, slice or `Vec` of floats.
+    Array(ArrayInfo),
+    /// A `usize`: array indices, lengths, trip counts.
+    Usize,
+    /// An `i32`: exponents of `powi`.
+    I32,
+    /// A `bool`: branch decisions and flags.
+    Bool,
+    /// Known not to be a float (an integer, a user type): inactive, emitted as written.
+    Other,
+    /// Not known: an integer literal, a constant, the result of a call. Settled by use.
+    Unknown,
+}
+
+impl Ty {
+    pub(crate) fn is_float(&self) -> bool {
+        matches!(self, Ty::Float(_))
+    }
+
+    pub(crate) fn is_array(&self) -> bool {
+        matches!(self, Ty::Array(_))
+    }
+}
+
+/// The element type and shape of a float array, as far as the adjoint needs it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ArrayInfo {
+    pub elem: Option<FloatTy>,
+    pub shape: Shape,
+}
+
+/// How to build an array of zeros of the same shape (the array's adjoint).
+#[derive(Clone, Debug)]
+pub(crate) enum Shape {
+    /// `[T; N]` with `N` as written (a literal or a constant).
+    Fixed(TokenStream),
+    /// A `Vec` whose length is this operand (a `usize`).
+    Len(Operand),
+    /// The same shape as the value of this variable, which is available in the reverse sweep
+    /// (a parameter): `zeros_like(&v)`.
+    Like(VarId),
+}
+
+impl PartialEq for Shape {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Shape::Fixed(a), Shape::Fixed(b)) => a.to_string() == b.to_string(),
+            (Shape::Len(a), Shape::Len(b)) => a == b,
+            (Shape::Like(a), Shape::Like(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A variable of the IR: a parameter, a user binding or a generated temporary.
+#[derive(Clone, Debug)]
+pub(crate) struct Var {
+    /// The name it has in the generated code (unique in the function).
+    pub name: Ident,
+    /// The name of its adjoint (unique in the function).
+    pub adj: Ident,
+    pub ty: Ty,
+    /// Assigned after its definition (`let mut`, or a flag).
+    pub mutable: bool,
+    /// A parameter of the function (index into the signature's parameters).
+    pub param: Option<usize>,
+    /// The user wrote `*v` for this variable (it came from `for v in xs.iter()`), and the
+    /// generated code binds it to the value, not a reference.
+    pub deref: bool,
+    /// Where the variable is introduced (for errors).
+    pub span: Span,
+    /// A temporary made by lowering (a `let` may give it the user's name instead).
+    pub temp: bool,
+}
+
+/// An operand of an operation.
+#[derive(Clone, Debug)]
+pub(crate) enum Operand {
+    /// The value of a variable.
+    Var(VarId),
+    /// A constant: a literal or a path that is not a local (`2.0`, `PI`, `N`).
+    Lit(TokenStream, LitKind),
+}
+
+impl PartialEq for Operand {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Operand::Var(a), Operand::Var(b)) => a == b,
+            (Operand::Lit(a, ka), Operand::Lit(b, kb)) => {
+                ka == kb && a.to_string() == b.to_string()
+            }
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Operand {}
+
+impl Operand {
+    pub(crate) fn var(&self) -> Option<VarId> {
+        match self {
+            Operand::Var(v) => Some(*v),
+            Operand::Lit(..) => None,
+        }
+    }
+}
+
+/// What a literal operand is known to be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LitKind {
+    /// A float literal (`2.0`, `1e-3`, `3f32`).
+    Float(Option<FloatTy>),
+    /// An integer literal.
+    Int,
+    /// A path or other constant expression of unknown type.
+    Unknown,
+}
+
+/// A binary float operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+/// How an assignment combines with the old value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AssignOp {
+    /// `=`
+    Set,
+    /// `+=`
+    Add,
+    /// `-=`
+    Sub,
+}
+
+/// The right-hand side of a [`StmtKind::Let`].
+#[derive(Clone, Debug)]
+pub(crate) enum Rhs {
+    /// `let v = a;`
+    Copy(Operand),
+    /// `let v = -a;`
+    Neg(Operand),
+    /// `let v = a op b;`
+    Binary(BinOp, Operand, Operand),
+    /// `let v = a.name(b, ..);` for a float intrinsic (see `crate::rules`). For `powi` the
+    /// last operand is the integer exponent.
+    Intrinsic(&'static crate::rules::Rule, Vec<Operand>),
+    /// `let v = a as f64;`
+    Cast(Operand, FloatTy),
+    /// `let v = a[i];` on a float array.
+    Index(VarId, Operand),
+    /// `let v = [a, b, c];`
+    ArrayLit(Vec<Operand>),
+    /// `let v = [a; N];`
+    ArrayRepeat(Operand, TokenStream),
+    /// `let v = vec![a; n];`
+    VecRepeat(Operand, Operand),
+    /// An inactive expression, emitted as written (with variables renamed).
+    Opaque(Opaque),
+}
+
+/// An expression the macro does not differentiate: integer arithmetic, comparisons, casts to
+/// integers, calls that do not involve active values.
+#[derive(Clone, Debug)]
+pub(crate) struct Opaque {
+    /// The expression with user variables renamed to their IR names.
+    pub expr: TokenStream,
+    /// The variables it reads.
+    pub reads: Vec<VarId>,
+    /// Pure and cheap (arithmetic, comparisons, casts, literals, `.len()`, indexing), so the
+    /// reverse sweep may evaluate it again instead of storing its value.
+    pub cheap: bool,
+    /// The variables whose values flow into the result without passing through a construct
+    /// that carries no derivative (a comparison, a cast to an integer, `.len()`).
+    pub flows: Vec<VarId>,
+    /// The error to report if one of `flows` is active: the macro does not know the
+    /// derivative of this expression (a call of an unknown function, arithmetic it did not
+    /// recognise as float arithmetic), and ignoring it would silently drop a derivative.
+    pub if_active: (Span, String),
+}
+
+impl Opaque {
+    /// A generated expression (flags, guards) from which no derivative can flow.
+    pub(crate) fn generated(expr: TokenStream, reads: Vec<VarId>) -> Opaque {
+        Opaque {
+            expr,
+            reads,
+            cheap: true,
+            flows: Vec::new(),
+            if_active: (Span::call_site(), String::new()),
+        }
+    }
+}
+
+/// A statement of the IR.
+#[derive(Clone, Debug)]
+pub(crate) struct Stmt {
+    pub kind: StmtKind,
+    /// The user code it came from.
+    pub span: Span,
+}
+
+/// The kinds of [`Stmt`].
+#[derive(Clone, Debug)]
+pub(crate) enum StmtKind {
+    /// `let [mut] var = rhs;`
+    Let {
+        var: VarId,
+        rhs: Rhs,
+        ty: Option<TokenStream>,
+    },
+    /// `var = value;`, `var += value;`, `var -= value;` on a mutable variable.
+    Assign {
+        var: VarId,
+        op: AssignOp,
+        value: Operand,
+    },
+    /// `array[index] = value;` (or `+=`, `-=`).
+    IndexAssign {
+        array: VarId,
+        index: Operand,
+        op: AssignOp,
+        value: Operand,
+    },
+    /// `if cond { then } else { els }`; the `phis` are the values of an `if` expression.
+    If {
+        cond: Operand,
+        then: Block,
+        els: Block,
+        phis: Vec<Phi>,
+    },
+    /// A loop.
+    Loop(Box<Loop>),
+    /// An inactive statement emitted as written (`k += 1;` on an integer, `flag = true;`).
+    Opaque {
+        tokens: TokenStream,
+        reads: Vec<VarId>,
+        writes: Vec<VarId>,
+    },
+}
+
+/// `let var = if c { .. then } else { .. els };`
+#[derive(Clone, Debug)]
+pub(crate) struct Phi {
+    pub var: VarId,
+    pub then: Operand,
+    pub els: Operand,
+}
+
+/// A block of statements (an arm of an `if`, the body of a loop, the function body).
+#[derive(Clone, Debug)]
+pub(crate) struct Block {
+    pub id: BlockId,
+    pub stmts: Vec<Stmt>,
+}
+
+/// A loop. Its body always runs to its end: `break` and `continue` are flags (see `lower`).
+#[derive(Clone, Debug)]
+pub(crate) struct Loop {
+    pub kind: LoopKind,
+    pub body: Block,
+    /// Flags that end the loop when set at the end of an iteration (`break`, `return`).
+    pub exits: Vec<VarId>,
+    /// A flag reset at the start of each iteration (`continue`).
+    pub cont: Option<VarId>,
+    /// The number of iterations run (a `usize` counted when the reverse sweep needs it).
+    pub trips: VarId,
+}
+
+/// How a loop iterates.
+#[derive(Clone, Debug)]
+pub(crate) enum LoopKind {
+    /// `while cond { .. }`
+    While { cond: Opaque },
+    /// `loop { .. }`
+    Infinite,
+    /// `for var in range { .. }` over integers.
+    Range(RangeLoop),
+}
+
+/// `for var in range`, where `range` is `a..b` or `a..=b`, possibly followed by `.rev()` and
+/// `.step_by(k)`.
+#[derive(Clone, Debug)]
+pub(crate) struct RangeLoop {
+    /// The loop variable (`None` for `_`).
+    pub var: Option<VarId>,
+    /// The range expression, renamed.
+    pub range: Opaque,
+    /// The same range reversed, when that is a plain range (no `step_by`): `(a..b).rev()`
+    /// for `a..b` and `a..b` for `(a..b).rev()`.
+    pub reversed: Option<TokenStream>,
+}
+
+/// The output of the function, shaped like its return type.
+#[derive(Clone, Debug)]
+pub(crate) enum Output {
+    Scalar(Operand),
+    /// An array built element by element (`[a, b, c]`).
+    ArrayLit(Vec<Operand>),
+    /// An array variable (`[f64; N]` or `Vec<f64>`).
+    ArrayVar(VarId),
+    Tuple(Vec<Output>),
+}
+
+/// A lowered function body.
+#[derive(Clone, Debug)]
+pub(crate) struct Body {
+    pub vars: Vec<Var>,
+    pub block: Block,
+    pub output: Output,
+    /// Number of blocks (block ids are `0..blocks`).
+    pub blocks: usize,
+}
+
+impl Body {
+    pub(crate) fn var(&self, id: VarId) -> &Var {
+        &self.vars[id]
+    }
+}

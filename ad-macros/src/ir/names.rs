@@ -1,0 +1,87 @@
+//! Names of the locals in the generated code, all made in one place.
+//!
+//! | thing | name | span |
+//! |---|---|---|
+//! | user variable, first binding of its name | `z` | the user's |
+//! | user variable that shadows an earlier one | `__z_2` | mixed-site |
+//! | temporary from splitting an expression | `__t0` | mixed-site |
+//! | flags, trip counts, conditions | `__brk0`, `__trips0`, `__c0` | mixed-site |
+//! | adjoint of a variable | `__adj_z`, `__adj_t0` | mixed-site |
+//!
+//! Mixed-site spans keep generated locals invisible to the user's tokens (and the other way
+//! round), so no collision is possible; the `__` prefix keeps them recognisable as generated
+//! in expanded code.
+
+use std::collections::HashSet;
+
+use proc_macro2::Span;
+use syn::Ident;
+
+/// Hands out unique names for one function.
+#[derive(Default)]
+pub(crate) struct Names {
+    used: HashSet<String>,
+    counter: usize,
+}
+
+impl Names {
+    /// The name for a user binding of `ident`: the ident itself the first time, a fresh
+    /// mixed-site name when it shadows an earlier binding.
+    pub(crate) fn user(&mut self, ident: &Ident) -> Ident {
+        let text = ident.to_string();
+        if self.used.insert(text.clone()) {
+            return ident.clone();
+        }
+        let mut n = 2;
+        loop {
+            let candidate = format!("__{}_{}", text.trim_start_matches('_'), n);
+            if self.used.insert(candidate.clone()) {
+                return Ident::new(&candidate, Span::mixed_site());
+            }
+            n += 1;
+        }
+    }
+
+    /// A fresh generated name `__{prefix}{n}`.
+    pub(crate) fn fresh(&mut self, prefix: &str) -> Ident {
+        loop {
+            let candidate = format!("__{prefix}{}", self.counter);
+            self.counter += 1;
+            if self.used.insert(candidate.clone()) {
+                return Ident::new(&candidate, Span::mixed_site());
+            }
+        }
+    }
+
+    /// The adjoint of the variable named `name`: `__adj_name` (made unique if taken, since
+    /// `t0` and `__t0` would both give `__adj_t0`).
+    pub(crate) fn adjoint(&mut self, name: &Ident) -> Ident {
+        let text = name.to_string();
+        let base = format!("__adj_{}", text.trim_start_matches('_'));
+        if self.used.insert(base.clone()) {
+            return Ident::new(&base, Span::mixed_site());
+        }
+        let mut n = 2;
+        loop {
+            let candidate = format!("{base}_{n}");
+            if self.used.insert(candidate.clone()) {
+                return Ident::new(&candidate, Span::mixed_site());
+            }
+            n += 1;
+        }
+    }
+
+    /// A fixed generated name (`__ret`), made unique if taken.
+    pub(crate) fn fixed(&mut self, name: &str) -> Ident {
+        let candidate = format!("__{name}");
+        if self.used.insert(candidate.clone()) {
+            return Ident::new(&candidate, Span::mixed_site());
+        }
+        self.fresh(name)
+    }
+}
+
+/// A generated name that needs no uniqueness bookkeeping: `__seed`, `__stack`.
+pub(crate) fn generated(name: &str) -> Ident {
+    Ident::new(&format!("__{name}"), Span::mixed_site())
+}

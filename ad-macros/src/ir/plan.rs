@@ -1,0 +1,509 @@
+//! The plan of the reverse sweep: how each value it reads is made available, where each
+//! adjoint is declared, and how each loop is replayed.
+//!
+//! Every value a reverse rule reads (see `needs`) is restored in one of these ways:
+//!
+//! - **Live**: it is still in scope when the reverse sweep runs (straight-line code at the top
+//!   of the function, parameters). Nothing is stored.
+//! - **Regen**: the index of a `for` loop over a range whose bounds are available; the reverse
+//!   loop walks the same range backwards.
+//! - **Recompute**: a cheap operation (arithmetic, indexing into an array that is never
+//!   written) of available values, or an intrinsic of values restored anyway, is evaluated
+//!   again at the start of the reverse of its block.
+//! - **Save**: inside a loop, it is pushed to the value stack at the end of its block and
+//!   popped at the start of the reverse of that block.
+//! - **Hoist**: in an `if` arm outside loops, it is assigned to a local declared at the top
+//!   of the function (no heap).
+//!
+//! So a loop that only reads parameters and its index stores nothing (a dot product), and a
+//! recurrence `x = x.sin() * a + x * b` stores one float per step (the old `x`).
+
+use std::collections::HashMap;
+
+use super::activity::Activity;
+use super::needs::{rhs_needs, Need};
+use super::snapshot::Clobbers;
+use super::{Block, BlockId, Body, LoopKind, Operand, Rhs, Shape, Stmt, StmtKind, Ty, VarId};
+
+/// How the values of a block are kept for the reverse sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BlockMode {
+    /// In scope when the reverse sweep runs.
+    Live,
+    /// An `if` arm outside loops: needed values go to locals declared at the top.
+    Hoist,
+    /// Inside a loop: needed values go to the value stack.
+    Stack,
+}
+
+/// How a value the reverse sweep reads is made available.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Restore {
+    /// Not read by the reverse sweep.
+    None,
+    Live,
+    Regen,
+    Recompute,
+    Save,
+    Hoist,
+}
+
+/// Where an adjoint is declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AdjDecl {
+    /// No adjoint (inactive).
+    None,
+    /// `let mut __adj_v = 0.0;` at the start of the reverse of the defining block.
+    AtStart,
+    /// `let __adj_v = <contribution>;` at its only contribution.
+    AtSite,
+}
+
+/// How a loop is reversed.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct LoopPlan {
+    /// The body has reverse work (else the loop is absent from the reverse sweep).
+    pub rev_work: bool,
+    /// The reverse loop walks the same range backwards, binding the loop variable.
+    pub regen: bool,
+    /// The forward loop counts its trips.
+    pub count: bool,
+}
+
+/// The plan for one function.
+pub(crate) struct Plan {
+    pub activity: Activity,
+    pub block_mode: Vec<BlockMode>,
+    pub def_block: Vec<Option<BlockId>>,
+    pub restore: Vec<Restore>,
+    /// Per loop, keyed by its trip-count variable.
+    pub loops: HashMap<VarId, LoopPlan>,
+    /// Per `if`, keyed by the id of its `then` block: whether it has reverse work.
+    pub if_work: HashMap<BlockId, bool>,
+    pub adj: Vec<AdjDecl>,
+    /// Per block: variables pushed at its end (in definition order).
+    pub saves: Vec<Vec<VarId>>,
+    /// Per block: variables evaluated again at the start of its reverse (definition order).
+    pub recomputes: Vec<Vec<VarId>>,
+    /// Per block: adjoints declared at the start of its reverse.
+    pub adj_starts: Vec<Vec<VarId>>,
+    /// Variables hoisted to the top of the function.
+    pub hoisted: Vec<VarId>,
+    /// The right-hand side that defines each variable (for recomputation).
+    pub defs: HashMap<VarId, Rhs>,
+    /// The forward sweep uses the value stack.
+    pub uses_stack: bool,
+}
+
+impl Plan {
+    pub(crate) fn active(&self, v: VarId) -> bool {
+        self.activity.active(v)
+    }
+
+    pub(crate) fn active_op(&self, op: &Operand) -> bool {
+        self.activity.active_op(op)
+    }
+
+    pub(crate) fn block_has_work(&self, block: &Block) -> bool {
+        block_work(block, &self.activity)
+    }
+}
+
+/// Makes the plan for `body`. `split` selects the mode of split companions, where nothing of
+/// the forward sweep stays in scope.
+pub(crate) fn make(body: &Body, activity: Activity, split: bool) -> Plan {
+    let n = body.vars.len();
+    let mut planner = Planner {
+        body,
+        clobbers: Clobbers::of(body),
+        plan: Plan {
+            activity,
+            block_mode: vec![BlockMode::Stack; body.blocks.max(1)],
+            def_block: vec![None; n],
+            restore: vec![Restore::None; n],
+            loops: HashMap::new(),
+            if_work: HashMap::new(),
+            adj: vec![AdjDecl::None; n],
+            saves: vec![Vec::new(); body.blocks.max(1)],
+            recomputes: vec![Vec::new(); body.blocks.max(1)],
+            adj_starts: vec![Vec::new(); body.blocks.max(1)],
+            hoisted: Vec::new(),
+            defs: HashMap::new(),
+            uses_stack: split,
+        },
+        def_pos: vec![usize::MAX; n],
+        pos: 0,
+    };
+    let top = if split {
+        BlockMode::Stack
+    } else {
+        BlockMode::Live
+    };
+    for (id, var) in body.vars.iter().enumerate() {
+        if var.param.is_some() {
+            planner.plan.def_block[id] = Some(0);
+            planner.def_pos[id] = 0;
+        }
+    }
+    planner.structure(&body.block, top);
+    planner.decide_block(&body.block);
+    planner.adjoints();
+    planner.finish();
+    planner.plan
+}
+
+struct Planner<'b> {
+    body: &'b Body,
+    clobbers: Clobbers,
+    plan: Plan,
+    /// Pre-order position of each variable's definition.
+    def_pos: Vec<usize>,
+    pos: usize,
+}
+
+fn block_work(block: &Block, activity: &Activity) -> bool {
+    block.stmts.iter().any(|s| stmt_work(s, activity))
+}
+
+fn stmt_work(stmt: &Stmt, activity: &Activity) -> bool {
+    match &stmt.kind {
+        StmtKind::Let { var, .. } | StmtKind::Assign { var, .. } => activity.active(*var),
+        StmtKind::IndexAssign { array, .. } => activity.active(*array),
+        StmtKind::Opaque { writes, .. } => writes.iter().any(|&w| activity.active(w)),
+        StmtKind::If {
+            then, els, phis, ..
+        } => {
+            phis.iter().any(|p| activity.active(p.var))
+                || block_work(then, activity)
+                || block_work(els, activity)
+        }
+        StmtKind::Loop(l) => block_work(&l.body, activity),
+    }
+}
+
+impl Planner<'_> {
+    /// Records block modes and where each variable is defined.
+    fn structure(&mut self, block: &Block, mode: BlockMode) {
+        self.plan.block_mode[block.id] = mode;
+        for stmt in &block.stmts {
+            let pos = self.pos;
+            self.pos += 1;
+            match &stmt.kind {
+                StmtKind::Let { var, rhs, .. } => {
+                    self.define(*var, block.id, pos);
+                    self.plan.defs.insert(*var, rhs.clone());
+                }
+                StmtKind::If {
+                    then, els, phis, ..
+                } => {
+                    for phi in phis {
+                        self.define(phi.var, block.id, pos);
+                    }
+                    let arm = if mode == BlockMode::Stack {
+                        BlockMode::Stack
+                    } else {
+                        BlockMode::Hoist
+                    };
+                    self.structure(then, arm);
+                    self.structure(els, arm);
+                    self.plan
+                        .if_work
+                        .insert(then.id, stmt_work(stmt, &self.plan.activity));
+                }
+                StmtKind::Loop(l) => {
+                    self.define(l.trips, block.id, pos);
+                    if let LoopKind::Range(r) = &l.kind {
+                        if let Some(v) = r.var {
+                            self.define(v, l.body.id, pos);
+                        }
+                    }
+                    self.structure(&l.body, BlockMode::Stack);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn define(&mut self, var: VarId, block: BlockId, pos: usize) {
+        self.plan.def_block[var] = Some(block);
+        self.def_pos[var] = pos;
+    }
+
+    fn mode_of(&self, var: VarId) -> BlockMode {
+        self.plan.def_block[var].map_or(BlockMode::Live, |b| self.plan.block_mode[b])
+    }
+
+    /// Decides how to restore every value the reverse sweep reads, in program order.
+    fn decide_block(&mut self, block: &Block) {
+        for stmt in &block.stmts {
+            if !stmt_work(stmt, &self.plan.activity) {
+                self.skip(stmt);
+                continue;
+            }
+            match &stmt.kind {
+                StmtKind::Let { var, rhs, .. } => {
+                    let activity = &self.plan.activity;
+                    let needs = rhs_needs(rhs, &|v| activity.active(v));
+                    let operands = rhs.operands();
+                    for need in needs {
+                        match need {
+                            Need::Operand(i) => {
+                                if let Some(Operand::Var(v)) = operands.get(i) {
+                                    self.need(*v);
+                                }
+                            }
+                            Need::Output => self.need(*var),
+                        }
+                    }
+                    if let Ty::Array(info) = &self.body.vars[*var].ty {
+                        if let Shape::Len(Operand::Var(len)) = &info.shape {
+                            self.need(*len);
+                        }
+                    }
+                }
+                StmtKind::IndexAssign {
+                    index: Operand::Var(i),
+                    ..
+                } => self.need(*i),
+                StmtKind::If {
+                    cond, then, els, ..
+                } => {
+                    if let Operand::Var(c) = cond {
+                        self.need(*c);
+                    }
+                    self.decide_block(then);
+                    self.decide_block(els);
+                }
+                StmtKind::Loop(l) => {
+                    let mut lp = LoopPlan {
+                        rev_work: true,
+                        ..LoopPlan::default()
+                    };
+                    if let LoopKind::Range(r) = &l.kind {
+                        if r.range.reads.iter().all(|&v| self.free(v)) {
+                            lp.regen = true;
+                            lp.count = !l.exits.is_empty() || r.reversed.is_none();
+                            if let Some(v) = r.var {
+                                self.plan.restore[v] = Restore::Regen;
+                            }
+                        }
+                    }
+                    if !lp.regen {
+                        lp.count = true;
+                    }
+                    if lp.count {
+                        self.need(l.trips);
+                    }
+                    self.plan.loops.insert(l.trips, lp);
+                    self.decide_block(&l.body);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Records a loop without reverse work.
+    fn skip(&mut self, stmt: &Stmt) {
+        if let StmtKind::Loop(l) = &stmt.kind {
+            self.plan.loops.insert(l.trips, LoopPlan::default());
+        }
+    }
+
+    /// `var` is read by the reverse sweep.
+    fn need(&mut self, var: VarId) {
+        if self.plan.restore[var] != Restore::None {
+            return;
+        }
+        if self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live {
+            self.plan.restore[var] = Restore::Live;
+            return;
+        }
+        if self.recomputable(var) {
+            self.plan.restore[var] = Restore::Recompute;
+            return;
+        }
+        self.plan.restore[var] = match self.mode_of(var) {
+            BlockMode::Hoist => Restore::Hoist,
+            _ => Restore::Save,
+        };
+    }
+
+    /// Whether `var` can be evaluated again from values available in the reverse sweep.
+    fn recomputable(&mut self, var: VarId) -> bool {
+        if !self.clobbers.immutable(var) || self.body.vars[var].mutable {
+            return false;
+        }
+        let Some(rhs) = self.plan.defs.get(&var).cloned() else {
+            return false;
+        };
+        if let Rhs::Index(array, _) = &rhs {
+            if !self.array_available(*array) {
+                return false;
+            }
+        }
+        let reads: Vec<VarId> = match &rhs {
+            Rhs::Index(_, i) => i.var().into_iter().collect(),
+            other => other.reads(),
+        };
+        if rhs.is_cheap() {
+            reads.iter().all(|&v| self.free(v))
+        } else if matches!(rhs, Rhs::Intrinsic(..) | Rhs::Binary(..)) {
+            // An intrinsic of values that are restored anyway (the old `x` of a recurrence):
+            // evaluating it again costs one call and saves a stack slot.
+            reads.iter().all(|&v| self.restored(v) || self.free(v))
+        } else {
+            false
+        }
+    }
+
+    fn restored(&self, var: VarId) -> bool {
+        self.plan.restore[var] != Restore::None
+    }
+
+    /// Whether the array `var` can be read in the reverse sweep as it was in the forward one.
+    fn array_available(&self, var: VarId) -> bool {
+        self.clobbers.immutable(var)
+            && !self.body.vars[var].mutable
+            && (self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live)
+    }
+
+    /// Makes `var` available without storing it, if possible (it is a parameter, live, or a
+    /// cheap function of such values).
+    fn free(&mut self, var: VarId) -> bool {
+        match self.plan.restore[var] {
+            Restore::Live | Restore::Regen | Restore::Recompute => return true,
+            Restore::Save | Restore::Hoist => return true,
+            Restore::None => {}
+        }
+        if self.body.vars[var].param.is_some() {
+            if self.clobbers.immutable(var) {
+                self.plan.restore[var] = Restore::Live;
+                return true;
+            }
+            return false;
+        }
+        if self.body.vars[var].ty.is_array() {
+            return self.array_available(var);
+        }
+        if !self.clobbers.immutable(var) || self.body.vars[var].mutable {
+            return false;
+        }
+        if self.mode_of(var) == BlockMode::Live {
+            self.plan.restore[var] = Restore::Live;
+            return true;
+        }
+        let Some(rhs) = self.plan.defs.get(&var).cloned() else {
+            return false;
+        };
+        if !rhs.is_cheap() {
+            return false;
+        }
+        if let Rhs::Index(array, _) = &rhs {
+            if !self.array_available(*array) {
+                return false;
+            }
+        }
+        let reads: Vec<VarId> = match &rhs {
+            Rhs::Index(_, i) => i.var().into_iter().collect(),
+            other => other.reads(),
+        };
+        if reads.iter().all(|&v| self.free(v)) {
+            self.plan.restore[var] = Restore::Recompute;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Decides where each adjoint is declared.
+    fn adjoints(&mut self) {
+        let n = self.body.vars.len();
+        let mut count = vec![0usize; n];
+        let mut direct = vec![true; n];
+        let activity = &self.plan.activity;
+        let def_block = &self.plan.def_block;
+        let mut contribute = |target: &Operand, site_block: BlockId| {
+            if let Operand::Var(v) = target {
+                if activity.active(*v) {
+                    count[*v] += 1;
+                    if def_block[*v] != Some(site_block) {
+                        direct[*v] = false;
+                    }
+                }
+            }
+        };
+        super::visit::walk(&self.body.block, &mut |stmt, site| match &stmt.kind {
+            StmtKind::Let { var, rhs, .. } if activity.active(*var) => match rhs {
+                Rhs::Index(array, _) => contribute(&Operand::Var(*array), site.block),
+                Rhs::Intrinsic(rule, args) => {
+                    if rule.partial != crate::rules::Partial::Zero {
+                        args.iter()
+                            .take(rule.arity)
+                            .for_each(|a| contribute(a, site.block));
+                    }
+                }
+                Rhs::Opaque(_) => {}
+                other => other
+                    .operands()
+                    .into_iter()
+                    .for_each(|a| contribute(a, site.block)),
+            },
+            StmtKind::Assign { var, value, .. } if activity.active(*var) => {
+                contribute(value, site.block)
+            }
+            StmtKind::IndexAssign { array, value, .. } if activity.active(*array) => {
+                contribute(value, site.block)
+            }
+            StmtKind::If {
+                then, els, phis, ..
+            } => {
+                for phi in phis.iter().filter(|p| activity.active(p.var)) {
+                    contribute(&phi.then, then.id);
+                    contribute(&phi.els, els.id);
+                }
+            }
+            _ => {}
+        });
+        super::activity::output_vars(&self.body.output, &mut |v| contribute(&Operand::Var(v), 0));
+        for v in 0..n {
+            if !activity.active(v) {
+                continue;
+            }
+            let var = &self.body.vars[v];
+            let scalar = var.ty.is_float();
+            self.plan.adj[v] = if scalar
+                && !var.mutable
+                && count[v] == 1
+                && direct[v]
+                && self.clobbers.immutable(v)
+            {
+                AdjDecl::AtSite
+            } else {
+                AdjDecl::AtStart
+            };
+        }
+    }
+
+    /// Groups the decisions by block.
+    fn finish(&mut self) {
+        let mut order: Vec<VarId> = (0..self.body.vars.len()).collect();
+        order.sort_by_key(|&v| (self.def_pos[v], v));
+        for v in order {
+            let Some(block) = self.plan.def_block[v] else {
+                continue;
+            };
+            match self.plan.restore[v] {
+                Restore::Save => {
+                    self.plan.saves[block].push(v);
+                    self.plan.uses_stack = true;
+                }
+                Restore::Recompute => self.plan.recomputes[block].push(v),
+                Restore::Hoist => self.plan.hoisted.push(v),
+                _ => {}
+            }
+            if self.plan.adj[v] == AdjDecl::AtStart {
+                self.plan.adj_starts[block].push(v);
+            }
+        }
+    }
+}

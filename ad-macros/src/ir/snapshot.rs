@@ -1,0 +1,203 @@
+//! Snapshots of mutable variables whose old value the reverse sweep needs.
+//!
+//! ```text
+//! // Before                       // After
+//! x = x.sin() * a;                let __x1 = x;
+//!                                 let __t0 = __x1.sin();   // sin' reads the old x
+//!                                 let __t1 = __t0 * a;
+//!                                 x = __t1;
+//! ```
+//!
+//! A read needs a snapshot when the variable may be written after it before the reverse
+//! sweep runs: by a later statement, or by a later iteration of a loop around the read.
+
+use std::collections::HashMap;
+
+use super::activity::Activity;
+use super::needs::{rhs_needs, Need};
+use super::visit::{walk, Site};
+use super::{Block, Body, Operand, Rhs, Stmt, StmtKind, VarId};
+
+/// Inserts the snapshots into `body`, extending `activity` to the new variables.
+pub(crate) fn insert(body: &mut Body, activity: &mut Activity) {
+    let clobbers = Clobbers::of(body);
+    let mut pos = 0;
+    let mut loops = Vec::new();
+    let mut block = std::mem::replace(
+        &mut body.block,
+        Block {
+            id: 0,
+            stmts: Vec::new(),
+        },
+    );
+    let mut cx = Cx {
+        body,
+        activity,
+        clobbers: &clobbers,
+    };
+    cx.block(&mut block, &mut pos, &mut loops);
+    body.block = block;
+}
+
+/// Where each variable is written.
+pub(crate) struct Clobbers {
+    /// Pre-order positions of the writes of each variable (its defining `let` excluded).
+    writes: Vec<Vec<usize>>,
+    /// Position of the defining `let` of each variable (`None` for parameters).
+    defs: Vec<Option<usize>>,
+}
+
+impl Clobbers {
+    pub(crate) fn of(body: &Body) -> Clobbers {
+        let n = body.vars.len();
+        let mut writes = vec![Vec::new(); n];
+        let mut defs = vec![None; n];
+        walk(&body.block, &mut |stmt, site| {
+            if let StmtKind::Let { var, .. } = &stmt.kind {
+                defs[*var] = Some(site.pos);
+            }
+            for w in stmt.writes() {
+                writes[w].push(site.pos);
+            }
+        });
+        Clobbers { writes, defs }
+    }
+
+    /// Whether `var` is never written after its definition.
+    pub(crate) fn immutable(&self, var: VarId) -> bool {
+        self.writes.get(var).is_none_or(Vec::is_empty)
+    }
+
+    /// Whether `var`, read at `site`, may be written before the reverse sweep reads it.
+    pub(crate) fn clobbered(&self, var: VarId, site: &Site) -> bool {
+        let Some(writes) = self.writes.get(var) else {
+            return false;
+        };
+        if writes.iter().any(|&w| w > site.pos) {
+            return true;
+        }
+        let def = self.defs.get(var).copied().flatten();
+        site.loops.iter().any(|&(_, start, end)| {
+            let declared_inside = def.is_some_and(|d| d >= start && d < end);
+            !declared_inside && writes.iter().any(|&w| w >= start && w < end)
+        })
+    }
+}
+
+struct Cx<'b> {
+    body: &'b mut Body,
+    activity: &'b mut Activity,
+    clobbers: &'b Clobbers,
+}
+
+impl Cx<'_> {
+    fn block(
+        &mut self,
+        block: &mut Block,
+        pos: &mut usize,
+        loops: &mut Vec<(VarId, usize, usize)>,
+    ) {
+        let old = std::mem::take(&mut block.stmts);
+        let mut snaps: HashMap<VarId, VarId> = HashMap::new();
+        for mut stmt in old {
+            let site = Site {
+                pos: *pos,
+                block: block.id,
+                loops: loops.clone(),
+            };
+            *pos += 1;
+            let span = stmt.span;
+            let needed = self.needed_operands(&mut stmt);
+            for op in needed {
+                let Operand::Var(m) = *op else { continue };
+                if !self.body.vars[m].mutable || !self.clobbers.clobbered(m, &site) {
+                    continue;
+                }
+                let snap = match snaps.get(&m) {
+                    Some(&snap) => snap,
+                    None => {
+                        let snap = self.snapshot(m, &mut block.stmts, span);
+                        snaps.insert(m, snap);
+                        snap
+                    }
+                };
+                *op = Operand::Var(snap);
+            }
+            for w in stmt.writes() {
+                snaps.remove(&w);
+            }
+            match &mut stmt.kind {
+                StmtKind::If { then, els, .. } => {
+                    self.block(then, pos, loops);
+                    self.block(els, pos, loops);
+                    snaps.clear();
+                }
+                StmtKind::Loop(l) => {
+                    let start = *pos;
+                    let end = start + super::visit::count(&l.body);
+                    loops.push((l.trips, start, end));
+                    self.block(&mut l.body, pos, loops);
+                    loops.pop();
+                    snaps.clear();
+                }
+                _ => {}
+            }
+            block.stmts.push(stmt);
+        }
+    }
+
+    /// The operands of `stmt` whose values its reverse reads (only for active statements).
+    fn needed_operands<'s>(&self, stmt: &'s mut Stmt) -> Vec<&'s mut Operand> {
+        let activity = &*self.activity;
+        match &mut stmt.kind {
+            StmtKind::Let { var, rhs, .. } if activity.active(*var) => {
+                let needs = rhs_needs(rhs, &|v| activity.active(v));
+                let positions: Vec<usize> = needs
+                    .iter()
+                    .filter_map(|n| match n {
+                        Need::Operand(i) => Some(*i),
+                        Need::Output => None,
+                    })
+                    .collect();
+                rhs.operands_mut()
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(i, _)| positions.contains(i))
+                    .map(|(_, op)| op)
+                    .collect()
+            }
+            StmtKind::IndexAssign { array, index, .. } if activity.active(*array) => vec![index],
+            _ => Vec::new(),
+        }
+    }
+
+    /// `let __m1 = m;` appended to `stmts`.
+    fn snapshot(&mut self, m: VarId, stmts: &mut Vec<Stmt>, span: proc_macro2::Span) -> VarId {
+        let mut var = self.body.vars[m].clone();
+        let base = var.name.to_string();
+        let base = base.trim_start_matches('_');
+        var.name = proc_macro2::Ident::new(
+            &format!("__{base}_old{}", self.body.vars.len()),
+            proc_macro2::Span::mixed_site(),
+        );
+        var.adj = proc_macro2::Ident::new(
+            &format!("__adj_{base}_old{}", self.body.vars.len()),
+            proc_macro2::Span::mixed_site(),
+        );
+        var.mutable = false;
+        var.param = None;
+        var.temp = true;
+        self.body.vars.push(var);
+        let snap = self.body.vars.len() - 1;
+        self.activity.push(self.activity.active(m));
+        stmts.push(Stmt {
+            kind: StmtKind::Let {
+                var: snap,
+                rhs: Rhs::Copy(Operand::Var(m)),
+                ty: None,
+            },
+            span,
+        });
+        snap
+    }
+}

@@ -1,0 +1,128 @@
+//! Settles the types the generated code must spell out: the precision of every float value
+//! (for values popped from the value stack and for casts) and the integer type of indices and
+//! exponents.
+
+use super::visit::walk;
+use super::{Body, FloatTy, Operand, Rhs, Shape, StmtKind, Ty, VarId};
+
+/// Resolves types in place. `default` is the precision of values nothing pins down.
+pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
+    assign_roles(body);
+    let mut links: Vec<(VarId, VarId)> = Vec::new();
+    walk(&body.block, &mut |stmt, _| match &stmt.kind {
+        StmtKind::Let { var, rhs, .. } => match rhs {
+            Rhs::Copy(a) | Rhs::Neg(a) | Rhs::ArrayRepeat(a, _) | Rhs::VecRepeat(a, _) => {
+                link(&mut links, *var, a)
+            }
+            Rhs::Binary(_, a, b) => {
+                link(&mut links, *var, a);
+                link(&mut links, *var, b);
+            }
+            Rhs::Intrinsic(rule, args) => {
+                for a in args.iter().take(rule.arity) {
+                    link(&mut links, *var, a);
+                }
+            }
+            Rhs::Index(array, _) => links.push((*var, *array)),
+            Rhs::ArrayLit(items) => items.iter().for_each(|a| link(&mut links, *var, a)),
+            Rhs::Cast(..) | Rhs::Opaque(_) => {}
+        },
+        StmtKind::Assign { var, value, .. } => link(&mut links, *var, value),
+        StmtKind::IndexAssign { array, value, .. } => link(&mut links, *array, value),
+        StmtKind::If { phis, .. } => {
+            for phi in phis {
+                link(&mut links, phi.var, &phi.then);
+                link(&mut links, phi.var, &phi.els);
+            }
+        }
+        _ => {}
+    });
+    // Propagate known precisions along the links until nothing changes.
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(a, b) in &links {
+            let (ta, tb) = (float_of(&body.vars[a].ty), float_of(&body.vars[b].ty));
+            match (ta, tb) {
+                (Some(None), Some(Some(t))) => changed |= set_float(body, a, t),
+                (Some(Some(t)), Some(None)) => changed |= set_float(body, b, t),
+                _ => {}
+            }
+        }
+    }
+    for var in &mut body.vars {
+        match &mut var.ty {
+            Ty::Float(t @ None) => *t = Some(default),
+            Ty::Array(info) if info.elem.is_none() => info.elem = Some(default),
+            _ => {}
+        }
+    }
+}
+
+fn link(links: &mut Vec<(VarId, VarId)>, var: VarId, op: &Operand) {
+    if let Operand::Var(v) = op {
+        links.push((var, *v));
+    }
+}
+
+/// The precision of a float or float array type: `Some(None)` when not settled yet.
+fn float_of(ty: &Ty) -> Option<Option<FloatTy>> {
+    match ty {
+        Ty::Float(t) => Some(*t),
+        Ty::Array(info) => Some(info.elem),
+        _ => None,
+    }
+}
+
+fn set_float(body: &mut Body, var: VarId, t: FloatTy) -> bool {
+    match &mut body.vars[var].ty {
+        Ty::Float(slot @ None) => {
+            *slot = Some(t);
+            true
+        }
+        Ty::Array(info) if info.elem.is_none() => {
+            info.elem = Some(t);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Indices and lengths are `usize`, `powi` exponents `i32`, conditions `bool`.
+fn assign_roles(body: &mut Body) {
+    let mut roles: Vec<(VarId, Ty)> = Vec::new();
+    walk(&body.block, &mut |stmt, _| match &stmt.kind {
+        StmtKind::Let { rhs, .. } => match rhs {
+            Rhs::Index(_, Operand::Var(i)) | Rhs::VecRepeat(_, Operand::Var(i)) => {
+                roles.push((*i, Ty::Usize))
+            }
+            Rhs::Intrinsic(rule, args) if rule.int_exponent => {
+                if let Some(Operand::Var(k)) = args.get(rule.arity) {
+                    roles.push((*k, Ty::I32));
+                }
+            }
+            _ => {}
+        },
+        StmtKind::IndexAssign {
+            index: Operand::Var(i),
+            ..
+        } => roles.push((*i, Ty::Usize)),
+        StmtKind::If {
+            cond: Operand::Var(c),
+            ..
+        } => roles.push((*c, Ty::Bool)),
+        _ => {}
+    });
+    for var in body.vars.iter() {
+        if let Ty::Array(info) = &var.ty {
+            if let Shape::Len(Operand::Var(n)) = &info.shape {
+                roles.push((*n, Ty::Usize));
+            }
+        }
+    }
+    for (var, ty) in roles {
+        if matches!(body.vars[var].ty, Ty::Unknown | Ty::Other) {
+            body.vars[var].ty = ty;
+        }
+    }
+}

@@ -1,0 +1,94 @@
+//! `#[reverse]`, `#[reverse(wrt(a, b))]`.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::{Ident, Token};
+
+use crate::error::Errors;
+
+/// The arguments of `#[reverse(...)]`.
+#[derive(Default)]
+pub(crate) struct Args {
+    /// `wrt(a, b)`: the parameters to differentiate with respect to (all float parameters
+    /// when absent).
+    pub wrt: Option<Vec<Ident>>,
+}
+
+impl Args {
+    /// Parses the attribute arguments, reporting every problem.
+    pub(crate) fn from_tokens(cx: &Errors, tokens: TokenStream) -> Args {
+        let mut args = Args::default();
+        let metas = match Punctuated::<syn::Meta, Token![,]>::parse_terminated.parse2(tokens) {
+            Ok(metas) => metas,
+            Err(err) => {
+                cx.push(err);
+                return args;
+            }
+        };
+        for meta in metas {
+            match &meta {
+                syn::Meta::List(list) if list.path.is_ident("wrt") => {
+                    if args.wrt.is_some() {
+                        cx.error(&list.path, "duplicate `wrt(...)` argument");
+                        continue;
+                    }
+                    match list.parse_args_with(Punctuated::<Ident, Token![,]>::parse_terminated) {
+                        Ok(names) if names.is_empty() => cx.error(
+                            list,
+                            "`wrt()` names no parameter; list the parameters to differentiate, \
+                             as in `wrt(x, y)`",
+                        ),
+                        Ok(names) => args.wrt = Some(names.into_iter().collect()),
+                        Err(err) => cx.push(err),
+                    }
+                }
+                syn::Meta::Path(path) if path.is_ident("cps") => cx.error(
+                    path,
+                    "the `cps` backend is not available yet; remove `cps` to use the default \
+                     tape backend, which gives the same gradients",
+                ),
+                _ => cx.error(
+                    meta.path(),
+                    format!(
+                        "unknown argument `{}`; expected `wrt(...)`",
+                        quote::ToTokens::to_token_stream(meta.path())
+                            .to_string()
+                            .replace(' ', "")
+                    ),
+                ),
+            }
+        }
+        args
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quote::quote;
+
+    fn parse(tokens: TokenStream) -> (Args, usize) {
+        let cx = Errors::new();
+        let args = Args::from_tokens(&cx, tokens);
+        let n = match cx.check() {
+            Ok(()) => 0,
+            Err(err) => err.into_iter().count(),
+        };
+        (args, n)
+    }
+
+    #[test]
+    fn empty_and_wrt() {
+        assert!(parse(quote!()).0.wrt.is_none());
+        let (args, errors) = parse(quote!(wrt(a, c)));
+        assert_eq!(errors, 0);
+        let names: Vec<String> = args.wrt.unwrap().iter().map(|i| i.to_string()).collect();
+        assert_eq!(names, ["a", "c"]);
+    }
+
+    #[test]
+    fn every_bad_argument_is_reported() {
+        assert_eq!(parse(quote!(wtr(a), cps, wrt())).1, 3);
+    }
+}

@@ -1,0 +1,12 @@
+//! Reading the attribute arguments and the function signature into a validated model.
+//!
+//! In: the tokens of `#[reverse(...)]` and the `syn::Signature`. Out: [`Args`] and
+//! [`Signature`], which say which parameters are active, what shapes they have, and what the
+//! generated functions return. Errors go to the collector, each at the span of the offending
+//! tokens.
+
+mod args;
+mod signature;
+
+pub(crate) use args::Args;
+pub(crate) use signature::{float_of, ParamKind, RetTy, Signature};

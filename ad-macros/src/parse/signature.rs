@@ -1,0 +1,473 @@
+//! The function signature: which parameters are active, their shapes, the output shape.
+
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::{FnArg, Ident, Pat, ReturnType, Type};
+
+use super::Args;
+use crate::error::Errors;
+use crate::ir::FloatTy;
+
+/// A validated signature.
+pub(crate) struct Signature {
+    pub params: Vec<Param>,
+    pub ret: RetTy,
+    /// The precision of literals that nothing else pins down: `f32` when every float
+    /// parameter is `f32`, else `f64`.
+    pub default_float: FloatTy,
+}
+
+/// One parameter.
+pub(crate) struct Param {
+    pub ident: Ident,
+    pub mutable: bool,
+    pub ty: Type,
+    pub kind: ParamKind,
+    /// Differentiated with respect to (its adjoint is part of the gradient).
+    pub active: bool,
+}
+
+/// The shape of a parameter, as far as differentiation cares.
+#[derive(Clone, Debug)]
+pub(crate) enum ParamKind {
+    /// `f64` or `f32`.
+    Scalar(FloatTy),
+    /// `[f64; N]` or `&[f64; N]`.
+    Array { elem: FloatTy, len: TokenStream },
+    /// `&[f64]`, `Vec<f64>`, `&Vec<f64>`.
+    Slice { elem: FloatTy },
+    /// Integers, `bool`, user types: never differentiated.
+    Inactive,
+}
+
+impl ParamKind {
+    /// The type of this parameter's adjoint in the gradient: `f64`, `[f64; N]`, `Vec<f64>`.
+    pub(crate) fn adjoint_type(&self) -> Option<TokenStream> {
+        match self {
+            ParamKind::Scalar(t) => Some(t.ident().into_token_stream()),
+            ParamKind::Array { elem, len } => {
+                let elem = elem.ident();
+                Some(quote!([#elem; #len]))
+            }
+            ParamKind::Slice { elem } => {
+                let elem = elem.ident();
+                Some(quote!(::std::vec::Vec<#elem>))
+            }
+            ParamKind::Inactive => None,
+        }
+    }
+}
+
+/// The shape of the return type.
+#[derive(Clone, Debug)]
+pub(crate) enum RetTy {
+    Scalar(FloatTy),
+    Array { elem: FloatTy, len: TokenStream },
+    Vec(FloatTy),
+    Tuple(Vec<RetTy>),
+}
+
+impl RetTy {
+    /// The type of the seed (the adjoint of the output).
+    pub(crate) fn seed_type(&self) -> TokenStream {
+        match self {
+            RetTy::Scalar(t) => t.ident().into_token_stream(),
+            RetTy::Array { elem, len } => {
+                let elem = elem.ident();
+                quote!([#elem; #len])
+            }
+            RetTy::Vec(t) => {
+                let t = t.ident();
+                quote!(::std::vec::Vec<#t>)
+            }
+            RetTy::Tuple(items) => {
+                let items = items.iter().map(RetTy::seed_type);
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
+    fn floats(&self, out: &mut Vec<FloatTy>) {
+        match self {
+            RetTy::Scalar(t) | RetTy::Array { elem: t, .. } | RetTy::Vec(t) => out.push(*t),
+            RetTy::Tuple(items) => items.iter().for_each(|i| i.floats(out)),
+        }
+    }
+}
+
+impl Signature {
+    /// Validates `sig` against the rules of DESIGN.md section 1, reporting every problem.
+    /// Returns `None` when the signature is unusable.
+    pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Option<Signature> {
+        reject_qualifiers(cx, sig);
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            if let Some(param) = read_param(cx, input) {
+                params.push(param);
+            }
+        }
+        let ret = read_return(cx, &sig.output);
+        mark_active(cx, &mut params, args);
+        let ret = ret?;
+        if cx.has_errors() {
+            return None;
+        }
+        let mut floats: Vec<FloatTy> = params
+            .iter()
+            .filter_map(|p| match &p.kind {
+                ParamKind::Scalar(t) | ParamKind::Array { elem: t, .. } => Some(*t),
+                ParamKind::Slice { elem } => Some(*elem),
+                ParamKind::Inactive => None,
+            })
+            .collect();
+        ret.floats(&mut floats);
+        let default_float = if !floats.is_empty() && floats.iter().all(|t| *t == FloatTy::F32) {
+            FloatTy::F32
+        } else {
+            FloatTy::F64
+        };
+        Some(Signature {
+            params,
+            ret,
+            default_float,
+        })
+    }
+
+    /// The type of the gradient: the adjoint of the one active parameter, or a tuple of them.
+    pub(crate) fn gradient_type(&self) -> TokenStream {
+        let adjoints: Vec<TokenStream> = self
+            .params
+            .iter()
+            .filter(|p| p.active)
+            .filter_map(|p| p.kind.adjoint_type())
+            .collect();
+        match adjoints.as_slice() {
+            [one] => one.clone(),
+            many => quote!((#(#many,)*)),
+        }
+    }
+}
+
+/// `async`, `unsafe`, `extern`, generics and variadics change what a caller can do with the
+/// function; the generated functions could not mirror them faithfully.
+fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
+    if let Some(token) = &sig.asyncness {
+        cx.error(
+            token,
+            "`async fn` is not supported by #[reverse]; differentiate a plain `fn` and call it \
+             from the async code",
+        );
+    }
+    if let Some(token) = &sig.unsafety {
+        cx.error(
+            token,
+            "`unsafe fn` is not supported by #[reverse]; differentiable code must be safe Rust",
+        );
+    }
+    if let Some(abi) = &sig.abi {
+        cx.error(
+            abi,
+            "`extern` functions are not supported by #[reverse]; remove the ABI, or wrap a \
+             plain `fn` that #[reverse] can differentiate",
+        );
+    }
+    for param in sig.generics.params.iter() {
+        match param {
+            syn::GenericParam::Lifetime(_) => {}
+            syn::GenericParam::Type(t) => cx.error(
+                t,
+                "generic functions are not supported by #[reverse]; write the function for \
+                 `f64` (or `f32`)",
+            ),
+            syn::GenericParam::Const(c) => cx.error(
+                c,
+                "const generic parameters are not supported by #[reverse]; use a `const` item \
+                 for the length",
+            ),
+        }
+    }
+    if let Some(variadic) = &sig.variadic {
+        cx.error(
+            variadic,
+            "variadic functions are not supported by #[reverse]",
+        );
+    }
+}
+
+fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
+    let typed = match input {
+        FnArg::Receiver(receiver) => {
+            cx.error(
+                receiver,
+                "methods are not supported by #[reverse]; write a free function that takes the \
+                 value as a parameter",
+            );
+            return None;
+        }
+        FnArg::Typed(typed) => typed,
+    };
+    let (ident, mutable) = match &*typed.pat {
+        Pat::Ident(pat) if pat.by_ref.is_none() && pat.subpat.is_none() => {
+            (pat.ident.clone(), pat.mutability.is_some())
+        }
+        other => {
+            cx.error(
+                other,
+                "#[reverse] needs a plain name for each parameter; bind the parameter to a name \
+                 and destructure it in the body",
+            );
+            return None;
+        }
+    };
+    let kind = param_kind(cx, &typed.ty)?;
+    Some(Param {
+        ident,
+        mutable,
+        ty: (*typed.ty).clone(),
+        kind,
+        active: false,
+    })
+}
+
+/// The float precision named by `ty`, if it is `f64` or `f32`.
+pub(crate) fn float_of(ty: &Type) -> Option<FloatTy> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            if p.path.is_ident("f64") {
+                Some(FloatTy::F64)
+            } else if p.path.is_ident("f32") {
+                Some(FloatTy::F32)
+            } else {
+                None
+            }
+        }
+        Type::Paren(inner) => float_of(&inner.elem),
+        Type::Group(inner) => float_of(&inner.elem),
+        _ => None,
+    }
+}
+
+/// `Vec<T>` → `T`.
+fn vec_elem(ty: &Type) -> Option<&Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if last.ident != "Vec" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(t) if args.args.len() == 1 => Some(t),
+        _ => None,
+    }
+}
+
+fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
+    if let Some(t) = float_of(ty) {
+        return Some(ParamKind::Scalar(t));
+    }
+    match ty {
+        Type::Array(array) => Some(match float_of(&array.elem) {
+            Some(elem) => ParamKind::Array {
+                elem,
+                len: array.len.to_token_stream(),
+            },
+            None => ParamKind::Inactive,
+        }),
+        Type::Reference(reference) => {
+            if let Some(token) = &reference.mutability {
+                cx.error(
+                    token,
+                    "`&mut` parameters are not supported by #[reverse]; take the value (or a \
+                     shared reference) and return the result instead",
+                );
+                return None;
+            }
+            Some(match &*reference.elem {
+                Type::Slice(slice) => match float_of(&slice.elem) {
+                    Some(elem) => ParamKind::Slice { elem },
+                    None => ParamKind::Inactive,
+                },
+                Type::Array(array) => match float_of(&array.elem) {
+                    Some(elem) => ParamKind::Array {
+                        elem,
+                        len: array.len.to_token_stream(),
+                    },
+                    None => ParamKind::Inactive,
+                },
+                inner => match vec_elem(inner).and_then(float_of) {
+                    Some(elem) => ParamKind::Slice { elem },
+                    None if float_of(inner).is_some() => {
+                        cx.error(
+                            ty,
+                            "a reference to a float is not supported as a parameter of \
+                             #[reverse]; take the value (`f64`) instead",
+                        );
+                        return None;
+                    }
+                    None => ParamKind::Inactive,
+                },
+            })
+        }
+        Type::ImplTrait(t) => {
+            cx.error(
+                t,
+                "`impl Trait` parameters are not supported by #[reverse]; use a concrete type",
+            );
+            None
+        }
+        _ => Some(match vec_elem(ty).and_then(float_of) {
+            Some(elem) => ParamKind::Slice { elem },
+            None => ParamKind::Inactive,
+        }),
+    }
+}
+
+const RETURN_HELP: &str = "#[reverse] differentiates functions that return floats: `f64`, \
+                           `f32`, `[f64; N]`, `Vec<f64>` or a tuple of these";
+
+fn read_return(cx: &Errors, output: &ReturnType) -> Option<RetTy> {
+    match output {
+        ReturnType::Default => {
+            cx.error_at(
+                proc_macro2::Span::call_site(),
+                format!("{RETURN_HELP}; this function returns `()`"),
+            );
+            None
+        }
+        ReturnType::Type(_, ty) => ret_ty(cx, ty),
+    }
+}
+
+fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
+    if let Some(t) = float_of(ty) {
+        return Some(RetTy::Scalar(t));
+    }
+    if let Some(elem) = vec_elem(ty).and_then(float_of) {
+        return Some(RetTy::Vec(elem));
+    }
+    match ty {
+        Type::Array(array) => {
+            if let Some(elem) = float_of(&array.elem) {
+                return Some(RetTy::Array {
+                    elem,
+                    len: array.len.to_token_stream(),
+                });
+            }
+        }
+        Type::Tuple(tuple) if !tuple.elems.is_empty() => {
+            let items: Vec<Option<RetTy>> = tuple.elems.iter().map(|t| ret_ty(cx, t)).collect();
+            return items
+                .into_iter()
+                .collect::<Option<Vec<_>>>()
+                .map(RetTy::Tuple);
+        }
+        Type::Paren(inner) => return ret_ty(cx, &inner.elem),
+        _ => {}
+    }
+    cx.error(
+        ty,
+        format!("{RETURN_HELP}; found `{}`", ty.to_token_stream()),
+    );
+    None
+}
+
+/// Marks the parameters named in `wrt(...)` active, or every float parameter without it.
+fn mark_active(cx: &Errors, params: &mut [Param], args: &Args) {
+    match &args.wrt {
+        None => {
+            for p in params.iter_mut() {
+                p.active = !matches!(p.kind, ParamKind::Inactive);
+            }
+            if !params.is_empty() && params.iter().all(|p| !p.active) {
+                cx.error_at(
+                    proc_macro2::Span::call_site(),
+                    "no parameter of this function can be differentiated; #[reverse] needs at \
+                     least one parameter of type `f64`, `f32`, `[f64; N]`, `&[f64]` or `Vec<f64>`",
+                );
+            }
+        }
+        Some(names) => {
+            for (i, name) in names.iter().enumerate() {
+                if names[..i].contains(name) {
+                    cx.error(name, format!("`{name}` is listed twice in `wrt(...)`"));
+                    continue;
+                }
+                match params.iter_mut().find(|p| p.ident == *name) {
+                    None => cx.error(
+                        name,
+                        format!("`wrt` names `{name}`, which is not a parameter"),
+                    ),
+                    Some(p) if matches!(p.kind, ParamKind::Inactive) => cx.error(
+                        name,
+                        format!(
+                            "`{name}` has type `{}`, which cannot be differentiated; `wrt` \
+                             takes parameters of type `f64`, `f32`, `[f64; N]`, `&[f64]` or \
+                             `Vec<f64>`",
+                            p.ty.to_token_stream()
+                        ),
+                    ),
+                    Some(p) => p.active = true,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use syn::parse_quote;
+
+    fn read(sig: syn::Signature, args: Args) -> Result<Signature, usize> {
+        let cx = Errors::new();
+        let sig = Signature::from_syn(&cx, &sig, &args);
+        match cx.check() {
+            Ok(()) => Ok(sig.unwrap()),
+            Err(err) => Err(err.into_iter().count()),
+        }
+    }
+
+    #[test]
+    fn kinds_and_activity() {
+        let sig = read(
+            parse_quote!(fn f(x: f64, k: i32, w: &[f64], a: [f32; 3], v: Vec<f64>) -> f64),
+            Args::default(),
+        )
+        .ok()
+        .unwrap();
+        let active: Vec<bool> = sig.params.iter().map(|p| p.active).collect();
+        assert_eq!(active, [true, false, true, true, true]);
+        assert!(matches!(
+            sig.params[2].kind,
+            ParamKind::Slice { elem: FloatTy::F64 }
+        ));
+        assert_eq!(sig.default_float, FloatTy::F64);
+    }
+
+    #[test]
+    fn wrt_selects_and_validates() {
+        let args = Args {
+            wrt: Some(vec![parse_quote!(y)]),
+        };
+        let sig = read(parse_quote!(fn f(x: f64, y: f64) -> f64), args)
+            .ok()
+            .unwrap();
+        assert_eq!(sig.params.iter().filter(|p| p.active).count(), 1);
+        let args = Args {
+            wrt: Some(vec![parse_quote!(k), parse_quote!(z)]),
+        };
+        assert_eq!(
+            read(parse_quote!(fn f(x: f64, k: i32) -> f64), args).err(),
+            Some(2)
+        );
+    }
+
+    #[test]
+    fn all_problems_reported() {
+        let sig: syn::Signature =
+            parse_quote!(async unsafe fn f<T>(&self, m: &mut f64, (a, b): (f64, f64)) -> i32);
+        assert_eq!(read(sig, Args::default()).err(), Some(7));
+    }
+}

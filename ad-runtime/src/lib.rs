@@ -1,0 +1,23 @@
+//! Runtime support for the `ad` crate.
+//!
+//! Users depend on the facade crate `ad`, which re-exports everything here. This crate holds
+//! the parts of reverse-mode differentiation that are ordinary library code rather than code
+//! generation:
+//!
+//! - [`rules`]: the one table of intrinsic derivative rules (values and partials), with the
+//!   conventions at non-differentiable points (JAX's, in float64).
+//! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
+//!   sweep of a loop (or of a called function) to its reverse sweep.
+//! - [`check`]: a central finite-difference gradient checker for tests and users.
+//! - [`adjoint`]: small traits that generated code uses to build and accumulate adjoints of
+//!   arrays and vectors.
+#![forbid(unsafe_code)]
+
+pub mod adjoint;
+pub mod check;
+pub mod float;
+pub mod rules;
+pub mod stack;
+
+pub use float::Float;
+pub use stack::ValueStack;
