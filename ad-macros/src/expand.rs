@@ -108,4 +108,9 @@ mod snapshots {
     fn straight_line() {
         check("straight_line");
     }
+
+    #[test]
+    fn loops() {
+        check("loops");
+    }
 }

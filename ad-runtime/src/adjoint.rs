@@ -16,11 +16,27 @@ pub trait ZerosLike {
     fn zeros_like(&self) -> Self::Adjoint;
 }
 
-impl<T: Float> ZerosLike for T {
-    type Adjoint = T;
+impl ZerosLike for f64 {
+    type Adjoint = f64;
     #[inline]
-    fn zeros_like(&self) -> T {
-        T::ZERO
+    fn zeros_like(&self) -> f64 {
+        0.0
+    }
+}
+
+impl ZerosLike for f32 {
+    type Adjoint = f32;
+    #[inline]
+    fn zeros_like(&self) -> f32 {
+        0.0
+    }
+}
+
+impl<V: ZerosLike + ?Sized> ZerosLike for &V {
+    type Adjoint = V::Adjoint;
+    #[inline]
+    fn zeros_like(&self) -> V::Adjoint {
+        (**self).zeros_like()
     }
 }
 

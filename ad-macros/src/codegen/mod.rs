@@ -94,6 +94,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[inline]
+        #[allow(dead_code, reason = "generated next to the function; callers may use either")]
         #vis fn #name #generics (#(#params),*) -> (#ret, #grad) #where_clause {
             #vjp(#(#args,)* #one)
         }

@@ -50,15 +50,19 @@ pub(super) fn emit_vjp(
     let reverse = e.rev_block(&body.block, seed);
     let output = e.output_value(&body.output);
     let gradient = e.gradient();
+    let primal = &func.sig.ident;
     quote! {
         #[doc = #doc]
         #[allow(
+            dead_code,
             unused_mut,
             unused_variables,
             unused_assignments,
             reason = "generated adjoint code: declarations are uniform, not minimal"
         )]
         #vis #signature {
+            // `NAME` is the primal of this function: calling only the gradient uses it.
+            let _ = #primal;
             #(#hoisted)*
             #stack_decl
             #forward

@@ -717,9 +717,23 @@ impl<'a> Lowerer<'a> {
         if let Operand::Var(t) = op {
             let fresh_temp = t >= first_new && self.vars[t].temp && self.vars[t].param.is_none();
             let last_defines = matches!(out.last(), Some(Stmt { kind: StmtKind::Let { var, .. }, .. }) if *var == t);
-            // A `let mut` gets its own variable: the temporary may be an operation's output
-            // that its reverse reads, and the mutable variable will be overwritten.
-            if fresh_temp && last_defines && !mutable {
+            // A `let mut` gets its own variable when the temporary is the output of an
+            // operation whose reverse reads it (`x / y`, `x.exp()`): the mutable variable
+            // will be overwritten.
+            let reads_output = matches!(
+                out.last(),
+                Some(Stmt {
+                    kind: StmtKind::Let {
+                        rhs: Rhs::Binary(super::BinOp::Div, ..),
+                        ..
+                    },
+                    ..
+                })
+            ) || matches!(
+                out.last(),
+                Some(Stmt { kind: StmtKind::Let { rhs: Rhs::Intrinsic(rule, _), .. }, .. }) if rule.reads_output
+            );
+            if fresh_temp && last_defines && !(mutable && reads_output) {
                 self.rename_temp(t, ident, mutable);
                 if let Some(Stmt {
                     kind: StmtKind::Let { ty, .. },
