@@ -22,10 +22,10 @@
 //! | `sqrt` | `x = 0` | `+inf` |
 //! | `cbrt` | `x = 0` | `+inf` |
 //! | `ln`, `log2`, `log10`, `log` | `x = 0` | `+inf` (the limit from the right) |
-//! | `powf(x, y)` | `y = 0` | `∂/∂x = 0` |
-//! | `powf(x, y)` | `x = 0` | `∂/∂y = 0` |
+//! | `powf(x, y)` | `x = 0` | `∂/∂y = 0` (and `∂/∂x = NaN` at `x = y = 0`) |
 //! | `powi(x, 0)` | any `x` | `0` |
-//! | `hypot(x, y)` | `x = y = 0` | `(0, 0)` |
+//! | `hypot(x, y)` | `x = y = 0` | `(0.5, 0.5)` |
+//! | `atan2(y, x)` | `x = y = 0` | `(NaN, NaN)` |
 //! | `signum`, `floor`, `ceil`, `round`, `trunc` | everywhere | `0` |
 //! | `a % b` | everywhere | `(1, -trunc(a / b))` |
 //!
@@ -364,11 +364,12 @@ pub fn d_abs<T: Float>(x: T) -> T {
     }
 }
 
-/// `x.hypot(y)` with output `h`: `(x / h, y / h)`, and `(0, 0)` at the origin.
+/// `x.hypot(y)` with output `h`: `(x / h, y / h)`, and `(0.5, 0.5)` at the origin (JAX
+/// computes `hypot` as `max(|x|, |y|) · ..`, whose tie splits the adjoint).
 #[inline]
 pub fn d_hypot<T: Float>(x: T, y: T, h: T) -> (T, T) {
     if h == T::ZERO {
-        (T::ZERO, T::ZERO)
+        (T::HALF, T::HALF)
     } else {
         (x / h, y / h)
     }
