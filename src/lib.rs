@@ -32,6 +32,9 @@ pub use ad_runtime::{adjoint, check, rules, Float, ValueStack};
 #[doc(hidden)]
 pub mod __private {
     pub use ad_runtime::adjoint::{add_assign, check_seed_len, replay_rev, zeros_like};
+    pub use ad_runtime::call::{
+        require_derivative, ArraySink, Differentiable, Discard, ScalarSink,
+    };
     pub use ad_runtime::rules;
     pub use ad_runtime::ValueStack;
 }

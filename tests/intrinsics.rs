@@ -1111,11 +1111,8 @@ fn conventions_match_jax() {
 ///
 /// JAX differentiates `x ** y` (float `y`) as `y * x ** (y - 1)` in the base, with no special
 /// case, so at `(0, 0)` it is `0 * inf = nan`; and as `log(where(x == 0, 1, x)) * x ** y` in
-/// the exponent, which is `0 * inf = nan` at `x = 0, y < 0`. The runtime returns 0 for both
-/// (its `d_powf` special-cases `y == 0` and `x == 0`), which disagrees with JAX and, for the
-/// first, with the runtime's own documentation table ("∂/∂x = NaN at x = y = 0").
+/// the exponent, which is `0 * inf = nan` at `x = 0, y < 0`.
 #[test]
-#[ignore = "known disagreement: d_powf returns 0 where JAX returns NaN at a zero base"]
 fn powf_at_zero_base_matches_jax() {
     // jax.grad(jnp.power, argnums=(0, 1))(0.0, 0.0) => (nan, 0.0)
     let (dx, dy) = powf_method_grad(0.0, 0.0).1;

@@ -27,19 +27,45 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         return fallback(&func, Some(&sig), cx);
     };
     ir::types::resolve(&mut body, sig.default_float);
-    let mut activity = ir::activity::analyse(&cx, &body, &sig);
-    if cx.has_errors() {
+    // `NAME_vjp` differentiates the `wrt` parameters; the split companions every float
+    // parameter (a caller may differentiate any argument).
+    let Some((vjp_body, vjp_plan)) = analyse(&cx, body.clone(), &sig, false) else {
         return fallback(&func, Some(&sig), cx);
+    };
+    let split_sig = sig.all_active();
+    let Some((split_body, split_plan)) = analyse(&cx, body, &split_sig, true) else {
+        return fallback(&func, Some(&sig), cx);
+    };
+    codegen::emit(
+        &func,
+        &sig,
+        (&vjp_body, &vjp_plan),
+        (&split_sig, &split_body, &split_plan),
+    )
+}
+
+/// Activity, snapshots and the plan of the reverse sweep, or `None` after reporting errors.
+fn analyse(
+    cx: &Errors,
+    mut body: ir::Body,
+    sig: &parse::Signature,
+    split: bool,
+) -> Option<(ir::Body, ir::plan::Plan)> {
+    let mut activity = ir::activity::analyse(cx, &body, sig);
+    if cx.has_errors() {
+        return None;
     }
-    ir::snapshot::insert(&mut body, &mut activity);
-    let plan = ir::plan::make(&body, activity, false);
-    match cx.check() {
-        Ok(()) => codegen::emit(&func, &sig, &body, &plan),
-        Err(err) => {
-            let err = err.to_compile_error();
-            quote!(#err #func)
-        }
+    for (span, msg) in ir::snapshot::insert(&mut body, &mut activity) {
+        cx.error_at(span, msg);
     }
+    let plan = ir::plan::make(&body, activity, split);
+    for (span, msg) in &plan.errors {
+        cx.error_at(*span, msg);
+    }
+    if cx.has_errors() {
+        return None;
+    }
+    Some((body, plan))
 }
 
 /// The function unchanged, every error, and stubs of the generated functions when the
@@ -112,5 +138,10 @@ mod snapshots {
     #[test]
     fn loops() {
         check("loops");
+    }
+
+    #[test]
+    fn calls() {
+        check("calls");
     }
 }

@@ -11,9 +11,12 @@
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
 //! - [`adjoint`]: small traits that generated code uses to build and accumulate adjoints of
 //!   arrays and vectors.
+//! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
+//!   marker trait whose absence is the "has no derivative" compile error).
 #![forbid(unsafe_code)]
 
 pub mod adjoint;
+pub mod call;
 pub mod check;
 pub mod float;
 pub mod rules;

@@ -22,7 +22,7 @@
 //! | `sqrt` | `x = 0` | `+inf` |
 //! | `cbrt` | `x = 0` | `+inf` |
 //! | `ln`, `log2`, `log10`, `log` | `x = 0` | `+inf` (the limit from the right) |
-//! | `powf(x, y)` | `x = 0` | `∂/∂y = 0` (and `∂/∂x = NaN` at `x = y = 0`) |
+//! | `powf(x, y)` | `x = 0` | `∂/∂y = 0` (NaN for `y < 0`); `∂/∂x = NaN` at `x = y = 0` |
 //! | `powi(x, 0)` | any `x` | `0` |
 //! | `hypot(x, y)` | `x = y = 0` | `(0.5, 0.5)` |
 //! | `atan2(y, x)` | `x = y = 0` | `(NaN, NaN)` |
@@ -341,17 +341,14 @@ pub fn d_powi<T: Float>(x: T, k: i32) -> T {
     }
 }
 
-/// `x.powf(y)` with output `z = xʸ`: `(y xʸ⁻¹, z ln x)`, with `∂/∂x = 0` where `y = 0`
-/// and `∂/∂y = 0` where `x = 0` (JAX's convention, which avoids `0 · inf`).
+/// `x.powf(y)` with output `z = xʸ`: `(y xʸ⁻¹, z ln x)`, where `ln x` is taken as `0` at
+/// `x = 0` (JAX's convention, which avoids `0 · (-inf)`; `∂/∂y` is still NaN at `x = 0`,
+/// `y < 0`, where `z` is infinite, and `∂/∂x` is NaN at `x = y = 0`).
 #[inline]
 pub fn d_powf<T: Float>(x: T, y: T, z: T) -> (T, T) {
-    let dx = if y == T::ZERO {
-        T::ZERO
-    } else {
-        y * x.powf(y - T::ONE)
-    };
-    let dy = if x == T::ZERO { T::ZERO } else { z * x.ln() };
-    (dx, dy)
+    let dx = y * x.powf(y - T::ONE);
+    let ln_x = if x == T::ZERO { T::ZERO } else { x.ln() };
+    (dx, z * ln_x)
 }
 
 /// `abs`: the sign of `x`, with `abs'(0) = 1`.

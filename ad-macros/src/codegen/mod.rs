@@ -12,16 +12,24 @@ use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
 
 mod rules;
+mod split;
 mod tape;
 
-/// The items generated for `func`.
-pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan) -> TokenStream {
+/// The items generated for `func`: `plan` for `NAME_vjp`, `split` for the companions.
+pub(crate) fn emit(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    (body, plan): (&Body, &Plan),
+    (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
+) -> TokenStream {
     let vjp = tape::emit_vjp(func, sig, body, plan);
     let grad = emit_grad(func, sig);
+    let companions = split::emit(func, split_sig, split_body, split_plan);
     quote! {
         #func
         #vjp
         #grad
+        #companions
     }
 }
 
@@ -32,12 +40,32 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vjp_sig = vjp_signature(func, sig);
     let vis = &func.vis;
     let grad = emit_grad(func, sig);
+    let name = &func.sig.ident;
+    let args: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("A{}", i))
+        .collect();
+    let sinks: Vec<syn::Ident> = (0..sig.params.len())
+        .map(|i| format_ident!("K{}", i))
+        .collect();
     quote! {
         #[allow(unused_variables, clippy::diverging_sub_expression)]
         #vis #vjp_sig {
             ::core::unreachable!()
         }
         #grad
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+        impl ::ad::__private::Differentiable for #name {}
+        #[allow(dead_code, clippy::all)]
+        impl #name {
+            #vis fn fwd<#(#args,)* S, T>(#(_: #args,)* _: S) -> T {
+                ::core::unreachable!()
+            }
+            #vis fn rev<#(#args,)* D, S, #(#sinks),*>(#(_: #args,)* _: D, _: S, #(_: #sinks),*) {
+                ::core::unreachable!()
+            }
+        }
     }
 }
 
@@ -133,4 +161,59 @@ fn vjp_doc(func: &syn::ItemFn, sig: &Signature) -> String {
          `#[ad::reverse]` as straight-line adjoint code (reverse mode).",
         gradient_doc(func, sig)
     )
+}
+
+/// For a body that calls functions with derivatives: a local module of fallbacks and an
+/// import of each callee, then the check that each callee has a derivative.
+///
+/// ```text
+/// mod __callees { pub struct __callee0 {} impl __callee0 { fn fwd.. fn rev.. } }
+/// use __callees::*;            // a glob: shadowed by the import below when `g` has a
+/// use g as __callee0;          // derivative (its marker struct is also named `g`)
+/// ::ad::__private::require_derivative::<__callee0>();   // else: "has no derivative"
+/// ```
+///
+/// The fallback's `fwd`/`rev` accept anything, so the only error the user sees for a
+/// callee without a derivative is the one from `require_derivative`, at the call.
+pub(crate) fn callees_prelude(body: &Body) -> TokenStream {
+    if body.callees.is_empty() {
+        return TokenStream::new();
+    }
+    let module = format_ident!("__callees", span = proc_macro2::Span::mixed_site());
+    let fallbacks = body.callees.iter().map(|callee| {
+        let alias = &callee.alias;
+        let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
+        let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
+        quote! {
+            pub struct #alias {}
+            impl #alias {
+                pub fn fwd<#(#args,)* S, T>(#(_: #args,)* _: S) -> T {
+                    ::core::unreachable!()
+                }
+                pub fn rev<#(#args,)* D, S, #(#sinks),*>(#(_: #args,)* _: D, _: S, #(_: #sinks),*) {
+                    ::core::unreachable!()
+                }
+            }
+        }
+    });
+    let imports = body.callees.iter().map(|callee| {
+        let (path, alias) = (&callee.path, &callee.alias);
+        // The alias at the user's span, so the missing-derivative error points at the call.
+        let mut at_call = alias.clone();
+        at_call.set_span(callee.span);
+        quote! {
+            #[allow(unused_imports)]
+            use #path as #alias;
+            ::ad::__private::require_derivative::<#at_call>();
+        }
+    });
+    quote! {
+        #[allow(non_camel_case_types, dead_code, clippy::all)]
+        mod #module {
+            #(#fallbacks)*
+        }
+        #[allow(unused_imports)]
+        use #module::*;
+        #(#imports)*
+    }
 }

@@ -24,6 +24,13 @@ pub(super) struct Emitter<'a> {
     pub body: &'a Body,
     pub plan: &'a Plan,
     pub sig: &'a Signature,
+    /// Emitting split companions: array parameters' adjoints are the caller's sinks.
+    pub split: bool,
+}
+
+/// `__stack`, a `&mut ValueStack` in every generated function.
+pub(super) fn stack() -> syn::Ident {
+    crate::ir::names::generated("stack")
 }
 
 /// The literal `0.0_f64` (or `_f32`).
@@ -119,6 +126,19 @@ impl Emitter<'_> {
                 let (e, n) = (self.op(e), self.op(n));
                 quote!(::std::vec![#e; #n])
             }
+            Rhs::Call(call) => {
+                let callee = &self.body.callees[call.callee];
+                let args = self.call_args(call);
+                if self.plan.active(out) {
+                    let alias = &callee.alias;
+                    let stack = stack();
+                    quote!(#alias::fwd(#(#args,)* &mut *#stack))
+                } else {
+                    // No derivative flows through this call: the primal function.
+                    let path = &callee.path;
+                    quote!(#path(#(#args),*))
+                }
+            }
             Rhs::Opaque(opaque) => opaque.expr.clone(),
         }
     }
@@ -205,7 +225,19 @@ impl Emitter<'_> {
                 }
                 let array_adj = &self.body.vars[*array].adj;
                 let index = self.op(index);
-                quote!(#array_adj[#index] += #adj;)
+                if self.is_sink(*array) {
+                    quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
+                } else {
+                    quote!(#array_adj[#index] += #adj;)
+                }
+            }
+            Rhs::Call(call) => {
+                // g::rev(<args>, <adjoint of the result>, stack, <a sink per argument>)
+                let alias = &self.body.callees[call.callee].alias;
+                let args = self.call_args(call);
+                let stack = stack();
+                let sinks = call.args.iter().map(|arg| self.sink(arg));
+                quote!(#alias::rev(#(#args,)* #adj, &mut *#stack, #(#sinks),*);)
             }
             Rhs::ArrayLit(items) => items
                 .iter()
@@ -238,6 +270,9 @@ impl Emitter<'_> {
             return TokenStream::new();
         }
         let adj = &self.body.vars[*v].adj;
+        if self.is_sink(*v) {
+            return quote!(::ad::__private::ArraySink::add_all(&mut #adj, &#expr););
+        }
         if self.body.vars[*v].ty.is_array() {
             return quote!(::ad::__private::add_assign(&mut #adj, &#expr););
         }
@@ -246,6 +281,47 @@ impl Emitter<'_> {
             (AdjDecl::AtSite, true) => quote!(let #adj = -(#expr);),
             (_, false) => quote!(#adj += #expr;),
             (_, true) => quote!(#adj -= #expr;),
+        }
+    }
+
+    /// Whether the adjoint of `v` is a sink of the caller (an array parameter of a split
+    /// companion), reached through `ArraySink` rather than indexing.
+    pub(super) fn is_sink(&self, v: VarId) -> bool {
+        self.split && self.body.vars[v].param.is_some() && self.body.vars[v].ty.is_array()
+    }
+
+    /// The arguments of a call as written in both sweeps (`&h` for arrays passed by
+    /// reference).
+    fn call_args(&self, call: &crate::ir::Call) -> Vec<TokenStream> {
+        call.args
+            .iter()
+            .zip(&call.by_ref)
+            .map(|(arg, &by_ref)| {
+                let arg = self.op(arg);
+                if by_ref {
+                    quote!(&#arg)
+                } else {
+                    arg
+                }
+            })
+            .collect()
+    }
+
+    /// Where the callee adds the adjoint of `arg`: `&mut __adj_a`, `&mut __adj_w[..]`, or
+    /// `Discard` for an argument that is not differentiated here.
+    fn sink(&self, arg: &Operand) -> TokenStream {
+        match arg {
+            Operand::Var(v) if self.plan.active(*v) => {
+                let adj = &self.body.vars[*v].adj;
+                if self.is_sink(*v) {
+                    quote!(::ad::__private::ArraySink::reborrow(&mut #adj))
+                } else if self.body.vars[*v].ty.is_array() {
+                    quote!(&mut #adj[..])
+                } else {
+                    quote!(&mut #adj)
+                }
+            }
+            _ => quote!(::ad::__private::Discard),
         }
     }
 }

@@ -32,21 +32,27 @@ pub(super) fn emit_vjp(
     body: &Body,
     plan: &Plan,
 ) -> TokenStream {
-    let e = Emitter { body, plan, sig };
+    let e = Emitter {
+        body,
+        plan,
+        sig,
+        split: false,
+    };
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
     let doc = super::vjp_doc(func, sig);
     let stack = stack();
     let stack_decl = plan
         .uses_stack
-        .then(|| quote!(let mut #stack = ::ad::__private::ValueStack::new();));
+        .then(|| quote!(let #stack = &mut ::ad::__private::ValueStack::new();));
+    let callees = super::callees_prelude(body);
     let hoisted = plan.hoisted.iter().map(|&v| {
         let name = &body.vars[v].name;
         let zero = hoisted_zero(&body.vars[v].ty);
         quote!(let mut #name = #zero;)
     });
     let forward = e.fwd_block(&body.block);
-    let seed = e.seed(&func.sig.ident.to_string());
+    let seed = e.seed(&format!("{}_vjp", func.sig.ident));
     let reverse = e.rev_block(&body.block, seed);
     let output = e.output_value(&body.output);
     let gradient = e.gradient();
@@ -63,6 +69,7 @@ pub(super) fn emit_vjp(
         #vis #signature {
             // `NAME` is the primal of this function: calling only the gradient uses it.
             let _ = #primal;
+            #callees
             #(#hoisted)*
             #stack_decl
             #forward
@@ -72,9 +79,7 @@ pub(super) fn emit_vjp(
     }
 }
 
-fn stack() -> syn::Ident {
-    crate::ir::names::generated("stack")
-}
+use super::rules::stack;
 
 fn seed_ident() -> syn::Ident {
     crate::ir::names::generated("seed")
@@ -285,7 +290,7 @@ impl Emitter<'_> {
             .get(block.id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let decls = decls.iter().map(|&v| {
+        let decls = decls.iter().filter(|&&v| !self.is_sink(v)).map(|&v| {
             let adj = &self.body.vars[v].adj;
             let zero = self.adjoint_zero(v);
             quote!(let mut #adj = #zero;)
@@ -408,10 +413,10 @@ impl Emitter<'_> {
                     .collect();
                 let then_rev = self.rev_block(then, phi_then);
                 let else_rev = self.rev_block(els, phi_else);
-                if else_rev.is_empty() {
-                    quote!(if #cond { #then_rev })
-                } else {
-                    quote!(if #cond { #then_rev } else { #else_rev })
+                match (then_rev.is_empty(), else_rev.is_empty()) {
+                    (_, true) => quote!(if #cond { #then_rev }),
+                    (true, false) => quote!(if !#cond { #else_rev }),
+                    (false, false) => quote!(if #cond { #then_rev } else { #else_rev }),
                 }
             }
             StmtKind::Loop(l) => {
@@ -443,14 +448,9 @@ impl Emitter<'_> {
     // ---- seed, output, gradient -------------------------------------------------------------
 
     /// Seeds the adjoints of the output at the start of the reverse sweep.
-    fn seed(&self, function: &str) -> TokenStream {
+    pub(super) fn seed(&self, function: &str) -> TokenStream {
         let seed = seed_ident();
-        self.seed_output(
-            &self.body.output,
-            quote!(#seed),
-            &self.sig.ret,
-            &format!("{function}_vjp"),
-        )
+        self.seed_output(&self.body.output, quote!(#seed), &self.sig.ret, function)
     }
 
     fn seed_output(
@@ -475,10 +475,10 @@ impl Emitter<'_> {
                     return TokenStream::new();
                 }
                 let adj = &self.body.vars[*v].adj;
-                let name = &self.body.vars[*v].name;
-                let check = matches!(ret, RetTy::Vec(_)).then(|| {
-                    quote!(::ad::__private::check_seed_len(#function, #seed.len(), #name.len());)
-                });
+                // The adjoint has the output's shape (and exists in both sweeps).
+                let check = matches!(ret, RetTy::Vec(_)).then(
+                    || quote!(::ad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
+                );
                 quote!(#check ::ad::__private::add_assign(&mut #adj, &#seed);)
             }
             Output::Tuple(items) => {
@@ -498,7 +498,7 @@ impl Emitter<'_> {
         }
     }
 
-    fn output_value(&self, output: &Output) -> TokenStream {
+    pub(super) fn output_value(&self, output: &Output) -> TokenStream {
         match output {
             Output::Scalar(op) => self.op(op),
             Output::ArrayLit(items) => {

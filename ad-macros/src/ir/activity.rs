@@ -119,6 +119,7 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
             }
             Rhs::Intrinsic(rule, args) => args.iter().take(rule.arity).for_each(|a| add(*var, a)),
             Rhs::ArrayLit(items) => items.iter().for_each(|a| add(*var, a)),
+            Rhs::Call(call) => call.args.iter().for_each(|a| add(*var, a)),
             Rhs::Index(array, _) => edges.push((*var, *array)),
             // Opaque values carry no derivative; `flows` records what would be lost, checked
             // separately. They still count as uses for the usefulness of their inputs below.

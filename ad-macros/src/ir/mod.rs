@@ -217,8 +217,35 @@ pub(crate) enum Rhs {
     ArrayRepeat(Operand, TokenStream),
     /// `let v = vec![a; n];`
     VecRepeat(Operand, Operand),
+    /// `let v = g(a, b);` where `g` has a derivative (`#[reverse]` or `#[ad::derivative]`).
+    Call(Call),
     /// An inactive expression, emitted as written (with variables renamed).
     Opaque(Opaque),
+}
+
+/// A call of a function with a derivative, through its split companions `g::fwd` and
+/// `g::rev`.
+#[derive(Clone, Debug)]
+pub(crate) struct Call {
+    /// Index into [`Body::callees`].
+    pub callee: usize,
+    /// The arguments: scalars, float arrays (by variable), inactive values.
+    pub args: Vec<Operand>,
+    /// Which arguments are passed by reference (`&h` for a local array).
+    pub by_ref: Vec<bool>,
+}
+
+/// A function called from the body.
+#[derive(Clone, Debug)]
+pub(crate) struct Callee {
+    /// The path as the user wrote it (`g`, `m::g`, `other_crate::g`).
+    pub path: TokenStream,
+    /// The span of the path (errors about the callee point here).
+    pub span: Span,
+    /// The local alias its companions are reached through (`__callee0`).
+    pub alias: Ident,
+    /// The number of arguments.
+    pub arity: usize,
 }
 
 /// An expression the macro does not differentiate: integer arithmetic, comparisons, casts to
@@ -372,6 +399,8 @@ pub(crate) struct Body {
     pub output: Output,
     /// Number of blocks (block ids are `0..blocks`).
     pub blocks: usize,
+    /// The functions with derivatives that the body calls.
+    pub callees: Vec<Callee>,
 }
 
 impl Body {

@@ -68,6 +68,8 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
                 Vec::new()
             }
         }
+        // The callee's reverse sweep takes every argument again.
+        Rhs::Call(call) => (0..call.args.len()).map(Need::Operand).collect(),
         Rhs::Copy(_)
         | Rhs::Neg(_)
         | Rhs::Cast(..)

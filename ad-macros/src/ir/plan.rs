@@ -93,6 +93,8 @@ pub(crate) struct Plan {
     pub defs: HashMap<VarId, Rhs>,
     /// The forward sweep uses the value stack.
     pub uses_stack: bool,
+    /// Values the reverse sweep needs but the plan cannot keep: `(span, message)`.
+    pub errors: Vec<(proc_macro2::Span, String)>,
 }
 
 impl Plan {
@@ -129,7 +131,8 @@ pub(crate) fn make(body: &Body, activity: Activity, split: bool) -> Plan {
             adj_starts: vec![Vec::new(); body.blocks.max(1)],
             hoisted: Vec::new(),
             defs: HashMap::new(),
-            uses_stack: split,
+            uses_stack: split || !body.callees.is_empty(),
+            errors: Vec::new(),
         },
         def_pos: vec![usize::MAX; n],
         pos: 0,
@@ -314,6 +317,24 @@ impl Planner<'_> {
         if self.plan.restore[var] != Restore::None {
             return;
         }
+        if self.body.vars[var].ty.is_array() {
+            // Arrays are read again, never stored: the array must still hold the same values.
+            // (Whether it is modified after the call is checked by `snapshot`.)
+            if self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live {
+                self.plan.restore[var] = Restore::Live;
+            } else {
+                self.plan.errors.push((
+                    self.body.vars[var].span,
+                    format!(
+                        "#[reverse] needs the array `{}` again in the reverse sweep, but it is \
+                         created inside a loop or a branch; create it before the loop or branch",
+                        self.body.vars[var].name
+                    ),
+                ));
+                self.plan.restore[var] = Restore::Live;
+            }
+            return;
+        }
         if self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live {
             self.plan.restore[var] = Restore::Live;
             return;
@@ -322,7 +343,22 @@ impl Planner<'_> {
             self.plan.restore[var] = Restore::Recompute;
             return;
         }
-        self.plan.restore[var] = match self.mode_of(var) {
+        let storable = matches!(
+            self.body.vars[var].ty,
+            Ty::Float(_) | Ty::Usize | Ty::I32 | Ty::Bool
+        );
+        let mode = self.mode_of(var);
+        if !storable && mode == BlockMode::Stack {
+            self.plan.errors.push((
+                self.body.vars[var].span,
+                format!(
+                    "#[reverse] must store `{}` for the reverse sweep but does not know its type; \
+                     bind it with a type annotation (`let k: usize = ...;` or `: i32`, `: f64`)",
+                    self.body.vars[var].name
+                ),
+            ));
+        }
+        self.plan.restore[var] = match mode {
             BlockMode::Hoist => Restore::Hoist,
             _ => Restore::Save,
         };
@@ -426,12 +462,15 @@ impl Planner<'_> {
             if let Operand::Var(v) = target {
                 if activity.active(*v) {
                     count[*v] += 1;
+                    // A block id past the last one marks a contribution through a sink
+                    // (`&mut __adj_v`), which needs a declared adjoint.
                     if def_block[*v] != Some(site_block) {
                         direct[*v] = false;
                     }
                 }
             }
         };
+        let sink_site = usize::MAX;
         super::visit::walk(&self.body.block, &mut |stmt, site| match &stmt.kind {
             StmtKind::Let { var, rhs, .. } if activity.active(*var) => match rhs {
                 Rhs::Index(array, _) => contribute(&Operand::Var(*array), site.block),
@@ -443,6 +482,7 @@ impl Planner<'_> {
                     }
                 }
                 Rhs::Opaque(_) => {}
+                Rhs::Call(call) => call.args.iter().for_each(|a| contribute(a, sink_site)),
                 other => other
                     .operands()
                     .into_iter()

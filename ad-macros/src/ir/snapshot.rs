@@ -18,8 +18,9 @@ use super::needs::{rhs_needs, Need};
 use super::visit::{walk, Site};
 use super::{Block, Body, Operand, Rhs, Stmt, StmtKind, VarId};
 
-/// Inserts the snapshots into `body`, extending `activity` to the new variables.
-pub(crate) fn insert(body: &mut Body, activity: &mut Activity) {
+/// Inserts the snapshots into `body`, extending `activity` to the new variables. Returns
+/// errors for arrays passed to a call and modified before the reverse sweep reads them.
+pub(crate) fn insert(body: &mut Body, activity: &mut Activity) -> Vec<(proc_macro2::Span, String)> {
     let clobbers = Clobbers::of(body);
     let mut pos = 0;
     let mut loops = Vec::new();
@@ -34,9 +35,12 @@ pub(crate) fn insert(body: &mut Body, activity: &mut Activity) {
         body,
         activity,
         clobbers: &clobbers,
+        errors: Vec::new(),
     };
     cx.block(&mut block, &mut pos, &mut loops);
+    let errors = cx.errors;
     body.block = block;
+    errors
 }
 
 /// Where each variable is written.
@@ -88,6 +92,7 @@ struct Cx<'b> {
     body: &'b mut Body,
     activity: &'b mut Activity,
     clobbers: &'b Clobbers,
+    errors: Vec<(proc_macro2::Span, String)>,
 }
 
 impl Cx<'_> {
@@ -111,6 +116,18 @@ impl Cx<'_> {
             for op in needed {
                 let Operand::Var(m) = *op else { continue };
                 if !self.body.vars[m].mutable || !self.clobbers.clobbered(m, &site) {
+                    continue;
+                }
+                if self.body.vars[m].ty.is_array() {
+                    // Arrays are not copied: the callee's reverse sweep reads this one again.
+                    self.errors.push((
+                        span,
+                        format!(
+                            "the array `{}` is modified after this call, but the reverse sweep \
+                             of the callee reads it again; pass a copy (`let copy = {0};`) instead",
+                            self.body.vars[m].name
+                        ),
+                    ));
                     continue;
                 }
                 let snap = match snaps.get(&m) {

@@ -9,6 +9,7 @@ impl Rhs {
             Rhs::Copy(a) | Rhs::Neg(a) | Rhs::Cast(a, _) | Rhs::ArrayRepeat(a, _) => vec![a],
             Rhs::Binary(_, a, b) | Rhs::VecRepeat(a, b) => vec![a, b],
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter().collect(),
+            Rhs::Call(call) => call.args.iter().collect(),
             Rhs::Index(_, i) => vec![i],
             Rhs::Opaque(_) => Vec::new(),
         }
@@ -20,6 +21,7 @@ impl Rhs {
             Rhs::Copy(a) | Rhs::Neg(a) | Rhs::Cast(a, _) | Rhs::ArrayRepeat(a, _) => vec![a],
             Rhs::Binary(_, a, b) | Rhs::VecRepeat(a, b) => vec![a, b],
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter_mut().collect(),
+            Rhs::Call(call) => call.args.iter_mut().collect(),
             Rhs::Index(_, i) => vec![i],
             Rhs::Opaque(_) => Vec::new(),
         }
@@ -47,9 +49,11 @@ impl Rhs {
             Rhs::Copy(_) | Rhs::Neg(_) | Rhs::Cast(..) | Rhs::Index(..) => true,
             Rhs::Binary(op, ..) => !matches!(op, super::BinOp::Rem),
             Rhs::Opaque(opaque) => opaque.cheap,
-            Rhs::Intrinsic(..) | Rhs::ArrayLit(_) | Rhs::ArrayRepeat(..) | Rhs::VecRepeat(..) => {
-                false
-            }
+            Rhs::Intrinsic(..)
+            | Rhs::ArrayLit(_)
+            | Rhs::ArrayRepeat(..)
+            | Rhs::VecRepeat(..)
+            | Rhs::Call(_) => false,
         }
     }
 }

@@ -9,6 +9,7 @@ use crate::error::Errors;
 use crate::ir::FloatTy;
 
 /// A validated signature.
+#[derive(Clone)]
 pub(crate) struct Signature {
     pub params: Vec<Param>,
     pub ret: RetTy,
@@ -18,6 +19,7 @@ pub(crate) struct Signature {
 }
 
 /// One parameter.
+#[derive(Clone)]
 pub(crate) struct Param {
     pub ident: Ident,
     pub mutable: bool,
@@ -131,6 +133,15 @@ impl Signature {
             ret,
             default_float,
         })
+    }
+
+    /// The same signature with every float parameter active (for split companions).
+    pub(crate) fn all_active(&self) -> Signature {
+        let mut sig = self.clone();
+        for p in &mut sig.params {
+            p.active = !matches!(p.kind, ParamKind::Inactive);
+        }
+        sig
     }
 
     /// The type of the gradient: the adjoint of the one active parameter, or a tuple of them.

@@ -42,6 +42,57 @@ fn halve_vjp(x0: f64, __seed: f64) -> (f64, f64) {
 fn halve_grad(x0: f64) -> (f64, f64) {
     halve_vjp(x0, 1.0_f64)
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct halve {}
+impl ::ad::__private::Differentiable for halve {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl halve {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(x0: f64, __stack: &mut ::ad::__private::ValueStack) -> f64 {
+        let mut x = x0;
+        let mut __trips1 = 0usize;
+        while x > 1.0 {
+            let __t0 = x * 0.5;
+            x = __t0;
+            __trips1 += 1;
+        }
+        __stack.push(__trips1);
+        x
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+    ) {
+        let __trips1 = __stack.pop::<usize>();
+        let mut __adj_x = 0.0_f64;
+        __adj_x += __seed;
+        for _ in 0..__trips1 {
+            let __adj_t0 = __adj_x;
+            __adj_x = 0.0;
+            __adj_x += __adj_t0 * 0.5;
+        }
+        let __adj_x0 = __adj_x;
+        ::ad::__private::ScalarSink::add(__sink_0, __adj_x0);
+    }
+}
 fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
     let mut x = x0;
     for _ in 0..n {
@@ -67,7 +118,7 @@ fn recurrence_vjp(
     __seed: f64,
 ) -> (f64, (f64, f64, f64)) {
     let _ = recurrence;
-    let mut __stack = ::ad::__private::ValueStack::new();
+    let __stack = &mut ::ad::__private::ValueStack::new();
     let mut x = x0;
     for _ in 0..n {
         let __x_old10 = x;
@@ -107,6 +158,84 @@ fn recurrence_vjp(
 #[allow(dead_code, reason = "generated next to the function; callers may use either")]
 fn recurrence_grad(x0: f64, a: f64, b: f64, n: usize) -> (f64, (f64, f64, f64)) {
     recurrence_vjp(x0, a, b, n, 1.0_f64)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct recurrence {}
+impl ::ad::__private::Differentiable for recurrence {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl recurrence {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(
+        x0: f64,
+        a: f64,
+        b: f64,
+        n: usize,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        let mut x = x0;
+        for _ in 0..n {
+            let __x_old10 = x;
+            let __t0 = __x_old10.sin();
+            let __t1 = __t0 * a;
+            let __t2 = __x_old10 * b;
+            let __t3 = __t1 + __t2;
+            x = __t3;
+            __stack.push(__x_old10);
+        }
+        x
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        x0: f64,
+        a: f64,
+        b: f64,
+        n: usize,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        __sink_1: impl ::ad::__private::ScalarSink<f64>,
+        __sink_2: impl ::ad::__private::ScalarSink<f64>,
+        _: ::ad::__private::Discard,
+    ) {
+        let mut __adj_a = 0.0_f64;
+        let mut __adj_b = 0.0_f64;
+        let mut __adj_x = 0.0_f64;
+        __adj_x += __seed;
+        for _ in (0..n).rev() {
+            let __x_old10 = __stack.pop::<f64>();
+            let __t0 = __x_old10.sin();
+            let mut __adj_x_old10 = 0.0_f64;
+            let __adj_t3 = __adj_x;
+            __adj_x = 0.0;
+            let __adj_t1 = __adj_t3;
+            let __adj_t2 = __adj_t3;
+            __adj_x_old10 += __adj_t2 * b;
+            __adj_b += __adj_t2 * __x_old10;
+            let __adj_t0 = __adj_t1 * a;
+            __adj_a += __adj_t1 * __t0;
+            __adj_x_old10 += __adj_t0 * ::ad::__private::rules::d_sin(__x_old10);
+            __adj_x += __adj_x_old10;
+        }
+        let __adj_x0 = __adj_x;
+        ::ad::__private::ScalarSink::add(__sink_0, __adj_x0);
+        ::ad::__private::ScalarSink::add(__sink_1, __adj_a);
+        ::ad::__private::ScalarSink::add(__sink_2, __adj_b);
+    }
 }
 fn dot(w: &[f64], x: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -163,6 +292,59 @@ fn dot_grad(
     x: &[f64],
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     dot_vjp(w, x, 1.0_f64)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot {}
+impl ::ad::__private::Differentiable for dot {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl dot {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(w: &[f64], x: &[f64], __stack: &mut ::ad::__private::ValueStack) -> f64 {
+        let mut s = 0.0;
+        for i in 0..w.len() {
+            let __t0 = w[i];
+            let __t1 = x[i];
+            let __t2 = __t0 * __t1;
+            s += __t2;
+        }
+        s
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        w: &[f64],
+        x: &[f64],
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        mut __adj_w: impl ::ad::__private::ArraySink<f64>,
+        mut __adj_x: impl ::ad::__private::ArraySink<f64>,
+    ) {
+        let mut __adj_s = 0.0_f64;
+        __adj_s += __seed;
+        for i in (0..w.len()).rev() {
+            let __t0 = w[i];
+            let __t1 = x[i];
+            let __adj_t2 = __adj_s;
+            let __adj_t0 = __adj_t2 * __t1;
+            let __adj_t1 = __adj_t2 * __t0;
+            ::ad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t1);
+            ::ad::__private::ArraySink::add_at(&mut __adj_w, i, __adj_t0);
+        }
+    }
 }
 fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
     let mut acc = vec![0.0; n];
@@ -243,4 +425,80 @@ fn matvec_sum_grad(
     n: usize,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     matvec_sum_vjp(m, x, n, 1.0_f64)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct matvec_sum {}
+impl ::ad::__private::Differentiable for matvec_sum {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl matvec_sum {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(
+        m: &[f64],
+        x: &[f64],
+        n: usize,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        let mut acc = ::std::vec![0.0; n];
+        for i in 0..n {
+            for j in 0..n {
+                let __i1 = i * n + j;
+                let __t2 = m[__i1];
+                let __t3 = x[j];
+                let __t4 = __t2 * __t3;
+                acc[i] += __t4;
+            }
+        }
+        let mut total = 0.0;
+        for __i_2 in 0..n {
+            let __t7 = acc[__i_2];
+            total += __t7;
+        }
+        total
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        m: &[f64],
+        x: &[f64],
+        n: usize,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        mut __adj_m: impl ::ad::__private::ArraySink<f64>,
+        mut __adj_x: impl ::ad::__private::ArraySink<f64>,
+        _: ::ad::__private::Discard,
+    ) {
+        let mut __adj_acc = ::std::vec![0.0_f64; n];
+        let mut __adj_total = 0.0_f64;
+        __adj_total += __seed;
+        for __i_2 in (0..n).rev() {
+            let __adj_t7 = __adj_total;
+            __adj_acc[__i_2] += __adj_t7;
+        }
+        for i in (0..n).rev() {
+            for j in (0..n).rev() {
+                let __i1 = i * n + j;
+                let __t2 = m[__i1];
+                let __t3 = x[j];
+                let __adj_t4 = __adj_acc[i];
+                let __adj_t2 = __adj_t4 * __t3;
+                let __adj_t3 = __adj_t4 * __t2;
+                ::ad::__private::ArraySink::add_at(&mut __adj_x, j, __adj_t3);
+                ::ad::__private::ArraySink::add_at(&mut __adj_m, __i1, __adj_t2);
+            }
+        }
+    }
 }

@@ -38,6 +38,60 @@ fn f_vjp(x: f64, y: f64, __seed: f64) -> (f64, (f64, f64)) {
 fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
     f_vjp(x, y, 1.0_f64)
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct f {}
+impl ::ad::__private::Differentiable for f {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl f {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(x: f64, y: f64, __stack: &mut ::ad::__private::ValueStack) -> f64 {
+        let __t0 = x * y;
+        let __t1 = x.sin();
+        let z = __t0 + __t1;
+        let __t3 = z * z;
+        __stack.push(z);
+        __t3
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        x: f64,
+        y: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        __sink_1: impl ::ad::__private::ScalarSink<f64>,
+    ) {
+        let z = __stack.pop::<f64>();
+        let __t0 = x * y;
+        let mut __adj_x = 0.0_f64;
+        let mut __adj_z = 0.0_f64;
+        let __adj_t3 = __seed;
+        __adj_z += __adj_t3 * z;
+        __adj_z += __adj_t3 * z;
+        let __adj_t0 = __adj_z;
+        let __adj_t1 = __adj_z;
+        __adj_x += __adj_t1 * ::ad::__private::rules::d_sin(x);
+        __adj_x += __adj_t0 * y;
+        let __adj_y = __adj_t0 * x;
+        ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
+        ::ad::__private::ScalarSink::add(__sink_1, __adj_y);
+    }
+}
 fn piecewise(x: f64, k: i32) -> f64 {
     let mut s = x.sin() * x;
     if s > 0.5 {
@@ -104,6 +158,85 @@ fn piecewise_vjp(x: f64, k: i32, __seed: f64) -> (f64, f64) {
 fn piecewise_grad(x: f64, k: i32) -> (f64, f64) {
     piecewise_vjp(x, k, 1.0_f64)
 }
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct piecewise {}
+impl ::ad::__private::Differentiable for piecewise {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl piecewise {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(x: f64, k: i32, __stack: &mut ::ad::__private::ValueStack) -> f64 {
+        let __t0 = x.sin();
+        let mut s = __t0 * x;
+        let __c2 = s > 0.5;
+        if __c2 {
+            let __t3 = s.sqrt();
+            s = __t3;
+            __stack.push(__t3);
+        } else {
+            let __t4 = s * 2.0;
+            s = __t4;
+        }
+        let __t5 = s.powi(k);
+        let __t6 = -x;
+        let __t7 = __t6.exp();
+        let __t8 = __t5 + __t7;
+        __stack.push(s);
+        __stack.push(__c2);
+        __t8
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        x: f64,
+        k: i32,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        _: ::ad::__private::Discard,
+    ) {
+        let __c2 = __stack.pop::<bool>();
+        let s = __stack.pop::<f64>();
+        let __t0 = x.sin();
+        let __t6 = -x;
+        let __t7 = __t6.exp();
+        let mut __adj_x = 0.0_f64;
+        let mut __adj_s = 0.0_f64;
+        let __adj_t8 = __seed;
+        let __adj_t5 = __adj_t8;
+        let __adj_t7 = __adj_t8;
+        let __adj_t6 = __adj_t7 * ::ad::__private::rules::d_exp(__t7);
+        __adj_x -= __adj_t6;
+        __adj_s += __adj_t5 * ::ad::__private::rules::d_powi(s, k);
+        if __c2 {
+            let __t3 = __stack.pop::<f64>();
+            let __adj_t3 = __adj_s;
+            __adj_s = 0.0;
+            __adj_s += __adj_t3 * ::ad::__private::rules::d_sqrt(__t3);
+        } else {
+            let __adj_t4 = __adj_s;
+            __adj_s = 0.0;
+            __adj_s += __adj_t4 * 2.0;
+        }
+        let __adj_t0 = __adj_s * x;
+        __adj_x += __adj_s * __t0;
+        __adj_x += __adj_t0 * ::ad::__private::rules::d_sin(x);
+        ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
+    }
+}
 fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
     w[0] * x[0] + w[1] * x[1] + w[2] * x[2]
 }
@@ -151,4 +284,73 @@ fn dot3_vjp(w: [f64; 3], x: &[f64], __seed: f64) -> (f64, [f64; 3]) {
 #[allow(dead_code, reason = "generated next to the function; callers may use either")]
 fn dot3_grad(w: [f64; 3], x: &[f64]) -> (f64, [f64; 3]) {
     dot3_vjp(w, x, 1.0_f64)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct dot3 {}
+impl ::ad::__private::Differentiable for dot3 {}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl dot3 {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn fwd(w: [f64; 3], x: &[f64], __stack: &mut ::ad::__private::ValueStack) -> f64 {
+        let __t0 = w[0];
+        let __t1 = x[0];
+        let __t2 = __t0 * __t1;
+        let __t3 = w[1];
+        let __t4 = x[1];
+        let __t5 = __t3 * __t4;
+        let __t6 = __t2 + __t5;
+        let __t7 = w[2];
+        let __t8 = x[2];
+        let __t9 = __t7 * __t8;
+        let __t10 = __t6 + __t9;
+        __t10
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        reason = "generated adjoint code: declarations are uniform, not minimal"
+    )]
+    fn rev(
+        w: [f64; 3],
+        x: &[f64],
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        mut __adj_w: impl ::ad::__private::ArraySink<f64>,
+        mut __adj_x: impl ::ad::__private::ArraySink<f64>,
+    ) {
+        let __t0 = w[0];
+        let __t1 = x[0];
+        let __t3 = w[1];
+        let __t4 = x[1];
+        let __t7 = w[2];
+        let __t8 = x[2];
+        let __adj_t10 = __seed;
+        let __adj_t6 = __adj_t10;
+        let __adj_t9 = __adj_t10;
+        let __adj_t7 = __adj_t9 * __t8;
+        let __adj_t8 = __adj_t9 * __t7;
+        ::ad::__private::ArraySink::add_at(&mut __adj_x, 2, __adj_t8);
+        ::ad::__private::ArraySink::add_at(&mut __adj_w, 2, __adj_t7);
+        let __adj_t2 = __adj_t6;
+        let __adj_t5 = __adj_t6;
+        let __adj_t3 = __adj_t5 * __t4;
+        let __adj_t4 = __adj_t5 * __t3;
+        ::ad::__private::ArraySink::add_at(&mut __adj_x, 1, __adj_t4);
+        ::ad::__private::ArraySink::add_at(&mut __adj_w, 1, __adj_t3);
+        let __adj_t0 = __adj_t2 * __t1;
+        let __adj_t1 = __adj_t2 * __t0;
+        ::ad::__private::ArraySink::add_at(&mut __adj_x, 0, __adj_t1);
+        ::ad::__private::ArraySink::add_at(&mut __adj_w, 0, __adj_t0);
+    }
 }

@@ -282,11 +282,13 @@ impl Lowerer<'_> {
                         && call.args.iter().any(|a| self.is_float_expr(a)))
             }
             syn::Expr::Call(call) => match &*call.func {
-                syn::Expr::Path(p) => p
-                    .path
-                    .segments
-                    .iter()
-                    .any(|s| s.ident == "f64" || s.ident == "f32"),
+                syn::Expr::Path(p) => {
+                    p.path
+                        .segments
+                        .iter()
+                        .any(|s| s.ident == "f64" || s.ident == "f32")
+                        || call.args.iter().any(|a| self.is_float_expr(a))
+                }
                 _ => false,
             },
             syn::Expr::Index(index) => self.is_float_expr(&index.expr),
@@ -399,7 +401,78 @@ impl Lowerer<'_> {
                 }
             }
         }
+        if let syn::Expr::Path(func) = &*call.func {
+            let float_arg = call
+                .args
+                .iter()
+                .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some());
+            if func.qself.is_none() && float_arg {
+                return self.lower_user_call(call, &func.path, out);
+            }
+        }
         self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    /// `g(a, w, k)` where a float flows into `g`: a call through `g`'s split companions.
+    fn lower_user_call(
+        &mut self,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let key = path.to_token_stream().to_string();
+        let known = self.callees.iter().position(|c| c.path.to_string() == key);
+        let callee = match known {
+            Some(i) => i,
+            None => {
+                let alias = self.names.fresh("callee");
+                self.callees.push(crate::ir::Callee {
+                    path: path.to_token_stream(),
+                    span: path.span(),
+                    alias,
+                    arity: call.args.len(),
+                });
+                self.callees.len() - 1
+            }
+        };
+        let mut args = Vec::new();
+        let mut by_ref = Vec::new();
+        for arg in &call.args {
+            if let Some((array, reference)) = self.array_arg(arg) {
+                args.push(Operand::Var(array));
+                by_ref.push(reference);
+                continue;
+            }
+            match self.lower_expr(arg, out) {
+                Value::Op(op) => args.push(op),
+                _ => {
+                    self.cx.error(
+                        arg,
+                        "#[reverse] passes numbers, float arrays or inactive values to \
+                         functions; this argument is none of these",
+                    );
+                    return Value::Unit;
+                }
+            }
+            by_ref.push(false);
+        }
+        let rhs = Rhs::Call(crate::ir::Call {
+            callee,
+            args,
+            by_ref,
+        });
+        Value::Op(self.let_temp(out, rhs, Ty::Float(None), path.span()))
+    }
+
+    /// A float array passed as a call argument: `w` or `&w`.
+    fn array_arg(&self, arg: &syn::Expr) -> Option<(VarId, bool)> {
+        match arg {
+            syn::Expr::Reference(r) if r.mutability.is_none() => {
+                self.array_var(&r.expr).map(|v| (v, true))
+            }
+            syn::Expr::Paren(p) => self.array_arg(&p.expr),
+            other => self.array_var(other).map(|v| (v, false)),
+        }
     }
 
     /// Records that the temporary holding `value` has float type `t` (from `f32::sin(x)`).

@@ -69,6 +69,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         block,
         output,
         blocks: lowerer.blocks,
+        callees: lowerer.callees,
     })
 }
 
@@ -148,6 +149,8 @@ struct Lowerer<'a> {
     ret: Option<RetCtx>,
     /// Inside an `if` or `match` that produces a value, where jumps are not supported.
     in_value_branch: usize,
+    /// Functions with derivatives called so far.
+    callees: Vec<super::Callee>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -162,6 +165,7 @@ impl<'a> Lowerer<'a> {
             loops: Vec::new(),
             ret: None,
             in_value_branch: 0,
+            callees: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {

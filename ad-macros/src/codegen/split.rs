@@ -1,0 +1,110 @@
+//! Split companions: what lets other `#[reverse]` functions call this one.
+//!
+//! For `fn g`, a marker struct named `g` (in the type namespace, beside the function) with
+//! two associated functions:
+//!
+//! ```text
+//! impl g {
+//!     fn fwd(<params>, __stack: &mut ValueStack) -> R          // forward sweep; pushes
+//!     fn rev(<params>, __seed, __stack, <one sink per param>)   // pops; reverse sweep
+//! }
+//! ```
+//!
+//! Every float parameter is differentiated here, whatever `wrt` says: `wrt` shapes `g`'s own
+//! gradient, but a caller needs the derivative along every argument it differentiates.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::rules::{stack, Emitter};
+use crate::ir::plan::Plan;
+use crate::ir::Body;
+use crate::parse::{ParamKind, Signature};
+
+/// The marker struct and its `fwd`/`rev` for `func`, from a body planned in split mode.
+pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan) -> TokenStream {
+    let e = Emitter {
+        body,
+        plan,
+        sig,
+        split: true,
+    };
+    let name = &func.sig.ident;
+    let vis = &func.vis;
+    let generics = &func.sig.generics;
+    let where_clause = &func.sig.generics.where_clause;
+    let params: Vec<TokenStream> = func.sig.inputs.iter().map(|arg| quote!(#arg)).collect();
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let stack = stack();
+    let seed = crate::ir::names::generated("seed");
+    let seed_ty = sig.ret.seed_type();
+    let callees = super::callees_prelude(body);
+    let forward = e.fwd_block(&body.block);
+    let output = e.output_value(&body.output);
+    let seeding = e.seed(&format!("{name}::rev"));
+    let reverse = e.rev_block(&body.block, seeding);
+
+    // One sink per parameter: scalars get `impl ScalarSink`, arrays `impl ArraySink` (which
+    // is also the adjoint the reverse sweep indexes), inactive parameters `Discard`.
+    let mut sinks = Vec::new();
+    let mut deliver = Vec::new();
+    for (i, param) in sig.params.iter().enumerate() {
+        let var = &body.vars[i];
+        match &param.kind {
+            ParamKind::Scalar(t) => {
+                let t = t.ident();
+                let sink = format_ident!("__sink_{}", i, span = proc_macro2::Span::mixed_site());
+                sinks.push(quote!(#sink: impl ::ad::__private::ScalarSink<#t>));
+                if plan.active(i) {
+                    let adj = &var.adj;
+                    deliver.push(quote!(::ad::__private::ScalarSink::add(#sink, #adj);));
+                }
+            }
+            ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
+                let t = elem.ident();
+                let adj = &var.adj;
+                sinks.push(quote!(mut #adj: impl ::ad::__private::ArraySink<#t>));
+            }
+            ParamKind::Inactive => sinks.push(quote!(_: ::ad::__private::Discard)),
+        }
+    }
+    let allow = quote! {
+        #[allow(
+            unused_mut,
+            unused_variables,
+            unused_assignments,
+            reason = "generated adjoint code: declarations are uniform, not minimal"
+        )]
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #vis struct #name {}
+
+        impl ::ad::__private::Differentiable for #name {}
+
+        #[doc(hidden)]
+        #[allow(dead_code)]
+        impl #name {
+            /// The forward sweep of the function, for callers: pushes what `rev` pops.
+            #allow
+            #vis fn fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) -> #ret #where_clause {
+                #callees
+                #forward
+                #output
+            }
+
+            /// The reverse sweep of the function, for callers: adds the adjoints of the
+            /// parameters, scaled by the seed, into the sinks.
+            #allow
+            #vis fn rev #generics (#(#params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
+                #callees
+                #reverse
+                #(#deliver)*
+            }
+        }
+    }
+}

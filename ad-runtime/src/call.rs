@@ -1,0 +1,116 @@
+//! What calls between differentiated functions need at run time.
+//!
+//! For each `#[reverse] fn g`, the macro also generates split companions: `g::fwd`, the
+//! forward sweep, which pushes what its reverse needs to the caller's [`ValueStack`], and
+//! `g::rev`, the reverse sweep, which pops it and adds the adjoints of `g`'s parameters into
+//! the *sinks* the caller passes: `&mut f64` for a scalar, `&mut [f64]` for an array, or
+//! [`Discard`] for an argument the caller does not differentiate. A call chain of depth `d`
+//! therefore costs `O(d)`: no callee is evaluated twice.
+//!
+//! [`ValueStack`]: crate::ValueStack
+
+use crate::Float;
+
+/// Implemented by the marker that `#[reverse]` (or `#[ad::derivative]`) generates next to a
+/// function; calling a function without one from `#[reverse]` code is a compile error.
+#[diagnostic::on_unimplemented(
+    message = "this function has no derivative that #[reverse] can use",
+    label = "called here with a differentiated argument",
+    note = "annotate the function with `#[ad::reverse]`, or register a hand-written \
+            derivative with `#[ad::derivative(vjp = ...)]`; a function of another crate must \
+            be annotated in that crate"
+)]
+pub trait Differentiable {}
+
+/// Fails to compile, with the message of [`Differentiable`], unless `F` has a derivative.
+#[inline(always)]
+pub fn require_derivative<F: Differentiable>() {}
+
+/// Where the reverse sweep of a callee adds the adjoint of a scalar parameter.
+pub trait ScalarSink<T> {
+    /// Adds `adjoint`.
+    fn add(self, adjoint: T);
+}
+
+impl<T: Float> ScalarSink<T> for &mut T {
+    #[inline(always)]
+    fn add(self, adjoint: T) {
+        *self = *self + adjoint;
+    }
+}
+
+/// Where the reverse sweep of a callee adds the adjoint of an array parameter: the caller's
+/// adjoint as `&mut [T]`, or [`Discard`].
+pub trait ArraySink<T> {
+    /// The same sink, borrowed for a nested call. It has the same type up to lifetimes, so a
+    /// recursive function instantiates its reverse sweep once.
+    type Reborrow<'b>: ArraySink<T>
+    where
+        Self: 'b;
+    /// Borrows the sink for a nested call.
+    fn reborrow(&mut self) -> Self::Reborrow<'_>;
+    /// Adds `adjoint` to element `index`.
+    fn add_at(&mut self, index: usize, adjoint: T);
+    /// Adds `adjoint` element by element.
+    fn add_all(&mut self, adjoint: &[T]);
+}
+
+impl<T: Float> ArraySink<T> for &mut [T] {
+    type Reborrow<'b>
+        = &'b mut [T]
+    where
+        Self: 'b;
+    #[inline(always)]
+    fn reborrow(&mut self) -> &mut [T] {
+        self
+    }
+    #[inline(always)]
+    fn add_at(&mut self, index: usize, adjoint: T) {
+        self[index] = self[index] + adjoint;
+    }
+    #[inline]
+    fn add_all(&mut self, adjoint: &[T]) {
+        crate::adjoint::add_assign(self, adjoint);
+    }
+}
+
+/// The sink for an argument whose adjoint the caller does not need.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Discard;
+
+impl<T> ScalarSink<T> for Discard {
+    #[inline(always)]
+    fn add(self, _: T) {}
+}
+
+impl<T> ArraySink<T> for Discard {
+    type Reborrow<'b> = Discard;
+    #[inline(always)]
+    fn reborrow(&mut self) -> Discard {
+        Discard
+    }
+    #[inline(always)]
+    fn add_at(&mut self, _: usize, _: T) {}
+    #[inline(always)]
+    fn add_all(&mut self, _: &[T]) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sinks_accumulate_and_discard_ignores() {
+        let mut x = 1.0_f64;
+        (&mut x).add(2.5);
+        assert_eq!(x, 3.5);
+        let mut v = vec![0.0_f64; 3];
+        let mut sink: &mut [f64] = &mut v[..];
+        sink.add_at(1, 2.0);
+        sink.reborrow().add_all(&[1.0, 1.0, 1.0]);
+        assert_eq!(v, [1.0, 3.0, 1.0]);
+        let mut d = Discard;
+        ArraySink::<f64>::add_at(&mut d, 7, 1.0);
+        ScalarSink::<f64>::add(d, 1.0);
+    }
+}
