@@ -50,3 +50,42 @@ mod rules;
 pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::reverse(args.into(), item.into()).into()
 }
+
+/// Registers a hand-written derivative for a function, like JAX's `custom_vjp`.
+///
+/// For a function the macro cannot differentiate (a call into a solver, a special function
+/// with a known derivative) or should not (a numerically better formula):
+///
+/// ```
+/// use ad::{derivative, reverse};
+///
+/// /// log(1 + e^x), computed stably; its derivative is the logistic function.
+/// #[derivative(vjp = softplus_pullback)]
+/// fn softplus(x: f64) -> f64 {
+///     if x > 30.0 { x } else { x.exp().ln_1p() }
+/// }
+///
+/// /// The pullback: the parameters, the output and the seed in; the adjoints out.
+/// fn softplus_pullback(x: f64, _out: f64, seed: f64) -> f64 {
+///     seed / (1.0 + (-x).exp())
+/// }
+///
+/// #[reverse]
+/// fn loss(x: f64) -> f64 {
+///     softplus(2.0 * x) * 3.0
+/// }
+///
+/// let (_, d) = loss_grad(0.25);
+/// assert!((d - 6.0 / (1.0 + (-0.5f64).exp())).abs() < 1e-15);
+/// ```
+///
+/// The pullback takes every parameter, then the output, then the seed (the adjoint of the
+/// output), and returns the adjoints of the float parameters, scaled by the seed: the bare
+/// adjoint when there is one float parameter, a tuple in parameter order otherwise (`Vec<f64>`
+/// or `[f64; N]` for array parameters). `#[reverse]` code that calls the function uses the
+/// pullback; `NAME_grad` and `NAME_vjp` are generated as for `#[reverse]`. The function must
+/// return `f64` or `f32`.
+#[proc_macro_attribute]
+pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
+    expand::derivative(args.into(), item.into()).into()
+}

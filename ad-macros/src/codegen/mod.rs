@@ -11,6 +11,7 @@ use crate::ir::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
 
+pub(crate) mod derivative;
 mod rules;
 mod split;
 mod tape;
@@ -114,10 +115,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         syn::ReturnType::Default => quote!(()),
     };
     let grad = sig.gradient_type();
-    let one = match float {
-        crate::ir::FloatTy::F64 => quote!(1.0_f64),
-        crate::ir::FloatTy::F32 => quote!(1.0_f32),
-    };
+    let one = rules::one(*float);
     let doc = grad_doc(func, sig);
     quote! {
         #[doc = #doc]

@@ -28,6 +28,15 @@ pub(super) struct Emitter<'a> {
     pub split: bool,
 }
 
+/// The literal `1.0_f64` (or `_f32`): the seed of `NAME_grad`.
+pub(super) fn one(t: FloatTy) -> TokenStream {
+    let lit = match t {
+        FloatTy::F64 => "1.0_f64",
+        FloatTy::F32 => "1.0_f32",
+    };
+    syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
+}
+
 /// `__stack`, a `&mut ValueStack` in every generated function.
 pub(super) fn stack() -> syn::Ident {
     crate::ir::names::generated("stack")

@@ -63,6 +63,39 @@ impl Args {
     }
 }
 
+/// The arguments of `#[ad::derivative(vjp = path)]`: the pullback.
+pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> Option<syn::Path> {
+    let metas = match Punctuated::<syn::Meta, Token![,]>::parse_terminated.parse2(tokens.clone()) {
+        Ok(metas) => metas,
+        Err(err) => {
+            cx.push(err);
+            return None;
+        }
+    };
+    let mut vjp = None;
+    for meta in &metas {
+        match meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("vjp") => match &nv.value {
+                syn::Expr::Path(p) if vjp.is_none() => vjp = Some(p.path.clone()),
+                syn::Expr::Path(_) => cx.error(&nv.path, "duplicate `vjp = ...` argument"),
+                other => cx.error(other, "`vjp` takes the path of the pullback function"),
+            },
+            other => cx.error(
+                other.path(),
+                "unknown argument; expected `vjp = pullback`, the function that returns the \
+                 adjoints of the parameters from `(params.., output, seed)`",
+            ),
+        }
+    }
+    if vjp.is_none() && metas.is_empty() {
+        cx.error_at(
+            proc_macro2::Span::call_site(),
+            "#[ad::derivative] needs the pullback: `#[ad::derivative(vjp = my_pullback)]`",
+        );
+    }
+    vjp
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,96 @@
+//! `#[ad::derivative(vjp = ..)]`: hand-written pullbacks used by `#[reverse]` callers.
+
+use ad::check;
+use ad::{derivative, reverse};
+use approx::assert_relative_eq;
+
+/// A function whose body the macro could differentiate, with a pullback that is
+/// deliberately wrong by a factor of 10: the gradient of a caller shows which one was used.
+#[derivative(vjp = cube_scaled_pullback)]
+fn cube(x: f64) -> f64 {
+    x * x * x
+}
+
+fn cube_scaled_pullback(x: f64, _out: f64, seed: f64) -> f64 {
+    10.0 * seed * 3.0 * x * x
+}
+
+#[reverse]
+fn uses_cube(x: f64) -> f64 {
+    cube(x) + x
+}
+
+#[test]
+fn the_registered_pullback_is_used() {
+    let (v, d) = uses_cube_grad(2.0);
+    assert_eq!(v, 10.0);
+    // 10 · 3x² + 1, not 3x² + 1.
+    assert_eq!(d, 121.0);
+    let (v, d) = cube_grad(2.0);
+    assert_eq!((v, d), (8.0, 120.0));
+}
+
+/// An iterative solver: Newton's method for `y³ + y = a`. Differentiating the iterations
+/// would be wasteful; the implicit function theorem gives `dy/da = 1 / (3y² + 1)`.
+#[derivative(vjp = solve_pullback)]
+fn solve(a: f64) -> f64 {
+    let mut y = a.cbrt();
+    for _ in 0..50 {
+        y -= (y * y * y + y - a) / (3.0 * y * y + 1.0);
+    }
+    y
+}
+
+fn solve_pullback(_a: f64, y: f64, seed: f64) -> f64 {
+    seed / (3.0 * y * y + 1.0)
+}
+
+#[reverse]
+fn solve_twice(a: f64, b: f64) -> f64 {
+    let mut total = 0.0;
+    for i in 0..3 {
+        total += solve(a * (i as f64 + 1.0)) * b;
+    }
+    total
+}
+
+#[test]
+fn implicit_derivative_of_a_solver() {
+    let (a, b) = (0.7, 1.3);
+    let (v, (da, db)) = solve_twice_grad(a, b);
+    assert_relative_eq!(v, solve_twice(a, b), max_relative = 1e-15);
+    check::gradient(|p| solve_twice(p[0], p[1]), &[a, b], &[da, db]).unwrap();
+}
+
+/// Several parameters, an array among them, and an inactive one.
+#[derivative(vjp = weighted_pullback)]
+fn weighted(w: &[f64], x: f64, scale: i32) -> f64 {
+    let mut s = 0.0;
+    for &v in w {
+        s += v * x;
+    }
+    s * scale as f64
+}
+
+fn weighted_pullback(w: &[f64], x: f64, scale: i32, _out: f64, seed: f64) -> (Vec<f64>, f64) {
+    let k = scale as f64 * seed;
+    (w.iter().map(|_| k * x).collect(), k * w.iter().sum::<f64>())
+}
+
+#[reverse]
+fn uses_weighted(w: &[f64], x: f64) -> f64 {
+    weighted(w, x, 3).sin()
+}
+
+#[test]
+fn array_and_inactive_parameters() {
+    let w = [0.2, -0.5, 0.9];
+    let x = 0.4;
+    let (v, (dw, dx)) = uses_weighted_grad(&w, x);
+    assert_eq!(v, uses_weighted(&w, x));
+    let mut at = w.to_vec();
+    at.push(x);
+    let mut grad = dw.clone();
+    grad.push(dx);
+    check::gradient(|p| uses_weighted(&p[..3], p[3]), &at, &grad).unwrap();
+}
