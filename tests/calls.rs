@@ -1,5 +1,9 @@
 //! Calls between differentiated functions: composition across modules, recursion, mutual
 //! recursion, and the tree product of Wang et al.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "these tests exercise index loops and plain assignments on purpose: they are the forms #[reverse] must handle"
+)]
 
 use ad::check;
 use ad::reverse;

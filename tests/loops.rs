@@ -1,6 +1,11 @@
 //! Loops: every supported loop form, loop-carried floats and arrays, and the numeric
 //! workloads of the loops issue, each checked against a closed form or a hand-written
 //! adjoint, and against finite differences.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    reason = "these tests exercise index loops and plain assignments on purpose: they are the forms #[reverse] must handle"
+)]
 
 use ad::check;
 use ad::reverse;

@@ -83,6 +83,56 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
     }
 }
 
+/// Expands `#[ad::derivative(vjp = pullback)] item`.
+pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(err) => {
+            let err = syn::Error::new(err.span(), "#[ad::derivative] applies to a function (`fn`)");
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    let cx = Errors::new();
+    let vjp = parse::derivative_args(&cx, args);
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
+    if let Some(sig) = &sig {
+        if !matches!(sig.ret, parse::RetTy::Scalar(_)) {
+            cx.error(
+                &func.sig.output,
+                "#[ad::derivative] supports functions that return `f64` or `f32`; for other \
+                 outputs, annotate the function with #[reverse]",
+            );
+        }
+    }
+    if let Some(vjp) = &vjp {
+        let generated = [
+            format!("{}_vjp", func.sig.ident),
+            format!("{}_grad", func.sig.ident),
+        ];
+        if let Some(last) = vjp.segments.last() {
+            if generated.contains(&last.ident.to_string()) {
+                cx.error(
+                    vjp,
+                    format!(
+                        "the pullback is named like the function `#[ad::derivative]` generates \
+                         (`{}`); name it differently, for example `{}_pullback`",
+                        last.ident, func.sig.ident
+                    ),
+                );
+            }
+        }
+    }
+    match (cx.check(), vjp, sig) {
+        (Ok(()), Some(vjp), Some(sig)) => codegen::derivative::emit(&func, &sig.all_active(), &vjp),
+        (Err(err), ..) => {
+            let err = err.to_compile_error();
+            quote!(#err #func)
+        }
+        _ => quote!(#func),
+    }
+}
+
 #[cfg(test)]
 mod snapshots {
     //! Expansion snapshots: `tests/expand/NAME.rs` expanded and pretty-printed must equal
@@ -144,54 +194,9 @@ mod snapshots {
     fn calls() {
         check("calls");
     }
-}
 
-/// Expands `#[ad::derivative(vjp = pullback)] item`.
-pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(func) => func,
-        Err(err) => {
-            let err = syn::Error::new(err.span(), "#[ad::derivative] applies to a function (`fn`)");
-            let err = err.to_compile_error();
-            return quote!(#err #item);
-        }
-    };
-    let cx = Errors::new();
-    let vjp = parse::derivative_args(&cx, args);
-    let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
-    if let Some(sig) = &sig {
-        if !matches!(sig.ret, parse::RetTy::Scalar(_)) {
-            cx.error(
-                &func.sig.output,
-                "#[ad::derivative] supports functions that return `f64` or `f32`; for other \
-                 outputs, annotate the function with #[reverse]",
-            );
-        }
-    }
-    if let Some(vjp) = &vjp {
-        let generated = [
-            format!("{}_vjp", func.sig.ident),
-            format!("{}_grad", func.sig.ident),
-        ];
-        if let Some(last) = vjp.segments.last() {
-            if generated.contains(&last.ident.to_string()) {
-                cx.error(
-                    vjp,
-                    format!(
-                        "the pullback is named like the function `#[ad::derivative]` generates \
-                         (`{}`); name it differently, for example `{}_pullback`",
-                        last.ident, func.sig.ident
-                    ),
-                );
-            }
-        }
-    }
-    match (cx.check(), vjp, sig) {
-        (Ok(()), Some(vjp), Some(sig)) => codegen::derivative::emit(&func, &sig.all_active(), &vjp),
-        (Err(err), ..) => {
-            let err = err.to_compile_error();
-            quote!(#err #func)
-        }
-        _ => quote!(#func),
+    #[test]
+    fn closures() {
+        check("closures");
     }
 }

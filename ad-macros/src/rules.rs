@@ -97,9 +97,6 @@ pub(crate) static RULES: &[Rule] = &[
     rule!("trunc", 1, [], out: false, Zero),
 ];
 
-/// The remainder `a % b`, differentiated like an intrinsic.
-pub(crate) static REM: Rule = rule!("rem", 2, [0, 1], out: false, Each("d_rem"));
-
 /// The rule for a method or associated function named `name`, if it is an intrinsic.
 pub(crate) fn lookup(name: &str) -> Option<&'static Rule> {
     RULES.iter().find(|rule| rule.name == name)

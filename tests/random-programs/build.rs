@@ -20,10 +20,9 @@ const COUNT: usize = 60;
 const LIMIT: f64 = 6.0;
 /// At most this many branch points (`if` conditions and kinks) per program.
 const MAX_KINKS: usize = 8;
-/// Whether to emit `f64::tanh(<constant expression>)`, e.g. `f64::tanh(3.0 + 2.0)`. Off:
-/// `#[reverse]` lowers it to a method call on an untyped temporary, which fails to compile
-/// (E0689, ambiguous numeric type `{float}`).
-const PATH_CALL_ON_CONSTANT: bool = false;
+/// Whether to emit `f64::tanh(<constant expression>)`, e.g. `f64::tanh(3.0 + 2.0)` (this
+/// once lowered to a method call on an untyped temporary, E0689; kept as a regression test).
+const PATH_CALL_ON_CONSTANT: bool = true;
 /// Literals: short (so no lint mistakes them for a constant) and never 0 or 1 as an operand.
 const LITS: &[f64] = &[
     0.25, 0.5, 0.75, 1.5, 2.0, 2.5, 3.0, 0.3, 0.1, 1.25, 0.4, 0.6,

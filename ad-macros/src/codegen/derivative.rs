@@ -109,7 +109,7 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
         impl ::ad::__private::Differentiable for #name {}
 
         #[doc(hidden)]
-        #[allow(dead_code)]
+        #[allow(dead_code, clippy::too_many_arguments, reason = "a stack and a sink per parameter")]
         impl #name {
             /// Runs the function and keeps its output for `rev`.
             #vis fn fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) -> #t #where_clause {

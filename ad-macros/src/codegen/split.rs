@@ -76,7 +76,9 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
             unused_mut,
             unused_variables,
             unused_assignments,
-            reason = "generated adjoint code: declarations are uniform, not minimal"
+            clippy::too_many_arguments,
+            reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
         )]
     };
     quote! {

@@ -21,7 +21,7 @@ use quote::{quote, quote_spanned};
 use super::rules::Emitter;
 use crate::ir::plan::{AdjDecl, LoopPlan, Plan, Restore};
 use crate::ir::{
-    AssignOp, Block, Body, LoopKind, Operand, Output, Shape, Stmt, StmtKind, Ty, VarId,
+    AssignOp, Block, Body, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
 };
 use crate::parse::{ParamKind, RetTy, Signature};
 
@@ -64,7 +64,9 @@ pub(super) fn emit_vjp(
             unused_mut,
             unused_variables,
             unused_assignments,
-            reason = "generated adjoint code: declarations are uniform, not minimal"
+            clippy::too_many_arguments,
+            reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      seed is one more parameter"
         )]
         #vis #signature {
             // `NAME` is the primal of this function: calling only the gradient uses it.
@@ -124,13 +126,16 @@ impl Emitter<'_> {
             StmtKind::Let { var, rhs, ty } => {
                 let v = &self.body.vars[*var];
                 let name = &v.name;
+                let annotation = match ty {
+                    Some(t) => Some(quote!(: #t)),
+                    None => self.constant_type(*var, rhs),
+                };
                 let rhs = self.fwd_rhs(*var, rhs, span);
                 if self.plan.restore[*var] == Restore::Hoist {
                     return quote!(#name = #rhs;);
                 }
                 let mutability = v.mutable.then(|| quote!(mut));
-                let ty = ty.as_ref().map(|t| quote!(: #t));
-                quote!(let #mutability #name #ty = #rhs;)
+                quote!(let #mutability #name #annotation = #rhs;)
             }
             StmtKind::Assign { var, op, value } => {
                 let name = &self.body.vars[*var].name;
@@ -234,6 +239,20 @@ impl Emitter<'_> {
         quote!(#count_init #head { #inner })
     }
 
+    /// `: f64` for a generated float constant (`0.5 + 0.25`, an accumulator's `0.0`): alone,
+    /// `{float}` cannot take a method call like `.sin()`.
+    fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
+        let v = &self.body.vars[var];
+        let constant = matches!(rhs, Rhs::Opaque(_) | Rhs::Copy(Operand::Lit(..)));
+        match &v.ty {
+            Ty::Float(Some(t)) if v.temp && constant => {
+                let t = t.ident();
+                Some(quote!(: #t))
+            }
+            _ => None,
+        }
+    }
+
     fn loop_var(&self, var: Option<VarId>) -> TokenStream {
         match var {
             Some(v) => {
@@ -281,8 +300,9 @@ impl Emitter<'_> {
         let recomputes = recomputes.iter().filter_map(|&v| {
             let rhs = self.plan.defs.get(&v)?;
             let name = &self.body.vars[v].name;
+            let annotation = self.constant_type(v, rhs);
             let rhs = self.fwd_rhs(v, rhs, Span::call_site());
-            Some(quote!(let #name = #rhs;))
+            Some(quote!(let #name #annotation = #rhs;))
         });
         let decls = self
             .plan
@@ -462,14 +482,6 @@ impl Emitter<'_> {
     ) -> TokenStream {
         match output {
             Output::Scalar(op) => self.contrib(op, seed, false),
-            Output::ArrayLit(items) => items
-                .iter()
-                .enumerate()
-                .map(|(k, item)| {
-                    let k = proc_macro2::Literal::usize_unsuffixed(k);
-                    self.contrib(item, quote!(#seed[#k]), false)
-                })
-                .collect(),
             Output::ArrayVar(v) => {
                 if !self.plan.active(*v) {
                     return TokenStream::new();
@@ -501,10 +513,6 @@ impl Emitter<'_> {
     pub(super) fn output_value(&self, output: &Output) -> TokenStream {
         match output {
             Output::Scalar(op) => self.op(op),
-            Output::ArrayLit(items) => {
-                let items = items.iter().map(|i| self.op(i));
-                quote!([#(#items),*])
-            }
             Output::ArrayVar(v) => {
                 let name = &self.body.vars[*v].name;
                 quote!(#name)

@@ -149,7 +149,6 @@ pub(crate) fn output_vars(output: &Output, f: &mut impl FnMut(VarId)) {
                 f(*v);
             }
         }
-        Output::ArrayLit(items) => items.iter().filter_map(Operand::var).for_each(&mut *f),
         Output::ArrayVar(v) => f(*v),
         Output::Tuple(items) => items.iter().for_each(|o| output_vars(o, f)),
     }

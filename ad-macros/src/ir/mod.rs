@@ -323,7 +323,6 @@ pub(crate) enum StmtKind {
     /// An inactive statement emitted as written (`k += 1;` on an integer, `flag = true;`).
     Opaque {
         tokens: TokenStream,
-        reads: Vec<VarId>,
         writes: Vec<VarId>,
     },
 }
@@ -384,8 +383,6 @@ pub(crate) struct RangeLoop {
 #[derive(Clone, Debug)]
 pub(crate) enum Output {
     Scalar(Operand),
-    /// An array built element by element (`[a, b, c]`).
-    ArrayLit(Vec<Operand>),
     /// An array variable (`[f64; N]` or `Vec<f64>`).
     ArrayVar(VarId),
     Tuple(Vec<Output>),
@@ -401,10 +398,4 @@ pub(crate) struct Body {
     pub blocks: usize,
     /// The functions with derivatives that the body calls.
     pub callees: Vec<Callee>,
-}
-
-impl Body {
-    pub(crate) fn var(&self, id: VarId) -> &Var {
-        &self.vars[id]
-    }
 }

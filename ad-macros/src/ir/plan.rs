@@ -105,10 +105,6 @@ impl Plan {
     pub(crate) fn active_op(&self, op: &Operand) -> bool {
         self.activity.active_op(op)
     }
-
-    pub(crate) fn block_has_work(&self, block: &Block) -> bool {
-        block_work(block, &self.activity)
-    }
 }
 
 /// Makes the plan for `body`. `split` selects the mode of split companions, where nothing of

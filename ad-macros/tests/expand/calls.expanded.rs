@@ -9,7 +9,9 @@ fn pow_rec(x: f64, n: u32) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
-    reason = "generated adjoint code: declarations are uniform, not minimal"
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      seed is one more parameter"
 )]
 fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let _ = pow_rec;
@@ -79,7 +81,9 @@ impl pow_rec {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn fwd(x: f64, n: u32, __stack: &mut ::ad::__private::ValueStack) -> f64 {
         #[allow(non_camel_case_types, dead_code, clippy::all)]
@@ -124,7 +128,9 @@ impl pow_rec {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn rev(
         x: f64,

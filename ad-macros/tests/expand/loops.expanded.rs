@@ -13,7 +13,9 @@ fn halve(x0: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
-    reason = "generated adjoint code: declarations are uniform, not minimal"
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      seed is one more parameter"
 )]
 fn halve_vjp(x0: f64, __seed: f64) -> (f64, f64) {
     let _ = halve;
@@ -54,7 +56,9 @@ impl halve {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn fwd(x0: f64, __stack: &mut ::ad::__private::ValueStack) -> f64 {
         let mut x = x0;
@@ -73,7 +77,9 @@ impl halve {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn rev(
         x0: f64,
@@ -108,7 +114,9 @@ fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
-    reason = "generated adjoint code: declarations are uniform, not minimal"
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      seed is one more parameter"
 )]
 fn recurrence_vjp(
     x0: f64,
@@ -171,7 +179,9 @@ impl recurrence {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn fwd(
         x0: f64,
@@ -198,7 +208,9 @@ impl recurrence {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn rev(
         x0: f64,
@@ -252,7 +264,9 @@ fn dot(w: &[f64], x: &[f64]) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
-    reason = "generated adjoint code: declarations are uniform, not minimal"
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      seed is one more parameter"
 )]
 fn dot_vjp(
     w: &[f64],
@@ -305,7 +319,9 @@ impl dot {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn fwd(w: &[f64], x: &[f64], __stack: &mut ::ad::__private::ValueStack) -> f64 {
         let mut s = 0.0;
@@ -323,7 +339,9 @@ impl dot {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn rev(
         w: &[f64],
@@ -367,7 +385,9 @@ fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
-    reason = "generated adjoint code: declarations are uniform, not minimal"
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      seed is one more parameter"
 )]
 fn matvec_sum_vjp(
     m: &[f64],
@@ -438,7 +458,9 @@ impl matvec_sum {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn fwd(
         m: &[f64],
@@ -469,7 +491,9 @@ impl matvec_sum {
         unused_mut,
         unused_variables,
         unused_assignments,
-        reason = "generated adjoint code: declarations are uniform, not minimal"
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
     )]
     fn rev(
         m: &[f64],

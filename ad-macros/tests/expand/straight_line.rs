@@ -19,3 +19,8 @@ fn piecewise(x: f64, k: i32) -> f64 {
 fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
     w[0] * x[0] + w[1] * x[1] + w[2] * x[2]
 }
+
+#[reverse]
+fn constant_receiver(x: f64) -> f64 {
+    f64::sin(0.5 + 0.25) * x + 2.0_f64.powf(x)
+}

@@ -32,18 +32,5 @@
 //!
 //! To read the generated programs, open `programs.rs` under
 //! `target/debug/build/ad-random-programs-*/out/`, or print [`SOURCES`].
-//!
-//! Not generated: `f64::NAME(<constant expression>)` such as `f64::tanh(3.0 + 2.0)`, which
-//! `#[reverse]` currently turns into code that does not compile (`build.rs`,
-//! `PATH_CALL_ON_CONSTANT`).
-
-// `#[reverse]` emits, next to each function, a `rev` companion taking the parameters, the
-// seed, the value stack and one adjoint sink per parameter: 8 arguments for these 3-parameter
-// functions, over clippy's limit of 7. The lint fires on the macro's output, not on anything
-// the programs contain; remove this once the macro allows it on its companions.
-#![allow(
-    clippy::too_many_arguments,
-    reason = "fires on the `rev` companion that #[ad::reverse] generates for 3-parameter functions"
-)]
 
 include!(concat!(env!("OUT_DIR"), "/programs.rs"));

@@ -40,6 +40,7 @@ impl Lowerer<'_> {
             syn::Expr::Array(array) => self.lower_array(array, out),
             syn::Expr::Repeat(repeat) => self.lower_repeat(repeat, out),
             syn::Expr::Macro(mac) => self.lower_macro(&mac.mac, out),
+            syn::Expr::Closure(closure) => self.make_closure(closure, out),
             syn::Expr::If(_)
             | syn::Expr::Match(_)
             | syn::Expr::Block(_)
@@ -70,12 +71,6 @@ impl Lowerer<'_> {
     /// Reports an expression outside the supported subset, saying what to write instead.
     fn unsupported(&self, expr: &syn::Expr) {
         let (node, msg): (&dyn ToTokens, String) = match expr {
-            syn::Expr::Closure(c) => (
-                &c.or1_token,
-                "closures are not supported by #[reverse] yet; write the computation inline or \
-                 as a loop"
-                    .into(),
-            ),
             syn::Expr::Unsafe(u) => (
                 &u.unsafe_token,
                 "`unsafe` blocks are not supported by #[reverse]; differentiable code must be \
@@ -131,6 +126,7 @@ impl Lowerer<'_> {
                 match self.lookup(&ident.to_string()) {
                     Some(Binding::Var(v)) => return Value::Op(Operand::Var(*v)),
                     Some(Binding::Tuple(items)) => return binding_value(items),
+                    Some(Binding::Closure(c)) => return Value::Closure(c.clone()),
                     None => {}
                 }
             }
@@ -162,7 +158,7 @@ impl Lowerer<'_> {
                 }
             },
             syn::UnOp::Deref(star) => {
-                if let syn::Expr::Path(p) = &*unary.expr {
+                if let syn::Expr::Path(p) = super::rename::strip_derefs(&unary.expr) {
                     if let Some(ident) = p.path.get_ident() {
                         if let Some(Binding::Var(v)) = self.lookup(&ident.to_string()) {
                             if self.vars[*v].deref {
@@ -256,6 +252,35 @@ impl Lowerer<'_> {
         Value::Op(self.let_temp(out, Rhs::Binary(op, a, b), ty, bin.op.span()))
     }
 
+    /// Whether `expr`, closures included, mentions a float literal, a float variable or a
+    /// float array (for iterator chains, whose items the macro cannot type by looking).
+    pub(super) fn mentions_float(&self, expr: &syn::Expr) -> bool {
+        use syn::visit::Visit;
+        struct Finder<'l, 'a> {
+            lowerer: &'l Lowerer<'a>,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
+            fn visit_expr(&mut self, e: &'ast syn::Expr) {
+                if self.found {
+                    return;
+                }
+                match e {
+                    syn::Expr::Lit(_) | syn::Expr::Path(_) => {
+                        self.found |= self.lowerer.is_float_expr(e)
+                    }
+                    _ => syn::visit::visit_expr(self, e),
+                }
+            }
+        }
+        let mut finder = Finder {
+            lowerer: self,
+            found: false,
+        };
+        finder.visit_expr(expr);
+        finder.found
+    }
+
     /// Whether `expr` may compute a float: it mentions a float literal, a float variable, a
     /// float array, an intrinsic or a cast to a float type.
     pub(super) fn is_float_expr(&self, expr: &syn::Expr) -> bool {
@@ -275,6 +300,11 @@ impl Lowerer<'_> {
             syn::Expr::Unary(u) => self.is_float_expr(&u.expr),
             syn::Expr::Binary(b) => self.is_float_expr(&b.left) || self.is_float_expr(&b.right),
             syn::Expr::Cast(c) => float_of(&c.ty).is_some(),
+            syn::Expr::MethodCall(call)
+                if super::iter::CONSUMERS.contains(&call.method.to_string().as_str()) =>
+            {
+                self.mentions_float(expr)
+            }
             syn::Expr::MethodCall(call) => {
                 let name = call.method.to_string();
                 (rules::lookup(&name).is_some() && self.is_float_expr(&call.receiver))
@@ -282,6 +312,14 @@ impl Lowerer<'_> {
                         && call.args.iter().any(|a| self.is_float_expr(a)))
             }
             syn::Expr::Call(call) => match &*call.func {
+                syn::Expr::Path(p)
+                    if matches!(
+                        p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                        Some(Binding::Closure(_))
+                    ) =>
+                {
+                    true
+                }
                 syn::Expr::Path(p) => {
                     p.path
                         .segments
@@ -317,7 +355,7 @@ impl Lowerer<'_> {
         let ident = path.path.get_ident()?;
         match self.lookup(&ident.to_string())? {
             Binding::Var(v) => Some(self.vars[*v].ty.clone()),
-            Binding::Tuple(_) => Some(Ty::Other),
+            Binding::Tuple(_) | Binding::Closure(_) => Some(Ty::Other),
         }
     }
 
@@ -352,12 +390,19 @@ impl Lowerer<'_> {
         match name.as_str() {
             "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
             n if rename_is_killing(n) => self.opaque_value(expr, Ty::Bool, out),
-            "iter" | "map" | "sum" | "fold" | "zip" | "enumerate" | "collect" | "product" => {
+            n if super::iter::CONSUMERS.contains(&n) => match self.lower_chain(call, out) {
+                Some(value) => value,
+                None => self.opaque_value(expr, Ty::Unknown, out),
+            },
+            "iter" | "into_iter" | "map" | "zip" | "enumerate" | "filter" | "copied" | "cloned"
+                if self.mentions_float(expr) =>
+            {
                 self.cx.error(
                     &call.method,
                     format!(
-                        "iterator methods like `.{name}()` are not supported by #[reverse] yet; \
-                         write a `for` loop"
+                        "#[reverse] supports iterators consumed in the same expression \
+                         (`.sum()`, `.product()`, `.fold(..)`, `.collect()`, `.for_each(..)`); \
+                         `.{name}()` here is not consumed, or its consumer is not supported"
                     ),
                 );
                 Value::Unit
@@ -367,6 +412,29 @@ impl Lowerer<'_> {
     }
 
     fn lower_call(&mut self, expr: &syn::Expr, call: &syn::ExprCall, out: &mut Vec<Stmt>) -> Value {
+        // A closure: a variable bound to one, or any expression that evaluates to one.
+        let closure = match &*call.func {
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(super::Binding::Closure(c)) => Some(c.clone()),
+                    _ => None,
+                }
+            }
+            func => match self.lower_expr(func, out) {
+                Value::Closure(c) => Some(c),
+                _ => {
+                    self.cx.error(func, "#[reverse] can call functions by name and closures; this callee is neither");
+                    return Value::Unit;
+                }
+            },
+        };
+        if let Some(closure) = closure {
+            let mut args = Vec::new();
+            for arg in &call.args {
+                args.push(self.lower_expr(arg, out));
+            }
+            return self.apply_closure(&closure, args, call.func.span(), out);
+        }
         if let syn::Expr::Path(func) = &*call.func {
             let segments: Vec<String> = func
                 .path
@@ -765,8 +833,8 @@ impl Lowerer<'_> {
                 let Some(ident) = ident else { return };
                 let var = match self.lookup(&ident.to_string()) {
                     Some(Binding::Var(v)) => *v,
-                    Some(Binding::Tuple(_)) => {
-                        self.cx.error(left, "assigning to a whole tuple is not supported by #[reverse]; assign its elements");
+                    Some(Binding::Tuple(_) | Binding::Closure(_)) => {
+                        self.cx.error(left, "#[reverse] can assign to numbers and array elements; assign the elements of a tuple one by one");
                         return;
                     }
                     None => {
@@ -897,7 +965,6 @@ impl Lowerer<'_> {
         out.push(IrStmt {
             kind: StmtKind::Opaque {
                 tokens: quote!(#tokens;),
-                reads: opaque.reads,
                 writes,
             },
             span: expr.span(),
@@ -996,6 +1063,7 @@ fn binding_value(items: &[Binding]) -> Value {
             .map(|b| match b {
                 Binding::Var(v) => Value::Op(Operand::Var(*v)),
                 Binding::Tuple(inner) => binding_value(inner),
+                Binding::Closure(c) => Value::Closure(c.clone()),
             })
             .collect(),
     )

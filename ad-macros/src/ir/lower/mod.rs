@@ -33,8 +33,10 @@ use super::{
 use crate::error::Errors;
 use crate::parse::{ParamKind, RetTy, Signature};
 
+mod closure;
 mod control;
 mod expr;
+mod iter;
 mod rename;
 
 /// Lowers `block`, the body of a function with signature `sig`.
@@ -79,6 +81,8 @@ enum Binding {
     Var(VarId),
     /// A tuple bound by `let t = (a, b);`: `t.0` is `a`.
     Tuple(Vec<Binding>),
+    /// A closure bound by `let f = |x| ..;`: calls are inlined.
+    Closure(closure::Closure),
 }
 
 /// The value of a lowered expression.
@@ -86,6 +90,8 @@ enum Binding {
 enum Value {
     Op(Operand),
     Tuple(Vec<Value>),
+    /// A closure value (see `closure`).
+    Closure(closure::Closure),
     /// `()`: statements, loops, assignments.
     Unit,
     /// `!`: `return`, `break`, `continue`.
@@ -312,7 +318,6 @@ impl<'a> Lowerer<'a> {
         out.push(Stmt {
             kind: StmtKind::Opaque {
                 tokens: quote!(#name = true;),
-                reads: vec![],
                 writes: vec![flag],
             },
             span,
@@ -479,9 +484,9 @@ impl<'a> Lowerer<'a> {
                 span: expr.span(),
             }),
             Value::Never | Value::Unit => {}
-            Value::Tuple(_) => self
+            Value::Tuple(_) | Value::Closure(_) => self
                 .cx
-                .error(expr, "expected a scalar result, found a tuple"),
+                .error(expr, "expected a scalar result, found a tuple or a closure"),
         }
     }
 
@@ -679,6 +684,7 @@ impl<'a> Lowerer<'a> {
                         let binding = self.tuple_binding(&p.ident, items, out);
                         self.bind(&p.ident, binding);
                     }
+                    Value::Closure(closure) => self.bind(&p.ident, Binding::Closure(closure)),
                     Value::Unit | Value::Never => {
                         self.cx
                             .error(p, "this `let` binds `()`; #[reverse] expects a value");
@@ -750,10 +756,7 @@ impl<'a> Lowerer<'a> {
                 return t;
             }
         }
-        let ty = match self.ty_of(&op) {
-            Ty::Array(info) => Ty::Array(info),
-            ty => ty,
-        };
+        let ty = self.ty_of(&op);
         let id = self.user_var(ident, ty, mutable);
         self.refine_declared(id, annot.as_ref(), annot_float);
         let ty = annot.as_ref().map(ToTokens::to_token_stream);
@@ -798,6 +801,7 @@ impl<'a> Lowerer<'a> {
                     bindings.push(Binding::Var(id));
                 }
                 Value::Tuple(inner) => bindings.push(self.tuple_binding(&name, inner, out)),
+                Value::Closure(c) => bindings.push(Binding::Closure(c)),
                 Value::Unit | Value::Never => {
                     self.cx
                         .error(ident, "a tuple element of type `()` is not supported");

@@ -163,6 +163,14 @@ impl Renamer<'_, '_> {
                 );
                 None
             }
+            Binding::Closure(_) => {
+                self.lowerer.cx.error(
+                    path,
+                    "#[reverse] inlines closures where they are called; this use of a closure \
+                     is not a call it can inline",
+                );
+                None
+            }
         }
     }
 
@@ -205,7 +213,8 @@ impl Renamer<'_, '_> {
                 }
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
-                if let syn::Expr::Path(p) = &*u.expr {
+                // `*x`, `**x` on an element the IR holds by value: `x`.
+                if let syn::Expr::Path(p) = strip_derefs(&u.expr) {
                     if let Some(v) = self.var_of(&p.path) {
                         if self.lowerer.vars[v].deref {
                             *expr = self.path_expr(v, p.span());
@@ -291,6 +300,17 @@ impl Renamer<'_, '_> {
                 );
             }
             _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+}
+
+/// `expr` without the dereferences and parentheses around it.
+pub(super) fn strip_derefs(mut expr: &syn::Expr) -> &syn::Expr {
+    loop {
+        match expr {
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => expr = &u.expr,
+            syn::Expr::Paren(p) => expr = &p.expr,
+            _ => return expr,
         }
     }
 }

@@ -1,0 +1,611 @@
+//! Iterator chains over arrays and ranges, lowered to loops.
+//!
+//! ```text
+//! // Before
+//! let s = xs.iter().zip(ys).map(|(x, y)| x * y * w).sum::<f64>();
+//! // After
+//! let mut __acc0 = 0.0;
+//! for __i1 in 0..xs.len().min(ys.len()) {
+//!     let __x2 = xs[__i1];
+//!     let __y3 = ys[__i1];
+//!     let __t4 = __x2 * __y3;
+//!     let __t5 = __t4 * w;
+//!     __acc0 += __t5;
+//! }
+//! let s = __acc0;
+//! ```
+//!
+//! The loop is an ordinary IR loop, so it obeys the memory rules of loops: here nothing is
+//! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
+//! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
+//!
+//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`. Adaptors: `.zip(ys)` (with
+//! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
+//! `.cloned()`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
+//! `Vec`), `.for_each(f)`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::spanned::Spanned;
+
+use super::{Binding, LoopCtx, Lowerer, Value};
+use crate::ir::{
+    ArrayInfo, AssignOp, BinOp, Loop, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt,
+    StmtKind, Ty, VarId,
+};
+
+/// Where the items come from.
+enum Source<'e> {
+    /// Elements of a float array (`by_ref`: yielded as references).
+    Array { array: VarId, by_ref: bool },
+    /// The integers of a range.
+    Range(&'e syn::Expr),
+}
+
+/// An adaptor between the source and the consumer.
+enum Stage<'e> {
+    Zip(&'e syn::Expr),
+    Enumerate,
+    Map(&'e syn::Expr),
+    Filter(&'e syn::Expr),
+    Copied,
+}
+
+/// The method that consumes the iterator.
+enum Consumer<'e> {
+    Sum,
+    Product,
+    Fold(&'e syn::Expr, &'e syn::Expr),
+    Collect,
+    ForEach(&'e syn::Expr),
+}
+
+/// Methods that end a chain this module lowers.
+pub(super) const CONSUMERS: &[&str] = &["sum", "product", "fold", "collect", "for_each"];
+
+impl Lowerer<'_> {
+    /// Lowers `call` (a consumer method) if it ends a supported chain; `None` if it is not a
+    /// chain at all (so the caller can treat it as an ordinary method call).
+    pub(super) fn lower_chain(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let consumer = match (call.method.to_string().as_str(), call.args.len()) {
+            ("sum", 0) => Consumer::Sum,
+            ("product", 0) => Consumer::Product,
+            ("fold", 2) => Consumer::Fold(&call.args[0], &call.args[1]),
+            ("collect", 0) => Consumer::Collect,
+            ("for_each", 1) => Consumer::ForEach(&call.args[0]),
+            _ => return None,
+        };
+        let mut stages = Vec::new();
+        let mut receiver = &*call.receiver;
+        let source = loop {
+            match strip(receiver) {
+                syn::Expr::MethodCall(m) => {
+                    let name = m.method.to_string();
+                    match (name.as_str(), m.args.len()) {
+                        ("zip", 1) => stages.push(Stage::Zip(&m.args[0])),
+                        ("enumerate", 0) => stages.push(Stage::Enumerate),
+                        ("map", 1) => stages.push(Stage::Map(&m.args[0])),
+                        ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
+                        ("copied" | "cloned", 0) => stages.push(Stage::Copied),
+                        ("iter" | "into_iter", 0) => match self.elements_of(&m.receiver) {
+                            Some(array) => {
+                                let by_ref = name == "iter" || self.is_reference(array);
+                                break Source::Array { array, by_ref };
+                            }
+                            None => return self.chain_error(&m.receiver, "an iterator over a float array bound to a name"),
+                        },
+                        _ => {
+                            return self.chain_error(
+                                &m.method,
+                                &format!(
+                                    "`.{name}()` is not supported in an iterator chain by #[reverse]; \
+                                     use `map`, `zip`, `enumerate`, `filter`, then `sum`, `product`, \
+                                     `fold`, `collect` or `for_each`, or write a `for` loop"
+                                ),
+                            )
+                        }
+                    }
+                    receiver = &m.receiver;
+                }
+                syn::Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
+                    break Source::Range(strip(receiver))
+                }
+                other => {
+                    if self.is_float_expr(other) || self.array_var(other).is_some() {
+                        return self.chain_error(
+                            other,
+                            "an iterator chain starting from `xs.iter()` or a range `(a..b)`",
+                        );
+                    }
+                    return None;
+                }
+            }
+        };
+        stages.reverse();
+        Some(self.lower_chain_parts(call, source, stages, consumer, out))
+    }
+
+    fn chain_error(&self, node: impl quote::ToTokens, what: &str) -> Option<Value> {
+        self.cx.error(
+            node,
+            if what.starts_with('`') {
+                what.to_string()
+            } else {
+                format!("#[reverse] supports {what} here")
+            },
+        );
+        Some(Value::Unit)
+    }
+
+    /// The float array `expr` names (`xs`, `&xs`, `(xs)`).
+    fn elements_of(&self, expr: &syn::Expr) -> Option<VarId> {
+        match strip(expr) {
+            syn::Expr::Reference(r) => self.elements_of(&r.expr),
+            other => self.array_var(other),
+        }
+    }
+
+    /// Whether the array variable is a reference (a slice parameter), whose `into_iter`
+    /// yields references.
+    fn is_reference(&self, array: VarId) -> bool {
+        self.vars[array].param.is_some_and(|i| {
+            matches!(
+                self.sig.params.get(i).map(|p| &p.ty),
+                Some(syn::Type::Reference(_))
+            )
+        })
+    }
+
+    fn lower_chain_parts(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        source: Source<'_>,
+        stages: Vec<Stage<'_>>,
+        consumer: Consumer<'_>,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let span = call.method.span();
+        // The arrays zipped in, with the length of the shortest.
+        let mut zipped = Vec::new();
+        for stage in &stages {
+            if let Stage::Zip(other) = stage {
+                match self.zip_source(other) {
+                    Some(z) => zipped.push(z),
+                    None => {
+                        self.cx.error(
+                            *other,
+                            "#[reverse] can zip with a float array (`ys`, `&ys` or `ys.iter()`)",
+                        );
+                        return Value::Unit;
+                    }
+                }
+            }
+        }
+        let (range, reversed, len): (Opaque, TokenStream, Option<TokenStream>) = match &source {
+            Source::Array { array, .. } => {
+                let mut len = {
+                    let a = &self.vars[*array].name;
+                    quote!(#a.len())
+                };
+                let mut reads = vec![*array];
+                for &(z, _) in &zipped {
+                    let b = &self.vars[z].name;
+                    len = quote!(#len.min(#b.len()));
+                    reads.push(z);
+                }
+                let range = Opaque::generated(quote!(0..#len), reads);
+                (range, quote!((0..#len).rev()), Some(len))
+            }
+            Source::Range(expr) => {
+                if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate)) {
+                    self.cx.error(*expr, "#[reverse] supports `zip` and `enumerate` on iterators over arrays; index the arrays by the range instead");
+                    return Value::Unit;
+                }
+                let mut range = self.opaque(expr);
+                range.flows.clear();
+                let e = &range.expr;
+                let reversed = quote!((#e).rev());
+                let len = match expr {
+                    syn::Expr::Range(r) => match (&r.start, &r.end, &r.limits) {
+                        (Some(a), Some(b), syn::RangeLimits::HalfOpen(_)) if is_zero(a) => {
+                            let b = self.opaque(b).expr;
+                            Some(quote!(#b))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                (range, reversed, len)
+            }
+        };
+
+        // The accumulator of the consumer, declared before the loop.
+        let acc = match &consumer {
+            Consumer::Sum | Consumer::Product => {
+                let init = if matches!(consumer, Consumer::Sum) {
+                    quote!(0.0)
+                } else {
+                    quote!(1.0)
+                };
+                let float = turbofish_float(call);
+                let var = self.fresh("acc", Ty::Float(float), true, span);
+                out.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Copy(Operand::Lit(init, crate::ir::LitKind::Float(float))),
+                        ty: None,
+                    },
+                    span,
+                });
+                Some(var)
+            }
+            Consumer::Fold(init, _) => {
+                let Value::Op(init) = self.lower_expr(init, out) else {
+                    self.cx.error(
+                        *init,
+                        "#[reverse] folds numbers: the initial value must be a number",
+                    );
+                    return Value::Unit;
+                };
+                let var = self.fresh("acc", Ty::Float(None), true, span);
+                out.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Copy(init),
+                        ty: None,
+                    },
+                    span,
+                });
+                Some(var)
+            }
+            Consumer::Collect => {
+                let Some(len) = &len else {
+                    self.cx.error(
+                        &call.method,
+                        "#[reverse] collects iterators over arrays, or over ranges `0..n`",
+                    );
+                    return Value::Unit;
+                };
+                if stages.iter().any(|s| matches!(s, Stage::Filter(_))) {
+                    self.cx.error(&call.method, "`collect` after `filter` is not supported by #[reverse]; collect first, or write a loop");
+                    return Value::Unit;
+                }
+                let reads = match &source {
+                    Source::Array { array, .. } => std::iter::once(*array)
+                        .chain(zipped.iter().map(|z| z.0))
+                        .collect(),
+                    Source::Range(_) => range.reads.clone(),
+                };
+                let n = self.let_opaque(
+                    out,
+                    "n",
+                    Ty::Usize,
+                    Opaque::generated(len.clone(), reads),
+                    span,
+                );
+                let ty = Ty::Array(ArrayInfo {
+                    elem: None,
+                    shape: Shape::Len(Operand::Var(n)),
+                });
+                let var = self.fresh("collected", ty, true, span);
+                let zero = Operand::Lit(quote!(0.0), crate::ir::LitKind::Float(None));
+                out.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::VecRepeat(zero, Operand::Var(n)),
+                        ty: None,
+                    },
+                    span,
+                });
+                Some(var)
+            }
+            Consumer::ForEach(_) => None,
+        };
+
+        // The loop, with the items built at the start of the body.
+        self.loops.push(LoopCtx {
+            brk: None,
+            cont: None,
+            returns: false,
+        });
+        self.push_scope();
+        let mut body = Vec::new();
+        let (index, item) = match &source {
+            Source::Array { array, by_ref } => {
+                let index = self.fresh("i", Ty::Usize, false, span);
+                let item = self.element(*array, index, *by_ref, span, &mut body);
+                (index, item)
+            }
+            Source::Range(_) => {
+                let index = self.fresh("i", Ty::Unknown, false, span);
+                (index, Value::Op(Operand::Var(index)))
+            }
+        };
+        let step = Step {
+            consumer: &consumer,
+            acc,
+            index,
+            span,
+        };
+        let result = self.stages(&step, &stages, &zipped, item, &mut body);
+        self.pop_scope();
+        self.loops.pop();
+        if let Value::Unit = result {
+            if self.cx.has_errors() {
+                return Value::Unit;
+            }
+        }
+        let trips = self.fresh("trips", Ty::Usize, true, span);
+        let body = self.new_block(body);
+        let var = Some(index);
+        out.push(Stmt {
+            kind: StmtKind::Loop(Box::new(Loop {
+                kind: LoopKind::Range(RangeLoop {
+                    var,
+                    range,
+                    reversed: Some(reversed),
+                }),
+                body,
+                exits: Vec::new(),
+                cont: None,
+                trips,
+            })),
+            span,
+        });
+        match acc {
+            Some(acc) => Value::Op(Operand::Var(acc)),
+            None => Value::Unit,
+        }
+    }
+
+    /// Applies the adaptors in order to one item, then the consumer. A `filter` wraps what
+    /// follows it in `if keep { .. }`.
+    fn stages(
+        &mut self,
+        step: &Step<'_, '_>,
+        stages: &[Stage<'_>],
+        zipped: &[(VarId, bool)],
+        item: Value,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let Some((stage, rest)) = stages.split_first() else {
+            return self.consume(step, item, out);
+        };
+        match stage {
+            Stage::Zip(_) => {
+                let Some((&(other, by_ref), later)) = zipped.split_first() else {
+                    return Value::Unit;
+                };
+                let right = self.element(other, step.index, by_ref, step.span, out);
+                self.stages(step, rest, later, Value::Tuple(vec![item, right]), out)
+            }
+            Stage::Enumerate => {
+                let item = Value::Tuple(vec![Value::Op(Operand::Var(step.index)), item]);
+                self.stages(step, rest, zipped, item, out)
+            }
+            Stage::Copied => self.stages(step, rest, zipped, item, out),
+            Stage::Map(f) => {
+                let item = self.call_value(f, vec![item], out);
+                self.stages(step, rest, zipped, item, out)
+            }
+            Stage::Filter(p) => {
+                let Value::Op(cond) = self.call_value(p, vec![item.clone()], out) else {
+                    self.cx
+                        .error(*p, "the closure of `filter` must return a `bool`");
+                    return Value::Unit;
+                };
+                let mut kept = Vec::new();
+                let result = self.stages(step, rest, zipped, item, &mut kept);
+                let then = self.new_block(kept);
+                let els = self.new_block(Vec::new());
+                out.push(Stmt {
+                    kind: StmtKind::If {
+                        cond,
+                        then,
+                        els,
+                        phis: Vec::new(),
+                    },
+                    span: step.span,
+                });
+                result
+            }
+        }
+    }
+
+    /// `let x = xs[i];` at the start of the loop body.
+    fn element(
+        &mut self,
+        array: VarId,
+        index: VarId,
+        by_ref: bool,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let elem = match &self.vars[array].ty {
+            Ty::Array(info) => info.elem,
+            _ => None,
+        };
+        let var = self.fresh("x", Ty::Float(elem), false, span);
+        self.vars[var].deref = by_ref;
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var,
+                rhs: Rhs::Index(array, Operand::Var(index)),
+                ty: None,
+            },
+            span,
+        });
+        Value::Op(Operand::Var(var))
+    }
+
+    /// The array zipped in by `.zip(other)`, and whether it yields references.
+    fn zip_source(&self, other: &syn::Expr) -> Option<(VarId, bool)> {
+        match strip(other) {
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                self.elements_of(&m.receiver).map(|a| (a, true))
+            }
+            syn::Expr::Reference(r) => self.elements_of(&r.expr).map(|a| (a, true)),
+            syn::Expr::MethodCall(m)
+                if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
+            {
+                self.zip_source(&m.receiver).map(|(a, _)| (a, false))
+            }
+            plain => self.elements_of(plain).map(|a| (a, self.is_reference(a))),
+        }
+    }
+
+    /// Calls the closure `f` (a closure expression or a variable bound to one) on `args`.
+    pub(super) fn call_value(
+        &mut self,
+        f: &syn::Expr,
+        args: Vec<Value>,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let closure = match strip(f) {
+            syn::Expr::Closure(c) => match self.make_closure(c, out) {
+                Value::Closure(c) => c,
+                _ => return Value::Unit,
+            },
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Closure(c)) => c.clone(),
+                    _ => {
+                        self.cx.error(f, "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)");
+                        return Value::Unit;
+                    }
+                }
+            }
+            other => {
+                self.cx.error(
+                    other,
+                    "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)",
+                );
+                return Value::Unit;
+            }
+        };
+        self.apply_closure(&closure, args, f.span(), out)
+    }
+
+    /// The consumer's work for one item.
+    fn consume(&mut self, step: &Step<'_, '_>, item: Value, out: &mut Vec<Stmt>) -> Value {
+        let (span, index) = (step.span, step.index);
+        match (step.consumer, step.acc) {
+            (Consumer::Sum, Some(acc)) => match item {
+                Value::Op(op) => {
+                    out.push(Stmt {
+                        kind: StmtKind::Assign {
+                            var: acc,
+                            op: AssignOp::Add,
+                            value: op,
+                        },
+                        span,
+                    });
+                    Value::Op(Operand::Var(acc))
+                }
+                _ => self.not_a_number(span),
+            },
+            (Consumer::Product, Some(acc)) => match item {
+                Value::Op(op) => {
+                    let product = self.let_temp(
+                        out,
+                        Rhs::Binary(BinOp::Mul, Operand::Var(acc), op),
+                        Ty::Float(None),
+                        span,
+                    );
+                    out.push(Stmt {
+                        kind: StmtKind::Assign {
+                            var: acc,
+                            op: AssignOp::Set,
+                            value: product,
+                        },
+                        span,
+                    });
+                    Value::Op(Operand::Var(acc))
+                }
+                _ => self.not_a_number(span),
+            },
+            (Consumer::Fold(_, f), Some(acc)) => {
+                match self.call_value(f, vec![Value::Op(Operand::Var(acc)), item], out) {
+                    Value::Op(op) => {
+                        out.push(Stmt {
+                            kind: StmtKind::Assign {
+                                var: acc,
+                                op: AssignOp::Set,
+                                value: op,
+                            },
+                            span,
+                        });
+                        Value::Op(Operand::Var(acc))
+                    }
+                    _ => self.not_a_number(span),
+                }
+            }
+            (Consumer::Collect, Some(acc)) => match item {
+                Value::Op(op) => {
+                    // Over an array the index counts from 0; over a range `0..n` (the only
+                    // range `collect` accepts) the item is its own index.
+                    let position = Operand::Var(index);
+                    out.push(Stmt {
+                        kind: StmtKind::IndexAssign {
+                            array: acc,
+                            index: position,
+                            op: AssignOp::Set,
+                            value: op,
+                        },
+                        span,
+                    });
+                    Value::Op(Operand::Var(acc))
+                }
+                _ => self.not_a_number(span),
+            },
+            (Consumer::ForEach(f), _) => {
+                self.call_value(f, vec![item], out);
+                Value::Unit
+            }
+            _ => Value::Unit,
+        }
+    }
+
+    fn not_a_number(&self, span: Span) -> Value {
+        self.cx.error_at(
+            span,
+            "#[reverse] accumulates numbers here; the items are not numbers",
+        );
+        Value::Unit
+    }
+}
+
+/// What the consumer needs for each item.
+struct Step<'c, 'e> {
+    consumer: &'c Consumer<'e>,
+    acc: Option<VarId>,
+    index: VarId,
+    span: Span,
+}
+
+fn strip(mut expr: &syn::Expr) -> &syn::Expr {
+    loop {
+        match expr {
+            syn::Expr::Paren(p) => expr = &p.expr,
+            syn::Expr::Group(g) => expr = &g.expr,
+            _ => return expr,
+        }
+    }
+}
+
+fn is_zero(expr: &syn::Expr) -> bool {
+    matches!(strip(expr), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
+}
+
+/// The float type named by `.sum::<f64>()`.
+fn turbofish_float(call: &syn::ExprMethodCall) -> Option<crate::ir::FloatTy> {
+    let turbofish = call.turbofish.as_ref()?;
+    match turbofish.args.first()? {
+        syn::GenericArgument::Type(ty) => crate::parse::float_of(ty),
+        _ => None,
+    }
+}
