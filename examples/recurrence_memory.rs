@@ -11,12 +11,6 @@
 //! /usr/bin/time -v target/release/examples/recurrence_memory hand
 //! ```
 
-// The `fwd`/`rev` companions that `#[reverse]` generates for loops take the parameters plus
-// the stack, the seed and one sink per active parameter, and clippy's `too_many_arguments`
-// fires on them (with the span of the attribute); an `allow` on the function does not reach
-// them, so it is allowed for this file.
-#![allow(clippy::too_many_arguments)]
-
 use ad::reverse;
 
 #[reverse]
