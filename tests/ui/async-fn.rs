@@ -1,0 +1,9 @@
+// `async fn` is not supported; the error points at `async`.
+use ad::reverse;
+
+#[reverse]
+async fn f(x: f64) -> f64 { //~ ERROR `async fn` is not supported
+    x * x
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// #[reverse] on something other than a function is rejected.
+use ad::reverse;
+
+#[reverse] //~ ERROR #[reverse] applies to a function
+struct S {
+    x: f64,
+}
+
+fn main() {}

@@ -1,0 +1,22 @@
+// Several mistakes in one function: every one is reported at once, each at its own span.
+use ad::reverse;
+
+#[reverse]
+fn f(x: f64, k: Option<i32>) -> f64 {
+    println!("{x}"); //~ ERROR macros are not supported by #[reverse]
+    let s = unsafe { x * 2.0 }; //~ ERROR `unsafe` blocks are not supported
+    let mut t = s;
+    while let Some(n) = k { //~ ERROR `while let` is not supported
+        t *= x.powi(n);
+    }
+    let mut u = t;
+    'outer: for _ in 0..3 { //~ ERROR labeled loops are not supported
+        u *= x;
+    }
+    match k {
+        Some(n) => u * n as f64, //~ ERROR a `match` arm that binds a variable is not supported
+        None => u,
+    }
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+// `wrt()` that names no parameter is rejected.
+use ad::reverse;
+
+#[reverse(wrt())] //~ ERROR `wrt()` names no parameter
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {}
