@@ -190,6 +190,12 @@ mod snapshots {
         check("loops");
     }
 
+    /// A chain of 40 doublings expands to 40 forward and 40 reverse lines: sharing is kept.
+    #[test]
+    fn sharing_chain() {
+        check("sharing_chain");
+    }
+
     #[test]
     fn calls() {
         check("calls");

@@ -165,7 +165,7 @@ fn vjp_doc(func: &syn::ItemFn, sig: &Signature) -> String {
 /// import of each callee, then the check that each callee has a derivative.
 ///
 /// ```text
-/// mod __callees { pub struct __callee0 {} impl __callee0 { fn fwd.. fn rev.. } }
+/// mod __callees { ::ad::__callee_fallback!(__callee0; A0; K0); }   // a stand-in `__callee0`
 /// use __callees::*;            // a glob: shadowed by the import below when `g` has a
 /// use g as __callee0;          // derivative (its marker struct is also named `g`)
 /// ::ad::__private::require_derivative::<__callee0>();   // else: "has no derivative"
@@ -182,17 +182,7 @@ pub(crate) fn callees_prelude(body: &Body) -> TokenStream {
         let alias = &callee.alias;
         let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
         let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
-        quote! {
-            pub struct #alias {}
-            impl #alias {
-                pub fn fwd<#(#args,)* S, T>(#(_: #args,)* _: S) -> T {
-                    ::core::unreachable!()
-                }
-                pub fn rev<#(#args,)* D, S, #(#sinks),*>(#(_: #args,)* _: D, _: S, #(_: #sinks),*) {
-                    ::core::unreachable!()
-                }
-            }
-        }
+        quote!(::ad::__callee_fallback!(#alias; #(#args)*; #(#sinks)*);)
     });
     let imports = body.callees.iter().map(|callee| {
         let (path, alias) = (&callee.path, &callee.alias);
@@ -206,7 +196,6 @@ pub(crate) fn callees_prelude(body: &Body) -> TokenStream {
         }
     });
     quote! {
-        #[allow(non_camel_case_types, dead_code, clippy::all)]
         mod #module {
             #(#fallbacks)*
         }

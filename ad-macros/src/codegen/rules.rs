@@ -156,47 +156,40 @@ impl Emitter<'_> {
     pub(super) fn rev_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
         let adj = &self.body.vars[out].adj;
         let adj = quote!(#adj);
+        // Partials computed once (`let __d4 = rules::d_powf(..);`), then the contributions.
+        let mut pre = TokenStream::new();
+        let mut items: Vec<(&Operand, TokenStream, bool)> = Vec::new();
         match rhs {
-            Rhs::Copy(a) => self.contrib(a, adj, false),
-            Rhs::Neg(a) => self.contrib(a, adj, true),
+            Rhs::Copy(a) => items.push((a, adj, false)),
+            Rhs::Neg(a) => items.push((a, adj, true)),
             Rhs::Cast(a, _) => {
-                let Operand::Var(v) = a else {
-                    return TokenStream::new();
-                };
-                let t = self.float_of(*v).ident();
-                self.contrib(a, quote!(#adj as #t), false)
+                if let Operand::Var(v) = a {
+                    let t = self.float_of(*v).ident();
+                    items.push((a, quote!(#adj as #t), false));
+                }
             }
             Rhs::Binary(op, a, b) => {
                 let (av, bv) = (self.op(a), self.op(b));
                 match op {
-                    BinOp::Add => {
-                        let mut t = self.contrib(a, adj.clone(), false);
-                        t.extend(self.contrib(b, adj, false));
-                        t
-                    }
-                    BinOp::Sub => {
-                        let mut t = self.contrib(a, adj.clone(), false);
-                        t.extend(self.contrib(b, adj, true));
-                        t
-                    }
-                    BinOp::Mul => {
-                        let mut t = self.contrib(a, quote!(#adj * #bv), false);
-                        t.extend(self.contrib(b, quote!(#adj * #av), false));
-                        t
-                    }
+                    BinOp::Add => items.extend([(a, adj.clone(), false), (b, adj, false)]),
+                    BinOp::Sub => items.extend([(a, adj.clone(), false), (b, adj, true)]),
+                    BinOp::Mul => items.extend([
+                        (a, quote!(#adj * #bv), false),
+                        (b, quote!(#adj * #av), false),
+                    ]),
                     BinOp::Div => {
                         let outv = &self.body.vars[out].name;
-                        let mut t = self.contrib(a, quote!(#adj / #bv), false);
-                        t.extend(self.contrib(b, quote!(#adj * #outv / #bv), true));
-                        t
+                        items.extend([
+                            (a, quote!(#adj / #bv), false),
+                            (b, quote!(#adj * #outv / #bv), true),
+                        ]);
                     }
                     BinOp::Rem => {
-                        let mut t = self.contrib(a, adj.clone(), false);
+                        items.push((a, adj.clone(), false));
                         if self.plan.active_op(b) {
                             let d = quote!(::ad::__private::rules::d_rem(#av, #bv).1);
-                            t.extend(self.contrib(b, quote!(#adj * #d), false));
+                            items.push((b, quote!(#adj * #d), false));
                         }
-                        t
                     }
                 }
             }
@@ -216,15 +209,14 @@ impl Emitter<'_> {
                 }
                 let partial = quote!(::ad::__private::rules::#function(#(#inputs),*));
                 match rule.partial {
-                    Partial::One(_) => self.contrib(&args[0], quote!(#adj * #partial), false),
+                    Partial::One(_) => items.push((&args[0], quote!(#adj * #partial), false)),
                     _ => {
                         let d = format_ident!("__d{}", out, span = Span::mixed_site());
-                        let mut t = quote!(let #d = #partial;);
+                        pre = quote!(let #d = #partial;);
                         for (i, arg) in args.iter().take(rule.arity).enumerate() {
                             let i = syn::Index::from(i);
-                            t.extend(self.contrib(arg, quote!(#adj * #d.#i), false));
+                            items.push((arg, quote!(#adj * #d.#i), false));
                         }
-                        t
                     }
                 }
             }
@@ -234,11 +226,11 @@ impl Emitter<'_> {
                 }
                 let array_adj = &self.body.vars[*array].adj;
                 let index = self.op(index);
-                if self.is_sink(*array) {
+                return if self.is_sink(*array) {
                     quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
                 } else {
                     quote!(#array_adj[#index] += #adj;)
-                }
+                };
             }
             Rhs::Call(call) => {
                 // g::rev(<args>, <adjoint of the result>, stack, <a sink per argument>)
@@ -246,22 +238,67 @@ impl Emitter<'_> {
                 let args = self.call_args(call);
                 let stack = stack();
                 let sinks = call.args.iter().map(|arg| self.sink(arg));
-                quote!(#alias::rev(#(#args,)* #adj, &mut *#stack, #(#sinks),*);)
+                return quote!(#alias::rev(#(#args,)* #adj, &mut *#stack, #(#sinks),*););
             }
-            Rhs::ArrayLit(items) => items
-                .iter()
-                .enumerate()
-                .map(|(k, item)| {
+            Rhs::ArrayLit(elems) => {
+                for (k, item) in elems.iter().enumerate() {
                     let k = proc_macro2::Literal::usize_unsuffixed(k);
-                    self.contrib(item, quote!(#adj[#k]), false)
-                })
-                .collect(),
+                    items.push((item, quote!(#adj[#k]), false));
+                }
+            }
             Rhs::ArrayRepeat(e, _) | Rhs::VecRepeat(e, _) => {
                 let t = self.float_of(out).ident();
-                self.contrib(e, quote!(#adj.iter().sum::<#t>()), false)
+                items.push((e, quote!(#adj.iter().sum::<#t>()), false));
             }
-            Rhs::Opaque(_) => TokenStream::new(),
+            Rhs::Opaque(_) => {}
         }
+        let contributions = self.contribs(&items);
+        quote!(#pre #contributions)
+    }
+
+    /// The contributions of one statement. Those to an adjoint declared at this statement
+    /// are summed into its declaration (`let __adj_x = __adj_t * x + __adj_t * x;`).
+    fn contribs(&self, items: &[(&Operand, TokenStream, bool)]) -> TokenStream {
+        let mut out = TokenStream::new();
+        let mut done = vec![false; items.len()];
+        for i in 0..items.len() {
+            if done[i] {
+                continue;
+            }
+            let (target, expr, negate) = &items[i];
+            let declared_here = match target {
+                Operand::Var(v) => {
+                    self.plan.active(*v)
+                        && self.plan.adj[*v] == AdjDecl::AtSite
+                        && !self.body.vars[*v].ty.is_array()
+                }
+                Operand::Lit(..) => false,
+            };
+            if !declared_here {
+                out.extend(self.contrib(target, expr.clone(), *negate));
+                continue;
+            }
+            let mut sum = if *negate {
+                quote!(-(#expr))
+            } else {
+                expr.clone()
+            };
+            for j in i + 1..items.len() {
+                if items[j].0 == *target {
+                    done[j] = true;
+                    let e = &items[j].1;
+                    sum = if items[j].2 {
+                        quote!(#sum - #e)
+                    } else {
+                        quote!(#sum + #e)
+                    };
+                }
+            }
+            let Operand::Var(v) = target else { continue };
+            let adj = &self.body.vars[*v].adj;
+            out.extend(quote!(let #adj = #sum;));
+        }
+        out
     }
 
     /// Adds `expr` (negated if `negate`) to the adjoint of `target`, if it is active.

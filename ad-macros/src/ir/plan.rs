@@ -450,14 +450,22 @@ impl Planner<'_> {
     /// Decides where each adjoint is declared.
     fn adjoints(&mut self) {
         let n = self.body.vars.len();
-        let mut count = vec![0usize; n];
+        // The one statement (site) contributing to each adjoint, if there is only one: its
+        // reverse declares the adjoint as the sum of its contributions (`x * x` gives
+        // `let __adj_x = __adj_t * x + __adj_t * x;`).
+        let mut site_of: Vec<Option<usize>> = vec![None; n];
+        let mut single = vec![true; n];
         let mut direct = vec![true; n];
         let activity = &self.plan.activity;
         let def_block = &self.plan.def_block;
-        let mut contribute = |target: &Operand, site_block: BlockId| {
+        let mut contribute = |target: &Operand, site_block: BlockId, site_id: usize| {
             if let Operand::Var(v) = target {
                 if activity.active(*v) {
-                    count[*v] += 1;
+                    match site_of[*v] {
+                        None => site_of[*v] = Some(site_id),
+                        Some(s) if s == site_id => {}
+                        Some(_) => single[*v] = false,
+                    }
                     // A block id past the last one marks a contribution through a sink
                     // (`&mut __adj_v`), which needs a declared adjoint.
                     if def_block[*v] != Some(site_block) {
@@ -466,41 +474,46 @@ impl Planner<'_> {
                 }
             }
         };
-        let sink_site = usize::MAX;
-        super::visit::walk(&self.body.block, &mut |stmt, site| match &stmt.kind {
-            StmtKind::Let { var, rhs, .. } if activity.active(*var) => match rhs {
-                Rhs::Index(array, _) => contribute(&Operand::Var(*array), site.block),
-                Rhs::Intrinsic(rule, args) => {
-                    if rule.partial != crate::rules::Partial::Zero {
-                        args.iter()
-                            .take(rule.arity)
-                            .for_each(|a| contribute(a, site.block));
+        let sink_block = usize::MAX;
+        super::visit::walk(&self.body.block, &mut |stmt, site| {
+            let id = site.pos * 3;
+            match &stmt.kind {
+                StmtKind::Let { var, rhs, .. } if activity.active(*var) => match rhs {
+                    Rhs::Index(array, _) => contribute(&Operand::Var(*array), site.block, id),
+                    Rhs::Intrinsic(rule, args) => {
+                        if rule.partial != crate::rules::Partial::Zero {
+                            args.iter()
+                                .take(rule.arity)
+                                .for_each(|a| contribute(a, site.block, id));
+                        }
+                    }
+                    Rhs::Opaque(_) => {}
+                    Rhs::Call(call) => call.args.iter().for_each(|a| contribute(a, sink_block, id)),
+                    other => other
+                        .operands()
+                        .into_iter()
+                        .for_each(|a| contribute(a, site.block, id)),
+                },
+                StmtKind::Assign { var, value, .. } if activity.active(*var) => {
+                    contribute(value, site.block, id)
+                }
+                StmtKind::IndexAssign { array, value, .. } if activity.active(*array) => {
+                    contribute(value, site.block, id)
+                }
+                StmtKind::If {
+                    then, els, phis, ..
+                } => {
+                    for phi in phis.iter().filter(|p| activity.active(p.var)) {
+                        contribute(&phi.then, then.id, id + 1);
+                        contribute(&phi.els, els.id, id + 2);
                     }
                 }
-                Rhs::Opaque(_) => {}
-                Rhs::Call(call) => call.args.iter().for_each(|a| contribute(a, sink_site)),
-                other => other
-                    .operands()
-                    .into_iter()
-                    .for_each(|a| contribute(a, site.block)),
-            },
-            StmtKind::Assign { var, value, .. } if activity.active(*var) => {
-                contribute(value, site.block)
+                _ => {}
             }
-            StmtKind::IndexAssign { array, value, .. } if activity.active(*array) => {
-                contribute(value, site.block)
-            }
-            StmtKind::If {
-                then, els, phis, ..
-            } => {
-                for phi in phis.iter().filter(|p| activity.active(p.var)) {
-                    contribute(&phi.then, then.id);
-                    contribute(&phi.els, els.id);
-                }
-            }
-            _ => {}
         });
-        super::activity::output_vars(&self.body.output, &mut |v| contribute(&Operand::Var(v), 0));
+        super::activity::output_vars(&self.body.output, &mut |v| {
+            contribute(&Operand::Var(v), 0, usize::MAX)
+        });
         for v in 0..n {
             if !activity.active(v) {
                 continue;
@@ -509,7 +522,8 @@ impl Planner<'_> {
             let scalar = var.ty.is_float();
             self.plan.adj[v] = if scalar
                 && !var.mutable
-                && count[v] == 1
+                && site_of[v].is_some()
+                && single[v]
                 && direct[v]
                 && self.clobbers.immutable(v)
             {

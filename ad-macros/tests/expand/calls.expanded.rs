@@ -15,17 +15,8 @@ fn pow_rec(x: f64, n: u32) -> f64 {
 )]
 fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let _ = pow_rec;
-    #[allow(non_camel_case_types, dead_code, clippy::all)]
     mod __callees {
-        pub struct __callee1 {}
-        impl __callee1 {
-            pub fn fwd<A0, A1, S, T>(_: A0, _: A1, _: S) -> T {
-                ::core::unreachable!()
-            }
-            pub fn rev<A0, A1, D, S, K0, K1>(_: A0, _: A1, _: D, _: S, _: K0, _: K1) {
-                ::core::unreachable!()
-            }
-        }
+        ::ad::__callee_fallback!(__callee1; A0 A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -86,24 +77,8 @@ impl pow_rec {
                       companions take a stack and a sink per parameter"
     )]
     fn fwd(x: f64, n: u32, __stack: &mut ::ad::__private::ValueStack) -> f64 {
-        #[allow(non_camel_case_types, dead_code, clippy::all)]
         mod __callees {
-            pub struct __callee1 {}
-            impl __callee1 {
-                pub fn fwd<A0, A1, S, T>(_: A0, _: A1, _: S) -> T {
-                    ::core::unreachable!()
-                }
-                pub fn rev<A0, A1, D, S, K0, K1>(
-                    _: A0,
-                    _: A1,
-                    _: D,
-                    _: S,
-                    _: K0,
-                    _: K1,
-                ) {
-                    ::core::unreachable!()
-                }
-            }
+            ::ad::__callee_fallback!(__callee1; A0 A1; K0 K1);
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -140,24 +115,8 @@ impl pow_rec {
         __sink_0: impl ::ad::__private::ScalarSink<f64>,
         _: ::ad::__private::Discard,
     ) {
-        #[allow(non_camel_case_types, dead_code, clippy::all)]
         mod __callees {
-            pub struct __callee1 {}
-            impl __callee1 {
-                pub fn fwd<A0, A1, S, T>(_: A0, _: A1, _: S) -> T {
-                    ::core::unreachable!()
-                }
-                pub fn rev<A0, A1, D, S, K0, K1>(
-                    _: A0,
-                    _: A1,
-                    _: D,
-                    _: S,
-                    _: K0,
-                    _: K1,
-                ) {
-                    ::core::unreachable!()
-                }
-            }
+            ::ad::__callee_fallback!(__callee1; A0 A1; K0 K1);
         }
         #[allow(unused_imports)]
         use __callees::*;

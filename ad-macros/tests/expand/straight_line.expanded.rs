@@ -21,10 +21,8 @@ fn f_vjp(x: f64, y: f64, __seed: f64) -> (f64, (f64, f64)) {
     let z = __t0 + __t1;
     let __t3 = z * z;
     let mut __adj_x = 0.0_f64;
-    let mut __adj_z = 0.0_f64;
     let __adj_t3 = __seed;
-    __adj_z += __adj_t3 * z;
-    __adj_z += __adj_t3 * z;
+    let __adj_z = __adj_t3 * z + __adj_t3 * z;
     let __adj_t0 = __adj_z;
     let __adj_t1 = __adj_z;
     __adj_x += __adj_t1 * ::ad::__private::rules::d_sin(x);
@@ -85,10 +83,8 @@ impl f {
         let z = __stack.pop::<f64>();
         let __t0 = x * y;
         let mut __adj_x = 0.0_f64;
-        let mut __adj_z = 0.0_f64;
         let __adj_t3 = __seed;
-        __adj_z += __adj_t3 * z;
-        __adj_z += __adj_t3 * z;
+        let __adj_z = __adj_t3 * z + __adj_t3 * z;
         let __adj_t0 = __adj_z;
         let __adj_t1 = __adj_z;
         __adj_x += __adj_t1 * ::ad::__private::rules::d_sin(x);

@@ -1,0 +1,43 @@
+#[reverse]
+fn chain(x0: f64) -> f64 {
+    let x1 = x0 + x0;
+    let x2 = x1 + x1;
+    let x3 = x2 + x2;
+    let x4 = x3 + x3;
+    let x5 = x4 + x4;
+    let x6 = x5 + x5;
+    let x7 = x6 + x6;
+    let x8 = x7 + x7;
+    let x9 = x8 + x8;
+    let x10 = x9 + x9;
+    let x11 = x10 + x10;
+    let x12 = x11 + x11;
+    let x13 = x12 + x12;
+    let x14 = x13 + x13;
+    let x15 = x14 + x14;
+    let x16 = x15 + x15;
+    let x17 = x16 + x16;
+    let x18 = x17 + x17;
+    let x19 = x18 + x18;
+    let x20 = x19 + x19;
+    let x21 = x20 + x20;
+    let x22 = x21 + x21;
+    let x23 = x22 + x22;
+    let x24 = x23 + x23;
+    let x25 = x24 + x24;
+    let x26 = x25 + x25;
+    let x27 = x26 + x26;
+    let x28 = x27 + x27;
+    let x29 = x28 + x28;
+    let x30 = x29 + x29;
+    let x31 = x30 + x30;
+    let x32 = x31 + x31;
+    let x33 = x32 + x32;
+    let x34 = x33 + x33;
+    let x35 = x34 + x34;
+    let x36 = x35 + x35;
+    let x37 = x36 + x36;
+    let x38 = x37 + x37;
+    let x39 = x38 + x38;
+    x39 + x39
+}
