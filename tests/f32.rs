@@ -49,7 +49,7 @@ fn loop_carried_f32_values_go_through_the_stack() {
     for _ in 0..n {
         let (s, c) = (x.sin(), x.cos());
         let nx = s * a + x * 0.9;
-        ddx = (c * a + 0.9) * ddx;
+        ddx *= c * a + 0.9;
         dda = (c * a + 0.9) * dda + s;
         x = nx;
         if x as f32 > 0.8 {

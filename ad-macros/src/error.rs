@@ -35,6 +35,11 @@ impl Errors {
         self.errors.borrow_mut().push(err);
     }
 
+    /// The number of errors reported so far.
+    pub(crate) fn count(&self) -> usize {
+        self.errors.borrow().len()
+    }
+
     /// Whether any error has been reported so far.
     pub(crate) fn has_errors(&self) -> bool {
         !self.errors.borrow().is_empty()

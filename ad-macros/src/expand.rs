@@ -20,10 +20,13 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
-    let Some(sig) = parse::Signature::from_syn(&cx, &func.sig, &args) else {
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    // The body is lowered even after a signature error, so its errors are reported too.
+    let body = ir::lower::lower(&cx, &sig, &func.block);
+    if !sig.valid {
         return fallback(&func, None, cx);
-    };
-    let Some(mut body) = ir::lower::lower(&cx, &sig, &func.block) else {
+    }
+    let Some(mut body) = body else {
         return fallback(&func, Some(&sig), cx);
     };
     ir::types::resolve(&mut body, sig.default_float);
@@ -96,14 +99,12 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Errors::new();
     let vjp = parse::derivative_args(&cx, args);
     let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
-    if let Some(sig) = &sig {
-        if !matches!(sig.ret, parse::RetTy::Scalar(_)) {
-            cx.error(
-                &func.sig.output,
-                "#[ad::derivative] supports functions that return `f64` or `f32`; for other \
-                 outputs, annotate the function with #[reverse]",
-            );
-        }
+    if sig.valid && !matches!(sig.ret, parse::RetTy::Scalar(_)) {
+        cx.error(
+            &func.sig.output,
+            "#[ad::derivative] supports functions that return `f64` or `f32`; for other \
+             outputs, annotate the function with #[reverse]",
+        );
     }
     if let Some(vjp) = &vjp {
         let generated = [
@@ -123,8 +124,8 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     }
-    match (cx.check(), vjp, sig) {
-        (Ok(()), Some(vjp), Some(sig)) => codegen::derivative::emit(&func, &sig.all_active(), &vjp),
+    match (cx.check(), vjp) {
+        (Ok(()), Some(vjp)) => codegen::derivative::emit(&func, &sig.all_active(), &vjp),
         (Err(err), ..) => {
             let err = err.to_compile_error();
             quote!(#err #func)

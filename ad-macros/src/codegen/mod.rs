@@ -173,7 +173,7 @@ fn vjp_doc(func: &syn::ItemFn, sig: &Signature) -> String {
 ///
 /// The fallback's `fwd`/`rev` accept anything, so the only error the user sees for a
 /// callee without a derivative is the one from `require_derivative`, at the call.
-pub(crate) fn callees_prelude(body: &Body) -> TokenStream {
+pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
     if body.callees.is_empty() {
         return TokenStream::new();
     }
@@ -189,10 +189,11 @@ pub(crate) fn callees_prelude(body: &Body) -> TokenStream {
         // The alias at the user's span, so the missing-derivative error points at the call.
         let mut at_call = alias.clone();
         at_call.set_span(callee.span);
+        let check = check.then(|| quote!(::ad::__private::require_derivative::<#at_call>();));
         quote! {
             #[allow(unused_imports)]
             use #path as #alias;
-            ::ad::__private::require_derivative::<#at_call>();
+            #check
         }
     });
     quote! {

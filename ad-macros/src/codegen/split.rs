@@ -41,7 +41,7 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
     let stack = stack();
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
-    let callees = super::callees_prelude(body);
+    let callees = super::callees_prelude(body, false);
     let forward = e.fwd_block(&body.block);
     let output = e.output_value(&body.output);
     let seeding = e.seed(&format!("{name}::rev"));

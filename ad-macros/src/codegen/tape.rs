@@ -45,7 +45,8 @@ pub(super) fn emit_vjp(
     let stack_decl = plan
         .uses_stack
         .then(|| quote!(let #stack = &mut ::ad::__private::ValueStack::new();));
-    let callees = super::callees_prelude(body);
+    // The check that callees have derivatives is made once, here, not in the companions.
+    let callees = super::callees_prelude(body, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
         let name = &body.vars[v].name;
         let zero = hoisted_zero(&body.vars[v].ty);
@@ -243,7 +244,12 @@ impl Emitter<'_> {
     /// `{float}` cannot take a method call like `.sin()`.
     fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
         let v = &self.body.vars[var];
-        let constant = matches!(rhs, Rhs::Opaque(_) | Rhs::Copy(Operand::Lit(..)));
+        // (A call's result is typed too: a callee without a derivative gets a stand-in whose
+        // result type is generic, and the missing-derivative error should be the only one.)
+        let constant = matches!(
+            rhs,
+            Rhs::Opaque(_) | Rhs::Copy(Operand::Lit(..)) | Rhs::Call(_)
+        );
         match &v.ty {
             Ty::Float(Some(t)) if v.temp && constant => {
                 let t = t.ident();

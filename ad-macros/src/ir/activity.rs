@@ -66,7 +66,7 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
                 .flows
                 .iter()
                 .any(|&v| varied[v] && !matches!(body.vars[v].ty, Ty::Usize | Ty::I32 | Ty::Bool));
-            if flows_active && useful_if_float(*var, &edges, &useful) {
+            if flows_active && (useful[*var] || useful_if_float(*var, &edges, &useful)) {
                 let (span, msg) = &opaque.if_active;
                 cx.error_at(*span, msg);
             }

@@ -82,8 +82,13 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> Option<syn::P
             },
             other => cx.error(
                 other.path(),
-                "unknown argument; expected `vjp = pullback`, the function that returns the \
-                 adjoints of the parameters from `(params.., output, seed)`",
+                format!(
+                    "unknown argument `{}`; expected `vjp = pullback`, the function that \
+                     returns the adjoints of the parameters from `(params.., output, seed)`",
+                    quote::ToTokens::to_token_stream(other.path())
+                        .to_string()
+                        .replace(' ', "")
+                ),
             ),
         }
     }

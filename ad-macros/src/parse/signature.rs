@@ -13,6 +13,8 @@ use crate::ir::FloatTy;
 pub(crate) struct Signature {
     pub params: Vec<Param>,
     pub ret: RetTy,
+    /// Whether the signature had no error (only then are `NAME_grad` and `NAME_vjp` emitted).
+    pub valid: bool,
     /// The precision of literals that nothing else pins down: `f32` when every float
     /// parameter is `f32`, else `f64`.
     pub default_float: FloatTy,
@@ -27,6 +29,8 @@ pub(crate) struct Param {
     pub kind: ParamKind,
     /// Differentiated with respect to (its adjoint is part of the gradient).
     pub active: bool,
+    /// Its type was rejected (an error was reported): uses of it in the body report nothing.
+    pub rejected: bool,
 }
 
 /// The shape of a parameter, as far as differentiation cares.
@@ -100,7 +104,12 @@ impl RetTy {
 impl Signature {
     /// Validates `sig` against the rules of DESIGN.md section 1, reporting every problem.
     /// Returns `None` when the signature is unusable.
-    pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Option<Signature> {
+    ///
+    /// The result is `valid: false` after an error; it is still good enough to lower the body
+    /// (a rejected parameter is kept as an inactive one, a rejected return type becomes
+    /// `f64`), so that errors in the body are reported too.
+    pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
+        let before = cx.count();
         reject_qualifiers(cx, sig);
         let mut params = Vec::new();
         for input in &sig.inputs {
@@ -108,12 +117,11 @@ impl Signature {
                 params.push(param);
             }
         }
-        let ret = read_return(cx, &sig.output);
-        mark_active(cx, &mut params, args);
-        let ret = ret?;
-        if cx.has_errors() {
-            return None;
-        }
+        let ret = read_return(cx, sig);
+        let params_ok = cx.count() == before;
+        mark_active(cx, &sig.inputs, &mut params, args, params_ok);
+        let valid = cx.count() == before && ret.is_some();
+        let ret = ret.unwrap_or(RetTy::Scalar(FloatTy::F64));
         let mut floats: Vec<FloatTy> = params
             .iter()
             .filter_map(|p| match &p.kind {
@@ -128,11 +136,12 @@ impl Signature {
         } else {
             FloatTy::F64
         };
-        Some(Signature {
+        Signature {
             params,
             ret,
             default_float,
-        })
+            valid,
+        }
     }
 
     /// The same signature with every float parameter active (for split companions).
@@ -230,13 +239,17 @@ fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
             return None;
         }
     };
-    let kind = param_kind(cx, &typed.ty)?;
+    // A rejected type still names a parameter the body uses: keep it, inactive.
+    let kind = param_kind(cx, &typed.ty);
+    let rejected = kind.is_none();
+    let kind = kind.unwrap_or(ParamKind::Inactive);
     Some(Param {
         ident,
         mutable,
         ty: (*typed.ty).clone(),
         kind,
         active: false,
+        rejected,
     })
 }
 
@@ -287,9 +300,9 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
             None => ParamKind::Inactive,
         }),
         Type::Reference(reference) => {
-            if let Some(token) = &reference.mutability {
+            if reference.mutability.is_some() {
                 cx.error(
-                    token,
+                    reference,
                     "`&mut` parameters are not supported by #[reverse]; take the value (or a \
                      shared reference) and return the result instead",
                 );
@@ -338,11 +351,11 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
 const RETURN_HELP: &str = "#[reverse] differentiates functions that return floats: `f64`, \
                            `f32`, `[f64; N]`, `Vec<f64>` or a tuple of these";
 
-fn read_return(cx: &Errors, output: &ReturnType) -> Option<RetTy> {
-    match output {
+fn read_return(cx: &Errors, sig: &syn::Signature) -> Option<RetTy> {
+    match &sig.output {
         ReturnType::Default => {
-            cx.error_at(
-                proc_macro2::Span::call_site(),
+            cx.error(
+                &sig.ident,
                 format!("{RETURN_HELP}; this function returns `()`"),
             );
             None
@@ -385,15 +398,22 @@ fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
 }
 
 /// Marks the parameters named in `wrt(...)` active, or every float parameter without it.
-fn mark_active(cx: &Errors, params: &mut [Param], args: &Args) {
+fn mark_active(
+    cx: &Errors,
+    inputs: &syn::punctuated::Punctuated<FnArg, syn::Token![,]>,
+    params: &mut [Param],
+    args: &Args,
+    params_ok: bool,
+) {
     match &args.wrt {
         None => {
             for p in params.iter_mut() {
                 p.active = !matches!(p.kind, ParamKind::Inactive);
             }
-            if !params.is_empty() && params.iter().all(|p| !p.active) {
-                cx.error_at(
-                    proc_macro2::Span::call_site(),
+            // (After a rejected parameter, that error says it all.)
+            if params_ok && !params.is_empty() && params.iter().all(|p| !p.active) {
+                cx.error(
+                    inputs,
                     "no parameter of this function can be differentiated; #[reverse] needs at \
                      least one parameter of type `f64`, `f32`, `[f64; N]`, `&[f64]` or `Vec<f64>`",
                 );
@@ -435,7 +455,7 @@ mod tests {
         let cx = Errors::new();
         let sig = Signature::from_syn(&cx, &sig, &args);
         match cx.check() {
-            Ok(()) => Ok(sig.unwrap()),
+            Ok(()) => Ok(sig),
             Err(err) => Err(err.into_iter().count()),
         }
     }

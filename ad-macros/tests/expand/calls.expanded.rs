@@ -84,13 +84,12 @@ impl pow_rec {
         use __callees::*;
         #[allow(unused_imports)]
         use pow_rec as __callee1;
-        ::ad::__private::require_derivative::<__callee1>();
         let __c0 = n == 0;
         let __t5 = if __c0 {
             1.0
         } else {
             let __t2 = n - 1;
-            let __t3 = __callee1::fwd(x, __t2, &mut *__stack);
+            let __t3: f64 = __callee1::fwd(x, __t2, &mut *__stack);
             let __t4 = x * __t3;
             __stack.push(__t3);
             __t4
@@ -122,7 +121,6 @@ impl pow_rec {
         use __callees::*;
         #[allow(unused_imports)]
         use pow_rec as __callee1;
-        ::ad::__private::require_derivative::<__callee1>();
         let __c0 = n == 0;
         let mut __adj_x = 0.0_f64;
         let __adj_t5 = __seed;

@@ -37,8 +37,11 @@ impl Lowerer<'_> {
     /// Rust does (later assignments to them do not change what the closure sees).
     pub(super) fn make_closure(&mut self, expr: &syn::ExprClosure, out: &mut Vec<Stmt>) -> Value {
         if let Some(asyncness) = &expr.asyncness {
-            self.cx
-                .error(asyncness, "async closures are not supported by #[reverse]");
+            self.cx.error(
+                asyncness,
+                "async closures are not supported by #[reverse]; use a plain closure, or compute \
+                 the value before the async code",
+            );
         }
         if expr.capture.is_some() {
             let mut copies = Vec::new();
@@ -97,7 +100,7 @@ impl Lowerer<'_> {
                     args.len()
                 ),
             );
-            return Value::Unit;
+            return Value::Error;
         }
         if let Some(span) = first_return(&expr.body) {
             self.cx.error_at(
@@ -105,7 +108,7 @@ impl Lowerer<'_> {
                 "`return` inside a closure is not supported by #[reverse]; make the returned \
                  value the closure's last expression",
             );
-            return Value::Unit;
+            return Value::Error;
         }
         let saved = std::mem::replace(&mut self.scopes, (*closure.scopes).clone());
         let saved_loops = std::mem::take(&mut self.loops);

@@ -48,6 +48,7 @@ impl Lowerer<'_> {
                 l.let_token,
                 "`if let` is not supported by #[reverse]; use `match` on the value instead",
             );
+            return Operand::Lit(quote!(false), crate::ir::LitKind::Unknown);
         }
         let mut opaque = self.opaque(cond);
         opaque.flows.clear();
@@ -115,7 +116,7 @@ impl Lowerer<'_> {
                         "an `if` that produces an array is not supported by #[reverse]; assign \
                          the elements in each branch instead",
                     );
-                    return Value::Unit;
+                    return Value::Error;
                 }
                 let var = self.fresh("t", ty, false, span);
                 phis.push(Phi {
@@ -132,12 +133,14 @@ impl Lowerer<'_> {
                     .collect(),
             ),
             (Value::Unit, Value::Unit) => Value::Unit,
+            // Already reported (an error, or a jump in a branch whose value is used).
+            (Value::Error | Value::Never, _) | (_, Value::Error | Value::Never) => Value::Error,
             _ => {
                 self.cx.error_at(
                     span,
                     "the branches of this `if` produce values of different shapes",
                 );
-                Value::Unit
+                Value::Error
             }
         }
     }
@@ -399,6 +402,9 @@ impl Lowerer<'_> {
             }));
         }
         let Some(elements) = self.elements(&f.expr) else {
+            if self.is_poisoned(&f.expr) {
+                return None;
+            }
             self.cx.error(
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \

@@ -12,8 +12,18 @@ use crate::parse::float_of;
 use crate::rules;
 
 impl Lowerer<'_> {
-    /// Lowers `expr` to a value, emitting the statements that compute it into `out`.
+    /// Lowers `expr` to a value, emitting the statements that compute it into `out`. An
+    /// expression whose lowering reported an error and produced no value is `Value::Error`,
+    /// so that its uses report nothing more.
     pub(super) fn lower_expr(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
+        let before = self.cx.count();
+        match self.lower_expr_inner(expr, out) {
+            Value::Unit if self.cx.count() > before => Value::Error,
+            value => value,
+        }
+    }
+
+    fn lower_expr_inner(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
         match expr {
             syn::Expr::Lit(lit) => Value::Op(literal(&lit.lit)),
             syn::Expr::Path(path) => self.lower_path(path),
@@ -41,6 +51,11 @@ impl Lowerer<'_> {
             syn::Expr::Repeat(repeat) => self.lower_repeat(repeat, out),
             syn::Expr::Macro(mac) => self.lower_macro(&mac.mac, out),
             syn::Expr::Closure(closure) => self.make_closure(closure, out),
+            // `&w[1..]`: the slicing is the problem, reported by `lower_index`.
+            syn::Expr::Reference(r) if matches!(&*r.expr, syn::Expr::Index(_)) => {
+                self.lower_expr(&r.expr, out);
+                Value::Error
+            }
             syn::Expr::If(_)
             | syn::Expr::Match(_)
             | syn::Expr::Block(_)
@@ -63,7 +78,7 @@ impl Lowerer<'_> {
             }
             _ => {
                 self.unsupported(expr);
-                Value::Op(Operand::Lit(quote!(0.0), LitKind::Float(None)))
+                Value::Error
             }
         }
     }
@@ -127,6 +142,7 @@ impl Lowerer<'_> {
                     Some(Binding::Var(v)) => return Value::Op(Operand::Var(*v)),
                     Some(Binding::Tuple(items)) => return binding_value(items),
                     Some(Binding::Closure(c)) => return Value::Closure(c.clone()),
+                    Some(Binding::Poisoned) => return Value::Error,
                     None => {}
                 }
             }
@@ -172,7 +188,7 @@ impl Lowerer<'_> {
                     "dereferencing is only supported on the element of a `for` loop over a \
                      slice (`for x in xs.iter()`) in #[reverse] code",
                 );
-                Value::Unit
+                Value::Error
             }
             _ => self.opaque_value(&syn::Expr::Unary(unary.clone()), Ty::Bool, out),
         }
@@ -234,15 +250,16 @@ impl Lowerer<'_> {
             let ty = self.int_ty(expr);
             return self.opaque_value(expr, ty, out);
         }
-        let (Value::Op(a), Value::Op(b)) = (
+        let (left, right) = (
             self.lower_expr(&bin.left, out),
             self.lower_expr(&bin.right, out),
+        );
+        let msg = "arithmetic on this value is not supported by #[reverse]";
+        let (Some(a), Some(b)) = (
+            self.number(left, &bin.left, msg),
+            self.number(right, &bin.right, msg),
         ) else {
-            self.cx.error(
-                expr,
-                "arithmetic on this value is not supported by #[reverse]",
-            );
-            return Value::Unit;
+            return Value::Error;
         };
         if let (Operand::Lit(..), Operand::Lit(..)) = (&a, &b) {
             // A constant expression: one inactive `let`.
@@ -307,7 +324,8 @@ impl Lowerer<'_> {
             }
             syn::Expr::MethodCall(call) => {
                 let name = call.method.to_string();
-                (rules::lookup(&name).is_some() && self.is_float_expr(&call.receiver))
+                let killing = super::rename::KILLING_METHODS.contains(&name.as_str());
+                (!killing && self.is_float_expr(&call.receiver))
                     || (rules::lookup(&name).is_some()
                         && call.args.iter().any(|a| self.is_float_expr(a)))
             }
@@ -355,7 +373,7 @@ impl Lowerer<'_> {
         let ident = path.path.get_ident()?;
         match self.lookup(&ident.to_string())? {
             Binding::Var(v) => Some(self.vars[*v].ty.clone()),
-            Binding::Tuple(_) | Binding::Closure(_) => Some(Ty::Other),
+            Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned => Some(Ty::Other),
         }
     }
 
@@ -405,7 +423,22 @@ impl Lowerer<'_> {
                          `.{name}()` here is not consumed, or its consumer is not supported"
                     ),
                 );
-                Value::Unit
+                Value::Error
+            }
+            _ if self.is_float_expr(&call.receiver) => {
+                // A float method without a rule: an error if a derivative flows through it.
+                let mut opaque = self.opaque(expr);
+                opaque.if_active = (call.method.span(), not_an_intrinsic(&name));
+                if opaque.reads.is_empty() {
+                    return Value::Op(Operand::Lit(opaque.expr, LitKind::Unknown));
+                }
+                Value::Op(Operand::Var(self.let_opaque(
+                    out,
+                    "t",
+                    Ty::Float(None),
+                    opaque,
+                    expr.span(),
+                )))
             }
             _ => self.opaque_value(expr, Ty::Unknown, out),
         }
@@ -422,9 +455,10 @@ impl Lowerer<'_> {
             }
             func => match self.lower_expr(func, out) {
                 Value::Closure(c) => Some(c),
+                Value::Error => return Value::Error,
                 _ => {
                     self.cx.error(func, "#[reverse] can call functions by name and closures; this callee is neither");
-                    return Value::Unit;
+                    return Value::Error;
                 }
             },
         };
@@ -466,6 +500,15 @@ impl Lowerer<'_> {
                     if name == "from" && call.args.len() == 1 {
                         return self.cast_to(&call.args[0], float, expr, out);
                     }
+                    if call.args.iter().any(|a| self.is_float_expr(a)) {
+                        let at = func
+                            .path
+                            .segments
+                            .last()
+                            .map_or(func.span(), |s| s.ident.span());
+                        self.cx.error_at(at, not_an_intrinsic(name));
+                        return Value::Error;
+                    }
                 }
             }
         }
@@ -494,9 +537,11 @@ impl Lowerer<'_> {
             Some(i) => i,
             None => {
                 let alias = self.names.fresh("callee");
+                // Errors about the callee point at its name (`square` in `helpers::square`).
+                let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
                 self.callees.push(crate::ir::Callee {
                     path: path.to_token_stream(),
-                    span: path.span(),
+                    span,
                     alias,
                     arity: call.args.len(),
                 });
@@ -513,13 +558,23 @@ impl Lowerer<'_> {
             }
             match self.lower_expr(arg, out) {
                 Value::Op(op) => args.push(op),
+                Value::Error => return Value::Error,
+                Value::Closure(_) => {
+                    self.cx.error(
+                        arg,
+                        "passing a closure to a function is not supported by #[reverse]: \
+                         closures are inlined where they are called; call it in this function, \
+                         or pass the values it captures",
+                    );
+                    return Value::Error;
+                }
                 _ => {
                     self.cx.error(
                         arg,
                         "#[reverse] passes numbers, float arrays or inactive values to \
                          functions; this argument is none of these",
                     );
-                    return Value::Unit;
+                    return Value::Error;
                 }
             }
             by_ref.push(false);
@@ -530,6 +585,18 @@ impl Lowerer<'_> {
             by_ref,
         });
         Value::Op(self.let_temp(out, rhs, Ty::Float(None), path.span()))
+    }
+
+    /// Whether `expr` names a variable whose value was already reported as an error.
+    pub(super) fn is_poisoned(&self, expr: &syn::Expr) -> bool {
+        match expr {
+            syn::Expr::Path(p) => matches!(
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                Some(Binding::Poisoned)
+            ),
+            syn::Expr::Paren(p) => self.is_poisoned(&p.expr),
+            _ => false,
+        }
     }
 
     /// A float array passed as a call argument: `w` or `&w`.
@@ -670,17 +737,17 @@ impl Lowerer<'_> {
                     "#[reverse] can index float arrays bound to a name (`w[i]`); bind this \
                      expression to a variable first",
                 );
-                return Value::Unit;
+                return Value::Error;
             }
             return self.opaque_value(expr, Ty::Unknown, out);
         };
         if let syn::Expr::Range(range) = &*index.index {
             self.cx.error(
                 range,
-                "slicing a float array is not supported by #[reverse]; index the elements \
-                 (`w[i]`) in a loop",
+                "indexing by a range (`w[a..b]`) is not supported by #[reverse]; index single \
+                 elements in a loop (`for i in a..b { .. w[i] .. }`)",
             );
-            return Value::Unit;
+            return Value::Error;
         }
         let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
         let elem = match &self.vars[array].ty {
@@ -715,7 +782,7 @@ impl Lowerer<'_> {
                         Some(item) => binding_value(std::slice::from_ref(item)).into_first(),
                         None => {
                             self.cx.error(&field.member, "no such tuple element");
-                            Value::Unit
+                            Value::Error
                         }
                     };
                 }
@@ -729,9 +796,10 @@ impl Lowerer<'_> {
         for e in &array.elems {
             match self.lower_expr(e, out) {
                 Value::Op(op) => elems.push(op),
+                Value::Error => return Value::Error,
                 _ => {
                     self.cx.error(e, "#[reverse] supports arrays of numbers");
-                    return Value::Unit;
+                    return Value::Error;
                 }
             }
         }
@@ -752,10 +820,10 @@ impl Lowerer<'_> {
     }
 
     fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
-        let Value::Op(elem) = self.lower_expr(&repeat.expr, out) else {
-            self.cx
-                .error(&repeat.expr, "#[reverse] supports arrays of numbers");
-            return Value::Unit;
+        let value = self.lower_expr(&repeat.expr, out);
+        let Some(elem) = self.number(value, &repeat.expr, "#[reverse] supports arrays of numbers")
+        else {
+            return Value::Error;
         };
         let len = repeat.len.to_token_stream();
         let elem_ty = match self.ty_of(&elem) {
@@ -782,7 +850,7 @@ impl Lowerer<'_> {
                 "macros are not supported by #[reverse] (except `vec![x; n]`); write the code the \
                  macro would expand to",
             );
-            return Value::Unit;
+            return Value::Error;
         }
         let tokens = &mac.tokens;
         let repeat: syn::Result<syn::ExprRepeat> = syn::parse2(quote!([#tokens]));
@@ -792,12 +860,15 @@ impl Lowerer<'_> {
                 "#[reverse] supports `vec![x; n]`; for a vector of given values write an array \
                  `[a, b, c]`",
             );
-            return Value::Unit;
+            return Value::Error;
         };
-        let Value::Op(elem) = self.lower_expr(&repeat.expr, out) else {
-            self.cx
-                .error(&repeat.expr, "#[reverse] supports vectors of numbers");
-            return Value::Unit;
+        let value = self.lower_expr(&repeat.expr, out);
+        let Some(elem) = self.number(
+            value,
+            &repeat.expr,
+            "#[reverse] supports vectors of numbers",
+        ) else {
+            return Value::Error;
         };
         let elem_ty = match self.ty_of(&elem) {
             Ty::Float(t) => t,
@@ -833,6 +904,7 @@ impl Lowerer<'_> {
                 let Some(ident) = ident else { return };
                 let var = match self.lookup(&ident.to_string()) {
                     Some(Binding::Var(v)) => *v,
+                    Some(Binding::Poisoned) => return,
                     Some(Binding::Tuple(_) | Binding::Closure(_)) => {
                         self.cx.error(left, "#[reverse] can assign to numbers and array elements; assign the elements of a tuple one by one");
                         return;
@@ -854,8 +926,8 @@ impl Lowerer<'_> {
                     return;
                 };
                 let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
-                let Value::Op(value) = self.lower_expr(right, out) else {
-                    self.cx.error(right, "expected a number");
+                let value = self.lower_expr(right, out);
+                let Some(value) = self.number(value, right, "expected a number") else {
                     return;
                 };
                 let (op, value) = match op.map(assign_kind) {
@@ -882,6 +954,8 @@ impl Lowerer<'_> {
                 left,
                 "assigning to a field is not supported by #[reverse]; use separate variables",
             ),
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_)) && self.is_poisoned(&u.expr) => {}
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.cx.error(
                 left,
                 "assigning through a reference is not supported by #[reverse]; return the value instead",
@@ -915,8 +989,8 @@ impl Lowerer<'_> {
             self.opaque_stmt(expr, out);
             return;
         }
-        let Value::Op(value) = self.lower_expr(right, out) else {
-            self.cx.error(right, "expected a number");
+        let value = self.lower_expr(right, out);
+        let Some(value) = self.number(value, right, "expected a number") else {
             return;
         };
         if matches!(self.vars[var].ty, Ty::Unknown) {
@@ -1006,6 +1080,23 @@ fn assign_kind(op: syn::BinOp) -> AssignKind {
     }
 }
 
+/// The error for a float method that is not in the rule table.
+fn not_an_intrinsic(name: &str) -> String {
+    let instead = match name {
+        "clamp" => " (for `x.clamp(lo, hi)` write `x.max(lo).min(hi)`)",
+        "to_degrees" => " (for `x.to_degrees()` write `x * (180.0 / PI)`)",
+        "to_radians" => " (for `x.to_radians()` write `x * (PI / 180.0)`)",
+        "sin_cos" => " (call `sin` and `cos`)",
+        "copysign" => " (multiply by a sign instead)",
+        _ => "",
+    };
+    format!(
+        "`{name}` is not a float intrinsic #[reverse] can differentiate; use the intrinsics \
+         ({}){instead}",
+        crate::rules::names()
+    )
+}
+
 fn rename_is_killing(name: &str) -> bool {
     super::rename::KILLING_METHODS.contains(&name)
 }
@@ -1064,6 +1155,7 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Var(v) => Value::Op(Operand::Var(*v)),
                 Binding::Tuple(inner) => binding_value(inner),
                 Binding::Closure(c) => Value::Closure(c.clone()),
+                Binding::Poisoned => Value::Error,
             })
             .collect(),
     )

@@ -180,7 +180,7 @@ impl Lowerer<'_> {
                             *other,
                             "#[reverse] can zip with a float array (`ys`, `&ys` or `ys.iter()`)",
                         );
-                        return Value::Unit;
+                        return Value::Error;
                     }
                 }
             }
@@ -203,7 +203,7 @@ impl Lowerer<'_> {
             Source::Range(expr) => {
                 if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate)) {
                     self.cx.error(*expr, "#[reverse] supports `zip` and `enumerate` on iterators over arrays; index the arrays by the range instead");
-                    return Value::Unit;
+                    return Value::Error;
                 }
                 let mut range = self.opaque(expr);
                 range.flows.clear();
@@ -244,12 +244,10 @@ impl Lowerer<'_> {
                 Some(var)
             }
             Consumer::Fold(init, _) => {
-                let Value::Op(init) = self.lower_expr(init, out) else {
-                    self.cx.error(
-                        *init,
-                        "#[reverse] folds numbers: the initial value must be a number",
-                    );
-                    return Value::Unit;
+                let value = self.lower_expr(init, out);
+                let msg = "#[reverse] folds numbers: the initial value must be a number";
+                let Some(init) = self.number(value, *init, msg) else {
+                    return Value::Error;
                 };
                 let var = self.fresh("acc", Ty::Float(None), true, span);
                 out.push(Stmt {
@@ -268,11 +266,11 @@ impl Lowerer<'_> {
                         &call.method,
                         "#[reverse] collects iterators over arrays, or over ranges `0..n`",
                     );
-                    return Value::Unit;
+                    return Value::Error;
                 };
                 if stages.iter().any(|s| matches!(s, Stage::Filter(_))) {
                     self.cx.error(&call.method, "`collect` after `filter` is not supported by #[reverse]; collect first, or write a loop");
-                    return Value::Unit;
+                    return Value::Error;
                 }
                 let reads = match &source {
                     Source::Array { array, .. } => std::iter::once(*array)
@@ -393,10 +391,11 @@ impl Lowerer<'_> {
                 self.stages(step, rest, zipped, item, out)
             }
             Stage::Filter(p) => {
-                let Value::Op(cond) = self.call_value(p, vec![item.clone()], out) else {
-                    self.cx
-                        .error(*p, "the closure of `filter` must return a `bool`");
-                    return Value::Unit;
+                let keep = self.call_value(p, vec![item.clone()], out);
+                let Some(cond) =
+                    self.number(keep, *p, "the closure of `filter` must return a `bool`")
+                else {
+                    return Value::Error;
                 };
                 let mut kept = Vec::new();
                 let result = self.stages(step, rest, zipped, item, &mut kept);
@@ -475,7 +474,7 @@ impl Lowerer<'_> {
                     Some(Binding::Closure(c)) => c.clone(),
                     _ => {
                         self.cx.error(f, "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)");
-                        return Value::Unit;
+                        return Value::Error;
                     }
                 }
             }
@@ -484,7 +483,7 @@ impl Lowerer<'_> {
                     other,
                     "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)",
                 );
-                return Value::Unit;
+                return Value::Error;
             }
         };
         self.apply_closure(&closure, args, f.span(), out)
@@ -575,7 +574,7 @@ impl Lowerer<'_> {
             span,
             "#[reverse] accumulates numbers here; the items are not numbers",
         );
-        Value::Unit
+        Value::Error
     }
 }
 

@@ -58,6 +58,10 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
     }
     let tail = if returns { Tail::Return } else { Tail::Value };
     let (value, _) = lowerer.lower_stmts(&block.stmts, &mut stmts, tail);
+    if !sig.valid {
+        // The return type was rejected: nothing to match the result against.
+        return None;
+    }
     let output = match &lowerer.ret {
         Some(ret) => Output::Scalar(Operand::Var(ret.value)),
         None => lowerer.output(&sig.ret, value, block)?,
@@ -83,6 +87,8 @@ enum Binding {
     Tuple(Vec<Binding>),
     /// A closure bound by `let f = |x| ..;`: calls are inlined.
     Closure(closure::Closure),
+    /// A name whose value was an error: its uses report nothing more.
+    Poisoned,
 }
 
 /// The value of a lowered expression.
@@ -96,6 +102,8 @@ enum Value {
     Unit,
     /// `!`: `return`, `break`, `continue`.
     Never,
+    /// An expression that was already reported as an error: its uses report nothing more.
+    Error,
 }
 
 /// Flags a statement may have set (it may have jumped).
@@ -188,7 +196,12 @@ impl<'a> Lowerer<'a> {
             let id = lowerer.new_var(name, ty, param.mutable, param.ident.span());
             lowerer.vars[id].param = Some(index);
             lowerer.vars[id].temp = false;
-            lowerer.bind(&param.ident, Binding::Var(id));
+            let binding = if param.rejected {
+                Binding::Poisoned
+            } else {
+                Binding::Var(id)
+            };
+            lowerer.bind(&param.ident, binding);
         }
         lowerer
     }
@@ -295,6 +308,19 @@ impl<'a> Lowerer<'a> {
             span,
         });
         var
+    }
+
+    /// The operand of a value that must be a number: `None` after reporting `msg` at `node`,
+    /// or silently for a value that is already an error.
+    fn number(&self, value: Value, node: impl ToTokens, msg: &str) -> Option<Operand> {
+        match value {
+            Value::Op(op) => Some(op),
+            Value::Error => None,
+            _ => {
+                self.cx.error(node, msg);
+                None
+            }
+        }
     }
 
     /// A generated `bool` flag declared `let mut flag = false;` in `out`.
@@ -483,7 +509,7 @@ impl<'a> Lowerer<'a> {
                 },
                 span: expr.span(),
             }),
-            Value::Never | Value::Unit => {}
+            Value::Never | Value::Unit | Value::Error => {}
             Value::Tuple(_) | Value::Closure(_) => self
                 .cx
                 .error(expr, "expected a scalar result, found a tuple or a closure"),
@@ -604,8 +630,11 @@ impl<'a> Lowerer<'a> {
 
     fn lower_continue(&mut self, cont: &syn::ExprContinue, out: &mut Vec<Stmt>) -> Jumps {
         if let Some(label) = &cont.label {
-            self.cx
-                .error(label, "labeled `continue` is not supported by #[reverse]");
+            self.cx.error(
+                label,
+                "labeled `continue` is not supported by #[reverse]; set a flag, `break` the \
+                 inner loop, and `continue` the outer one when the flag is set",
+            );
             return Jumps::default();
         }
         if !self.jump_allowed(cont.continue_token, "continue") {
@@ -639,7 +668,7 @@ impl<'a> Lowerer<'a> {
                     else_token,
                     "`let ... else` is not supported by #[reverse]; use `match` or `if` instead",
                 );
-                return Value::Unit;
+                return Value::Error;
             }
         }
         let (pat, annot) = match &local.pat {
@@ -652,6 +681,9 @@ impl<'a> Lowerer<'a> {
                 "a `let` without a value is not supported by #[reverse]; give the variable its \
                  first value where it is declared (`let x = ...;`)",
             );
+            if let syn::Pat::Ident(p) = pat {
+                self.bind(&p.ident, Binding::Poisoned);
+            }
             return Value::Unit;
         };
         let first_new = self.vars.len();
@@ -685,6 +717,7 @@ impl<'a> Lowerer<'a> {
                         self.bind(&p.ident, binding);
                     }
                     Value::Closure(closure) => self.bind(&p.ident, Binding::Closure(closure)),
+                    Value::Error => self.bind(&p.ident, Binding::Poisoned),
                     Value::Unit | Value::Never => {
                         self.cx
                             .error(p, "this `let` binds `()`; #[reverse] expects a value");
@@ -802,6 +835,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Value::Tuple(inner) => bindings.push(self.tuple_binding(&name, inner, out)),
                 Value::Closure(c) => bindings.push(Binding::Closure(c)),
+                Value::Error => bindings.push(Binding::Poisoned),
                 Value::Unit | Value::Never => {
                     self.cx
                         .error(ident, "a tuple element of type `()` is not supported");
@@ -830,6 +864,7 @@ impl<'a> Lowerer<'a> {
                 .map(|(ty, item)| self.output(ty, item, block))
                 .collect::<Option<Vec<_>>>()
                 .map(Output::Tuple),
+            (_, Value::Error) => None,
             (_, Value::Never) => {
                 self.cx
                     .error_at(span, "the function must end with its result expression");

@@ -156,6 +156,7 @@ impl Renamer<'_, '_> {
         }
         match self.lowerer.lookup(&name)? {
             Binding::Var(v) => Some(*v),
+            Binding::Poisoned => None,
             Binding::Tuple(_) => {
                 self.lowerer.cx.error(
                     path,

@@ -1,0 +1,12 @@
+// A `match` without arms is rejected.
+use ad::reverse;
+
+enum Never {}
+
+#[reverse]
+fn f(x: f64, n: Never) -> f64 {
+    let k: f64 = match n {}; //~ ERROR a `match` without arms is not supported
+    x * k
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// `if let` is rejected at `let`; the error suggests `match`.
+use ad::reverse;
+
+#[reverse]
+fn f(x: f64, k: Option<i32>) -> f64 {
+    if let Some(n) = k { //~ ERROR `if let` is not supported
+        x.powi(n)
+    } else {
+        x
+    }
+}
+
+fn main() {}

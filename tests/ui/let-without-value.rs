@@ -1,0 +1,11 @@
+// A `let` without an initial value is rejected; the error suggests giving the first value.
+use ad::reverse;
+
+#[reverse]
+fn f(x: f64) -> f64 {
+    let y; //~ ERROR a `let` without a value is not supported
+    y = x * x;
+    y
+}
+
+fn main() {}

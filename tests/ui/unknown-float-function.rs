@@ -1,0 +1,9 @@
+// A float function that is not in the rule table, called in path form: named at its name.
+use ad::reverse;
+
+#[reverse]
+fn f(x: f64) -> f64 {
+    f64::clamp(x, 0.0, 1.0) * 2.0 //~ ERROR `clamp` is not a float intrinsic
+}
+
+fn main() {}
