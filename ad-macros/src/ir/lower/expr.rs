@@ -405,6 +405,21 @@ impl Lowerer<'_> {
                 return self.lower_intrinsic(expr, rule, &args, call.method.span(), out);
             }
         }
+        if self.array_var(&call.receiver).is_some()
+            && !matches!(name.as_str(), "len" | "is_empty" | "iter" | "into_iter")
+            && !super::iter::CONSUMERS.contains(&name.as_str())
+        {
+            // A method may change the array (`push`, `sort`) behind the reverse sweep's back.
+            self.cx.error(
+                &call.method,
+                format!(
+                    "`.{name}()` on a float array is not supported by #[reverse]; create arrays \
+                     with their final length (`vec![0.0; n]`, `[0.0; N]`), read and write \
+                     elements by index, and iterate with `.iter()`"
+                ),
+            );
+            return Value::Error;
+        }
         match name.as_str() {
             "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
             n if rename_is_killing(n) => self.opaque_value(expr, Ty::Bool, out),

@@ -249,6 +249,14 @@ impl Renamer<'_, '_> {
                 self.visit_expr_mut(&mut index.index);
                 self.killed -= 1;
             }
+            syn::Expr::Reference(r) if r.mutability.is_some() => {
+                // A callee could change the variable behind the reverse sweep's back.
+                self.lowerer.cx.error(
+                    &*expr,
+                    "mutable references are not supported by #[reverse]; pass values and \
+                     assign the results",
+                );
+            }
             syn::Expr::Closure(closure) => {
                 self.cheap = false;
                 let before = self.shadowed.len();
