@@ -22,6 +22,9 @@ pub(crate) struct Rule {
     pub reads_output: bool,
     /// How the partials are computed.
     pub partial: Partial,
+    /// `ad::rules::NAME(x) -> (value, partial)`, for a reverse sweep that evaluates the
+    /// intrinsic again and needs its partial too (`sin_cos` for `sin`).
+    pub fused: Option<&'static str>,
 }
 
 /// How the partials of a [`Rule`] are computed.
@@ -44,6 +47,7 @@ macro_rules! rule {
             reads_args: &[$($arg),*],
             reads_output: $out,
             partial: $partial,
+            fused: None,
         }
     };
 }
@@ -52,8 +56,14 @@ use Partial::{Each, One, Zero};
 
 /// Every intrinsic the macro differentiates (the same list as `ad_runtime::rules::INTRINSICS`).
 pub(crate) static RULES: &[Rule] = &[
-    rule!("sin", 1, [0], out: false, One("d_sin")),
-    rule!("cos", 1, [0], out: false, One("d_cos")),
+    Rule {
+        fused: Some("sin_and_d"),
+        ..rule!("sin", 1, [0], out: false, One("d_sin"))
+    },
+    Rule {
+        fused: Some("cos_and_d"),
+        ..rule!("cos", 1, [0], out: false, One("d_cos"))
+    },
     rule!("tan", 1, [], out: true, One("d_tan")),
     rule!("asin", 1, [0], out: false, One("d_asin")),
     rule!("acos", 1, [0], out: false, One("d_acos")),
@@ -82,6 +92,7 @@ pub(crate) static RULES: &[Rule] = &[
         reads_args: &[0, 1],
         reads_output: false,
         partial: One("d_powi"),
+        fused: None,
     },
     rule!("powf", 2, [0, 1], out: true, Each("d_powf")),
     rule!("abs", 1, [0], out: false, One("d_abs")),

@@ -34,6 +34,8 @@ pub trait Float:
     fn to_f64(self) -> f64;
     /// `self.sin()`.
     fn sin(self) -> Self;
+    /// `self.sin_cos()`.
+    fn sin_cos(self) -> (Self, Self);
     /// `self.cos()`.
     fn cos(self) -> Self;
     /// `self.sinh()`.
@@ -83,6 +85,10 @@ macro_rules! impl_float {
             #[inline]
             fn sin(self) -> Self {
                 $t::sin(self)
+            }
+            #[inline]
+            fn sin_cos(self) -> (Self, Self) {
+                $t::sin_cos(self)
             }
             #[inline]
             fn cos(self) -> Self {

@@ -197,10 +197,24 @@ pub fn d_sin<T: Float>(x: T) -> T {
     x.cos()
 }
 
+/// `sin` and its partial together, `(sin x, cos x)`, in one `sin_cos` call: for a reverse
+/// sweep that evaluates `sin x` again and also needs its partial.
+#[inline]
+pub fn sin_and_d<T: Float>(x: T) -> (T, T) {
+    x.sin_cos()
+}
+
 /// `cos`: `d/dx cos x = -sin x`.
 #[inline]
 pub fn d_cos<T: Float>(x: T) -> T {
     -x.sin()
+}
+
+/// `cos` and its partial together, `(cos x, -sin x)`, in one `sin_cos` call.
+#[inline]
+pub fn cos_and_d<T: Float>(x: T) -> (T, T) {
+    let (s, c) = x.sin_cos();
+    (c, -s)
 }
 
 /// `tan`, from its output `y = tan x`: `1 + y²`.
@@ -418,4 +432,21 @@ pub fn d_rem<T: Float>(a: T, b: T) -> (T, T) {
 #[inline]
 pub fn d_step<T: Float>(_x: T) -> T {
     T::ZERO
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fused rules give the value and the same partial as the separate ones.
+    #[test]
+    fn fused_rules_agree_with_value_and_partial() {
+        for &x in &[-3.0_f64, -0.7, 0.0, 0.3, 1.5, 10.0, 1e3] {
+            let (s, ds) = sin_and_d(x);
+            let (c, dc) = cos_and_d(x);
+            for (fused, separate) in [(s, x.sin()), (ds, d_sin(x)), (c, x.cos()), (dc, d_cos(x))] {
+                assert!((fused - separate).abs() <= f64::EPSILON * separate.abs().max(1.0));
+            }
+        }
+    }
 }

@@ -207,7 +207,10 @@ impl Emitter<'_> {
                 if rule.reads_output {
                     inputs.push(self.body.vars[out].name.to_token_stream());
                 }
-                let partial = quote!(::ad::__private::rules::#function(#(#inputs),*));
+                let partial = match self.fused_partial(out) {
+                    Some((_, partial)) => quote!(#partial),
+                    None => quote!(::ad::__private::rules::#function(#(#inputs),*)),
+                };
                 match rule.partial {
                     Partial::One(_) => items.push((&args[0], quote!(#adj * #partial), false)),
                     _ => {
@@ -328,6 +331,19 @@ impl Emitter<'_> {
             (_, false) => quote!(#adj += #expr;),
             (_, true) => quote!(#adj -= #expr;),
         }
+    }
+
+    /// For `v = a.sin()` evaluated again at the start of the reverse of its block, and active:
+    /// the fused rule that gives the value and the partial at once, and the partial's name.
+    pub(super) fn fused_partial(&self, v: VarId) -> Option<(&'static str, syn::Ident)> {
+        if self.plan.restore[v] != crate::ir::plan::Restore::Recompute || !self.plan.active(v) {
+            return None;
+        }
+        let Some(Rhs::Intrinsic(rule, _)) = self.plan.defs.get(&v) else {
+            return None;
+        };
+        let fused = rule.fused?;
+        Some((fused, format_ident!("__d{}", v, span = Span::mixed_site())))
     }
 
     /// Whether the adjoint of `v` is a sink of the caller (an array parameter of a split

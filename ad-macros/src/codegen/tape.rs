@@ -306,6 +306,16 @@ impl Emitter<'_> {
         let recomputes = recomputes.iter().filter_map(|&v| {
             let rhs = self.plan.defs.get(&v)?;
             let name = &self.body.vars[v].name;
+            if let Some((fused, partial)) = self.fused_partial(v) {
+                // `let (__t1, __d1) = rules::sin_and_d(__t0);`: one `sin_cos` for the value
+                // and the partial the reverse of this statement needs.
+                let Rhs::Intrinsic(_, args) = rhs else {
+                    return None;
+                };
+                let arg = self.op(args.first()?);
+                let fused = syn::Ident::new(fused, Span::call_site());
+                return Some(quote!(let (#name, #partial) = ::ad::__private::rules::#fused(#arg);));
+            }
             let annotation = self.constant_type(v, rhs);
             let rhs = self.fwd_rhs(v, rhs, Span::call_site());
             Some(quote!(let #name #annotation = #rhs;))

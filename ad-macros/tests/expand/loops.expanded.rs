@@ -143,7 +143,7 @@ fn recurrence_vjp(
     __adj_x += __seed;
     for _ in (0..n).rev() {
         let __x_old10 = __stack.pop::<f64>();
-        let __t0 = __x_old10.sin();
+        let (__t0, __d5) = ::ad::__private::rules::sin_and_d(__x_old10);
         let mut __adj_x_old10 = 0.0_f64;
         let __adj_t3 = __adj_x;
         __adj_x = 0.0;
@@ -153,7 +153,7 @@ fn recurrence_vjp(
         __adj_b += __adj_t2 * __x_old10;
         let __adj_t0 = __adj_t1 * a;
         __adj_a += __adj_t1 * __t0;
-        __adj_x_old10 += __adj_t0 * ::ad::__private::rules::d_sin(__x_old10);
+        __adj_x_old10 += __adj_t0 * __d5;
         __adj_x += __adj_x_old10;
     }
     let __adj_x0 = __adj_x;
@@ -230,7 +230,7 @@ impl recurrence {
         __adj_x += __seed;
         for _ in (0..n).rev() {
             let __x_old10 = __stack.pop::<f64>();
-            let __t0 = __x_old10.sin();
+            let (__t0, __d5) = ::ad::__private::rules::sin_and_d(__x_old10);
             let mut __adj_x_old10 = 0.0_f64;
             let __adj_t3 = __adj_x;
             __adj_x = 0.0;
@@ -240,7 +240,7 @@ impl recurrence {
             __adj_b += __adj_t2 * __x_old10;
             let __adj_t0 = __adj_t1 * a;
             __adj_a += __adj_t1 * __t0;
-            __adj_x_old10 += __adj_t0 * ::ad::__private::rules::d_sin(__x_old10);
+            __adj_x_old10 += __adj_t0 * __d5;
             __adj_x += __adj_x_old10;
         }
         let __adj_x0 = __adj_x;

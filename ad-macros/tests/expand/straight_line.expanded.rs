@@ -218,7 +218,7 @@ impl piecewise {
     ) {
         let __c2 = __stack.pop::<bool>();
         let s = __stack.pop::<f64>();
-        let __t0 = x.sin();
+        let (__t0, __d2) = ::ad::__private::rules::sin_and_d(x);
         let __t6 = -x;
         let __t7 = __t6.exp();
         let mut __adj_x = 0.0_f64;
@@ -241,7 +241,7 @@ impl piecewise {
         }
         let __adj_t0 = __adj_s * x;
         __adj_x += __adj_s * __t0;
-        __adj_x += __adj_t0 * ::ad::__private::rules::d_sin(x);
+        __adj_x += __adj_t0 * __d2;
         ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
     }
 }
