@@ -4,7 +4,7 @@ use proc_macro2::Span;
 use quote::quote;
 use syn::spanned::Spanned;
 
-use super::{Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
+use super::{strip, Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
 use crate::ir::{Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId};
 
 /// How a `for` loop walks over an array.
@@ -590,16 +590,6 @@ enum Method {
 struct RangeChain<'e> {
     base: &'e syn::Expr,
     methods: Vec<Method>,
-}
-
-fn strip(mut expr: &syn::Expr) -> &syn::Expr {
-    loop {
-        match expr {
-            syn::Expr::Paren(p) => expr = &p.expr,
-            syn::Expr::Group(g) => expr = &g.expr,
-            _ => return expr,
-        }
-    }
 }
 
 fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {

@@ -28,7 +28,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
 
-use super::{Binding, LoopCtx, Lowerer, Value};
+use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
     ArrayInfo, AssignOp, BinOp, Loop, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt,
     StmtKind, Ty, VarId,
@@ -584,16 +584,6 @@ struct Step<'c, 'e> {
     acc: Option<VarId>,
     index: VarId,
     span: Span,
-}
-
-fn strip(mut expr: &syn::Expr) -> &syn::Expr {
-    loop {
-        match expr {
-            syn::Expr::Paren(p) => expr = &p.expr,
-            syn::Expr::Group(g) => expr = &g.expr,
-            _ => return expr,
-        }
-    }
 }
 
 fn is_zero(expr: &syn::Expr) -> bool {

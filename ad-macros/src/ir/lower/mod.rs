@@ -899,6 +899,17 @@ fn inactive_param_ty(ty: &syn::Type) -> Ty {
     }
 }
 
+/// `expr` without the parentheses (and invisible groups) around it.
+fn strip(mut expr: &syn::Expr) -> &syn::Expr {
+    loop {
+        match expr {
+            syn::Expr::Paren(p) => expr = &p.expr,
+            syn::Expr::Group(g) => expr = &g.expr,
+            _ => return expr,
+        }
+    }
+}
+
 fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(

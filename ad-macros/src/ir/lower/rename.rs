@@ -90,7 +90,7 @@ impl Lowerer<'_> {
 
 /// The message for an expression whose derivative the macro does not know.
 fn non_float_message(expr: &syn::Expr) -> String {
-    let callee = match strip_parens(expr) {
+    let callee = match super::strip(expr) {
         syn::Expr::Call(call) => Some(call.func.to_token_stream().to_string().replace(' ', "")),
         syn::Expr::MethodCall(call) => Some(call.method.to_string()),
         _ => None,
@@ -108,21 +108,11 @@ fn non_float_message(expr: &syn::Expr) -> String {
     }
 }
 
-fn strip_parens(mut expr: &syn::Expr) -> &syn::Expr {
-    loop {
-        match expr {
-            syn::Expr::Paren(p) => expr = &p.expr,
-            syn::Expr::Group(g) => expr = &g.expr,
-            _ => return expr,
-        }
-    }
-}
-
 /// Whether the value of `expr` carries no derivative whatever its operands: comparisons,
 /// boolean logic, casts to non-float types, `.len()` and the `is_*` tests.
 pub(super) fn kills_derivative(expr: &syn::Expr) -> bool {
     use syn::BinOp::*;
-    match strip_parens(expr) {
+    match super::strip(expr) {
         syn::Expr::Binary(bin) => matches!(
             bin.op,
             Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
