@@ -26,8 +26,8 @@ use std::time::{Duration, SystemTime};
 #[path = "../tests/common/workloads.rs"]
 mod workloads;
 use workloads::{
-    mlp_data, mlp_loss, mlp_loss_by_hand, mlp_loss_grad, recurrence, recurrence_by_hand,
-    recurrence_grad,
+    matvec_sum, matvec_sum_grad, mlp_data, mlp_loss, mlp_loss_by_hand, mlp_loss_grad, recurrence,
+    recurrence_by_hand, recurrence_grad, rotate_x, rotate_x_grad,
 };
 
 use ad::reverse;
@@ -244,22 +244,6 @@ fn bench_dot(c: &mut Criterion, n: usize, with_num_dual: bool) {
 
 // ---- 3. sum of a matrix-vector product ----------------------------------------------------
 
-#[reverse(wrt(m, x))]
-#[allow(clippy::needless_range_loop)] // written as in tests/loops.rs, index loops throughout
-fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
-    let mut acc = vec![0.0; n];
-    for i in 0..n {
-        for j in 0..n {
-            acc[i] += m[i * n + j] * x[j];
-        }
-    }
-    let mut total = 0.0;
-    for i in 0..n {
-        total += acc[i];
-    }
-    total
-}
-
 /// The expert's adjoint: the adjoint of every `acc[i]` is 1, so the reverse sweep fuses into
 /// the forward one: `dm` row i is `x`, `dx` is the sum of the rows of `m`.
 fn matvec_sum_by_hand(m: &[f64], x: &[f64], n: usize) -> (f64, (Vec<f64>, Vec<f64>)) {
@@ -331,15 +315,6 @@ fn bench_matvec(c: &mut Criterion) {
 }
 
 // ---- 4. rotate_vec_by_quat, x component (Krawiec et al., POPL 2022) -----------------------
-
-#[reverse(wrt(q, v))]
-fn rotate_x(q: [f64; 4], v: [f64; 3]) -> f64 {
-    let (ux, uy, uz, s) = (q[0], q[1], q[2], q[3]);
-    let dot_uv = ux * v[0] + uy * v[1] + uz * v[2];
-    let dot_uu = ux * ux + uy * uy + uz * uz;
-    let cross_x = uy * v[2] - uz * v[1];
-    2.0 * dot_uv * ux + (s * s - dot_uu) * v[0] + 2.0 * s * cross_x
-}
 
 /// The expert's adjoint, simplified on paper.
 fn rotate_x_by_hand(q: [f64; 4], v: [f64; 3]) -> (f64, ([f64; 4], [f64; 3])) {

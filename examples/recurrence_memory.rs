@@ -11,33 +11,9 @@
 //! /usr/bin/time -v target/release/examples/recurrence_memory hand
 //! ```
 
-use ad::reverse;
-
-#[reverse]
-fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
-    let mut x = x0;
-    for _ in 0..n {
-        x = x.sin() * a + x * b;
-    }
-    x
-}
-
-/// The adjoint an expert writes: store x per step, recompute sin and cos going back.
-fn recurrence_by_hand(x0: f64, a: f64, b: f64, n: usize) -> (f64, (f64, f64, f64)) {
-    let mut xs = Vec::with_capacity(n);
-    let mut x = x0;
-    for _ in 0..n {
-        xs.push(x);
-        x = x.sin() * a + x * b;
-    }
-    let (mut dx, mut da, mut db) = (1.0, 0.0, 0.0);
-    for &x in xs.iter().rev() {
-        da += dx * x.sin();
-        db += dx * x;
-        dx *= a * x.cos() + b;
-    }
-    (x, (dx, da, db))
-}
+#[path = "../tests/common/workloads.rs"]
+mod workloads;
+use workloads::{recurrence_by_hand, recurrence_grad};
 
 fn main() {
     let mut args = std::env::args().skip(1);

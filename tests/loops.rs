@@ -14,8 +14,8 @@ use approx::assert_relative_eq;
 #[path = "common/workloads.rs"]
 mod workloads;
 use workloads::{
-    mlp_data, mlp_loss, mlp_loss_by_hand, mlp_loss_grad, recurrence, recurrence_by_hand,
-    recurrence_grad,
+    matvec_sum_grad, mlp_data, mlp_loss, mlp_loss_by_hand, mlp_loss_grad, recurrence,
+    recurrence_by_hand, recurrence_grad,
 };
 
 // ---- Wang et al. (ICFP 2019), sec. 4.3: WHILE -----------------------------------------------
@@ -310,21 +310,6 @@ fn dot_product() {
     assert_eq!(v, 0.25 - 6.0 - 0.5 + 8.0);
     assert_eq!(dw, x);
     assert_eq!(dx, w);
-}
-
-#[reverse(wrt(m, x))]
-fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
-    let mut acc = vec![0.0; n];
-    for i in 0..n {
-        for j in 0..n {
-            acc[i] += m[i * n + j] * x[j];
-        }
-    }
-    let mut total = 0.0;
-    for i in 0..n {
-        total += acc[i];
-    }
-    total
 }
 
 #[test]

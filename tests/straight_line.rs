@@ -5,6 +5,10 @@ use ad::check;
 use ad::reverse;
 use approx::assert_relative_eq;
 
+#[path = "common/workloads.rs"]
+mod workloads;
+use workloads::{rotate_x, rotate_x_grad};
+
 #[reverse]
 fn f(x: f64, y: f64) -> f64 {
     2.0 * x + x * x * y
@@ -78,16 +82,6 @@ fn two_x_plus_x_cubed() {
         assert_eq!(v, cubic(x));
         assert_relative_eq!(d, 2.0 + 3.0 * x * x, max_relative = 1e-15);
     }
-}
-
-/// Krawiec et al. (POPL 2022), Fig. 12: rotate `v` by the quaternion `q` (x, y, z, w).
-#[reverse(wrt(q, v))]
-fn rotate_x(q: [f64; 4], v: [f64; 3]) -> f64 {
-    let (ux, uy, uz, s) = (q[0], q[1], q[2], q[3]);
-    let dot_uv = ux * v[0] + uy * v[1] + uz * v[2];
-    let dot_uu = ux * ux + uy * uy + uz * uz;
-    let cross_x = uy * v[2] - uz * v[1];
-    2.0 * dot_uv * ux + (s * s - dot_uu) * v[0] + 2.0 * s * cross_x
 }
 
 #[reverse]

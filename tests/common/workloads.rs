@@ -1,5 +1,5 @@
-//! Workloads shared by the tests (`tests/loops.rs`) and the benchmarks
-//! (`benches/gradients.rs`): each `#[reverse]` function next to the adjoint an expert writes
+//! Workloads shared by the tests (`tests/loops.rs`, `tests/straight_line.rs`), the
+//! benchmarks (`benches/gradients.rs`) and `examples/recurrence_memory.rs`: each `#[reverse]` function next to the adjoint an expert writes
 //! by hand, so that the tests check the same code the benchmarks time.
 //!
 //! Included with `#[path]` (it is not a test target of its own).
@@ -118,4 +118,35 @@ pub fn recurrence_by_hand(x0: f64, a: f64, b: f64, n: usize) -> (f64, (f64, f64,
         dx *= a * x.cos() + b;
     }
     (x, (dx, da, db))
+}
+
+/// The sum of a matrix-vector product, accumulated element by element in `acc[i]`.
+#[reverse(wrt(m, x))]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "index loops throughout: the form #[reverse] is tested and timed on"
+)]
+pub fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            acc[i] += m[i * n + j] * x[j];
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += acc[i];
+    }
+    total
+}
+
+/// Krawiec et al. (POPL 2022), Fig. 12: the x component of `v` rotated by the quaternion
+/// `q` (x, y, z, w).
+#[reverse(wrt(q, v))]
+pub fn rotate_x(q: [f64; 4], v: [f64; 3]) -> f64 {
+    let (ux, uy, uz, s) = (q[0], q[1], q[2], q[3]);
+    let dot_uv = ux * v[0] + uy * v[1] + uz * v[2];
+    let dot_uu = ux * ux + uy * uy + uz * uz;
+    let cross_x = uy * v[2] - uz * v[1];
+    2.0 * dot_uv * ux + (s * s - dot_uu) * v[0] + 2.0 * s * cross_x
 }
