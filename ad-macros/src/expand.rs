@@ -142,16 +142,17 @@ mod snapshots {
 
     use std::path::Path;
 
-    fn check(name: &str) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
-        let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
-        let file: syn::File = syn::parse_str(&source).unwrap();
+    /// Every `#[reverse]` function of `source` expanded and pretty-printed.
+    fn expand_source(source: &str) -> String {
+        let file: syn::File = syn::parse_str(source).unwrap();
         let mut items = Vec::new();
         for item in file.items {
             let syn::Item::Fn(mut func) = item else {
                 continue;
             };
-            let attr = func.attrs.iter().position(|a| a.path().is_ident("reverse"));
+            let attr = func.attrs.iter().position(|a| {
+                a.path().segments.last().is_some_and(|s| s.ident == "reverse")
+            });
             let args = match attr.map(|i| func.attrs.remove(i)) {
                 Some(attr) => match attr.meta {
                     syn::Meta::List(list) => list.tokens,
@@ -163,11 +164,17 @@ mod snapshots {
             let expanded: syn::File = syn::parse2(tokens).unwrap();
             items.extend(expanded.items);
         }
-        let actual = prettyplease::unparse(&syn::File {
+        prettyplease::unparse(&syn::File {
             shebang: None,
             attrs: Vec::new(),
             items,
-        });
+        })
+    }
+
+    fn check(name: &str) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+        let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
+        let actual = expand_source(&source);
         let expected_path = dir.join(format!("{name}.expanded.rs"));
         if std::env::var_os("AD_SNAPSHOTS").is_some_and(|v| v == "overwrite") {
             std::fs::write(&expected_path, &actual).unwrap();
@@ -179,6 +186,16 @@ mod snapshots {
             "expansion of {name} changed; run with AD_SNAPSHOTS=overwrite and review.\n\
              --- actual ---\n{actual}"
         );
+    }
+
+    /// A tool, not a check: `AD_EXPAND=path/to/file.rs cargo test -p ad-macros expand_file
+    /// -- --nocapture` prints the expansion of the `#[reverse]` functions in that file.
+    #[test]
+    fn expand_file() {
+        if let Some(path) = std::env::var_os("AD_EXPAND") {
+            let source = std::fs::read_to_string(path).unwrap();
+            println!("{}", expand_source(&source));
+        }
     }
 
     #[test]

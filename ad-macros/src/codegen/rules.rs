@@ -194,6 +194,11 @@ impl Emitter<'_> {
                 }
             }
             Rhs::Intrinsic(rule, args) => {
+                if !args.iter().take(rule.arity).any(|a| self.plan.active_op(a)) {
+                    // No operand takes an adjoint: the partials (and the values they read,
+                    // which may not exist in this sweep) are not needed.
+                    return TokenStream::new();
+                }
                 let function = match rule.partial {
                     Partial::Zero => return TokenStream::new(),
                     Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
@@ -240,8 +245,32 @@ impl Emitter<'_> {
                 let alias = &self.body.callees[call.callee].alias;
                 let args = self.call_args(call);
                 let stack = stack();
-                let sinks = call.args.iter().map(|arg| self.sink(arg));
-                return quote!(#alias::rev(#(#args,)* #adj, &mut *#stack, #(#sinks),*););
+                // An active variable passed twice (`h(x, x)`) cannot lend its adjoint to two
+                // sinks at once: later occurrences get a zeroed local, added in afterwards.
+                let mut before = TokenStream::new();
+                let mut after = TokenStream::new();
+                let sinks: Vec<TokenStream> = call
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(k, arg)| {
+                        let repeated = call.args[..k].iter().any(|a| a == arg);
+                        match arg {
+                            Operand::Var(v) if repeated && self.plan.active(*v) => {
+                                let (decl, sink, add) = self.duplicate_sink(*v, k);
+                                before.extend(decl);
+                                after.extend(add);
+                                sink
+                            }
+                            _ => self.sink(arg),
+                        }
+                    })
+                    .collect();
+                return quote! {
+                    #before
+                    #alias::rev(#(#args,)* #adj, &mut *#stack, #(#sinks),*);
+                    #after
+                };
             }
             Rhs::ArrayLit(elems) => {
                 for (k, item) in elems.iter().enumerate() {
@@ -367,6 +396,38 @@ impl Emitter<'_> {
                 }
             })
             .collect()
+    }
+
+    /// For the `k`-th argument of a call that passes the active variable `v` again: the
+    /// declaration of a zeroed local sink, the sink, and the statement that adds the local into
+    /// the adjoint of `v` after the call.
+    fn duplicate_sink(&self, v: VarId, k: usize) -> (TokenStream, TokenStream, TokenStream) {
+        let local = format_ident!("__dup{}", k, span = Span::mixed_site());
+        let var = &self.body.vars[v];
+        let adj = &var.adj;
+        if !var.ty.is_array() {
+            let zero = zero(self.float_of(v));
+            return (
+                quote!(let mut #local = #zero;),
+                quote!(&mut #local),
+                quote!(#adj += #local;),
+            );
+        }
+        // The shape comes from the adjoint, or from the parameter when the adjoint is the
+        // caller's sink.
+        let (shape, add) = if self.is_sink(v) {
+            let name = &var.name;
+            let add = quote!(::ad::__private::ArraySink::add_all(&mut #adj, &#local[..]););
+            (quote!(#name), add)
+        } else {
+            let add = quote!(::ad::__private::add_assign(&mut #adj[..], &#local[..]););
+            (quote!(#adj), add)
+        };
+        (
+            quote!(let mut #local = ::ad::__private::zeros_like(&#shape);),
+            quote!(&mut #local[..]),
+            add,
+        )
     }
 
     /// Where the callee adds the adjoint of `arg`: `&mut __adj_a`, `&mut __adj_w[..]`, or

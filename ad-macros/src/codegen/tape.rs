@@ -195,9 +195,21 @@ impl Emitter<'_> {
             .iter()
             .any(|p| self.plan.restore[p.var] == Restore::Hoist);
         match (names.as_slice(), hoisted) {
-            ([one], false) => quote!(let #one = #expr;),
+            ([one], false) => {
+                let annotation = self.float_annotation(phis[0].var);
+                quote!(let #one #annotation = #expr;)
+            }
             ([one], true) => quote!(#one = #expr;),
-            (many, false) => quote!(let (#(#many),*) = #expr;),
+            (many, false) => {
+                let types = phis.iter().map(|p| match self.float_annotation(p.var) {
+                    Some(annotation) => {
+                        let ty = annotation.into_iter().skip(1);
+                        quote!(#(#ty)*)
+                    }
+                    None => quote!(_),
+                });
+                quote!(let (#(#many),*): (#(#types),*) = #expr;)
+            }
             (many, true) => quote!((#(#many),*) = #expr;),
         }
     }
@@ -240,8 +252,10 @@ impl Emitter<'_> {
         quote!(#count_init #head { #inner })
     }
 
-    /// `: f64` for a generated float constant (`0.5 + 0.25`, an accumulator's `0.0`): alone,
-    /// `{float}` cannot take a method call like `.sin()`.
+    /// `: f64` for a float constant (`let p = 1.5;`, `0.5 + 0.25`, an accumulator's `0.0`):
+    /// alone, `{float}` cannot take a method call like `.sin()`, and the user's code may have
+    /// pinned the type where the generated code does not (`f64::exp(p)` is emitted as
+    /// `p.exp()`), so every float defined by a constant is annotated with its settled type.
     fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
         let v = &self.body.vars[var];
         // (A call's result is typed too: a callee without a derivative gets a stand-in whose
@@ -250,8 +264,13 @@ impl Emitter<'_> {
             rhs,
             Rhs::Opaque(_) | Rhs::Copy(Operand::Lit(..)) | Rhs::Call(_)
         );
-        match &v.ty {
-            Ty::Float(Some(t)) if v.temp && constant => {
+        self.float_annotation(var).filter(|_| constant)
+    }
+
+    /// `: f64` (or `: f32`) for a float scalar variable.
+    fn float_annotation(&self, var: VarId) -> Option<TokenStream> {
+        match &self.body.vars[var].ty {
+            Ty::Float(Some(t)) => {
                 let t = t.ident();
                 Some(quote!(: #t))
             }

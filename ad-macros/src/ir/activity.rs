@@ -54,23 +54,32 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     output_vars(&body.output, &mut |v| useful[v] = true);
     fixpoint(&mut useful, &edges, |(to, from)| (to, from));
 
-    // An active value must not flow into an expression whose derivative is unknown.
-    walk(&body.block, &mut |stmt, _| {
-        if let StmtKind::Let {
+    // A differentiated value must not flow into code whose derivative is unknown: an opaque
+    // value that is used, or any opaque code with effects the macro cannot see (a method that
+    // stores the value in a container, a call, a statement), used or not.
+    let varied_float = |v: &VarId| {
+        varied[*v] && !matches!(body.vars[*v].ty, Ty::Usize | Ty::I32 | Ty::Bool)
+    };
+    walk(&body.block, &mut |stmt, _| match &stmt.kind {
+        StmtKind::Let {
             var,
             rhs: Rhs::Opaque(opaque),
             ..
-        } = &stmt.kind
-        {
-            let flows_active = opaque
-                .flows
-                .iter()
-                .any(|&v| varied[v] && !matches!(body.vars[v].ty, Ty::Usize | Ty::I32 | Ty::Bool));
-            if flows_active && (useful[*var] || useful_if_float(*var, &edges, &useful)) {
+        } => {
+            let flows_active = opaque.flows.iter().any(varied_float);
+            let used = useful[*var] || useful_if_float(*var, &edges, &useful);
+            if flows_active && (used || !opaque.cheap) {
                 let (span, msg) = &opaque.if_active;
                 cx.error_at(*span, msg);
             }
         }
+        StmtKind::Opaque {
+            flows, if_active, ..
+        } if flows.iter().any(varied_float) => {
+            let (span, msg) = if_active;
+            cx.error_at(*span, msg);
+        }
+        _ => {}
     });
     let active = (0..n)
         .map(|v| varied[v] && useful[v] && matches!(body.vars[v].ty, Ty::Float(_) | Ty::Array(_)))

@@ -321,9 +321,14 @@ pub(crate) enum StmtKind {
     /// A loop.
     Loop(Box<Loop>),
     /// An inactive statement emitted as written (`k += 1;` on an integer, `flag = true;`).
+    /// `flows` are the variables whose values it reads outside a construct that kills
+    /// derivatives: a statement has effects the macro does not see, so a differentiated value
+    /// among them is the error `if_active` (see `activity`).
     Opaque {
         tokens: TokenStream,
         writes: Vec<VarId>,
+        flows: Vec<VarId>,
+        if_active: (Span, String),
     },
 }
 

@@ -26,7 +26,7 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let mut __t3 = 0.0_f64;
     let __stack = &mut ::ad::__private::ValueStack::new();
     let __c0 = n == 0;
-    let __t5 = if __c0 {
+    let __t5: f64 = if __c0 {
         1.0
     } else {
         let __t2 = n - 1;
@@ -85,7 +85,7 @@ impl pow_rec {
         #[allow(unused_imports)]
         use pow_rec as __callee1;
         let __c0 = n == 0;
-        let __t5 = if __c0 {
+        let __t5: f64 = if __c0 {
             1.0
         } else {
             let __t2 = n - 1;

@@ -15,7 +15,7 @@ fn map_sum(xs: &[f64], w: f64) -> f64 {
 )]
 fn map_sum_vjp(xs: &[f64], w: f64, __seed: f64) -> (f64, (::std::vec::Vec<f64>, f64)) {
     let _ = map_sum;
-    let mut __acc0: f64 = 0.0;
+    let mut __acc0: f64 = -0.0;
     for __i1 in 0..xs.len() {
         let __x2 = xs[__i1];
         let __t3 = __x2 * w;
@@ -59,7 +59,7 @@ impl map_sum {
                       companions take a stack and a sink per parameter"
     )]
     fn fwd(xs: &[f64], w: f64, __stack: &mut ::ad::__private::ValueStack) -> f64 {
-        let mut __acc0: f64 = 0.0;
+        let mut __acc0: f64 = -0.0;
         for __i1 in 0..xs.len() {
             let __x2 = xs[__i1];
             let __t3 = __x2 * w;
@@ -116,7 +116,7 @@ fn free_variable(a: f64) -> f64 {
 )]
 fn free_variable_vjp(a: f64, __seed: f64) -> (f64, f64) {
     let _ = free_variable;
-    let _c = 1.0;
+    let _c: f64 = 1.0;
     let __adj_a = __seed;
     (a, __adj_a)
 }
@@ -145,7 +145,7 @@ impl free_variable {
                       companions take a stack and a sink per parameter"
     )]
     fn fwd(a: f64, __stack: &mut ::ad::__private::ValueStack) -> f64 {
-        let _c = 1.0;
+        let _c: f64 = 1.0;
         a
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
@@ -190,7 +190,7 @@ fn map_sin_sum_vjp(
     __seed: f64,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, f64)) {
     let _ = map_sin_sum;
-    let mut __acc0: f64 = 0.0;
+    let mut __acc0: f64 = -0.0;
     for __i1 in 0..xs.len().min(ys.len()) {
         let __x2 = xs[__i1];
         let __x3 = ys[__i1];
@@ -254,7 +254,7 @@ impl map_sin_sum {
         w: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
-        let mut __acc0: f64 = 0.0;
+        let mut __acc0: f64 = -0.0;
         for __i1 in 0..xs.len().min(ys.len()) {
             let __x2 = xs[__i1];
             let __x3 = ys[__i1];

@@ -274,7 +274,7 @@ fn dot_vjp(
     __seed: f64,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     let _ = dot;
-    let mut s = 0.0;
+    let mut s: f64 = 0.0;
     for i in 0..w.len() {
         let __t0 = w[i];
         let __t1 = x[i];
@@ -324,7 +324,7 @@ impl dot {
                       companions take a stack and a sink per parameter"
     )]
     fn fwd(w: &[f64], x: &[f64], __stack: &mut ::ad::__private::ValueStack) -> f64 {
-        let mut s = 0.0;
+        let mut s: f64 = 0.0;
         for i in 0..w.len() {
             let __t0 = w[i];
             let __t1 = x[i];
@@ -406,7 +406,7 @@ fn matvec_sum_vjp(
             acc[i] += __t4;
         }
     }
-    let mut total = 0.0;
+    let mut total: f64 = 0.0;
     for __i_2 in 0..n {
         let __t7 = acc[__i_2];
         total += __t7;
@@ -478,7 +478,7 @@ impl matvec_sum {
                 acc[i] += __t4;
             }
         }
-        let mut total = 0.0;
+        let mut total: f64 = 0.0;
         for __i_2 in 0..n {
             let __t7 = acc[__i_2];
             total += __t7;

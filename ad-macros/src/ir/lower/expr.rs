@@ -410,14 +410,15 @@ impl Lowerer<'_> {
             && !super::iter::CONSUMERS.contains(&name.as_str())
         {
             // A method may change the array (`push`, `sort`) behind the reverse sweep's back.
-            self.cx.error(
-                &call.method,
+            let msg = if super::rename::MUTATING_METHODS.contains(&name.as_str()) {
+                super::rename::mutation_message(&name)
+            } else {
                 format!(
-                    "`.{name}()` on a float array is not supported by #[reverse]; create arrays \
-                     with their final length (`vec![0.0; n]`, `[0.0; N]`), read and write \
-                     elements by index, and iterate with `.iter()`"
-                ),
-            );
+                    "`.{name}()` on a float array is not supported by #[reverse]; read elements \
+                     by index, iterate with `.iter()`, or use `.len()`"
+                )
+            };
+            self.cx.error(&call.method, msg);
             return Value::Error;
         }
         match name.as_str() {
@@ -443,7 +444,9 @@ impl Lowerer<'_> {
             _ if self.is_float_expr(&call.receiver) => {
                 // A float method without a rule: an error if a derivative flows through it.
                 let mut opaque = self.opaque(expr);
-                opaque.if_active = (call.method.span(), not_an_intrinsic(&name));
+                if !super::rename::MUTATING_METHODS.contains(&name.as_str()) {
+                    opaque.if_active = (call.method.span(), not_an_intrinsic(&name));
+                }
                 if opaque.reads.is_empty() {
                     return Value::Op(Operand::Lit(opaque.expr, LitKind::Unknown));
                 }
@@ -1044,17 +1047,35 @@ impl Lowerer<'_> {
 
     /// An inactive statement, emitted as written (with variables renamed).
     pub(super) fn opaque_stmt(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) {
-        let writes = match expr {
-            syn::Expr::Assign(a) => self.written(&a.left),
-            syn::Expr::Binary(b) => self.written(&b.left),
-            _ => Vec::new(),
+        let (writes, opaque) = match expr {
+            // The place and the value are renamed apart: the assignment itself is the
+            // statement's effect, not an unsupported expression.
+            syn::Expr::Assign(a) => {
+                let (left, right) = (self.opaque(&a.left), self.opaque(&a.right));
+                let mut right = right;
+                let (l, r) = (&left.expr, &right.expr);
+                right.expr = quote!(#l = #r);
+                right.reads.extend(left.reads);
+                (self.written(&a.left), right)
+            }
+            syn::Expr::Binary(b) if super::is_compound_assign(&b.op) => {
+                let (left, right) = (self.opaque(&b.left), self.opaque(&b.right));
+                let mut right = right;
+                let (l, op, r) = (&left.expr, &b.op, &right.expr);
+                right.expr = quote!(#l #op #r);
+                right.reads.extend(left.reads);
+                right.flows.extend(left.flows);
+                (self.written(&b.left), right)
+            }
+            _ => (Vec::new(), self.opaque(expr)),
         };
-        let opaque = self.opaque(expr);
         let tokens = opaque.expr;
         out.push(IrStmt {
             kind: StmtKind::Opaque {
                 tokens: quote!(#tokens;),
                 writes,
+                flows: opaque.flows,
+                if_active: opaque.if_active,
             },
             span: expr.span(),
         });

@@ -226,8 +226,10 @@ impl Lowerer<'_> {
         // The accumulator of the consumer, declared before the loop.
         let acc = match &consumer {
             Consumer::Sum | Consumer::Product => {
+                // `Sum` for floats folds from `-0.0` (so the sum of no items is `-0.0`, and
+                // `-0.0 + x` is `x` for every `x`); `Product` from `1.0`.
                 let init = if matches!(consumer, Consumer::Sum) {
-                    quote!(0.0)
+                    quote!(-0.0)
                 } else {
                     quote!(1.0)
                 };

@@ -345,6 +345,8 @@ impl<'a> Lowerer<'a> {
             kind: StmtKind::Opaque {
                 tokens: quote!(#name = true;),
                 writes: vec![flag],
+                flows: Vec::new(),
+                if_active: (span, String::new()),
             },
             span,
         });
@@ -809,7 +811,9 @@ impl<'a> Lowerer<'a> {
         if let Some(t) = float {
             self.vars[id].ty = Ty::Float(Some(t));
         } else if let Some(ty) = annot {
-            if matches!(self.vars[id].ty, Ty::Unknown) {
+            // A type that mentions a float (`Vec<f32>`, `Option<f64>`) may hold differentiated
+            // values: it stays unknown rather than known-inactive.
+            if matches!(self.vars[id].ty, Ty::Unknown) && !mentions_float_type(ty) {
                 self.vars[id].ty = inactive_param_ty(ty);
             }
         }
@@ -899,6 +903,12 @@ fn inactive_param_ty(ty: &syn::Type) -> Ty {
     }
 }
 
+/// Whether `ty` names `f32` or `f64` anywhere (`Vec<f64>`, `[f32; 3]`, `Option<f64>`).
+fn mentions_float_type(ty: &syn::Type) -> bool {
+    let text = ty.to_token_stream().to_string();
+    text.contains("f32") || text.contains("f64")
+}
+
 /// `expr` without the parentheses (and invisible groups) around it.
 fn strip(mut expr: &syn::Expr) -> &syn::Expr {
     loop {
@@ -910,7 +920,7 @@ fn strip(mut expr: &syn::Expr) -> &syn::Expr {
     }
 }
 
-fn is_compound_assign(op: &syn::BinOp) -> bool {
+pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,

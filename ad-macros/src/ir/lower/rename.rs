@@ -38,6 +38,85 @@ const CHEAP_METHODS: &[&str] = &[
     "clone",
 ];
 
+/// Methods that change their receiver in place (of `Vec`, slices, arrays, `VecDeque`,
+/// `String`, `Option`, `Cell` and `RefCell`): on a value that holds differentiated floats they
+/// would change it behind the reverse sweep's back.
+pub(super) const MUTATING_METHODS: &[&str] = &[
+    "append",
+    "as_mut",
+    "as_mut_ptr",
+    "as_mut_slice",
+    "borrow_mut",
+    "chunks_exact_mut",
+    "chunks_mut",
+    "clear",
+    "clone_from",
+    "clone_from_slice",
+    "copy_from_slice",
+    "copy_within",
+    "dedup",
+    "dedup_by",
+    "dedup_by_key",
+    "drain",
+    "extend",
+    "extend_from_slice",
+    "extend_from_within",
+    "fill",
+    "fill_with",
+    "first_mut",
+    "get_mut",
+    "get_or_insert",
+    "get_or_insert_with",
+    "insert",
+    "iter_mut",
+    "last_mut",
+    "pop",
+    "pop_back",
+    "pop_front",
+    "push",
+    "push_back",
+    "push_front",
+    "remove",
+    "replace",
+    "reserve",
+    "resize",
+    "resize_with",
+    "retain",
+    "retain_mut",
+    "reverse",
+    "rotate_left",
+    "rotate_right",
+    "select_nth_unstable",
+    "set",
+    "shrink_to_fit",
+    "sort",
+    "sort_by",
+    "sort_by_key",
+    "sort_unstable",
+    "sort_unstable_by",
+    "sort_unstable_by_key",
+    "splice",
+    "split_at_mut",
+    "split_off",
+    "swap",
+    "swap_remove",
+    "swap_with_slice",
+    "take",
+    "truncate",
+    "update",
+    "values_mut",
+];
+
+/// The one message for a method that may change a container holding differentiated values.
+pub(super) fn mutation_message(name: &str) -> String {
+    format!(
+        "`.{name}(..)` may change a container of differentiated values, which #[reverse] does \
+         not support yet; create float arrays with their final length (`[0.0; N]`, \
+         `vec![0.0; n]`), write their elements by index (`v[i] = ..`) and read them with \
+         `.iter()` or by index"
+    )
+}
+
 /// Methods whose result carries no derivative, whatever they are called on.
 pub(super) const KILLING_METHODS: &[&str] = &[
     "len",
@@ -77,7 +156,11 @@ impl Lowerer<'_> {
         reads.dedup();
         flows.sort_unstable();
         flows.dedup();
-        let if_active = (expr.span(), non_float_message(&expr));
+        let at = match super::strip(&expr) {
+            syn::Expr::MethodCall(call) => call.method.span(),
+            _ => expr.span(),
+        };
+        let if_active = (at, non_float_message(&expr));
         Opaque {
             expr: expr.into_token_stream(),
             reads,
@@ -96,6 +179,7 @@ fn non_float_message(expr: &syn::Expr) -> String {
         _ => None,
     };
     match callee {
+        Some(name) if MUTATING_METHODS.contains(&name.as_str()) => mutation_message(&name),
         Some(name) => format!(
             "`{name}` has no derivative known to #[reverse], and a differentiated value flows \
              into it; use the float intrinsics ({}), or annotate `{name}` with #[reverse]",
@@ -268,11 +352,14 @@ impl Renamer<'_, '_> {
             }
             syn::Expr::Macro(mac) => {
                 self.cheap = false;
-                self.lowerer.cx.error(
-                    &mac.mac.path,
+                let msg = if mac.mac.path.is_ident("vec") {
+                    "#[reverse] supports `vec![x; n]` as the value of a `let` that creates the \
+                     vector (`let v = vec![0.0; n];`), not here"
+                } else {
                     "macros are not supported by #[reverse] (except `vec![x; n]`); write the \
-                     code the macro would expand to",
-                );
+                     code the macro would expand to"
+                };
+                self.lowerer.cx.error(&mac.mac.path, msg);
             }
             syn::Expr::Block(_)
             | syn::Expr::If(_)
