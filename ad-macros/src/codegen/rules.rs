@@ -80,6 +80,11 @@ impl Emitter<'_> {
     /// Tokens that are the user's operation carry its span, so type errors point at it.
     pub(super) fn fwd_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
         match rhs {
+            // A copy of an array is a clone (a `Vec` would otherwise move).
+            Rhs::Copy(Operand::Var(a)) if self.body.vars[*a].ty.is_array() => {
+                let a = &self.body.vars[*a].name;
+                quote!(::core::clone::Clone::clone(&#a))
+            }
             Rhs::Copy(a) => self.op(a),
             Rhs::Neg(a) => {
                 let a = self.op(a);
@@ -388,9 +393,13 @@ impl Emitter<'_> {
             .iter()
             .zip(&call.by_ref)
             .map(|(arg, &by_ref)| {
+                let array = arg.var().is_some_and(|v| self.body.vars[v].ty.is_array());
                 let arg = self.op(arg);
                 if by_ref {
                     quote!(&#arg)
+                } else if array {
+                    // Both sweeps pass the array: a `Vec` passed by value is cloned.
+                    quote!(::core::clone::Clone::clone(&#arg))
                 } else {
                     arg
                 }

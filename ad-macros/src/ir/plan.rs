@@ -377,6 +377,11 @@ impl Planner<'_> {
             Rhs::Index(_, i) => i.var().into_iter().collect(),
             other => other.reads(),
         };
+        // A variable written after its definition may hold another value when the reverse
+        // sweep evaluates `var` again (`let q = b; b = ..;`): only unchanging operands qualify.
+        if !reads.iter().all(|&v| self.clobbers.immutable(v)) {
+            return false;
+        }
         if rhs.is_cheap() {
             reads.iter().all(|&v| self.free(v))
         } else if matches!(rhs, Rhs::Intrinsic(..) | Rhs::Binary(..)) {

@@ -43,6 +43,7 @@ mod rename;
 pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<Body> {
     let mut lowerer = Lowerer::new(cx, sig);
     let mut stmts = Vec::new();
+    lowerer.copy_mut_array_params(&mut stmts);
     let returns = rename::contains_return(block);
     if returns {
         if !matches!(sig.ret, RetTy::Scalar(_)) {
@@ -204,6 +205,33 @@ impl<'a> Lowerer<'a> {
             lowerer.bind(&param.ident, binding);
         }
         lowerer
+    }
+
+    /// A by-value `mut` array parameter the body writes becomes a local copy
+    /// (`let mut a_1 = a.clone();`): the parameter keeps its value on entry, which the reverse
+    /// sweep and a caller's split companions read.
+    fn copy_mut_array_params(&mut self, out: &mut Vec<Stmt>) {
+        for (index, param) in self.sig.params.iter().enumerate() {
+            let is_array = matches!(
+                param.kind,
+                ParamKind::Array { .. } | ParamKind::Slice { .. }
+            );
+            if !(is_array && param.mutable && !param.rejected) {
+                continue;
+            }
+            self.vars[index].mutable = false;
+            let ty = self.vars[index].ty.clone();
+            let copy = self.user_var(&param.ident, ty, true);
+            out.push(Stmt {
+                kind: StmtKind::Let {
+                    var: copy,
+                    rhs: Rhs::Copy(Operand::Var(index)),
+                    ty: None,
+                },
+                span: param.ident.span(),
+            });
+            self.bind(&param.ident, Binding::Var(copy));
+        }
     }
 
     // ---- variables and scopes -------------------------------------------------------------
