@@ -34,12 +34,26 @@ pub use ad_runtime::{adjoint, check, rules, Float, ValueStack};
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __callee_fallback {
-    ($name:ident; $($arg:ident)*; $($sink:ident)*) => {
+    ($name:ident, $result:ident; $($arg:ident)*; $($sink:ident)*) => {
         #[allow(non_camel_case_types, dead_code)]
         pub struct $name {}
+        /// The stand-in's result: of either precision, so the missing derivative is the only
+        /// error.
+        #[allow(non_camel_case_types, dead_code)]
+        pub struct $result;
+        impl $crate::__private::ResultOf<f32> for $result {
+            fn result(self) -> f32 {
+                ::core::unreachable!()
+            }
+        }
+        impl $crate::__private::ResultOf<f64> for $result {
+            fn result(self) -> f64 {
+                ::core::unreachable!()
+            }
+        }
         #[allow(dead_code, clippy::all)]
         impl $name {
-            pub fn fwd<$($arg,)* S, T>($(_: $arg,)* _: S) -> T {
+            pub fn fwd<$($arg,)* S>($(_: $arg,)* _: S) -> $result {
                 ::core::unreachable!()
             }
             pub fn rev<$($arg,)* D, S, $($sink),*>($(_: $arg,)* _: D, _: S, $(_: $sink),*) {
@@ -56,6 +70,7 @@ pub mod __private {
     pub use ad_runtime::call::{
         require_derivative, ArraySink, Differentiable, Discard, ScalarSink,
     };
+    pub use ad_runtime::precision::{expect_result, ResultOf};
     pub use ad_runtime::rules;
     pub use ad_runtime::ValueStack;
 }

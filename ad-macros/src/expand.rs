@@ -151,7 +151,10 @@ mod snapshots {
                 continue;
             };
             let attr = func.attrs.iter().position(|a| {
-                a.path().segments.last().is_some_and(|s| s.ident == "reverse")
+                a.path()
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "reverse")
             });
             let args = match attr.map(|i| func.attrs.remove(i)) {
                 Some(attr) => match attr.meta {

@@ -13,12 +13,14 @@
 //!   arrays and vectors.
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
 //!   marker trait whose absence is the "has no derivative" compile error).
+//! - [`precision`]: the check that a callee's result has the precision the macro assumed.
 #![forbid(unsafe_code)]
 
 pub mod adjoint;
 pub mod call;
 pub mod check;
 pub mod float;
+pub mod precision;
 pub mod rules;
 pub mod stack;
 

@@ -42,6 +42,7 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vis = &func.vis;
     let grad = emit_grad(func, sig);
     let name = &func.sig.ident;
+    let output = &func.sig.output;
     let args: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("A{}", i))
         .collect();
@@ -60,7 +61,7 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         impl ::ad::__private::Differentiable for #name {}
         #[allow(dead_code, clippy::all)]
         impl #name {
-            #vis fn fwd<#(#args,)* S, T>(#(_: #args,)* _: S) -> T {
+            #vis fn fwd<#(#args,)* S>(#(_: #args,)* _: S) #output {
                 ::core::unreachable!()
             }
             #vis fn rev<#(#args,)* D, S, #(#sinks),*>(#(_: #args,)* _: D, _: S, #(_: #sinks),*) {
@@ -165,7 +166,7 @@ fn vjp_doc(func: &syn::ItemFn, sig: &Signature) -> String {
 /// import of each callee, then the check that each callee has a derivative.
 ///
 /// ```text
-/// mod __callees { ::ad::__callee_fallback!(__callee0; A0; K0); }   // a stand-in `__callee0`
+/// mod __callees { ::ad::__callee_fallback!(__callee0, __callee0_result; A0; K0); }  // stand-in
 /// use __callees::*;            // a glob: shadowed by the import below when `g` has a
 /// use g as __callee0;          // derivative (its marker struct is also named `g`)
 /// ::ad::__private::require_derivative::<__callee0>();   // else: "has no derivative"
@@ -182,7 +183,8 @@ pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
         let alias = &callee.alias;
         let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
         let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
-        quote!(::ad::__callee_fallback!(#alias; #(#args)*; #(#sinks)*);)
+        let result = format_ident!("{}_result", alias);
+        quote!(::ad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
     });
     let imports = body.callees.iter().map(|callee| {
         let (path, alias) = (&callee.path, &callee.alias);

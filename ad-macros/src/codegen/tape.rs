@@ -257,7 +257,6 @@ impl Emitter<'_> {
     /// pinned the type where the generated code does not (`f64::exp(p)` is emitted as
     /// `p.exp()`), so every float defined by a constant is annotated with its settled type.
     fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
-        let v = &self.body.vars[var];
         // (A call's result is typed too: a callee without a derivative gets a stand-in whose
         // result type is generic, and the missing-derivative error should be the only one.)
         let constant = matches!(

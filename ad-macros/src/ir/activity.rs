@@ -57,9 +57,8 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     // A differentiated value must not flow into code whose derivative is unknown: an opaque
     // value that is used, or any opaque code with effects the macro cannot see (a method that
     // stores the value in a container, a call, a statement), used or not.
-    let varied_float = |v: &VarId| {
-        varied[*v] && !matches!(body.vars[*v].ty, Ty::Usize | Ty::I32 | Ty::Bool)
-    };
+    let varied_float =
+        |v: &VarId| varied[*v] && !matches!(body.vars[*v].ty, Ty::Usize | Ty::I32 | Ty::Bool);
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let {
             var,

@@ -52,7 +52,8 @@ impl Lowerer<'_> {
             syn::Expr::Macro(mac) => self.lower_macro(&mac.mac, out),
             syn::Expr::Closure(closure) => self.make_closure(closure, out),
             // `&w[1..]`: the slicing is the problem, reported by `lower_index`.
-            syn::Expr::Reference(r) if matches!(&*r.expr, syn::Expr::Index(_)) => {
+            syn::Expr::Reference(r) if matches!(&*r.expr, syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_))) =>
+            {
                 self.lower_expr(&r.expr, out);
                 Value::Error
             }
@@ -535,11 +536,47 @@ impl Lowerer<'_> {
                 .args
                 .iter()
                 .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some());
+            if self.is_poisoned(&call.func) {
+                return Value::Error;
+            }
             if func.qself.is_none() && float_arg {
+                if let Some(msg) = self.uncallable(&func.path) {
+                    self.cx.error(&func.path, msg);
+                    return Value::Error;
+                }
                 return self.lower_user_call(call, &func.path, out);
+            }
+            if func.qself.is_some() && float_arg {
+                self.cx.error(&call.func, ASSOCIATED_CALL);
+                return Value::Error;
             }
         }
         self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    /// Why a call through `path` with float arguments cannot go through split companions:
+    /// the callee is a variable (a function pointer, a closure parameter) or an associated
+    /// function (`Type::f`, `Trait::f`), which cannot be imported by path.
+    fn uncallable(&self, path: &syn::Path) -> Option<String> {
+        if let Some(ident) = path.get_ident() {
+            if let Some(Binding::Var(_) | Binding::Tuple(_)) = self.lookup(&ident.to_string()) {
+                return Some(format!(
+                    "#[reverse] cannot differentiate a call through the variable `{ident}` (a \
+                     function pointer or a value): it calls functions by name; call an \
+                     annotated function directly, or a closure defined in this function"
+                ));
+            }
+            return None;
+        }
+        let segments: Vec<_> = path.segments.iter().collect();
+        let owner = segments.get(segments.len().wrapping_sub(2))?;
+        let associated = owner.ident == "Self"
+            || owner
+                .ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+            || !owner.arguments.is_none();
+        associated.then(|| ASSOCIATED_CALL.to_string())
     }
 
     /// `g(a, w, k)` where a float flows into `g`: a call through `g`'s split companions.
@@ -748,6 +785,14 @@ impl Lowerer<'_> {
         index: &syn::ExprIndex,
         out: &mut Vec<Stmt>,
     ) -> Value {
+        if let syn::Expr::Range(range) = &*index.index {
+            self.cx.error(
+                range,
+                "indexing by a range (`w[a..b]`) is not supported by #[reverse]; index single \
+                 elements in a loop (`for i in a..b { .. w[i] .. }`)",
+            );
+            return Value::Error;
+        }
         let Some(array) = self.array_var(&index.expr) else {
             if self.is_float_expr(&index.expr) {
                 self.cx.error(
@@ -759,14 +804,6 @@ impl Lowerer<'_> {
             }
             return self.opaque_value(expr, Ty::Unknown, out);
         };
-        if let syn::Expr::Range(range) = &*index.index {
-            self.cx.error(
-                range,
-                "indexing by a range (`w[a..b]`) is not supported by #[reverse]; index single \
-                 elements in a loop (`for i in a..b { .. w[i] .. }`)",
-            );
-            return Value::Error;
-        }
         let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
         let elem = match &self.vars[array].ty {
             Ty::Array(info) => info.elem,
@@ -810,6 +847,15 @@ impl Lowerer<'_> {
     }
 
     fn lower_array(&mut self, array: &syn::ExprArray, out: &mut Vec<Stmt>) -> Value {
+        // An integer array (`[0usize, 2, 1]`) is data: inactive, emitted as written.
+        let int_literal = |e: &syn::Expr| {
+            matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })
+                if !matches!(i.suffix(), "f32" | "f64"))
+        };
+        if array.elems.iter().any(int_literal) {
+            let expr = syn::Expr::Array(array.clone());
+            return self.opaque_value(&expr, Ty::Other, out);
+        }
         let mut elems = Vec::new();
         for e in &array.elems {
             match self.lower_expr(e, out) {
@@ -1115,6 +1161,11 @@ fn assign_kind(op: syn::BinOp) -> AssignKind {
         _ => AssignKind::Unsupported,
     }
 }
+
+/// The one message for a call of an associated function with float arguments.
+const ASSOCIATED_CALL: &str = "#[reverse] cannot differentiate calls of associated functions \
+     or trait methods (`Type::f(..)`, `Trait::f(..)`) yet; write the operation itself (`x + y` \
+     for `Add::add(x, y)`), or call a free function annotated with #[reverse]";
 
 /// The error for a float method that is not in the rule table.
 fn not_an_intrinsic(name: &str) -> String {

@@ -1,0 +1,43 @@
+//! The precision of a callee's result, checked where the macro had to assume it.
+//!
+//! `#[reverse]` does not see a callee's return type; it takes the precision of the caller's
+//! other floats. When a callee returns another precision (`f32` code calling a function that
+//! returns `f64`), [`expect_result`] turns the mismatch into one error at the call that says
+//! what to write.
+
+/// A callee's result where `#[reverse]` expects a value of type `T`.
+#[diagnostic::on_unimplemented(
+    message = "this call returns `{Self}`, but #[reverse] takes its result for `{T}`",
+    label = "returns `{Self}`",
+    note = "#[reverse] cannot see the callee's return type: bind the result to a variable \
+            with its type, as in `let y: {Self} = g(..);`, and convert it with `as` if needed"
+)]
+pub trait ResultOf<T> {
+    /// The value, unchanged.
+    fn result(self) -> T;
+}
+
+impl<T> ResultOf<T> for T {
+    #[inline(always)]
+    fn result(self) -> T {
+        self
+    }
+}
+
+/// `value` as the `T` the generated code expects (a compile error at the call otherwise).
+#[inline(always)]
+pub fn expect_result<T, U: ResultOf<T>>(value: U) -> T {
+    value.result()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn same_type_passes_through() {
+        assert_eq!(super::expect_result::<f32, f32>(1.5), 1.5);
+        assert_eq!(
+            super::expect_result::<f64, f64>(-0.0).to_bits(),
+            (-0.0f64).to_bits()
+        );
+    }
+}

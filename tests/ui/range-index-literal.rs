@@ -1,0 +1,9 @@
+use ad::reverse;
+
+#[reverse]
+fn f(x: f64) -> f64 {
+    let a = &[1.0, 2.0][0..1];
+    a[0] * x
+}
+
+fn main() {}
