@@ -319,14 +319,24 @@ impl Planner<'_> {
             if self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live {
                 self.plan.restore[var] = Restore::Live;
             } else {
-                self.plan.errors.push((
-                    self.body.vars[var].span,
+                let name = &self.body.vars[var].name;
+                let msg = if self.plan.def_block[var] == Some(0) {
+                    // Only the split companions, where every block keeps its values on the
+                    // stack, get here for an array of the function's top level.
                     format!(
-                        "#[reverse] needs the array `{}` again in the reverse sweep, but it is \
-                         created inside a loop or a branch; create it before the loop or branch",
-                        self.body.vars[var].name
-                    ),
-                ));
+                        "#[reverse] needs the local array `{name}` again in the reverse sweep \
+                         of the companions that let other #[reverse] functions call this one, \
+                         and cannot keep local arrays there yet; pass the array in as a \
+                         parameter"
+                    )
+                } else {
+                    format!(
+                        "#[reverse] needs the array `{name}` again in the reverse sweep, but it \
+                         is created inside a loop or a branch; create it before the loop or \
+                         branch"
+                    )
+                };
+                self.plan.errors.push((self.body.vars[var].span, msg));
                 self.plan.restore[var] = Restore::Live;
             }
             return;

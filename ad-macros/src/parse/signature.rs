@@ -323,10 +323,16 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
                 inner => match vec_elem(inner).and_then(float_of) {
                     Some(elem) => ParamKind::Slice { elem },
                     None if float_of(inner).is_some() => {
+                        let t = float_of(inner).map_or("f64", |t| match t {
+                            FloatTy::F32 => "f32",
+                            FloatTy::F64 => "f64",
+                        });
                         cx.error(
                             ty,
-                            "a reference to a float is not supported as a parameter of \
-                             #[reverse]; take the value (`f64`) instead",
+                            format!(
+                                "a reference to a float is not supported as a parameter of \
+                                 #[reverse] yet; take the value (`{t}`) instead"
+                            ),
                         );
                         return None;
                     }
@@ -412,10 +418,28 @@ fn mark_active(
             }
             // (After a rejected parameter, that error says it all.)
             if params_ok && !params.is_empty() && params.iter().all(|p| !p.active) {
+                let user_type = params.iter().find(|p| {
+                    let text = p.ty.to_token_stream().to_string();
+                    text.starts_with(|c: char| c.is_ascii_uppercase())
+                        || text.starts_with("& ")
+                            && text[2..].starts_with(|c: char| c.is_ascii_uppercase())
+                });
+                let hint = match user_type {
+                    Some(p) => format!(
+                        "; `{}` has type `{}`: structs and other user types are not \
+                         differentiated yet, so pass their float fields as parameters",
+                        p.ident,
+                        p.ty.to_token_stream().to_string().replace("& ", "&")
+                    ),
+                    None => String::new(),
+                };
                 cx.error(
                     inputs,
-                    "no parameter of this function can be differentiated; #[reverse] needs at \
-                     least one parameter of type `f64`, `f32`, `[f64; N]`, `&[f64]` or `Vec<f64>`",
+                    format!(
+                        "no parameter of this function can be differentiated; #[reverse] needs \
+                         at least one parameter of type `f64`, `f32`, `[f64; N]`, `&[f64]` or \
+                         `Vec<f64>`{hint}"
+                    ),
                 );
             }
         }

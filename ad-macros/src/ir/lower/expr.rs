@@ -909,11 +909,8 @@ impl Lowerer<'_> {
 
     fn lower_macro(&mut self, mac: &syn::Macro, out: &mut Vec<Stmt>) -> Value {
         if !mac.path.is_ident("vec") {
-            self.cx.error(
-                &mac.path,
-                "macros are not supported by #[reverse] (except `vec![x; n]`); write the code the \
-                 macro would expand to",
-            );
+            self.cx
+                .error(&mac.path, super::rename::macro_message(&mac.path, false));
             return Value::Error;
         }
         let tokens = &mac.tokens;

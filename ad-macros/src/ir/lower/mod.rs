@@ -499,11 +499,8 @@ impl<'a> Lowerer<'a> {
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Macro(mac) => {
-                self.cx.error(
-                    &mac.mac.path,
-                    "macros are not supported by #[reverse] (except `vec![x; n]`); write the \
-                     code the macro would expand to",
-                );
+                self.cx
+                    .error(&mac.mac.path, rename::macro_message(&mac.mac.path, true));
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Expr(expr, semi) => {

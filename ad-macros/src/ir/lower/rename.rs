@@ -117,6 +117,30 @@ pub(super) fn mutation_message(name: &str) -> String {
     )
 }
 
+/// The one message for a macro `#[reverse]` does not support; `vec_elsewhere` when the macro is
+/// `vec!` in a place other than the value of a `let`.
+pub(super) fn macro_message(path: &syn::Path, vec_elsewhere: bool) -> String {
+    let name = path
+        .segments
+        .last()
+        .map_or_else(String::new, |s| s.ident.to_string());
+    match name.as_str() {
+        "vec" if vec_elsewhere => "#[reverse] supports `vec![x; n]` as the value of a `let` that \
+             creates the vector (`let v = vec![0.0; n];`), not here"
+            .to_string(),
+        "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq"
+        | "debug_assert_ne" | "panic" | "unreachable" | "todo" | "unimplemented" | "println"
+        | "eprintln" | "print" | "eprint" | "dbg" => format!(
+            "`{name}!` is not supported inside a #[reverse] function yet; check or print \
+             before calling it (for example in an unannotated wrapper that calls `f` or `f_grad`)"
+        ),
+        _ => format!(
+            "`{name}!` is not supported by #[reverse]: it cannot see what a macro expands to (only \
+             `vec![x; n]` is known); write the expression without the macro"
+        ),
+    }
+}
+
 /// Methods whose result carries no derivative, whatever they are called on.
 pub(super) const KILLING_METHODS: &[&str] = &[
     "len",
@@ -352,14 +376,9 @@ impl Renamer<'_, '_> {
             }
             syn::Expr::Macro(mac) => {
                 self.cheap = false;
-                let msg = if mac.mac.path.is_ident("vec") {
-                    "#[reverse] supports `vec![x; n]` as the value of a `let` that creates the \
-                     vector (`let v = vec![0.0; n];`), not here"
-                } else {
-                    "macros are not supported by #[reverse] (except `vec![x; n]`); write the \
-                     code the macro would expand to"
-                };
-                self.lowerer.cx.error(&mac.mac.path, msg);
+                self.lowerer
+                    .cx
+                    .error(&mac.mac.path, macro_message(&mac.mac.path, true));
             }
             syn::Expr::Block(_)
             | syn::Expr::If(_)
