@@ -1,0 +1,327 @@
+//! Robustness of `#[reverse]`: valid programs mutated at the token level, and programs with
+//! each unsupported construct, must give either a macro error at a user span or an ordinary
+//! rustc error in user code: never a panic, never an error inside generated code.
+//!
+//! The corpus (seeds from the integration tests and the README, deterministic mutants of
+//! them, unsupported constructs, the compile-fail cases of `tests/ui/`) is compiled by one
+//! nested `cargo check` (under `target/tests/robustness`), each program in a module of its
+//! own, once with its attributes and once with them blanked out; `ad_robustness::classify`
+//! says which errors are allowed. Programs known to expose a bug of the macro are listed in
+//! `KNOWN_BAD` (with a minimal repro in `robustness-findings.md` at the repository root):
+//! the test fails when one of them stops being BAD (remove it from the list) and when any
+//! other program is BAD.
+//!
+//! `AD_ROBUSTNESS_MUTANTS=N` sets the number of mutants per seed (default 20);
+//! `AD_ROBUSTNESS_VERBOSE=1` prints the diagnostics of every BAD program, known ones too.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use ad_robustness::classify::{classify, Class, Report, Verdict};
+use ad_robustness::corpus::{self, Category, Program};
+use ad_robustness::scratch::{Outcome, Scratch};
+
+/// Programs that are BAD because of a known bug of the macro, with the finding they show (a
+/// section of `robustness-findings.md` at the repository root, which has a minimal repro of
+/// each). Fixing a bug makes the test fail until its programs are removed from this list; the
+/// failure message prints the list that matches the run.
+const KNOWN_BAD: &[(&str, &str)] = &[
+    ("mutant/polynomial/14-int-literal", "F1"),
+    ("mutant/polynomial/17-type", "F1"),
+    ("mutant/piecewise/6-type", "F1"),
+    ("mutant/piecewise/16-let-mut", "F1"),
+    ("mutant/rotate/0-int-literal", "F1"),
+    ("mutant/rotate/1-int-literal", "F1"),
+    ("mutant/rotate/8-ident", "F1"),
+    ("mutant/rotate/10-type", "F1"),
+    ("mutant/rotate/13-int-literal", "F1"),
+    ("mutant/fanout/6-int-literal", "F1"),
+    ("mutant/fanout/10-int-literal", "F1"),
+    ("mutant/compound-assign/2-let-mut", "F1"),
+    ("mutant/compound-assign/12-prefix", "F1"),
+    ("mutant/compound-assign/13-type", "F1"),
+    ("mutant/compound-assign/14-int-literal", "F1"),
+    ("mutant/if-expression/17-duplicate", "F2"),
+    ("mutant/match-inactive/10-prefix", "F1"),
+    ("mutant/while/5-int-literal", "F1"),
+    ("mutant/while/10-type", "F1"),
+    ("mutant/while/15-let-mut", "F1"),
+    ("mutant/loop-forms/9-type", "F1"),
+    ("mutant/loop-forms/12-literal-suffix", "F1"),
+    ("mutant/loop-forms/14-int-literal", "F1"),
+    ("mutant/loop-forms/17-type", "F1"),
+    ("mutant/loop-forms/18-type", "F1"),
+    ("mutant/loop-forms/19-int-literal", "F1"),
+    ("mutant/break-continue/4-type", "F1"),
+    ("mutant/break-continue/5-duplicate", "F2"),
+    ("mutant/break-continue/8-swap", "F2"),
+    ("mutant/early-return/1-literal-suffix", "F1"),
+    ("mutant/early-return/4-let-mut", "F1"),
+    ("mutant/nested-loops/0-let-mut", "F1"),
+    ("mutant/local-arrays/0-int-literal", "F1"),
+    ("mutant/local-arrays/1-let-mut", "F1"),
+    ("mutant/local-arrays/9-type", "F1"),
+    ("mutant/local-arrays/12-suffix", "F1"),
+    ("mutant/vec-output/5-literal-suffix", "F1"),
+    ("mutant/softmax-wrt/8-let-mut", "F1"),
+    ("mutant/softmax-wrt/13-let-mut", "F1"),
+    ("mutant/vec-params/0-let-mut", "F1"),
+    ("mutant/closure-fold/12-type", "F1"),
+    ("mutant/collect/8-literal-suffix", "F1"),
+    ("mutant/collect/17-literal-suffix", "F1"),
+    ("mutant/let-closures/3-int-literal", "F1"),
+    ("mutant/let-closures/6-type", "F1"),
+    ("mutant/let-closures/11-type", "F1"),
+    ("mutant/let-closures/17-ident", "F4"),
+    ("mutant/for-each/2-literal-suffix", "F1"),
+    ("mutant/for-each/7-let-mut", "F1"),
+    ("mutant/for-each/10-duplicate", "F2"),
+    ("mutant/calls/16-type", "F1"),
+    ("mutant/calls/19-ident", "F4"),
+    ("mutant/mutual-recursion/0-int-literal", "F1"),
+    ("mutant/mutual-recursion/6-int-literal", "F1"),
+    ("mutant/mutual-recursion/7-type", "F1"),
+    ("mutant/tree/3-ident", "F3"),
+    ("mutant/tree/8-suffix", "F1"),
+    ("mutant/tree/12-literal-suffix", "F1"),
+    ("mutant/custom-derivative/0-let-mut", "F1"),
+    ("mutant/custom-derivative/17-ident", "F3"),
+    ("mutant/f32/2-let-mut", "F1"),
+    ("mutant/f32/12-literal-suffix", "F1"),
+    ("mutant/f32/13-int-literal", "F1"),
+    ("mutant/f32/19-type", "F1"),
+    ("unsupported/derivative-pullback-wrong-return", "F6"),
+    ("unsupported/derivative-on-reverse", "F5"),
+    ("unsupported/reverse-twice", "F5"),
+    ("ui/call-result-precision", "F7"),
+];
+
+/// The number of crates the corpus is split into, each checked with and without attributes
+/// (cargo checks two crates at a time on two cores).
+const SHARDS: usize = 2;
+
+/// The target directory of this build: the nearest ancestor of the test executable with
+/// cargo's `CACHEDIR.TAG`.
+fn target_dir(workspace: &Path) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable has a path");
+    exe.ancestors()
+        .find(|p| p.join("CACHEDIR.TAG").is_file())
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| workspace.join("target"))
+}
+
+/// The messages of the runtime's `#[diagnostic::on_unimplemented]` attributes: trait errors
+/// the macro's generated code reports on purpose, at the user's construct.
+fn runtime_messages(workspace: &Path) -> Vec<String> {
+    let mut messages = Vec::new();
+    let dir = workspace.join("ad-runtime/src");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("ad-runtime/src exists")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    for file in files {
+        let text = fs::read_to_string(&file).unwrap_or_default();
+        for (i, _) in text.match_indices("#[diagnostic::on_unimplemented(") {
+            let rest = &text[i..];
+            let Some(m) = rest.find("message = \"") else {
+                continue;
+            };
+            let rest = &rest[m + "message = \"".len()..];
+            if let Some(end) = rest.find('"') {
+                messages.push(rest[..end].to_string());
+            }
+        }
+    }
+    messages
+}
+
+/// The verdict on each program of `programs` checked in `outcome`.
+fn reports(outcome: &Outcome, runtime: &[String]) -> Vec<Report> {
+    (0..outcome.places.len())
+        .map(|i| {
+            classify(
+                &outcome.places[i],
+                &outcome.with[i],
+                &outcome.plain[i],
+                runtime,
+            )
+        })
+        .collect()
+}
+
+/// The finding a known BAD program shows.
+fn known_finding(id: &str) -> Option<&'static str> {
+    KNOWN_BAD.iter().find(|(k, _)| *k == id).map(|(_, f)| *f)
+}
+
+/// What is wrong with a program's report, if anything.
+fn problem(program: &Program, report: &Report) -> Option<String> {
+    let known = known_finding(&program.id).is_some();
+    match program.category {
+        Category::Seed
+            if report.verdict != Verdict::Accepted || !report.plain_errors.is_empty() =>
+        {
+            Some("a seed must compile with and without its attributes".to_string())
+        }
+        Category::Sanity if report.verdict != Verdict::Bad => {
+            Some("a sanity program must be classified BAD: the classifier missed it".to_string())
+        }
+        Category::Sanity | Category::Seed => None,
+        _ if report.verdict == Verdict::Bad && !known => {
+            Some("BAD: a panic or an error in generated code".to_string())
+        }
+        _ if report.verdict != Verdict::Bad && known => Some(format!(
+            "listed in KNOWN_BAD but now {}: remove it from the list",
+            report.verdict
+        )),
+        _ => None,
+    }
+}
+
+fn describe(program: &Program, report: &Report, offset: usize, why: &str) -> String {
+    format!(
+        "==== {} ({}): {why}\n---- program\n{}---- diagnostics\n{}",
+        program.id,
+        report.verdict,
+        program.source,
+        report.describe(offset)
+    )
+}
+
+#[test]
+fn mutated_and_unsupported_programs_never_fail_in_generated_code() {
+    let started = Instant::now();
+    let package = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let workspace = package
+        .parent()
+        .and_then(Path::parent)
+        .expect("the package is at tests/robustness");
+    let per_seed = std::env::var("AD_ROBUSTNESS_MUTANTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20);
+    let verbose = std::env::var_os("AD_ROBUSTNESS_VERBOSE").is_some();
+    let programs = corpus::load(package, workspace, per_seed);
+    let runtime = runtime_messages(workspace);
+    assert!(
+        !runtime.is_empty(),
+        "no on_unimplemented message found in ad-runtime"
+    );
+    let scratch = Scratch {
+        dir: target_dir(workspace).join("tests/robustness"),
+        ad: workspace.to_path_buf(),
+    };
+
+    let outcome = scratch.check_all(&programs, SHARDS);
+    let mut reports = reports(&outcome, &runtime);
+    let mut failures = Vec::new();
+    let aborted = outcome.aborted.iter().filter(|a| **a).count();
+    for d in &outcome.stray {
+        failures.push(format!(
+            "==== an error outside every program ({}):\n{}\ncargo's stderr:\n{}",
+            d.target, d.rendered, outcome.cargo_stderr
+        ));
+    }
+
+    // Unexpected verdicts are checked again with each program alone in its crates, so that
+    // no program's errors can affect another's.
+    let unexpected: Vec<usize> = (0..programs.len())
+        .filter(|&i| problem(&programs[i], &reports[i]).is_some())
+        .collect();
+    let mut offsets: Vec<usize> = outcome.places.iter().map(|p| p.start).collect();
+    if !unexpected.is_empty() {
+        let alone: Vec<Program> = unexpected.iter().map(|&i| programs[i].clone()).collect();
+        let groups: Vec<Vec<usize>> = (0..alone.len()).map(|i| vec![i]).collect();
+        let again = scratch.check("isolated", &alone, &groups);
+        let again_reports = self::reports(&again, &runtime);
+        for (k, &i) in unexpected.iter().enumerate() {
+            reports[i] = again_reports[k].clone();
+            offsets[i] = again.places[k].start;
+        }
+    }
+    for (i, program) in programs.iter().enumerate() {
+        if let Some(why) = problem(program, &reports[i]) {
+            failures.push(describe(program, &reports[i], offsets[i], &why));
+        } else if verbose && reports[i].verdict == Verdict::Bad {
+            failures.push(describe(
+                program,
+                &reports[i],
+                offsets[i],
+                "known BAD (listed)",
+            ));
+        }
+    }
+    for (id, _) in KNOWN_BAD {
+        if !programs.iter().any(|p| p.id == *id) {
+            failures.push(format!(
+                "==== {id}: listed in KNOWN_BAD but not in the corpus"
+            ));
+        }
+    }
+
+    // The summary: programs per category and verdict, errors per class.
+    let mut table: BTreeMap<Category, [usize; 3]> = BTreeMap::new();
+    let mut classes: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut bad_reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for (program, report) in programs.iter().zip(&reports) {
+        let row = table.entry(program.category).or_default();
+        row[report.verdict.clone() as usize] += 1;
+        for (class, n) in report.counts() {
+            *classes.entry(class).or_default() += n;
+        }
+        for (_, class) in &report.errors {
+            if let Class::Bad(reason) = class {
+                *bad_reasons.entry(reason.clone()).or_default() += 1;
+            }
+        }
+    }
+    println!(
+        "robustness corpus: {} programs, {per_seed} mutants per seed",
+        programs.len()
+    );
+    println!(
+        "{:<12} {:>9} {:>9} {:>9}",
+        "category", "accepted", "rejected", "BAD"
+    );
+    for (category, [accepted, rejected, bad]) in &table {
+        println!(
+            "{:<12} {accepted:>9} {rejected:>9} {bad:>9}",
+            category.to_string()
+        );
+    }
+    println!("errors by class: {classes:?}");
+    let echoes = reports.iter().filter(|r| r.counts().contains_key("echo"));
+    println!("programs with echoes (tolerated): {}", echoes.count());
+    let accepted: Vec<&str> = programs
+        .iter()
+        .zip(&reports)
+        .filter(|(p, r)| p.category == Category::Unsupported && r.verdict == Verdict::Accepted)
+        .map(|(p, _)| p.id.as_str())
+        .collect();
+    println!("unsupported programs the macro accepts: {accepted:?}");
+    println!("BAD errors by reason: {bad_reasons:?}");
+    println!("known BAD programs: {}", KNOWN_BAD.len());
+    println!("programs rustc gave up on before type checking (checked alone): {aborted}");
+    println!("time: {:.1} s", started.elapsed().as_secs_f64());
+
+    // The list that matches this run, for updating KNOWN_BAD after a review.
+    let mut matching = String::from("const KNOWN_BAD: &[(&str, &str)] = &[\n");
+    for (program, report) in programs.iter().zip(&reports) {
+        if report.verdict == Verdict::Bad && program.category != Category::Sanity {
+            let finding = known_finding(&program.id).unwrap_or("NEW");
+            matching.push_str(&format!("    ({:?}, {finding:?}),\n", program.id));
+        }
+    }
+    matching.push_str("];\n");
+    assert!(
+        failures.is_empty(),
+        "{} problem(s):\n\n{}\nKNOWN_BAD matching this run (review each NEW one first):\n{matching}",
+        failures.len(),
+        failures.join("\n"),
+    );
+}
