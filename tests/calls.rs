@@ -9,6 +9,13 @@ use ad::check;
 use ad::reverse;
 use approx::assert_relative_eq;
 
+#[path = "common/bits.rs"]
+mod bits;
+use bits::checked;
+
+// Each function under test also has a thin caller, `NAME_via`: its gradient goes through the
+// split companions of `NAME`, and must agree with `NAME_grad` bit for bit.
+
 mod shapes {
     use ad::reverse;
 
@@ -41,11 +48,15 @@ fn composed(x: f64) -> f64 {
     g(shapes::h(x), x)
 }
 
+#[reverse]
+fn composed_via(x: f64) -> f64 {
+    composed(x)
+}
+
 #[test]
 fn composition_across_modules() {
     for &x in &[0.3, -1.2, 2.0] {
-        let (v, d) = composed_grad(x);
-        assert_eq!(v, composed(x));
+        let (_, d) = checked(composed(x), composed_grad(x), composed_via_grad(x));
         // d/dx g(h(x), x) = (b + e^a) h'(x) + a with a = h(x), b = x.
         let (a, ha) = (x.sin() * x, x.cos() * x + x.sin());
         assert_relative_eq!(d, (x + a.exp()) * ha + a, max_relative = 1e-13);
@@ -59,11 +70,19 @@ fn uses_path_call(w: &[f64], k: f64) -> f64 {
     s * s + crate::shapes::h(k)
 }
 
+#[reverse]
+fn uses_path_call_via(w: &[f64], k: f64) -> f64 {
+    uses_path_call(w, k)
+}
+
 #[test]
 fn slices_passed_to_callees_receive_their_adjoints() {
     let w = [0.5, -1.0, 2.0];
-    let (v, (dw, dk)) = uses_path_call_grad(&w, 1.5);
-    assert_eq!(v, uses_path_call(&w, 1.5));
+    let (_, (dw, dk)) = checked(
+        uses_path_call(&w, 1.5),
+        uses_path_call_grad(&w, 1.5),
+        uses_path_call_via_grad(&w, 1.5),
+    );
     let mut at = w.to_vec();
     at.push(1.5);
     let mut grad = dw.clone();
@@ -80,10 +99,19 @@ fn pow_rec(x: f64, n: u32) -> f64 {
     }
 }
 
+#[reverse]
+fn pow_rec_via(x: f64, n: u32) -> f64 {
+    pow_rec(x, n)
+}
+
 #[test]
 fn recursive_power() {
     for n in 0..8 {
-        let (v, d) = pow_rec_grad(1.3, n);
+        let (v, d) = checked(
+            pow_rec(1.3, n),
+            pow_rec_grad(1.3, n),
+            pow_rec_via_grad(1.3, n),
+        );
         assert_relative_eq!(v, 1.3f64.powi(n as i32), max_relative = 1e-14);
         let expected = if n == 0 {
             0.0
@@ -112,12 +140,31 @@ fn is_odd_weighted(x: f64, n: u32) -> f64 {
     }
 }
 
+#[reverse]
+fn is_even_weighted_via(x: f64, n: u32) -> f64 {
+    is_even_weighted(x, n)
+}
+
+#[reverse]
+fn is_odd_weighted_via(x: f64, n: u32) -> f64 {
+    is_odd_weighted(x, n)
+}
+
 #[test]
 fn mutual_recursion() {
     for n in 0..6 {
-        let (v, d) = is_even_weighted_grad(0.4, n);
-        assert_eq!(v, is_even_weighted(0.4, n));
+        let (_, d) = checked(
+            is_even_weighted(0.4, n),
+            is_even_weighted_grad(0.4, n),
+            is_even_weighted_via_grad(0.4, n),
+        );
         check::gradient(|p| is_even_weighted(p[0], n), &[0.4], &[d]).unwrap();
+        let (_, d) = checked(
+            is_odd_weighted(0.4, n),
+            is_odd_weighted_grad(0.4, n),
+            is_odd_weighted_via_grad(0.4, n),
+        );
+        check::gradient(|p| is_odd_weighted(p[0], n), &[0.4], &[d]).unwrap();
     }
 }
 
@@ -132,11 +179,20 @@ fn tree(values: &[f64], leaves: &[f64], i: usize) -> f64 {
     }
 }
 
+#[reverse]
+fn tree_via(values: &[f64], leaves: &[f64], i: usize) -> f64 {
+    tree(values, leaves, i)
+}
+
 #[test]
 fn tree_product() {
     let values = [1.5, 0.5, 2.0];
     let leaves = [0.3, 1.1, -0.7, 0.9];
-    let (v, (dv, dl)) = tree_grad(&values, &leaves, 0);
+    let (v, (dv, dl)) = checked(
+        tree(&values, &leaves, 0),
+        tree_grad(&values, &leaves, 0),
+        tree_via_grad(&values, &leaves, 0),
+    );
     let product: f64 = values.iter().chain(&leaves).product();
     assert_relative_eq!(v, product, max_relative = 1e-14);
     // The derivative of a product with respect to a factor is the product of the others.
@@ -155,10 +211,18 @@ fn chain_down(x: f64, depth: usize) -> f64 {
     }
 }
 
+#[reverse]
+fn chain_down_via(x: f64, depth: usize) -> f64 {
+    chain_down(x, depth)
+}
+
 #[test]
 fn deep_recursion_is_linear_and_correct() {
-    let (v, d) = chain_down_grad(0.7, 1000);
-    assert_eq!(v, chain_down(0.7, 1000));
+    let (_, d) = checked(
+        chain_down(0.7, 1000),
+        chain_down_grad(0.7, 1000),
+        chain_down_via_grad(0.7, 1000),
+    );
     check::gradient(|p| chain_down(p[0], 1000), &[0.7], &[d]).unwrap();
 }
 
@@ -171,10 +235,18 @@ fn calls_in_a_loop(w: &[f64]) -> f64 {
     s
 }
 
+#[reverse]
+fn calls_in_a_loop_via(w: &[f64]) -> f64 {
+    calls_in_a_loop(w)
+}
+
 #[test]
 fn calls_inside_loops() {
     let w = [0.2, -0.4, 0.6, 0.1];
-    let (v, dw) = calls_in_a_loop_grad(&w);
-    assert_eq!(v, calls_in_a_loop(&w));
+    let (_, dw) = checked(
+        calls_in_a_loop(&w),
+        calls_in_a_loop_grad(&w),
+        calls_in_a_loop_via_grad(&w),
+    );
     check::gradient(calls_in_a_loop, &w, &dw).unwrap();
 }
