@@ -112,12 +112,30 @@ fn underflow(what: &str) -> ! {
     panic!("ad: the value stack has no {what} left to pop; this is a bug in #[reverse]")
 }
 
+/// `vec.push(value)`, with the growth out of line: the forward companion of a recursive
+/// function pushes in every frame, and an inlined growth path costs each frame registers and
+/// spill slots for the call it may make.
+#[inline]
+fn push_or_grow<T>(vec: &mut Vec<T>, value: T) {
+    if vec.len() < vec.capacity() {
+        vec.push(value);
+    } else {
+        grow_and_push(vec, value);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn grow_and_push<T>(vec: &mut Vec<T>, value: T) {
+    vec.push(value);
+}
+
 macro_rules! record_in_vec {
     ($t:ty, $field:ident) => {
         impl Record for $t {
             #[inline]
             fn push_to(self, stack: &mut ValueStack) {
-                stack.$field.push(self);
+                push_or_grow(&mut stack.$field, self);
             }
             #[inline]
             #[track_caller]

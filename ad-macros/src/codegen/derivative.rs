@@ -64,8 +64,8 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
         match &param.kind {
             ParamKind::Scalar(p) => {
                 let p = p.ident();
-                sinks.push(quote!(#sink: impl ::ad::__private::ScalarSink<#p>));
-                deliver.push(quote!(::ad::__private::ScalarSink::add(#sink, #component);));
+                sinks.push(quote!(mut #sink: impl ::ad::__private::ScalarSink<#p>));
+                deliver.push(quote!(::ad::__private::ScalarSink::add(&mut #sink, #component);));
             }
             ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
                 let p = elem.ident();

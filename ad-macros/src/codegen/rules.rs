@@ -24,7 +24,8 @@ pub(super) struct Emitter<'a> {
     pub body: &'a Body,
     pub plan: &'a Plan,
     pub sig: &'a Signature,
-    /// Emitting split companions: array parameters' adjoints are the caller's sinks.
+    /// Emitting split companions: the adjoints of array parameters, and of scalar parameters
+    /// that are never assigned, are the caller's sinks.
     pub split: bool,
 }
 
@@ -308,6 +309,7 @@ impl Emitter<'_> {
                     self.plan.active(*v)
                         && self.plan.adj[*v] == AdjDecl::AtSite
                         && !self.body.vars[*v].ty.is_array()
+                        && !self.is_sink(*v)
                 }
                 Operand::Lit(..) => false,
             };
@@ -344,6 +346,7 @@ impl Emitter<'_> {
     /// let __adj_a = expr;     // the only contribution to a (AdjDecl::AtSite)
     /// __adj_a += expr;        // otherwise
     /// ::ad::__private::add_assign(&mut __adj_h, &expr);   // arrays
+    /// ::ad::__private::ScalarSink::add(&mut __adj_x, expr);  // the caller's sink
     /// ```
     pub(super) fn contrib(&self, target: &Operand, expr: TokenStream, negate: bool) -> TokenStream {
         let Operand::Var(v) = target else {
@@ -353,6 +356,10 @@ impl Emitter<'_> {
             return TokenStream::new();
         }
         let adj = &self.body.vars[*v].adj;
+        if self.is_sink(*v) && !self.body.vars[*v].ty.is_array() {
+            let expr = if negate { quote!(-(#expr)) } else { expr };
+            return quote!(::ad::__private::ScalarSink::add(&mut #adj, #expr););
+        }
         if self.is_sink(*v) {
             return quote!(::ad::__private::ArraySink::add_all(&mut #adj, &#expr););
         }
@@ -380,10 +387,15 @@ impl Emitter<'_> {
         Some((fused, format_ident!("__d{}", v, span = Span::mixed_site())))
     }
 
-    /// Whether the adjoint of `v` is a sink of the caller (an array parameter of a split
-    /// companion), reached through `ArraySink` rather than indexing.
+    /// Whether the adjoint of `v` is a sink of the caller, reached through `ArraySink` rather
+    /// than indexing, or through `ScalarSink` rather than `+=`: an array parameter of a split
+    /// companion, or a scalar parameter that is never assigned (the adjoint of one that is
+    /// assigned is reset at the assignment, so it is a local added to the sink at the end).
     pub(super) fn is_sink(&self, v: VarId) -> bool {
-        self.split && self.body.vars[v].param.is_some() && self.body.vars[v].ty.is_array()
+        let var = &self.body.vars[v];
+        self.split
+            && var.param.is_some()
+            && (var.ty.is_array() || var.ty.is_float() && !var.mutable)
     }
 
     /// The arguments of a call as written in both sweeps (`&h` for arrays passed by
@@ -416,11 +428,12 @@ impl Emitter<'_> {
         let adj = &var.adj;
         if !var.ty.is_array() {
             let zero = zero(self.float_of(v));
-            return (
-                quote!(let mut #local = #zero;),
-                quote!(&mut #local),
-                quote!(#adj += #local;),
-            );
+            let add = if self.is_sink(v) {
+                quote!(::ad::__private::ScalarSink::add(&mut #adj, #local);)
+            } else {
+                quote!(#adj += #local;)
+            };
+            return (quote!(let mut #local = #zero;), quote!(&mut #local), add);
         }
         // The shape comes from the adjoint, or from the parameter when the adjoint is the
         // caller's sink.
@@ -445,8 +458,10 @@ impl Emitter<'_> {
         match arg {
             Operand::Var(v) if self.plan.active(*v) => {
                 let adj = &self.body.vars[*v].adj;
-                if self.is_sink(*v) {
+                if self.is_sink(*v) && self.body.vars[*v].ty.is_array() {
                     quote!(::ad::__private::ArraySink::reborrow(&mut #adj))
+                } else if self.is_sink(*v) {
+                    quote!(::ad::__private::ScalarSink::reborrow(&mut #adj))
                 } else if self.body.vars[*v].ty.is_array() {
                     quote!(&mut #adj[..])
                 } else {

@@ -12,6 +12,12 @@
 //!
 //! Every float parameter is differentiated here, whatever `wrt` says: `wrt` shapes `g`'s own
 //! gradient, but a caller needs the derivative along every argument it differentiates.
+//!
+//! A recursive `g` recurses in `fwd` and then in `rev`, so their frames set the depth its
+//! gradient reaches (about 1/2 of `g`'s own in release builds, 1/3 in debug builds; the
+//! README's table and `examples/recursion_depth.rs`). `rev` adds into the sinks as it goes
+//! (`ScalarSink::add(&mut __adj_x, ..)`) and passes them on reborrowed, so nothing stays in its
+//! frame to be delivered after the recursive call.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -47,25 +53,30 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
     let seeding = e.seed(&format!("{name}::rev"));
     let reverse = e.rev_block(&body.block, seeding);
 
-    // One sink per parameter: scalars get `impl ScalarSink`, arrays `impl ArraySink` (which
-    // is also the adjoint the reverse sweep indexes), inactive parameters `Discard`.
+    // One sink per parameter: scalars get `impl ScalarSink`, arrays `impl ArraySink`,
+    // inactive parameters `Discard`. The sink is the parameter's adjoint, which the reverse
+    // sweep adds into as it goes, except for a scalar parameter that the body assigns: its
+    // adjoint is a local, added to the sink at the end.
     let mut sinks = Vec::new();
     let mut deliver = Vec::new();
     for (i, param) in sig.params.iter().enumerate() {
         let var = &body.vars[i];
+        let adj = &var.adj;
         match &param.kind {
+            ParamKind::Scalar(t) if e.is_sink(i) => {
+                let t = t.ident();
+                sinks.push(quote!(mut #adj: impl ::ad::__private::ScalarSink<#t>));
+            }
             ParamKind::Scalar(t) => {
                 let t = t.ident();
                 let sink = format_ident!("__sink_{}", i, span = proc_macro2::Span::mixed_site());
-                sinks.push(quote!(#sink: impl ::ad::__private::ScalarSink<#t>));
+                sinks.push(quote!(mut #sink: impl ::ad::__private::ScalarSink<#t>));
                 if plan.active(i) {
-                    let adj = &var.adj;
-                    deliver.push(quote!(::ad::__private::ScalarSink::add(#sink, #adj);));
+                    deliver.push(quote!(::ad::__private::ScalarSink::add(&mut #sink, #adj);));
                 }
             }
             ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
                 let t = elem.ident();
-                let adj = &var.adj;
                 sinks.push(quote!(mut #adj: impl ::ad::__private::ArraySink<#t>));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::ad::__private::Discard)),

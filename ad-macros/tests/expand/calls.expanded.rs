@@ -111,7 +111,7 @@ impl pow_rec {
         n: u32,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
         _: ::ad::__private::Discard,
     ) {
         mod __callees {
@@ -122,23 +122,21 @@ impl pow_rec {
         #[allow(unused_imports)]
         use pow_rec as __callee1;
         let __c0 = n == 0;
-        let mut __adj_x = 0.0_f64;
         let __adj_t5 = __seed;
         if !__c0 {
             let __t3 = __stack.pop::<f64>();
             let __t2 = n - 1;
             let __adj_t4 = __adj_t5;
-            __adj_x += __adj_t4 * __t3;
+            ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t4 * __t3);
             let __adj_t3 = __adj_t4 * x;
             __callee1::rev(
                 x,
                 __t2,
                 __adj_t3,
                 &mut *__stack,
-                &mut __adj_x,
+                ::ad::__private::ScalarSink::reborrow(&mut __adj_x),
                 ::ad::__private::Discard,
             );
         }
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
     }
 }

@@ -83,19 +83,17 @@ impl map_sum {
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
         mut __adj_xs: impl ::ad::__private::ArraySink<f64>,
-        __sink_1: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_w: impl ::ad::__private::ScalarSink<f64>,
     ) {
-        let mut __adj_w = 0.0_f64;
         let mut __adj_acc0 = 0.0_f64;
         __adj_acc0 += __seed;
         for __i1 in (0..xs.len()).rev() {
             let __x2 = xs[__i1];
             let __adj_t3 = __adj_acc0;
             let __adj_x2 = __adj_t3 * w;
-            __adj_w += __adj_t3 * __x2;
+            ::ad::__private::ScalarSink::add(&mut __adj_w, __adj_t3 * __x2);
             ::ad::__private::ArraySink::add_at(&mut __adj_xs, __i1, __adj_x2);
         }
-        ::ad::__private::ScalarSink::add(__sink_1, __adj_w);
     }
 }
 fn free_variable(a: f64) -> f64 {
@@ -162,10 +160,9 @@ impl free_variable {
         a: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_a: impl ::ad::__private::ScalarSink<f64>,
     ) {
-        let __adj_a = __seed;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_a);
+        ::ad::__private::ScalarSink::add(&mut __adj_a, __seed);
     }
 }
 fn map_sin_sum(xs: &[f64], ys: &[f64], w: f64) -> f64 {
@@ -283,9 +280,8 @@ impl map_sin_sum {
         __stack: &mut ::ad::__private::ValueStack,
         mut __adj_xs: impl ::ad::__private::ArraySink<f64>,
         mut __adj_ys: impl ::ad::__private::ArraySink<f64>,
-        __sink_2: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_w: impl ::ad::__private::ScalarSink<f64>,
     ) {
-        let mut __adj_w = 0.0_f64;
         let mut __adj_acc0 = 0.0_f64;
         __adj_acc0 += __seed;
         for __i1 in (0..xs.len().min(ys.len())).rev() {
@@ -298,10 +294,9 @@ impl map_sin_sum {
             let __adj_x3 = __adj_t6 * __t5;
             let __adj_t4 = __adj_t5 * __d8;
             let __adj_x2 = __adj_t4 * w;
-            __adj_w += __adj_t4 * __x2;
+            ::ad::__private::ScalarSink::add(&mut __adj_w, __adj_t4 * __x2);
             ::ad::__private::ArraySink::add_at(&mut __adj_ys, __i1, __adj_x3);
             ::ad::__private::ArraySink::add_at(&mut __adj_xs, __i1, __adj_x2);
         }
-        ::ad::__private::ScalarSink::add(__sink_2, __adj_w);
     }
 }

@@ -85,7 +85,7 @@ impl halve {
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x0: impl ::ad::__private::ScalarSink<f64>,
     ) {
         let __trips1 = __stack.pop::<usize>();
         let mut __adj_x = 0.0_f64;
@@ -95,8 +95,7 @@ impl halve {
             __adj_x = 0.0;
             __adj_x += __adj_t0 * 0.5;
         }
-        let __adj_x0 = __adj_x;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x0);
+        ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);
     }
 }
 fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
@@ -219,13 +218,11 @@ impl recurrence {
         n: usize,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
-        __sink_1: impl ::ad::__private::ScalarSink<f64>,
-        __sink_2: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_a: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_b: impl ::ad::__private::ScalarSink<f64>,
         _: ::ad::__private::Discard,
     ) {
-        let mut __adj_a = 0.0_f64;
-        let mut __adj_b = 0.0_f64;
         let mut __adj_x = 0.0_f64;
         __adj_x += __seed;
         for _ in (0..n).rev() {
@@ -237,16 +234,13 @@ impl recurrence {
             let __adj_t1 = __adj_t3;
             let __adj_t2 = __adj_t3;
             __adj_x_old10 += __adj_t2 * b;
-            __adj_b += __adj_t2 * __x_old10;
+            ::ad::__private::ScalarSink::add(&mut __adj_b, __adj_t2 * __x_old10);
             let __adj_t0 = __adj_t1 * a;
-            __adj_a += __adj_t1 * __t0;
+            ::ad::__private::ScalarSink::add(&mut __adj_a, __adj_t1 * __t0);
             __adj_x_old10 += __adj_t0 * __d5;
             __adj_x += __adj_x_old10;
         }
-        let __adj_x0 = __adj_x;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x0);
-        ::ad::__private::ScalarSink::add(__sink_1, __adj_a);
-        ::ad::__private::ScalarSink::add(__sink_2, __adj_b);
+        ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);
     }
 }
 fn dot(w: &[f64], x: &[f64]) -> f64 {

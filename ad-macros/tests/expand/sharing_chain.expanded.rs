@@ -218,7 +218,7 @@ impl chain {
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x0: impl ::ad::__private::ScalarSink<f64>,
     ) {
         let __adj_t39 = __seed;
         let __adj_x39 = __adj_t39 + __adj_t39;
@@ -260,7 +260,7 @@ impl chain {
         let __adj_x3 = __adj_x4 + __adj_x4;
         let __adj_x2 = __adj_x3 + __adj_x3;
         let __adj_x1 = __adj_x2 + __adj_x2;
-        let __adj_x0 = __adj_x1 + __adj_x1;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x0);
+        ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x1);
+        ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x1);
     }
 }

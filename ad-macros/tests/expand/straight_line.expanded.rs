@@ -77,21 +77,21 @@ impl f {
         y: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
-        __sink_1: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_y: impl ::ad::__private::ScalarSink<f64>,
     ) {
         let z = __stack.pop::<f64>();
         let __t0 = x * y;
-        let mut __adj_x = 0.0_f64;
         let __adj_t3 = __seed;
         let __adj_z = __adj_t3 * z + __adj_t3 * z;
         let __adj_t0 = __adj_z;
         let __adj_t1 = __adj_z;
-        __adj_x += __adj_t1 * ::ad::__private::rules::d_sin(x);
-        __adj_x += __adj_t0 * y;
-        let __adj_y = __adj_t0 * x;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
-        ::ad::__private::ScalarSink::add(__sink_1, __adj_y);
+        ::ad::__private::ScalarSink::add(
+            &mut __adj_x,
+            __adj_t1 * ::ad::__private::rules::d_sin(x),
+        );
+        ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * y);
+        ::ad::__private::ScalarSink::add(&mut __adj_y, __adj_t0 * x);
     }
 }
 fn piecewise(x: f64, k: i32) -> f64 {
@@ -213,7 +213,7 @@ impl piecewise {
         k: i32,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
         _: ::ad::__private::Discard,
     ) {
         let __c2 = __stack.pop::<bool>();
@@ -221,13 +221,12 @@ impl piecewise {
         let (__t0, __d2) = ::ad::__private::rules::sin_and_d(x);
         let __t6 = -x;
         let __t7 = __t6.exp();
-        let mut __adj_x = 0.0_f64;
         let mut __adj_s = 0.0_f64;
         let __adj_t8 = __seed;
         let __adj_t5 = __adj_t8;
         let __adj_t7 = __adj_t8;
         let __adj_t6 = __adj_t7 * ::ad::__private::rules::d_exp(__t7);
-        __adj_x -= __adj_t6;
+        ::ad::__private::ScalarSink::add(&mut __adj_x, -(__adj_t6));
         __adj_s += __adj_t5 * ::ad::__private::rules::d_powi(s, k);
         if __c2 {
             let __t3 = __stack.pop::<f64>();
@@ -240,9 +239,8 @@ impl piecewise {
             __adj_s += __adj_t4 * 2.0;
         }
         let __adj_t0 = __adj_s * x;
-        __adj_x += __adj_s * __t0;
-        __adj_x += __adj_t0 * __d2;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
+        ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_s * __t0);
+        ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * __d2);
     }
 }
 fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
@@ -445,18 +443,16 @@ impl constant_receiver {
         x: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
-        __sink_0: impl ::ad::__private::ScalarSink<f64>,
+        mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
     ) {
         let __t0: f64 = 0.5 + 0.25;
         let __t1 = __t0.sin();
         let __t3 = f64::powf(2.0_f64, x);
-        let mut __adj_x = 0.0_f64;
         let __adj_t4 = __seed;
         let __adj_t2 = __adj_t4;
         let __adj_t3 = __adj_t4;
         let __d4 = ::ad::__private::rules::d_powf(2.0_f64, x, __t3);
-        __adj_x += __adj_t3 * __d4.1;
-        __adj_x += __adj_t2 * __t1;
-        ::ad::__private::ScalarSink::add(__sink_0, __adj_x);
+        ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t3 * __d4.1);
+        ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t2 * __t1);
     }
 }
