@@ -1,0 +1,725 @@
+//! The program model shared by the generator and the three emissions.
+//!
+//! One [`Func`] is printed twice by [`Printer`]: as the plain Rust function that carries
+//! `#[ad::reverse]` (`oracle: false`), and as a function generic over the harness's
+//! `Real` scalar (`oracle: true`), which the tests instantiate with a num-dual forward-mode
+//! dual number and with the absolute-value dual that gives the rounding tolerance. The two
+//! printings differ only where the types differ: literals become `T::cst(..)`, float
+//! comparisons read `.re()`, `f64` becomes `T`, `sum`/`product` become the folds that the
+//! standard library performs.
+
+use std::fmt::Write as _;
+
+/// A float expression.
+#[derive(Clone, Debug)]
+pub enum E {
+    /// A float variable (or a closure parameter).
+    Var(String),
+    /// `*x` for a loop variable `x: &f64`.
+    Deref(String),
+    /// A float literal (non-negative; negative ones are `Neg(Lit)`).
+    Lit(f64),
+    /// Unary minus.
+    Neg(Box<E>),
+    /// `+ - * / %`.
+    Bin(&'static str, Box<E>, Box<E>),
+    /// An intrinsic: `args[0].name(args[1..])`, or `f64::name(args)` when `path`.
+    Intr(&'static str, Vec<E>, bool),
+    /// `x.powi(n)` (or `f64::powi(x, n)` when the flag is set).
+    Powi(Box<E>, i32, bool),
+    /// `a[i]`.
+    Index(String, I),
+    /// `i as f64`.
+    Cast(I),
+    /// `if c { a } else { b }`.
+    If(Box<C>, Box<E>, Box<E>),
+    /// `{ stmts; tail }`.
+    Block(Vec<S>, Box<E>),
+    /// A call of another generated function.
+    Call(String, Vec<A>),
+    /// A call of a closure bound by `let`.
+    CallClosure(String, Vec<E>),
+    /// An iterator chain.
+    Chain(Box<Chain>),
+}
+
+/// An argument of a call of a generated function.
+#[derive(Clone, Debug)]
+pub enum A {
+    /// A float.
+    F(E),
+    /// A slice argument: the text of the expression (`xs`, `&h`), the same in both printings.
+    Slice(String),
+}
+
+/// An integer (`usize`) expression, identical in both printings.
+#[derive(Clone, Debug)]
+pub enum I {
+    /// A variable.
+    Var(String),
+    /// A literal.
+    Lit(usize),
+    /// `a op b`.
+    Bin(&'static str, Box<I>, Box<I>),
+    /// `xs.len()`.
+    Len(String),
+}
+
+/// A condition.
+#[derive(Clone, Debug)]
+pub enum C {
+    /// A comparison of floats.
+    F(&'static str, E, E),
+    /// A comparison of integers.
+    I(&'static str, I, I),
+}
+
+/// The target of an assignment.
+#[derive(Clone, Debug)]
+pub enum Lv {
+    /// A variable.
+    Var(String),
+    /// An element of an array.
+    Idx(String, I),
+}
+
+/// A statement.
+#[derive(Clone, Debug)]
+pub enum S {
+    /// `let [mut] name[: f64] = e;`
+    Let {
+        name: String,
+        mutable: bool,
+        typed: bool,
+        e: E,
+    },
+    /// `lv op e;` with `op` one of `= += -= *= /=`.
+    Assign { lv: Lv, op: &'static str, e: E },
+    /// `let mut name = [0.0; len];` or, with `vec`, `let mut name = vec![0.0; vec];`.
+    LetArr {
+        name: String,
+        len: usize,
+        vec: Option<I>,
+    },
+    /// `let [mut] name = e;` (an integer).
+    LetInt { name: String, mutable: bool, e: I },
+    /// `name += 1;` (an integer).
+    IncInt(String),
+    /// `if c { then } [else { els }]`.
+    If {
+        c: C,
+        then: Vec<S>,
+        els: Option<Vec<S>>,
+    },
+    /// `for pat in it { body }`.
+    For { pat: Pat, it: It, body: Vec<S> },
+    /// `while c { body }`.
+    While { c: C, body: Vec<S> },
+    /// `loop { body }`.
+    Loop(Vec<S>),
+    /// `break;`
+    Break,
+    /// `continue;`
+    Continue,
+    /// `return e;`
+    Return(E),
+    /// `let name = |p: f64, ..| body;`
+    LetClosure {
+        name: String,
+        params: Vec<String>,
+        body: E,
+    },
+}
+
+/// The pattern of a `for` loop.
+#[derive(Clone, Debug)]
+pub enum Pat {
+    /// An integer index `i`.
+    Int(String),
+    /// `x` bound to `&f64` (read as `*x`).
+    Ref(String),
+    /// `&x`.
+    Val(String),
+    /// `(i, &x)` over `.enumerate()`.
+    Enum(String, String),
+}
+
+/// What a `for` loop iterates over.
+#[derive(Clone, Debug)]
+pub enum It {
+    /// `a..b` or `a..=b`, optionally `.rev()` or `.step_by(k)`.
+    Range {
+        lo: I,
+        hi: I,
+        incl: bool,
+        rev: bool,
+        step: Option<usize>,
+    },
+    /// `xs.iter()`.
+    Iter(String),
+    /// `xs` itself (a slice reference parameter) or `&h` (a local array).
+    Plain(String),
+    /// `xs.iter().enumerate()`.
+    Enumerate(String),
+}
+
+/// An iterator chain, from a fixed menu of shapes.
+#[derive(Clone, Debug)]
+pub enum Chain {
+    /// `xs.iter().map(|&p| body).sum::<f64>()`, or `.copied().map(|p| ..)` when `copied`.
+    MapSum {
+        xs: String,
+        p: String,
+        body: E,
+        copied: bool,
+    },
+    /// `xs.iter().zip(ys.iter()).map(|(&p, &q)| body).sum::<f64>()`.
+    ZipSum {
+        xs: String,
+        ys: String,
+        p: String,
+        q: String,
+        body: E,
+    },
+    /// `xs.iter().enumerate().map(|(i, &p)| body).sum::<f64>()`.
+    EnumSum {
+        xs: String,
+        i: String,
+        p: String,
+        body: E,
+    },
+    /// `xs.iter().filter(|&&p| p > lit).map(|&q| body).sum::<f64>()`.
+    FilterSum {
+        xs: String,
+        p: String,
+        op: &'static str,
+        lit: f64,
+        q: String,
+        body: E,
+    },
+    /// `xs.iter().fold(init, |acc, &p| body)`.
+    Fold {
+        xs: String,
+        init: E,
+        acc: String,
+        p: String,
+        body: E,
+    },
+    /// `xs.iter().map(|&p| body).product::<f64>()`.
+    MapProduct { xs: String, p: String, body: E },
+    /// `(0..n).map(|i| body).sum::<f64>()`.
+    RangeSum { n: I, i: String, body: E },
+}
+
+/// A parameter of a generated function.
+#[derive(Clone, Debug)]
+pub enum Param {
+    /// `name: f64`.
+    Scalar(String),
+    /// `name: &[f64]`.
+    Slice(String),
+    /// `name: [f64; N]`.
+    Array(String),
+    /// `name: Vec<f64>`.
+    Vec(String),
+    /// `name: &Vec<f64>`.
+    VecRef(String),
+    /// `name: usize`.
+    Int(String),
+}
+
+impl Param {
+    /// The parameter's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Param::Scalar(n)
+            | Param::Slice(n)
+            | Param::Array(n)
+            | Param::Vec(n)
+            | Param::VecRef(n)
+            | Param::Int(n) => n,
+        }
+    }
+}
+
+/// One generated function.
+#[derive(Clone, Debug)]
+pub struct Func {
+    /// Its name.
+    pub name: String,
+    /// Its parameters.
+    pub params: Vec<Param>,
+    /// `Some(names)` for `#[ad::reverse(wrt(names))]`.
+    pub wrt: Option<Vec<String>>,
+    /// Its statements.
+    pub body: Vec<S>,
+    /// Its final expression.
+    pub tail: E,
+}
+
+/// Prints the model as Rust.
+pub struct Printer {
+    /// The oracle printing (generic over `T: Real`) instead of the plain one.
+    pub oracle: bool,
+    /// The float type of the program: `f64` or `f32`.
+    pub fty: &'static str,
+    /// The length of every array of the program.
+    pub len: usize,
+}
+
+const IND: &str = "    ";
+
+impl Printer {
+    /// `f64` or, in the oracle, `T`.
+    fn ty(&self) -> &'static str {
+        if self.oracle {
+            "T"
+        } else {
+            self.fty
+        }
+    }
+
+    fn prec(&self, e: &E) -> u8 {
+        match e {
+            E::Var(_)
+            | E::Intr(..)
+            | E::Powi(..)
+            | E::Index(..)
+            | E::Call(..)
+            | E::CallClosure(..)
+            | E::Chain(..) => 5,
+            E::Lit(_) => {
+                if self.oracle {
+                    5
+                } else {
+                    4
+                }
+            }
+            E::Deref(_) | E::Neg(_) => 3,
+            // `i as f64 < x` would parse `f64<` as generics: parenthesise casts.
+            E::Cast(_) => {
+                if self.oracle {
+                    5
+                } else {
+                    0
+                }
+            }
+            E::Bin(op, ..) => match *op {
+                "*" | "/" | "%" => 2,
+                _ => 1,
+            },
+            E::If(..) | E::Block(..) => 0,
+        }
+    }
+
+    /// `e`, parenthesised if its precedence is below `min`.
+    pub fn expr(&self, e: &E, min: u8, ind: usize) -> String {
+        let s = self.bare(e, ind);
+        if self.prec(e) < min {
+            format!("({s})")
+        } else {
+            s
+        }
+    }
+
+    fn lit(&self, v: f64) -> String {
+        if self.oracle {
+            format!("T::cst({v:?})")
+        } else {
+            format!("{v:?}")
+        }
+    }
+
+    fn bare(&self, e: &E, ind: usize) -> String {
+        match e {
+            E::Var(n) => n.clone(),
+            E::Deref(n) => format!("*{n}"),
+            E::Lit(v) => self.lit(*v),
+            E::Neg(a) => {
+                let min = if matches!(**a, E::Neg(_)) { 4 } else { 3 };
+                format!("-{}", self.expr(a, min, ind))
+            }
+            E::Bin(op, a, b) => {
+                let p = self.prec(e);
+                format!("{} {op} {}", self.expr(a, p, ind), self.expr(b, p + 1, ind))
+            }
+            E::Intr(name, args, path) => {
+                if *path {
+                    let ty = if self.oracle { "T" } else { self.fty };
+                    format!("{ty}::{name}({})", self.args(args, ind))
+                } else {
+                    format!(
+                        "{}.{name}({})",
+                        self.expr(&args[0], 4, ind),
+                        self.args(&args[1..], ind)
+                    )
+                }
+            }
+            E::Powi(a, n, path) => {
+                if *path {
+                    format!("{}::powi({}, {n})", self.ty(), self.expr(a, 0, ind))
+                } else {
+                    format!("{}.powi({n})", self.expr(a, 4, ind))
+                }
+            }
+            E::Index(a, i) => format!("{a}[{}]", self.int(i, 0)),
+            E::Cast(i) => {
+                if self.oracle {
+                    format!("T::cst({} as {})", self.int(i, 3), self.fty)
+                } else {
+                    format!("{} as {}", self.int(i, 3), self.fty)
+                }
+            }
+            E::If(c, a, b) => format!(
+                "if {} {} else {}",
+                self.cond(c, ind),
+                self.arm(a, ind),
+                self.arm(b, ind)
+            ),
+            E::Block(stmts, tail) => {
+                let mut s = String::from("{\n");
+                for st in stmts {
+                    s += &self.stmt(st, ind + 1);
+                }
+                let _ = writeln!(s, "{}{}", IND.repeat(ind + 1), self.expr(tail, 0, ind + 1));
+                s + &IND.repeat(ind) + "}"
+            }
+            E::Call(f, args) => {
+                let args: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        A::F(e) => self.expr(e, 0, ind),
+                        A::Slice(s) => s.clone(),
+                    })
+                    .collect();
+                format!("{f}({})", args.join(", "))
+            }
+            E::CallClosure(f, args) => format!("{f}({})", self.args(args, ind)),
+            E::Chain(c) => self.chain(c, ind),
+        }
+    }
+
+    fn sum(&self) -> String {
+        if self.oracle {
+            // What `Sum for f64` does (it starts from -0.0).
+            "fold(T::cst(-0.0), |s, v| s + v)".to_string()
+        } else {
+            format!("sum::<{}>()", self.fty)
+        }
+    }
+
+    fn chain(&self, c: &Chain, ind: usize) -> String {
+        let x = |e: &E| self.expr(e, 0, ind);
+        match c {
+            Chain::MapSum {
+                xs,
+                p,
+                body,
+                copied,
+            } => {
+                if *copied {
+                    format!("{xs}.iter().copied().map(|{p}| {}).{}", x(body), self.sum())
+                } else {
+                    format!("{xs}.iter().map(|&{p}| {}).{}", x(body), self.sum())
+                }
+            }
+            Chain::ZipSum { xs, ys, p, q, body } => format!(
+                "{xs}.iter().zip({ys}.iter()).map(|(&{p}, &{q})| {}).{}",
+                x(body),
+                self.sum()
+            ),
+            Chain::EnumSum { xs, i, p, body } => format!(
+                "{xs}.iter().enumerate().map(|({i}, &{p})| {}).{}",
+                x(body),
+                self.sum()
+            ),
+            Chain::FilterSum {
+                xs,
+                p,
+                op,
+                lit,
+                q,
+                body,
+            } => {
+                let c = if self.oracle {
+                    format!("{p}.re() {op} {lit:?}")
+                } else {
+                    format!("{p} {op} {lit:?}")
+                };
+                format!(
+                    "{xs}.iter().filter(|&&{p}| {c}).map(|&{q}| {}).{}",
+                    x(body),
+                    self.sum()
+                )
+            }
+            Chain::Fold {
+                xs,
+                init,
+                acc,
+                p,
+                body,
+            } => format!("{xs}.iter().fold({}, |{acc}, &{p}| {})", x(init), x(body)),
+            Chain::MapProduct { xs, p, body } => {
+                let prod = if self.oracle {
+                    "fold(T::cst(1.0), |s, v| s * v)".to_string()
+                } else {
+                    format!("product::<{}>()", self.fty)
+                };
+                format!("{xs}.iter().map(|&{p}| {}).{prod}", x(body))
+            }
+            Chain::RangeSum { n, i, body } => format!(
+                "(0..{}).map(|{i}| {}).{}",
+                self.int(n, 0),
+                x(body),
+                self.sum()
+            ),
+        }
+    }
+
+    fn args(&self, args: &[E], ind: usize) -> String {
+        args.iter()
+            .map(|a| self.expr(a, 0, ind))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// An integer expression.
+    pub fn int(&self, i: &I, min: u8) -> String {
+        match i {
+            I::Var(n) => n.clone(),
+            I::Lit(v) => v.to_string(),
+            I::Len(a) => format!("{a}.len()"),
+            I::Bin(op, a, b) => {
+                let p = match *op {
+                    "*" | "/" | "%" => 2,
+                    _ => 1,
+                };
+                let s = format!("{} {op} {}", self.int(a, p), self.int(b, p + 1));
+                if p < min {
+                    format!("({s})")
+                } else {
+                    s
+                }
+            }
+        }
+    }
+
+    fn cond(&self, c: &C, ind: usize) -> String {
+        match c {
+            C::F(op, a, b) => {
+                if self.oracle {
+                    format!(
+                        "{}.re() {op} {}.re()",
+                        self.expr(a, 4, ind),
+                        self.expr(b, 4, ind)
+                    )
+                } else {
+                    format!("{} {op} {}", self.expr(a, 1, ind), self.expr(b, 1, ind))
+                }
+            }
+            C::I(op, a, b) => format!("{} {op} {}", self.int(a, 1), self.int(b, 1)),
+        }
+    }
+
+    fn arm(&self, e: &E, ind: usize) -> String {
+        match e {
+            E::Block(..) => self.bare(e, ind),
+            _ => format!(
+                "{{\n{}{}\n{}}}",
+                IND.repeat(ind + 1),
+                self.expr(e, 0, ind + 1),
+                IND.repeat(ind)
+            ),
+        }
+    }
+
+    fn stmts(&self, stmts: &[S], ind: usize) -> String {
+        stmts.iter().map(|s| self.stmt(s, ind)).collect()
+    }
+
+    fn it(&self, it: &It) -> String {
+        match it {
+            It::Range {
+                lo,
+                hi,
+                incl,
+                rev,
+                step,
+            } => {
+                let r = format!(
+                    "{}{}{}",
+                    self.int(lo, 2),
+                    if *incl { "..=" } else { ".." },
+                    self.int(hi, 2)
+                );
+                if *rev {
+                    format!("({r}).rev()")
+                } else if let Some(k) = step {
+                    format!("({r}).step_by({k})")
+                } else {
+                    r
+                }
+            }
+            It::Iter(xs) => format!("{xs}.iter()"),
+            It::Plain(xs) => xs.clone(),
+            It::Enumerate(xs) => format!("{xs}.iter().enumerate()"),
+        }
+    }
+
+    fn stmt(&self, s: &S, ind: usize) -> String {
+        let pad = IND.repeat(ind);
+        match s {
+            S::Let {
+                name,
+                mutable,
+                typed,
+                e,
+            } => format!(
+                "{pad}let {}{name}{} = {};\n",
+                if *mutable { "mut " } else { "" },
+                if *typed {
+                    format!(": {}", self.ty())
+                } else {
+                    String::new()
+                },
+                self.expr(e, 0, ind)
+            ),
+            S::Assign { lv, op, e } => {
+                let lv = match lv {
+                    Lv::Var(n) => n.clone(),
+                    Lv::Idx(a, i) => format!("{a}[{}]", self.int(i, 0)),
+                };
+                if self.oracle && *op != "=" && lv.contains('[') {
+                    // `h[i] /= h[i].sin()` borrows `h` twice with an overloaded `/=`; for
+                    // floats it is `h[i] = h[i] / h[i].sin()`, rounding included.
+                    let bop = &op[..1];
+                    format!("{pad}{lv} = {lv} {bop} ({});\n", self.expr(e, 0, ind))
+                } else {
+                    format!("{pad}{lv} {op} {};\n", self.expr(e, 0, ind))
+                }
+            }
+            S::LetArr { name, len, vec } => {
+                let zero = self.lit(0.0);
+                match vec {
+                    Some(n) => {
+                        let n = self.int(n, 0);
+                        if self.oracle {
+                            format!("{pad}let mut {name} = vec![{zero}; {n}];\n")
+                        } else {
+                            format!(
+                                "{pad}let mut {name}: Vec<{}> = vec![{zero}; {n}];\n",
+                                self.fty
+                            )
+                        }
+                    }
+                    None => {
+                        if self.oracle {
+                            format!("{pad}let mut {name} = [{zero}; {len}];\n")
+                        } else {
+                            format!(
+                                "{pad}let mut {name}: [{}; {len}] = [{zero}; {len}];\n",
+                                self.fty
+                            )
+                        }
+                    }
+                }
+            }
+            S::LetInt { name, mutable, e } => format!(
+                "{pad}let {}{name}: usize = {};\n",
+                if *mutable { "mut " } else { "" },
+                self.int(e, 0)
+            ),
+            S::IncInt(n) => format!("{pad}{n} += 1;\n"),
+            S::If { c, then, els } => {
+                let mut s = format!(
+                    "{pad}if {} {{\n{}{pad}}}",
+                    self.cond(c, ind),
+                    self.stmts(then, ind + 1)
+                );
+                if let Some(els) = els {
+                    let _ = write!(s, " else {{\n{}{pad}}}", self.stmts(els, ind + 1));
+                }
+                s + "\n"
+            }
+            S::For { pat, it, body } => {
+                let pat = match pat {
+                    Pat::Int(i) => i.clone(),
+                    Pat::Ref(x) => x.clone(),
+                    Pat::Val(x) => format!("&{x}"),
+                    Pat::Enum(i, x) => format!("({i}, &{x})"),
+                };
+                format!(
+                    "{pad}for {pat} in {} {{\n{}{pad}}}\n",
+                    self.it(it),
+                    self.stmts(body, ind + 1)
+                )
+            }
+            S::While { c, body } => format!(
+                "{pad}while {} {{\n{}{pad}}}\n",
+                self.cond(c, ind),
+                self.stmts(body, ind + 1)
+            ),
+            S::Loop(body) => format!("{pad}loop {{\n{}{pad}}}\n", self.stmts(body, ind + 1)),
+            S::Break => format!("{pad}break;\n"),
+            S::Continue => format!("{pad}continue;\n"),
+            S::Return(e) => format!("{pad}return {};\n", self.expr(e, 0, ind)),
+            S::LetClosure { name, params, body } => {
+                let ps: Vec<String> = params
+                    .iter()
+                    .map(|p| format!("{p}: {}", self.ty()))
+                    .collect();
+                format!(
+                    "{pad}let {name} = |{}| {};\n",
+                    ps.join(", "),
+                    self.expr(body, 0, ind)
+                )
+            }
+        }
+    }
+
+    /// The type of a parameter.
+    fn param(&self, p: &Param) -> String {
+        let t = self.ty();
+        match p {
+            Param::Scalar(n) => format!("{n}: {t}"),
+            Param::Slice(n) => format!("{n}: &[{t}]"),
+            Param::Array(n) => format!("{n}: [{t}; {}]", self.len),
+            Param::Vec(n) => format!("{n}: Vec<{t}>"),
+            Param::VecRef(n) => format!("{n}: &Vec<{t}>"),
+            Param::Int(n) => format!("{n}: usize"),
+        }
+    }
+
+    /// The whole function, with its attribute (plain) or its generic parameter (oracle).
+    pub fn func(&self, f: &Func) -> String {
+        let mut s = String::new();
+        let params: Vec<String> = f.params.iter().map(|p| self.param(p)).collect();
+        if self.oracle {
+            let _ = writeln!(
+                s,
+                "pub fn {}<T: Real<F = {}>>({}) -> T {{",
+                f.name,
+                self.fty,
+                params.join(", ")
+            );
+        } else {
+            match &f.wrt {
+                Some(w) => {
+                    let _ = writeln!(s, "#[ad::reverse(wrt({}))]", w.join(", "));
+                }
+                None => s += "#[ad::reverse]\n",
+            }
+            let _ = writeln!(
+                s,
+                "pub fn {}({}) -> {} {{",
+                f.name,
+                params.join(", "),
+                self.fty
+            );
+        }
+        s += &self.stmts(&f.body, 1);
+        let _ = writeln!(s, "    {}", self.expr(&f.tail, 0, 1));
+        s += "}\n";
+        s
+    }
+}

@@ -1,0 +1,1689 @@
+//! The random generator: programs over the whole documented subset of `#[ad::reverse]`.
+//!
+//! Values stay bounded by construction: each float value carries a bound on its magnitude,
+//! anything that could exceed [`LIMIT`] is squashed with a scaled `tanh`, and every intrinsic
+//! gets an argument built to lie inside its smooth domain (`ln(0.5 + x * x)`,
+//! `asin(0.8 * x.tanh())`, ...). Loops have small trip counts; on entering a loop, the
+//! bound of every variable it may update grows by [`SLACK`], and updates inside the loop are
+//! kept within it (small increments, factors of magnitude at most one, squashed assignments).
+
+use crate::ast::*;
+
+/// Values whose bound exceeds this are squashed with `tanh`.
+const LIMIT: f64 = 8.0;
+/// How much an outer variable's bound may grow over all iterations of a loop.
+const SLACK: f64 = 3.0;
+
+/// Shapes that exposed bugs in the macro, avoided until those are fixed (see
+/// `fuzz-findings.md` at the repository root). Set a flag to `false` to generate the shape again.
+pub mod avoid {
+    /// A local array passed to a `#[reverse]` callee (`h(&h0, x)`): the caller's split
+    /// companions reject it ("cannot keep local arrays there yet"), so the caller does not
+    /// compile even when nothing calls it.
+    pub const AVOID_LOCAL_ARRAY_AS_CALL_ARG: bool = true;
+    /// A `&Vec<f64>` parameter passed where the callee takes `&[f64]` (`h(r0, r0)`): the
+    /// generated code does not type-check (E0308, `&&[f64]` expected, `&&Vec<f64>` found).
+    pub const AVOID_VEC_REF_AS_SLICE_ARG: bool = true;
+    /// An intrinsic applied directly to the result of a call (`h(x).sin()`,
+    /// `f64::tanh(h(x))`): rejected as "`sin` has no derivative known to #[reverse]". When set,
+    /// the generator writes `(0.5 * h(x)).sin()` instead.
+    pub const AVOID_INTRINSIC_OF_CALL_RESULT: bool = true;
+    /// A closure call inside an `if` condition (`if f(x) > 0.0`): rejected as "this use of a
+    /// closure is not a call it can inline".
+    pub const AVOID_CLOSURE_CALL_IN_CONDITION: bool = true;
+    /// An arithmetic operation on two call results (`h(x) * h(y)`): rejected as "cannot
+    /// differentiate this expression .. declare its variables with float types". When set,
+    /// the generator writes `h(x) * (0.5 * h(y))` instead.
+    pub const AVOID_OP_ON_TWO_CALL_RESULTS: bool = true;
+}
+
+/// Whether `e` is a call whose result type the macro cannot see.
+fn is_call(e: &E) -> bool {
+    match e {
+        E::Call(..) | E::CallClosure(..) => true,
+        E::Neg(a) => is_call(a),
+        _ => false,
+    }
+}
+use avoid::*;
+
+/// splitmix64 (Steele, Lea and Flood 2014).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+
+    /// Uniform in `lo..=hi`.
+    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
+        lo + self.below(hi - lo + 1)
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64) / ((1u64 << 53) as f64)
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// A uniformly chosen element.
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+
+    /// An index into `weights`, chosen with probability proportional to its weight.
+    pub fn weighted(&mut self, weights: &[usize]) -> usize {
+        let total: usize = weights.iter().sum();
+        let mut r = self.below(total);
+        for (i, &w) in weights.iter().enumerate() {
+            if r < w {
+                return i;
+            }
+            r -= w;
+        }
+        unreachable!()
+    }
+}
+
+fn v(name: &str) -> E {
+    E::Var(name.to_string())
+}
+fn lit(x: f64) -> E {
+    E::Lit(x)
+}
+fn bin(op: &'static str, a: E, b: E) -> E {
+    let b = if AVOID_OP_ON_TWO_CALL_RESULTS && is_call(&a) && is_call(&b) {
+        E::Bin("*", Box::new(E::Lit(0.5)), Box::new(b))
+    } else {
+        b
+    };
+    E::Bin(op, Box::new(a), Box::new(b))
+}
+fn ilit(x: usize) -> I {
+    I::Lit(x)
+}
+
+/// Whether `e` reads a typed value (a method called on it has a known receiver type).
+fn typed(e: &E) -> bool {
+    match e {
+        E::Lit(_) => false,
+        E::Neg(a) => typed(a),
+        E::Bin(_, a, b) => typed(a) || typed(b),
+        E::Intr(_, args, _) => args.iter().any(typed),
+        E::Powi(a, _, _) => typed(a),
+        E::If(_, a, b) => typed(a) || typed(b),
+        E::Block(_, t) => typed(t),
+        _ => true,
+    }
+}
+
+/// A float variable in scope.
+#[derive(Clone, Debug)]
+struct FV {
+    name: String,
+    bound: f64,
+    mutable: bool,
+    /// The loop depth at which it was declared.
+    depth: usize,
+    /// A `&f64` loop variable, read as `*x`.
+    deref: bool,
+    unread: bool,
+}
+
+/// An array in scope.
+#[derive(Clone, Debug)]
+struct AV {
+    name: String,
+    bound: f64,
+    /// A local `[0.0; N]` or `vec![0.0; n]`, which may be written.
+    local: bool,
+    depth: usize,
+    /// How to pass it where a `&[f64]` is expected (`xs`, `&h`).
+    slice: String,
+    /// Whether its name is a reference (`for &x in xs` works directly).
+    is_ref: bool,
+    /// A `&Vec<f64>` parameter.
+    vecref: bool,
+}
+
+/// An integer variable in scope with its range.
+#[derive(Clone, Debug)]
+struct IV {
+    name: String,
+    lo: usize,
+    hi: usize,
+}
+
+/// The kinds of parameters a helper takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HK {
+    /// `f64`.
+    S,
+    /// `&[f64]`.
+    Sl,
+}
+
+/// A generated helper function that `main` may call.
+#[derive(Clone, Debug)]
+pub struct Helper {
+    /// Its name.
+    pub name: String,
+    /// Its parameter kinds.
+    pub kinds: Vec<HK>,
+    /// A bound on its value.
+    pub bound: f64,
+}
+
+/// Options for one function.
+pub struct Opts {
+    /// The array length of the program.
+    pub len: usize,
+    /// Statements to generate (about).
+    pub stmts: usize,
+    /// The helpers this function may call.
+    pub helpers: Vec<Helper>,
+}
+
+/// The generator state for one function.
+pub struct G<'r> {
+    rng: &'r mut Rng,
+    len: usize,
+    fv: Vec<FV>,
+    av: Vec<AV>,
+    iv: Vec<IV>,
+    /// Closures bound by `let`: name and arity.
+    clos: Vec<(String, usize, f64)>,
+    helpers: Vec<Helper>,
+    next: usize,
+    loop_depth: usize,
+    mult: usize,
+    /// Inside a loop body (and not inside a closure): `break`/`continue` allowed.
+    breakable: bool,
+    budget: usize,
+    /// An `if` (or a loop) may still be nested here.
+    nest: usize,
+    /// Generating a condition (see [`AVOID_CLOSURE_CALL_IN_CONDITION`]).
+    in_cond: bool,
+    /// Arrays that a loop iterates over, which its body must not write.
+    frozen: Vec<String>,
+}
+
+impl<'r> G<'r> {
+    /// A generator for a function with the given parameters.
+    pub fn new(rng: &'r mut Rng, params: &[Param], opts: Opts) -> Self {
+        let mut g = G {
+            rng,
+            len: opts.len,
+            fv: Vec::new(),
+            av: Vec::new(),
+            iv: Vec::new(),
+            clos: Vec::new(),
+            helpers: opts.helpers,
+            next: 0,
+            loop_depth: 0,
+            mult: 1,
+            breakable: false,
+            budget: opts.stmts,
+            nest: 2,
+            in_cond: false,
+            frozen: Vec::new(),
+        };
+        for p in params {
+            let name = p.name().to_string();
+            let arr = |slice: String, is_ref: bool| AV {
+                name: name.clone(),
+                bound: 2.0,
+                local: false,
+                depth: 0,
+                slice,
+                is_ref,
+                vecref: matches!(p, Param::VecRef(_)),
+            };
+            match p {
+                Param::Scalar(_) => g.fv.push(FV {
+                    name: name.clone(),
+                    bound: 2.0,
+                    mutable: false,
+                    depth: 0,
+                    deref: false,
+                    unread: true,
+                }),
+                Param::Slice(_) | Param::VecRef(_) => g.av.push(arr(name.clone(), true)),
+                Param::Array(_) | Param::Vec(_) => g.av.push(arr(format!("&{name}"), false)),
+                Param::Int(_) => g.iv.push(IV {
+                    name: name.clone(),
+                    lo: opts.len,
+                    hi: opts.len,
+                }),
+            }
+        }
+        g
+    }
+
+    fn fresh(&mut self, prefix: &str) -> String {
+        self.next += 1;
+        format!("{prefix}{}", self.next - 1)
+    }
+
+    // ---- expressions ---------------------------------------------------------------------
+
+    /// A variable read: recent and unread ones are favoured.
+    fn pick_fv(&mut self) -> (E, f64) {
+        let n = self.fv.len();
+        if n == 0 {
+            // Only arrays in scope (a helper of slices).
+            let a = self.av[self.rng.below(self.av.len())].clone();
+            let i = self.index();
+            return (E::Index(a.name, i), a.bound);
+        }
+        let idx = match self.rng.below(10) {
+            0..=4 => n - 1 - self.rng.below(n.min(3)),
+            5..=6 => {
+                let unread: Vec<usize> = (0..n).filter(|&i| self.fv[i].unread).collect();
+                if unread.is_empty() {
+                    self.rng.below(n)
+                } else {
+                    self.rng.pick(&unread)
+                }
+            }
+            _ => self.rng.below(n),
+        };
+        let name = self.fv[idx].name.clone();
+        // The newest binding of that name.
+        let var = self.fv.iter_mut().rev().find(|f| f.name == name).unwrap();
+        var.unread = false;
+        if var.deref {
+            (E::Deref(name), var.bound)
+        } else {
+            (E::Var(name), var.bound)
+        }
+    }
+
+    /// An index expression valid for every array of the program.
+    fn index(&mut self) -> I {
+        let l = self.len;
+        let fits: Vec<IV> = self.iv.iter().filter(|i| i.hi < l).cloned().collect();
+        let any: Vec<IV> = self.iv.clone();
+        match self.rng.below(6) {
+            0..=2 if !fits.is_empty() => {
+                let i = fits[self.rng.below(fits.len())].clone();
+                match self.rng.below(4) {
+                    0 | 1 => I::Var(i.name),
+                    2 => I::Bin("-", Box::new(ilit(l - 1)), Box::new(I::Var(i.name))),
+                    _ => I::Bin(
+                        "%",
+                        Box::new(I::Bin(
+                            "+",
+                            Box::new(I::Var(i.name)),
+                            Box::new(ilit(self.rng.range(1, l))),
+                        )),
+                        Box::new(ilit(l)),
+                    ),
+                }
+            }
+            3 if !any.is_empty() => {
+                let i = any[self.rng.below(any.len())].clone();
+                I::Bin("%", Box::new(I::Var(i.name)), Box::new(ilit(l)))
+            }
+            _ => ilit(self.rng.below(l)),
+        }
+    }
+
+    fn leaf(&mut self) -> (E, f64) {
+        match self.rng.below(12) {
+            0..=6 => self.pick_fv(),
+            7 => {
+                let x = self
+                    .rng
+                    .pick(&[0.25, 0.5, 0.75, 1.5, 2.0, 2.5, 3.0, 0.3, 0.1, 1.25]);
+                if self.rng.chance(0.2) {
+                    (E::Neg(Box::new(lit(x))), x)
+                } else {
+                    (lit(x), x)
+                }
+            }
+            8..=10 if !self.av.is_empty() => {
+                let a = self.av[self.rng.below(self.av.len())].clone();
+                let i = self.index();
+                (E::Index(a.name, i), a.bound)
+            }
+            11 if !self.iv.is_empty() => {
+                let i = self.iv[self.rng.below(self.iv.len())].clone();
+                (E::Cast(I::Var(i.name)), i.hi as f64)
+            }
+            _ => self.pick_fv(),
+        }
+    }
+
+    /// An intrinsic call, as a method or (one time in four, or always when the receiver's
+    /// type is not known) as `f64::name(..)`.
+    fn call(&mut self, name: &'static str, args: Vec<E>) -> E {
+        let args: Vec<E> = args
+            .into_iter()
+            .map(|a| {
+                if AVOID_INTRINSIC_OF_CALL_RESULT && is_call(&a) {
+                    bin("*", lit(0.5), a)
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let path = self.rng.chance(0.25) || !typed(&args[0]);
+        E::Intr(name, args, path)
+    }
+
+    /// An expression of nesting depth at most `depth` and a bound of its magnitude.
+    pub fn expr(&mut self, depth: usize) -> (E, f64) {
+        if depth == 0 || self.rng.chance(0.2) {
+            return self.leaf();
+        }
+        let helpers = usize::from(!self.helpers.is_empty());
+        let clos = usize::from(
+            !(self.clos.is_empty() || AVOID_CLOSURE_CALL_IN_CONDITION && self.in_cond),
+        );
+        let k = self
+            .rng
+            .weighted(&[4, 3, 2, 1, 6, 3, 2, 2 * helpers, 2 * clos]);
+        let (e, b) = match k {
+            0 => {
+                let (l, bl) = self.expr(depth - 1);
+                let (r, br) = self.expr(depth - 1);
+                let op = if self.rng.chance(0.5) { "+" } else { "-" };
+                (bin(op, l, r), bl + br)
+            }
+            1 => {
+                let (l, bl) = self.expr(depth - 1);
+                let (r, br) = self.expr(depth - 1);
+                (bin("*", l, r), bl * br)
+            }
+            2 => {
+                let (l, bl) = self.expr(depth - 1);
+                let (d, lo, _) = self.positive(depth - 1, 0.5);
+                let d = if self.rng.chance(0.3) {
+                    E::Neg(Box::new(d))
+                } else {
+                    d
+                };
+                (bin("/", l, d), bl / lo)
+            }
+            3 => {
+                let (a, b) = self.expr(depth - 1);
+                match a {
+                    E::Neg(inner) => (*inner, b),
+                    a => (E::Neg(Box::new(a)), b),
+                }
+            }
+            4 => self.unary(depth - 1),
+            5 => self.binary(depth - 1),
+            6 => self.kink(depth - 1),
+            7 => self.helper_call(),
+            _ => {
+                let (name, arity, bound) = self.clos[self.rng.below(self.clos.len())].clone();
+                let args = (0..arity)
+                    .map(|_| {
+                        let (e, b) = self.expr(depth - 1);
+                        self.squash(e, b, 2.0).0
+                    })
+                    .collect();
+                (E::CallClosure(name, args), bound)
+            }
+        };
+        self.limit(e, b)
+    }
+
+    /// A call of a helper: scalar arguments are expressions (sometimes the same variable
+    /// twice), slice arguments are arrays in scope (sometimes the same one twice).
+    fn helper_call(&mut self) -> (E, f64) {
+        let h = self.helpers[self.rng.below(self.helpers.len())].clone();
+        let slices: Vec<String> = self
+            .av
+            .iter()
+            .filter(|a| !(AVOID_LOCAL_ARRAY_AS_CALL_ARG && a.local))
+            .filter(|a| !(AVOID_VEC_REF_AS_SLICE_ARG && a.vecref))
+            .map(|a| a.slice.clone())
+            .collect();
+        if slices.is_empty() && h.kinds.contains(&HK::Sl) {
+            return self.leaf();
+        }
+        let twice = self.rng.chance(0.35);
+        let mut args: Vec<A> = Vec::new();
+        let mut first_s: Option<E> = None;
+        let mut first_sl: Option<String> = None;
+        for k in &h.kinds {
+            match k {
+                HK::S => {
+                    let e = match (&first_s, twice) {
+                        (Some(e), true) => e.clone(),
+                        _ => {
+                            let (e, b) = self.expr(1);
+                            self.squash(e, b, 2.0).0
+                        }
+                    };
+                    first_s.get_or_insert(e.clone());
+                    args.push(A::F(e));
+                }
+                HK::Sl => {
+                    let s = match (&first_sl, twice) {
+                        (Some(s), true) => s.clone(),
+                        _ => slices[self.rng.below(slices.len())].clone(),
+                    };
+                    first_sl.get_or_insert(s.clone());
+                    args.push(A::Slice(s));
+                }
+            }
+        }
+        (E::Call(h.name, args), h.bound)
+    }
+
+    /// Squashes `e` with `tanh` if its bound exceeds [`LIMIT`].
+    fn limit(&mut self, e: E, b: f64) -> (E, f64) {
+        if b > LIMIT {
+            (self.scaled_tanh(e, b), 1.0)
+        } else {
+            (e, b)
+        }
+    }
+
+    /// `tanh(c * e)` with `c` about `1.5 / b`, so that the argument stays moderate.
+    fn scaled_tanh(&mut self, e: E, b: f64) -> E {
+        let c = 1.5 / b;
+        if c >= 0.75 {
+            return self.call("tanh", vec![e]);
+        }
+        let mag = 10f64.powf(c.log10().floor() - 1.0);
+        let c = (c / mag).round() * mag;
+        let digits = (-mag.log10()).round().max(0.0) as usize;
+        let c: f64 = format!("{c:.digits$}").parse().unwrap();
+        let arg = bin("*", lit(c), e);
+        self.call("tanh", vec![arg])
+    }
+
+    /// `e` with a bound of at most `l`.
+    fn squash(&mut self, e: E, b: f64, l: f64) -> (E, f64) {
+        if b <= l {
+            (e, b)
+        } else if b <= 1.0 {
+            (bin("*", lit(l), e), l * b)
+        } else if l >= 1.0 {
+            (self.scaled_tanh(e, b), 1.0)
+        } else {
+            let t = self.scaled_tanh(e, b);
+            (bin("*", lit(l), t), l)
+        }
+    }
+
+    /// An expression with a typed receiver.
+    fn arg(&mut self, depth: usize) -> (E, f64) {
+        let (e, b) = self.expr(depth);
+        if typed(&e) {
+            (e, b)
+        } else {
+            self.pick_fv()
+        }
+    }
+
+    /// An expression bounded below by `min_lo > 0`: `(e, lower, upper)`.
+    fn positive(&mut self, depth: usize, min_lo: f64) -> (E, f64, f64) {
+        let (x, b) = self.arg(depth);
+        match self.rng.below(6) {
+            0..=2 => {
+                let (x, b) = self.squash(x, b, 3.0);
+                let c = self.rng.pick(&[0.5_f64, 1.0, 1.5, 2.0]).max(min_lo);
+                let sq = if matches!(x, E::Var(_)) && self.rng.chance(0.6) {
+                    bin("*", x.clone(), x)
+                } else {
+                    let path = self.rng.chance(0.2);
+                    E::Powi(Box::new(x), 2, path)
+                };
+                (bin("+", lit(c), sq), c, c + b * b)
+            }
+            3 => {
+                let c = self.rng.pick(&[1.5_f64, 2.0]).max(min_lo + 1.0);
+                let f = self.rng.pick(&["tanh", "sin", "cos"]);
+                let s = self.call(f, vec![x]);
+                (bin("+", lit(c), s), c - 1.0, c + 1.0)
+            }
+            4 => {
+                let (x, b) = self.squash(x, b, 1.0);
+                let e = (-b).exp();
+                let ex = self.call("exp", vec![x]);
+                if e < min_lo {
+                    let c = 1.5_f64.max(min_lo);
+                    (bin("+", lit(c), ex), c, c + b.exp())
+                } else {
+                    (ex, e, b.exp())
+                }
+            }
+            _ => {
+                let (x, b) = self.squash(x, b, 1.5);
+                let cosh = self.call("cosh", vec![x]);
+                if min_lo <= 1.0 {
+                    (cosh, 1.0, b.cosh())
+                } else {
+                    let c = self.rng.pick(&[0.5_f64, 1.0]).max(min_lo - 1.0);
+                    (bin("+", lit(c), cosh), 1.0 + c, c + b.cosh())
+                }
+            }
+        }
+    }
+
+    fn unary(&mut self, depth: usize) -> (E, f64) {
+        let (a, b) = self.arg(depth);
+        let name = self.rng.pick(&[
+            "sin", "cos", "tanh", "atan", "exp", "exp2", "exp_m1", "sinh", "cosh", "tan", "asin",
+            "acos", "atanh", "asinh", "ln", "log2", "log10", "sqrt", "cbrt", "recip", "acosh",
+            "ln_1p", "powi", "powi",
+        ]);
+        match name {
+            "sin" | "cos" | "tanh" => (self.call(name, vec![a]), 1.0),
+            "atan" => (self.call(name, vec![a]), 1.6),
+            "asinh" => (self.call(name, vec![a]), (b + (1.0 + b * b).sqrt()).ln()),
+            "exp" | "exp2" | "exp_m1" | "sinh" | "cosh" => {
+                let (a, b) = self.squash(a, b, 1.5);
+                (self.call(name, vec![a]), b.exp() + 1.0)
+            }
+            "tan" | "asin" | "acos" | "atanh" => {
+                let (a, _) = self.squash(a, b, 0.75);
+                (self.call(name, vec![a]), 3.2)
+            }
+            "ln" | "log2" | "log10" | "sqrt" | "cbrt" | "recip" | "ln_1p" => {
+                let (p, lo, hi) = self.positive(depth, 0.5);
+                let bound = match name {
+                    "sqrt" | "cbrt" => hi.sqrt().max(1.0),
+                    "recip" => 1.0 / lo,
+                    _ => hi.ln().abs().max(lo.ln().abs()) * 3.5 + 1.0,
+                };
+                if matches!(name, "cbrt" | "recip") && self.rng.chance(0.3) {
+                    // A negative argument.
+                    let n = E::Neg(Box::new(p));
+                    return (self.call(name, vec![n]), bound);
+                }
+                (self.call(name, vec![p]), bound)
+            }
+            "acosh" => {
+                let (p, _, hi) = self.positive(depth, 1.25);
+                (self.call(name, vec![p]), hi.acosh())
+            }
+            _ => {
+                let path = self.rng.chance(0.25);
+                if self.rng.chance(0.3) {
+                    let (p, lo, _) = self.positive(depth, 0.5);
+                    let n = self.rng.pick(&[-1, -2, -3]);
+                    (E::Powi(Box::new(p), n, path), lo.powi(n))
+                } else {
+                    let n = self.rng.pick(&[0, 1, 2, 3, 4, 5]);
+                    let (a, b) = self.squash(a, b, 1.5);
+                    (E::Powi(Box::new(a), n, path), b.powi(n).max(1.0))
+                }
+            }
+        }
+    }
+
+    fn binary(&mut self, depth: usize) -> (E, f64) {
+        match self.rng.below(6) {
+            0 | 1 => {
+                let (a, ba) = self.arg(depth);
+                let (b, bb) = self.expr(depth);
+                let (c, bc) = self.expr(depth);
+                (self.call("mul_add", vec![a, b, c]), ba * bb + bc)
+            }
+            2 => {
+                let (y, _) = self.arg(depth);
+                let (x, _, _) = self.positive(depth, 0.5);
+                (self.call("atan2", vec![y, x]), 1.6)
+            }
+            3 => {
+                let (x, bx) = self.arg(depth);
+                let (y, _, hi) = self.positive(depth, 0.5);
+                if self.rng.chance(0.5) {
+                    (self.call("hypot", vec![x, y]), bx + hi)
+                } else {
+                    (self.call("hypot", vec![y, x]), bx + hi)
+                }
+            }
+            4 => {
+                let (base, lo, hi) = self.positive(depth, 0.5);
+                let (p, bp) = if self.rng.chance(0.3) {
+                    let x = self.rng.pick(&[0.5, 1.5, 2.5]);
+                    (lit(x), x)
+                } else {
+                    let (p, bp) = self.arg(depth);
+                    self.squash(p, bp, 1.5)
+                };
+                (
+                    self.call("powf", vec![base, p]),
+                    hi.max(1.0 / lo).powf(bp).max(1.0),
+                )
+            }
+            _ => {
+                let (x, lo, hi) = self.positive(depth, 0.5);
+                let base = if self.rng.chance(0.5) {
+                    lit(self.rng.pick(&[2.0, 3.0, 10.0]))
+                } else {
+                    self.positive(depth, 1.5).0
+                };
+                let b = (hi.ln().abs().max(lo.ln().abs()) / 0.4).max(1.0);
+                (self.call("log", vec![x, base]), b)
+            }
+        }
+    }
+
+    /// A piecewise-smooth operation (the oracle follows the same branch; at exact ties it
+    /// uses the rule table's conventions).
+    fn kink(&mut self, depth: usize) -> (E, f64) {
+        match self.rng.below(8) {
+            0..=2 => {
+                let (a, ba) = self.arg(depth);
+                let (b, bb) = self.expr(depth);
+                let name = self.rng.pick(&["max", "min"]);
+                (self.call(name, vec![a, b]), ba.max(bb))
+            }
+            3 => {
+                let (a, b) = self.arg(depth);
+                (self.call("abs", vec![a]), b)
+            }
+            4 => {
+                let (a, _) = self.arg(depth);
+                let (w, bw) = self.expr(depth);
+                let s = self.call("signum", vec![a]);
+                (bin("*", s, w), bw)
+            }
+            5 | 6 => {
+                let (a, b) = self.arg(depth);
+                let name = self.rng.pick(&["floor", "ceil", "round", "trunc"]);
+                let step = self.call(name, vec![a.clone()]);
+                let (w, bw) = self.expr(depth);
+                let (a2, b2) = self.squash(a, b, LIMIT);
+                (bin("+", bin("*", step, w), a2), (b + 1.0) * bw + b2)
+            }
+            _ => {
+                let (a, b) = self.arg(depth);
+                if self.rng.chance(0.5) {
+                    let m = self.rng.pick(&[0.75, 1.5, 2.0]);
+                    (bin("%", a, lit(m)), m.min(b))
+                } else {
+                    let (d, _, hi) = self.positive(depth, 0.5);
+                    (bin("%", a, d), hi.min(b))
+                }
+            }
+        }
+    }
+
+    /// A float condition (or, inside loops, sometimes an integer one).
+    fn cond(&mut self) -> C {
+        if !self.iv.is_empty() && self.rng.chance(0.25) {
+            let i = self.iv[self.rng.below(self.iv.len())].clone();
+            let k = self.rng.range(i.lo, i.hi.max(i.lo));
+            let op = self.rng.pick(&[">", "<", ">=", "<=", "=="]);
+            if self.rng.chance(0.3) {
+                return C::I(
+                    "==",
+                    I::Bin("%", Box::new(I::Var(i.name)), Box::new(ilit(2))),
+                    ilit(0),
+                );
+            }
+            return C::I(op, I::Var(i.name), ilit(k));
+        }
+        self.in_cond = true;
+        let (a, _) = self.arg(1);
+        let b = if self.rng.chance(0.4) {
+            let x = self.rng.pick(&[0.0, 0.5, 0.25, 1.0, 1.5]);
+            if self.rng.chance(0.4) && x != 0.0 {
+                E::Neg(Box::new(lit(x)))
+            } else {
+                lit(x)
+            }
+        } else {
+            self.expr(1).0
+        };
+        self.in_cond = false;
+        let op = self.rng.pick(&[">", "<", ">=", "<="]);
+        C::F(op, a, b)
+    }
+
+    // ---- statements ----------------------------------------------------------------------
+
+    fn push_fv(&mut self, name: String, bound: f64, mutable: bool) {
+        self.fv.push(FV {
+            name,
+            bound,
+            mutable,
+            depth: self.loop_depth,
+            deref: false,
+            unread: true,
+        });
+    }
+
+    /// The bounds of everything in scope, to merge the arms of an `if`.
+    fn snap(&self) -> (Vec<f64>, Vec<f64>) {
+        (
+            self.fv.iter().map(|f| f.bound).collect(),
+            self.av.iter().map(|a| a.bound).collect(),
+        )
+    }
+
+    fn join(&mut self, s: &(Vec<f64>, Vec<f64>)) {
+        for (f, b) in self.fv.iter_mut().zip(&s.0) {
+            f.bound = f.bound.max(*b);
+        }
+        for (a, b) in self.av.iter_mut().zip(&s.1) {
+            a.bound = a.bound.max(*b);
+        }
+    }
+
+    fn scope(&self) -> (usize, usize, usize, usize) {
+        (self.fv.len(), self.av.len(), self.iv.len(), self.clos.len())
+    }
+
+    fn restore(&mut self, s: (usize, usize, usize, usize)) {
+        self.fv.truncate(s.0);
+        self.av.truncate(s.1);
+        self.iv.truncate(s.2);
+        self.clos.truncate(s.3);
+    }
+
+    /// The right-hand side of an update of an outer variable of bound `b` declared at loop
+    /// depth `depth`: `(op, e, new bound)`.
+    fn update_rhs(&mut self, b: f64, depth: usize, name: &str) -> (&'static str, E, f64) {
+        let in_loop = depth < self.loop_depth;
+        let k = self.rng.below(9);
+        match k {
+            0..=4 => {
+                let op = if k < 3 { "+=" } else { "-=" };
+                let l = if in_loop {
+                    SLACK / self.mult as f64
+                } else {
+                    1.5
+                };
+                let (e, be) = self.expr(2);
+                let (e, be) = self.squash(e, be, l);
+                (op, e, if in_loop { b } else { b + be })
+            }
+            5 | 6 => {
+                let l = if in_loop { 1.0 } else { 1.25 };
+                let (e, be) = self.expr(2);
+                let (e, be) = self.squash(e, be, l);
+                ("*=", e, if in_loop { b } else { b * be })
+            }
+            7 => {
+                let min = if in_loop { 1.0 } else { 0.5 };
+                let (d, lo, _) = self.positive(1, min);
+                ("/=", d, b / lo)
+            }
+            _ => {
+                // `name = f(name, ..)`.
+                let f = self.rng.pick(&["sin", "cos", "tanh", "atan"]);
+                let me = self.call(f, vec![v(name)]);
+                let (e, be) = self.expr(2);
+                let (e, nb) = match self.rng.below(3) {
+                    0 => (bin("+", me, e), 1.6 + be),
+                    1 => (bin("-", e, me), 1.6 + be),
+                    _ => (bin("*", me, e), 1.6 * be),
+                };
+                let lim = if in_loop { b.max(1.0) } else { LIMIT };
+                let (e, nb) = self.squash(e, nb, lim);
+                ("=", e, if in_loop { b } else { nb })
+            }
+        }
+    }
+
+    /// An update of a mutable float variable in scope.
+    fn assign(&mut self, out: &mut Vec<S>) {
+        let muts: Vec<usize> = (0..self.fv.len()).filter(|&i| self.fv[i].mutable).collect();
+        let i = self.rng.pick(&muts);
+        let (name, b, depth) = (self.fv[i].name.clone(), self.fv[i].bound, self.fv[i].depth);
+        let (op, e, nb) = self.update_rhs(b, depth, &name);
+        out.push(S::Assign {
+            lv: Lv::Var(name),
+            op,
+            e,
+        });
+        self.fv[i].bound = nb;
+        self.fv[i].unread = true;
+    }
+
+    /// A write of an element of a local array.
+    fn write(&mut self, out: &mut Vec<S>) {
+        let locals: Vec<usize> = (0..self.av.len())
+            .filter(|&i| self.av[i].local && !self.frozen.contains(&self.av[i].name))
+            .collect();
+        if locals.is_empty() {
+            return;
+        }
+        let i = self.rng.pick(&locals);
+        let (name, b, depth) = (self.av[i].name.clone(), self.av[i].bound, self.av[i].depth);
+        let idx = self.index();
+        let in_loop = depth < self.loop_depth;
+        let (op, e, nb) = if self.rng.chance(0.5) {
+            let (e, be) = self.expr(2);
+            let lim = if in_loop { b.max(1.0) } else { LIMIT };
+            let (e, be) = self.squash(e, be, lim);
+            ("=", e, if in_loop { b } else { b.max(be) })
+        } else {
+            let (op, e, _) = self.update_rhs(b, depth, &name);
+            if op == "=" {
+                // `update_rhs` would read the array as a scalar: fall back to an increment.
+                let (e, be) = self.expr(1);
+                let l = if in_loop {
+                    SLACK / self.mult as f64
+                } else {
+                    1.5
+                };
+                let (e, be) = self.squash(e, be, l);
+                ("+=", e, if in_loop { b } else { b + be })
+            } else {
+                let nb = match op {
+                    "+=" | "-=" if !in_loop => b + 1.5,
+                    "*=" if !in_loop => b * 1.25,
+                    "/=" => b * 2.0,
+                    _ => b,
+                };
+                (op, e, nb)
+            }
+        };
+        out.push(S::Assign {
+            lv: Lv::Idx(name, idx),
+            op,
+            e,
+        });
+        self.av[i].bound = nb;
+    }
+
+    /// Enters a loop with `trips` iterations: outer mutable values may grow by [`SLACK`].
+    fn enter_loop(&mut self, trips: usize) -> (usize, bool) {
+        let saved = (self.mult, self.breakable);
+        self.mult *= trips.max(1);
+        self.loop_depth += 1;
+        self.breakable = true;
+        self.nest = self.nest.saturating_sub(1);
+        for f in &mut self.fv {
+            if f.mutable {
+                f.bound += SLACK;
+            }
+        }
+        for a in &mut self.av {
+            if a.local {
+                a.bound += SLACK;
+            }
+        }
+        saved
+    }
+
+    fn leave_loop(&mut self, saved: (usize, bool)) {
+        self.mult = saved.0;
+        self.breakable = saved.1;
+        self.loop_depth -= 1;
+        self.nest += 1;
+    }
+
+    /// A loop body of a few statements.
+    fn body(&mut self, out: &mut Vec<S>) {
+        let n = self.rng.range(1, 4).min(self.budget.max(1));
+        for _ in 0..n {
+            self.stmt(out);
+        }
+    }
+
+    /// A `for` loop.
+    fn for_loop(&mut self, out: &mut Vec<S>) {
+        let l = self.len;
+        let scope = self.scope();
+        let arrays = !self.av.is_empty();
+        let k = self.rng.weighted(&[
+            3,
+            1,
+            1,
+            1,
+            1,
+            2,
+            2 * usize::from(arrays),
+            2 * usize::from(arrays),
+            2 * usize::from(arrays),
+        ]);
+        let frozen = self.frozen.len();
+        let (pat, it, trips) = match k {
+            0..=5 => {
+                let i = self.fresh("i");
+                let n_int: Option<String> = self
+                    .iv
+                    .iter()
+                    .find(|v| v.name.starts_with('n'))
+                    .map(|v| v.name.clone());
+                let hi_l = if let (Some(n), true) = (&n_int, self.rng.chance(0.5)) {
+                    I::Var(n.clone())
+                } else if arrays && self.rng.chance(0.5) {
+                    I::Len(self.av[self.rng.below(self.av.len())].name.clone())
+                } else {
+                    ilit(l)
+                };
+                let (lo, hi, incl, rev, step, lo_v, hi_v, trips) = match k {
+                    0 => (ilit(0), hi_l, false, false, None, 0, l - 1, l),
+                    1 => (ilit(0), ilit(l - 1), true, false, None, 0, l - 1, l),
+                    2 => (ilit(0), hi_l, false, true, None, 0, l - 1, l),
+                    3 => {
+                        let hi = l + self.rng.below(3);
+                        let s = self.rng.range(2, 3);
+                        (
+                            ilit(0),
+                            ilit(hi),
+                            false,
+                            false,
+                            Some(s),
+                            0,
+                            hi - 1,
+                            hi.div_ceil(s),
+                        )
+                    }
+                    4 => (ilit(1), hi_l, false, false, None, 1, l - 1, l - 1),
+                    _ => {
+                        let t = self.rng.range(2, 4);
+                        let rev = self.rng.chance(0.3);
+                        (ilit(0), ilit(t), false, rev, None, 0, t - 1, t)
+                    }
+                };
+                self.iv.push(IV {
+                    name: i.clone(),
+                    lo: lo_v,
+                    hi: hi_v,
+                });
+                let it = It::Range {
+                    lo,
+                    hi,
+                    incl,
+                    rev,
+                    step,
+                };
+                (Pat::Int(i), it, trips)
+            }
+            _ => {
+                let a = self.av[self.rng.below(self.av.len())].clone();
+                self.frozen.push(a.name.clone());
+                let x = self.fresh("e");
+                let (pat, it) = match k {
+                    6 => (Pat::Ref(x.clone()), It::Iter(a.name.clone())),
+                    7 => {
+                        let it = if a.is_ref && self.rng.chance(0.6) {
+                            It::Plain(a.name.clone())
+                        } else if !a.is_ref && self.rng.chance(0.5) {
+                            It::Plain(format!("&{}", a.name))
+                        } else {
+                            It::Iter(a.name.clone())
+                        };
+                        (Pat::Val(x.clone()), it)
+                    }
+                    _ => {
+                        let i = self.fresh("i");
+                        self.iv.push(IV {
+                            name: i.clone(),
+                            lo: 0,
+                            hi: l - 1,
+                        });
+                        (Pat::Enum(i, x.clone()), It::Enumerate(a.name.clone()))
+                    }
+                };
+                self.fv.push(FV {
+                    name: x,
+                    bound: a.bound + if a.local { SLACK } else { 0.0 },
+                    mutable: false,
+                    depth: self.loop_depth + 1,
+                    deref: matches!(pat, Pat::Ref(_)),
+                    unread: false,
+                });
+                (pat, it, l)
+            }
+        };
+        let saved = self.enter_loop(trips);
+        let mut body = Vec::new();
+        self.body(&mut body);
+        self.leave_loop(saved);
+        self.restore(scope);
+        self.frozen.truncate(frozen);
+        out.push(S::For { pat, it, body });
+    }
+
+    /// A `while` or `loop` with an integer counter, or a `while` on a float condition.
+    fn while_loop(&mut self, out: &mut Vec<S>) {
+        let k = self.fresh("k");
+        let t = self.rng.range(2, 4);
+        match self.rng.below(3) {
+            0 => {
+                // while k < t { k += 1; .. }
+                out.push(S::LetInt {
+                    name: k.clone(),
+                    mutable: true,
+                    e: ilit(0),
+                });
+                let scope = self.scope();
+                let saved = self.enter_loop(t);
+                let mut body = vec![S::IncInt(k.clone())];
+                self.iv.push(IV {
+                    name: k.clone(),
+                    lo: 1,
+                    hi: t,
+                });
+                self.body(&mut body);
+                self.leave_loop(saved);
+                self.restore(scope);
+                out.push(S::While {
+                    c: C::I("<", I::Var(k), ilit(t)),
+                    body,
+                });
+            }
+            1 => {
+                // loop { if k >= t { break; } k += 1; .. }
+                out.push(S::LetInt {
+                    name: k.clone(),
+                    mutable: true,
+                    e: ilit(0),
+                });
+                let scope = self.scope();
+                let saved = self.enter_loop(t);
+                let mut body = vec![
+                    S::If {
+                        c: C::I(">=", I::Var(k.clone()), ilit(t)),
+                        then: vec![S::Break],
+                        els: None,
+                    },
+                    S::IncInt(k.clone()),
+                ];
+                self.iv.push(IV {
+                    name: k.clone(),
+                    lo: 1,
+                    hi: t,
+                });
+                self.body(&mut body);
+                self.leave_loop(saved);
+                self.restore(scope);
+                out.push(S::Loop(body));
+            }
+            _ => {
+                // let mut s = e; while s < c { s += 1.5 + x.sin(); .. }: the float counter
+                // grows by at least 0.5 per iteration.
+                let s = self.fresh("m");
+                let (e, b) = self.arg(1);
+                let (e, _) = self.squash(e, b, 2.0);
+                out.push(S::Let {
+                    name: s.clone(),
+                    mutable: true,
+                    typed: false,
+                    e,
+                });
+                let c: f64 = self.rng.pick(&[1.0, 2.0, 3.0]);
+                let trips = ((c + 2.0) / 0.5).ceil() as usize;
+                let scope = self.scope();
+                let saved = self.enter_loop(trips);
+                let (x, _) = self.arg(1);
+                let f = self.rng.pick(&["sin", "cos", "tanh"]);
+                let inc = bin("+", lit(1.5), self.call(f, vec![x]));
+                let mut body = vec![S::Assign {
+                    lv: Lv::Var(s.clone()),
+                    op: "+=",
+                    e: inc,
+                }];
+                self.body(&mut body);
+                self.leave_loop(saved);
+                self.restore(scope);
+                out.push(S::While {
+                    c: C::F("<", v(&s), lit(c)),
+                    body,
+                });
+                // After the loop, s < c + 2.5.
+                self.push_fv(s, c + 2.5, false);
+            }
+        }
+    }
+
+    /// An iterator chain over an array in scope (or a range): `(chain, bound)`.
+    fn chain(&mut self) -> (E, f64) {
+        let a = self.av[self.rng.below(self.av.len())].clone();
+        let l = self.len as f64;
+        let p = self.fresh("p");
+        // The initial value of a fold, from outside the closure.
+        let (init, bi) = self.expr(1);
+        let (init, _) = self.squash(init, bi, 2.0);
+        // The closure parameter is a float in scope inside the body.
+        let scope = self.scope();
+        let saved_break = self.breakable;
+        self.breakable = false;
+        self.fv.push(FV {
+            name: p.clone(),
+            bound: a.bound,
+            mutable: false,
+            depth: self.loop_depth,
+            deref: false,
+            unread: false,
+        });
+        let k = self.rng.below(7);
+        let body_expr = |g: &mut Self, lim: f64| {
+            let (e, b) = g.expr(2);
+            // Read the closure parameter most of the time.
+            let e = if g.rng.chance(0.8) {
+                let pe = v(&p);
+                match g.rng.below(3) {
+                    0 => bin("*", pe, e),
+                    1 => bin("+", pe, e),
+                    _ => {
+                        let s = g.call("sin", vec![pe]);
+                        bin("*", s, e)
+                    }
+                }
+            } else {
+                e
+            };
+            g.squash(e, (b + 1.0) * (a.bound + 1.0), lim)
+        };
+        let r = match k {
+            0 => {
+                let (body, b) = body_expr(self, 2.0);
+                let copied = self.rng.chance(0.3);
+                (
+                    Chain::MapSum {
+                        xs: a.name.clone(),
+                        p: p.clone(),
+                        body,
+                        copied,
+                    },
+                    b * l,
+                )
+            }
+            1 => {
+                let ys = self.av[self.rng.below(self.av.len())].name.clone();
+                let q = self.fresh("q");
+                self.fv.push(FV {
+                    name: q.clone(),
+                    bound: 2.0 + SLACK,
+                    mutable: false,
+                    depth: self.loop_depth,
+                    deref: false,
+                    unread: false,
+                });
+                let (body, b) = body_expr(self, 2.0);
+                let body = bin("*", body, v(&q));
+                (
+                    Chain::ZipSum {
+                        xs: a.name.clone(),
+                        ys,
+                        p: p.clone(),
+                        q,
+                        body,
+                    },
+                    b * (2.0 + SLACK) * l,
+                )
+            }
+            2 => {
+                let i = self.fresh("i");
+                self.iv.push(IV {
+                    name: i.clone(),
+                    lo: 0,
+                    hi: self.len - 1,
+                });
+                let (body, b) = body_expr(self, 2.0);
+                (
+                    Chain::EnumSum {
+                        xs: a.name.clone(),
+                        i,
+                        p: p.clone(),
+                        body,
+                    },
+                    b * l,
+                )
+            }
+            3 => {
+                let q = self.fresh("q");
+                self.fv.pop();
+                self.fv.push(FV {
+                    name: q.clone(),
+                    bound: a.bound,
+                    mutable: false,
+                    depth: self.loop_depth,
+                    deref: false,
+                    unread: false,
+                });
+                let (e, b) = self.expr(2);
+                let body = bin("*", v(&q), e);
+                let (body, b) = self.squash(body, b * a.bound, 2.0);
+                let op = self.rng.pick(&[">", "<"]);
+                let x = self.rng.pick(&[0.0, 0.5, -0.5]);
+                (
+                    Chain::FilterSum {
+                        xs: a.name.clone(),
+                        p: p.clone(),
+                        op,
+                        lit: x,
+                        q,
+                        body,
+                    },
+                    b * l,
+                )
+            }
+            4 => {
+                let acc = self.fresh("acc");
+                self.fv.push(FV {
+                    name: acc.clone(),
+                    bound: 8.0,
+                    mutable: false,
+                    depth: self.loop_depth,
+                    deref: false,
+                    unread: false,
+                });
+                let (e, b) = self.expr(2);
+                let e = bin("*", v(&p), e);
+                let (e, _) = self.squash(e, b * a.bound, 2.0);
+                let c = self.rng.pick(&[0.5, 0.75, -0.5]);
+                let body = bin("+", bin("*", v(&acc), lit(c)), e);
+                (
+                    Chain::Fold {
+                        xs: a.name.clone(),
+                        init,
+                        acc,
+                        p: p.clone(),
+                        body,
+                    },
+                    8.0,
+                )
+            }
+            5 => {
+                let (e, b) = body_expr(self, 0.5);
+                let _ = b;
+                let body = bin("+", lit(1.0), e);
+                (
+                    Chain::MapProduct {
+                        xs: a.name.clone(),
+                        p: p.clone(),
+                        body,
+                    },
+                    1.5f64.powf(l),
+                )
+            }
+            _ => {
+                self.fv.pop();
+                let i = self.fresh("i");
+                self.iv.push(IV {
+                    name: i.clone(),
+                    lo: 0,
+                    hi: self.len - 1,
+                });
+                let n = if self.rng.chance(0.5) {
+                    I::Len(a.name.clone())
+                } else {
+                    ilit(self.len)
+                };
+                let (e, b) = self.expr(2);
+                let (e, b) = self.squash(e, b, 2.0);
+                let body = bin("*", E::Index(a.name.clone(), I::Var(i.clone())), e);
+                (Chain::RangeSum { n, i, body }, b * a.bound * l)
+            }
+        };
+        self.restore(scope);
+        self.breakable = saved_break;
+        let (c, b) = r;
+        (E::Chain(Box::new(c)), b)
+    }
+
+    /// One statement (or a few, for compound shapes).
+    pub fn stmt(&mut self, out: &mut Vec<S>) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        let muts = usize::from(self.fv.iter().any(|f| f.mutable));
+        let locals = usize::from(self.av.iter().any(|a| a.local));
+        let arrays = usize::from(!self.av.is_empty());
+        let nest = usize::from(self.nest > 0);
+        let loops = usize::from(self.loop_depth < 2 && self.nest > 0);
+        let helpers = usize::from(!self.helpers.is_empty());
+        let brk = usize::from(self.breakable);
+        let k = self.rng.weighted(&[
+            6,           // 0 let
+            2,           // 1 let mut
+            4 * muts,    // 2 assign
+            1,           // 3 shadow
+            2 * nest,    // 4 if statement
+            nest,        // 5 let = if
+            1,           // 6 block expression
+            3 * loops,   // 7 for
+            loops,       // 8 while / loop
+            1,           // 9 local array
+            2 * locals,  // 10 element write
+            1,           // 11 closure
+            2 * arrays,  // 12 chain
+            2 * helpers, // 13 helper call
+            1,           // 14 early return
+            2 * brk,     // 15 break / continue
+        ]);
+        match k {
+            0 | 1 => {
+                let name = self.fresh(if k == 0 { "t" } else { "m" });
+                let (e, b) = self.expr(3);
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: k == 1,
+                    // A constant needs its type, or a method call on it would not compile.
+                    typed: self.rng.chance(0.15) || !typed(&e),
+                    e,
+                });
+                self.push_fv(name, b, k == 1);
+            }
+            2 => self.assign(out),
+            3 => {
+                let imm: Vec<usize> = (0..self.fv.len())
+                    .filter(|&i| !self.fv[i].mutable && !self.fv[i].deref)
+                    .collect();
+                if imm.is_empty() {
+                    return;
+                }
+                let i = self.rng.pick(&imm);
+                let name = self.fv[i].name.clone();
+                let f = self.rng.pick(&["sin", "cos", "tanh", "atan"]);
+                let me = self.call(f, vec![v(&name)]);
+                let (e, b) = self.expr(1);
+                let (e, b) = if self.rng.chance(0.5) {
+                    (bin("*", me, e), 1.6 * b)
+                } else {
+                    (bin("+", e, me), 1.6 + b)
+                };
+                let (e, b) = self.limit(e, b);
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    typed: false,
+                    e,
+                });
+                self.push_fv(name, b, false);
+            }
+            4 => {
+                let c = self.cond();
+                let scope = self.scope();
+                let before = self.snap();
+                self.nest -= 1;
+                let mut then = Vec::new();
+                self.body(&mut then);
+                self.restore(scope);
+                let els = if self.rng.chance(0.6) {
+                    let after_then = self.snap();
+                    let mut els = Vec::new();
+                    self.body(&mut els);
+                    self.restore(scope);
+                    self.join(&after_then);
+                    Some(els)
+                } else {
+                    None
+                };
+                self.join(&before);
+                self.nest += 1;
+                out.push(S::If { c, then, els });
+            }
+            5 => {
+                let c = self.cond();
+                let (a, ba) = self.arm();
+                let (b, bb) = self.arm();
+                let name = self.fresh("t");
+                let e = E::If(Box::new(c), Box::new(a), Box::new(b));
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    typed: self.rng.chance(0.2) || !typed(&e),
+                    e,
+                });
+                self.push_fv(name, ba.max(bb), false);
+            }
+            6 => {
+                let (e, b) = self.block_expr();
+                let name = self.fresh("t");
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    typed: false,
+                    e,
+                });
+                self.push_fv(name, b, false);
+            }
+            7 => self.for_loop(out),
+            8 => self.while_loop(out),
+            9 => {
+                let name = self.fresh("h");
+                let vec = if self.rng.chance(0.4) {
+                    let n_int = self.iv.iter().find(|v| v.name.starts_with('n')).cloned();
+                    Some(match n_int {
+                        Some(n) if self.rng.chance(0.5) => I::Var(n.name),
+                        _ if arrays == 1 && self.rng.chance(0.5) => {
+                            I::Len(self.av[self.rng.below(self.av.len())].name.clone())
+                        }
+                        _ => ilit(self.len),
+                    })
+                } else {
+                    None
+                };
+                let slice = format!("&{name}");
+                out.push(S::LetArr {
+                    name: name.clone(),
+                    len: self.len,
+                    vec,
+                });
+                self.av.push(AV {
+                    name,
+                    bound: 0.0,
+                    local: true,
+                    depth: self.loop_depth,
+                    slice,
+                    is_ref: false,
+                    vecref: false,
+                });
+                self.write(out);
+            }
+            10 => self.write(out),
+            11 => {
+                let name = self.fresh("f");
+                let arity = self.rng.range(1, 2);
+                let params: Vec<String> = (0..arity).map(|_| self.fresh("c")).collect();
+                let scope = self.scope();
+                let saved_break = self.breakable;
+                self.breakable = false;
+                // Closures capture immutable values only (a later assignment of a captured
+                // `let mut` would conflict with the closure's borrow).
+                let saved_fv = self.fv.clone();
+                self.fv.retain(|f| !f.mutable);
+                for p in &params {
+                    self.fv.push(FV {
+                        name: p.clone(),
+                        bound: 2.0,
+                        mutable: false,
+                        depth: self.loop_depth,
+                        deref: false,
+                        unread: true,
+                    });
+                }
+                let (mut body, b) = self.expr(2);
+                // Read every parameter.
+                for p in &params {
+                    body = bin("*", body, v(p));
+                }
+                let (body, b) = self.limit(body, b * 4.0);
+                self.fv = saved_fv;
+                self.restore(scope);
+                self.breakable = saved_break;
+                out.push(S::LetClosure {
+                    name: name.clone(),
+                    params,
+                    body,
+                });
+                self.clos.push((name.clone(), arity, b));
+                // And call it.
+                let args: Vec<E> = (0..arity)
+                    .map(|_| {
+                        let (e, b) = self.expr(1);
+                        self.squash(e, b, 2.0).0
+                    })
+                    .collect();
+                let t = self.fresh("t");
+                out.push(S::Let {
+                    name: t.clone(),
+                    mutable: false,
+                    typed: false,
+                    e: E::CallClosure(name, args),
+                });
+                self.push_fv(t, b, false);
+            }
+            12 => {
+                let (e, b) = self.chain();
+                let name = self.fresh("t");
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    typed: self.rng.chance(0.3),
+                    e,
+                });
+                self.push_fv(name, b, false);
+            }
+            13 => {
+                let (e, b) = self.helper_call();
+                let name = self.fresh("t");
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    typed: false,
+                    e,
+                });
+                self.push_fv(name, b, false);
+            }
+            14 => {
+                let c = self.cond();
+                let (e, b) = self.expr(2);
+                let (e, _) = self.squash(e, b, LIMIT);
+                out.push(S::If {
+                    c,
+                    then: vec![S::Return(e)],
+                    els: None,
+                });
+            }
+            _ => {
+                let c = self.cond();
+                let s = if self.rng.chance(0.5) {
+                    S::Break
+                } else {
+                    S::Continue
+                };
+                out.push(S::If {
+                    c,
+                    then: vec![s],
+                    els: None,
+                });
+            }
+        }
+    }
+
+    /// An arm of an `if` expression: an expression or a block.
+    fn arm(&mut self) -> (E, f64) {
+        if self.rng.chance(0.3) {
+            self.block_expr()
+        } else {
+            self.expr(2)
+        }
+    }
+
+    /// `{ let b = ..; tail }` whose tail reads `b`.
+    fn block_expr(&mut self) -> (E, f64) {
+        let name = self.fresh("b");
+        let (e, b) = self.arg(2);
+        let scope = self.scope();
+        let st = S::Let {
+            name: name.clone(),
+            mutable: false,
+            typed: self.rng.chance(0.2),
+            e,
+        };
+        self.push_fv(name.clone(), b, false);
+        let (e2, b2) = self.expr(1);
+        let (tail, bt) = if self.rng.chance(0.5) {
+            (bin("*", v(&name), e2), b * b2)
+        } else {
+            (bin("+", e2, v(&name)), b + b2)
+        };
+        self.restore(scope);
+        let (tail, bt) = self.limit(tail, bt);
+        (E::Block(vec![st], Box::new(tail)), bt)
+    }
+
+    /// The final expression: reads the unread and mutable values and the local arrays.
+    pub fn tail(&mut self) -> E {
+        let mut terms: Vec<(E, f64)> = Vec::new();
+        let names: Vec<FV> = self
+            .fv
+            .iter()
+            .filter(|f| (f.unread || f.mutable) && !f.deref)
+            .cloned()
+            .collect();
+        for f in names.iter().rev().take(4) {
+            terms.push((v(&f.name), f.bound));
+        }
+        let locals: Vec<AV> = self.av.iter().filter(|a| a.local).cloned().collect();
+        for a in locals.iter().take(2) {
+            let idx = ilit(self.rng.below(self.len));
+            terms.push((E::Index(a.name.clone(), idx), a.bound));
+        }
+        if terms.is_empty() || self.rng.chance(0.3) {
+            terms.push(self.expr(2));
+        }
+        let (mut e, mut b) = terms[0].clone();
+        for (t, bt) in terms.into_iter().skip(1) {
+            let (t, bt) = if self.rng.chance(0.3) {
+                let f = self.rng.pick(&["sin", "cos", "tanh"]);
+                (self.call(f, vec![t]), 1.0)
+            } else {
+                (t, bt)
+            };
+            match self.rng.below(4) {
+                0 => {
+                    e = bin("-", e, t);
+                    b += bt;
+                }
+                1 => {
+                    e = bin("*", e, t);
+                    b *= bt;
+                }
+                _ => {
+                    e = bin("+", e, t);
+                    b += bt;
+                }
+            }
+            let (e2, b2) = self.limit(e, b);
+            e = e2;
+            b = b2;
+        }
+        e
+    }
+}
+
+/// Generates a body of about `opts.stmts` statements and a tail for the given parameters.
+pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> (Func, f64) {
+    let mut g = G::new(rng, &params, opts);
+    let mut body = Vec::new();
+    while g.budget > 0 {
+        g.stmt(&mut body);
+    }
+    let tail = g.tail();
+    (
+        Func {
+            name,
+            params,
+            wrt: None,
+            body,
+            tail,
+        },
+        LIMIT,
+    )
+}

@@ -1,0 +1,971 @@
+//! The harness of the differential fuzzer: the scalar types the oracles run on, and the check.
+//!
+//! Every generated program is emitted twice from one model: as the `#[ad::reverse]` function
+//! under test, and as an oracle generic over [`Real`]. The oracle runs on two scalars:
+//!
+//! - [`D64`] / [`D32`]: forward-mode dual numbers of the `num-dual` crate (one pass per input
+//!   direction). Their arithmetic and most intrinsics are num-dual's; where num-dual computes
+//!   the *value* differently from `std` (`/` multiplies by the reciprocal, `tan` divides
+//!   `sin` by `cos`, `tanh`, `powi`, `powf`, `mul_add` without fusing), the value is taken from
+//!   `std` and the derivative from the textbook partials below, so the oracle's value is the
+//!   plain function's value bit for bit.
+//! - [`A64`] / [`A32`]: the absolute-value dual: the value, and for one input the sum over all
+//!   computation paths of the product of the absolute values of the local partials (each
+//!   operation propagates `|∂| · |d|`). Rounding errors of a derivative computed either way
+//!   are at most a small multiple of the unit roundoff times this sum.
+//!
+//! A gradient component passes when `|got - oracle| <= REL * |oracle| + ABS * absdual`, with
+//! `REL = 1e-10, ABS = 1e-13` for `f64` (`ABS` is about 450 units of roundoff) and, for `f32`,
+//! `REL = 1e-5, ABS = 5e-5` (about 420 units of `f32` roundoff: the same number of rounding
+//! steps as for `f64`).
+//!
+//! At the points where a piecewise-smooth intrinsic has a kink the oracle uses the rule table's
+//! conventions (`max`/`min` ties split 0.5/0.5, `abs'(0) = 1`, `%` has partials
+//! `(1, -trunc(a / b))`), so a program that hits a tie exactly (say `h[0].max(h[1])` on a
+//! fresh zero array) is still compared exactly.
+
+#![allow(dead_code)]
+
+use std::fmt::{Debug, Display, LowerExp};
+use std::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+
+use num_dual::{Dual32, Dual64, DualNum};
+
+/// The float types of the programs, with what the harness needs of them.
+pub trait Fl:
+    Copy
+    + Debug
+    + Display
+    + LowerExp
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + Neg<Output = Self>
+    + 'static
+{
+    /// The num-dual forward-mode scalar.
+    type D: Real<F = Self>;
+    /// The absolute-value dual.
+    type A: Real<F = Self>;
+    /// Relative tolerance of a gradient component.
+    const REL: f64;
+    /// Tolerance per unit of the absolute-value dual.
+    const ABS: f64;
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// A dual number with this value and tangent.
+    fn dual(self, eps: Self) -> Self::D;
+    /// The tangent of a dual number.
+    fn tangent(d: Self::D) -> Self;
+    /// An absolute-value dual with this value and sum.
+    fn absdual(self, eps: f64) -> Self::A;
+    /// The sum of an absolute-value dual.
+    fn abssum(a: Self::A) -> f64;
+    /// As `f64`.
+    fn to_f64(self) -> f64;
+    /// The bits (of the `f64` conversion, which is exact).
+    fn bits(self) -> u64 {
+        self.to_f64().to_bits()
+    }
+    /// `ln 2`.
+    fn ln2() -> Self;
+    /// `ln 10`.
+    fn ln10() -> Self;
+    /// The intrinsics of `std`, under their own names.
+    fn sin(self) -> Self;
+    /// See `sin`.
+    fn cos(self) -> Self;
+    /// See `sin`.
+    fn tan(self) -> Self;
+    /// See `sin`.
+    fn asin(self) -> Self;
+    /// See `sin`.
+    fn acos(self) -> Self;
+    /// See `sin`.
+    fn atan(self) -> Self;
+    /// See `sin`.
+    fn atan2(self, x: Self) -> Self;
+    /// See `sin`.
+    fn sinh(self) -> Self;
+    /// See `sin`.
+    fn cosh(self) -> Self;
+    /// See `sin`.
+    fn tanh(self) -> Self;
+    /// See `sin`.
+    fn asinh(self) -> Self;
+    /// See `sin`.
+    fn acosh(self) -> Self;
+    /// See `sin`.
+    fn atanh(self) -> Self;
+    /// See `sin`.
+    fn exp(self) -> Self;
+    /// See `sin`.
+    fn exp2(self) -> Self;
+    /// See `sin`.
+    fn exp_m1(self) -> Self;
+    /// See `sin`.
+    fn ln(self) -> Self;
+    /// See `sin`.
+    fn ln_1p(self) -> Self;
+    /// See `sin`.
+    fn log(self, b: Self) -> Self;
+    /// See `sin`.
+    fn log2(self) -> Self;
+    /// See `sin`.
+    fn log10(self) -> Self;
+    /// See `sin`.
+    fn sqrt(self) -> Self;
+    /// See `sin`.
+    fn cbrt(self) -> Self;
+    /// See `sin`.
+    fn recip(self) -> Self;
+    /// See `sin`.
+    fn powi(self, n: i32) -> Self;
+    /// See `sin`.
+    fn powf(self, y: Self) -> Self;
+    /// See `sin`.
+    fn hypot(self, y: Self) -> Self;
+    /// See `sin`.
+    fn max(self, y: Self) -> Self;
+    /// See `sin`.
+    fn min(self, y: Self) -> Self;
+    /// See `sin`.
+    fn mul_add(self, a: Self, b: Self) -> Self;
+    /// See `sin`.
+    fn abs(self) -> Self;
+    /// See `sin`.
+    fn signum(self) -> Self;
+    /// See `sin`.
+    fn floor(self) -> Self;
+    /// See `sin`.
+    fn ceil(self) -> Self;
+    /// See `sin`.
+    fn round(self) -> Self;
+    /// See `sin`.
+    fn trunc(self) -> Self;
+    /// See `sin`.
+    fn is_finite(self) -> bool;
+    /// From a small integer.
+    fn from_i32(n: i32) -> Self;
+}
+
+/// The scalar an oracle computes with: a float type's arithmetic and every intrinsic of the
+/// rule table. The methods' default bodies give each operation's value (from `std`) and its
+/// textbook partials to [`Real::lift`], which combines them with the arguments' tangents.
+pub trait Real:
+    Copy
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Rem<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + DivAssign
+{
+    /// The float type.
+    type F: Fl;
+    /// A constant.
+    fn cst(x: Self::F) -> Self;
+    /// The value.
+    fn re(self) -> Self::F;
+    /// The result of an operation: its value, and each argument with the local partial.
+    fn lift(re: Self::F, parts: &[(Self, Self::F)]) -> Self;
+
+    /// `sin`.
+    fn sin(self) -> Self {
+        let x = self.re();
+        Self::lift(x.sin(), &[(self, x.cos())])
+    }
+    /// `cos`.
+    fn cos(self) -> Self {
+        let x = self.re();
+        Self::lift(x.cos(), &[(self, -x.sin())])
+    }
+    /// `tan`.
+    fn tan(self) -> Self {
+        let x = self.re();
+        let c = x.cos();
+        Self::lift(x.tan(), &[(self, Self::F::ONE / (c * c))])
+    }
+    /// `asin`.
+    fn asin(self) -> Self {
+        let x = self.re();
+        Self::lift(x.asin(), &[(self, (Self::F::ONE - x * x).sqrt().recip())])
+    }
+    /// `acos`.
+    fn acos(self) -> Self {
+        let x = self.re();
+        Self::lift(x.acos(), &[(self, -(Self::F::ONE - x * x).sqrt().recip())])
+    }
+    /// `atan`.
+    fn atan(self) -> Self {
+        let x = self.re();
+        Self::lift(x.atan(), &[(self, (Self::F::ONE + x * x).recip())])
+    }
+    /// `self.atan2(x)`.
+    fn atan2(self, x: Self) -> Self {
+        let (a, b) = (self.re(), x.re());
+        let r2 = a * a + b * b;
+        Self::lift(a.atan2(b), &[(self, b / r2), (x, -a / r2)])
+    }
+    /// `sinh`.
+    fn sinh(self) -> Self {
+        let x = self.re();
+        Self::lift(x.sinh(), &[(self, x.cosh())])
+    }
+    /// `cosh`.
+    fn cosh(self) -> Self {
+        let x = self.re();
+        Self::lift(x.cosh(), &[(self, x.sinh())])
+    }
+    /// `tanh`.
+    fn tanh(self) -> Self {
+        let x = self.re();
+        let c = x.cosh();
+        Self::lift(x.tanh(), &[(self, Self::F::ONE / (c * c))])
+    }
+    /// `asinh`.
+    fn asinh(self) -> Self {
+        let x = self.re();
+        Self::lift(x.asinh(), &[(self, (x * x + Self::F::ONE).sqrt().recip())])
+    }
+    /// `acosh`.
+    fn acosh(self) -> Self {
+        let x = self.re();
+        Self::lift(x.acosh(), &[(self, (x * x - Self::F::ONE).sqrt().recip())])
+    }
+    /// `atanh`.
+    fn atanh(self) -> Self {
+        let x = self.re();
+        Self::lift(x.atanh(), &[(self, (Self::F::ONE - x * x).recip())])
+    }
+    /// `exp`.
+    fn exp(self) -> Self {
+        let y = self.re().exp();
+        Self::lift(y, &[(self, y)])
+    }
+    /// `exp2`.
+    fn exp2(self) -> Self {
+        let y = self.re().exp2();
+        Self::lift(y, &[(self, y * Self::F::ln2())])
+    }
+    /// `exp_m1`.
+    fn exp_m1(self) -> Self {
+        let x = self.re();
+        Self::lift(x.exp_m1(), &[(self, x.exp())])
+    }
+    /// `ln`.
+    fn ln(self) -> Self {
+        let x = self.re();
+        Self::lift(x.ln(), &[(self, x.recip())])
+    }
+    /// `ln_1p`.
+    fn ln_1p(self) -> Self {
+        let x = self.re();
+        Self::lift(x.ln_1p(), &[(self, (Self::F::ONE + x).recip())])
+    }
+    /// `self.log(b)`.
+    fn log(self, b: Self) -> Self {
+        let (x, bb) = (self.re(), b.re());
+        let lb = bb.ln();
+        Self::lift(
+            x.log(bb),
+            &[(self, (x * lb).recip()), (b, -x.ln() / (bb * lb * lb))],
+        )
+    }
+    /// `log2`.
+    fn log2(self) -> Self {
+        let x = self.re();
+        Self::lift(x.log2(), &[(self, (x * Self::F::ln2()).recip())])
+    }
+    /// `log10`.
+    fn log10(self) -> Self {
+        let x = self.re();
+        Self::lift(x.log10(), &[(self, (x * Self::F::ln10()).recip())])
+    }
+    /// `sqrt`.
+    fn sqrt(self) -> Self {
+        let y = self.re().sqrt();
+        Self::lift(y, &[(self, (y + y).recip())])
+    }
+    /// `cbrt`.
+    fn cbrt(self) -> Self {
+        let y = self.re().cbrt();
+        Self::lift(y, &[(self, (Self::F::from_i32(3) * y * y).recip())])
+    }
+    /// `recip`.
+    fn recip(self) -> Self {
+        let y = self.re().recip();
+        Self::lift(y, &[(self, -y * y)])
+    }
+    /// `powi`.
+    fn powi(self, n: i32) -> Self {
+        let x = self.re();
+        let d = if n == 0 {
+            Self::F::ZERO
+        } else {
+            Self::F::from_i32(n) * x.powi(n - 1)
+        };
+        Self::lift(x.powi(n), &[(self, d)])
+    }
+    /// `self.powf(y)` (the base is positive in the generated programs).
+    fn powf(self, y: Self) -> Self {
+        let (x, p) = (self.re(), y.re());
+        let z = x.powf(p);
+        Self::lift(z, &[(self, p * x.powf(p - Self::F::ONE)), (y, z * x.ln())])
+    }
+    /// `self.hypot(y)`.
+    fn hypot(self, y: Self) -> Self {
+        let (a, b) = (self.re(), y.re());
+        let h = a.hypot(b);
+        Self::lift(h, &[(self, a / h), (y, b / h)])
+    }
+    /// `self.max(y)`; a tie splits the tangent equally (the rule table's convention).
+    fn max(self, y: Self) -> Self {
+        let (a, b) = (self.re(), y.re());
+        let half = Self::F::ONE / Self::F::from_i32(2);
+        let (da, db) = if a > b {
+            (Self::F::ONE, Self::F::ZERO)
+        } else if a < b {
+            (Self::F::ZERO, Self::F::ONE)
+        } else {
+            (half, half)
+        };
+        Self::lift(a.max(b), &[(self, da), (y, db)])
+    }
+    /// `self.min(y)`; a tie splits the tangent equally.
+    fn min(self, y: Self) -> Self {
+        let (a, b) = (self.re(), y.re());
+        let half = Self::F::ONE / Self::F::from_i32(2);
+        let (da, db) = if a < b {
+            (Self::F::ONE, Self::F::ZERO)
+        } else if a > b {
+            (Self::F::ZERO, Self::F::ONE)
+        } else {
+            (half, half)
+        };
+        Self::lift(a.min(b), &[(self, da), (y, db)])
+    }
+    /// `self.mul_add(a, b)`, fused.
+    fn mul_add(self, a: Self, b: Self) -> Self {
+        let (x, y, z) = (self.re(), a.re(), b.re());
+        Self::lift(x.mul_add(y, z), &[(self, y), (a, x), (b, Self::F::ONE)])
+    }
+    /// `abs`, with `abs'(0) = 1`.
+    fn abs(self) -> Self {
+        let x = self.re();
+        let d = if x >= Self::F::ZERO {
+            Self::F::ONE
+        } else {
+            -Self::F::ONE
+        };
+        Self::lift(x.abs(), &[(self, d)])
+    }
+    /// `signum` (derivative 0).
+    fn signum(self) -> Self {
+        Self::lift(self.re().signum(), &[(self, Self::F::ZERO)])
+    }
+    /// `floor` (derivative 0).
+    fn floor(self) -> Self {
+        Self::lift(self.re().floor(), &[(self, Self::F::ZERO)])
+    }
+    /// `ceil` (derivative 0).
+    fn ceil(self) -> Self {
+        Self::lift(self.re().ceil(), &[(self, Self::F::ZERO)])
+    }
+    /// `round` (derivative 0).
+    fn round(self) -> Self {
+        Self::lift(self.re().round(), &[(self, Self::F::ZERO)])
+    }
+    /// `trunc` (derivative 0).
+    fn trunc(self) -> Self {
+        Self::lift(self.re().trunc(), &[(self, Self::F::ZERO)])
+    }
+}
+
+macro_rules! scalars {
+    ($f:ident, $dual:ident, $d:ident, $a:ident, $rel:expr, $abs:expr) => {
+        impl Fl for $f {
+            type D = $d;
+            type A = $a;
+            const REL: f64 = $rel;
+            const ABS: f64 = $abs;
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            fn dual(self, eps: Self) -> $d {
+                $d($dual::new(self, eps))
+            }
+            fn tangent(d: $d) -> Self {
+                d.0.eps
+            }
+            fn absdual(self, eps: f64) -> $a {
+                $a { re: self, eps }
+            }
+            fn abssum(a: $a) -> f64 {
+                a.eps
+            }
+            fn to_f64(self) -> f64 {
+                f64::from(self)
+            }
+            fn ln2() -> Self {
+                std::$f::consts::LN_2
+            }
+            fn ln10() -> Self {
+                std::$f::consts::LN_10
+            }
+            fn sin(self) -> Self {
+                $f::sin(self)
+            }
+            fn cos(self) -> Self {
+                $f::cos(self)
+            }
+            fn tan(self) -> Self {
+                $f::tan(self)
+            }
+            fn asin(self) -> Self {
+                $f::asin(self)
+            }
+            fn acos(self) -> Self {
+                $f::acos(self)
+            }
+            fn atan(self) -> Self {
+                $f::atan(self)
+            }
+            fn atan2(self, x: Self) -> Self {
+                $f::atan2(self, x)
+            }
+            fn sinh(self) -> Self {
+                $f::sinh(self)
+            }
+            fn cosh(self) -> Self {
+                $f::cosh(self)
+            }
+            fn tanh(self) -> Self {
+                $f::tanh(self)
+            }
+            fn asinh(self) -> Self {
+                $f::asinh(self)
+            }
+            fn acosh(self) -> Self {
+                $f::acosh(self)
+            }
+            fn atanh(self) -> Self {
+                $f::atanh(self)
+            }
+            fn exp(self) -> Self {
+                $f::exp(self)
+            }
+            fn exp2(self) -> Self {
+                $f::exp2(self)
+            }
+            fn exp_m1(self) -> Self {
+                $f::exp_m1(self)
+            }
+            fn ln(self) -> Self {
+                $f::ln(self)
+            }
+            fn ln_1p(self) -> Self {
+                $f::ln_1p(self)
+            }
+            fn log(self, b: Self) -> Self {
+                $f::log(self, b)
+            }
+            fn log2(self) -> Self {
+                $f::log2(self)
+            }
+            fn log10(self) -> Self {
+                $f::log10(self)
+            }
+            fn sqrt(self) -> Self {
+                $f::sqrt(self)
+            }
+            fn cbrt(self) -> Self {
+                $f::cbrt(self)
+            }
+            fn recip(self) -> Self {
+                $f::recip(self)
+            }
+            fn powi(self, n: i32) -> Self {
+                $f::powi(self, n)
+            }
+            fn powf(self, y: Self) -> Self {
+                $f::powf(self, y)
+            }
+            fn hypot(self, y: Self) -> Self {
+                $f::hypot(self, y)
+            }
+            fn max(self, y: Self) -> Self {
+                $f::max(self, y)
+            }
+            fn min(self, y: Self) -> Self {
+                $f::min(self, y)
+            }
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                $f::mul_add(self, a, b)
+            }
+            fn abs(self) -> Self {
+                $f::abs(self)
+            }
+            fn signum(self) -> Self {
+                $f::signum(self)
+            }
+            fn floor(self) -> Self {
+                $f::floor(self)
+            }
+            fn ceil(self) -> Self {
+                $f::ceil(self)
+            }
+            fn round(self) -> Self {
+                $f::round(self)
+            }
+            fn trunc(self) -> Self {
+                $f::trunc(self)
+            }
+            fn is_finite(self) -> bool {
+                $f::is_finite(self)
+            }
+            fn from_i32(n: i32) -> Self {
+                n as $f
+            }
+        }
+
+        /// A num-dual forward-mode dual number (value and one tangent).
+        #[derive(Clone, Copy, Debug)]
+        pub struct $d(pub $dual);
+
+        /// The absolute-value dual: the value, and the sum over computation paths of the
+        /// products of the absolute local partials (for one input direction).
+        #[derive(Clone, Copy, Debug)]
+        pub struct $a {
+            /// The value.
+            pub re: $f,
+            /// The sum of absolute path products.
+            pub eps: f64,
+        }
+
+        impl Add for $d {
+            type Output = Self;
+            fn add(self, o: Self) -> Self {
+                $d(self.0 + o.0)
+            }
+        }
+        impl Sub for $d {
+            type Output = Self;
+            fn sub(self, o: Self) -> Self {
+                $d(self.0 - o.0)
+            }
+        }
+        impl Mul for $d {
+            type Output = Self;
+            fn mul(self, o: Self) -> Self {
+                $d(self.0 * o.0)
+            }
+        }
+        impl Neg for $d {
+            type Output = Self;
+            fn neg(self) -> Self {
+                $d(-self.0)
+            }
+        }
+        impl Div for $d {
+            type Output = Self;
+            /// num-dual divides as `a * (1 / b)`, which is not `a / b` bit for bit.
+            fn div(self, o: Self) -> Self {
+                let q = self.0.re / o.0.re;
+                Self::lift(q, &[(self, 1.0 / o.0.re), (o, -q / o.0.re)])
+            }
+        }
+        impl Rem for $d {
+            type Output = Self;
+            fn rem(self, o: Self) -> Self {
+                let (a, b) = (self.0.re, o.0.re);
+                Self::lift(a % b, &[(self, 1.0), (o, -(a / b).trunc())])
+            }
+        }
+
+        impl Add for $a {
+            type Output = Self;
+            fn add(self, o: Self) -> Self {
+                $a {
+                    re: self.re + o.re,
+                    eps: self.eps + o.eps,
+                }
+            }
+        }
+        impl Sub for $a {
+            type Output = Self;
+            fn sub(self, o: Self) -> Self {
+                $a {
+                    re: self.re - o.re,
+                    eps: self.eps + o.eps,
+                }
+            }
+        }
+        impl Mul for $a {
+            type Output = Self;
+            fn mul(self, o: Self) -> Self {
+                Self::lift(self.re * o.re, &[(self, o.re), (o, self.re)])
+            }
+        }
+        impl Neg for $a {
+            type Output = Self;
+            fn neg(self) -> Self {
+                $a {
+                    re: -self.re,
+                    eps: self.eps,
+                }
+            }
+        }
+        impl Div for $a {
+            type Output = Self;
+            fn div(self, o: Self) -> Self {
+                let q = self.re / o.re;
+                Self::lift(q, &[(self, 1.0 / o.re), (o, -q / o.re)])
+            }
+        }
+        impl Rem for $a {
+            type Output = Self;
+            fn rem(self, o: Self) -> Self {
+                let (a, b) = (self.re, o.re);
+                Self::lift(a % b, &[(self, 1.0), (o, -(a / b).trunc())])
+            }
+        }
+
+        scalars!(@assign $d);
+        scalars!(@assign $a);
+
+        impl Real for $d {
+            type F = $f;
+            fn cst(x: $f) -> Self {
+                $d($dual::new(x, 0.0))
+            }
+            fn re(self) -> $f {
+                self.0.re
+            }
+            fn lift(re: $f, parts: &[(Self, $f)]) -> Self {
+                let mut eps = 0.0;
+                for (x, d) in parts {
+                    eps += d * x.0.eps;
+                }
+                $d($dual::new(re, eps))
+            }
+            // num-dual's own rules, where its value is `std`'s bit for bit.
+            fn sin(self) -> Self {
+                $d(self.0.sin())
+            }
+            fn cos(self) -> Self {
+                $d(self.0.cos())
+            }
+            fn asin(self) -> Self {
+                $d(self.0.asin())
+            }
+            fn acos(self) -> Self {
+                $d(self.0.acos())
+            }
+            fn atan(self) -> Self {
+                $d(self.0.atan())
+            }
+            fn atan2(self, x: Self) -> Self {
+                $d(self.0.atan2(x.0))
+            }
+            fn sinh(self) -> Self {
+                $d(self.0.sinh())
+            }
+            fn cosh(self) -> Self {
+                $d(self.0.cosh())
+            }
+            fn asinh(self) -> Self {
+                $d(self.0.asinh())
+            }
+            fn acosh(self) -> Self {
+                $d(self.0.acosh())
+            }
+            fn atanh(self) -> Self {
+                $d(self.0.atanh())
+            }
+            fn exp(self) -> Self {
+                $d(self.0.exp())
+            }
+            fn exp2(self) -> Self {
+                $d(self.0.exp2())
+            }
+            fn exp_m1(self) -> Self {
+                $d(self.0.exp_m1())
+            }
+            fn ln(self) -> Self {
+                $d(self.0.ln())
+            }
+            fn ln_1p(self) -> Self {
+                $d(self.0.ln_1p())
+            }
+            fn log2(self) -> Self {
+                $d(self.0.log2())
+            }
+            fn log10(self) -> Self {
+                $d(self.0.log10())
+            }
+            fn sqrt(self) -> Self {
+                $d(self.0.sqrt())
+            }
+            fn cbrt(self) -> Self {
+                $d(self.0.cbrt())
+            }
+            fn recip(self) -> Self {
+                $d(self.0.recip())
+            }
+        }
+
+        impl Real for $a {
+            type F = $f;
+            fn cst(x: $f) -> Self {
+                $a { re: x, eps: 0.0 }
+            }
+            fn re(self) -> $f {
+                self.re
+            }
+            fn lift(re: $f, parts: &[(Self, $f)]) -> Self {
+                let mut eps = 0.0;
+                for (x, d) in parts {
+                    eps += f64::from(*d).abs() * x.eps;
+                }
+                $a { re, eps }
+            }
+        }
+    };
+    (@assign $t:ident) => {
+        impl AddAssign for $t {
+            fn add_assign(&mut self, o: Self) {
+                *self = *self + o;
+            }
+        }
+        impl SubAssign for $t {
+            fn sub_assign(&mut self, o: Self) {
+                *self = *self - o;
+            }
+        }
+        impl MulAssign for $t {
+            fn mul_assign(&mut self, o: Self) {
+                *self = *self * o;
+            }
+        }
+        impl DivAssign for $t {
+            fn div_assign(&mut self, o: Self) {
+                *self = *self / o;
+            }
+        }
+    };
+}
+
+scalars!(f64, Dual64, D64, A64, 1e-10, 1e-13);
+scalars!(f32, Dual32, D32, A32, 1e-5, 5e-5);
+
+/// A gradient, flattened into the order of the flat inputs.
+pub trait Flat<F> {
+    /// Appends the components.
+    fn push_to(&self, out: &mut Vec<F>);
+}
+
+macro_rules! flat_float {
+    ($($f:ty),*) => {$(
+        impl Flat<$f> for $f {
+            fn push_to(&self, out: &mut Vec<$f>) {
+                out.push(*self);
+            }
+        }
+        impl<const N: usize> Flat<$f> for [$f; N] {
+            fn push_to(&self, out: &mut Vec<$f>) {
+                out.extend_from_slice(self);
+            }
+        }
+        impl Flat<$f> for Vec<$f> {
+            fn push_to(&self, out: &mut Vec<$f>) {
+                out.extend_from_slice(self);
+            }
+        }
+    )*};
+}
+flat_float!(f64, f32);
+
+macro_rules! flat_tuple {
+    ($($t:ident $i:tt),*) => {
+        impl<F, $($t: Flat<F>),*> Flat<F> for ($($t,)*) {
+            fn push_to(&self, out: &mut Vec<F>) {
+                $(self.$i.push_to(out);)*
+            }
+        }
+    };
+}
+flat_tuple!(A 0, B 1);
+flat_tuple!(A 0, B 1, C 2);
+flat_tuple!(A 0, B 1, C 2, D 3);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5);
+
+/// A gradient as a flat vector.
+pub fn flat<F, G: Flat<F>>(g: G) -> Vec<F> {
+    let mut out = Vec::new();
+    g.push_to(&mut out);
+    out
+}
+
+/// One generated program and how to call each of its emissions on flat inputs.
+pub struct Case<F: Fl> {
+    /// The name of the main function.
+    pub name: &'static str,
+    /// The source of the program (helpers and main function).
+    pub source: &'static str,
+    /// How the flat inputs `x` are passed.
+    pub call: &'static str,
+    /// The number of flat float inputs.
+    pub inputs: usize,
+    /// The flat indices of the active inputs, in the order of the gradient.
+    pub active: &'static [usize],
+    /// The points at which to check.
+    pub points: &'static [&'static [F]],
+    /// The output seed for `_vjp`.
+    pub seed: F,
+    /// The plain function.
+    pub plain: fn(&[F]) -> F,
+    /// `_grad`, flattened.
+    pub grad: fn(&[F]) -> (F, Vec<F>),
+    /// `_vjp`, flattened.
+    pub vjp: fn(&[F], F) -> (F, Vec<F>),
+    /// The oracle on num-dual numbers.
+    pub dual: fn(&[F::D]) -> F::D,
+    /// The oracle on absolute-value duals.
+    pub abs: fn(&[F::A]) -> F::A,
+}
+
+/// `|got - want| <= tol`, false for NaN.
+fn within(got: f64, want: f64, tol: f64) -> bool {
+    matches!(
+        (got - want).abs().partial_cmp(&tol),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    )
+}
+
+/// Checks one program at each of its points.
+pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
+    for &x in c.points {
+        let fail = |what: String| {
+            format!(
+                "{} (generator seed {seed:#x}) at x = {x:?} (`{}`, f{}):\n  {what}\n{}",
+                c.name,
+                c.call,
+                8 * std::mem::size_of::<F>(),
+                c.source
+            )
+        };
+        let primal = (c.plain)(x);
+        if !primal.is_finite() || primal.to_f64().abs() > 1e12 {
+            return Err(fail(format!(
+                "the value is {primal:e}: the generator made a program that is not bounded \
+                 (a generator bug)"
+            )));
+        }
+        let (value, grad) = (c.grad)(x);
+        if value.bits() != primal.bits() {
+            return Err(fail(format!(
+                "{}_grad returns the value {value:e}, the function {primal:e}",
+                c.name
+            )));
+        }
+        if grad.len() != c.active.len() {
+            return Err(fail(format!(
+                "{}_grad returns {} gradient components, expected {}",
+                c.name,
+                grad.len(),
+                c.active.len()
+            )));
+        }
+        // The oracle, one forward pass per active input.
+        let mut want = Vec::new();
+        for &j in c.active {
+            let seedv = |i: usize| if i == j { F::ONE } else { F::ZERO };
+            let xd: Vec<F::D> = x
+                .iter()
+                .enumerate()
+                .map(|(i, &xi)| xi.dual(seedv(i)))
+                .collect();
+            let o = (c.dual)(&xd);
+            if o.re().bits() != primal.bits() {
+                return Err(fail(format!(
+                    "the num-dual oracle computes the value {:e}, the function {primal:e} \
+                     (a harness bug)",
+                    o.re()
+                )));
+            }
+            let xa: Vec<F::A> = x
+                .iter()
+                .enumerate()
+                .map(|(i, &xi)| xi.absdual(if i == j { 1.0 } else { 0.0 }))
+                .collect();
+            let a = (c.abs)(&xa);
+            want.push((j, F::tangent(o).to_f64(), F::abssum(a)));
+        }
+        for (m, &(j, w, a)) in want.iter().enumerate() {
+            let got = grad[m].to_f64();
+            let tol = F::REL * w.abs() + F::ABS * a;
+            if !within(got, w, tol) {
+                return Err(fail(format!(
+                    "d/dx[{j}]: {}_grad gives {got:e}, the oracle {w:e} (difference {:e}, \
+                     tolerance {tol:e}, absolute-value dual {a:e})",
+                    c.name,
+                    (got - w).abs()
+                )));
+            }
+        }
+        let (value, grad) = (c.vjp)(x, c.seed);
+        if value.bits() != primal.bits() {
+            return Err(fail(format!(
+                "{}_vjp returns the value {value:e}, the function {primal:e}",
+                c.name
+            )));
+        }
+        let s = c.seed.to_f64();
+        for (m, &(j, w, a)) in want.iter().enumerate() {
+            let got = grad.get(m).map_or(f64::NAN, |g| g.to_f64());
+            let w = s * w;
+            let tol = F::REL * w.abs() + F::ABS * a * s.abs();
+            if !within(got, w, tol) {
+                return Err(fail(format!(
+                    "d/dx[{j}]: {}_vjp(.., {s}) gives {got:e}, the oracle {w:e} (difference \
+                     {:e}, tolerance {tol:e})",
+                    c.name,
+                    (got - w).abs()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks every case; panics with the report of each failure.
+pub fn run(seed: u64, f64s: &[Case<f64>], f32s: &[Case<f32>]) {
+    let mut failures = Vec::new();
+    for c in f64s {
+        if let Err(e) = check(c, seed) {
+            failures.push(e);
+        }
+    }
+    for c in f32s {
+        if let Err(e) = check(c, seed) {
+            failures.push(e);
+        }
+    }
+    let total = f64s.len() + f32s.len();
+    assert!(
+        failures.is_empty(),
+        "{} of {total} programs failed:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}

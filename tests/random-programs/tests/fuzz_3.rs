@@ -1,0 +1,11 @@
+//! Shard 3 of the differential fuzzer: the programs `build.rs` wrote to `fuzz_3.rs`,
+//! checked against their num-dual oracles (see the crate documentation).
+
+mod common;
+
+include!(concat!(env!("OUT_DIR"), "/fuzz_3.rs"));
+
+#[test]
+fn gradients_agree_with_the_forward_mode_oracle() {
+    common::run(SEED, CASES_F64, CASES_F32);
+}
