@@ -259,7 +259,10 @@ fn an_argument_passed_twice_gets_both_adjoints() {
 // ---- an early return with values that exist only in the guarded block ----------------------
 
 #[reverse(wrt(x2))]
-#[allow(clippy::if_same_then_else, reason = "the branch is the case under test")]
+#[allow(
+    clippy::if_same_then_else,
+    reason = "the branch is the case under test"
+)]
 fn early_return_inactive_atan2(n: usize, w: &[f64], x0: f64, x2: f64) -> f64 {
     if n == 1 {
         return x0;
@@ -352,4 +355,26 @@ fn integer_arrays_index_float_arrays() {
     same_bits(v, gather(&w));
     assert_eq!(g, vec![1.0, -4.0, 12.0]);
     check::gradient(gather, &w, &g).unwrap();
+}
+
+// ---- a recursive function that assigns its own parameter ---------------------------------
+
+#[reverse]
+fn assigns_its_parameter(mut x: f64, y: f64, n: usize) -> f64 {
+    x = x * y + 0.1;
+    if n == 0 {
+        x.sin()
+    } else {
+        assigns_its_parameter(x, y * 0.9, n - 1) * x + y
+    }
+}
+
+#[test]
+fn an_assigned_parameter_keeps_its_new_value_in_the_reverse_sweep() {
+    for n in 0..4 {
+        let (x, y) = (0.7, 1.3);
+        let (v, (dx, dy)) = assigns_its_parameter_grad(x, y, n);
+        same_bits(v, assigns_its_parameter(x, y, n));
+        check::gradient(|p| assigns_its_parameter(p[0], p[1], n), &[x, y], &[dx, dy]).unwrap();
+    }
 }

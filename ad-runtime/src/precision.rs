@@ -18,14 +18,16 @@ pub trait ResultOf<T> {
 }
 
 impl<T> ResultOf<T> for T {
-    #[inline(always)]
+    #[inline]
     fn result(self) -> T {
         self
     }
 }
 
 /// `value` as the `T` the generated code expects (a compile error at the call otherwise).
-#[inline(always)]
+/// `#[inline]`, not `always`: in debug builds an always-inlined helper adds its slots to every
+/// frame of a recursive forward sweep.
+#[inline]
 pub fn expect_result<T, U: ResultOf<T>>(value: U) -> T {
     value.result()
 }

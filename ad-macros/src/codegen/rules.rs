@@ -147,7 +147,15 @@ impl Emitter<'_> {
                 if self.plan.active(out) {
                     let alias = &callee.alias;
                     let stack = stack();
-                    quote!(#alias::fwd(#(#args,)* &mut *#stack))
+                    let call = quote!(#alias::fwd(#(#args,)* &mut *#stack));
+                    match &self.body.vars[out].ty {
+                        // The callee may return another precision than the macro assumed.
+                        Ty::Float(Some(t)) => {
+                            let t = t.ident();
+                            quote_spanned!(callee.span=> ::ad::__private::expect_result::<#t, _>(#call))
+                        }
+                        _ => call,
+                    }
                 } else {
                     // No derivative flows through this call: the primal function.
                     let path = &callee.path;

@@ -16,7 +16,7 @@ fn pow_rec(x: f64, n: u32) -> f64 {
 fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let _ = pow_rec;
     mod __callees {
-        ::ad::__callee_fallback!(__callee1; A0 A1; K0 K1);
+        ::ad::__callee_fallback!(__callee1, __callee1_result; A0 A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -30,7 +30,10 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
         1.0
     } else {
         let __t2 = n - 1;
-        __t3 = __callee1::fwd(x, __t2, &mut *__stack);
+        __t3 = ::ad::__private::expect_result::<
+            f64,
+            _,
+        >(__callee1::fwd(x, __t2, &mut *__stack));
         let __t4 = x * __t3;
         __t4
     };
@@ -78,7 +81,7 @@ impl pow_rec {
     )]
     fn fwd(x: f64, n: u32, __stack: &mut ::ad::__private::ValueStack) -> f64 {
         mod __callees {
-            ::ad::__callee_fallback!(__callee1; A0 A1; K0 K1);
+            ::ad::__callee_fallback!(__callee1, __callee1_result; A0 A1; K0 K1);
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -89,7 +92,10 @@ impl pow_rec {
             1.0
         } else {
             let __t2 = n - 1;
-            let __t3: f64 = __callee1::fwd(x, __t2, &mut *__stack);
+            let __t3: f64 = ::ad::__private::expect_result::<
+                f64,
+                _,
+            >(__callee1::fwd(x, __t2, &mut *__stack));
             let __t4 = x * __t3;
             __stack.push(__t3);
             __t4
@@ -115,7 +121,7 @@ impl pow_rec {
         _: ::ad::__private::Discard,
     ) {
         mod __callees {
-            ::ad::__callee_fallback!(__callee1; A0 A1; K0 K1);
+            ::ad::__callee_fallback!(__callee1, __callee1_result; A0 A1; K0 K1);
         }
         #[allow(unused_imports)]
         use __callees::*;

@@ -43,7 +43,7 @@ mod rename;
 pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<Body> {
     let mut lowerer = Lowerer::new(cx, sig);
     let mut stmts = Vec::new();
-    lowerer.copy_mut_array_params(&mut stmts);
+    lowerer.copy_mut_params(&mut stmts);
     let returns = rename::contains_return(block);
     if returns {
         if !matches!(sig.ret, RetTy::Scalar(_)) {
@@ -207,16 +207,14 @@ impl<'a> Lowerer<'a> {
         lowerer
     }
 
-    /// A by-value `mut` array parameter the body writes becomes a local copy
-    /// (`let mut a_1 = a.clone();`): the parameter keeps its value on entry, which the reverse
-    /// sweep and a caller's split companions read.
-    fn copy_mut_array_params(&mut self, out: &mut Vec<Stmt>) {
+    /// A by-value `mut` float or array parameter becomes a local copy (`let mut x_1 = x;`,
+    /// `let mut a_1 = a.clone();`): the parameter keeps its value on entry, which is what a
+    /// caller's split companions pass again to the reverse sweep, and the planner keeps the
+    /// values the body assigns like those of any local.
+    fn copy_mut_params(&mut self, out: &mut Vec<Stmt>) {
         for (index, param) in self.sig.params.iter().enumerate() {
-            let is_array = matches!(
-                param.kind,
-                ParamKind::Array { .. } | ParamKind::Slice { .. }
-            );
-            if !(is_array && param.mutable && !param.rejected) {
+            let float = !matches!(param.kind, ParamKind::Inactive);
+            if !(float && param.mutable && !param.rejected) {
                 continue;
             }
             self.vars[index].mutable = false;
