@@ -378,3 +378,39 @@ fn an_assigned_parameter_keeps_its_new_value_in_the_reverse_sweep() {
         check::gradient(|p| assigns_its_parameter(p[0], p[1], n), &[x, y], &[dx, dy]).unwrap();
     }
 }
+
+// ---- results of calls that borrow array parameters, and `&Vec<f64>` as `&[f64]` ------------
+
+#[reverse]
+fn dot2(w: &[f64], v: &[f64]) -> f64 {
+    w[0] * v[0] + w[1] * v[1]
+}
+
+#[reverse]
+fn intrinsic_of_a_call(v: Vec<f64>, a: [f64; 2]) -> f64 {
+    dot2(&v, &v).sin() + f64::tanh(dot2(&a, &a)) + dot2(&a, &a) * dot2(&v, &a)
+}
+
+#[reverse]
+fn vec_ref_as_slice(r: &Vec<f64>) -> f64 {
+    dot2(r, r)
+}
+
+#[test]
+fn call_results_and_reference_arguments() {
+    let (v, a) = (vec![0.3, -0.2], [0.5, 0.1]);
+    let (value, (gv, ga)) = intrinsic_of_a_call_grad(v.clone(), a);
+    same_bits(value, intrinsic_of_a_call(v.clone(), a));
+    let mut p = v.clone();
+    p.extend_from_slice(&a);
+    let g: Vec<f64> = gv.iter().chain(ga.iter()).copied().collect();
+    check::gradient(
+        |p| intrinsic_of_a_call(p[..2].to_vec(), [p[2], p[3]]),
+        &p,
+        &g,
+    )
+    .unwrap();
+    let (value, g) = vec_ref_as_slice_grad(&v);
+    same_bits(value, vec_ref_as_slice(&v));
+    assert_eq!(g, vec![0.6, -0.4]);
+}

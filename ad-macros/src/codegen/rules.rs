@@ -413,7 +413,14 @@ impl Emitter<'_> {
             .iter()
             .zip(&call.by_ref)
             .map(|(arg, &by_ref)| {
-                let array = arg.var().is_some_and(|v| self.body.vars[v].ty.is_array());
+                // (A reference parameter is passed as it is: `&Vec<f64>` coerces to `&[f64]`.)
+                let array = arg.var().is_some_and(|v| {
+                    let var = &self.body.vars[v];
+                    let reference = var
+                        .param
+                        .is_some_and(|p| matches!(self.sig.params[p].ty, syn::Type::Reference(_)));
+                    var.ty.is_array() && !reference
+                });
                 let arg = self.op(arg);
                 if by_ref {
                     quote!(&#arg)

@@ -344,7 +344,10 @@ impl Lowerer<'_> {
                         .segments
                         .iter()
                         .any(|s| s.ident == "f64" || s.ident == "f32")
-                        || call.args.iter().any(|a| self.is_float_expr(a))
+                        || call
+                            .args
+                            .iter()
+                            .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some())
                 }
                 _ => false,
             },
