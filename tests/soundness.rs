@@ -392,6 +392,7 @@ fn intrinsic_of_a_call(v: Vec<f64>, a: [f64; 2]) -> f64 {
 }
 
 #[reverse]
+#[allow(clippy::ptr_arg, reason = "`&Vec<f64>` passed on as `&[f64]` is the case under test")]
 fn vec_ref_as_slice(r: &Vec<f64>) -> f64 {
     dot2(r, r)
 }
