@@ -418,3 +418,65 @@ fn call_results_and_reference_arguments() {
     same_bits(value, vec_ref_as_slice(&v));
     assert_eq!(g, vec![0.6, -0.4]);
 }
+
+// ---- local arrays passed to callees ---------------------------------------------------------
+
+#[reverse]
+fn scaled_sine_of_pair(a: [f64; 2]) -> f64 {
+    a[0] * a[1].sin()
+}
+
+#[reverse]
+fn local_array_literal_to_callee(x: f64) -> f64 {
+    let a = [x, 2.0 * x];
+    scaled_sine_of_pair(a)
+}
+
+#[reverse]
+fn collected_vec_to_callee(x: f64, w: &[f64]) -> f64 {
+    let a: Vec<f64> = w.iter().map(|t| t * x).collect();
+    cross(&a, &a)
+}
+
+#[reverse]
+fn local_vec_in_loop_to_callee(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        let mut h = vec![0.0; 2];
+        h[0] = x * (i as f64);
+        h[1] = x;
+        s += cross(&h, &h);
+    }
+    s
+}
+
+#[reverse]
+fn local_arrays_via(x: f64, w: &[f64]) -> f64 {
+    local_array_literal_to_callee(x)
+        + collected_vec_to_callee(x, w)
+        + local_vec_in_loop_to_callee(x, 3)
+}
+
+#[test]
+fn local_arrays_reach_callees_in_both_code_paths() {
+    let x: f64 = 0.7;
+    let w = [1.0, 2.0];
+    // x·sin 2x
+    let d1 = (2.0 * x).sin() + 2.0 * x * (2.0 * x).cos();
+    let (v, d) = local_array_literal_to_callee_grad(x);
+    same_bits(v, local_array_literal_to_callee(x));
+    assert!((d - d1).abs() < 1e-15);
+    // cross(a, a) = a0², a0 = w0·x
+    let (v, (d, gw)) = collected_vec_to_callee_grad(x, &w);
+    same_bits(v, collected_vec_to_callee(x, &w));
+    assert!((d - 2.0 * w[0] * w[0] * x).abs() < 1e-15);
+    assert!((gw[0] - 2.0 * w[0] * x * x).abs() < 1e-15 && gw[1] == 0.0);
+    // Σ (i·x)² over i < 3 = 5x²
+    let (v, d) = local_vec_in_loop_to_callee_grad(x, 3);
+    same_bits(v, local_vec_in_loop_to_callee(x, 3));
+    assert!((d - 10.0 * x).abs() < 1e-14);
+    let (v, (d, _)) = local_arrays_via_grad(x, &w);
+    same_bits(v, local_arrays_via(x, &w));
+    let total = d1 + 2.0 * w[0] * w[0] * x + 10.0 * x;
+    assert!((d - total).abs() < 1e-13, "{d} vs {total}");
+}

@@ -18,6 +18,9 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    if let Some(clash) = second_attribute(&func, Attribute::Reverse) {
+        return clash;
+    }
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
@@ -25,6 +28,11 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let body = ir::lower::lower(&cx, &sig, &func.block);
     if !sig.valid {
         return fallback(&func, None, cx);
+    }
+    if has_duplicate_param(&sig) {
+        // rustc reports the name bound twice (E0415); the generated code would only add
+        // errors about names of its own.
+        return fallback(&func, Some(&sig), cx);
     }
     let Some(mut body) = body else {
         return fallback(&func, Some(&sig), cx);
@@ -86,6 +94,62 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
     }
 }
 
+/// Whether two parameters have the same name.
+fn has_duplicate_param(sig: &parse::Signature) -> bool {
+    let params = &sig.params;
+    (0..params.len()).any(|i| params[..i].iter().any(|p| p.ident == params[i].ident))
+}
+
+/// The attributes of this crate, which generate the same items for a function.
+#[derive(Clone, Copy, PartialEq)]
+enum Attribute {
+    Reverse,
+    Derivative,
+}
+
+impl Attribute {
+    fn of(attr: &syn::Attribute) -> Option<Attribute> {
+        let last = attr.path().segments.last()?;
+        if last.ident == "reverse" {
+            Some(Attribute::Reverse)
+        } else if last.ident == "derivative" {
+            Some(Attribute::Derivative)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Attribute::Reverse => "#[reverse]",
+            Attribute::Derivative => "#[ad::derivative]",
+        }
+    }
+}
+
+/// A second `#[reverse]` or `#[ad::derivative]` on the function that `first` expands: both
+/// would generate the same items. The first attribute to expand sees the others among the
+/// function's attributes; it reports the clash at the second one and hands the function back
+/// unchanged, so the second one expands as if it were alone.
+fn second_attribute(func: &syn::ItemFn, first: Attribute) -> Option<TokenStream> {
+    let (attr, second) = func
+        .attrs
+        .iter()
+        .find_map(|attr| Some((attr, Attribute::of(attr)?)))?;
+    let name = &func.sig.ident;
+    let message = if first == second {
+        format!("`{name}` has {} twice; remove this one", second.name())
+    } else {
+        format!(
+            "`{name}` already has {}; a function takes either #[reverse], which differentiates \
+             its body, or #[ad::derivative], which uses a hand-written pullback",
+            first.name()
+        )
+    };
+    let err = syn::Error::new_spanned(attr, message).to_compile_error();
+    Some(quote!(#err #func))
+}
+
 /// Expands `#[ad::derivative(vjp = pullback)] item`.
 pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
@@ -96,6 +160,9 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    if let Some(clash) = second_attribute(&func, Attribute::Derivative) {
+        return clash;
+    }
     let cx = Errors::new();
     let vjp = parse::derivative_args(&cx, args);
     let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());

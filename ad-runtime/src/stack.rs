@@ -60,6 +60,44 @@ impl ValueStack {
         T::pop_from(self)
     }
 
+    /// Pushes the elements of an array, then its length: a local array the reverse sweep of
+    /// a call reads again.
+    pub fn push_slice<T: Record>(&mut self, values: &[T]) {
+        for &value in values {
+            value.push_to(self);
+        }
+        values.len().push_to(self);
+    }
+
+    /// Pops an array pushed by [`push_slice`](Self::push_slice) as a `Vec`.
+    ///
+    /// # Panics
+    ///
+    /// As [`pop`](Self::pop).
+    #[track_caller]
+    pub fn pop_vec<T: Record>(&mut self) -> Vec<T> {
+        let len = usize::pop_from(self);
+        let mut values: Vec<T> = (0..len).map(|_| T::pop_from(self)).collect();
+        values.reverse();
+        values
+    }
+
+    /// Pops an array of `N` elements pushed by [`push_slice`](Self::push_slice).
+    ///
+    /// # Panics
+    ///
+    /// As [`pop`](Self::pop), or if the array pushed last does not have `N` elements.
+    #[track_caller]
+    pub fn pop_array<T: Record, const N: usize>(&mut self) -> [T; N] {
+        let len = usize::pop_from(self);
+        if len != N {
+            underflow("array of this length");
+        }
+        let mut values: [T; N] = core::array::from_fn(|_| T::pop_from(self));
+        values.reverse();
+        values
+    }
+
     /// Reserves room for `additional` more values of type `T`.
     pub fn reserve<T: Record>(&mut self, additional: usize) {
         T::reserve_in(self, additional);
@@ -250,6 +288,22 @@ mod tests {
         assert_eq!(stack.pop::<f64>(), 1.0);
         assert_eq!(stack.pop::<f32>(), 3.0);
         assert_eq!(stack.pop::<usize>(), 2);
+        assert!(stack.is_empty());
+    }
+
+    #[test]
+    fn arrays_round_trip_in_order() {
+        let mut stack = ValueStack::new();
+        stack.push(7.5_f64);
+        stack.push_slice(&[1.0_f64, 2.0, 3.0]);
+        stack.push_slice(&[4.0_f32, -0.0]);
+        let b: [f32; 2] = stack.pop_array();
+        assert_eq!(
+            b.map(f32::to_bits),
+            [4.0_f32.to_bits(), (-0.0_f32).to_bits()]
+        );
+        assert_eq!(stack.pop_vec::<f64>(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(stack.pop::<f64>(), 7.5);
         assert!(stack.is_empty());
     }
 

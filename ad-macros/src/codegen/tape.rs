@@ -117,8 +117,15 @@ impl Emitter<'_> {
             .get(block.id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let names = saves.iter().map(|&v| &self.body.vars[v].name);
-        quote!(#(#stack.push(#names);)*)
+        let pushes = saves.iter().map(|&v| {
+            let name = &self.body.vars[v].name;
+            if self.body.vars[v].ty.is_array() {
+                quote!(#stack.push_slice(&#name[..]);)
+            } else {
+                quote!(#stack.push(#name);)
+            }
+        });
+        quote!(#(#pushes)*)
     }
 
     fn fwd_stmt(&self, stmt: &Stmt) -> TokenStream {
@@ -312,8 +319,21 @@ impl Emitter<'_> {
             .unwrap_or_default();
         let pops = saves.iter().rev().map(|&v| {
             let name = &self.body.vars[v].name;
-            let ty = self.record_type(v);
-            quote!(let #name = #stack.pop::<#ty>();)
+            match &self.body.vars[v].ty {
+                Ty::Array(info) => {
+                    let t = info.elem.unwrap_or(self.sig.default_float).ident();
+                    match &info.shape {
+                        Shape::Fixed(n) => {
+                            quote!(let #name: [#t; #n] = #stack.pop_array::<#t, { #n }>();)
+                        }
+                        _ => quote!(let #name = #stack.pop_vec::<#t>();),
+                    }
+                }
+                _ => {
+                    let ty = self.record_type(v);
+                    quote!(let #name = #stack.pop::<#ty>();)
+                }
+            }
         });
         let recomputes = self
             .plan

@@ -314,29 +314,23 @@ impl Planner<'_> {
             return;
         }
         if self.body.vars[var].ty.is_array() {
-            // Arrays are read again, never stored: the array must still hold the same values.
-            // (Whether it is modified after the call is checked by `snapshot`.)
+            // An array is read again where it is still in scope; it must still hold the same
+            // values. (Whether it is modified after the call is checked by `snapshot`.)
             if self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live {
                 self.plan.restore[var] = Restore::Live;
+            } else if self.mode_of(var) == BlockMode::Stack {
+                // Inside a loop, or anywhere in split companions: the whole array is pushed
+                // at the end of its block and popped at the start of its reverse.
+                self.plan.restore[var] = Restore::Save;
             } else {
                 let name = &self.body.vars[var].name;
-                let msg = if self.plan.def_block[var] == Some(0) {
-                    // Only the split companions, where every block keeps its values on the
-                    // stack, get here for an array of the function's top level.
-                    format!(
-                        "#[reverse] needs the local array `{name}` again in the reverse sweep \
-                         of the companions that let other #[reverse] functions call this one, \
-                         and cannot keep local arrays there yet; pass the array in as a \
-                         parameter"
-                    )
-                } else {
+                self.plan.errors.push((
+                    self.body.vars[var].span,
                     format!(
                         "#[reverse] needs the array `{name}` again in the reverse sweep, but it \
-                         is created inside a loop or a branch; create it before the loop or \
-                         branch"
-                    )
-                };
-                self.plan.errors.push((self.body.vars[var].span, msg));
+                         is created inside an `if` or `match` arm; create it before the branch"
+                    ),
+                ));
                 self.plan.restore[var] = Restore::Live;
             }
             return;

@@ -405,6 +405,15 @@ impl<'a> Lowerer<'a> {
         out: &mut Vec<Stmt>,
         tail: Tail,
     ) -> (Value, Jumps) {
+        if stmts.iter().any(is_empty_stmt) {
+            // A stray `;` does nothing: lower the statements without it.
+            let stmts: Vec<syn::Stmt> = stmts
+                .iter()
+                .filter(|s| !is_empty_stmt(s))
+                .cloned()
+                .collect();
+            return self.lower_stmts(&stmts, out, tail);
+        }
         let mut jumps = Jumps::default();
         for (k, stmt) in stmts.iter().enumerate() {
             let last = k + 1 == stmts.len();
@@ -958,6 +967,11 @@ pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {
             | ShlAssign(_)
             | ShrAssign(_)
     )
+}
+
+/// An empty statement, a stray `;` (which syn parses as an empty verbatim expression).
+fn is_empty_stmt(stmt: &syn::Stmt) -> bool {
+    matches!(stmt, syn::Stmt::Expr(syn::Expr::Verbatim(tokens), Some(_)) if tokens.is_empty())
 }
 
 fn is_jump(expr: &syn::Expr) -> bool {
