@@ -642,7 +642,11 @@ impl Lowerer<'_> {
             args,
             by_ref,
         });
-        Value::Op(self.let_temp(out, rhs, Ty::Float(None), path.span()))
+        let result = self.let_temp(out, rhs, Ty::Float(None), path.span());
+        if let Operand::Var(v) = result {
+            self.call_results.push(v);
+        }
+        Value::Op(result)
     }
 
     /// Whether `expr` names a variable whose value was already reported as an error.
@@ -797,6 +801,23 @@ impl Lowerer<'_> {
             return Value::Error;
         }
         let Some(array) = self.array_var(&index.expr) else {
+            let call_result = match &*index.expr {
+                syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                    matches!(self.lookup(&i.to_string()), Some(Binding::Var(v)) if self.call_results.contains(v))
+                }),
+                syn::Expr::Call(_) => self.is_float_expr(&index.expr),
+                _ => false,
+            };
+            if call_result {
+                self.cx.error(&index.expr, super::CALL_RESULT_NOT_SCALAR);
+                if let syn::Expr::Path(p) = &*index.expr {
+                    if let Some(ident) = p.path.get_ident() {
+                        // One error per variable, not one per use.
+                        self.bind(ident, Binding::Poisoned);
+                    }
+                }
+                return Value::Error;
+            }
             if self.is_float_expr(&index.expr) {
                 self.cx.error(
                     &index.expr,

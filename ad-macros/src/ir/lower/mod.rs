@@ -166,6 +166,8 @@ struct Lowerer<'a> {
     in_value_branch: usize,
     /// Functions with derivatives called so far.
     callees: Vec<super::Callee>,
+    /// The variables that hold the result of such a call (a scalar, as far as the macro knows).
+    call_results: Vec<VarId>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -181,6 +183,7 @@ impl<'a> Lowerer<'a> {
             ret: None,
             in_value_branch: 0,
             callees: Vec::new(),
+            call_results: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -913,6 +916,12 @@ impl<'a> Lowerer<'a> {
                 );
                 None
             }
+            (RetTy::Array { .. } | RetTy::Vec(_) | RetTy::Tuple(_), Value::Op(Operand::Var(v)))
+                if self.call_results.contains(&v) =>
+            {
+                self.cx.error_at(span, CALL_RESULT_NOT_SCALAR);
+                None
+            }
             _ => {
                 self.cx.error_at(
                     span,
@@ -924,6 +933,12 @@ impl<'a> Lowerer<'a> {
         }
     }
 }
+
+/// The one message for an array or tuple result of a call, which the macro takes for a scalar.
+pub(super) const CALL_RESULT_NOT_SCALAR: &str =
+    "#[reverse] code can use the scalar results of calls to \
+     annotated functions; array and tuple results of calls are not supported yet: call the \
+     function outside, or return the elements through separate scalar functions";
 
 /// The type of an inactive parameter or annotated local, for the roles the macro cares about.
 fn inactive_param_ty(ty: &syn::Type) -> Ty {
