@@ -3,10 +3,6 @@
 //! finite differences where a closed form is long), its value bit for bit against the primal,
 //! and through an annotated caller (the split companions are a second code path).
 
-// `&Vec<f64>` passed on as `&[f64]` is a case under test (the generated functions take the
-// same parameters, so the allow is for the whole file).
-#![allow(clippy::ptr_arg)]
-
 use ad::check;
 use ad::reverse;
 
@@ -396,6 +392,10 @@ fn intrinsic_of_a_call(v: Vec<f64>, a: [f64; 2]) -> f64 {
 }
 
 #[reverse]
+#[allow(
+    clippy::ptr_arg,
+    reason = "`&Vec<f64>` passed on as `&[f64]` is the case under test"
+)]
 fn vec_ref_as_slice(r: &Vec<f64>) -> f64 {
     dot2(r, r)
 }

@@ -118,8 +118,10 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let grad = sig.gradient_type();
     let one = rules::one(*float);
     let doc = grad_doc(func, sig);
+    let inherited = inherited_attrs(func);
     quote! {
         #[doc = #doc]
+        #inherited
         #[inline]
         #[allow(dead_code, reason = "generated next to the function; callers may use either")]
         #vis fn #name #generics (#(#params),*) -> (#ret, #grad) #where_clause {
@@ -206,4 +208,15 @@ pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
         use #module::*;
         #(#imports)*
     }
+}
+
+/// The user's `#[allow(..)]` and `#[cfg(..)]` attributes of the function, repeated on each
+/// generated item: the items take the same parameters (so the same lints fire on them), and
+/// exist under the same configuration.
+pub(crate) fn inherited_attrs(func: &syn::ItemFn) -> TokenStream {
+    let attrs = func
+        .attrs
+        .iter()
+        .filter(|a| a.path().is_ident("allow") || a.path().is_ident("cfg"));
+    quote!(#(#attrs)*)
 }

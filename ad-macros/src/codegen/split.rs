@@ -92,14 +92,18 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
                       companions take a stack and a sink per parameter"
         )]
     };
+    let inherited = super::inherited_attrs(func);
     quote! {
         #[doc(hidden)]
+        #inherited
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
 
+        #inherited
         impl ::ad::__private::Differentiable for #name {}
 
         #[doc(hidden)]
+        #inherited
         #[allow(dead_code)]
         impl #name {
             /// The forward sweep of the function, for callers: pushes what `rev` pops.

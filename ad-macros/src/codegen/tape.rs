@@ -58,8 +58,10 @@ pub(super) fn emit_vjp(
     let output = e.output_value(&body.output);
     let gradient = e.gradient();
     let primal = &func.sig.ident;
+    let inherited = super::inherited_attrs(func);
     quote! {
         #[doc = #doc]
+        #inherited
         #[allow(
             dead_code,
             unused_mut,
