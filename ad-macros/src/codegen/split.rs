@@ -49,8 +49,9 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
     let seed_ty = sig.ret.seed_type();
     let callees = super::callees_prelude(body, false);
     let forward = e.fwd_block(&body.block);
-    let output = e.output_value(&body.output);
-    let seeding = e.seed(&format!("{name}::rev"));
+    let at_ret = super::tape::return_span(func);
+    let output = super::tape::respan(e.output_value(&body.output), at_ret);
+    let seeding = super::tape::respan(e.seed(&format!("{name}::rev")), at_ret);
     let reverse = e.rev_block(&body.block, seeding);
 
     // One sink per parameter: scalars get `impl ScalarSink`, arrays `impl ArraySink`,

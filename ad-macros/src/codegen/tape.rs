@@ -53,10 +53,13 @@ pub(super) fn emit_vjp(
         quote!(let mut #name = #zero;)
     });
     let forward = e.fwd_block(&body.block);
-    let seed = e.seed(&format!("{}_vjp", func.sig.ident));
+    // The seed and the output are typed by the return type: located there, so that a body
+    // whose value does not have that type gets its errors at the user's code.
+    let at_ret = return_span(func);
+    let seed = respan(e.seed(&format!("{}_vjp", func.sig.ident)), at_ret);
     let reverse = e.rev_block(&body.block, seed);
-    let output = e.output_value(&body.output);
-    let gradient = e.gradient();
+    let output = respan(e.output_value(&body.output), at_ret);
+    let gradient = respan(e.gradient(), at_ret);
     let primal = &func.sig.ident;
     let inherited = super::inherited_attrs(func);
     quote! {
@@ -413,7 +416,18 @@ impl Emitter<'_> {
         }
     }
 
+    /// The reverse of `stmt`, located at the user's statement: when the user's code does not
+    /// type-check, the same error in the adjoint code points there, not at the attribute.
     fn rev_stmt(&self, stmt: &Stmt) -> TokenStream {
+        let tokens = self.rev_stmt_tokens(stmt);
+        match &stmt.kind {
+            // Blocks keep the spans of their own statements.
+            StmtKind::If { .. } | StmtKind::Loop(_) => tokens,
+            _ => respan(tokens, stmt.span),
+        }
+    }
+
+    fn rev_stmt_tokens(&self, stmt: &Stmt) -> TokenStream {
         match &stmt.kind {
             StmtKind::Let { var, rhs, .. } if self.plan.active(*var) => {
                 self.rev_rhs(*var, rhs, stmt.span)
@@ -615,4 +629,41 @@ fn assign_token(op: AssignOp, span: Span) -> TokenStream {
         AssignOp::Add => quote_spanned!(span=> +=),
         AssignOp::Sub => quote_spanned!(span=> -=),
     }
+}
+
+/// Where the function's return type is written (its name when it has none).
+pub(super) fn return_span(func: &syn::ItemFn) -> Span {
+    match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+        syn::ReturnType::Default => func.sig.ident.span(),
+    }
+}
+
+/// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
+/// hygiene) and takes the location.
+pub(super) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let stream = respan(group.stream(), span);
+                let mut new = proc_macro2::Group::new(group.delimiter(), stream);
+                new.set_span(group.span().located_at(span));
+                TokenTree::Group(new)
+            }
+            TokenTree::Punct(mut punct) => {
+                punct.set_span(punct.span().located_at(span));
+                TokenTree::Punct(punct)
+            }
+            TokenTree::Literal(mut lit) => {
+                lit.set_span(lit.span().located_at(span));
+                TokenTree::Literal(lit)
+            }
+            TokenTree::Ident(mut ident) => {
+                ident.set_span(ident.span().located_at(span));
+                TokenTree::Ident(ident)
+            }
+        })
+        .collect()
 }
