@@ -80,6 +80,21 @@ impl Emitter<'_> {
     /// The right-hand side of `let out = ..;` in the forward sweep (and in recomputations).
     /// Tokens that are the user's operation carry its span, so type errors point at it.
     pub(super) fn fwd_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
+        let tokens = self.fwd_rhs_tokens(out, rhs, span);
+        match rhs {
+            // Generated brackets and copies are located at the user's expression, so that an
+            // error in it (an index of the wrong type) points there; operators, methods and
+            // calls carry their own spans.
+            Rhs::Copy(_)
+            | Rhs::Index(..)
+            | Rhs::ArrayLit(_)
+            | Rhs::ArrayRepeat(..)
+            | Rhs::VecRepeat(..) => super::tape::respan(tokens, span),
+            _ => tokens,
+        }
+    }
+
+    fn fwd_rhs_tokens(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
         match rhs {
             // A copy of an array is a clone (a `Vec` would otherwise move).
             Rhs::Copy(Operand::Var(a)) if self.body.vars[*a].ty.is_array() => {

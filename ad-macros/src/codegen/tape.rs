@@ -145,16 +145,20 @@ impl Emitter<'_> {
                 };
                 let rhs = self.fwd_rhs(*var, rhs, span);
                 if self.plan.restore[*var] == Restore::Hoist {
-                    return quote!(#name = #rhs;);
+                    let place = respan(quote!(#name =), span);
+                    return quote!(#place #rhs;);
                 }
                 let mutability = v.mutable.then(|| quote!(mut));
-                quote!(let #mutability #name #annotation = #rhs;)
+                // The right-hand side keeps the spans of the user's operation; the rest is
+                // located at the statement.
+                let binding = respan(quote!(let #mutability #name #annotation =), span);
+                quote!(#binding #rhs;)
             }
             StmtKind::Assign { var, op, value } => {
                 let name = &self.body.vars[*var].name;
                 let value = self.op(value);
                 let op = assign_token(*op, span);
-                quote!(#name #op #value;)
+                respan(quote!(#name #op #value;), span)
             }
             StmtKind::IndexAssign {
                 array,
@@ -165,7 +169,7 @@ impl Emitter<'_> {
                 let name = &self.body.vars[*array].name;
                 let (index, value) = (self.op(index), self.op(value));
                 let op = assign_token(*op, span);
-                quote!(#name[#index] #op #value;)
+                respan(quote!(#name[#index] #op #value;), span)
             }
             StmtKind::Opaque { tokens, .. } => tokens.clone(),
             StmtKind::If {
@@ -360,8 +364,10 @@ impl Emitter<'_> {
                 return Some(quote!(let (#name, #partial) = ::ad::__private::rules::#fused(#arg);));
             }
             let annotation = self.constant_type(v, rhs);
-            let rhs = self.fwd_rhs(v, rhs, Span::call_site());
-            Some(quote!(let #name #annotation = #rhs;))
+            // Located where the value is computed in the user's code.
+            let at = self.body.vars[v].span;
+            let rhs = self.fwd_rhs(v, rhs, at);
+            Some(respan(quote!(let #name #annotation = #rhs;), at))
         });
         let decls = self
             .plan

@@ -279,12 +279,8 @@ impl Renamer<'_, '_> {
             self.flows.push(v);
         }
         let mut name = self.lowerer.vars[v].name.clone();
-        if self.lowerer.vars[v].param.is_some() || !self.lowerer.vars[v].temp {
-            // Keep the user's span on user variables, so errors point at their code.
-            if !name.to_string().starts_with("__") {
-                name.set_span(span);
-            }
-        }
+        // At the user's code, so errors point there; a generated name keeps its resolution.
+        name.set_span(name.span().located_at(span));
         syn::parse_quote!(#name)
     }
 }
