@@ -68,7 +68,8 @@ macro_rules! __callee_fallback {
 pub mod __private {
     pub use ad_runtime::adjoint::{add_assign, check_seed_len, replay_rev, zeros_like};
     pub use ad_runtime::call::{
-        require_derivative, ArraySink, Differentiable, Discard, ScalarSink,
+        expect_pullback, require_derivative, ArraySink, Differentiable, Discard, PullbackOf,
+        ScalarSink,
     };
     pub use ad_runtime::precision::{expect_result, ResultOf};
     pub use ad_runtime::rules;

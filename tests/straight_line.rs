@@ -273,3 +273,42 @@ fn sharing_is_kept_in_a_chain_of_forty_doublings() {
     assert_eq!(v, 2f64.powi(40));
     assert_eq!(d, 2f64.powi(40));
 }
+
+/// Empty statements (a stray `;`) do nothing, wherever they are.
+#[reverse]
+#[allow(redundant_semicolons)]
+fn stray_semicolons(x: f64, n: usize) -> f64 {
+    let y = x * x;
+    let mut s = y;
+    for _ in 0..n {
+        s *= x;
+        if s > 100.0 {
+            break;
+        }
+    }
+    s
+}
+
+#[reverse]
+fn stray_semicolons_via(x: f64, n: usize) -> f64 {
+    stray_semicolons(x, n)
+}
+
+#[test]
+fn empty_statements_are_ignored() {
+    // x² · x³ (n = 3, no break), and x² · x² = 256 > 100 (the break after two steps).
+    let (v, d) = checked(
+        stray_semicolons(1.5, 3),
+        stray_semicolons_grad(1.5, 3),
+        stray_semicolons_via_grad(1.5, 3),
+    );
+    assert_relative_eq!(v, 1.5f64.powi(5), max_relative = 1e-15);
+    assert_relative_eq!(d, 5.0 * 1.5f64.powi(4), max_relative = 1e-15);
+    let (v, d) = checked(
+        stray_semicolons(4.0, 5),
+        stray_semicolons_grad(4.0, 5),
+        stray_semicolons_via_grad(4.0, 5),
+    );
+    assert_eq!(v, 256.0);
+    assert_eq!(d, 4.0 * 64.0);
+}

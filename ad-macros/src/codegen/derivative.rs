@@ -13,7 +13,8 @@
 //! function and pushes its output, and whose `rev` pops it and calls the pullback.
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::parse::{ParamKind, RetTy, Signature};
 
@@ -44,6 +45,11 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
     let vjp_name = format_ident!("{}_vjp", name, span = name.span());
     let grad_name = format_ident!("{}_grad", name, span = name.span());
     let one = super::rules::one(*float);
+    // The pullback's result, checked against the adjoints it must return: a wrong type is one
+    // error at the pullback's name, which says what it must return.
+    let pullback = quote_spanned! {vjp.span()=>
+        ::ad::__private::expect_pullback::<#grad_ty, _>(#vjp(#(#args,)* #out, #seed))
+    };
 
     // Each float parameter's adjoint, from the pullback's result, into its sink.
     let floats: Vec<usize> = (0..sig.params.len())
@@ -91,7 +97,7 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
         #[allow(dead_code)]
         #vis fn #vjp_name #generics (#(#params,)* #seed: #t) -> (#t, #grad_ty) #where_clause {
             let #out = #name(#(#args),*);
-            let #grad = #vjp(#(#args,)* #out, #seed);
+            let #grad = #pullback;
             (#out, #grad)
         }
 
@@ -121,7 +127,7 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
             /// Calls the hand-written pullback and adds its adjoints into the sinks.
             #vis fn rev #generics (#(#params,)* #seed: #t, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
                 let #out = #stack.pop::<#t>();
-                let #grad = #vjp(#(#args,)* #out, #seed);
+                let #grad = #pullback;
                 #(#deliver)*
             }
         }

@@ -24,7 +24,7 @@ pub(crate) fn emit(
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
 ) -> TokenStream {
     let vjp = tape::emit_vjp(func, sig, body, plan);
-    let grad = emit_grad(func, sig);
+    let grad = emit_grad(func, sig, false);
     let companions = split::emit(func, split_sig, split_body, split_plan);
     quote! {
         #func
@@ -40,7 +40,7 @@ pub(crate) fn emit(
 pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vjp_sig = vjp_signature(func, sig);
     let vis = &func.vis;
-    let grad = emit_grad(func, sig);
+    let grad = emit_grad(func, sig, true);
     let name = &func.sig.ident;
     let output = &func.sig.output;
     let args: Vec<syn::Ident> = (0..sig.params.len())
@@ -94,8 +94,9 @@ fn params(func: &syn::ItemFn) -> Vec<TokenStream> {
     func.sig.inputs.iter().map(|arg| quote!(#arg)).collect()
 }
 
-/// `NAME_grad(<params>) -> (R, G)` for scalar outputs: the vjp with seed 1.
-fn emit_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+/// `NAME_grad(<params>) -> (R, G)` for scalar outputs: the vjp with seed 1, or for a `stub`
+/// nothing (its parameters might not even be distinct names).
+fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
     let RetTy::Scalar(float) = &sig.ret else {
         return TokenStream::new();
     };
@@ -119,13 +120,22 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let one = rules::one(*float);
     let doc = grad_doc(func, sig);
     let inherited = inherited_attrs(func);
+    let (allow, body) = if stub {
+        (
+            quote!(#[allow(unused_variables, clippy::diverging_sub_expression)]),
+            quote!(::core::unreachable!()),
+        )
+    } else {
+        (TokenStream::new(), quote!(#vjp(#(#args,)* #one)))
+    };
     quote! {
         #[doc = #doc]
         #inherited
         #[inline]
         #[allow(dead_code, reason = "generated next to the function; callers may use either")]
+        #allow
         #vis fn #name #generics (#(#params),*) -> (#ret, #grad) #where_clause {
-            #vjp(#(#args,)* #one)
+            #body
         }
     }
 }

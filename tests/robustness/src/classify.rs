@@ -354,11 +354,18 @@ fn classify_one(
             .iter()
             .any(|m| matches_template(m, &d.message));
     if by_macro {
-        // On the attribute is right for an error about its arguments, which names them.
-        let about_arguments = ["reverse(", "derivative("]
-            .iter()
-            .any(|a| d.message.contains(a));
-        return if attr.is_some() && !in_args && !about_arguments {
+        // On the attribute is right for an error about its arguments, which names them, and
+        // for one about the attribute itself: a second `ad` attribute on a function that
+        // already has one (the error names the first).
+        let about_attribute = [
+            "reverse(",
+            "derivative(",
+            "has #[reverse]",
+            "has #[ad::derivative]",
+        ]
+        .iter()
+        .any(|a| d.message.contains(a));
+        return if attr.is_some() && !in_args && !about_attribute {
             Class::Bad("macro error on the attribute, not at the construct".to_string())
         } else {
             Class::Macro
@@ -452,6 +459,17 @@ mod tests {
         let echo = diag(Some("E0277"), "cannot multiply", (170, 175), false);
         let r = classify(&place(), &[echo, o.clone()], &[o], &[]);
         assert_eq!(r.errors[0].1, Class::Echo);
+        // A second attribute, reported on that attribute.
+        let twice = diag(
+            None,
+            "`f` has #[reverse] twice; remove this one",
+            (110, 130),
+            true,
+        );
+        assert_eq!(
+            classify(&place(), &[twice], &[], &[]).errors[0].1,
+            Class::Macro
+        );
         let runtime = diag(Some("E0277"), "no derivative", (170, 175), false);
         let r = classify(&place(), &[runtime], &[], &["no derivative".to_string()]);
         assert_eq!(r.verdict, Verdict::Rejected);

@@ -1,0 +1,17 @@
+// #[ad::derivative] and #[reverse] on one function are rejected at the second attribute: a
+// function has either a derivative of its body or a hand-written pullback.
+use ad::{derivative, reverse};
+
+#[derivative(vjp = f_pullback)]
+#[reverse] //~ ERROR `f` already has #[ad::derivative]
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn f_pullback(x: f64, _out: f64, seed: f64) -> f64 {
+    2.0 * x * seed
+}
+
+fn main() {
+    let _ = f_grad(1.0);
+}

@@ -1,0 +1,13 @@
+// A second #[reverse] on the same function is rejected at the second attribute; the first
+// one generates the functions once.
+use ad::reverse;
+
+#[reverse]
+#[reverse] //~ ERROR `f` has #[reverse] twice
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {
+    let _ = f_grad(1.0);
+}
