@@ -51,12 +51,22 @@ macro_rules! __callee_fallback {
                 ::core::unreachable!()
             }
         }
+        impl $crate::__private::SeedOf<$result> for f32 {
+            fn seed(self) -> $result {
+                ::core::unreachable!()
+            }
+        }
+        impl $crate::__private::SeedOf<$result> for f64 {
+            fn seed(self) -> $result {
+                ::core::unreachable!()
+            }
+        }
         #[allow(dead_code, clippy::all)]
         impl $name {
             pub fn fwd<$($arg,)* S>($(_: $arg,)* _: S) -> $result {
                 ::core::unreachable!()
             }
-            pub fn rev<$($arg,)* D, S, $($sink),*>($(_: $arg,)* _: D, _: S, $(_: $sink),*) {
+            pub fn rev<$($arg,)* S, $($sink),*>($(_: $arg,)* _: $result, _: S, $(_: $sink),*) {
                 ::core::unreachable!()
             }
         }
@@ -71,7 +81,7 @@ pub mod __private {
         expect_pullback, require_derivative, ArraySink, Differentiable, Discard, PullbackOf,
         ScalarSink,
     };
-    pub use ad_runtime::precision::{expect_result, ResultOf};
+    pub use ad_runtime::precision::{expect_result, seed_for, ResultOf, SeedOf};
     pub use ad_runtime::rules;
     pub use ad_runtime::ValueStack;
 }

@@ -32,6 +32,51 @@ pub fn expect_result<T, U: ResultOf<T>>(value: U) -> T {
     value.result()
 }
 
+/// The adjoint of a call's result, as the seed of the callee's reverse sweep.
+///
+/// Between the same precisions this is the identity. Between different ones it converts with
+/// `as`, which generated code only reaches after [`expect_result`] has already rejected the
+/// call (the adjoint has the precision the macro assumed for the result): the conversion keeps
+/// that error the only one.
+pub trait SeedOf<T> {
+    /// The seed.
+    fn seed(self) -> T;
+}
+
+impl SeedOf<f64> for f64 {
+    #[inline]
+    fn seed(self) -> f64 {
+        self
+    }
+}
+
+impl SeedOf<f32> for f32 {
+    #[inline]
+    fn seed(self) -> f32 {
+        self
+    }
+}
+
+impl SeedOf<f32> for f64 {
+    #[inline]
+    fn seed(self) -> f32 {
+        self as f32
+    }
+}
+
+impl SeedOf<f64> for f32 {
+    #[inline]
+    fn seed(self) -> f64 {
+        self as f64
+    }
+}
+
+/// `adjoint` as the seed type of the callee's reverse sweep (see [`SeedOf`]).
+#[inline]
+pub fn seed_for<T, U: SeedOf<T>>(adjoint: U) -> T {
+    adjoint.seed()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

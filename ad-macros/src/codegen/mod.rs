@@ -43,6 +43,7 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let grad = emit_grad(func, sig, true);
     let name = &func.sig.ident;
     let output = &func.sig.output;
+    let seed_ty = sig.ret.seed_type();
     let args: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("A{}", i))
         .collect();
@@ -64,7 +65,7 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
             #vis fn fwd<#(#args,)* S>(#(_: #args,)* _: S) #output {
                 ::core::unreachable!()
             }
-            #vis fn rev<#(#args,)* D, S, #(#sinks),*>(#(_: #args,)* _: D, _: S, #(_: #sinks),*) {
+            #vis fn rev<#(#args,)* S, #(#sinks),*>(#(_: #args,)* _: #seed_ty, _: S, #(_: #sinks),*) {
                 ::core::unreachable!()
             }
         }

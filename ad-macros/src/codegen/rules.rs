@@ -297,7 +297,7 @@ impl Emitter<'_> {
                     .collect();
                 return quote! {
                     #before
-                    #alias::rev(#(#args,)* #adj, &mut *#stack, #(#sinks),*);
+                    #alias::rev(#(#args,)* ::ad::__private::seed_for(#adj), &mut *#stack, #(#sinks),*);
                     #after
                 };
             }

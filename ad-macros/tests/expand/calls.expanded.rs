@@ -47,7 +47,7 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
         __callee1::rev(
             x,
             __t2,
-            __adj_t3,
+            ::ad::__private::seed_for(__adj_t3),
             &mut *__stack,
             &mut __adj_x,
             ::ad::__private::Discard,
@@ -138,7 +138,7 @@ impl pow_rec {
             __callee1::rev(
                 x,
                 __t2,
-                __adj_t3,
+                ::ad::__private::seed_for(__adj_t3),
                 &mut *__stack,
                 ::ad::__private::ScalarSink::reborrow(&mut __adj_x),
                 ::ad::__private::Discard,
