@@ -6,6 +6,8 @@
 //!   `#[ad::reverse]` programs, their oracles (generic over the harness's `Real`), and a
 //!   table of cases with the inputs at which the tests compare them.
 //!
+//! - `$OUT_DIR/all_sources.rs`: the source of every program, for `tests/coverage.rs`.
+//!
 //! Environment: `AD_FUZZ_SEED` (a number, decimal or `0x` hex, or `fresh` for one from the
 //! clock) and `AD_FUZZ_COUNT` (the number of programs, default [`DEFAULT_COUNT`]).
 
@@ -65,6 +67,8 @@ fn main() {
     let programs: Vec<Program> = (0..count)
         .map(|k| program(&mut rng, format!("q_{k}"), false))
         .collect();
+    let all: String = lib.iter().chain(&programs).map(Program::source).collect();
+    std::fs::write(out.join("all_sources.rs"), all).expect("write all_sources.rs");
     for s in 0..SHARDS {
         let part = &programs[s * count / SHARDS..(s + 1) * count / SHARDS];
         let lib_part: &[Program] = if s == 0 { &lib } else { &[] };

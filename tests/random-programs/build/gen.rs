@@ -24,23 +24,26 @@ pub mod avoid {
     /// A `&Vec<f64>` parameter passed where the callee takes `&[f64]` (`h(r0, r0)`): the
     /// generated code does not type-check (E0308, `&&[f64]` expected, `&&Vec<f64>` found).
     pub const AVOID_VEC_REF_AS_SLICE_ARG: bool = true;
-    /// An intrinsic applied directly to the result of a call (`h(x).sin()`,
-    /// `f64::tanh(h(x))`): rejected as "`sin` has no derivative known to #[reverse]". When set,
-    /// the generator writes `(0.5 * h(x)).sin()` instead.
+    /// An intrinsic applied directly to the result of a call that borrows an array or `Vec`
+    /// parameter (`h(&a, &a).sin()`, `f64::tanh(h(&v, x))`): rejected as "`sin` has no
+    /// derivative known to #[reverse]". When set, the generator writes `(0.5 * h(&a, &a)).sin()`.
     pub const AVOID_INTRINSIC_OF_CALL_RESULT: bool = true;
     /// A closure call inside an `if` condition (`if f(x) > 0.0`): rejected as "this use of a
     /// closure is not a call it can inline".
     pub const AVOID_CLOSURE_CALL_IN_CONDITION: bool = true;
-    /// An arithmetic operation on two call results (`h(x) * h(y)`): rejected as "cannot
-    /// differentiate this expression .. declare its variables with float types". When set,
-    /// the generator writes `h(x) * (0.5 * h(y))` instead.
+    /// An arithmetic operation on two such call results (`h(&a, x) * h(&a, y)`): rejected as
+    /// "cannot differentiate this expression .. declare its variables with float types". When
+    /// set, the generator writes `h(&a, x) * (0.5 * h(&a, y))`.
     pub const AVOID_OP_ON_TWO_CALL_RESULTS: bool = true;
 }
 
-/// Whether `e` is a call whose result type the macro cannot see.
+/// Whether `e` is a call whose result type the macro loses: a call with an argument that
+/// borrows an array or `Vec` parameter (`h(&a, x)`), possibly negated.
 fn is_call(e: &E) -> bool {
     match e {
-        E::Call(..) | E::CallClosure(..) => true,
+        E::Call(_, args) => args
+            .iter()
+            .any(|a| matches!(a, A::Slice(s) if s.starts_with('&'))),
         E::Neg(a) => is_call(a),
         _ => false,
     }
@@ -392,9 +395,8 @@ impl<'r> G<'r> {
             return self.leaf();
         }
         let helpers = usize::from(!self.helpers.is_empty());
-        let clos = usize::from(
-            !(self.clos.is_empty() || AVOID_CLOSURE_CALL_IN_CONDITION && self.in_cond),
-        );
+        let clos =
+            usize::from(!(self.clos.is_empty() || AVOID_CLOSURE_CALL_IN_CONDITION && self.in_cond));
         let k = self
             .rng
             .weighted(&[4, 3, 2, 1, 6, 3, 2, 2 * helpers, 2 * clos]);
@@ -842,8 +844,13 @@ impl<'r> G<'r> {
     }
 
     /// An update of a mutable float variable in scope.
-    fn assign(&mut self, out: &mut Vec<S>) {
-        let muts: Vec<usize> = (0..self.fv.len()).filter(|&i| self.fv[i].mutable).collect();
+    fn assign(&mut self, out: &mut Vec<S>, outer: bool) {
+        let muts: Vec<usize> = (0..self.fv.len())
+            .filter(|&i| self.fv[i].mutable && (!outer || self.fv[i].depth < self.loop_depth))
+            .collect();
+        if muts.is_empty() {
+            return;
+        }
         let i = self.rng.pick(&muts);
         let (name, b, depth) = (self.fv[i].name.clone(), self.fv[i].bound, self.fv[i].depth);
         let (op, e, nb) = self.update_rhs(b, depth, &name);
@@ -857,9 +864,10 @@ impl<'r> G<'r> {
     }
 
     /// A write of an element of a local array.
-    fn write(&mut self, out: &mut Vec<S>) {
+    fn write(&mut self, out: &mut Vec<S>, outer: bool) {
         let locals: Vec<usize> = (0..self.av.len())
             .filter(|&i| self.av[i].local && !self.frozen.contains(&self.av[i].name))
+            .filter(|&i| !outer || self.av[i].depth < self.loop_depth)
             .collect();
         if locals.is_empty() {
             return;
@@ -930,7 +938,43 @@ impl<'r> G<'r> {
         self.nest += 1;
     }
 
-    /// A loop body of a few statements.
+    /// Before a loop: most of the time, a mutable value for the loop to carry.
+    fn carried(&mut self, out: &mut Vec<S>) {
+        let any = self.fv.iter().any(|f| f.mutable)
+            || self
+                .av
+                .iter()
+                .any(|a| a.local && !self.frozen.contains(&a.name));
+        if !any || self.rng.chance(0.3) {
+            let name = self.fresh("m");
+            let (e, b) = self.expr(2);
+            let typed = !typed(&e);
+            out.push(S::Let {
+                name: name.clone(),
+                mutable: true,
+                typed,
+                e,
+            });
+            self.push_fv(name, b, true);
+        }
+    }
+
+    /// A loop body: an update of a value the loop carries (a variable or an array element
+    /// from outside the loop), then a few statements.
+    fn loop_body(&mut self, out: &mut Vec<S>) {
+        let outer_arr = self
+            .av
+            .iter()
+            .any(|a| a.local && a.depth < self.loop_depth && !self.frozen.contains(&a.name));
+        if outer_arr && self.rng.chance(0.4) {
+            self.write(out, true);
+        } else {
+            self.assign(out, true);
+        }
+        self.body(out);
+    }
+
+    /// A block of a few statements.
     fn body(&mut self, out: &mut Vec<S>) {
         let n = self.rng.range(1, 4).min(self.budget.max(1));
         for _ in 0..n {
@@ -940,6 +984,7 @@ impl<'r> G<'r> {
 
     /// A `for` loop.
     fn for_loop(&mut self, out: &mut Vec<S>) {
+        self.carried(out);
         let l = self.len;
         let scope = self.scope();
         let arrays = !self.av.is_empty();
@@ -1048,7 +1093,7 @@ impl<'r> G<'r> {
         };
         let saved = self.enter_loop(trips);
         let mut body = Vec::new();
-        self.body(&mut body);
+        self.loop_body(&mut body);
         self.leave_loop(saved);
         self.restore(scope);
         self.frozen.truncate(frozen);
@@ -1057,6 +1102,7 @@ impl<'r> G<'r> {
 
     /// A `while` or `loop` with an integer counter, or a `while` on a float condition.
     fn while_loop(&mut self, out: &mut Vec<S>) {
+        self.carried(out);
         let k = self.fresh("k");
         let t = self.rng.range(2, 4);
         match self.rng.below(3) {
@@ -1075,7 +1121,7 @@ impl<'r> G<'r> {
                     lo: 1,
                     hi: t,
                 });
-                self.body(&mut body);
+                self.loop_body(&mut body);
                 self.leave_loop(saved);
                 self.restore(scope);
                 out.push(S::While {
@@ -1105,7 +1151,7 @@ impl<'r> G<'r> {
                     lo: 1,
                     hi: t,
                 });
-                self.body(&mut body);
+                self.loop_body(&mut body);
                 self.leave_loop(saved);
                 self.restore(scope);
                 out.push(S::Loop(body));
@@ -1134,7 +1180,7 @@ impl<'r> G<'r> {
                     op: "+=",
                     e: inc,
                 }];
-                self.body(&mut body);
+                self.loop_body(&mut body);
                 self.leave_loop(saved);
                 self.restore(scope);
                 out.push(S::While {
@@ -1154,6 +1200,12 @@ impl<'r> G<'r> {
         let p = self.fresh("p");
         // The initial value of a fold, from outside the closure.
         let (init, bi) = self.expr(1);
+        let (init, bi) = if typed(&init) {
+            (init, bi)
+        } else {
+            // A constant would leave the accumulator's type open to the closure's method calls.
+            self.pick_fv()
+        };
         let (init, _) = self.squash(init, bi, 2.0);
         // The closure parameter is a float in scope inside the body.
         let scope = self.scope();
@@ -1378,7 +1430,7 @@ impl<'r> G<'r> {
                 });
                 self.push_fv(name, b, k == 1);
             }
-            2 => self.assign(out),
+            2 => self.assign(out, false),
             3 => {
                 let imm: Vec<usize> = (0..self.fv.len())
                     .filter(|&i| !self.fv[i].mutable && !self.fv[i].deref)
@@ -1483,9 +1535,9 @@ impl<'r> G<'r> {
                     is_ref: false,
                     vecref: false,
                 });
-                self.write(out);
+                self.write(out, false);
             }
-            10 => self.write(out),
+            10 => self.write(out, false),
             11 => {
                 let name = self.fresh("f");
                 let arity = self.rng.range(1, 2);
@@ -1496,7 +1548,9 @@ impl<'r> G<'r> {
                 // Closures capture immutable values only (a later assignment of a captured
                 // `let mut` would conflict with the closure's borrow).
                 let saved_fv = self.fv.clone();
+                let saved_av = self.av.clone();
                 self.fv.retain(|f| !f.mutable);
+                self.av.retain(|a| !a.local);
                 for p in &params {
                     self.fv.push(FV {
                         name: p.clone(),
@@ -1514,6 +1568,7 @@ impl<'r> G<'r> {
                 }
                 let (body, b) = self.limit(body, b * 4.0);
                 self.fv = saved_fv;
+                self.av = saved_av;
                 self.restore(scope);
                 self.breakable = saved_break;
                 out.push(S::LetClosure {
@@ -1555,7 +1610,7 @@ impl<'r> G<'r> {
                 out.push(S::Let {
                     name: name.clone(),
                     mutable: false,
-                    typed: false,
+                    typed: !typed(&e),
                     e,
                 });
                 self.push_fv(name, b, false);
