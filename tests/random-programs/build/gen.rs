@@ -35,6 +35,11 @@ pub mod avoid {
     /// "cannot differentiate this expression .. declare its variables with float types". When
     /// set, the generator writes `h(&a, x) * (0.5 * h(&a, y))`.
     pub const AVOID_OP_ON_TWO_CALL_RESULTS: bool = true;
+    /// `tanh` of a large argument: the rule `tanh'(x) = 1 - y * y` (from the output `y`)
+    /// cancels where `tanh` saturates, and the gradient loses relative accuracy (`f32`,
+    /// `x = 4`: about 1e-4). When set, `tanh` gets an argument of magnitude at most 1.6
+    /// (`x.atan().tanh()`) unless it is already scaled down (`(0.1 * x).tanh()`).
+    pub const AVOID_SATURATED_TANH: bool = true;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -385,6 +390,12 @@ impl<'r> G<'r> {
                 }
             })
             .collect();
+        let scaled = matches!(&args[0], E::Bin("*", c, _) if matches!(**c, E::Lit(c) if c < 0.75));
+        let args = if AVOID_SATURATED_TANH && name == "tanh" && !scaled {
+            vec![self.call("atan", args)]
+        } else {
+            args
+        };
         let path = self.rng.chance(0.25) || !typed(&args[0]);
         E::Intr(name, args, path)
     }

@@ -17,7 +17,8 @@
 //! A gradient component passes when `|got - oracle| <= REL * |oracle| + ABS * absdual`, with
 //! `REL = 1e-10, ABS = 1e-13` for `f64` (`ABS` is about 450 units of roundoff) and, for `f32`,
 //! `REL = 1e-5, ABS = 5e-5` (about 420 units of `f32` roundoff: the same number of rounding
-//! steps as for `f64`).
+//! steps as for `f64`). Both add the smallest normal number of the type as an absolute floor
+//! (gradients in the subnormal range round to a fixed spacing, not a relative one).
 //!
 //! At the points where a piecewise-smooth intrinsic has a kink the oracle uses the rule table's
 //! conventions (`max`/`min` ties split 0.5/0.5, `abs'(0) = 1`, `%` has partials
@@ -54,6 +55,10 @@ pub trait Fl:
     const REL: f64;
     /// Tolerance per unit of the absolute-value dual.
     const ABS: f64;
+    /// An absolute floor: the smallest normal number. Below it, operations round to the
+    /// fixed spacing of the subnormals (the `+ η` of the standard model of floating-point
+    /// error), which the relative terms do not bound.
+    const UNDERFLOW: f64;
     /// Zero.
     const ZERO: Self;
     /// One.
@@ -398,6 +403,7 @@ macro_rules! scalars {
             type A = $a;
             const REL: f64 = $rel;
             const ABS: f64 = $abs;
+            const UNDERFLOW: f64 = $f::MIN_POSITIVE as f64;
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
             fn dual(self, eps: Self) -> $d {
@@ -913,7 +919,7 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
         }
         for (m, &(j, w, a)) in want.iter().enumerate() {
             let got = grad[m].to_f64();
-            let tol = F::REL * w.abs() + F::ABS * a;
+            let tol = F::REL * w.abs() + F::ABS * a + F::UNDERFLOW;
             if !within(got, w, tol) {
                 return Err(fail(format!(
                     "d/dx[{j}]: {}_grad gives {got:e}, the oracle {w:e} (difference {:e}, \
@@ -934,7 +940,7 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
         for (m, &(j, w, a)) in want.iter().enumerate() {
             let got = grad.get(m).map_or(f64::NAN, |g| g.to_f64());
             let w = s * w;
-            let tol = F::REL * w.abs() + F::ABS * a * s.abs();
+            let tol = F::REL * w.abs() + F::ABS * a * s.abs() + F::UNDERFLOW;
             if !within(got, w, tol) {
                 return Err(fail(format!(
                     "d/dx[{j}]: {}_vjp(.., {s}) gives {got:e}, the oracle {w:e} (difference \
