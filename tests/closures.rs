@@ -232,3 +232,346 @@ fn for_each_mutating_a_captured_total() {
     assert_eq!(v, 6.0);
     assert_eq!(dxs, vec![0.5, 0.25, 0.5 / 3.0]);
 }
+
+// ---- closures called in conditions and under intrinsics ---------------------------------
+// The closures a condition calls are inlined before it, as if their values were bound by
+// `let` (the condition itself is branched on, so no derivative flows out of it).
+
+#[reverse]
+fn closure_in_condition(x: f64, y: f64) -> f64 {
+    let f = |c: f64| c * y - 1.0;
+    if f(x) > 0.0 {
+        f(x).sin() * x
+    } else if f(2.0) < -2.0 {
+        x * y
+    } else {
+        -x
+    }
+}
+
+#[reverse]
+fn closure_in_condition_via(x: f64, y: f64) -> f64 {
+    closure_in_condition(x, y)
+}
+
+#[test]
+fn let_bound_closure_called_in_an_if_condition() {
+    // (x, y) in each branch: x y > 1; x y <= 1 and y < -0.5; neither.
+    for &(x, y) in &[(2.0, 0.75), (0.5, -1.0), (0.25, 0.5)] {
+        let (v, (dx, dy)) = checked(
+            closure_in_condition(x, y),
+            closure_in_condition_grad(x, y),
+            closure_in_condition_via_grad(x, y),
+        );
+        let u: f64 = x * y - 1.0;
+        let (value, expected) = if u > 0.0 {
+            (u.sin() * x, (u.cos() * y * x + u.sin(), u.cos() * x * x))
+        } else if y < -0.5 {
+            (x * y, (y, x))
+        } else {
+            (-x, (-1.0, 0.0))
+        };
+        assert_eq!(v, value);
+        assert_relative_eq!(dx, expected.0, max_relative = 1e-15);
+        assert_relative_eq!(dy, expected.1, max_relative = 1e-15);
+        check::gradient(|p| closure_in_condition(p[0], p[1]), &[x, y], &[dx, dy]).unwrap();
+    }
+}
+
+#[reverse]
+#[allow(
+    clippy::redundant_closure_call,
+    reason = "the closures are applied where they are written"
+)]
+fn in_place_closures(x: f64, y: f64) -> f64 {
+    let f = |t: f64| t * y;
+    let a = (|t: f64| t * x)(2.0).sin() + f64::exp((|t: f64| t * x)(0.5));
+    let b = f(x).exp();
+    if (|t: f64| t * t - y)(x) < 0.0 {
+        a + b
+    } else {
+        a - b
+    }
+}
+
+#[reverse]
+fn in_place_closures_via(x: f64, y: f64) -> f64 {
+    in_place_closures(x, y)
+}
+
+#[test]
+fn intrinsics_of_closures_called_in_place_and_by_name() {
+    for &(x, y) in &[(0.3, 0.5), (0.9, 0.25)] {
+        let (v, (dx, dy)) = checked(
+            in_place_closures(x, y),
+            in_place_closures_grad(x, y),
+            in_place_closures_via_grad(x, y),
+        );
+        // sin(2x) + exp(x / 2) ± exp(x y), the sign + where x² < y.
+        let s: f64 = if x * x - y < 0.0 { 1.0 } else { -1.0 };
+        let value = (2.0 * x).sin() + (0.5 * x).exp() + s * (x * y).exp();
+        assert_eq!(v, value);
+        let ex = 2.0 * (2.0 * x).cos() + 0.5 * (0.5 * x).exp() + s * y * (x * y).exp();
+        assert_relative_eq!(dx, ex, max_relative = 1e-15);
+        assert_relative_eq!(dy, s * x * (x * y).exp(), max_relative = 1e-15);
+        check::gradient(|p| in_place_closures(p[0], p[1]), &[x, y], &[dx, dy]).unwrap();
+    }
+}
+
+#[reverse]
+fn closure_in_while_condition(x: f64, n: usize) -> f64 {
+    let grow = |t: f64| t * 1.5 + x;
+    let small = |t: f64| t.abs() < 10.0;
+    let mut y = x;
+    let mut k = 0;
+    while small(y) && k < n {
+        y = grow(y);
+        k += 1;
+    }
+    y
+}
+
+#[reverse]
+fn closure_in_while_condition_via(x: f64, n: usize) -> f64 {
+    closure_in_while_condition(x, n)
+}
+
+/// The same loop with the closure on the right of `&&`: it runs only while `k < n`.
+#[reverse]
+fn closure_right_of_and_in_while(x: f64, n: usize) -> f64 {
+    let grow = |t: f64| t * 1.5 + x;
+    let small = |t: f64| t.abs() < 10.0;
+    let mut y = x;
+    let mut k = 0;
+    while k < n && small(y) {
+        y = grow(y);
+        k += 1;
+    }
+    y
+}
+
+#[reverse]
+fn closure_right_of_and_in_while_via(x: f64, n: usize) -> f64 {
+    closure_right_of_and_in_while(x, n)
+}
+
+#[test]
+fn closures_called_in_a_while_condition_run_before_each_test() {
+    for &x in &[0.3, -0.7, 2.5, 20.0] {
+        for n in [0, 1, 4, 100] {
+            // y_{k+1} = 1.5 y_k + x from y_0 = x, while |y| < 10 and k < n: y = x (1 + 1.5 +
+            // .. + 1.5^k), dy/dx = y / x.
+            let (mut y, mut dy, mut k): (f64, f64, usize) = (x, 1.0, 0);
+            while y.abs() < 10.0 && k < n {
+                y = y * 1.5 + x;
+                dy = dy * 1.5 + 1.0;
+                k += 1;
+            }
+            for (v, d) in [
+                checked(
+                    closure_in_while_condition(x, n),
+                    closure_in_while_condition_grad(x, n),
+                    closure_in_while_condition_via_grad(x, n),
+                ),
+                checked(
+                    closure_right_of_and_in_while(x, n),
+                    closure_right_of_and_in_while_grad(x, n),
+                    closure_right_of_and_in_while_via_grad(x, n),
+                ),
+            ] {
+                assert_eq!(v, y);
+                assert_eq!(d, dy);
+            }
+        }
+    }
+}
+
+#[reverse]
+fn closures_in_inactive_expressions(x: f64, y: f64) -> f64 {
+    let f = |c: f64| c * y;
+    let table = [1.0, 2.0, 3.0, 4.0];
+    let big = f(x) > 1.0;
+    let k = f(x) as usize;
+    let z = table[f(x).abs() as usize % 4] * x;
+    let w = match (f(x) * 2.0) as i32 {
+        0 => x,
+        1 => x * y,
+        _ => f(y),
+    };
+    if !f(x).is_nan() && !big {
+        z + w
+    } else {
+        z - w + k as f64
+    }
+}
+
+#[reverse]
+fn closures_in_inactive_expressions_via(x: f64, y: f64) -> f64 {
+    closures_in_inactive_expressions(x, y)
+}
+
+#[test]
+fn closures_called_in_comparisons_casts_indices_and_match_scrutinees() {
+    for &(x, y) in &[(0.3, 0.5), (0.6, 1.25), (1.5, 1.5), (-1.25, 2.0)] {
+        let (v, (dx, dy)) = checked(
+            closures_in_inactive_expressions(x, y),
+            closures_in_inactive_expressions_grad(x, y),
+            closures_in_inactive_expressions_via_grad(x, y),
+        );
+        let u: f64 = x * y;
+        let t = [1.0, 2.0, 3.0, 4.0][u.abs() as usize % 4];
+        let (w, dw) = match (u * 2.0) as i32 {
+            0 => (x, (1.0, 0.0)),
+            1 => (x * y, (y, x)),
+            _ => (y * y, (0.0, 2.0 * y)),
+        };
+        let (value, expected) = if u <= 1.0 {
+            (t * x + w, (t + dw.0, dw.1))
+        } else {
+            (t * x - w + (u as usize) as f64, (t - dw.0, -dw.1))
+        };
+        assert_eq!(v, value);
+        assert_eq!((dx, dy), expected);
+        check::gradient(
+            |p| closures_in_inactive_expressions(p[0], p[1]),
+            &[x, y],
+            &[dx, dy],
+        )
+        .unwrap();
+    }
+}
+
+#[reverse]
+fn closure_mutating_a_capture_in_conditions(x: f64) -> f64 {
+    let mut total = 0.0;
+    let mut add = |v: f64| {
+        total += v * v;
+        total
+    };
+    let mut y = x;
+    if add(x) > 1.0 {
+        y *= 2.0;
+    }
+    if add(x) > 1.0 {
+        y *= 3.0;
+    }
+    y + total
+}
+
+#[reverse]
+fn closure_mutating_a_capture_in_conditions_via(x: f64) -> f64 {
+    closure_mutating_a_capture_in_conditions(x)
+}
+
+#[test]
+fn closure_mutating_a_capture_runs_once_per_condition() {
+    // total = x² then 2x²; y doubles when x² > 1, and triples when 2x² > 1.
+    for &x in &[0.5, 0.8, -1.5] {
+        let (v, d) = checked(
+            closure_mutating_a_capture_in_conditions(x),
+            closure_mutating_a_capture_in_conditions_grad(x),
+            closure_mutating_a_capture_in_conditions_via_grad(x),
+        );
+        let scale = match (x * x > 1.0, 2.0 * x * x > 1.0) {
+            (true, true) => 6.0,
+            (false, true) => 3.0,
+            _ => 1.0,
+        };
+        assert_eq!(v, scale * x + 2.0 * x * x);
+        assert_eq!(d, scale + 4.0 * x);
+        check::gradient(
+            |p| closure_mutating_a_capture_in_conditions(p[0]),
+            &[x],
+            &[d],
+        )
+        .unwrap();
+    }
+}
+
+#[reverse]
+fn closure_in_while_condition_in_a_value_branch(x: f64) -> f64 {
+    let f = |t: f64| t * t;
+    let v = if x > 0.0 {
+        let mut y = x;
+        while f(y) < 10.0 {
+            y = y * 2.0 + 1.0;
+        }
+        y
+    } else {
+        x * 3.0
+    };
+    v * x
+}
+
+#[reverse]
+fn closure_in_while_condition_in_a_value_branch_via(x: f64) -> f64 {
+    closure_in_while_condition_in_a_value_branch(x)
+}
+
+#[test]
+fn closure_in_a_while_condition_inside_a_branch_whose_value_is_used() {
+    for &x in &[0.5, 2.0, 4.0, -1.0] {
+        let (v, d) = checked(
+            closure_in_while_condition_in_a_value_branch(x),
+            closure_in_while_condition_in_a_value_branch_grad(x),
+            closure_in_while_condition_in_a_value_branch_via_grad(x),
+        );
+        // y = 2^m x + (2^m - 1) after m doublings; v = y x.
+        let (mut y, mut dy): (f64, f64) = (x, 1.0);
+        if x > 0.0 {
+            while y * y < 10.0 {
+                y = y * 2.0 + 1.0;
+                dy *= 2.0;
+            }
+        } else {
+            (y, dy) = (x * 3.0, 3.0);
+        }
+        assert_eq!(v, y * x);
+        assert_eq!(d, dy * x + y);
+    }
+}
+
+#[reverse]
+#[allow(
+    clippy::redundant_closure_call,
+    reason = "the closures are applied where they are written"
+)]
+fn integer_and_bool_closures(x: f64, y: f64) -> f64 {
+    let next = |i: usize| i + 1;
+    let f = |t: f64| t * y;
+    let table = [1.0, 2.0, 3.0, 4.0];
+    let mut k = 0;
+    k = next(k);
+    k = (|i: usize| i * 2)(k);
+    let mut flag = false;
+    if x > 0.0 {
+        flag = f(x) > 1.0;
+    }
+    if flag {
+        table[k] * x
+    } else {
+        table[next(k)] * y
+    }
+}
+
+#[reverse]
+fn integer_and_bool_closures_via(x: f64, y: f64) -> f64 {
+    integer_and_bool_closures(x, y)
+}
+
+#[test]
+fn closures_computing_integers_and_flags_assigned_to_variables() {
+    // k = (0 + 1) * 2 = 2; 3 x when x > 0 and x y > 1, else 4 y.
+    for &(x, y) in &[(2.0, 1.0), (0.5, 1.0), (-2.0, -1.0)] {
+        let (v, (dx, dy)) = checked(
+            integer_and_bool_closures(x, y),
+            integer_and_bool_closures_grad(x, y),
+            integer_and_bool_closures_via_grad(x, y),
+        );
+        if x > 0.0 && x * y > 1.0 {
+            assert_eq!((v, dx, dy), (3.0 * x, 3.0, 0.0));
+        } else {
+            assert_eq!((v, dx, dy), (4.0 * y, 0.0, 4.0));
+        }
+    }
+}

@@ -14,10 +14,25 @@
 use std::collections::HashMap;
 use std::rc::Rc;
 
+use quote::quote;
 use syn::spanned::Spanned;
+use syn::visit_mut::VisitMut;
 
 use super::{Binding, Lowerer, Value};
 use crate::ir::{Operand, Rhs, Stmt, StmtKind};
+
+/// Why a closure call in a condition cannot be inlined: it runs only when the left operand
+/// of `&&` / `||` lets it.
+pub(super) const LAZY_AND_OR: &str = "#[reverse] inlines closures where they are called, and a \
+     closure called on the right of `&&` or `||` runs only when the left side does not decide \
+     the result; split the condition into nested `if`s (`if a { if f(x) > 0.0 { .. } }`; in a \
+     loop, `break` on each part), or bind the call's value with `let` before the condition";
+
+/// Why a closure call in a match guard cannot be inlined: it runs only when its arm's
+/// pattern matches.
+pub(super) const LAZY_GUARD: &str = "#[reverse] inlines closures where they are called, and a \
+     closure called in a match guard runs only when the arm's pattern matches; bind the call's \
+     value with `let` before the `match`, or test it in the arm's body";
 
 /// A closure: its code and the scope it was created in.
 #[derive(Clone)]
@@ -162,6 +177,187 @@ impl Lowerer<'_> {
                 "#[reverse] cannot bind this closure parameter; use a name, `&name`, or a tuple \
                  of these",
             ),
+        }
+    }
+}
+
+impl Lowerer<'_> {
+    /// Whether `func`, the callee of a call, is a closure: a name bound to one, a closure
+    /// written in place, or a call that returns one.
+    pub(super) fn is_closure_callee(&self, func: &syn::Expr) -> bool {
+        match super::strip(func) {
+            syn::Expr::Closure(_) => true,
+            syn::Expr::Path(p) => matches!(
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                Some(Binding::Closure(_))
+            ),
+            syn::Expr::Call(call) => self.is_closure_callee(&call.func),
+            _ => false,
+        }
+    }
+
+    /// Whether a call of the closure `func` (bound to a name, written in place, or returned
+    /// by a call) may compute a float: an argument or a declared parameter type is a float,
+    /// or its body mentions one (`(|i: usize| i + 1)(k)` does not). A float taken for an
+    /// integer is an error where a derivative would flow through it, never a lost one.
+    pub(super) fn closure_call_is_float(&self, func: &syn::Expr, args: &[&syn::Expr]) -> bool {
+        let closure_is_float = |closure: &syn::ExprClosure| {
+            closure.inputs.iter().any(|input| match input {
+                syn::Pat::Type(typed) => crate::parse::float_of(&typed.ty).is_some(),
+                _ => false,
+            }) || self.mentions_float(&closure.body)
+        };
+        if args.iter().any(|a| self.is_float_expr(a)) {
+            return true;
+        }
+        match super::strip(func) {
+            syn::Expr::Closure(closure) => closure_is_float(closure),
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Closure(c)) => closure_is_float(&c.expr),
+                    _ => false,
+                }
+            }
+            syn::Expr::Call(call) => {
+                let args: Vec<&syn::Expr> = call.args.iter().collect();
+                self.closure_call_is_float(&call.func, &args)
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` calls a closure (outside the bodies of the closures it writes, which
+    /// run later).
+    pub(super) fn calls_closure(&self, expr: &syn::Expr) -> bool {
+        use syn::visit::Visit;
+        struct Finder<'l, 'a> {
+            lowerer: &'l Lowerer<'a>,
+            found: bool,
+        }
+        impl<'ast> Visit<'ast> for Finder<'_, '_> {
+            fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+                self.found |= self.lowerer.is_closure_callee(&call.func);
+                syn::visit::visit_expr_call(self, call);
+            }
+            fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        }
+        let mut finder = Finder {
+            lowerer: self,
+            found: false,
+        };
+        finder.visit_expr(expr);
+        finder.found
+    }
+
+    /// Runs `then` on `expr`, an expression the macro emits as written (a condition, a
+    /// comparison, a cast to an integer), after inlining the closures it calls: each call is
+    /// lowered into `out`, in the order Rust evaluates them, and replaced in `expr` by a name
+    /// bound to its value in a scope that lasts while `then` runs. Calls that run only
+    /// sometimes (on the right of `&&` / `||`, or everywhere when `lazy` says why) cannot be
+    /// inlined before the expression: a call of a named closure there is an error, and a
+    /// closure written in place stays as written (the renamer emits it as Rust, with no
+    /// derivative flowing out of the expression's killing construct).
+    pub(super) fn with_closure_calls<R>(
+        &mut self,
+        expr: &syn::Expr,
+        lazy: Option<&'static str>,
+        out: &mut Vec<Stmt>,
+        then: impl FnOnce(&mut Self, &syn::Expr, &mut Vec<Stmt>) -> R,
+    ) -> R {
+        if !self.calls_closure(expr) {
+            return then(self, expr, out);
+        }
+        let mut expr = expr.clone();
+        self.push_scope();
+        Hoister {
+            lowerer: self,
+            out,
+            lazy,
+            count: 0,
+        }
+        .visit_expr_mut(&mut expr);
+        let result = then(self, &expr, out);
+        self.pop_scope();
+        result
+    }
+}
+
+/// Inlines the closure calls of an expression emitted as written (see `with_closure_calls`).
+struct Hoister<'l, 'a, 'o> {
+    lowerer: &'l mut Lowerer<'a>,
+    out: &'o mut Vec<Stmt>,
+    /// Why calls at this point run only sometimes, if they do.
+    lazy: Option<&'static str>,
+    count: usize,
+}
+
+impl Hoister<'_, '_, '_> {
+    /// A fresh name, bound in the current scope, for the call `expr` is replaced by.
+    fn bind(&mut self, expr: &mut syn::Expr, binding: Binding) {
+        let ident = syn::Ident::new(
+            &format!("__closure_call{}", self.count),
+            proc_macro2::Span::call_site(),
+        );
+        self.count += 1;
+        self.lowerer.bind(&ident, binding);
+        *expr = syn::parse_quote!(#ident);
+    }
+}
+
+impl VisitMut for Hoister<'_, '_, '_> {
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        match expr {
+            syn::Expr::Call(call) if self.lowerer.is_closure_callee(&call.func) => {
+                if let Some(why) = self.lazy {
+                    if matches!(super::strip(&call.func), syn::Expr::Closure(_)) {
+                        // Written in place: emitted as written, which runs it when Rust would.
+                        for arg in &mut call.args {
+                            self.visit_expr_mut(arg);
+                        }
+                        return;
+                    }
+                    self.lowerer.cx.error(&call.func, why);
+                    self.bind(expr, Binding::Poisoned);
+                    return;
+                }
+                let call = expr.clone();
+                let value = self.lowerer.lower_expr(&call, self.out);
+                match value {
+                    Value::Op(Operand::Var(v)) => self.bind(expr, Binding::Var(v)),
+                    Value::Op(Operand::Lit(tokens, _)) => {
+                        *expr = syn::Expr::Verbatim(quote!((#tokens)));
+                    }
+                    Value::Unit => *expr = syn::Expr::Verbatim(quote!(())),
+                    Value::Tuple(items) => {
+                        let ident = syn::Ident::new("__closure_tuple", call.span());
+                        let binding = self.lowerer.tuple_binding(&ident, items, self.out);
+                        self.bind(expr, binding);
+                    }
+                    Value::Closure(c) => self.bind(expr, Binding::Closure(c)),
+                    Value::Error | Value::Never => self.bind(expr, Binding::Poisoned),
+                }
+            }
+            syn::Expr::Binary(bin) if matches!(bin.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {
+                self.visit_expr_mut(&mut bin.left);
+                let saved = self.lazy;
+                self.lazy = Some(saved.unwrap_or(LAZY_AND_OR));
+                self.visit_expr_mut(&mut bin.right);
+                self.lazy = saved;
+            }
+            // A closure's body runs later (its names are its own); the other constructs are
+            // rejected inside conditions by the renamer.
+            syn::Expr::Closure(_)
+            | syn::Expr::Block(_)
+            | syn::Expr::If(_)
+            | syn::Expr::Match(_)
+            | syn::Expr::Loop(_)
+            | syn::Expr::While(_)
+            | syn::Expr::ForLoop(_)
+            | syn::Expr::Macro(_)
+            | syn::Expr::Unsafe(_)
+            | syn::Expr::Async(_)
+            | syn::Expr::TryBlock(_) => {}
+            _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
     }
 }

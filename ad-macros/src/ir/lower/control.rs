@@ -50,9 +50,12 @@ impl Lowerer<'_> {
             );
             return Operand::Lit(quote!(false), crate::ir::LitKind::Unknown);
         }
-        let mut opaque = self.opaque(cond);
-        opaque.flows.clear();
-        Operand::Var(self.let_opaque(out, "c", Ty::Bool, opaque, cond.span()))
+        // The closures it calls are inlined before it, as if bound by `let`.
+        self.with_closure_calls(cond, None, out, |this, expr, out| {
+            let mut opaque = this.opaque(expr);
+            opaque.flows.clear();
+            Operand::Var(this.let_opaque(out, "c", Ty::Bool, opaque, cond.span()))
+        })
     }
 
     fn lower_if(
@@ -160,9 +163,11 @@ impl Lowerer<'_> {
             return (Value::Unit, Jumps::default());
         };
         let scrutinee = &expr_match.expr;
-        let mut opaque = self.opaque(&syn::parse_quote!(&(#scrutinee)));
-        opaque.flows.clear();
-        let subject = self.let_opaque(out, "m", Ty::Other, opaque, scrutinee.span());
+        let subject = self.with_closure_calls(scrutinee, None, out, |this, expr, out| {
+            let mut opaque = this.opaque(&syn::parse_quote!(&(#expr)));
+            opaque.flows.clear();
+            this.let_opaque(out, "m", Ty::Other, opaque, scrutinee.span())
+        });
         for arm in &expr_match.arms {
             self.reject_bindings(&arm.pat);
         }
@@ -185,7 +190,9 @@ impl Lowerer<'_> {
         let pat = &first.pat;
         let (tokens, mut reads) = match &first.guard {
             Some((_, guard)) => {
-                let guard = self.opaque(guard);
+                let lazy = Some(super::closure::LAZY_GUARD);
+                let guard =
+                    self.with_closure_calls(guard, lazy, out, |this, expr, _| this.opaque(expr));
                 let g = guard.expr;
                 (quote!(::core::matches!(*#name, #pat if #g)), guard.reads)
             }
@@ -282,6 +289,35 @@ impl Lowerer<'_> {
                 &label.name,
                 "labeled loops are not supported by #[reverse]; use a flag to leave the outer loop",
             );
+        }
+        if let syn::Expr::While(w) = expr {
+            if label.is_none() && self.calls_closure(&w.cond) {
+                // The closures the condition calls are inlined as statements, which must run
+                // before each test: `loop { if a {} else { break; } if b {} else { break; }
+                // body }` for `while a && b { body }` (so `b` runs only when `a` holds).
+                let mut conjuncts = Vec::new();
+                conjuncts_of(&w.cond, &mut conjuncts);
+                let stmts = &w.body.stmts;
+                let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
+                    loop {
+                        #(
+                            if #conjuncts {} else {
+                                break;
+                            }
+                        )*
+                        #(#stmts)*
+                    }
+                };
+                // The `break`s are the macro's, and leave a loop inside the branch: allowed in
+                // a branch whose value is used when the body itself does not jump.
+                let saved = self.in_value_branch;
+                if !jumps_in(&w.body) {
+                    self.in_value_branch = 0;
+                }
+                let jumps = self.lower_loop(&desugared, out);
+                self.in_value_branch = saved;
+                return jumps;
+            }
         }
         let mut prelude = Vec::new();
         let kind = match expr {
@@ -562,6 +598,38 @@ impl Lowerer<'_> {
             by_ref,
             enumerate,
         })
+    }
+}
+
+/// Whether `block` contains a `break`, `continue` or `return` (outside closures).
+fn jumps_in(block: &syn::Block) -> bool {
+    use syn::visit::Visit;
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+            self.0 = true;
+        }
+        fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+            self.0 = true;
+        }
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_block(block);
+    finder.0
+}
+
+/// The operands of a chain of `&&`: `[a, b, c]` for `a && (b && c)`.
+fn conjuncts_of<'e>(expr: &'e syn::Expr, out: &mut Vec<&'e syn::Expr>) {
+    match strip(expr) {
+        syn::Expr::Binary(bin) if matches!(bin.op, syn::BinOp::And(_)) => {
+            conjuncts_of(&bin.left, out);
+            conjuncts_of(&bin.right, out);
+        }
+        _ => out.push(expr),
     }
 }
 

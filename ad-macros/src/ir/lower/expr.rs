@@ -198,6 +198,19 @@ impl Lowerer<'_> {
     /// Lowers `expr` as an inactive expression bound to a temporary (or a literal when it
     /// reads no variable).
     pub(super) fn opaque_value(&mut self, expr: &syn::Expr, ty: Ty, out: &mut Vec<Stmt>) -> Value {
+        if self.calls_closure(expr) {
+            // `f(x) > 0.0`, `f(x) as usize`: the closures are inlined before the expression.
+            return self.with_closure_calls(expr, None, out, |this, rewritten, out| {
+                let opaque = this.opaque(rewritten);
+                Value::Op(Operand::Var(this.let_opaque(
+                    out,
+                    "t",
+                    ty,
+                    opaque,
+                    expr.span(),
+                )))
+            });
+        }
         let opaque = self.opaque(expr);
         if opaque.reads.is_empty() {
             let kind = match ty {
@@ -330,15 +343,12 @@ impl Lowerer<'_> {
                     || (rules::lookup(&name).is_some()
                         && call.args.iter().any(|a| self.is_float_expr(a)))
             }
+            syn::Expr::Call(call) if self.is_closure_callee(&call.func) => {
+                // `f(x)`, `(|t: f64| t * x)(2.0)`.
+                let args: Vec<&syn::Expr> = call.args.iter().collect();
+                self.closure_call_is_float(&call.func, &args)
+            }
             syn::Expr::Call(call) => match &*call.func {
-                syn::Expr::Path(p)
-                    if matches!(
-                        p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
-                        Some(Binding::Closure(_))
-                    ) =>
-                {
-                    true
-                }
                 syn::Expr::Path(p) => {
                     p.path
                         .segments
@@ -744,12 +754,14 @@ impl Lowerer<'_> {
             }
             _ => {}
         }
-        let opaque = self.opaque(expr);
-        if opaque.reads.is_empty() {
-            return Operand::Lit(opaque.expr, LitKind::Unknown);
-        }
         let prefix = if ty == Ty::Usize { "i" } else { "k" };
-        Operand::Var(self.let_opaque(out, prefix, ty, opaque, expr.span()))
+        self.with_closure_calls(expr, None, out, |this, rewritten, out| {
+            let opaque = this.opaque(rewritten);
+            if opaque.reads.is_empty() {
+                return Operand::Lit(opaque.expr, LitKind::Unknown);
+            }
+            Operand::Var(this.let_opaque(out, prefix, ty, opaque, expr.span()))
+        })
     }
 
     fn lower_cast(&mut self, expr: &syn::Expr, cast: &syn::ExprCast, out: &mut Vec<Stmt>) -> Value {
@@ -1067,7 +1079,8 @@ impl Lowerer<'_> {
                 );
                 return;
             }
-            Ty::Unknown => self.is_float_expr(right),
+            // `flag = x > 1.0;` assigns a `bool`, `k = y as usize;` an integer.
+            Ty::Unknown => self.is_float_expr(right) && !super::rename::kills_derivative(right),
             _ => false,
         };
         if !float_target {
@@ -1114,6 +1127,16 @@ impl Lowerer<'_> {
 
     /// An inactive statement, emitted as written (with variables renamed).
     pub(super) fn opaque_stmt(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) {
+        if self.calls_closure(expr) {
+            // `k = g(k);`: the closures are inlined before the statement.
+            return self.with_closure_calls(expr, None, out, |this, rewritten, out| {
+                this.opaque_stmt_as_written(rewritten, out);
+            });
+        }
+        self.opaque_stmt_as_written(expr, out);
+    }
+
+    fn opaque_stmt_as_written(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) {
         let (writes, opaque) = match expr {
             // The place and the value are renamed apart: the assignment itself is the
             // statement's effect, not an unsupported expression.
