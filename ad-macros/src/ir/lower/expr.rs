@@ -572,6 +572,15 @@ impl Lowerer<'_> {
     /// function (`Type::f`, `Trait::f`), which cannot be imported by path.
     fn uncallable(&self, path: &syn::Path) -> Option<String> {
         if let Some(ident) = path.get_ident() {
+            const PRIMITIVES: &[&str] = &[
+                "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32",
+                "u64", "u128", "usize", "bool", "char",
+            ];
+            if PRIMITIVES.contains(&ident.to_string().as_str()) {
+                return Some(format!(
+                    "`{ident}` is a type, not a function; convert with `as {ident}`"
+                ));
+            }
             if let Some(Binding::Var(_) | Binding::Tuple(_)) = self.lookup(&ident.to_string()) {
                 return Some(format!(
                     "#[reverse] cannot differentiate a call through the variable `{ident}` (a \

@@ -1,0 +1,9 @@
+// A primitive type called like a function is one error that says how to convert.
+use ad::reverse;
+
+#[reverse]
+fn f(x: f32) -> f64 {
+    f64(x) * 2.0
+}
+
+fn main() {}
