@@ -34,7 +34,6 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("mutant/closure-fold/12-type", "F1"),
     ("mutant/collect/8-literal-suffix", "F1"),
     ("mutant/collect/17-literal-suffix", "F1"),
-    ("mutant/let-closures/17-ident", "F4"),
     ("mutant/calls/19-ident", "F4"),
     ("mutant/mutual-recursion/7-type", "F1"),
 ];
