@@ -78,10 +78,11 @@ macro_rules! __callee_fallback {
 pub mod __private {
     pub use ad_runtime::adjoint::{add_assign, check_seed_len, replay_rev, zeros_like};
     pub use ad_runtime::call::{
-        expect_pullback, require_derivative, ArraySink, Differentiable, Discard, PullbackOf,
-        ScalarSink,
+        require_derivative, ArraySink, Differentiable, Discard, ScalarSink,
     };
-    pub use ad_runtime::precision::{expect_result, seed_for, ResultOf, SeedOf};
+    pub use ad_runtime::expect::{
+        expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
+    };
     pub use ad_runtime::rules;
     pub use ad_runtime::ValueStack;
 }

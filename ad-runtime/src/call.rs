@@ -35,33 +35,6 @@ pub trait Differentiable {}
 #[inline(always)]
 pub fn require_derivative<F: Differentiable>() {}
 
-/// The result of a hand-written pullback where `#[ad::derivative]` expects the adjoints `G`
-/// of the function's float parameters.
-#[diagnostic::on_unimplemented(
-    message = "the pullback returns `{Self}`, but #[ad::derivative] expects `{G}`",
-    label = "returns `{Self}`",
-    note = "a pullback takes `(parameters.., output, seed)` and returns the adjoints of the \
-            float parameters scaled by the seed: the bare adjoint for one float parameter, a \
-            tuple of them in parameter order for several"
-)]
-pub trait PullbackOf<G> {
-    /// The adjoints, unchanged.
-    fn adjoints(self) -> G;
-}
-
-impl<G> PullbackOf<G> for G {
-    #[inline]
-    fn adjoints(self) -> G {
-        self
-    }
-}
-
-/// The result of a pullback as the adjoints `G` (a compile error at the pullback otherwise).
-#[inline]
-pub fn expect_pullback<G, U: PullbackOf<G>>(value: U) -> G {
-    value.adjoints()
-}
-
 /// Where the reverse sweep of a callee adds the adjoint of a scalar parameter: the caller's
 /// adjoint as `&mut T`, or [`Discard`].
 ///

@@ -13,14 +13,15 @@
 //!   arrays and vectors.
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
 //!   marker trait whose absence is the "has no derivative" compile error).
-//! - [`precision`]: the check that a callee's result has the precision the macro assumed.
+//! - [`expect`]: the types generated code expects but cannot see (a callee's result, a
+//!   pullback's), checked with one error at the user's code.
 #![forbid(unsafe_code)]
 
 pub mod adjoint;
 pub mod call;
 pub mod check;
+pub mod expect;
 pub mod float;
-pub mod precision;
 pub mod rules;
 pub mod stack;
 

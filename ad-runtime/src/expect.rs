@@ -1,9 +1,16 @@
-//! The precision of a callee's result, checked where the macro had to assume it.
+//! Types the generated code expects but cannot see, checked at the user's code.
 //!
-//! `#[reverse]` does not see a callee's return type; it takes the precision of the caller's
-//! other floats. When a callee returns another precision (`f32` code calling a function that
-//! returns `f64`), [`expect_result`] turns the mismatch into one error at the call that says
-//! what to write.
+//! Each check is an identity function whose bound, a trait with
+//! `#[diagnostic::on_unimplemented]`, turns a type mismatch into one error at the user's code
+//! that says what to write:
+//!
+//! - [`expect_result`]: `#[reverse]` does not see a callee's return type; it takes the
+//!   precision of the caller's other floats. When a callee returns another precision (`f32`
+//!   code calling a function that returns `f64`), the error is at the call.
+//! - [`seed_for`]: the seed of that callee's reverse sweep, which keeps the error above the
+//!   only one.
+//! - [`expect_pullback`]: the result of a hand-written pullback of `#[ad::derivative]`, at
+//!   the pullback.
 
 /// A callee's result where `#[reverse]` expects a value of type `T`.
 #[diagnostic::on_unimplemented(
@@ -75,6 +82,33 @@ impl SeedOf<f64> for f32 {
 #[inline]
 pub fn seed_for<T, U: SeedOf<T>>(adjoint: U) -> T {
     adjoint.seed()
+}
+
+/// The result of a hand-written pullback where `#[ad::derivative]` expects the adjoints `G`
+/// of the function's float parameters.
+#[diagnostic::on_unimplemented(
+    message = "the pullback returns `{Self}`, but #[ad::derivative] expects `{G}`",
+    label = "returns `{Self}`",
+    note = "a pullback takes `(parameters.., output, seed)` and returns the adjoints of the \
+            float parameters scaled by the seed: the bare adjoint for one float parameter, a \
+            tuple of them in parameter order for several"
+)]
+pub trait PullbackOf<G> {
+    /// The adjoints, unchanged.
+    fn adjoints(self) -> G;
+}
+
+impl<G> PullbackOf<G> for G {
+    #[inline]
+    fn adjoints(self) -> G {
+        self
+    }
+}
+
+/// The result of a pullback as the adjoints `G` (a compile error at the pullback otherwise).
+#[inline]
+pub fn expect_pullback<G, U: PullbackOf<G>>(value: U) -> G {
+    value.adjoints()
 }
 
 #[cfg(test)]
