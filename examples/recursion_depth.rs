@@ -16,62 +16,12 @@
     reason = "an example binary; the workloads are documented where they are defined"
 )]
 
-use ad::reverse;
+#[path = "../tests/common/recursion.rs"]
+mod recursion;
+use recursion::{
+    chain, chain_grad, chain_locals, chain_locals_grad, ping, ping_grad, walk, walk_grad,
+};
 use std::process::{Command, Stdio};
-
-/// The simplest recursion: one float carried down, one intrinsic on the way up.
-#[reverse]
-fn chain(x: f64, n: usize) -> f64 {
-    if n == 0 {
-        x
-    } else {
-        chain(x, n - 1).sin() * 1.0001 + 0.5 * x
-    }
-}
-
-/// More locals live across the recursive call, two active parameters.
-#[reverse]
-fn chain_locals(x: f64, y: f64, n: usize) -> f64 {
-    if n == 0 {
-        x * y
-    } else {
-        let a = x.sin() * y;
-        let b = y.cos() + x * 0.5;
-        let c = (a * b).tanh();
-        let r = chain_locals(x * 0.999, y + 1e-6, n - 1);
-        r * 0.5 + a * c - b.exp() * 1e-3 + (r * a).sin() * 1e-2
-    }
-}
-
-/// A slice parameter: the reverse sweep adds into an array sink at every level.
-#[reverse]
-fn walk(w: &[f64], x: f64, n: usize) -> f64 {
-    if n == 0 {
-        x
-    } else {
-        let k = n % w.len();
-        w[k] * walk(w, x, n - 1).cos() + x * 0.25
-    }
-}
-
-/// Mutual recursion, two functions per two levels.
-#[reverse]
-fn ping(x: f64, n: usize) -> f64 {
-    if n == 0 {
-        x
-    } else {
-        pong(x * 1.5, n - 1).sin()
-    }
-}
-
-#[reverse]
-fn pong(x: f64, n: usize) -> f64 {
-    if n == 0 {
-        x * x
-    } else {
-        ping(x - 0.25, n - 1) * x
-    }
-}
 
 const WORKLOADS: [&str; 4] = ["chain", "chain_locals", "walk", "ping"];
 const PARTS: [&str; 4] = ["primal", "grad", "fwd", "rev"];

@@ -11,6 +11,10 @@
 
 use ad::reverse;
 
+#[path = "common/recursion.rs"]
+mod recursion;
+use recursion::{chain, chain_grad, chain_locals, chain_locals_grad, walk, walk_grad};
+
 const STACK: usize = 4 << 20;
 
 /// Runs `f` on a thread with a `STACK`-byte stack.
@@ -22,15 +26,6 @@ fn on_small_stack<T: Send + 'static>(name: &str, f: impl FnOnce() -> T + Send + 
         .expect("spawn")
         .join()
         .expect("the gradient panicked")
-}
-
-#[reverse]
-fn chain(x: f64, n: usize) -> f64 {
-    if n == 0 {
-        x
-    } else {
-        chain(x, n - 1).sin() * 1.0001 + 0.5 * x
-    }
 }
 
 /// The derivative of `chain` by forward differentiation of the same recurrence, in a loop.
@@ -56,19 +51,6 @@ fn chain_gradient_at_depth_12000_on_a_4_mib_stack() {
     );
 }
 
-#[reverse]
-fn chain_locals(x: f64, y: f64, n: usize) -> f64 {
-    if n == 0 {
-        x * y
-    } else {
-        let a = x.sin() * y;
-        let b = y.cos() + x * 0.5;
-        let c = (a * b).tanh();
-        let r = chain_locals(x * 0.999, y + 1e-6, n - 1);
-        r * 0.5 + a * c - b.exp() * 1e-3 + (r * a).sin() * 1e-2
-    }
-}
-
 #[test]
 fn gradient_with_locals_across_the_call_at_depth_4500_on_a_4_mib_stack() {
     let n = 4_500;
@@ -81,16 +63,6 @@ fn gradient_with_locals_across_the_call_at_depth_4500_on_a_4_mib_stack() {
     let (_, (sx, sy)) = chain_locals_grad(0.3, 0.4, 20);
     ad::check::gradient(|p| chain_locals(p[0], p[1], 20), &[0.3, 0.4], &[sx, sy]).unwrap();
     assert!(dx.is_finite() && dy.is_finite());
-}
-
-#[reverse]
-fn walk(w: &[f64], x: f64, n: usize) -> f64 {
-    if n == 0 {
-        x
-    } else {
-        let k = n % w.len();
-        w[k] * walk(w, x, n - 1).cos() + x * 0.25
-    }
 }
 
 #[test]
