@@ -57,13 +57,13 @@ fn main() {
         .map(|s| s.parse().expect("AD_FUZZ_COUNT: a number"))
         .unwrap_or(DEFAULT_COUNT);
 
-    let mut lib_rng = Rng(LIB_SEED);
+    let mut lib_rng = Rng::new(LIB_SEED);
     let lib: Vec<Program> = (0..LIB_COUNT)
         .map(|k| program(&mut lib_rng, format!("p_{k}"), true))
         .collect();
     std::fs::write(out.join("programs.rs"), lib_file(&lib)).expect("write programs.rs");
 
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let programs: Vec<Program> = (0..count)
         .map(|k| program(&mut rng, format!("q_{k}"), false))
         .collect();

@@ -7,35 +7,10 @@
 
 use crate::lex::{ad_attributes, is_plain_ident, lex, render, Kind, Token};
 
-/// SplitMix64: a small, fixed, portable pseudo-random generator.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator started from `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// One element of `items` (not empty).
-    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
+#[path = "../../common/splitmix.rs"]
+#[allow(dead_code, reason = "the fuzzer uses the rest")]
+mod splitmix;
+pub use splitmix::Rng;
 
 /// FNV-1a of `s`: a stable seed for a name.
 pub fn fnv1a(s: &str) -> u64 {
