@@ -26,7 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub use ad_macros::{derivative, reverse};
-pub use ad_runtime::{adjoint, check, rules, Float, ValueStack};
+pub use ad_runtime::{adjoint, check, cps, rules, Float, ValueStack};
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that
 /// function has no derivative. Its `fwd` and `rev` accept anything, so the only error the
@@ -80,6 +80,7 @@ pub mod __private {
     pub use ad_runtime::call::{
         require_derivative, ArraySink, Differentiable, Discard, ScalarSink,
     };
+    pub use ad_runtime::cps;
     pub use ad_runtime::expect::{
         expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
     };

@@ -52,6 +52,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         &sig,
         (&vjp_body, &vjp_plan),
         (&split_sig, &split_body, &split_plan),
+        args.backend,
     )
 }
 

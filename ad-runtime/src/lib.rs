@@ -13,6 +13,8 @@
 //!   arrays and vectors.
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
 //!   marker trait whose absence is the "has no derivative" compile error).
+//! - [`cps`]: the dual type of the continuation-passing backend (`#[reverse(cps)]`): a value
+//!   and its adjoint cell.
 //! - [`expect`]: the types generated code expects but cannot see (a callee's result, a
 //!   pullback's), checked with one error at the user's code.
 #![forbid(unsafe_code)]
@@ -20,6 +22,7 @@
 pub mod adjoint;
 pub mod call;
 pub mod check;
+pub mod cps;
 pub mod expect;
 pub mod float;
 pub mod rules;

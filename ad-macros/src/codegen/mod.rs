@@ -11,10 +11,13 @@ use crate::ir::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
 
+mod cps;
 pub(crate) mod derivative;
 mod rules;
 mod split;
 mod tape;
+
+pub(crate) use crate::parse::Backend;
 
 /// The items generated for `func`: `plan` for `NAME_vjp`, `split` for the companions.
 pub(crate) fn emit(
@@ -22,8 +25,12 @@ pub(crate) fn emit(
     sig: &Signature,
     (body, plan): (&Body, &Plan),
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
+    backend: Backend,
 ) -> TokenStream {
-    let vjp = tape::emit_vjp(func, sig, body, plan);
+    let vjp = match backend {
+        Backend::Tape => tape::emit_vjp(func, sig, body, plan),
+        Backend::Cps => cps::emit_vjp(func, sig, body, plan),
+    };
     let grad = emit_grad(func, sig, false);
     let companions = split::emit(func, split_sig, split_body, split_plan);
     quote! {
@@ -142,7 +149,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
 }
 
 /// Names the active parameters for the generated docs: "`(∂f/∂x, ∂f/∂y)`".
-fn gradient_doc(func: &syn::ItemFn, sig: &Signature) -> String {
+pub(super) fn gradient_doc(func: &syn::ItemFn, sig: &Signature) -> String {
     let f = func.sig.ident.to_string();
     let parts: Vec<String> = sig
         .params

@@ -27,6 +27,9 @@ pub(super) struct Emitter<'a> {
     /// Emitting split companions: the adjoints of array parameters, and of scalar parameters
     /// that are never assigned, are the caller's sinks.
     pub split: bool,
+    /// Emitting the back parts of the CPS backend: adjoints are the cells of
+    /// `ad::cps::NumR` values (`__ad_cN.add(..)`), not locals.
+    pub cps: bool,
 }
 
 /// The literal `1.0_f64` (or `_f32`): the seed of `NAME_grad`.
@@ -69,7 +72,7 @@ impl Emitter<'_> {
         }
     }
 
-    fn float_of(&self, v: VarId) -> FloatTy {
+    pub(super) fn float_of(&self, v: VarId) -> FloatTy {
         match &self.body.vars[v].ty {
             Ty::Float(Some(t)) => *t,
             Ty::Array(info) => info.elem.unwrap_or(self.sig.default_float),
@@ -321,6 +324,13 @@ impl Emitter<'_> {
     /// are summed into its declaration (`let __adj_x = __adj_t * x + __adj_t * x;`).
     fn contribs(&self, items: &[(&Operand, TokenStream, bool)]) -> TokenStream {
         let mut out = TokenStream::new();
+        if self.cps {
+            // Each contribution is added to its cell (a cell starts at zero).
+            for (target, expr, negate) in items {
+                out.extend(self.contrib(target, expr.clone(), *negate));
+            }
+            return out;
+        }
         let mut done = vec![false; items.len()];
         for i in 0..items.len() {
             if done[i] {
@@ -378,6 +388,18 @@ impl Emitter<'_> {
         if !self.plan.active(*v) {
             return TokenStream::new();
         }
+        if self.cps {
+            let cell = super::cps::cell_of(*v);
+            let method = if negate { quote!(sub) } else { quote!(add) };
+            if self.body.vars[*v].ty.is_array() {
+                return quote! {
+                    for (__c, __v) in #cell.iter().zip(#expr.iter()) {
+                        __c.#method(*__v);
+                    }
+                };
+            }
+            return quote!(#cell.#method(#expr););
+        }
         let adj = &self.body.vars[*v].adj;
         if self.is_sink(*v) && !self.body.vars[*v].ty.is_array() {
             let expr = if negate { quote!(-(#expr)) } else { expr };
@@ -400,7 +422,10 @@ impl Emitter<'_> {
     /// For `v = a.sin()` evaluated again at the start of the reverse of its block, and active:
     /// the fused rule that gives the value and the partial at once, and the partial's name.
     pub(super) fn fused_partial(&self, v: VarId) -> Option<(&'static str, syn::Ident)> {
-        if self.plan.restore[v] != crate::ir::plan::Restore::Recompute || !self.plan.active(v) {
+        if self.cps
+            || self.plan.restore[v] != crate::ir::plan::Restore::Recompute
+            || !self.plan.active(v)
+        {
             return None;
         }
         let Some(Rhs::Intrinsic(rule, _)) = self.plan.defs.get(&v) else {
@@ -423,7 +448,7 @@ impl Emitter<'_> {
 
     /// The arguments of a call as written in both sweeps (`&h` for arrays passed by
     /// reference).
-    fn call_args(&self, call: &crate::ir::Call) -> Vec<TokenStream> {
+    pub(super) fn call_args(&self, call: &crate::ir::Call) -> Vec<TokenStream> {
         call.args
             .iter()
             .zip(&call.by_ref)

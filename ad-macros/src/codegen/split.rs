@@ -34,6 +34,7 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
         plan,
         sig,
         split: true,
+        cps: false,
     };
     let name = &func.sig.ident;
     let vis = &func.vis;

@@ -37,6 +37,7 @@ pub(super) fn emit_vjp(
         plan,
         sig,
         split: false,
+        cps: false,
     };
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
@@ -272,7 +273,7 @@ impl Emitter<'_> {
     /// alone, `{float}` cannot take a method call like `.sin()`, and the user's code may have
     /// pinned the type where the generated code does not (`f64::exp(p)` is emitted as
     /// `p.exp()`), so every float defined by a constant is annotated with its settled type.
-    fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
+    pub(super) fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
         // (A call's result is typed too: a callee without a derivative gets a stand-in whose
         // result type is generic, and the missing-derivative error should be the only one.)
         let constant = matches!(
@@ -283,7 +284,7 @@ impl Emitter<'_> {
     }
 
     /// `: f64` (or `: f32`) for a float scalar variable.
-    fn float_annotation(&self, var: VarId) -> Option<TokenStream> {
+    pub(super) fn float_annotation(&self, var: VarId) -> Option<TokenStream> {
         match &self.body.vars[var].ty {
             Ty::Float(Some(t)) => {
                 let t = t.ident();

@@ -13,6 +13,18 @@ pub(crate) struct Args {
     /// `wrt(a, b)`: the parameters to differentiate with respect to (all float parameters
     /// when absent).
     pub wrt: Option<Vec<Ident>>,
+    /// `cps`: the backend that generates `NAME_vjp`.
+    pub backend: Backend,
+}
+
+/// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Backend {
+    /// Straight-line adjoint code with a value stack for loops (the default).
+    #[default]
+    Tape,
+    /// Continuation-passing code with an adjoint cell per value (`#[reverse(cps)]`).
+    Cps,
 }
 
 impl Args {
@@ -43,15 +55,16 @@ impl Args {
                         Err(err) => cx.push(err),
                     }
                 }
-                syn::Meta::Path(path) if path.is_ident("cps") => cx.error(
-                    path,
-                    "the `cps` backend is not available yet; remove `cps` to use the default \
-                     tape backend, which gives the same gradients",
-                ),
+                syn::Meta::Path(path) if path.is_ident("cps") => {
+                    if args.backend == Backend::Cps {
+                        cx.error(path, "duplicate `cps` argument");
+                    }
+                    args.backend = Backend::Cps;
+                }
                 _ => cx.error(
                     meta.path(),
                     format!(
-                        "unknown argument `{}`; expected `wrt(...)`",
+                        "unknown argument `{}`; expected `wrt(...)` or `cps`",
                         quote::ToTokens::to_token_stream(meta.path())
                             .to_string()
                             .replace(' ', "")

@@ -8,5 +8,5 @@
 mod args;
 mod signature;
 
-pub(crate) use args::{derivative_args, Args};
+pub(crate) use args::{derivative_args, Args, Backend};
 pub(crate) use signature::{float_of, ParamKind, RetTy, Signature};

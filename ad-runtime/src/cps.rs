@@ -1,0 +1,263 @@
+//! The dual type of the continuation-passing backend, `#[reverse(cps)]`.
+//!
+//! Wang et al., "Shift/Reset the Penultimate Backpropagator" (ICFP 2019), differentiate a
+//! program by turning every operation into a call that computes its result, hands it to the
+//! rest of the program (its continuation), and, when the continuation returns, adds its share
+//! of the result's adjoint to the adjoints of its inputs. Their value-with-adjoint type is
+//! Lantern's `NumR`; here it is [`NumR`]: a primal value and an adjoint cell.
+//!
+//! ```text
+//! // for `let t = a * b;` followed by the rest of the body `k`
+//! let t = a * b;                    // the primal, as the user wrote it
+//! let __t = NumR::new(t);           // its adjoint cell, zero, on this stack frame
+//! let r = k(&__t);                  // the continuation: the rest of the body
+//! __a.add(__t.adjoint() * b);       // back from the continuation: this.d += y.d * that.x
+//! __b.add(__t.adjoint() * a);
+//! r
+//! ```
+//!
+//! The cells live on the stack frames of the generated code (`Cell`, no heap, no global and
+//! no thread-local tape): a frame stays alive while the rest of the computation runs inside
+//! its continuation, which is what makes the adjoints available when the continuation
+//! returns. The stack therefore grows with the number of operations executed inside loops;
+//! [`grow`] extends it on demand (see the crate docs of `ad` for the cost and the limits).
+
+use core::cell::Cell;
+use core::fmt;
+
+use crate::Float;
+
+/// A primal value and its adjoint cell: the dual number of the CPS backend.
+///
+/// `NumR` is not `Clone`: the cell is the one place where the adjoint of one value
+/// accumulates, so the generated code passes `&NumR` to everything that contributes to it.
+///
+/// ```
+/// use ad::cps::NumR;
+///
+/// // y = x * x at x = 3, seeded with 1: the adjoint of x is 2 * 3.
+/// let x = NumR::new(3.0_f64);
+/// let y = NumR::new(x.value() * x.value());
+/// y.add(1.0);
+/// x.add(y.adjoint() * x.value());
+/// x.add(y.adjoint() * x.value());
+/// assert_eq!(x.adjoint(), 6.0);
+/// ```
+pub struct NumR<T> {
+    x: T,
+    d: Cell<T>,
+}
+
+impl<T: Float> NumR<T> {
+    /// A value with a zero adjoint.
+    #[inline(always)]
+    pub fn new(x: T) -> NumR<T> {
+        NumR {
+            x,
+            d: Cell::new(T::ZERO),
+        }
+    }
+
+    /// The primal value.
+    #[inline(always)]
+    pub fn value(&self) -> T {
+        self.x
+    }
+
+    /// The adjoint accumulated so far.
+    #[inline(always)]
+    pub fn adjoint(&self) -> T {
+        self.d.get()
+    }
+
+    /// Adds `v` to the adjoint (`this.d += v`).
+    #[inline(always)]
+    pub fn add(&self, v: T) {
+        self.d.set(self.d.get() + v);
+    }
+
+    /// Subtracts `v` from the adjoint (`this.d -= v`).
+    #[inline(always)]
+    pub fn sub(&self, v: T) {
+        self.d.set(self.d.get() - v);
+    }
+
+    /// Replaces the adjoint (the adjoint of a variable stops at its assignment).
+    #[inline(always)]
+    pub fn set(&self, v: T) {
+        self.d.set(v);
+    }
+}
+
+impl<T: Float> fmt::Debug for NumR<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NumR")
+            .field("x", &self.x)
+            .field("d", &self.d.get())
+            .finish()
+    }
+}
+
+/// Runs `k`, the rest of the body, with `y` as its argument, then `back`, which accumulates
+/// `y`'s adjoint into the adjoints of the operands: Lantern's `shift` for one operation.
+/// `reset` is the outermost call, which seeds the output's adjoint.
+///
+/// ```
+/// use ad::cps::{shift, NumR};
+///
+/// // d/dx (x * x) at x = 3, with the continuation seeding the output adjoint.
+/// let x = NumR::new(3.0_f64);
+/// let value = shift(
+///     NumR::new(x.value() * x.value()),
+///     |y| {
+///         y.add(1.0); // reset: the seed
+///         y.value()
+///     },
+///     |y| {
+///         x.add(y.adjoint() * x.value());
+///         x.add(y.adjoint() * x.value());
+///     },
+/// );
+/// assert_eq!((value, x.adjoint()), (9.0, 6.0));
+/// ```
+#[inline(always)]
+pub fn shift<T: Float, R>(
+    y: NumR<T>,
+    k: impl FnOnce(&NumR<T>) -> R,
+    back: impl FnOnce(&NumR<T>),
+) -> R {
+    let r = k(&y);
+    back(&y);
+    r
+}
+
+/// Bytes of stack left below which [`grow`] moves on to a new segment.
+pub const RED_ZONE: usize = 64 * 1024;
+
+/// The size of each new stack segment [`grow`] allocates.
+pub const SEGMENT: usize = 8 * 1024 * 1024;
+
+/// Runs `f`, on a new stack segment if less than [`RED_ZONE`] bytes of stack are left.
+///
+/// The CPS backend calls this once per loop iteration: the frames of an iteration stay alive
+/// until the reverse of that iteration, so a loop of `n` iterations holds `n` sets of frames.
+/// With `grow` the loop runs until memory, not the thread's stack, is exhausted (with the
+/// `stacker` crate, which allocates segments with the operating system's memory maps).
+#[inline(always)]
+pub fn grow<R>(f: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(RED_ZONE, SEGMENT, f)
+}
+
+/// Adds to the adjoint cell of a scalar argument: the sink the CPS backend passes to the
+/// split companion `g::rev` of a callee.
+impl<T: Float> crate::call::ScalarSink<T> for &NumR<T> {
+    type Reborrow<'b>
+        = &'b NumR<T>
+    where
+        Self: 'b;
+    #[inline]
+    fn reborrow(&mut self) -> &NumR<T> {
+        self
+    }
+    #[inline]
+    fn add(&mut self, adjoint: T) {
+        NumR::add(self, adjoint);
+    }
+}
+
+/// The adjoint cells of an array argument, for the split companion `g::rev` of a callee.
+#[derive(Debug)]
+pub struct Cells<'a, 'b, T: Float>(pub &'a [&'b NumR<T>]);
+
+impl<T: Float> crate::call::ArraySink<T> for Cells<'_, '_, T> {
+    type Reborrow<'c>
+        = Cells<'c, 'c, T>
+    where
+        Self: 'c;
+    #[inline]
+    fn reborrow(&mut self) -> Cells<'_, '_, T> {
+        Cells(self.0)
+    }
+    #[inline]
+    fn add_at(&mut self, index: usize, adjoint: T) {
+        self.0[index].add(adjoint);
+    }
+    #[inline]
+    fn add_all(&mut self, adjoint: &[T]) {
+        assert_eq!(self.0.len(), adjoint.len(), "adjoint of another length");
+        for (cell, v) in self.0.iter().zip(adjoint) {
+            cell.add(*v);
+        }
+    }
+}
+
+/// Fresh cells for the values of an array: the adjoint cells of an array parameter.
+pub fn cells<T: Float>(values: &[T]) -> Vec<NumR<T>> {
+    values.iter().map(|v| NumR::new(*v)).collect()
+}
+
+/// Fresh cells for the values of a fixed-size array.
+pub fn cells_array<T: Float, const N: usize>(values: &[T; N]) -> [NumR<T>; N] {
+    core::array::from_fn(|k| NumR::new(values[k]))
+}
+
+/// References to the cells of an array, as the generated code holds them.
+pub fn refs<T: Float>(cells: &[NumR<T>]) -> Vec<&NumR<T>> {
+    cells.iter().collect()
+}
+
+/// The adjoints of an array's cells.
+pub fn adjoints<T: Float>(cells: &[NumR<T>]) -> Vec<T> {
+    cells.iter().map(NumR::adjoint).collect()
+}
+
+/// The adjoints of an array's cells, as a fixed-size array.
+pub fn adjoints_array<T: Float, const N: usize>(cells: &[NumR<T>]) -> [T; N] {
+    core::array::from_fn(|k| cells[k].adjoint())
+}
+
+/// Gives `k`, the continuation of an `if`, its parameter types before the arms call it: the
+/// values carried past the `if`, typed like those `like()` would return (`like` is never
+/// called), then the values the `if` computes, the carried cells and the cells of the
+/// computed values (typed by `k`'s own annotations).
+#[inline(always)]
+pub fn continuation<S, P, C, Q, R>(
+    _like: impl FnOnce() -> S,
+    k: impl FnOnce(S, P, C, Q) -> R,
+) -> impl FnOnce(S, P, C, Q) -> R {
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::call::{ArraySink, ScalarSink};
+
+    #[test]
+    fn cells_accumulate_through_sinks() {
+        let x = NumR::new(2.0_f64);
+        let mut sink = &x;
+        sink.add(1.5);
+        sink.reborrow().add(1.0);
+        assert_eq!(x.adjoint(), 2.5);
+        let cells = cells(&[1.0_f64, 2.0, 3.0]);
+        let refs = refs(&cells);
+        let mut sink = Cells(&refs);
+        sink.add_at(1, 2.0);
+        sink.reborrow().add_all(&[1.0, 1.0, 1.0]);
+        assert_eq!(adjoints(&cells), [1.0, 3.0, 1.0]);
+        assert_eq!(adjoints_array::<f64, 3>(&cells), [1.0, 3.0, 1.0]);
+    }
+
+    #[test]
+    fn grow_survives_a_deep_recursion() {
+        fn depth(n: u64) -> u64 {
+            if n == 0 {
+                0
+            } else {
+                grow(|| depth(n - 1) + 1)
+            }
+        }
+        assert_eq!(depth(1_000_000), 1_000_000);
+    }
+}
