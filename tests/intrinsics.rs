@@ -2,8 +2,8 @@
 //! function in method form (`x.sin()`) and one in path form (`f64::sin(x)`) for each, whose
 //! gradient is checked against the closed-form derivative written out here by hand and against
 //! finite differences; the conventions at non-differentiable points against values obtained
-//! from JAX in float64; a few intrinsics in `f32`; and a check that this file covers exactly
-//! the runtime's table.
+//! from JAX in float64; a few intrinsics in `f32`; a check that this file covers exactly the
+//! table; and a check of each row of the table against the functions it names.
 //!
 //! The expected derivatives never come from `ad::rules::d_*`: that would compare the code
 //! with itself.
@@ -13,6 +13,7 @@ use std::f64::consts::LN_2;
 
 use ad::check;
 use ad::reverse;
+use ad::rules::Partial;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
@@ -1514,8 +1515,8 @@ fn f32_intrinsics_match_their_closed_forms() {
 // ---- the table -------------------------------------------------------------------------------
 
 /// The intrinsics this file tests, with their number of float arguments (the tests above are
-/// the evidence; this list is what `macro_and_runtime_tables_agree` compares with the
-/// runtime). Adding an intrinsic to the runtime without adding a test here fails that test.
+/// the evidence; this list is what `every_intrinsic_is_tested` compares with the table).
+/// Adding an intrinsic to the table without adding a test here fails that test.
 const TESTED: &[(&str, usize)] = &[
     ("sin", 1),
     ("cos", 1),
@@ -1556,24 +1557,162 @@ const TESTED: &[(&str, usize)] = &[
 ];
 
 #[test]
-fn macro_and_runtime_tables_agree() {
-    // Every name above compiled through `#[reverse]` in both call forms (so the macro's table
-    // knows it) and is checked against its closed form (so the runtime's rule is right).
-    let runtime: BTreeSet<(&str, usize)> = ad::rules::INTRINSICS
+fn every_intrinsic_is_tested() {
+    // Every name above compiled through `#[reverse]` in both call forms (so the macro finds it
+    // in the table) and is checked against its closed form (so the runtime's rule is right).
+    let names: BTreeSet<&str> = ad::rules::INTRINSICS.iter().map(|i| i.name).collect();
+    assert_eq!(
+        names.len(),
+        ad::rules::INTRINSICS.len(),
+        "two rows of INTRINSICS have the same name"
+    );
+    let table: BTreeSet<(&str, usize)> = ad::rules::INTRINSICS
         .iter()
         .map(|i| (i.name, i.arity))
         .collect();
     let tested: BTreeSet<(&str, usize)> = TESTED.iter().copied().collect();
-    assert_eq!(
-        runtime.len(),
-        ad::rules::INTRINSICS.len(),
-        "duplicate in INTRINSICS"
-    );
     assert_eq!(tested.len(), TESTED.len(), "duplicate in TESTED");
-    let untested: Vec<_> = runtime.difference(&tested).collect();
-    let unknown: Vec<_> = tested.difference(&runtime).collect();
+    let untested: Vec<_> = table.difference(&tested).collect();
+    let unknown: Vec<_> = tested.difference(&table).collect();
     assert!(
         untested.is_empty() && unknown.is_empty(),
-        "in the runtime but not tested here: {untested:?}; tested here but not in the runtime: {unknown:?}"
+        "in the table but not tested here: {untested:?}; tested here but not in the table: {unknown:?}"
     );
+}
+
+/// The shape of a function of `ad::rules`: how many arguments it takes and how many values it
+/// returns.
+struct RuleFn {
+    name: &'static str,
+    inputs: usize,
+    outputs: usize,
+}
+
+/// The number of values a function returns: its tuple's length, or 1.
+macro_rules! outputs {
+    (($($t:ty),*)) => {
+        [$(stringify!($t)),*].len()
+    };
+    ($t:ty) => {
+        1
+    };
+}
+
+/// `rule_functions! { d_sin(f64) -> f64; .. }`: the rule functions with their signatures at
+/// `f64`, each checked against `ad::rules` when this file compiles.
+macro_rules! rule_functions {
+    ($($f:ident($($a:ty),*) -> $r:tt;)*) => {
+        &[$(RuleFn {
+            name: {
+                let _: fn($($a),*) -> $r = ad::rules::$f;
+                stringify!($f)
+            },
+            inputs: [$(stringify!($a)),*].len(),
+            outputs: outputs!($r),
+        }),*]
+    };
+}
+
+/// The functions of `ad::rules` that the table names, with their signatures.
+const RULE_FUNCTIONS: &[RuleFn] = rule_functions! {
+    d_sin(f64) -> f64;
+    sin_and_d(f64) -> (f64, f64);
+    d_cos(f64) -> f64;
+    cos_and_d(f64) -> (f64, f64);
+    d_tan(f64) -> f64;
+    d_asin(f64) -> f64;
+    d_acos(f64) -> f64;
+    d_atan(f64) -> f64;
+    d_atan2(f64, f64) -> (f64, f64);
+    d_sinh(f64) -> f64;
+    d_cosh(f64) -> f64;
+    d_tanh(f64) -> f64;
+    d_asinh(f64) -> f64;
+    d_acosh(f64) -> f64;
+    d_atanh(f64) -> f64;
+    d_exp(f64) -> f64;
+    d_exp2(f64) -> f64;
+    d_exp_m1(f64) -> f64;
+    d_ln(f64) -> f64;
+    d_ln_1p(f64) -> f64;
+    d_log(f64, f64) -> (f64, f64);
+    d_log2(f64) -> f64;
+    d_log10(f64) -> f64;
+    d_sqrt(f64) -> f64;
+    d_cbrt(f64) -> f64;
+    d_powi(f64, i32) -> f64;
+    d_powf(f64, f64, f64) -> (f64, f64);
+    d_abs(f64) -> f64;
+    d_hypot(f64, f64, f64) -> (f64, f64);
+    d_max(f64, f64) -> (f64, f64);
+    d_min(f64, f64) -> (f64, f64);
+    d_mul_add(f64, f64) -> (f64, f64, f64);
+    d_recip(f64) -> f64;
+};
+
+#[test]
+fn table_rows_are_consistent() {
+    // The table names its functions by string (the macro writes them into generated code), so
+    // the compiler cannot check a row against the functions; this does. A row whose function
+    // is missing, or takes other values than the row says it reads, or returns a partial per
+    // argument when the row says one, fails here rather than in some user's generated code.
+    let function = |row: &str, name: &str| -> &RuleFn {
+        RULE_FUNCTIONS
+            .iter()
+            .find(|f| f.name == name)
+            .unwrap_or_else(|| {
+                panic!("`{row}` names `{name}`, which is not in RULE_FUNCTIONS (nor in ad::rules?)")
+            })
+    };
+    for row in ad::rules::INTRINSICS {
+        let name = row.name;
+        assert!(
+            (1..=3).contains(&row.arity),
+            "`{name}`: arity {}",
+            row.arity
+        );
+        let positions = row.arity + usize::from(row.int_exponent);
+        assert!(
+            row.reads_args.windows(2).all(|w| w[0] < w[1])
+                && row.reads_args.iter().all(|&a| a < positions),
+            "`{name}` reads arguments {:?} of {positions}",
+            row.reads_args
+        );
+        let reads = row.reads_args.len() + usize::from(row.reads_output);
+        match row.partial {
+            Partial::One(f) | Partial::Each(f) => {
+                let f = function(name, f);
+                let outputs = if matches!(row.partial, Partial::One(_)) {
+                    1
+                } else {
+                    row.arity
+                };
+                assert!(
+                    (f.inputs, f.outputs) == (reads, outputs),
+                    "`{name}`: `{}` takes {} values and returns {}; the row reads {reads} and \
+                     needs {outputs} partials",
+                    f.name,
+                    f.inputs,
+                    f.outputs
+                );
+                assert!(
+                    matches!(row.partial, Partial::Each(_)) == (row.arity > 1),
+                    "`{name}`: one partial per float argument means `Each`, and only then"
+                );
+            }
+            Partial::Zero => assert!(
+                reads == 0 && row.fused.is_none(),
+                "`{name}` has a zero derivative but reads values or has a fused rule"
+            ),
+        }
+        if let Some(fused) = row.fused {
+            let f = function(name, fused);
+            assert!(
+                matches!(row.partial, Partial::One(_))
+                    && !row.int_exponent
+                    && (f.inputs, f.outputs) == (row.arity, 2),
+                "`{name}`: a fused rule takes the arguments and returns (value, partial)"
+            );
+        }
+    }
 }

@@ -5,7 +5,8 @@
 //! The pipeline (`expand`) reads the signature (`parse`), lowers the body to an IR in
 //! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`, `ir::plan`) and
 //! emits the adjoint code (`codegen`). Data flows one way; each stage reads only the output
-//! of the previous one.
+//! of the previous one. The intrinsic table is the runtime's, `ad_runtime::rules::INTRINSICS`,
+//! read through `rules`.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;

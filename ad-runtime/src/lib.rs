@@ -5,7 +5,8 @@
 //! generation:
 //!
 //! - [`rules`]: the one table of intrinsic derivative rules (values and partials), with the
-//!   conventions at non-differentiable points (JAX's, in float64).
+//!   conventions at non-differentiable points (JAX's, in float64). The macro crate depends on
+//!   this one to read that table ([`rules::INTRINSICS`]); this crate depends on nothing.
 //! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
 //!   sweep of a loop (or of a called function) to its reverse sweep.
 //! - [`check`]: a central finite-difference gradient checker for tests and users.

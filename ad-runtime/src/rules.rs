@@ -10,6 +10,22 @@
 //! output `y` where the output is cheaper) and returns the partial derivative, or a tuple of
 //! partials for intrinsics of several arguments, in argument order (the receiver first).
 //!
+//! # The table
+//!
+//! [`INTRINSICS`] is the one list of intrinsics, and the macro reads it: `ad-macros` depends
+//! on this crate (a proc-macro crate may depend on an ordinary one, which is then also built
+//! for the host), and looks each float method up in this table to learn its arity, which
+//! primal values its partials read, and which function of this module computes them. The
+//! dependency goes one way: this crate depends on nothing, not on the macro. (The other way
+//! to share the table, one source file `include!`d by both crates, would compile two copies
+//! of it with two distinct types, and would reach outside a crate's directory, which a
+//! packaged crate cannot.)
+//!
+//! Adding an intrinsic is one row in [`INTRINSICS`] plus its rule function(s) here. Its tests
+//! go in `tests/intrinsics.rs`, which fails until they exist: its `TESTED` list must name
+//! every row, and its `RULE_FUNCTIONS` must give the signature of every function a row names
+//! (the check that a row reads the values its function takes).
+//!
 //! # Conventions at non-differentiable points
 //!
 //! Where a function has no derivative, these rules return what JAX returns in float64, so that
@@ -34,161 +50,110 @@
 
 use crate::Float;
 
-/// Facts about one intrinsic, for documentation and for tests that walk the whole table.
+/// One float intrinsic: what `#[reverse]` needs to know to differentiate a call of it.
+///
+/// The functions are named, not referenced: the macro writes the name into the code it
+/// generates (`::ad::__private::rules::d_sin(x)`), where the call is type-checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Intrinsic {
     /// The method name, as in `x.sin()` or `f64::sin(x)`.
     pub name: &'static str,
-    /// The number of float arguments, the receiver included (`atan2` has 2, `mul_add` 3).
+    /// The number of float arguments, the receiver included (`atan2` has 2, `mul_add` 3;
+    /// `powi` has 1: its exponent is an `i32`).
     pub arity: usize,
+    /// Takes an `i32` exponent after the float arguments (`powi`).
+    pub int_exponent: bool,
+    /// The arguments (by position; the exponent of `powi` is position 1) that the partials
+    /// read, in the order the partial function takes them.
+    pub reads_args: &'static [usize],
+    /// The partials also read the output (passed after the arguments).
+    pub reads_output: bool,
+    /// How the partials are computed.
+    pub partial: Partial,
+    /// The function of this module, `NAME(x) -> (value, partial)`, that gives the value and
+    /// the partial together, for a reverse sweep that evaluates the intrinsic again and needs
+    /// its partial too (`sin_and_d` for `sin`, one `sin_cos`).
+    pub fused: Option<&'static str>,
 }
 
-/// Every intrinsic that `#[reverse]` differentiates, in the order of this module.
+/// How the partials of an [`Intrinsic`] are computed: the name of the function of this module
+/// that computes them, and what it returns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Partial {
+    /// `NAME(..)` returns the one partial (of the one float argument).
+    One(&'static str),
+    /// `NAME(..)` returns a tuple with one partial per float argument, in argument order.
+    Each(&'static str),
+    /// The derivative is zero everywhere it exists (`floor`, `signum`): no adjoint flows, and
+    /// no function is called.
+    Zero,
+}
+
+/// A row of [`INTRINSICS`] without an integer exponent or a fused function.
+macro_rules! row {
+    ($name:literal, $arity:literal, [$($arg:literal),*], out: $out:literal, $partial:expr) => {
+        Intrinsic {
+            name: $name,
+            arity: $arity,
+            int_exponent: false,
+            reads_args: &[$($arg),*],
+            reads_output: $out,
+            partial: $partial,
+            fused: None,
+        }
+    };
+}
+
+use Partial::{Each, One, Zero};
+
+/// Every intrinsic that `#[reverse]` differentiates, in the order of this module: the table
+/// the macro reads.
 pub const INTRINSICS: &[Intrinsic] = &[
     Intrinsic {
-        name: "sin",
-        arity: 1,
+        fused: Some("sin_and_d"),
+        ..row!("sin", 1, [0], out: false, One("d_sin"))
     },
     Intrinsic {
-        name: "cos",
-        arity: 1,
+        fused: Some("cos_and_d"),
+        ..row!("cos", 1, [0], out: false, One("d_cos"))
     },
+    row!("tan", 1, [], out: true, One("d_tan")),
+    row!("asin", 1, [0], out: false, One("d_asin")),
+    row!("acos", 1, [0], out: false, One("d_acos")),
+    row!("atan", 1, [0], out: false, One("d_atan")),
+    row!("atan2", 2, [0, 1], out: false, Each("d_atan2")),
+    row!("sinh", 1, [0], out: false, One("d_sinh")),
+    row!("cosh", 1, [0], out: false, One("d_cosh")),
+    row!("tanh", 1, [], out: true, One("d_tanh")),
+    row!("asinh", 1, [0], out: false, One("d_asinh")),
+    row!("acosh", 1, [0], out: false, One("d_acosh")),
+    row!("atanh", 1, [0], out: false, One("d_atanh")),
+    row!("exp", 1, [], out: true, One("d_exp")),
+    row!("exp2", 1, [], out: true, One("d_exp2")),
+    row!("exp_m1", 1, [], out: true, One("d_exp_m1")),
+    row!("ln", 1, [0], out: false, One("d_ln")),
+    row!("ln_1p", 1, [0], out: false, One("d_ln_1p")),
+    row!("log", 2, [0, 1], out: false, Each("d_log")),
+    row!("log2", 1, [0], out: false, One("d_log2")),
+    row!("log10", 1, [0], out: false, One("d_log10")),
+    row!("sqrt", 1, [], out: true, One("d_sqrt")),
+    row!("cbrt", 1, [], out: true, One("d_cbrt")),
     Intrinsic {
-        name: "tan",
-        arity: 1,
+        int_exponent: true,
+        ..row!("powi", 1, [0, 1], out: false, One("d_powi"))
     },
-    Intrinsic {
-        name: "asin",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "acos",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "atan",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "atan2",
-        arity: 2,
-    },
-    Intrinsic {
-        name: "sinh",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "cosh",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "tanh",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "asinh",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "acosh",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "atanh",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "exp",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "exp2",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "exp_m1",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "ln",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "ln_1p",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "log",
-        arity: 2,
-    },
-    Intrinsic {
-        name: "log2",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "log10",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "sqrt",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "cbrt",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "powi",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "powf",
-        arity: 2,
-    },
-    Intrinsic {
-        name: "abs",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "hypot",
-        arity: 2,
-    },
-    Intrinsic {
-        name: "max",
-        arity: 2,
-    },
-    Intrinsic {
-        name: "min",
-        arity: 2,
-    },
-    Intrinsic {
-        name: "mul_add",
-        arity: 3,
-    },
-    Intrinsic {
-        name: "recip",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "signum",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "floor",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "ceil",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "round",
-        arity: 1,
-    },
-    Intrinsic {
-        name: "trunc",
-        arity: 1,
-    },
+    row!("powf", 2, [0, 1], out: true, Each("d_powf")),
+    row!("abs", 1, [0], out: false, One("d_abs")),
+    row!("hypot", 2, [0, 1], out: true, Each("d_hypot")),
+    row!("max", 2, [0, 1], out: false, Each("d_max")),
+    row!("min", 2, [0, 1], out: false, Each("d_min")),
+    row!("mul_add", 3, [0, 1], out: false, Each("d_mul_add")),
+    row!("recip", 1, [], out: true, One("d_recip")),
+    row!("signum", 1, [], out: false, Zero),
+    row!("floor", 1, [], out: false, Zero),
+    row!("ceil", 1, [], out: false, Zero),
+    row!("round", 1, [], out: false, Zero),
+    row!("trunc", 1, [], out: false, Zero),
 ];
 
 /// `sin`: `d/dx sin x = cos x`.
