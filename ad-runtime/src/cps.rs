@@ -24,6 +24,7 @@
 
 use core::cell::Cell;
 use core::fmt;
+use core::marker::PhantomData;
 
 use crate::Float;
 
@@ -216,16 +217,39 @@ pub fn adjoints_array<T: Float, const N: usize>(cells: &[NumR<T>]) -> [T; N] {
     core::array::from_fn(|k| cells[k].adjoint())
 }
 
-/// Gives `k`, the continuation of an `if`, its parameter types before the arms call it: the
-/// values carried past the `if`, typed like those `like()` would return (`like` is never
-/// called), then the values the `if` computes, the carried cells and the cells of the
-/// computed values (typed by `k`'s own annotations).
+/// The type of the values `like()` would return (`like` is never called). With [`typed`],
+/// it gives a continuation defined before the code that calls it the types of the values
+/// carried into it, which the macro cannot spell: integers, iterators, user types.
 #[inline(always)]
-pub fn continuation<S, P, C, Q, R>(
-    _like: impl FnOnce() -> S,
-    k: impl FnOnce(S, P, C, Q) -> R,
-) -> impl FnOnce(S, P, C, Q) -> R {
-    k
+pub fn witness<S>(_like: impl FnOnce() -> S) -> PhantomData<S> {
+    PhantomData
+}
+
+/// Pins the type of `value` to the one [`witness`] recorded.
+#[inline(always)]
+pub fn typed<S>(_value: &S, _witness: PhantomData<S>) {}
+
+/// A continuation called at most once, behind the `FnMut` that a loop's `&mut dyn FnMut`
+/// needs (the rest of the body after a loop may consume what it captured, such as the
+/// continuation of an enclosing `if`).
+#[derive(Debug)]
+pub struct Once<K>(Option<K>);
+
+impl<K> Once<K> {
+    /// Wraps `k`.
+    #[inline(always)]
+    pub fn new(k: K) -> Once<K> {
+        Once(Some(k))
+    }
+
+    /// Takes the continuation out; the generated code calls it once, when the loop ends.
+    #[inline(always)]
+    pub fn take(&mut self) -> K {
+        match self.0.take() {
+            Some(k) => k,
+            None => unreachable!("a loop's continuation runs once"),
+        }
+    }
 }
 
 #[cfg(test)]

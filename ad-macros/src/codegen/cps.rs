@@ -71,6 +71,9 @@ fn fresh(prefix: &str, n: usize) -> syn::Ident {
 struct Tail {
     tokens: TokenStream,
     reads: Vec<VarId>,
+    /// Values that are not variables of the IR (the iterators of enclosing loops) that the
+    /// tail moves.
+    extra: Vec<syn::Ident>,
 }
 
 /// `NAME_vjp` under the CPS backend.
@@ -115,6 +118,7 @@ pub(super) fn emit_vjp(
     let tail = Tail {
         tokens: super::tape::respan(quote!(#seed #output), at_ret),
         reads: output_vars(&body.output),
+        extra: Vec::new(),
     };
     let run = c.stmts(&body.block.stmts, &tail);
     let gradient = super::tape::respan(c.gradient(), at_ret);
@@ -740,9 +744,10 @@ impl Cps<'_> {
         }
     }
 
-    /// The variables declared before `construct` (a statement) that the continuation must
-    /// own: those it, the statements after it or the tail write or the tail reads.
-    fn carried(&self, construct: &[Stmt], after: &[Stmt], tail: &Tail) -> Vec<VarId> {
+    /// What the continuation of `construct` (an `if` or a loop) must own rather than borrow:
+    /// the variables declared before it that it, the statements after it or the tail write,
+    /// or that the tail reads, and the iterators of the enclosing loops.
+    fn carried(&self, construct: &[Stmt], after: &[Stmt], tail: &Tail) -> Carried {
         let mut w = Vec::new();
         written(construct, &mut w);
         written(after, &mut w);
@@ -756,29 +761,41 @@ impl Cps<'_> {
         declared(after, &mut inner);
         w.retain(|v| !inner.contains(v));
         w.sort_unstable();
-        w
+        Carried {
+            vars: w,
+            extra: tail.extra.clone(),
+        }
     }
 
-    /// The primal values of `vars` as a tuple expression / pattern.
-    fn tuple(&self, vars: &[VarId], pattern: bool) -> TokenStream {
-        let items = vars.iter().map(|v| {
-            let name = self.name(*v);
-            if pattern {
-                quote!(mut #name)
-            } else {
-                quote!(#name)
-            }
-        });
-        quote!((#(#items,)*))
+    /// The carried values as a tuple expression.
+    fn values(&self, c: &Carried) -> TokenStream {
+        let vars = c.vars.iter().map(|v| self.name(*v));
+        let extra = &c.extra;
+        quote!((#(#vars,)* #(#extra,)*))
     }
 
-    /// The cells of the active ones among `vars`, as a tuple expression.
-    fn cells_tuple(&self, vars: &[VarId]) -> TokenStream {
-        let items = vars
-            .iter()
-            .filter(|v| self.active(**v))
-            .map(|v| cell_of(*v));
-        quote!((#(#items,)*))
+    /// The carried values as a tuple pattern binding each mutably.
+    fn pattern(&self, c: &Carried) -> TokenStream {
+        let vars = c.vars.iter().map(|v| self.name(*v));
+        let extra = &c.extra;
+        quote!((#(mut #vars,)* #(mut #extra,)*))
+    }
+
+    /// The type of the carried values, recorded without moving them.
+    fn witness(&self, c: &Carried) -> TokenStream {
+        let vars = c.vars.iter().map(|v| self.name(*v));
+        let extra = &c.extra;
+        quote! {
+            ::ad::__private::cps::witness(|| (
+                #(::core::clone::Clone::clone(&#vars),)*
+                #(::core::clone::Clone::clone(&#extra),)*
+            ))
+        }
+    }
+
+    /// The cells of the active carried variables.
+    fn active_of(&self, c: &Carried) -> Vec<VarId> {
+        c.vars.iter().copied().filter(|v| self.active(*v)).collect()
     }
 
     /// `if`: the rest of the body as one continuation closure, called from both arms.
@@ -795,30 +812,16 @@ impl Cps<'_> {
     ) -> TokenStream {
         let n = self.next();
         let k = fresh("k", n);
-        let construct = std::slice::from_ref(stmt);
-        let carried: Vec<VarId> = self
-            .carried(construct, after, tail)
-            .into_iter()
-            .filter(|v| !phis.iter().any(|p| p.var == *v))
-            .collect();
+        let w = fresh("w", n);
+        let mut carried = self.carried(std::slice::from_ref(stmt), after, tail);
+        carried.vars.retain(|v| !phis.iter().any(|p| p.var == *v));
         let rest = self.stmts(after, tail);
-        // Parameters: the carried values (typed like the current ones), then the phis and the
-        // cells (typed here; the elided lifetimes make them higher-ranked).
-        let like = carried.iter().map(|v| {
-            let name = self.name(*v);
-            quote!(::core::clone::Clone::clone(&#name))
-        });
-        let pattern = self.tuple(&carried, true);
-        let cell_pattern = {
-            let cs = carried
-                .iter()
-                .filter(|v| self.active(**v))
-                .map(|v| cell_of(*v));
-            quote!((#(mut #cs,)*))
-        };
-        let cell_types = carried
+        let witness = self.witness(&carried);
+        let pattern = self.pattern(&carried);
+        let active = self.active_of(&carried);
+        let cells: Vec<syn::Ident> = active.iter().map(|v| cell_of(*v)).collect();
+        let cell_types = active
             .iter()
-            .filter(|v| self.active(**v))
             .map(|v| self.cell_type(*v, &TokenStream::new()));
         let phi_names = phis.iter().map(|p| self.name(p.var));
         let phi_types = phis.iter().map(|p| match self.e.body.vars[p.var].ty {
@@ -838,11 +841,18 @@ impl Cps<'_> {
             let t = self.float(p.var).ident();
             quote!(&::ad::__private::cps::NumR<#t>)
         });
+        // The closure is not passed to a generic function, so the elided lifetimes of its
+        // cell parameters are higher-ranked: each arm passes cells of its own frame.
         let definition = quote! {
-            let #k = ::ad::__private::cps::continuation(
-                || (#(#like,)*),
-                |#pattern, (#(#phi_names,)*): (#(#phi_types,)*), #cell_pattern: (#(#cell_types,)*), (#(#phi_cells,)*): (#(#phi_cell_types,)*)| { #rest },
-            );
+            let #w = #witness;
+            let mut #k = |__ad_s,
+                      (#(#phi_names,)*): (#(#phi_types,)*),
+                      (#(mut #cells,)*): (#(#cell_types,)*),
+                      (#(#phi_cells,)*): (#(#phi_cell_types,)*)| {
+                ::ad::__private::cps::typed(&__ad_s, #w);
+                let #pattern = __ad_s;
+                #rest
+            };
         };
         let arm = |block: &Block, pick: &dyn Fn(&crate::ir::Phi) -> &Operand| {
             let values = phis.iter().map(|p| self.e.op(pick(p)));
@@ -851,35 +861,36 @@ impl Cps<'_> {
             // A cell for each active phi, added into the arm's value after the rest ran.
             let mut new_cells = TokenStream::new();
             let mut backs = TokenStream::new();
-            let mut cells = Vec::new();
+            let mut phi_cells = Vec::new();
             for (j, p) in active_phis.iter().enumerate() {
-                let c = fresh("phi", m * 100 + j);
+                let c = format_ident!("__ad_phi{}_{}", m, j, span = Span::mixed_site());
                 let value = self.e.op(pick(p));
                 let t = self.float(p.var).ident();
                 new_cells.extend(quote!(let #c = &::ad::__private::cps::NumR::<#t>::new(#value);));
                 backs.extend(self.e.contrib(pick(p), quote!(#c.adjoint()), false));
-                cells.push(c);
+                phi_cells.push(c);
             }
-            let carried_values = self.tuple(&carried, false);
-            let carried_cells = self.cells_tuple(&carried);
+            let carried_values = self.values(&carried);
             let call = quote! {
                 #new_cells
-                let #r = #k(#carried_values, (#(#values,)*), #carried_cells, (#(#cells,)*));
+                let #r = #k(#carried_values, (#(#values,)*), (#(#cells,)*), (#(#phi_cells,)*));
                 #backs
                 #r
             };
             let tail = Tail {
                 tokens: call,
                 reads: carried
+                    .vars
                     .iter()
                     .copied()
                     .chain(phis.iter().filter_map(|p| pick(p).var()))
                     .collect(),
+                extra: carried.extra.clone(),
             };
             // The arm owns what it writes: earlier back parts read the old values.
             let mut writes = Vec::new();
             written(&block.stmts, &mut writes);
-            let rebinds = writes.iter().filter(|w| carried.contains(w)).map(|w| {
+            let rebinds = writes.iter().filter(|w| carried.vars.contains(w)).map(|w| {
                 let name = self.name(*w);
                 let c = cell_of(*w);
                 let cells = (self.active(*w) && self.e.body.vars[*w].ty.is_array())
@@ -905,18 +916,18 @@ impl Cps<'_> {
         let act = format_ident!("__AdAct{}", n, span = Span::mixed_site());
         let next = fresh("next", n);
         let it = fresh("it", n);
-        let construct = std::slice::from_ref(stmt);
-        let mut carried = self.carried(construct, after, tail);
+        let w = fresh("w", n);
+        let once = fresh("once", n);
+        let mut carried = self.carried(std::slice::from_ref(stmt), after, tail);
         for f in l.exits.iter().chain(l.cont.iter()) {
-            if !carried.contains(f) {
-                carried.push(*f);
+            if !carried.vars.contains(f) {
+                carried.vars.push(*f);
             }
         }
-        let active: Vec<VarId> = carried
-            .iter()
-            .copied()
-            .filter(|v| self.active(*v))
-            .collect();
+        if matches!(l.kind, LoopKind::Range(_)) {
+            carried.extra.push(it.clone());
+        }
+        let active = self.active_of(&carried);
         let fields: Vec<syn::Ident> = (0..active.len()).map(|k| format_ident!("f{}", k)).collect();
         let field_types = active.iter().map(|v| self.cell_type(*v, &quote!('b)));
         self.items.borrow_mut().push(quote! {
@@ -941,18 +952,9 @@ impl Cps<'_> {
                 })
             }
         });
-        let has_iter = matches!(l.kind, LoopKind::Range(_));
-        let mut state_vars = self.tuple(&carried, false);
-        let mut state_pattern = self.tuple(&carried, true);
-        if has_iter {
-            let vals = carried.iter().map(|v| self.name(*v));
-            let pats = carried.iter().map(|v| {
-                let name = self.name(*v);
-                quote!(mut #name)
-            });
-            state_vars = quote!((#(#vals,)* #it,));
-            state_pattern = quote!((#(#pats,)* mut #it,));
-        }
+        let state = self.values(&carried);
+        let pattern = self.pattern(&carried);
+        let witness = self.witness(&carried);
         let cells_value = {
             let cs = active.iter().map(|v| cell_of(*v));
             quote!(#act { #(#fields: #cs,)* _p: ::core::marker::PhantomData })
@@ -962,7 +964,7 @@ impl Cps<'_> {
             let fs = fields.iter();
             quote!(#(let mut #cs = __act.#fs;)*)
         };
-        let done = quote!(return #next(false, #state_vars, #cells_value););
+        let done = quote!(return #next(false, #state, #cells_value););
         let head = match &l.kind {
             LoopKind::While { cond } => {
                 let cond = &cond.expr;
@@ -995,8 +997,9 @@ impl Cps<'_> {
             quote!(!(#(#flags)||*))
         };
         let body_tail = Tail {
-            tokens: quote!(#next(#more, #state_vars, #cells_value)),
-            reads: carried.clone(),
+            tokens: quote!(#next(#more, #state, #cells_value)),
+            reads: carried.vars.clone(),
+            extra: carried.extra.clone(),
         };
         let body = self.stmts(&l.body.stmts, &body_tail);
         let init_iter = match &l.kind {
@@ -1009,20 +1012,32 @@ impl Cps<'_> {
         let rest = self.stmts(after, tail);
         quote! {
             #init_iter
+            let #w = #witness;
+            // The rest of the body, called once when the loop ends.
+            let mut #once = ::ad::__private::cps::Once::new(|__ad_s, __act: #act<'_>| {
+                ::ad::__private::cps::typed(&__ad_s, #w);
+                let #pattern = __ad_s;
+                #unpack
+                #rest
+            });
             #func(
-                #state_vars,
+                #state,
                 #cells_value,
-                &|#state_pattern, __act, #next| {
+                &|#pattern, __act, mut #next| {
                     #unpack
                     #head
                     #reset
                     #body
                 },
-                &mut |#state_pattern, __act| {
-                    #unpack
-                    #rest
-                },
+                &mut |__ad_s, __act| (#once.take())(__ad_s, __act),
             )
         }
     }
+}
+
+/// What a continuation owns: carried variables, and the iterators of the loops around it.
+#[derive(Clone, Default)]
+struct Carried {
+    vars: Vec<VarId>,
+    extra: Vec<syn::Ident>,
 }
