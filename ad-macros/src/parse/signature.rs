@@ -505,6 +505,7 @@ mod tests {
     fn wrt_selects_and_validates() {
         let args = Args {
             wrt: Some(vec![parse_quote!(y)]),
+            ..Args::default()
         };
         let sig = read(parse_quote!(fn f(x: f64, y: f64) -> f64), args)
             .ok()
@@ -512,6 +513,7 @@ mod tests {
         assert_eq!(sig.params.iter().filter(|p| p.active).count(), 1);
         let args = Args {
             wrt: Some(vec![parse_quote!(k), parse_quote!(z)]),
+            ..Args::default()
         };
         assert_eq!(
             read(parse_quote!(fn f(x: f64, k: i32) -> f64), args).err(),
