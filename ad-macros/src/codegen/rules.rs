@@ -14,6 +14,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
+use crate::ir::linear::Scale;
 use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{BinOp, Body, FloatTy, Operand, Rhs, Ty, VarId};
 use crate::parse::Signature;
@@ -191,75 +192,69 @@ impl Emitter<'_> {
         // Partials computed once (`let __d4 = rules::d_powf(..);`), then the contributions.
         let mut pre = TokenStream::new();
         let mut items: Vec<(&Operand, TokenStream, bool)> = Vec::new();
+        if let Some(terms) = crate::ir::linear::linearize(rhs) {
+            let operands = rhs.operands();
+            if !operands.iter().any(|a| self.plan.active_op(a)) {
+                // No operand takes an adjoint: the partials (and the values they read,
+                // which may not exist in this sweep) are not needed.
+                return TokenStream::new();
+            }
+            for term in terms {
+                let target = operands[term.operand];
+                let v = |k: usize| self.op(operands[k]);
+                let (expr, negate) = match term.scale {
+                    Scale::One => (adj.clone(), false),
+                    Scale::MinusOne => (adj.clone(), true),
+                    Scale::Times(k) => {
+                        let b = v(k);
+                        (quote!(#adj * #b), false)
+                    }
+                    Scale::Over(k) => {
+                        let b = v(k);
+                        (quote!(#adj / #b), false)
+                    }
+                    Scale::MinusOutOver(k) => {
+                        let (outv, b) = (&self.body.vars[out].name, v(k));
+                        (quote!(#adj * #outv / #b), true)
+                    }
+                    Scale::RemQuotient => {
+                        if !self.plan.active_op(target) {
+                            continue;
+                        }
+                        let (a, b) = (v(0), v(1));
+                        let d = quote!(::ad::__private::rules::d_rem(#a, #b).1);
+                        (quote!(#adj * #d), false)
+                    }
+                    Scale::Cast => {
+                        let Operand::Var(a) = target else { continue };
+                        let t = self.float_of(*a).ident();
+                        (quote!(#adj as #t), false)
+                    }
+                    Scale::Rule(which) => {
+                        let Rhs::Intrinsic(rule, args) = rhs else {
+                            continue;
+                        };
+                        let partial = self.rule_partial(out, rule, args, span);
+                        match which {
+                            None => (quote!(#adj * #partial), false),
+                            Some(k) => {
+                                // Several partials: computed once, before the contributions.
+                                let d = format_ident!("__d{}", out, span = Span::mixed_site());
+                                if pre.is_empty() {
+                                    pre = quote!(let #d = #partial;);
+                                }
+                                let k = syn::Index::from(k);
+                                (quote!(#adj * #d.#k), false)
+                            }
+                        }
+                    }
+                };
+                items.push((target, expr, negate));
+            }
+            let contributions = self.contribs(&items);
+            return quote!(#pre #contributions);
+        }
         match rhs {
-            Rhs::Copy(a) => items.push((a, adj, false)),
-            Rhs::Neg(a) => items.push((a, adj, true)),
-            Rhs::Cast(a, _) => {
-                if let Operand::Var(v) = a {
-                    let t = self.float_of(*v).ident();
-                    items.push((a, quote!(#adj as #t), false));
-                }
-            }
-            Rhs::Binary(op, a, b) => {
-                let (av, bv) = (self.op(a), self.op(b));
-                match op {
-                    BinOp::Add => items.extend([(a, adj.clone(), false), (b, adj, false)]),
-                    BinOp::Sub => items.extend([(a, adj.clone(), false), (b, adj, true)]),
-                    BinOp::Mul => items.extend([
-                        (a, quote!(#adj * #bv), false),
-                        (b, quote!(#adj * #av), false),
-                    ]),
-                    BinOp::Div => {
-                        let outv = &self.body.vars[out].name;
-                        items.extend([
-                            (a, quote!(#adj / #bv), false),
-                            (b, quote!(#adj * #outv / #bv), true),
-                        ]);
-                    }
-                    BinOp::Rem => {
-                        items.push((a, adj.clone(), false));
-                        if self.plan.active_op(b) {
-                            let d = quote!(::ad::__private::rules::d_rem(#av, #bv).1);
-                            items.push((b, quote!(#adj * #d), false));
-                        }
-                    }
-                }
-            }
-            Rhs::Intrinsic(rule, args) => {
-                if !args.iter().take(rule.arity).any(|a| self.plan.active_op(a)) {
-                    // No operand takes an adjoint: the partials (and the values they read,
-                    // which may not exist in this sweep) are not needed.
-                    return TokenStream::new();
-                }
-                let function = match rule.partial {
-                    Partial::Zero => return TokenStream::new(),
-                    Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
-                };
-                let mut inputs: Vec<TokenStream> = rule
-                    .reads_args
-                    .iter()
-                    .filter_map(|&i| args.get(i))
-                    .map(|a| self.op(a))
-                    .collect();
-                if rule.reads_output {
-                    inputs.push(self.body.vars[out].name.to_token_stream());
-                }
-                let partial = match self.fused_partial(out) {
-                    Some((_, partial)) => quote!(#partial),
-                    None => quote!(::ad::__private::rules::#function(#(#inputs),*)),
-                };
-                match rule.partial {
-                    Partial::One(_) => items.push((&args[0], quote!(#adj * #partial), false)),
-                    _ => {
-                        let d = format_ident!("__d{}", out, span = Span::mixed_site());
-                        pre = quote!(let #d = #partial;);
-                        for (i, arg) in args.iter().take(rule.arity).enumerate() {
-                            let i = syn::Index::from(i);
-                            items.push((arg, quote!(#adj * #d.#i), false));
-                        }
-                    }
-                }
-            }
             Rhs::Index(array, index) => {
                 if !self.plan.active(*array) {
                     return TokenStream::new();
@@ -314,10 +309,43 @@ impl Emitter<'_> {
                 let t = self.float_of(out).ident();
                 items.push((e, quote!(#adj.iter().sum::<#t>()), false));
             }
-            Rhs::Opaque(_) => {}
+            Rhs::Opaque(_)
+            | Rhs::Copy(_)
+            | Rhs::Neg(_)
+            | Rhs::Cast(..)
+            | Rhs::Binary(..)
+            | Rhs::Intrinsic(..) => {}
         }
         let contributions = self.contribs(&items);
         quote!(#pre #contributions)
+    }
+
+    /// The partial(s) of an intrinsic, from the runtime's rule: `rules::d_sin(x)`, or the
+    /// fused partial computed with a recomputed value.
+    fn rule_partial(
+        &self,
+        out: VarId,
+        rule: &crate::rules::Rule,
+        args: &[Operand],
+        span: Span,
+    ) -> TokenStream {
+        if let Some((_, partial)) = self.fused_partial(out) {
+            return quote!(#partial);
+        }
+        let function = match rule.partial {
+            Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
+            Partial::Zero => return quote!(0.0),
+        };
+        let mut inputs: Vec<TokenStream> = rule
+            .reads_args
+            .iter()
+            .filter_map(|&i| args.get(i))
+            .map(|a| self.op(a))
+            .collect();
+        if rule.reads_output {
+            inputs.push(self.body.vars[out].name.to_token_stream());
+        }
+        quote!(::ad::__private::rules::#function(#(#inputs),*))
     }
 
     /// The contributions of one statement. Those to an adjoint declared at this statement

@@ -19,6 +19,7 @@ use proc_macro2::{Span, TokenStream};
 use syn::Ident;
 
 pub(crate) mod activity;
+pub(crate) mod linear;
 pub(crate) mod lower;
 pub(crate) mod names;
 pub(crate) mod needs;

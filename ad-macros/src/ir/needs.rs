@@ -1,11 +1,12 @@
 //! What the reverse sweep of each operation reads: the primal values its partials need.
 //!
 //! A `+` needs nothing, `x * y` needs both factors, `x.sin()` needs `x`, `x.exp()` its output.
-//! The planner restores exactly these values (from locals, by recomputation or from the
+//! They are read off the one statement of each operation's partials, `ir::linear`. The
+//! planner restores exactly these values (from locals, by recomputation or from the
 //! value stack); nothing else is stored.
 
-use super::{BinOp, Operand, Rhs, VarId};
-use crate::rules::Partial;
+use super::linear::{linearize, Scale};
+use super::{Operand, Rhs, VarId};
 
 /// A primal value the reverse of an operation reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,47 +21,38 @@ pub(crate) enum Need {
 /// variables are.
 pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> {
     let is_active = |op: &Operand| op.var().is_some_and(active);
+    if let Some(terms) = linearize(rhs) {
+        // What the partials of the terms into active operands mention (`ir::linear`).
+        let operands = rhs.operands();
+        let mut needs = Vec::new();
+        let mut add = |need: Need| {
+            if !needs.contains(&need) {
+                needs.push(need);
+            }
+        };
+        for term in terms {
+            if !is_active(operands[term.operand]) {
+                continue;
+            }
+            match (term.scale, rhs) {
+                (Scale::Rule(_), Rhs::Intrinsic(rule, _)) => {
+                    rule.reads_args.iter().for_each(|&i| add(Need::Operand(i)));
+                    if rule.reads_output {
+                        add(Need::Output);
+                    }
+                }
+                (scale, _) => {
+                    let (reads, output) = scale.reads();
+                    reads.into_iter().for_each(|k| add(Need::Operand(k)));
+                    if output {
+                        add(Need::Output);
+                    }
+                }
+            }
+        }
+        return needs;
+    }
     match rhs {
-        Rhs::Binary(op, a, b) => {
-            let (a_active, b_active) = (is_active(a), is_active(b));
-            let mut needs = Vec::new();
-            match op {
-                BinOp::Add | BinOp::Sub => {}
-                BinOp::Mul => {
-                    if a_active {
-                        needs.push(Need::Operand(1));
-                    }
-                    if b_active {
-                        needs.push(Need::Operand(0));
-                    }
-                }
-                BinOp::Div => {
-                    if a_active || b_active {
-                        needs.push(Need::Operand(1));
-                    }
-                    if b_active {
-                        needs.push(Need::Output);
-                    }
-                }
-                BinOp::Rem => {
-                    if b_active {
-                        needs.extend([Need::Operand(0), Need::Operand(1)]);
-                    }
-                }
-            }
-            needs
-        }
-        Rhs::Intrinsic(rule, args) => {
-            let any_active = args.iter().take(rule.arity).any(is_active);
-            if !any_active || rule.partial == Partial::Zero {
-                return Vec::new();
-            }
-            let mut needs: Vec<Need> = rule.reads_args.iter().map(|&i| Need::Operand(i)).collect();
-            if rule.reads_output {
-                needs.push(Need::Output);
-            }
-            needs
-        }
         Rhs::Index(array, _) => {
             if active(*array) {
                 vec![Need::Operand(0)]
@@ -70,12 +62,6 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
         }
         // The callee's reverse sweep takes every argument again.
         Rhs::Call(call) => (0..call.args.len()).map(Need::Operand).collect(),
-        Rhs::Copy(_)
-        | Rhs::Neg(_)
-        | Rhs::Cast(..)
-        | Rhs::ArrayLit(_)
-        | Rhs::ArrayRepeat(..)
-        | Rhs::VecRepeat(..)
-        | Rhs::Opaque(_) => Vec::new(),
+        _ => Vec::new(),
     }
 }

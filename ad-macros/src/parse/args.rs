@@ -140,6 +140,13 @@ mod tests {
 
     #[test]
     fn every_bad_argument_is_reported() {
-        assert_eq!(parse(quote!(wtr(a), cps, wrt())).1, 3);
+        assert_eq!(parse(quote!(wtr(a), cps, cps, wrt())).1, 3);
+    }
+
+    #[test]
+    fn cps_selects_the_backend() {
+        assert_eq!(parse(quote!()).0.backend, Backend::Tape);
+        let (args, errors) = parse(quote!(cps, wrt(x)));
+        assert_eq!((args.backend, errors), (Backend::Cps, 0));
     }
 }

@@ -1,0 +1,9 @@
+// `cps` given twice: the error points at the second one.
+use ad::reverse;
+
+#[reverse(cps, cps)] //~ ERROR duplicate `cps` argument
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {}
