@@ -287,7 +287,13 @@ fn vec_elem(ty: &Type) -> Option<&Type> {
     }
 }
 
+use syn::TypeGroup as Group;
+
 fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
+    // A type passed through a `macro_rules!` fragment (`$t:ty`) arrives in an invisible group.
+    if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
+        return param_kind(cx, elem);
+    }
     if let Some(t) = float_of(ty) {
         return Some(ParamKind::Scalar(t));
     }
@@ -371,6 +377,9 @@ fn read_return(cx: &Errors, sig: &syn::Signature) -> Option<RetTy> {
 }
 
 fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
+    if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
+        return ret_ty(cx, elem);
+    }
     if let Some(t) = float_of(ty) {
         return Some(RetTy::Scalar(t));
     }
@@ -393,7 +402,6 @@ fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
                 .collect::<Option<Vec<_>>>()
                 .map(RetTy::Tuple);
         }
-        Type::Paren(inner) => return ret_ty(cx, &inner.elem),
         _ => {}
     }
     cx.error(

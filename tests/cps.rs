@@ -1,0 +1,99 @@
+//! The CPS backend, `#[reverse(cps)]`, on the examples of Wang et al. (ICFP 2019) and the
+//! free-variable example of Pearlmutter & Siskind: each gradient against its closed form,
+//! finite differences, and the tape backend's gradient bit for bit. (Every other integration
+//! test also runs under the CPS backend: see `tests/cps-corpus`.)
+
+use ad::check;
+use approx::assert_relative_eq;
+
+#[path = "common/bits.rs"]
+mod bits;
+use bits::assert_same_bits;
+
+#[path = "common/wang.rs"]
+mod wang;
+use wang::*;
+
+#[test]
+fn two_x_plus_x_cubed() {
+    for x in [-2.0, -0.5, 0.0, 0.75, 3.0] {
+        let (v, d) = poly_grad(x);
+        assert_same_bits(&(v, d), &poly_tape_grad(x));
+        assert_eq!(v.to_bits(), poly(x).to_bits());
+        assert_relative_eq!(d, 2.0 + 3.0 * x * x, max_relative = 1e-15);
+        check::gradient(|v| poly(v[0]), &[x], &[d]).unwrap();
+    }
+    let (_, d) = poly_vjp(2.0, 0.5);
+    assert_eq!(d, 0.5 * 14.0);
+}
+
+#[test]
+fn if_shares_one_continuation() {
+    for x in [-1.5, -0.25, 0.5, 2.0] {
+        let (v, d) = branch_grad(x);
+        assert_same_bits(&(v, d), &branch_tape_grad(x));
+        let expected = if x > 0.0 { 3.0 * x * x } else { -2.0 };
+        assert_relative_eq!(d, expected, max_relative = 1e-15);
+        check::gradient(|v| branch(v[0]), &[x], &[d]).unwrap();
+    }
+}
+
+#[test]
+fn while_is_a_local_recursive_function() {
+    for (x, n) in [(1.1, 0), (1.1, 1), (0.9, 5), (-1.3, 7), (1.0001, 10_000)] {
+        let (v, (d,)) = power_grad(x, n).into_tuple();
+        assert_same_bits(&power_grad(x, n), &power_tape_grad(x, n));
+        assert_eq!(v.to_bits(), power(x, n).to_bits());
+        let expected = if n == 0 {
+            0.0
+        } else {
+            n as f64 * x.powi(n as i32 - 1)
+        };
+        assert_relative_eq!(d, expected, max_relative = 1e-11);
+        if n <= 10 {
+            // (x^10000 curves too fast for a finite difference.)
+            check::gradient(|v| power(v[0], n), &[x], &[d]).unwrap();
+        }
+    }
+}
+
+#[test]
+fn tree_recursion() {
+    let values = [1.5, -0.5, 2.0, 0.25, 3.0, -1.0, 0.75];
+    let x = 1.2;
+    let (v, (dv, dx)) = tree_grad(&values, x, 0);
+    assert_same_bits(&(v, (dv.clone(), dx)), &tree_tape_grad(&values, x, 0));
+    // 7 internal nodes, 8 missing children: the product of the values times x^8.
+    let product: f64 = values.iter().product();
+    assert_relative_eq!(v, product * x.powi(8), max_relative = 1e-14);
+    assert_relative_eq!(dx, 8.0 * product * x.powi(7), max_relative = 1e-14);
+    for (k, dk) in dv.iter().enumerate() {
+        assert_relative_eq!(*dk, v / values[k], max_relative = 1e-14);
+    }
+    let mut all = values.to_vec();
+    all.push(x);
+    let mut grad = dv.clone();
+    grad.push(dx);
+    check::gradient(|a| tree(&a[..7], a[7], 0), &all, &grad).unwrap();
+}
+
+#[test]
+fn closure_free_variable_gets_its_adjoint() {
+    for x in [-3.0, 0.0, 0.5, 4.0] {
+        let (v, d) = free_variable_grad(x);
+        assert_same_bits(&(v, d), &free_variable_tape_grad(x));
+        assert_eq!(v, x * (x + 1.0));
+        assert_relative_eq!(d, 2.0 * x + 1.0, max_relative = 1e-15);
+    }
+}
+
+/// `(v, d)` as `(v, (d,))`, so the tests above read alike.
+trait IntoTuple {
+    fn into_tuple(self) -> (f64, (f64,));
+}
+
+impl IntoTuple for (f64, f64) {
+    fn into_tuple(self) -> (f64, (f64,)) {
+        (self.0, (self.1,))
+    }
+}
