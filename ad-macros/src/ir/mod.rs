@@ -23,6 +23,8 @@ pub(crate) mod lower;
 pub(crate) mod names;
 pub(crate) mod needs;
 pub(crate) mod plan;
+#[cfg(test)]
+pub(crate) mod print;
 pub(crate) mod snapshot;
 pub(crate) mod types;
 pub(crate) mod visit;
