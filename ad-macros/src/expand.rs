@@ -66,13 +66,8 @@ fn analyse(
     if cx.has_errors() {
         return None;
     }
-    for (span, msg) in ir::snapshot::insert(&mut body, &mut activity) {
-        cx.error_at(span, msg);
-    }
-    let plan = ir::plan::make(&body, activity, split);
-    for (span, msg) in &plan.errors {
-        cx.error_at(*span, msg);
-    }
+    ir::snapshot::insert(cx, &mut body, &mut activity);
+    let plan = ir::plan::make(cx, &body, activity, split);
     if cx.has_errors() {
         return None;
     }

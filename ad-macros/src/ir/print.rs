@@ -685,14 +685,23 @@ mod snapshots {
                         continue;
                     };
                     ir::types::resolve(&mut body, sig.default_float);
-                    if let Err(broken) = super::contract::check(&body) {
-                        panic!(
-                            "{}: {}: {broken}\n{}",
-                            path.display(),
-                            func.sig.ident,
-                            super::print(&body)
-                        );
-                    }
+                    let check = |body: &ir::Body, after: &str| {
+                        if let Err(broken) = super::contract::check(body) {
+                            panic!(
+                                "{}: {} (after {after}): {broken}\n{}",
+                                path.display(),
+                                func.sig.ident,
+                                super::print(body)
+                            );
+                        }
+                    };
+                    check(&body, "types::resolve");
+                    // The snapshots keep the contract (in the mode of split companions, where
+                    // every float parameter is active and the most values are kept).
+                    let split = sig.all_active();
+                    let mut activity = ir::activity::analyse(&cx, &body, &split);
+                    ir::snapshot::insert(&cx, &mut body, &mut activity);
+                    check(&body, "snapshot::insert");
                     checked += 1;
                 }
             }
