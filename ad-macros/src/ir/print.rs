@@ -93,13 +93,11 @@ impl<'b> Printer<'b> {
 
     pub(crate) fn print(&self) -> String {
         let mut out = String::new();
-        let params: Vec<String> = (0..self.body.vars.len())
-            .filter(|&v| self.body.vars[v].param.is_some())
-            .map(|v| (self.body.vars[v].param, v))
-            .collect::<std::collections::BTreeMap<_, _>>()
-            .into_values()
-            .map(|v| self.decl(v))
+        let mut params: Vec<(usize, VarId)> = (self.body.vars.iter().enumerate())
+            .filter_map(|(v, var)| Some((var.param?, v)))
             .collect();
+        params.sort_unstable();
+        let params: Vec<String> = params.iter().map(|&(_, v)| self.decl(v)).collect();
         let name = self
             .name
             .as_deref()
@@ -224,8 +222,7 @@ impl<'b> Printer<'b> {
                     format!("trips {}", self.var(l.trips)),
                 ];
                 if !l.exits.is_empty() {
-                    let exits: Vec<String> = l.exits.iter().map(|&v| self.var(v)).collect();
-                    notes.push(format!("exits {}", exits.join(", ")));
+                    notes.push(format!("exits {}", self.vars(&l.exits)));
                 }
                 if let Some(cont) = l.cont {
                     notes.push(format!("cont {}", self.var(cont)));
@@ -779,6 +776,9 @@ pub(crate) mod contract {
             if body.vars[..id].iter().any(|w| w.name == *name) {
                 return Err(format!("`{name}` is the name of two variables"));
             }
+            if body.vars[..id].iter().any(|w| w.adj == var.adj) {
+                return Err(format!("`{}` is the adjoint of two variables", var.adj));
+            }
             if matches!(var.ty, Ty::Float(None)) {
                 return Err(format!("`{name}` has an unsettled float type"));
             }
@@ -789,6 +789,9 @@ pub(crate) mod contract {
             }
         }
         c.block(&body.block)?;
+        if let Some(v) = c.defined.iter().position(|d| !d) {
+            return Err(format!("`{}` is never defined", c.name(v)));
+        }
         let mut out = Vec::new();
         output_ops(&body.output, &mut out);
         out.iter().try_for_each(|op| c.read(op))
