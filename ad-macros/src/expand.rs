@@ -67,13 +67,8 @@ fn analyse(
     if cx.has_errors() {
         return None;
     }
-    for (span, msg) in ir::snapshot::insert(&mut body, &mut activity) {
-        cx.error_at(span, msg);
-    }
-    let plan = ir::plan::make(&body, activity, split);
-    for (span, msg) in &plan.errors {
-        cx.error_at(*span, msg);
-    }
+    ir::snapshot::insert(cx, &mut body, &mut activity);
+    let plan = ir::plan::make(cx, &body, activity, split);
     if cx.has_errors() {
         return None;
     }
@@ -203,17 +198,20 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 #[cfg(test)]
-mod snapshots {
+pub(crate) mod snapshots {
     //! Expansion snapshots: `tests/expand/NAME.rs` expanded and pretty-printed must equal
     //! `tests/expand/NAME.expanded.rs`. `AD_SNAPSHOTS=overwrite cargo test -p ad-macros`
     //! rewrites the expected files; review the diff like code.
 
     use std::path::Path;
 
-    /// Every `#[reverse]` function of `source` expanded and pretty-printed.
-    fn expand_source(source: &str) -> String {
+    use proc_macro2::TokenStream;
+
+    /// The `#[reverse]` functions of `source`: the attribute's arguments and the function
+    /// without the attribute.
+    pub(crate) fn reverse_functions(source: &str) -> Vec<(TokenStream, syn::ItemFn)> {
         let file: syn::File = syn::parse_str(source).unwrap();
-        let mut items = Vec::new();
+        let mut functions = Vec::new();
         for item in file.items {
             let syn::Item::Fn(mut func) = item else {
                 continue;
@@ -227,10 +225,19 @@ mod snapshots {
             let args = match attr.map(|i| func.attrs.remove(i)) {
                 Some(attr) => match attr.meta {
                     syn::Meta::List(list) => list.tokens,
-                    _ => proc_macro2::TokenStream::new(),
+                    _ => TokenStream::new(),
                 },
                 None => continue,
             };
+            functions.push((args, func));
+        }
+        functions
+    }
+
+    /// Every `#[reverse]` function of `source` expanded and pretty-printed.
+    fn expand_source(source: &str) -> String {
+        let mut items = Vec::new();
+        for (args, func) in reverse_functions(source) {
             let tokens = super::reverse(args, quote::quote!(#func));
             let expanded: syn::File = syn::parse2(tokens).unwrap();
             items.extend(expanded.items);
@@ -264,9 +271,21 @@ mod snapshots {
     #[test]
     fn expand_file() {
         if let Some(path) = std::env::var_os("AD_EXPAND") {
-            let source = std::fs::read_to_string(path).unwrap();
+            let source = read_tool_input(&path);
             println!("{}", expand_source(&source));
         }
+    }
+
+    /// The file a tool test was given. Tests run in `ad-macros/`; a relative path that is not
+    /// found there is taken from the workspace root, where `cargo` was run.
+    pub(crate) fn read_tool_input(path: &std::ffi::OsStr) -> String {
+        let path = Path::new(path);
+        let path = if path.exists() {
+            path.to_path_buf()
+        } else {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+        };
+        std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
     }
 
     #[test]

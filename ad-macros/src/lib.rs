@@ -6,7 +6,19 @@
 //! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`, `ir::plan`) and
 //! emits the adjoint code (`codegen`). Data flows one way; each stage reads only the output
 //! of the previous one. The intrinsic table is the runtime's, `ad_runtime::rules::INTRINSICS`,
-//! read through `rules`.
+//! read through `rules`. The backend (`#[reverse]`: tape, `#[reverse(cps)]`: CPS) is a value
+//! the pipeline matches on in `codegen::emit`.
+//!
+//! To see what a stage produced:
+//!
+//! - the IR (`ir::print`, one statement per line, active variables marked `*`):
+//!   `AD_IR=path/to/file.rs cargo test -p ad-macros ir_file -- --nocapture`;
+//! - the expansion (pretty-printed): `AD_EXPAND=path/to/file.rs cargo test -p ad-macros
+//!   expand_file -- --nocapture`.
+//!
+//! Both print every `#[reverse]` function of the file. The fixtures `tests/expand/NAME.rs`
+//! have snapshots of both, `NAME.ir` and `NAME.expanded.rs`; `AD_SNAPSHOTS=overwrite cargo
+//! test -p ad-macros` rewrites them, and the diff is reviewed like code.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;

@@ -14,6 +14,71 @@
 //!
 //! The analyses (`activity`, `snapshot`, `plan`) annotate it; codegen reads it and never looks
 //! at the `syn` body again.
+//!
+//! To see it: `AD_IR=path/to/file.rs cargo test -p ad-macros ir_file -- --nocapture` prints
+//! the IR of every `#[reverse]` function of a file (`print` documents the format), and
+//! `ad-macros/tests/expand/NAME.ir` holds the IR of the fixtures (snapshot tests).
+//!
+//! # Contract
+//!
+//! What `lower` guarantees, every later pass may rely on, and every pass that changes the IR
+//! must keep. `print::contract` checks rules 2 to 4 and 6 on every `#[reverse]` function of
+//! the workspace's tests and examples, after `types::resolve` and after `snapshot::insert`.
+//!
+//! 1. **A-normal form.** Every float operation (arithmetic, negation, an intrinsic, a cast to
+//!    a float type, an array read, a call of a function with a derivative, building a float
+//!    array) is the [`Rhs`] of its own [`StmtKind::Let`], which defines a variable of its
+//!    own. Its operands are [`Operand`]s: a variable, or a constant that reads no variable of
+//!    the function (a literal, `PI`, `-1.0`, `N - 1`), emitted as written; never a nested
+//!    operation. The right-hand side of an assignment is an operand too. Only `=`, `+=` and
+//!    `-=` ([`AssignOp`]) remain: `x *= y` is `let t = x * y; x = t;`. Sub-expressions keep
+//!    their evaluation order.
+//! 2. **One definition, before the uses.** Every variable is a parameter or has exactly one
+//!    definition: a `Let`, a [`Phi`] of an `If`, or a loop (the variable of a `for` over a
+//!    range, and its trip counter [`Loop::trips`]). The definition comes first in program
+//!    order; the operands of a phi are read at the end of their arm. Each user binding,
+//!    shadowing ones included, is a variable of its own, and [`Var::name`] and [`Var::adj`]
+//!    are unique in the function.
+//! 3. **Mutability.** [`Var::mutable`] means "declared `let mut`": only such a variable is
+//!    written after its definition (by `Assign`, `IndexAssign`, or the `writes` of an opaque
+//!    statement), so the value of any other variable is the one its definition gave it. A
+//!    `mut` variable need not be written; `snapshot::Clobbers` knows where it is. A by-value
+//!    `mut` float or array parameter is itself never written: the body works on a copy,
+//!    `let mut x = x;`. (This holds for code rustc accepts; the IR does not
+//!    check that the user assigns only `mut` variables.)
+//! 4. **Structured control; blocks run to their end.** There are no jumps. [`Block`]s nest
+//!    in `If` and `Loop`; every block runs to its last statement. `break`, `continue` and
+//!    `return` set `bool` flags (`__brk0 = true;`, an opaque statement); the flags are `mut`
+//!    variables defined by `let .. = false` before the loop (or at the top of the body for
+//!    `return`), and the statements after a jump run under a guard, `if !(flags) { .. }`. A
+//!    loop stops after an iteration that set one of its [`Loop::exits`], and its
+//!    [`Loop::cont`] flag is reset at the start of each iteration (codegen emits both). In a
+//!    function with `return`, the result goes to the slot `__ret`, which is the [`Output`].
+//!    Block ids are unique and below [`Body::blocks`]; the body is block 0.
+//! 5. **Opaque code carries no derivative.** An [`Opaque`] expression (a `Let` of
+//!    [`Rhs::Opaque`], a `while` condition, a range) and an opaque statement
+//!    ([`StmtKind::Opaque`]) are emitted as written, with user variables renamed to their IR
+//!    names; they list the variables they read (`reads`). Their results carry no derivative:
+//!    once `activity` has reported no error, no opaque result is active. `flows` lists the
+//!    variables whose derivative they would drop (a comparison, a cast to an integer or
+//!    `.len()` drops nothing); `activity` reports `if_active` when an active value flows into
+//!    an opaque expression whose value is used or that is not `cheap`, or into an opaque
+//!    statement. A `cheap` expression is pure, so the reverse sweep may evaluate it again.
+//!    Conditions, `while` conditions and ranges have no `flows`.
+//! 6. **Types.** `lower` sets [`Var::ty`] as far as the code says (the signature, type
+//!    annotations, literal suffixes, the operation); `types::resolve` settles it: after it,
+//!    no variable is [`Ty::Float`]`(None)` or an array without an element type, and the
+//!    variables used as indices and lengths, `powi` exponents and `if` conditions are
+//!    [`Ty::Usize`], [`Ty::I32`] and [`Ty::Bool`] unless typed otherwise. [`Ty::Unknown`] may
+//!    remain on inactive values. The `ty` of a `Let` is the user's annotation, emitted as
+//!    written.
+//! 7. **Who changes what.** `lower` builds the body. `types::resolve` changes only
+//!    [`Var::ty`]. `activity` reads it and returns an [`activity::Activity`] per signature
+//!    (activity is not stored in the IR). `snapshot::insert` adds variables (immutable
+//!    copies, `let __x_old5 = x;`) and their `Let`s, and redirects operands of active
+//!    statements to them. `plan` and codegen only read. Analyses report errors to
+//!    `crate::error::Errors` at the spans of the IR ([`Var::span`], [`Stmt::span`],
+//!    [`Callee::span`], `if_active`).
 
 use proc_macro2::{Span, TokenStream};
 use syn::Ident;
@@ -24,6 +89,8 @@ pub(crate) mod lower;
 pub(crate) mod names;
 pub(crate) mod needs;
 pub(crate) mod plan;
+#[cfg(test)]
+pub(crate) mod print;
 pub(crate) mod snapshot;
 pub(crate) mod types;
 pub(crate) mod visit;

@@ -24,6 +24,7 @@ use super::activity::Activity;
 use super::needs::{rhs_needs, Need};
 use super::snapshot::Clobbers;
 use super::{Block, BlockId, Body, LoopKind, Operand, Rhs, Shape, Stmt, StmtKind, Ty, VarId};
+use crate::error::Errors;
 
 /// How the values of a block are kept for the reverse sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -93,8 +94,6 @@ pub(crate) struct Plan {
     pub defs: HashMap<VarId, Rhs>,
     /// The forward sweep uses the value stack.
     pub uses_stack: bool,
-    /// Values the reverse sweep needs but the plan cannot keep: `(span, message)`.
-    pub errors: Vec<(proc_macro2::Span, String)>,
 }
 
 impl Plan {
@@ -108,10 +107,12 @@ impl Plan {
 }
 
 /// Makes the plan for `body`. `split` selects the mode of split companions, where nothing of
-/// the forward sweep stays in scope.
-pub(crate) fn make(body: &Body, activity: Activity, split: bool) -> Plan {
+/// the forward sweep stays in scope. Reports the values the reverse sweep needs but the plan
+/// cannot keep.
+pub(crate) fn make(cx: &Errors, body: &Body, activity: Activity, split: bool) -> Plan {
     let n = body.vars.len();
     let mut planner = Planner {
+        cx,
         body,
         clobbers: Clobbers::of(body),
         plan: Plan {
@@ -128,7 +129,6 @@ pub(crate) fn make(body: &Body, activity: Activity, split: bool) -> Plan {
             hoisted: Vec::new(),
             defs: HashMap::new(),
             uses_stack: split || !body.callees.is_empty(),
-            errors: Vec::new(),
         },
         def_pos: vec![usize::MAX; n],
         pos: 0,
@@ -152,6 +152,7 @@ pub(crate) fn make(body: &Body, activity: Activity, split: bool) -> Plan {
 }
 
 struct Planner<'b> {
+    cx: &'b Errors,
     body: &'b Body,
     clobbers: Clobbers,
     plan: Plan,
@@ -324,13 +325,13 @@ impl Planner<'_> {
                 self.plan.restore[var] = Restore::Save;
             } else {
                 let name = &self.body.vars[var].name;
-                self.plan.errors.push((
+                self.cx.error_at(
                     self.body.vars[var].span,
                     format!(
                         "#[reverse] needs the array `{name}` again in the reverse sweep, but it \
                          is created inside an `if` or `match` arm; create it before the branch"
                     ),
-                ));
+                );
                 self.plan.restore[var] = Restore::Live;
             }
             return;
@@ -349,14 +350,14 @@ impl Planner<'_> {
         );
         let mode = self.mode_of(var);
         if !storable && mode == BlockMode::Stack {
-            self.plan.errors.push((
+            self.cx.error_at(
                 self.body.vars[var].span,
                 format!(
                     "#[reverse] must store `{}` for the reverse sweep but does not know its type; \
                      bind it with a type annotation (`let k: usize = ...;` or `: i32`, `: f64`)",
                     self.body.vars[var].name
                 ),
-            ));
+            );
         }
         self.plan.restore[var] = match mode {
             BlockMode::Hoist => Restore::Hoist,

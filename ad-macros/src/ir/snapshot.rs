@@ -17,10 +17,11 @@ use super::activity::Activity;
 use super::needs::{rhs_needs, Need};
 use super::visit::{walk, Site};
 use super::{Block, Body, Operand, Rhs, Stmt, StmtKind, VarId};
+use crate::error::Errors;
 
-/// Inserts the snapshots into `body`, extending `activity` to the new variables. Returns
-/// errors for arrays passed to a call and modified before the reverse sweep reads them.
-pub(crate) fn insert(body: &mut Body, activity: &mut Activity) -> Vec<(proc_macro2::Span, String)> {
+/// Inserts the snapshots into `body`, extending `activity` to the new variables. Reports
+/// arrays passed to a call and modified before the reverse sweep reads them.
+pub(crate) fn insert(cx: &Errors, body: &mut Body, activity: &mut Activity) {
     let clobbers = Clobbers::of(body);
     let mut pos = 0;
     let mut loops = Vec::new();
@@ -31,16 +32,14 @@ pub(crate) fn insert(body: &mut Body, activity: &mut Activity) -> Vec<(proc_macr
             stmts: Vec::new(),
         },
     );
-    let mut cx = Cx {
+    let mut inserter = Inserter {
+        cx,
         body,
         activity,
         clobbers: &clobbers,
-        errors: Vec::new(),
     };
-    cx.block(&mut block, &mut pos, &mut loops);
-    let errors = cx.errors;
+    inserter.block(&mut block, &mut pos, &mut loops);
     body.block = block;
-    errors
 }
 
 /// Where each variable is written.
@@ -88,14 +87,14 @@ impl Clobbers {
     }
 }
 
-struct Cx<'b> {
+struct Inserter<'b> {
+    cx: &'b Errors,
     body: &'b mut Body,
     activity: &'b mut Activity,
     clobbers: &'b Clobbers,
-    errors: Vec<(proc_macro2::Span, String)>,
 }
 
-impl Cx<'_> {
+impl Inserter<'_> {
     fn block(
         &mut self,
         block: &mut Block,
@@ -120,14 +119,14 @@ impl Cx<'_> {
                 }
                 if self.body.vars[m].ty.is_array() {
                     // Arrays are not copied: the callee's reverse sweep reads this one again.
-                    self.errors.push((
+                    self.cx.error_at(
                         span,
                         format!(
                             "the array `{}` is modified after this call, but the reverse sweep \
                              of the callee reads it again; pass a copy (`let copy = {0};`) instead",
                             self.body.vars[m].name
                         ),
-                    ));
+                    );
                     continue;
                 }
                 let snap = match snaps.get(&m) {

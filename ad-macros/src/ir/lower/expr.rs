@@ -122,12 +122,7 @@ impl Lowerer<'_> {
                  parameters"
                     .into(),
             ),
-            syn::Expr::Let(l) => (
-                &l.let_token,
-                "`if let` and `while let` are not supported by #[reverse]; use `match`, or \
-                 `loop` with a `match` that `break`s"
-                    .into(),
-            ),
+            syn::Expr::Let(l) => (&l.let_token, super::IF_LET.into()),
             other => (
                 other,
                 "this expression is not supported by #[reverse]".into(),
@@ -907,7 +902,7 @@ impl Lowerer<'_> {
                 Value::Op(op) => elems.push(op),
                 Value::Error => return Value::Error,
                 _ => {
-                    self.cx.error(e, "#[reverse] supports arrays of numbers");
+                    self.cx.error(e, ARRAY_OF_NUMBERS);
                     return Value::Error;
                 }
             }
@@ -930,8 +925,7 @@ impl Lowerer<'_> {
 
     fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
         let value = self.lower_expr(&repeat.expr, out);
-        let Some(elem) = self.number(value, &repeat.expr, "#[reverse] supports arrays of numbers")
-        else {
+        let Some(elem) = self.number(value, &repeat.expr, ARRAY_OF_NUMBERS) else {
             return Value::Error;
         };
         let len = repeat.len.to_token_stream();
@@ -1033,7 +1027,7 @@ impl Lowerer<'_> {
                 };
                 let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
                 let value = self.lower_expr(right, out);
-                let Some(value) = self.number(value, right, "expected a number") else {
+                let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
                     return;
                 };
                 let (op, value) = match op.map(assign_kind) {
@@ -1050,7 +1044,7 @@ impl Lowerer<'_> {
                         (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
                     }
                     Some(AssignKind::Unsupported) => {
-                        self.cx.error(expr, "this compound assignment is not supported on floats");
+                        self.cx.error(expr, COMPOUND_ASSIGN);
                         return;
                     }
                 };
@@ -1097,7 +1091,7 @@ impl Lowerer<'_> {
             return;
         }
         let value = self.lower_expr(right, out);
-        let Some(value) = self.number(value, right, "expected a number") else {
+        let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
             return;
         };
         if matches!(self.vars[var].ty, Ty::Unknown) {
@@ -1123,8 +1117,7 @@ impl Lowerer<'_> {
                 )
             }
             Some(AssignKind::Unsupported) => {
-                self.cx
-                    .error(expr, "this compound assignment is not supported on floats");
+                self.cx.error(expr, COMPOUND_ASSIGN);
                 return;
             }
         };
@@ -1214,6 +1207,15 @@ fn assign_kind(op: syn::BinOp) -> AssignKind {
         _ => AssignKind::Unsupported,
     }
 }
+
+/// The one message for an array element that is not a number.
+const ARRAY_OF_NUMBERS: &str = "#[reverse] supports arrays of numbers";
+
+/// The one message for an assigned value that is not a number.
+const EXPECTED_NUMBER: &str = "expected a number";
+
+/// The one message for a compound assignment other than `+=`, `-=`, `*=`, `/=`, `%=`.
+const COMPOUND_ASSIGN: &str = "this compound assignment is not supported on floats";
 
 /// The one message for a call of an associated function with float arguments.
 const ASSOCIATED_CALL: &str = "#[reverse] cannot differentiate calls of associated functions \

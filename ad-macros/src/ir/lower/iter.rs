@@ -34,6 +34,10 @@ use crate::ir::{
     StmtKind, Ty, VarId,
 };
 
+/// The one message for an adaptor or consumer argument that is not a closure.
+const CLOSURE_EXPECTED: &str =
+    "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)";
+
 /// Where the items come from.
 enum Source<'e> {
     /// Elements of a float array (`by_ref`: yielded as references).
@@ -475,16 +479,13 @@ impl Lowerer<'_> {
                 match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                     Some(Binding::Closure(c)) => c.clone(),
                     _ => {
-                        self.cx.error(f, "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)");
+                        self.cx.error(f, CLOSURE_EXPECTED);
                         return Value::Error;
                     }
                 }
             }
             other => {
-                self.cx.error(
-                    other,
-                    "#[reverse] supports closures here (`|x| ...`, or a variable bound to one)",
-                );
+                self.cx.error(other, CLOSURE_EXPECTED);
                 return Value::Error;
             }
         };

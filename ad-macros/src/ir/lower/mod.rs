@@ -940,6 +940,10 @@ pub(super) const CALL_RESULT_NOT_SCALAR: &str =
      annotated functions; array and tuple results of calls are not supported yet: call the \
      function outside, or return the elements through separate scalar functions";
 
+/// The one message for `if let` and `while let` (in a condition, or anywhere in an expression).
+pub(super) const IF_LET: &str = "`if let` and `while let` are not supported by #[reverse]; use \
+     `match`, or `loop` with a `match` that `break`s";
+
 /// The type of an inactive parameter or annotated local, for the roles the macro cares about.
 fn inactive_param_ty(ty: &syn::Type) -> Ty {
     match ty {

@@ -394,11 +394,7 @@ impl Renamer<'_, '_> {
                 );
             }
             syn::Expr::Let(l) => {
-                self.lowerer.cx.error(
-                    l.let_token,
-                    "`if let` and `while let` are not supported by #[reverse]; use `match`, or \
-                     `loop` with a `match` that `break`s",
-                );
+                self.lowerer.cx.error(l.let_token, super::IF_LET);
             }
             _ => syn::visit_mut::visit_expr_mut(self, expr),
         }
