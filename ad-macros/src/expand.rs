@@ -62,13 +62,13 @@ fn analyse(
     mut body: ir::Body,
     sig: &parse::Signature,
     split: bool,
-) -> Option<(ir::Body, ir::plan::Plan)> {
+) -> Option<(ir::Body, codegen::tape::plan::Plan)> {
     let mut activity = ir::activity::analyse(cx, &body, sig);
     if cx.has_errors() {
         return None;
     }
     ir::snapshot::insert(cx, &mut body, &mut activity);
-    let plan = ir::plan::make(cx, &body, activity, split);
+    let plan = codegen::tape::plan::make(cx, &body, activity, split);
     if cx.has_errors() {
         return None;
     }
@@ -312,5 +312,11 @@ pub(crate) mod snapshots {
     #[test]
     fn closures() {
         check("closures");
+    }
+
+    /// The CPS backend on one function per construct.
+    #[test]
+    fn cps() {
+        check("cps");
     }
 }

@@ -3,7 +3,7 @@
 //! Depend on `ad`, not on this crate: the generated code names runtime items through `::ad`.
 //!
 //! The pipeline (`expand`) reads the signature (`parse`), lowers the body to an IR in
-//! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`, `ir::plan`) and
+//! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`; the tape's storage plan in `codegen::tape::plan`) and
 //! emits the adjoint code (`codegen`). Data flows one way; each stage reads only the output
 //! of the previous one. The intrinsic table is the runtime's, `ad_runtime::rules::INTRINSICS`,
 //! read through `rules`. The backend (`#[reverse]`: tape, `#[reverse(cps)]`: CPS) is a value

@@ -48,8 +48,8 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
-use super::rules::Emitter;
-use crate::ir::plan::Plan;
+use super::shared::Emitter;
+use super::tape::plan::Plan;
 use crate::ir::{
     AssignOp, Block, Body, FloatTy, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty,
     VarId,
@@ -110,18 +110,18 @@ pub(super) fn emit_vjp(
     let stack_decl = uses_calls(&body.block, plan)
         .then(|| quote!(let #stack = ::core::cell::Cell::new(::ad::__private::ValueStack::new());));
     let params = c.param_cells();
-    let at_ret = super::tape::return_span(func);
+    let at_ret = super::shared::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
     let function = format!("{}_vjp", func.sig.ident);
     let seed = c.seed(&body.output, &quote!(#seed_name), &sig.ret, &function);
     let output = c.e.output_value(&body.output);
     let tail = Tail {
-        tokens: super::tape::respan(quote!(#seed #output), at_ret),
+        tokens: super::shared::respan(quote!(#seed #output), at_ret),
         reads: output_vars(&body.output),
         extra: Vec::new(),
     };
     let run = c.stmts(&body.block.stmts, &tail);
-    let gradient = super::tape::respan(c.gradient(), at_ret);
+    let gradient = super::shared::respan(c.gradient(), at_ret);
     let items = c.items.borrow();
     let primal = &func.sig.ident;
     let inherited = super::inherited_attrs(func);
@@ -330,7 +330,7 @@ impl Cps<'_> {
                 let name = self.name(i);
                 if !self.active(i) {
                     return match &p.kind {
-                        ParamKind::Scalar(t) => super::rules::zero(*t),
+                        ParamKind::Scalar(t) => super::shared::zero(*t),
                         _ => quote!(::ad::__private::zeros_like(&#name)),
                     };
                 }
@@ -472,7 +472,7 @@ impl Cps<'_> {
             None => self.e.constant_type(var, rhs),
         };
         let mutability = v.mutable.then(|| quote!(mut));
-        let binding = super::tape::respan(quote!(let #mutability #name #annotation =), span);
+        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
         if !self.active(var) {
             let rhs = self.e.fwd_rhs(var, rhs, span);
             return (quote!(#binding #rhs;), TokenStream::new());
@@ -640,7 +640,7 @@ impl Cps<'_> {
             AssignOp::Add => quote!(+=),
             AssignOp::Sub => quote!(-=),
         };
-        let primal = super::tape::respan(quote!(#name[#index] #token #value_tokens;), stmt.span);
+        let primal = super::shared::respan(quote!(#name[#index] #token #value_tokens;), stmt.span);
         if !self.active(*array) {
             return (primal, TokenStream::new());
         }
@@ -683,7 +683,7 @@ impl Cps<'_> {
         };
         let annotation = self.e.float_annotation(var);
         let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
-        let primal = super::tape::respan(quote!(let #mutability #name #annotation = #rhs;), span);
+        let primal = super::shared::respan(quote!(let #mutability #name #annotation = #rhs;), span);
         let rest = self.stmts(after, tail);
         if !self.active(var) || (op == AssignOp::Set && value.var() == Some(var)) {
             return quote!(#primal #rest);

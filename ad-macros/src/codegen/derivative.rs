@@ -44,7 +44,7 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
     let grad = crate::ir::names::generated("grad");
     let vjp_name = format_ident!("{}_vjp", name, span = name.span());
     let grad_name = format_ident!("{}_grad", name, span = name.span());
-    let one = super::rules::one(*float);
+    let one = super::shared::one(*float);
     // The pullback's result, checked against the adjoints it must return: a wrong type is one
     // error at the pullback's name, which says what it must return.
     let pullback = quote_spanned! {vjp.span()=>

@@ -1,21 +1,27 @@
 //! Code generation: from the planned IR to the items the user calls.
 //!
-//! In: the original function, its [`Signature`], the lowered [`Body`] and its [`Plan`].
-//! Out: the original function unchanged, `NAME_vjp` (the tape backend, `tape.rs`) and, for
-//! scalar outputs, `NAME_grad`.
+//! In: the original function, its [`Signature`], the lowered [`Body`], its [`Plan`] and the
+//! [`Backend`]. Out: the original function unchanged, `NAME_vjp` from the backend, for scalar
+//! outputs `NAME_grad`, and the split companions `NAME::fwd`/`NAME::rev` that callers use
+//! (always from the tape backend: they are the calling convention between annotated
+//! functions, whatever backend each uses).
+//!
+//! - `tape/`: the tape backend, its storage plan (`tape::plan`) and the split companions;
+//! - `cps`: the continuation-passing backend;
+//! - `shared`: what both emit alike, the primal statements and the adjoint contributions;
+//! - `derivative`: `#[ad::derivative]`.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::ir::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
+use tape::plan::Plan;
 
 mod cps;
 pub(crate) mod derivative;
-mod rules;
-mod split;
-mod tape;
+mod shared;
+pub(crate) mod tape;
 
 pub(crate) use crate::parse::Backend;
 
@@ -32,7 +38,7 @@ pub(crate) fn emit(
         Backend::Cps => cps::emit_vjp(func, sig, body, plan),
     };
     let grad = emit_grad(func, sig, false);
-    let companions = split::emit(func, split_sig, split_body, split_plan);
+    let companions = tape::split::emit(func, split_sig, split_body, split_plan);
     quote! {
         #func
         #vjp
@@ -125,7 +131,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         syn::ReturnType::Default => quote!(()),
     };
     let grad = sig.gradient_type();
-    let one = rules::one(*float);
+    let one = shared::one(*float);
     let doc = grad_doc(func, sig);
     let inherited = inherited_attrs(func);
     let (allow, body) = if stub {

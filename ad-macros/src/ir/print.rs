@@ -628,6 +628,11 @@ mod snapshots {
         check("closures");
     }
 
+    #[test]
+    fn cps() {
+        check("cps");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]

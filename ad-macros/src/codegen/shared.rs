@@ -1,4 +1,6 @@
-//! The reverse of each operation: the adjoint contributions it makes, from the rule table.
+//! What the backends share: the primal statement of each operation (`fwd_rhs`) and the
+//! adjoint contributions it makes (`rev_rhs`, written from the one statement of the partials
+//! in `ir::linear` and the runtime's rule table).
 //!
 //! ```text
 //! // forward              reverse
@@ -8,15 +10,17 @@
 //! let v = w[i];           __adj_w[i] += __adj_v;
 //! ```
 //!
-//! A contribution to a value with a single use declares its adjoint (`let __adj_a = ..;`);
-//! the others accumulate with `+=` (see `ir::plan::AdjDecl`).
+//! The tape backend accumulates into locals: a contribution to a value with a single use
+//! declares its adjoint (`let __adj_a = ..;`), the others accumulate with `+=` (see
+//! `codegen::tape::plan::AdjDecl`). The CPS backend (`Emitter::cps`) adds each contribution
+//! to the operand's cell (`__ad_cN.add(..)`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
+use super::tape::plan::{AdjDecl, Plan};
 use crate::ir::linear::Scale;
-use crate::ir::plan::{AdjDecl, Plan};
-use crate::ir::{BinOp, Body, FloatTy, Operand, Rhs, Ty, VarId};
+use crate::ir::{BinOp, Body, FloatTy, Operand, Output, Rhs, Ty, VarId};
 use crate::parse::Signature;
 use crate::rules::Partial;
 
@@ -81,6 +85,46 @@ impl Emitter<'_> {
         }
     }
 
+    /// `: f64` for a float constant (`let p = 1.5;`, `0.5 + 0.25`, an accumulator's `0.0`):
+    /// alone, `{float}` cannot take a method call like `.sin()`, and the user's code may have
+    /// pinned the type where the generated code does not (`f64::exp(p)` is emitted as
+    /// `p.exp()`), so every float defined by a constant is annotated with its settled type.
+    pub(super) fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
+        // (A call's result is typed too: a callee without a derivative gets a stand-in whose
+        // result type is generic, and the missing-derivative error should be the only one.)
+        let constant = matches!(
+            rhs,
+            Rhs::Opaque(_) | Rhs::Copy(Operand::Lit(..)) | Rhs::Call(_)
+        );
+        self.float_annotation(var).filter(|_| constant)
+    }
+
+    /// `: f64` (or `: f32`) for a float scalar variable.
+    pub(super) fn float_annotation(&self, var: VarId) -> Option<TokenStream> {
+        match &self.body.vars[var].ty {
+            Ty::Float(Some(t)) => {
+                let t = t.ident();
+                Some(quote!(: #t))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value returned, shaped like the output.
+    pub(super) fn output_value(&self, output: &Output) -> TokenStream {
+        match output {
+            Output::Scalar(op) => self.op(op),
+            Output::ArrayVar(v) => {
+                let name = &self.body.vars[*v].name;
+                quote!(#name)
+            }
+            Output::Tuple(items) => {
+                let items = items.iter().map(|i| self.output_value(i));
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
     /// The right-hand side of `let out = ..;` in the forward sweep (and in recomputations).
     /// Tokens that are the user's operation carry its span, so type errors point at it.
     pub(super) fn fwd_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
@@ -93,7 +137,7 @@ impl Emitter<'_> {
             | Rhs::Index(..)
             | Rhs::ArrayLit(_)
             | Rhs::ArrayRepeat(..)
-            | Rhs::VecRepeat(..) => super::tape::respan(tokens, span),
+            | Rhs::VecRepeat(..) => respan(tokens, span),
             _ => tokens,
         }
     }
@@ -451,7 +495,7 @@ impl Emitter<'_> {
     /// the fused rule that gives the value and the partial at once, and the partial's name.
     pub(super) fn fused_partial(&self, v: VarId) -> Option<(&'static str, syn::Ident)> {
         if self.cps
-            || self.plan.restore[v] != crate::ir::plan::Restore::Recompute
+            || self.plan.restore[v] != super::tape::plan::Restore::Recompute
             || !self.plan.active(v)
         {
             return None;
@@ -554,4 +598,41 @@ impl Emitter<'_> {
             _ => quote!(::ad::__private::Discard),
         }
     }
+}
+
+/// Where the function's return type is written (its name when it has none).
+pub(super) fn return_span(func: &syn::ItemFn) -> Span {
+    match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+        syn::ReturnType::Default => func.sig.ident.span(),
+    }
+}
+
+/// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
+/// hygiene) and takes the location.
+pub(super) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) => {
+                let stream = respan(group.stream(), span);
+                let mut new = proc_macro2::Group::new(group.delimiter(), stream);
+                new.set_span(group.span().located_at(span));
+                TokenTree::Group(new)
+            }
+            TokenTree::Punct(mut punct) => {
+                punct.set_span(punct.span().located_at(span));
+                TokenTree::Punct(punct)
+            }
+            TokenTree::Literal(mut lit) => {
+                lit.set_span(lit.span().located_at(span));
+                TokenTree::Literal(lit)
+            }
+            TokenTree::Ident(mut ident) => {
+                ident.set_span(ident.span().located_at(span));
+                TokenTree::Ident(ident)
+            }
+        })
+        .collect()
 }

@@ -22,13 +22,18 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::rules::{stack, Emitter};
-use crate::ir::plan::Plan;
+use super::super::shared::{stack, Emitter};
+use super::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{ParamKind, Signature};
 
 /// The marker struct and its `fwd`/`rev` for `func`, from a body planned in split mode.
-pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan) -> TokenStream {
+pub(in crate::codegen) fn emit(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    body: &Body,
+    plan: &Plan,
+) -> TokenStream {
     let e = Emitter {
         body,
         plan,
@@ -48,11 +53,11 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
     let stack = stack();
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
-    let callees = super::callees_prelude(body, false);
+    let callees = super::super::callees_prelude(body, false);
     let forward = e.fwd_block(&body.block);
-    let at_ret = super::tape::return_span(func);
-    let output = super::tape::respan(e.output_value(&body.output), at_ret);
-    let seeding = super::tape::respan(e.seed(&format!("{name}::rev")), at_ret);
+    let at_ret = super::super::shared::return_span(func);
+    let output = super::super::shared::respan(e.output_value(&body.output), at_ret);
+    let seeding = super::super::shared::respan(e.seed(&format!("{name}::rev")), at_ret);
     let reverse = e.rev_block(&body.block, seeding);
 
     // One sink per parameter: scalars get `impl ScalarSink`, arrays `impl ArraySink`,
@@ -94,7 +99,7 @@ pub(super) fn emit(func: &syn::ItemFn, sig: &Signature, body: &Body, plan: &Plan
                       companions take a stack and a sink per parameter"
         )]
     };
-    let inherited = super::inherited_attrs(func);
+    let inherited = super::super::inherited_attrs(func);
     quote! {
         #[doc(hidden)]
         #inherited

@@ -20,11 +20,11 @@
 
 use std::collections::HashMap;
 
-use super::activity::Activity;
-use super::needs::{rhs_needs, Need};
-use super::snapshot::Clobbers;
-use super::{Block, BlockId, Body, LoopKind, Operand, Rhs, Shape, Stmt, StmtKind, Ty, VarId};
 use crate::error::Errors;
+use crate::ir::activity::Activity;
+use crate::ir::needs::{rhs_needs, Need};
+use crate::ir::snapshot::Clobbers;
+use crate::ir::{Block, BlockId, Body, LoopKind, Operand, Rhs, Shape, Stmt, StmtKind, Ty, VarId};
 
 /// How the values of a block are kept for the reverse sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -485,7 +485,7 @@ impl Planner<'_> {
             }
         };
         let sink_block = usize::MAX;
-        super::visit::walk(&self.body.block, &mut |stmt, site| {
+        crate::ir::visit::walk(&self.body.block, &mut |stmt, site| {
             let id = site.pos * 3;
             match &stmt.kind {
                 StmtKind::Let { var, rhs, .. } if activity.active(*var) => match rhs {
@@ -521,7 +521,7 @@ impl Planner<'_> {
                 _ => {}
             }
         });
-        super::activity::output_vars(&self.body.output, &mut |v| {
+        crate::ir::activity::output_vars(&self.body.output, &mut |v| {
             contribute(&Operand::Var(v), 0, usize::MAX)
         });
         for v in 0..n {

@@ -13,17 +13,20 @@
 //! ```
 //!
 //! Inside loops the values the reverse sweep needs are pushed to `__stack` at the end of
-//! their block and popped at the start of its reverse (see `ir::plan`).
+//! their block and popped at the start of its reverse (see `plan`).
+
+pub(crate) mod plan;
+pub(super) mod split;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-use super::rules::Emitter;
-use crate::ir::plan::{AdjDecl, LoopPlan, Plan, Restore};
+use super::shared::{respan, return_span, Emitter};
 use crate::ir::{
     AssignOp, Block, Body, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
 };
 use crate::parse::{ParamKind, RetTy, Signature};
+use plan::{AdjDecl, LoopPlan, Plan, Restore};
 
 /// `NAME_vjp` for `func`.
 pub(super) fn emit_vjp(
@@ -88,7 +91,7 @@ pub(super) fn emit_vjp(
     }
 }
 
-use super::rules::stack;
+use super::shared::stack;
 
 fn seed_ident() -> syn::Ident {
     crate::ir::names::generated("seed")
@@ -97,7 +100,7 @@ fn seed_ident() -> syn::Ident {
 /// The initial value of a hoisted local.
 fn hoisted_zero(ty: &Ty) -> TokenStream {
     match ty {
-        Ty::Float(Some(t)) => super::rules::zero(*t),
+        Ty::Float(Some(t)) => super::shared::zero(*t),
         Ty::Usize => quote!(0usize),
         Ty::I32 => quote!(0i32),
         Ty::Bool => quote!(false),
@@ -269,31 +272,6 @@ impl Emitter<'_> {
         quote!(#count_init #head { #inner })
     }
 
-    /// `: f64` for a float constant (`let p = 1.5;`, `0.5 + 0.25`, an accumulator's `0.0`):
-    /// alone, `{float}` cannot take a method call like `.sin()`, and the user's code may have
-    /// pinned the type where the generated code does not (`f64::exp(p)` is emitted as
-    /// `p.exp()`), so every float defined by a constant is annotated with its settled type.
-    pub(super) fn constant_type(&self, var: VarId, rhs: &Rhs) -> Option<TokenStream> {
-        // (A call's result is typed too: a callee without a derivative gets a stand-in whose
-        // result type is generic, and the missing-derivative error should be the only one.)
-        let constant = matches!(
-            rhs,
-            Rhs::Opaque(_) | Rhs::Copy(Operand::Lit(..)) | Rhs::Call(_)
-        );
-        self.float_annotation(var).filter(|_| constant)
-    }
-
-    /// `: f64` (or `: f32`) for a float scalar variable.
-    pub(super) fn float_annotation(&self, var: VarId) -> Option<TokenStream> {
-        match &self.body.vars[var].ty {
-            Ty::Float(Some(t)) => {
-                let t = t.ident();
-                Some(quote!(: #t))
-            }
-            _ => None,
-        }
-    }
-
     fn loop_var(&self, var: Option<VarId>) -> TokenStream {
         match var {
             Some(v) => {
@@ -405,7 +383,7 @@ impl Emitter<'_> {
         let var = &self.body.vars[v];
         match &var.ty {
             Ty::Array(info) => {
-                let zero = super::rules::zero(info.elem.unwrap_or(crate::ir::FloatTy::F64));
+                let zero = super::shared::zero(info.elem.unwrap_or(crate::ir::FloatTy::F64));
                 match &info.shape {
                     Shape::Fixed(n) => quote!([#zero; #n]),
                     Shape::Len(n) => {
@@ -418,7 +396,7 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Ty::Float(Some(t)) => super::rules::zero(*t),
+            Ty::Float(Some(t)) => super::shared::zero(*t),
             _ => quote!(0.0),
         }
     }
@@ -587,20 +565,6 @@ impl Emitter<'_> {
         }
     }
 
-    pub(super) fn output_value(&self, output: &Output) -> TokenStream {
-        match output {
-            Output::Scalar(op) => self.op(op),
-            Output::ArrayVar(v) => {
-                let name = &self.body.vars[*v].name;
-                quote!(#name)
-            }
-            Output::Tuple(items) => {
-                let items = items.iter().map(|i| self.output_value(i));
-                quote!((#(#items,)*))
-            }
-        }
-    }
-
     /// The gradient tuple: the adjoint of each active parameter.
     fn gradient(&self) -> TokenStream {
         let adjoints: Vec<TokenStream> = self
@@ -617,7 +581,7 @@ impl Emitter<'_> {
                 } else {
                     let name = &var.name;
                     match &p.kind {
-                        ParamKind::Scalar(t) => super::rules::zero(*t),
+                        ParamKind::Scalar(t) => super::shared::zero(*t),
                         _ => quote!(::ad::__private::zeros_like(&#name)),
                     }
                 }
@@ -636,41 +600,4 @@ fn assign_token(op: AssignOp, span: Span) -> TokenStream {
         AssignOp::Add => quote_spanned!(span=> +=),
         AssignOp::Sub => quote_spanned!(span=> -=),
     }
-}
-
-/// Where the function's return type is written (its name when it has none).
-pub(super) fn return_span(func: &syn::ItemFn) -> Span {
-    match &func.sig.output {
-        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
-        syn::ReturnType::Default => func.sig.ident.span(),
-    }
-}
-
-/// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
-/// hygiene) and takes the location.
-pub(super) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    use proc_macro2::TokenTree;
-    tokens
-        .into_iter()
-        .map(|token| match token {
-            TokenTree::Group(group) => {
-                let stream = respan(group.stream(), span);
-                let mut new = proc_macro2::Group::new(group.delimiter(), stream);
-                new.set_span(group.span().located_at(span));
-                TokenTree::Group(new)
-            }
-            TokenTree::Punct(mut punct) => {
-                punct.set_span(punct.span().located_at(span));
-                TokenTree::Punct(punct)
-            }
-            TokenTree::Literal(mut lit) => {
-                lit.set_span(lit.span().located_at(span));
-                TokenTree::Literal(lit)
-            }
-            TokenTree::Ident(mut ident) => {
-                ident.set_span(ident.span().located_at(span));
-                TokenTree::Ident(ident)
-            }
-        })
-        .collect()
 }
