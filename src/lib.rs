@@ -21,8 +21,50 @@
 //! closures, no heap allocation for code without loops, no dynamic dispatch. See the README
 //! for the supported subset of Rust and the generated code.
 //!
-//! Besides the attribute, this crate re-exports the runtime: the derivative [`rules`], the
-//! [`ValueStack`] used by loops, and the finite-difference [`check`]er.
+//! # Two backends
+//!
+//! `#[reverse]` (the tape backend) emits a forward sweep followed by a reverse sweep, with a
+//! typed value stack for what loops and calls must keep. `#[reverse(cps)]` (the
+//! continuation-passing backend of Wang et al., "Shift/Reset the Penultimate
+//! Backpropagator", ICFP 2019) gives every value an adjoint cell ([`cps::NumR`]) on the stack
+//! frame that computes it, runs the rest of the body as that operation's continuation, and
+//! accumulates the operation's contributions when the continuation returns. Both generate the
+//! same `NAME_grad` and `NAME_vjp` and the same numbers, bit for bit:
+//!
+//! ```
+//! #[ad::reverse(cps)]
+//! fn g(x: f64, n: usize) -> f64 {
+//!     let mut y = 1.0;
+//!     for _ in 0..n {
+//!         y = y * x + 1.0;
+//!     }
+//!     y
+//! }
+//!
+//! #[ad::reverse]
+//! fn g_tape(x: f64, n: usize) -> f64 {
+//!     let mut y = 1.0;
+//!     for _ in 0..n {
+//!         y = y * x + 1.0;
+//!     }
+//!     y
+//! }
+//!
+//! assert_eq!(g_grad(0.5, 10), g_tape_grad(0.5, 10));
+//! ```
+//!
+//! The CPS backend's stack grows with the operations executed inside loops: each iteration
+//! is one level of a local recursive function whose frames live until the reverse of that
+//! iteration (its continuations are `&mut dyn FnMut` there: a new closure type per level
+//! could not be monomorphised), and [`cps::grow`] extends the stack on demand, so a long loop
+//! costs memory, not a crash. In straight-line code the continuation of an operation, called
+//! exactly once, is emitted in place, so it compiles to plain arithmetic; the continuation of
+//! an `if` is one closure, monomorphised, called from both arms. Prefer the tape backend for
+//! long loops; the README measures both.
+//!
+//! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
+//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), and the finite-difference
+//! [`check`]er.
 #![forbid(unsafe_code)]
 
 pub use ad_macros::{derivative, reverse};

@@ -97,3 +97,23 @@ impl IntoTuple for (f64, f64) {
         (self.0, (self.1,))
     }
 }
+
+#[ad::reverse(cps)]
+fn product(x: f64, y: f64) -> f64 {
+    x * y
+}
+
+#[ad::reverse]
+fn product_tape(x: f64, y: f64) -> f64 {
+    x * y
+}
+
+/// `∂(x·y)/∂x = y = -0.0`: the tape backend declares that adjoint from its one contribution,
+/// and the CPS backend's cell for it starts at `-0.0`, so both keep the sign.
+#[test]
+fn signs_of_zero_agree() {
+    for (x, y) in [(2.0, -0.0), (-0.0, 3.0), (-0.0, -0.0), (0.0, -1.0)] {
+        assert_same_bits(&product_grad(x, y), &product_tape_grad(x, y));
+    }
+    assert_eq!(product_grad(2.0, -0.0).1 .0.to_bits(), (-0.0f64).to_bits());
+}

@@ -59,6 +59,17 @@ impl<T: Float> NumR<T> {
         }
     }
 
+    /// A value whose adjoint receives exactly one contribution: the cell starts at `-0.0`,
+    /// the identity of addition, so that the adjoint is that contribution bit for bit (with
+    /// [`NumR::new`], `0.0 + -0.0` would make a negative zero positive).
+    #[inline(always)]
+    pub fn single(x: T) -> NumR<T> {
+        NumR {
+            x,
+            d: Cell::new(-T::ZERO),
+        }
+    }
+
     /// The primal value.
     #[inline(always)]
     pub fn value(&self) -> T {

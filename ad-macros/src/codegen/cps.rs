@@ -49,7 +49,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::shared::Emitter;
-use super::tape::plan::Plan;
+use super::tape::plan::{AdjDecl, Plan};
 use crate::ir::{
     AssignOp, Block, Body, FloatTy, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty,
     VarId,
@@ -250,6 +250,19 @@ impl Cps<'_> {
         self.e.float_of(v)
     }
 
+    /// A new cell for a value of the scalar `v`: starting at `-0.0`, the identity of addition,
+    /// when `v`'s adjoint has exactly one contribution (where the tape backend declares the
+    /// adjoint with that contribution, `let __adj_v = c;`), and at `0.0` otherwise (where the
+    /// tape backend accumulates into `0.0`), so that both backends give the same bits, signs of
+    /// zeros included.
+    fn new_cell(&self, v: VarId, value: TokenStream) -> TokenStream {
+        if self.e.plan.adj[v] == AdjDecl::AtSite {
+            quote!(&::ad::__private::cps::NumR::single(#value))
+        } else {
+            quote!(&::ad::__private::cps::NumR::new(#value))
+        }
+    }
+
     /// The length of a fixed-size array variable (its cells are an array), or `None` for a
     /// `Vec` or slice (its cells are a `Vec`).
     fn fixed_len(&self, v: VarId) -> Option<TokenStream> {
@@ -295,7 +308,8 @@ impl Cps<'_> {
             let cell = cell_of(i);
             match &p.kind {
                 ParamKind::Scalar(_) => {
-                    out.extend(quote!(let #cell = &::ad::__private::cps::NumR::new(#name);));
+                    let new = self.new_cell(i, quote!(#name));
+                    out.extend(quote!(let #cell = #new;));
                 }
                 ParamKind::Array { .. } => {
                     let own = fresh("p", i);
@@ -328,7 +342,7 @@ impl Cps<'_> {
             .filter(|(_, p)| p.active)
             .map(|(i, p)| {
                 let name = self.name(i);
-                if !self.active(i) {
+                if !self.active(i) || self.e.plan.adj[i] == AdjDecl::None {
                     return match &p.kind {
                         ParamKind::Scalar(t) => super::shared::zero(*t),
                         _ => quote!(::ad::__private::zeros_like(&#name)),
@@ -534,7 +548,8 @@ impl Cps<'_> {
             };
             return (quote!(#capture #primal #cells), back);
         }
-        let new_cell = quote!(let #cell = &::ad::__private::cps::NumR::new(#name););
+        let new_cell = self.new_cell(var, quote!(#name));
+        let new_cell = quote!(let #cell = #new_cell;);
         if let Rhs::Index(array, index) = rhs {
             if !self.active(*array) {
                 return (quote!(#primal #new_cell), TokenStream::new());
@@ -607,12 +622,13 @@ impl Cps<'_> {
             }
         }
         let fwd_args = self.e.call_args(call);
+        let new_cell = self.new_cell(var, quote!(#name));
         let forward = quote! {
             #captures
             let mut #st = #stack.take();
             #binding ::ad::__private::expect_result::<#t, _>(#alias::fwd(#(#fwd_args,)* &mut #st));
             #stack.set(#st);
-            let #cell = &::ad::__private::cps::NumR::new(#name);
+            let #cell = #new_cell;
         };
         let back = quote! {
             let mut #st = #stack.take();
@@ -699,10 +715,11 @@ impl Cps<'_> {
         };
         back.extend(self.e.contrib(value, adj, op == AssignOp::Sub));
         let old_decl = (op != AssignOp::Set).then(|| quote!(let #old = #c;));
+        let new_cell = self.new_cell(var, quote!(#name));
         quote! {
             #old_decl
             #primal
-            let #c = &::ad::__private::cps::NumR::new(#name);
+            let #c = #new_cell;
             let #r = { #rest };
             #back
             #r
@@ -732,7 +749,8 @@ impl Cps<'_> {
                     let mut #c = ::ad::__private::cps::refs(&#own);
                 }
             } else {
-                quote!(let #c = &::ad::__private::cps::NumR::new(#name);)
+                let new = self.new_cell(*w, quote!(#name));
+                quote!(let #c = #new;)
             }
         });
         let rest = self.stmts(after, tail);
@@ -866,7 +884,8 @@ impl Cps<'_> {
                 let c = format_ident!("__ad_phi{}_{}", m, j, span = Span::mixed_site());
                 let value = self.e.op(pick(p));
                 let t = self.float(p.var).ident();
-                new_cells.extend(quote!(let #c = &::ad::__private::cps::NumR::<#t>::new(#value);));
+                let new = self.new_cell(p.var, quote!(#value));
+                new_cells.extend(quote!(let #c: &::ad::__private::cps::NumR<#t> = #new;));
                 backs.extend(self.e.contrib(pick(p), quote!(#c.adjoint()), false));
                 phi_cells.push(c);
             }

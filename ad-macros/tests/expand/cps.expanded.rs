@@ -20,16 +20,16 @@ fn f(x: f64, y: f64) -> f64 {
 fn f_vjp(x: f64, y: f64, __seed: f64) -> (f64, (f64, f64)) {
     let _ = f;
     let __ad_c0 = &::ad::__private::cps::NumR::new(x);
-    let __ad_c1 = &::ad::__private::cps::NumR::new(y);
+    let __ad_c1 = &::ad::__private::cps::NumR::single(y);
     let __ad_out0 = {
         let __t0 = x * y;
-        let __ad_c2 = &::ad::__private::cps::NumR::new(__t0);
+        let __ad_c2 = &::ad::__private::cps::NumR::single(__t0);
         let __t1 = x.sin();
-        let __ad_c3 = &::ad::__private::cps::NumR::new(__t1);
+        let __ad_c3 = &::ad::__private::cps::NumR::single(__t1);
         let z = __t0 + __t1;
-        let __ad_c4 = &::ad::__private::cps::NumR::new(z);
+        let __ad_c4 = &::ad::__private::cps::NumR::single(z);
         let __t3 = z * z;
-        let __ad_c5 = &::ad::__private::cps::NumR::new(__t3);
+        let __ad_c5 = &::ad::__private::cps::NumR::single(__t3);
         let __ad_r0 = {
             __ad_c5.add(__seed);
             __t3
@@ -140,14 +140,14 @@ fn assign_vjp(x: f64, __seed: f64) -> (f64, f64) {
         let mut s = x * 2.0;
         let __ad_c1 = &::ad::__private::cps::NumR::new(s);
         let __t1 = x.exp();
-        let __ad_c2 = &::ad::__private::cps::NumR::new(__t1);
+        let __ad_c2 = &::ad::__private::cps::NumR::single(__t1);
         let __ad_r2 = {
             let __ad_old1 = __ad_c1;
             let mut s: f64 = s + __t1;
             let __ad_c1 = &::ad::__private::cps::NumR::new(s);
             let __ad_r1 = {
                 let __t2 = s * s;
-                let __ad_c3 = &::ad::__private::cps::NumR::new(__t2);
+                let __ad_c3 = &::ad::__private::cps::NumR::single(__t2);
                 let __ad_r0 = {
                     __ad_c3.add(__seed);
                     __t2
@@ -265,9 +265,9 @@ fn piecewise_vjp(x: f64, __seed: f64) -> (f64, f64) {
             ::ad::__private::cps::typed(&__ad_s, __ad_w0);
             let () = __ad_s;
             let y = __t3;
-            let __ad_c5 = &::ad::__private::cps::NumR::new(y);
+            let __ad_c5 = &::ad::__private::cps::NumR::single(y);
             let __t4 = y * 3.0;
-            let __ad_c6 = &::ad::__private::cps::NumR::new(__t4);
+            let __ad_c6 = &::ad::__private::cps::NumR::single(__t4);
             let __ad_r1 = {
                 __ad_c6.add(__seed);
                 __t4
@@ -280,9 +280,11 @@ fn piecewise_vjp(x: f64, __seed: f64) -> (f64, f64) {
         };
         if __c0 {
             let __t1 = x * x;
-            let __ad_c2 = &::ad::__private::cps::NumR::new(__t1);
+            let __ad_c2 = &::ad::__private::cps::NumR::single(__t1);
             let __ad_r3 = {
-                let __ad_phi2_0 = &::ad::__private::cps::NumR::<f64>::new(__t1);
+                let __ad_phi2_0: &::ad::__private::cps::NumR<f64> = &::ad::__private::cps::NumR::single(
+                    __t1,
+                );
                 let __ad_r2 = __ad_k0((), (__t1,), (), (__ad_phi2_0,));
                 __ad_c2.add(__ad_phi2_0.adjoint());
                 __ad_r2
@@ -293,9 +295,11 @@ fn piecewise_vjp(x: f64, __seed: f64) -> (f64, f64) {
             __ad_r3
         } else {
             let __t2 = -x;
-            let __ad_c3 = &::ad::__private::cps::NumR::new(__t2);
+            let __ad_c3 = &::ad::__private::cps::NumR::single(__t2);
             let __ad_r5 = {
-                let __ad_phi4_0 = &::ad::__private::cps::NumR::<f64>::new(__t2);
+                let __ad_phi4_0: &::ad::__private::cps::NumR<f64> = &::ad::__private::cps::NumR::single(
+                    __t2,
+                );
                 let __ad_r4 = __ad_k0((), (__t2,), (), (__ad_phi4_0,));
                 __ad_c3.add(__ad_phi4_0.adjoint());
                 __ad_r4
@@ -422,7 +426,7 @@ fn recurrence_vjp(x0: f64, a: f64, n: usize, __seed: f64) -> (f64, (f64, f64)) {
             )
         })
     }
-    let __ad_c0 = &::ad::__private::cps::NumR::new(x0);
+    let __ad_c0 = &::ad::__private::cps::NumR::single(x0);
     let __ad_c1 = &::ad::__private::cps::NumR::new(a);
     let __ad_out0 = {
         let mut x = x0;
@@ -462,13 +466,13 @@ fn recurrence_vjp(x0: f64, a: f64, n: usize, __seed: f64) -> (f64, (f64, f64)) {
                         );
                     }
                     let __x_old8 = x;
-                    let __ad_c8 = &::ad::__private::cps::NumR::new(__x_old8);
+                    let __ad_c8 = &::ad::__private::cps::NumR::single(__x_old8);
                     let __t0 = __x_old8.sin();
-                    let __ad_c4 = &::ad::__private::cps::NumR::new(__t0);
+                    let __ad_c4 = &::ad::__private::cps::NumR::single(__t0);
                     let __t1 = __t0 * a;
-                    let __ad_c5 = &::ad::__private::cps::NumR::new(__t1);
+                    let __ad_c5 = &::ad::__private::cps::NumR::single(__t1);
                     let __t2 = __t1 + x;
-                    let __ad_c6 = &::ad::__private::cps::NumR::new(__t2);
+                    let __ad_c6 = &::ad::__private::cps::NumR::single(__t2);
                     let __ad_r2 = {
                         let mut x: f64 = __t2;
                         let __ad_c3 = &::ad::__private::cps::NumR::new(x);
@@ -675,13 +679,13 @@ fn dot_vjp(
                     }
                 };
                 let __t0 = w[i];
-                let __ad_c4 = &::ad::__private::cps::NumR::new(__t0);
+                let __ad_c4 = &::ad::__private::cps::NumR::single(__t0);
                 let __ad_e4 = __ad_c0[i];
                 let __t1 = v[i];
-                let __ad_c5 = &::ad::__private::cps::NumR::new(__t1);
+                let __ad_c5 = &::ad::__private::cps::NumR::single(__t1);
                 let __ad_e5 = __ad_c1[i];
                 let __t2 = __t0 * __t1;
-                let __ad_c6 = &::ad::__private::cps::NumR::new(__t2);
+                let __ad_c6 = &::ad::__private::cps::NumR::single(__t2);
                 let __ad_r2 = {
                     let __ad_old1 = __ad_c2;
                     let mut s: f64 = s + __t2;
@@ -891,9 +895,9 @@ fn calls_vjp(x: f64, __seed: f64) -> (f64, f64) {
             _,
         >(__callee0::fwd(x, &mut __ad_st0));
         __ad_stack.set(__ad_st0);
-        let __ad_c1 = &::ad::__private::cps::NumR::new(__t1);
+        let __ad_c1 = &::ad::__private::cps::NumR::single(__t1);
         let __t2 = __t1 + x;
-        let __ad_c2 = &::ad::__private::cps::NumR::new(__t2);
+        let __ad_c2 = &::ad::__private::cps::NumR::single(__t2);
         let __ad_r1 = {
             __ad_c2.add(__seed);
             __t2
