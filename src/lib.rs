@@ -111,6 +111,12 @@ macro_rules! __callee_fallback {
             pub fn rev<$($arg,)* S, $($sink),*>($(_: $arg,)* _: $result, _: S, $(_: $sink),*) {
                 ::core::unreachable!()
             }
+            pub fn cps<$($arg,)* S, $($sink,)* T, R>(
+                $(_: $arg,)* _: S, $(_: $sink,)*
+                _: &mut dyn FnMut(&$crate::__private::cps::NumR<T>) -> R,
+            ) -> R {
+                ::core::unreachable!()
+            }
         }
     };
 }

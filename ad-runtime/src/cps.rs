@@ -203,6 +203,60 @@ impl<T: Float> crate::call::ArraySink<T> for Cells<'_, '_, T> {
     }
 }
 
+/// What a caller passes for a scalar parameter of a CPS companion `g::cps`: the argument's
+/// cell (`&NumR`), into which the callee accumulates directly, or [`Discard`] for an argument
+/// the caller does not differentiate (the callee then accumulates into a cell of its own).
+///
+/// [`Discard`]: crate::call::Discard
+pub trait CellArg<T>: crate::call::ScalarSink<T> {
+    /// The cell to accumulate the parameter's adjoint in: the caller's, or `own`.
+    fn cell<'a>(&'a self, own: &'a NumR<T>) -> &'a NumR<T>;
+}
+
+impl<T: Float> CellArg<T> for &NumR<T> {
+    #[inline(always)]
+    fn cell<'a>(&'a self, _own: &'a NumR<T>) -> &'a NumR<T> {
+        self
+    }
+}
+
+impl<T: Float> CellArg<T> for crate::call::Discard {
+    #[inline(always)]
+    fn cell<'a>(&'a self, own: &'a NumR<T>) -> &'a NumR<T> {
+        own
+    }
+}
+
+/// What a caller passes for an array parameter of a CPS companion `g::cps`: the cells of
+/// the argument's elements ([`Cells`]) or [`Discard`](crate::call::Discard).
+pub trait CellsArg<T>: crate::call::ArraySink<T> {
+    /// The cells to accumulate the elements' adjoints in: the caller's, or new ones made in
+    /// `own` from `values`.
+    fn cells<'a>(&'a self, values: &[T], own: &'a mut Vec<NumR<T>>) -> Vec<&'a NumR<T>>;
+}
+
+impl<T: Float> CellsArg<T> for Cells<'_, '_, T> {
+    fn cells<'a>(&'a self, _values: &[T], _own: &'a mut Vec<NumR<T>>) -> Vec<&'a NumR<T>> {
+        self.0.to_vec()
+    }
+}
+
+impl<T: Float> CellsArg<T> for crate::call::Discard {
+    fn cells<'a>(&'a self, values: &[T], own: &'a mut Vec<NumR<T>>) -> Vec<&'a NumR<T>> {
+        own.extend(values.iter().map(|v| NumR::new(*v)));
+        own.iter().collect()
+    }
+}
+
+/// The cells of a fixed-size array parameter, from the `Vec` that [`CellsArg::cells`]
+/// returns (its length is the array's).
+pub fn array_of<X, const N: usize>(cells: Vec<X>) -> [X; N] {
+    match <[X; N]>::try_from(cells) {
+        Ok(array) => array,
+        Err(_) => unreachable!("the cells of an array of {N} elements"),
+    }
+}
+
 /// Fresh cells for the values of an array: the adjoint cells of an array parameter.
 pub fn cells<T: Float>(values: &[T]) -> Vec<NumR<T>> {
     values.iter().map(|v| NumR::new(*v)).collect()

@@ -107,8 +107,9 @@ pub(super) fn emit_vjp(
     );
     let callees = super::callees_prelude(body, true);
     let stack = stack();
-    let stack_decl = uses_calls(&body.block, plan)
-        .then(|| quote!(let #stack = ::core::cell::Cell::new(::ad::__private::ValueStack::new());));
+    let stack_decl = uses_calls(&body.block, plan).then(
+        || quote!(let #stack = &::core::cell::Cell::new(::ad::__private::ValueStack::new());),
+    );
     let params = c.param_cells();
     let at_ret = super::shared::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
@@ -149,6 +150,176 @@ pub(super) fn emit_vjp(
             #params
             let #out = { #run };
             (#out, #gradient)
+        }
+    }
+}
+
+/// The attributes of a CPS companion.
+fn companion_allow() -> TokenStream {
+    quote! {
+        #[allow(
+            unused_mut,
+            unused_variables,
+            unused_assignments,
+            unused_parens,
+            unreachable_code,
+            non_camel_case_types,
+            clippy::all,
+            reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+        )]
+    }
+}
+
+/// The sink of parameter `i` of a CPS companion.
+fn sink_name(i: usize) -> syn::Ident {
+    format_ident!("__ad_sink{}", i, span = Span::mixed_site())
+}
+
+/// The signature of `NAME::cps` (without the body), or `None` when the function does not
+/// return a scalar (callers only call functions that do).
+///
+/// ```text
+/// fn cps<__R>(<params>, __ad_stack: &Cell<ValueStack>, <a cell argument per parameter>,
+///             __ad_k: &mut dyn FnMut(&NumR<T>) -> __R) -> __R
+/// ```
+fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStream> {
+    let RetTy::Scalar(t) = &sig.ret else {
+        return None;
+    };
+    let t = t.ident();
+    let vis = &func.vis;
+    let params = func.sig.inputs.iter();
+    let stack = stack();
+    let sinks = sig.params.iter().enumerate().map(|(i, p)| {
+        let sink = sink_name(i);
+        match &p.kind {
+            ParamKind::Scalar(t) => {
+                let t = t.ident();
+                quote!(#sink: impl ::ad::__private::cps::CellArg<#t>)
+            }
+            ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
+                let t = elem.ident();
+                quote!(#sink: impl ::ad::__private::cps::CellsArg<#t>)
+            }
+            ParamKind::Inactive => quote!(_: ::ad::__private::Discard),
+        }
+    });
+    let k = format_ident!("__ad_k", span = Span::mixed_site());
+    Some(quote! {
+        #vis fn cps<__R>(
+            #(#params,)*
+            #stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+            #(#sinks,)*
+            #k: &mut dyn FnMut(&::ad::__private::cps::NumR<#t>) -> __R,
+        ) -> __R
+    })
+}
+
+/// `NAME::cps` for a function whose derivative is its split companions (the tape backend,
+/// `#[ad::derivative]`): `fwd`, the continuation with the result's cell, then `rev` into the
+/// argument cells.
+pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let Some(signature) = companion_signature(func, sig) else {
+        return TokenStream::new();
+    };
+    let stack = stack();
+    let k = format_ident!("__ad_k", span = Span::mixed_site());
+    // Both sweeps take the arguments: a `Vec` passed by value is cloned for the first.
+    let fwd_args = sig.params.iter().map(|p| {
+        let name = &p.ident;
+        let by_value_vec =
+            matches!(p.kind, ParamKind::Slice { .. }) && !matches!(p.ty, syn::Type::Reference(_));
+        if by_value_vec {
+            quote!(::core::clone::Clone::clone(&#name))
+        } else {
+            quote!(#name)
+        }
+    });
+    let rev_args = sig.params.iter().map(|p| &p.ident);
+    let sinks = sig.params.iter().enumerate().map(|(i, p)| match p.kind {
+        ParamKind::Inactive => quote!(::ad::__private::Discard),
+        _ => {
+            let sink = sink_name(i);
+            quote!(#sink)
+        }
+    });
+    let allow = companion_allow();
+    quote! {
+        /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+        /// cell, then adds the adjoints of the parameters into the argument cells.
+        #allow
+        #signature {
+            let mut __ad_st = #stack.take();
+            let __ad_y = Self::fwd(#(#fwd_args,)* &mut __ad_st);
+            #stack.set(__ad_st);
+            let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+            let __ad_r = #k(&__ad_c);
+            let mut __ad_st = #stack.take();
+            Self::rev(#(#rev_args,)* ::ad::__private::seed_for(__ad_c.adjoint()), &mut __ad_st, #(#sinks),*);
+            #stack.set(__ad_st);
+            __ad_r
+        }
+    }
+}
+
+/// `NAME::cps` for a function under `#[reverse(cps)]`: the body in continuation-passing
+/// style, with the parameters' cells from the caller and the caller's continuation at the
+/// end. `body` and `plan` are those of the split companions (every float parameter active).
+pub(super) fn companion(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    body: &Body,
+    plan: &Plan,
+) -> TokenStream {
+    let Some(signature) = companion_signature(func, sig) else {
+        return TokenStream::new();
+    };
+    let c = Cps {
+        e: Emitter {
+            body,
+            plan,
+            sig,
+            split: false,
+            cps: true,
+        },
+        counter: std::cell::Cell::new(0),
+        items: std::cell::RefCell::new(Vec::new()),
+    };
+    let callees = super::callees_prelude(body, false);
+    let params = c.param_cells_from_sinks();
+    let k = format_ident!("__ad_k", span = Span::mixed_site());
+    let at_ret = super::shared::return_span(func);
+    // The continuation gets a cell of the output's own; its adjoint is the seed.
+    let o = format_ident!("__ad_o", span = Span::mixed_site());
+    let seed = c.seed(&body.output, &quote!(#o.adjoint()), &sig.ret, "");
+    let value = c.e.output_value(&body.output);
+    let tail = Tail {
+        tokens: super::shared::respan(
+            quote! {
+                let #o = &::ad::__private::cps::NumR::single(#value);
+                let __ad_r = #k(#o);
+                #seed
+                __ad_r
+            },
+            at_ret,
+        ),
+        reads: output_vars(&body.output),
+        extra: Vec::new(),
+    };
+    let run = c.stmts(&body.block.stmts, &tail);
+    let items = c.items.borrow();
+    let allow = companion_allow();
+    quote! {
+        /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+        /// adding the adjoints of the parameters into the argument cells.
+        #allow
+        #signature {
+            #callees
+            #(#items)*
+            #params
+            ::ad::__private::cps::grow(|| { #run })
         }
     }
 }
@@ -331,6 +502,42 @@ impl Cps<'_> {
         out
     }
 
+    /// Cells of the parameters of a CPS companion: the caller's (`CellArg`, `CellsArg`), or
+    /// the companion's own for an argument the caller does not differentiate.
+    fn param_cells_from_sinks(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, p) in self.e.sig.params.iter().enumerate() {
+            if !self.active(i) {
+                continue;
+            }
+            let name = self.name(i);
+            let cell = cell_of(i);
+            let own = fresh("p", i);
+            let sink = sink_name(i);
+            match &p.kind {
+                ParamKind::Scalar(_) => {
+                    let new = self.new_cell(i, quote!(#name));
+                    out.extend(quote! {
+                        let #own = #new;
+                        let #cell = ::ad::__private::cps::CellArg::cell(&#sink, #own);
+                    });
+                }
+                ParamKind::Array { len, .. } => out.extend(quote! {
+                    let mut #own = ::std::vec::Vec::new();
+                    let mut #cell = ::ad::__private::cps::array_of::<_, { #len }>(
+                        ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own),
+                    );
+                }),
+                ParamKind::Slice { .. } => out.extend(quote! {
+                    let mut #own = ::std::vec::Vec::new();
+                    let mut #cell = ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own);
+                }),
+                ParamKind::Inactive => {}
+            }
+        }
+        out
+    }
+
     /// The gradient: the adjoints in the parameters' cells.
     fn gradient(&self) -> TokenStream {
         let adjoints: Vec<TokenStream> = self
@@ -422,6 +629,11 @@ impl Cps<'_> {
         while i < stmts.len() {
             let stmt = &stmts[i];
             match &stmt.kind {
+                StmtKind::Let {
+                    var,
+                    rhs: Rhs::Call(_),
+                    ..
+                } if self.active(*var) => break,
                 StmtKind::Let { var, rhs, ty } => {
                     let (fwd, back) = self.let_stmt(*var, rhs, ty.as_ref(), stmt.span);
                     forward.extend(fwd);
@@ -454,6 +666,11 @@ impl Cps<'_> {
                     phis,
                 } => self.branch(stmt, cond, then, els, phis, after, tail),
                 StmtKind::Loop(l) => self.looped(stmt, l, after, tail),
+                StmtKind::Let {
+                    var,
+                    rhs: Rhs::Call(call),
+                    ty,
+                } => self.call(*var, call, ty.as_ref(), stmt.span, after, tail),
                 StmtKind::Let { .. } | StmtKind::IndexAssign { .. } => unreachable!(),
             }
         };
@@ -493,9 +710,6 @@ impl Cps<'_> {
         }
         let cell = cell_of(var);
         let t = self.float(var).ident();
-        if let Rhs::Call(call) = rhs {
-            return self.call(var, call, binding);
-        }
         let primal = self.e.fwd_rhs(var, rhs, span);
         let primal = quote!(#binding #primal;);
         if v.ty.is_array() {
@@ -572,23 +786,42 @@ impl Cps<'_> {
         (quote!(#primal #new_cell), back)
     }
 
-    /// A call of a function with a derivative, through its split companions.
+    /// A call of a function with a derivative, through its CPS companion `g::cps`: the rest
+    /// of the body is the continuation the callee runs with the result's cell, and the callee
+    /// adds into the arguments' cells when it returns.
+    ///
+    /// ```text
+    /// let mut __ad_once3 = Once::new(|__ad_res3: &NumR<f64>| {
+    ///     let y: f64 = __ad_res3.value();
+    ///     let __ad_c5 = &NumR::single(y);
+    ///     let __ad_r = { <the rest> };
+    ///     __ad_res3.add(__ad_c5.adjoint());
+    ///     __ad_r
+    /// });
+    /// g::cps(x, __ad_stack, __ad_c0, &mut |r| (__ad_once3.take())(r))
+    /// ```
     fn call(
         &self,
         var: VarId,
         call: &crate::ir::Call,
-        binding: TokenStream,
-    ) -> (TokenStream, TokenStream) {
+        ty: Option<&TokenStream>,
+        span: Span,
+        after: &[Stmt],
+        tail: &Tail,
+    ) -> TokenStream {
         let callee = &self.e.body.callees[call.callee];
         let alias = &callee.alias;
         let stack = stack();
-        let st = fresh("st", self.next());
+        let n = self.next();
+        let once = fresh("once", n);
+        let res = fresh("res", n);
+        let r = fresh("r", n);
         let cell = cell_of(var);
         let t = self.float(var).ident();
         let name = self.name(var);
+        // Arrays that the rest of the body may change are passed as they were at the call
+        // (the rest owns them), and so are the cells of array arguments.
         let mut captures = TokenStream::new();
-        // Arrays that the rest of the body may change are passed to `rev` as they were at
-        // the call: their values and their cells.
         let mut args = self.e.call_args(call);
         let mut sinks = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
@@ -597,8 +830,7 @@ impl Cps<'_> {
                 continue;
             };
             let array = self.e.body.vars[*a].ty.is_array();
-            let mutable = self.e.body.vars[*a].mutable;
-            if array && mutable {
+            if array && self.e.body.vars[*a].mutable {
                 let saved = fresh("arg", self.next());
                 let a_name = self.name(*a);
                 captures.extend(quote!(let #saved = ::core::clone::Clone::clone(&#a_name);));
@@ -621,21 +853,35 @@ impl Cps<'_> {
                 sinks.push(quote!(#a_cell));
             }
         }
-        let fwd_args = self.e.call_args(call);
+        let mut carried = self.carried(&[], after, tail);
+        carried.vars.retain(|v| *v != var);
+        let pattern = self.pattern(&carried);
+        let values = self.values(&carried);
+        let annotation = match ty {
+            Some(t) => quote!(: #t),
+            None => quote!(: #t),
+        };
+        let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
+        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
         let new_cell = self.new_cell(var, quote!(#name));
-        let forward = quote! {
+        let rest = self.stmts(after, tail);
+        quote! {
             #captures
-            let mut #st = #stack.take();
-            #binding ::ad::__private::expect_result::<#t, _>(#alias::fwd(#(#fwd_args,)* &mut #st));
-            #stack.set(#st);
-            let #cell = #new_cell;
-        };
-        let back = quote! {
-            let mut #st = #stack.take();
-            #alias::rev(#(#args,)* ::ad::__private::seed_for(#cell.adjoint()), &mut #st, #(#sinks),*);
-            #stack.set(#st);
-        };
-        (forward, back)
+            let mut #once = ::ad::__private::cps::Once::new(|#res: &::ad::__private::cps::NumR<#t>| {
+                let #pattern = #values;
+                #binding #res.value();
+                let #cell = #new_cell;
+                let #r = { #rest };
+                #res.add(#cell.adjoint());
+                #r
+            });
+            // The continuations of nested calls run nested too (the deepest call's result
+            // reaches the rest of every level in turn): each may need a new stack segment.
+            #alias::cps(
+                #(#args,)* #stack, #(#sinks,)*
+                &mut |#res| ::ad::__private::cps::grow(|| (#once.take())(#res)),
+            )
+        }
     }
 
     /// `array[index] = value` (or `+=`, `-=`): in place, with a fresh cell for the element.

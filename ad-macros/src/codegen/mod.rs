@@ -33,12 +33,18 @@ pub(crate) fn emit(
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
     backend: Backend,
 ) -> TokenStream {
-    let vjp = match backend {
-        Backend::Tape => tape::emit_vjp(func, sig, body, plan),
-        Backend::Cps => cps::emit_vjp(func, sig, body, plan),
+    let (vjp, cps_companion) = match backend {
+        Backend::Tape => (
+            tape::emit_vjp(func, sig, body, plan),
+            cps::companion_via_split(func, split_sig),
+        ),
+        Backend::Cps => (
+            cps::emit_vjp(func, sig, body, plan),
+            cps::companion(func, split_sig, split_body, split_plan),
+        ),
     };
     let grad = emit_grad(func, sig, false);
-    let companions = tape::split::emit(func, split_sig, split_body, split_plan);
+    let companions = tape::split::emit(func, split_sig, split_body, split_plan, cps_companion);
     quote! {
         #func
         #vjp
@@ -79,6 +85,12 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
                 ::core::unreachable!()
             }
             #vis fn rev<#(#args,)* S, #(#sinks),*>(#(_: #args,)* _: #seed_ty, _: S, #(_: #sinks),*) {
+                ::core::unreachable!()
+            }
+            #vis fn cps<#(#args,)* S, #(#sinks,)* T, R>(
+                #(_: #args,)* _: S, #(_: #sinks,)*
+                _: &mut dyn FnMut(&::ad::__private::cps::NumR<T>) -> R,
+            ) -> R {
                 ::core::unreachable!()
             }
         }

@@ -1,14 +1,18 @@
 //! Split companions: what lets other `#[reverse]` functions call this one.
 //!
 //! For `fn g`, a marker struct named `g` (in the type namespace, beside the function) with
-//! two associated functions:
+//! three associated functions:
 //!
 //! ```text
 //! impl g {
 //!     fn fwd(<params>, __stack: &mut ValueStack) -> R          // forward sweep; pushes
 //!     fn rev(<params>, __seed, __stack, <one sink per param>)   // pops; reverse sweep
+//!     fn cps<R>(<params>, __stack, <one cell per param>, k) -> R  // for CPS callers
 //! }
 //! ```
+//!
+//! `fwd` and `rev` come from the tape backend whatever backend `g` uses; `cps` from `g`'s
+//! backend (`codegen::cps::companion`, or `companion_via_split` over `fwd` and `rev`).
 //!
 //! Every float parameter is differentiated here, whatever `wrt` says: `wrt` shapes `g`'s own
 //! gradient, but a caller needs the derivative along every argument it differentiates.
@@ -28,11 +32,13 @@ use crate::ir::Body;
 use crate::parse::{ParamKind, Signature};
 
 /// The marker struct and its `fwd`/`rev` for `func`, from a body planned in split mode.
+/// `cps` is the CPS companion `NAME::cps`, which the backend provides.
 pub(in crate::codegen) fn emit(
     func: &syn::ItemFn,
     sig: &Signature,
     body: &Body,
     plan: &Plan,
+    cps: TokenStream,
 ) -> TokenStream {
     let e = Emitter {
         body,
@@ -129,6 +135,8 @@ pub(in crate::codegen) fn emit(
                 #reverse
                 #(#deliver)*
             }
+
+            #cps
         }
     }
 }
