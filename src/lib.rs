@@ -53,8 +53,8 @@
 //! assert_eq!(g_grad(0.5, 10), g_tape_grad(0.5, 10));
 //! ```
 //!
-//! The CPS backend's stack grows with the operations executed inside loops: each iteration
-//! is one level of a local recursive function whose frames live until the reverse of that
+//! The CPS backend's stack grows with the operations executed inside loops and recursive
+//! calls: each iteration is one level of a local recursive function whose frames live until the reverse of that
 //! iteration (its continuations are `&mut dyn FnMut` there: a new closure type per level
 //! could not be monomorphised), and [`cps::grow`] extends the stack on demand, so a long loop
 //! costs memory, not a crash. In straight-line code the continuation of an operation, called

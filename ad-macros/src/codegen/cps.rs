@@ -41,9 +41,14 @@
 //!   iteration to the next are passed as a tuple (primal values) and a local struct
 //!   `__AdActN` (cells). Each iteration runs under `ad::cps::grow`, which extends the stack
 //!   on demand.
-//! - Calls go through the callee's split companions (`g::fwd` before the continuation,
-//!   `g::rev` after it, adding into the argument's cells), so a CPS function calls tape
-//!   functions and is called by them through the same interface.
+//! - Calls go through the callee's CPS companion `g::cps`, which every annotated function
+//!   has: the rest of the body is the continuation the callee runs with its result's cell,
+//!   and the callee adds into the arguments' cells when the continuation returns. For a
+//!   function under `#[reverse(cps)]` the companion is its body in CPS (`companion`); for a
+//!   tape function or an `#[ad::derivative]` it runs `g::fwd`, the continuation, then
+//!   `g::rev` (`companion_via_split`). Tape callers call CPS functions through their split
+//!   companions, which the tape backend generates for every function. Recursion is therefore
+//!   CPS too: the continuations of nested calls run nested, each under `ad::cps::grow`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
