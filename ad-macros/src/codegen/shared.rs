@@ -226,6 +226,10 @@ impl Emitter<'_> {
                 }
             }
             Rhs::Opaque(opaque) => opaque.expr.clone(),
+            Rhs::Guard(flags) => {
+                let flags = flags.iter().map(|f| &self.body.vars[*f].name);
+                quote!(!(#(#flags)||*))
+            }
         }
     }
 
@@ -354,6 +358,7 @@ impl Emitter<'_> {
                 items.push((e, quote!(#adj.iter().sum::<#t>()), false));
             }
             Rhs::Opaque(_)
+            | Rhs::Guard(_)
             | Rhs::Copy(_)
             | Rhs::Neg(_)
             | Rhs::Cast(..)

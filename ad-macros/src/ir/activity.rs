@@ -136,6 +136,7 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
                     edges.push((*var, from));
                 }
             }
+            Rhs::Guard(_) => {}
         },
         StmtKind::Assign { var, value, .. } => add(*var, value),
         StmtKind::IndexAssign { array, value, .. } => add(*array, value),

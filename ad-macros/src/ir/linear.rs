@@ -96,6 +96,7 @@ pub(crate) fn linearize(rhs: &Rhs) -> Option<Vec<Term>> {
         | Rhs::ArrayRepeat(..)
         | Rhs::VecRepeat(..)
         | Rhs::Call(_)
-        | Rhs::Opaque(_) => return None,
+        | Rhs::Opaque(_)
+        | Rhs::Guard(_) => return None,
     })
 }

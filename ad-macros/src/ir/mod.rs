@@ -239,6 +239,8 @@ pub(crate) enum LitKind {
     Int,
     /// A path or other constant expression of unknown type.
     Unknown,
+    /// `true` or `false`: the flags lowering makes for `break`, `continue` and `return`.
+    Bool,
 }
 
 /// A binary float operation.
@@ -288,6 +290,9 @@ pub(crate) enum Rhs {
     Call(Call),
     /// An inactive expression, emitted as written (with variables renamed).
     Opaque(Opaque),
+    /// `let g = !(f1 || f2 || ..);`: the guard lowering puts around the statements after a
+    /// `break`, `continue` or `return` that may have run; true when none of the flags is set.
+    Guard(Vec<VarId>),
 }
 
 /// A call of a function with a derivative, through its split companions `g::fwd` and

@@ -290,6 +290,10 @@ impl<'b> Printer<'b> {
                 format!("call {path}({})", args.join(", "))
             }
             Rhs::Opaque(opaque) => format!("opaque {{ {} }}", tokens(&opaque.expr)),
+            Rhs::Guard(flags) => {
+                let flags: Vec<String> = flags.iter().map(|f| self.var(*f)).collect();
+                format!("guard !({})", flags.join(" || "))
+            }
         }
     }
 

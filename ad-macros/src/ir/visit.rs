@@ -11,7 +11,7 @@ impl Rhs {
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter().collect(),
             Rhs::Call(call) => call.args.iter().collect(),
             Rhs::Index(_, i) => vec![i],
-            Rhs::Opaque(_) => Vec::new(),
+            Rhs::Opaque(_) | Rhs::Guard(_) => Vec::new(),
         }
     }
 
@@ -23,7 +23,7 @@ impl Rhs {
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter_mut().collect(),
             Rhs::Call(call) => call.args.iter_mut().collect(),
             Rhs::Index(_, i) => vec![i],
-            Rhs::Opaque(_) => Vec::new(),
+            Rhs::Opaque(_) | Rhs::Guard(_) => Vec::new(),
         }
     }
 
@@ -37,6 +37,7 @@ impl Rhs {
         match self {
             Rhs::Index(array, _) => reads.push(*array),
             Rhs::Opaque(opaque) => reads.extend(opaque.reads.iter().copied()),
+            Rhs::Guard(flags) => reads.extend(flags.iter().copied()),
             _ => {}
         }
         reads
@@ -49,6 +50,7 @@ impl Rhs {
             Rhs::Copy(_) | Rhs::Neg(_) | Rhs::Cast(..) | Rhs::Index(..) => true,
             Rhs::Binary(op, ..) => !matches!(op, super::BinOp::Rem),
             Rhs::Opaque(opaque) => opaque.cheap,
+            Rhs::Guard(_) => true,
             Rhs::Intrinsic(..)
             | Rhs::ArrayLit(_)
             | Rhs::ArrayRepeat(..)

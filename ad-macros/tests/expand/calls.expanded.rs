@@ -145,4 +145,43 @@ impl pow_rec {
             );
         }
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        n: u32,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        _: ::ad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x, n, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x,
+            n,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            ::ad::__private::Discard,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }

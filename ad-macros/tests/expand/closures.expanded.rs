@@ -95,6 +95,45 @@ impl map_sum {
             ::ad::__private::ArraySink::add_at(&mut __adj_xs, __i1, __adj_x2);
         }
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        xs: &[f64],
+        w: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(xs, w, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            xs,
+            w,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn free_variable(a: f64) -> f64 {
     let f = |a: f64| (|b: f64| move |_c: f64| b)(a)(1.0);
@@ -163,6 +202,41 @@ impl free_variable {
         mut __adj_a: impl ::ad::__private::ScalarSink<f64>,
     ) {
         ::ad::__private::ScalarSink::add(&mut __adj_a, __seed);
+    }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        a: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(a, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            a,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
     }
 }
 fn map_sin_sum(xs: &[f64], ys: &[f64], w: f64) -> f64 {
@@ -298,5 +372,48 @@ impl map_sin_sum {
             ::ad::__private::ArraySink::add_at(&mut __adj_ys, __i1, __adj_x3);
             ::ad::__private::ArraySink::add_at(&mut __adj_xs, __i1, __adj_x2);
         }
+    }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        xs: &[f64],
+        ys: &[f64],
+        w: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink2: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(xs, ys, w, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            xs,
+            ys,
+            w,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+            __ad_sink2,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
     }
 }

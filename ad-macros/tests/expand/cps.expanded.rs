@@ -112,6 +112,61 @@ impl f {
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * y);
         ::ad::__private::ScalarSink::add(&mut __adj_y, __adj_t0 * x);
     }
+    /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+    /// adding the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        y: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let __ad_p0 = &::ad::__private::cps::NumR::new(x);
+        let __ad_c0 = ::ad::__private::cps::CellArg::cell(&__ad_sink0, __ad_p0);
+        let __ad_p1 = &::ad::__private::cps::NumR::single(y);
+        let __ad_c1 = ::ad::__private::cps::CellArg::cell(&__ad_sink1, __ad_p1);
+        ::ad::__private::cps::grow(|| {
+            let __t0 = x * y;
+            let __ad_c2 = &::ad::__private::cps::NumR::single(__t0);
+            let __t1 = x.sin();
+            let __ad_c3 = &::ad::__private::cps::NumR::single(__t1);
+            let z = __t0 + __t1;
+            let __ad_c4 = &::ad::__private::cps::NumR::single(z);
+            let __t3 = z * z;
+            let __ad_c5 = &::ad::__private::cps::NumR::single(__t3);
+            let __ad_r0 = {
+                let __ad_o = &::ad::__private::cps::NumR::single(__t3);
+                let __ad_r = __ad_k(__ad_o);
+                __ad_c5.add(__ad_o.adjoint());
+                __ad_r
+            };
+            let __adj_t3 = __ad_c5.adjoint();
+            __ad_c4.add(__adj_t3 * z);
+            __ad_c4.add(__adj_t3 * z);
+            let __adj_z = __ad_c4.adjoint();
+            __ad_c2.add(__adj_z);
+            __ad_c3.add(__adj_z);
+            let __adj_t1 = __ad_c3.adjoint();
+            __ad_c0.add(__adj_t1 * ::ad::__private::rules::d_sin(x));
+            let __adj_t0 = __ad_c2.adjoint();
+            __ad_c0.add(__adj_t0 * y);
+            __ad_c1.add(__adj_t0 * x);
+            __ad_r0
+        })
+    }
 }
 fn assign(x: f64) -> f64 {
     let mut s = x * 2.0;
@@ -229,6 +284,62 @@ impl assign {
             __adj_t1 * ::ad::__private::rules::d_exp(__t1),
         );
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_s * 2.0);
+    }
+    /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+    /// adding the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let __ad_p0 = &::ad::__private::cps::NumR::new(x);
+        let __ad_c0 = ::ad::__private::cps::CellArg::cell(&__ad_sink0, __ad_p0);
+        ::ad::__private::cps::grow(|| {
+            let mut s = x * 2.0;
+            let __ad_c1 = &::ad::__private::cps::NumR::new(s);
+            let __t1 = x.exp();
+            let __ad_c2 = &::ad::__private::cps::NumR::single(__t1);
+            let __ad_r2 = {
+                let __ad_old1 = __ad_c1;
+                let mut s: f64 = s + __t1;
+                let __ad_c1 = &::ad::__private::cps::NumR::new(s);
+                let __ad_r1 = {
+                    let __t2 = s * s;
+                    let __ad_c3 = &::ad::__private::cps::NumR::single(__t2);
+                    let __ad_r0 = {
+                        let __ad_o = &::ad::__private::cps::NumR::single(__t2);
+                        let __ad_r = __ad_k(__ad_o);
+                        __ad_c3.add(__ad_o.adjoint());
+                        __ad_r
+                    };
+                    let __adj_t2 = __ad_c3.adjoint();
+                    __ad_c1.add(__adj_t2 * s);
+                    __ad_c1.add(__adj_t2 * s);
+                    __ad_r0
+                };
+                __ad_old1.add(__ad_c1.adjoint());
+                __ad_c2.add(__ad_c1.adjoint());
+                __ad_r1
+            };
+            let __adj_t1 = __ad_c2.adjoint();
+            __ad_c0.add(__adj_t1 * ::ad::__private::rules::d_exp(__t1));
+            let __adj_s = __ad_c1.adjoint();
+            __ad_c0.add(__adj_s * 2.0);
+            __ad_r2
+        })
     }
 }
 fn piecewise(x: f64) -> f64 {
@@ -376,6 +487,87 @@ impl piecewise {
             let __adj_t2 = __adj_t3;
             ::ad::__private::ScalarSink::add(&mut __adj_x, -(__adj_t2));
         }
+    }
+    /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+    /// adding the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let __ad_p0 = &::ad::__private::cps::NumR::new(x);
+        let __ad_c0 = ::ad::__private::cps::CellArg::cell(&__ad_sink0, __ad_p0);
+        ::ad::__private::cps::grow(|| {
+            let __c0 = x > 0.0;
+            let __ad_w0 = ::ad::__private::cps::witness(|| ());
+            let mut __ad_k0 = |
+                __ad_s,
+                (__t3,): (f64,),
+                (): (),
+                (__ad_c4,): (&::ad::__private::cps::NumR<f64>,)|
+            {
+                ::ad::__private::cps::typed(&__ad_s, __ad_w0);
+                let () = __ad_s;
+                let y = __t3;
+                let __ad_c5 = &::ad::__private::cps::NumR::single(y);
+                let __t4 = y * 3.0;
+                let __ad_c6 = &::ad::__private::cps::NumR::single(__t4);
+                let __ad_r1 = {
+                    let __ad_o = &::ad::__private::cps::NumR::single(__t4);
+                    let __ad_r = __ad_k(__ad_o);
+                    __ad_c6.add(__ad_o.adjoint());
+                    __ad_r
+                };
+                let __adj_t4 = __ad_c6.adjoint();
+                __ad_c5.add(__adj_t4 * 3.0);
+                let __adj_y = __ad_c5.adjoint();
+                __ad_c4.add(__adj_y);
+                __ad_r1
+            };
+            if __c0 {
+                let __t1 = x * x;
+                let __ad_c2 = &::ad::__private::cps::NumR::single(__t1);
+                let __ad_r3 = {
+                    let __ad_phi2_0: &::ad::__private::cps::NumR<f64> = &::ad::__private::cps::NumR::single(
+                        __t1,
+                    );
+                    let __ad_r2 = __ad_k0((), (__t1,), (), (__ad_phi2_0,));
+                    __ad_c2.add(__ad_phi2_0.adjoint());
+                    __ad_r2
+                };
+                let __adj_t1 = __ad_c2.adjoint();
+                __ad_c0.add(__adj_t1 * x);
+                __ad_c0.add(__adj_t1 * x);
+                __ad_r3
+            } else {
+                let __t2 = -x;
+                let __ad_c3 = &::ad::__private::cps::NumR::single(__t2);
+                let __ad_r5 = {
+                    let __ad_phi4_0: &::ad::__private::cps::NumR<f64> = &::ad::__private::cps::NumR::single(
+                        __t2,
+                    );
+                    let __ad_r4 = __ad_k0((), (__t2,), (), (__ad_phi4_0,));
+                    __ad_c3.add(__ad_phi4_0.adjoint());
+                    __ad_r4
+                };
+                let __adj_t2 = __ad_c3.adjoint();
+                __ad_c0.sub(__adj_t2);
+                __ad_r5
+            }
+        })
     }
 }
 fn recurrence(x0: f64, a: f64, n: usize) -> f64 {
@@ -582,6 +774,141 @@ impl recurrence {
         }
         ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);
     }
+    /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+    /// adding the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x0: f64,
+        a: f64,
+        n: usize,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellArg<f64>,
+        _: ::ad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        struct __AdAct0<'b> {
+            f0: &'b ::ad::__private::cps::NumR<f64>,
+            _p: ::core::marker::PhantomData<&'b ()>,
+        }
+        fn __ad_loop0<'a, I, R>(
+            i: I,
+            act: __AdAct0<'a>,
+            body: &dyn for<'b> Fn(
+                I,
+                __AdAct0<'b>,
+                &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
+            ) -> R,
+            k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
+        ) -> R {
+            ::ad::__private::cps::grow(move || {
+                body(
+                    i,
+                    act,
+                    &mut |more, i, act| {
+                        if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
+                    },
+                )
+            })
+        }
+        let __ad_p0 = &::ad::__private::cps::NumR::single(x0);
+        let __ad_c0 = ::ad::__private::cps::CellArg::cell(&__ad_sink0, __ad_p0);
+        let __ad_p1 = &::ad::__private::cps::NumR::new(a);
+        let __ad_c1 = ::ad::__private::cps::CellArg::cell(&__ad_sink1, __ad_p1);
+        ::ad::__private::cps::grow(|| {
+            let mut x = x0;
+            let __ad_c3 = &::ad::__private::cps::NumR::new(x);
+            let __ad_r3 = {
+                let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..n);
+                let __ad_w0 = ::ad::__private::cps::witness(|| (
+                    ::core::clone::Clone::clone(&x),
+                    ::core::clone::Clone::clone(&__ad_it0),
+                ));
+                let mut __ad_once0 = ::ad::__private::cps::Once::new(|
+                    __ad_s,
+                    __act: __AdAct0<'_>|
+                {
+                    ::ad::__private::cps::typed(&__ad_s, __ad_w0);
+                    let (mut x, mut __ad_it0) = __ad_s;
+                    let mut __ad_c3 = __act.f0;
+                    let __ad_o = &::ad::__private::cps::NumR::single(x);
+                    let __ad_r = __ad_k(__ad_o);
+                    __ad_c3.add(__ad_o.adjoint());
+                    __ad_r
+                });
+                __ad_loop0(
+                    (x, __ad_it0),
+                    __AdAct0 {
+                        f0: __ad_c3,
+                        _p: ::core::marker::PhantomData,
+                    },
+                    &|(mut x, mut __ad_it0), __act, mut __ad_next0| {
+                        let mut __ad_c3 = __act.f0;
+                        if ::core::iter::Iterator::next(&mut __ad_it0).is_none() {
+                            return __ad_next0(
+                                false,
+                                (x, __ad_it0),
+                                __AdAct0 {
+                                    f0: __ad_c3,
+                                    _p: ::core::marker::PhantomData,
+                                },
+                            );
+                        }
+                        let __x_old8 = x;
+                        let __ad_c8 = &::ad::__private::cps::NumR::single(__x_old8);
+                        let __t0 = __x_old8.sin();
+                        let __ad_c4 = &::ad::__private::cps::NumR::single(__t0);
+                        let __t1 = __t0 * a;
+                        let __ad_c5 = &::ad::__private::cps::NumR::single(__t1);
+                        let __t2 = __t1 + x;
+                        let __ad_c6 = &::ad::__private::cps::NumR::single(__t2);
+                        let __ad_r2 = {
+                            let mut x: f64 = __t2;
+                            let __ad_c3 = &::ad::__private::cps::NumR::new(x);
+                            let __ad_r1 = {
+                                __ad_next0(
+                                    true,
+                                    (x, __ad_it0),
+                                    __AdAct0 {
+                                        f0: __ad_c3,
+                                        _p: ::core::marker::PhantomData,
+                                    },
+                                )
+                            };
+                            __ad_c6.add(__ad_c3.adjoint());
+                            __ad_r1
+                        };
+                        let __adj_t2 = __ad_c6.adjoint();
+                        __ad_c5.add(__adj_t2);
+                        __ad_c3.add(__adj_t2);
+                        let __adj_t1 = __ad_c5.adjoint();
+                        __ad_c4.add(__adj_t1 * a);
+                        __ad_c1.add(__adj_t1 * __t0);
+                        let __adj_t0 = __ad_c4.adjoint();
+                        __ad_c8.add(__adj_t0 * ::ad::__private::rules::d_sin(__x_old8));
+                        let __adj_x_old8 = __ad_c8.adjoint();
+                        __ad_c3.add(__adj_x_old8);
+                        __ad_r2
+                    },
+                    &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
+                )
+            };
+            let __adj_x = __ad_c3.adjoint();
+            __ad_c0.add(__adj_x);
+            __ad_r3
+        })
+    }
 }
 fn dot(w: &[f64], v: [f64; 3]) -> f64 {
     let mut s = 0.0;
@@ -786,6 +1113,141 @@ impl dot {
             ::ad::__private::ArraySink::add_at(&mut __adj_w, i, __adj_t0);
         }
     }
+    /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+    /// adding the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        w: &[f64],
+        v: [f64; 3],
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        struct __AdAct0<'b> {
+            f0: &'b ::ad::__private::cps::NumR<f64>,
+            _p: ::core::marker::PhantomData<&'b ()>,
+        }
+        fn __ad_loop0<'a, I, R>(
+            i: I,
+            act: __AdAct0<'a>,
+            body: &dyn for<'b> Fn(
+                I,
+                __AdAct0<'b>,
+                &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
+            ) -> R,
+            k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
+        ) -> R {
+            ::ad::__private::cps::grow(move || {
+                body(
+                    i,
+                    act,
+                    &mut |more, i, act| {
+                        if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
+                    },
+                )
+            })
+        }
+        let mut __ad_p0 = ::std::vec::Vec::new();
+        let mut __ad_c0 = ::ad::__private::cps::CellsArg::cells(
+            &__ad_sink0,
+            &w[..],
+            &mut __ad_p0,
+        );
+        let mut __ad_p1 = ::std::vec::Vec::new();
+        let mut __ad_c1 = ::ad::__private::cps::array_of::<
+            _,
+            { 3 },
+        >(::ad::__private::cps::CellsArg::cells(&__ad_sink1, &v[..], &mut __ad_p1));
+        ::ad::__private::cps::grow(|| {
+            let mut s: f64 = 0.0;
+            let __ad_c2 = &::ad::__private::cps::NumR::new(s);
+            let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..3);
+            let __ad_w0 = ::ad::__private::cps::witness(|| (
+                ::core::clone::Clone::clone(&s),
+                ::core::clone::Clone::clone(&__ad_it0),
+            ));
+            let mut __ad_once0 = ::ad::__private::cps::Once::new(|
+                __ad_s,
+                __act: __AdAct0<'_>|
+            {
+                ::ad::__private::cps::typed(&__ad_s, __ad_w0);
+                let (mut s, mut __ad_it0) = __ad_s;
+                let mut __ad_c2 = __act.f0;
+                let __ad_o = &::ad::__private::cps::NumR::single(s);
+                let __ad_r = __ad_k(__ad_o);
+                __ad_c2.add(__ad_o.adjoint());
+                __ad_r
+            });
+            __ad_loop0(
+                (s, __ad_it0),
+                __AdAct0 {
+                    f0: __ad_c2,
+                    _p: ::core::marker::PhantomData,
+                },
+                &|(mut s, mut __ad_it0), __act, mut __ad_next0| {
+                    let mut __ad_c2 = __act.f0;
+                    let i = match ::core::iter::Iterator::next(&mut __ad_it0) {
+                        ::core::option::Option::Some(__v) => __v,
+                        ::core::option::Option::None => {
+                            return __ad_next0(
+                                false,
+                                (s, __ad_it0),
+                                __AdAct0 {
+                                    f0: __ad_c2,
+                                    _p: ::core::marker::PhantomData,
+                                },
+                            );
+                        }
+                    };
+                    let __t0 = w[i];
+                    let __ad_c4 = &::ad::__private::cps::NumR::single(__t0);
+                    let __ad_e4 = __ad_c0[i];
+                    let __t1 = v[i];
+                    let __ad_c5 = &::ad::__private::cps::NumR::single(__t1);
+                    let __ad_e5 = __ad_c1[i];
+                    let __t2 = __t0 * __t1;
+                    let __ad_c6 = &::ad::__private::cps::NumR::single(__t2);
+                    let __ad_r2 = {
+                        let __ad_old1 = __ad_c2;
+                        let mut s: f64 = s + __t2;
+                        let __ad_c2 = &::ad::__private::cps::NumR::new(s);
+                        let __ad_r1 = {
+                            __ad_next0(
+                                true,
+                                (s, __ad_it0),
+                                __AdAct0 {
+                                    f0: __ad_c2,
+                                    _p: ::core::marker::PhantomData,
+                                },
+                            )
+                        };
+                        __ad_old1.add(__ad_c2.adjoint());
+                        __ad_c6.add(__ad_c2.adjoint());
+                        __ad_r1
+                    };
+                    let __adj_t2 = __ad_c6.adjoint();
+                    __ad_c4.add(__adj_t2 * __t1);
+                    __ad_c5.add(__adj_t2 * __t0);
+                    __ad_e5.add(__ad_c5.adjoint());
+                    __ad_e4.add(__ad_c4.adjoint());
+                    __ad_r2
+                },
+                &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
+            )
+        })
+    }
 }
 fn square(x: f64) -> f64 {
     x * x
@@ -857,6 +1319,41 @@ impl square {
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * x);
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * x);
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn calls(x: f64) -> f64 {
     square(x) + x
@@ -886,34 +1383,37 @@ fn calls_vjp(x: f64, __seed: f64) -> (f64, f64) {
     #[allow(unused_imports)]
     use square as __callee0;
     ::ad::__private::require_derivative::<__callee0>();
-    let __ad_stack = ::core::cell::Cell::new(::ad::__private::ValueStack::new());
+    let __ad_stack = &::core::cell::Cell::new(::ad::__private::ValueStack::new());
     let __ad_c0 = &::ad::__private::cps::NumR::new(x);
     let __ad_out0 = {
-        let mut __ad_st0 = __ad_stack.take();
-        let __t1: f64 = ::ad::__private::expect_result::<
-            f64,
-            _,
-        >(__callee0::fwd(x, &mut __ad_st0));
-        __ad_stack.set(__ad_st0);
-        let __ad_c1 = &::ad::__private::cps::NumR::single(__t1);
-        let __t2 = __t1 + x;
-        let __ad_c2 = &::ad::__private::cps::NumR::single(__t2);
-        let __ad_r1 = {
-            __ad_c2.add(__seed);
-            __t2
-        };
-        let __adj_t2 = __ad_c2.adjoint();
-        __ad_c1.add(__adj_t2);
-        __ad_c0.add(__adj_t2);
-        let mut __ad_st0 = __ad_stack.take();
-        __callee0::rev(
+        let mut __ad_once0 = ::ad::__private::cps::Once::new(|
+            __ad_res0: &::ad::__private::cps::NumR<f64>|
+        {
+            let () = ();
+            let __t1: f64 = __ad_res0.value();
+            let __ad_c1 = &::ad::__private::cps::NumR::single(__t1);
+            let __ad_r0 = {
+                let __t2 = __t1 + x;
+                let __ad_c2 = &::ad::__private::cps::NumR::single(__t2);
+                let __ad_r1 = {
+                    __ad_c2.add(__seed);
+                    __t2
+                };
+                let __adj_t2 = __ad_c2.adjoint();
+                __ad_c1.add(__adj_t2);
+                __ad_c0.add(__adj_t2);
+                __ad_r1
+            };
+            __ad_res0.add(__ad_c1.adjoint());
+            __ad_r0
+        });
+        __callee0::cps(
             x,
-            ::ad::__private::seed_for(__ad_c1.adjoint()),
-            &mut __ad_st0,
+            __ad_stack,
             __ad_c0,
-        );
-        __ad_stack.set(__ad_st0);
-        __ad_r1
+            &mut |__ad_res0| ::ad::__private::cps::grow(|| (__ad_once0
+                .take())(__ad_res0)),
+        )
     };
     (__ad_out0, __ad_c0.adjoint())
 }
@@ -988,5 +1488,67 @@ impl calls {
             &mut *__stack,
             ::ad::__private::ScalarSink::reborrow(&mut __adj_x),
         );
+    }
+    /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
+    /// adding the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        mod __callees {
+            ::ad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+        }
+        #[allow(unused_imports)]
+        use __callees::*;
+        #[allow(unused_imports)]
+        use square as __callee0;
+        let __ad_p0 = &::ad::__private::cps::NumR::new(x);
+        let __ad_c0 = ::ad::__private::cps::CellArg::cell(&__ad_sink0, __ad_p0);
+        ::ad::__private::cps::grow(|| {
+            let mut __ad_once0 = ::ad::__private::cps::Once::new(|
+                __ad_res0: &::ad::__private::cps::NumR<f64>|
+            {
+                let () = ();
+                let __t1: f64 = __ad_res0.value();
+                let __ad_c1 = &::ad::__private::cps::NumR::single(__t1);
+                let __ad_r0 = {
+                    let __t2 = __t1 + x;
+                    let __ad_c2 = &::ad::__private::cps::NumR::single(__t2);
+                    let __ad_r1 = {
+                        let __ad_o = &::ad::__private::cps::NumR::single(__t2);
+                        let __ad_r = __ad_k(__ad_o);
+                        __ad_c2.add(__ad_o.adjoint());
+                        __ad_r
+                    };
+                    let __adj_t2 = __ad_c2.adjoint();
+                    __ad_c1.add(__adj_t2);
+                    __ad_c0.add(__adj_t2);
+                    __ad_r1
+                };
+                __ad_res0.add(__ad_c1.adjoint());
+                __ad_r0
+            });
+            __callee0::cps(
+                x,
+                __ad_stack,
+                __ad_c0,
+                &mut |__ad_res0| ::ad::__private::cps::grow(|| (__ad_once0
+                    .take())(__ad_res0)),
+            )
+        })
     }
 }

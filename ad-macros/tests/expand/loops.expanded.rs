@@ -97,6 +97,41 @@ impl halve {
         }
         ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x0: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x0, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x0,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
     let mut x = x0;
@@ -242,6 +277,53 @@ impl recurrence {
         }
         ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x0: f64,
+        a: f64,
+        b: f64,
+        n: usize,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_sink2: impl ::ad::__private::cps::CellArg<f64>,
+        _: ::ad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x0, a, b, n, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x0,
+            a,
+            b,
+            n,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+            __ad_sink2,
+            ::ad::__private::Discard,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn dot(w: &[f64], x: &[f64]) -> f64 {
     let mut s = 0.0;
@@ -356,6 +438,45 @@ impl dot {
             ::ad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t1);
             ::ad::__private::ArraySink::add_at(&mut __adj_w, i, __adj_t0);
         }
+    }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        w: &[f64],
+        x: &[f64],
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(w, x, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            w,
+            x,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
     }
 }
 fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
@@ -518,5 +639,48 @@ impl matvec_sum {
                 ::ad::__private::ArraySink::add_at(&mut __adj_m, __i1, __adj_t2);
             }
         }
+    }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        m: &[f64],
+        x: &[f64],
+        n: usize,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellsArg<f64>,
+        _: ::ad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(m, x, n, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            m,
+            x,
+            n,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+            ::ad::__private::Discard,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
     }
 }

@@ -93,6 +93,45 @@ impl f {
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * y);
         ::ad::__private::ScalarSink::add(&mut __adj_y, __adj_t0 * x);
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        y: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x, y, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x,
+            y,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn piecewise(x: f64, k: i32) -> f64 {
     let mut s = x.sin() * x;
@@ -242,6 +281,45 @@ impl piecewise {
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_s * __t0);
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * __d2);
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        k: i32,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        _: ::ad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x, k, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x,
+            k,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            ::ad::__private::Discard,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
     w[0] * x[0] + w[1] * x[1] + w[2] * x[2]
@@ -365,6 +443,45 @@ impl dot3 {
         ::ad::__private::ArraySink::add_at(&mut __adj_x, 0, __adj_t1);
         ::ad::__private::ArraySink::add_at(&mut __adj_w, 0, __adj_t0);
     }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        w: [f64; 3],
+        x: &[f64],
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(w, x, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            w,
+            x,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
 }
 fn constant_receiver(x: f64) -> f64 {
     f64::sin(0.5 + 0.25) * x + 2.0_f64.powf(x)
@@ -454,5 +571,40 @@ impl constant_receiver {
         let __d4 = ::ad::__private::rules::d_powf(2.0_f64, x, __t3);
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t3 * __d4.1);
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t2 * __t1);
+    }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        x: f64,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellArg<f64>,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(x, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::ad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            x,
+            ::ad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
     }
 }

@@ -497,7 +497,7 @@ impl Planner<'_> {
                                 .for_each(|a| contribute(a, site.block, id));
                         }
                     }
-                    Rhs::Opaque(_) => {}
+                    Rhs::Opaque(_) | Rhs::Guard(_) => {}
                     Rhs::Call(call) => call.args.iter().for_each(|a| contribute(a, sink_block, id)),
                     other => other
                         .operands()

@@ -5,7 +5,9 @@ use quote::quote;
 use syn::spanned::Spanned;
 
 use super::{strip, Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
-use crate::ir::{Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId};
+use crate::ir::{
+    LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId,
+};
 
 /// How a `for` loop walks over an array.
 struct Elements {
@@ -370,11 +372,10 @@ impl Lowerer<'_> {
         jumps.cont.remove(&depth);
         let mut exits = Vec::new();
         for flag in [ctx.brk, ctx.cont].into_iter().flatten() {
-            let opaque = Opaque::generated(quote!(false), Vec::new());
             out.push(Stmt {
                 kind: StmtKind::Let {
                     var: flag,
-                    rhs: Rhs::Opaque(opaque),
+                    rhs: Rhs::Copy(Operand::Lit(quote!(false), LitKind::Bool)),
                     ty: None,
                 },
                 span,

@@ -305,6 +305,7 @@ impl<'a> Lowerer<'a> {
             Operand::Var(v) => self.vars[*v].ty.clone(),
             Operand::Lit(_, LitKind::Float(t)) => Ty::Float(*t),
             Operand::Lit(_, LitKind::Int) | Operand::Lit(_, LitKind::Unknown) => Ty::Unknown,
+            Operand::Lit(_, LitKind::Bool) => Ty::Bool,
         }
     }
 
@@ -355,11 +356,10 @@ impl<'a> Lowerer<'a> {
     /// A generated `bool` flag declared `let mut flag = false;` in `out`.
     fn flag(&mut self, out: &mut Vec<Stmt>, prefix: &str, span: Span) -> VarId {
         let var = self.fresh(prefix, Ty::Bool, true, span);
-        let opaque = Opaque::generated(quote!(false), Vec::new());
         out.push(Stmt {
             kind: StmtKind::Let {
                 var,
-                rhs: Rhs::Opaque(opaque),
+                rhs: Rhs::Copy(Operand::Lit(quote!(false), LitKind::Bool)),
                 ty: None,
             },
             span,
@@ -369,13 +369,11 @@ impl<'a> Lowerer<'a> {
 
     /// `flag = true;`
     fn set_flag(&self, out: &mut Vec<Stmt>, flag: VarId, span: Span) {
-        let name = &self.vars[flag].name;
         out.push(Stmt {
-            kind: StmtKind::Opaque {
-                tokens: quote!(#name = true;),
-                writes: vec![flag],
-                flows: Vec::new(),
-                if_active: (span, String::new()),
+            kind: StmtKind::Assign {
+                var: flag,
+                op: crate::ir::AssignOp::Set,
+                value: Operand::Lit(quote!(true), LitKind::Bool),
             },
             span,
         });
@@ -485,10 +483,16 @@ impl<'a> Lowerer<'a> {
                 flags.push(flag);
             }
         }
-        let names = flags.iter().map(|f| &self.vars[*f].name);
-        let expr = quote!(!(#(#names)||*));
-        let opaque = Opaque::generated(expr, flags.clone());
-        Operand::Var(self.let_opaque(out, "g", Ty::Bool, opaque, span))
+        let guard = self.fresh("g", Ty::Bool, false, span);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var: guard,
+                rhs: Rhs::Guard(flags),
+                ty: None,
+            },
+            span,
+        });
+        Operand::Var(guard)
     }
 
     fn lower_stmt(
