@@ -88,13 +88,7 @@ pub(super) fn emit_vjp(
     body: &Body,
     plan: &Plan,
 ) -> TokenStream {
-    let e = Emitter {
-        body,
-        plan,
-        sig,
-        split: false,
-        cps: true,
-    };
+    let e = Emitter::new(body, plan, sig, false, true);
     let c = Cps {
         e,
         counter: std::cell::Cell::new(0),
@@ -282,13 +276,7 @@ pub(super) fn companion(
         return TokenStream::new();
     };
     let c = Cps {
-        e: Emitter {
-            body,
-            plan,
-            sig,
-            split: false,
-            cps: true,
-        },
+        e: Emitter::new(body, plan, sig, false, true),
         counter: std::cell::Cell::new(0),
         items: std::cell::RefCell::new(Vec::new()),
     };
@@ -781,7 +769,7 @@ impl Cps<'_> {
                 quote!(#element.add(#cell.adjoint());),
             );
         }
-        let adj = &v.adj;
+        let adj = &self.e.adj[var];
         let contributions = self.e.rev_rhs(var, rhs, span);
         let back = if contributions.is_empty() {
             TokenStream::new()

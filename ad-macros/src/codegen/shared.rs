@@ -35,6 +35,49 @@ pub(super) struct Emitter<'a> {
     /// Emitting the back parts of the CPS backend: adjoints are the cells of
     /// `ad::cps::NumR` values (`__ad_cN.add(..)`), not locals.
     pub cps: bool,
+    /// The name of each variable's adjoint (`__adj_x`), by [`VarId`].
+    pub adj: Vec<syn::Ident>,
+}
+
+impl<'a> Emitter<'a> {
+    /// An emitter for `body`, in split mode (companions) or not, for the CPS backend or not.
+    pub(super) fn new(
+        body: &'a Body,
+        plan: &'a Plan,
+        sig: &'a Signature,
+        split: bool,
+        cps: bool,
+    ) -> Emitter<'a> {
+        Emitter {
+            body,
+            plan,
+            sig,
+            split,
+            cps,
+            adj: adjoint_names(body),
+        }
+    }
+}
+
+/// The names of the adjoints: `__adj_NAME` for the variable `NAME` (leading underscores
+/// dropped), made unique against every variable and every other adjoint (`t0` and `__t0`
+/// would both give `__adj_t0`). Mixed-site, like every generated local.
+fn adjoint_names(body: &Body) -> Vec<syn::Ident> {
+    let mut used: std::collections::HashSet<String> =
+        body.vars.iter().map(|v| v.name.to_string()).collect();
+    body.vars
+        .iter()
+        .map(|v| {
+            let base = format!("__adj_{}", v.name.to_string().trim_start_matches('_'));
+            let mut candidate = base.clone();
+            let mut n = 2;
+            while !used.insert(candidate.clone()) {
+                candidate = format!("{base}_{n}");
+                n += 1;
+            }
+            syn::Ident::new(&candidate, Span::mixed_site())
+        })
+        .collect()
 }
 
 /// The literal `1.0_f64` (or `_f32`): the seed of `NAME_grad`.
@@ -235,7 +278,7 @@ impl Emitter<'_> {
 
     /// The reverse of `let out = rhs;`: the contributions to the adjoints of its operands.
     pub(super) fn rev_rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
-        let adj = &self.body.vars[out].adj;
+        let adj = &self.adj[out];
         let adj = quote!(#adj);
         // Partials computed once (`let __d4 = rules::d_powf(..);`), then the contributions.
         let mut pre = TokenStream::new();
@@ -307,7 +350,7 @@ impl Emitter<'_> {
                 if !self.plan.active(*array) {
                     return TokenStream::new();
                 }
-                let array_adj = &self.body.vars[*array].adj;
+                let array_adj = &self.adj[*array];
                 let index = self.op(index);
                 return if self.is_sink(*array) {
                     quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
@@ -444,7 +487,7 @@ impl Emitter<'_> {
                 }
             }
             let Operand::Var(v) = target else { continue };
-            let adj = &self.body.vars[*v].adj;
+            let adj = &self.adj[*v];
             out.extend(quote!(let #adj = #sum;));
         }
         out
@@ -477,7 +520,7 @@ impl Emitter<'_> {
             }
             return quote!(#cell.#method(#expr););
         }
-        let adj = &self.body.vars[*v].adj;
+        let adj = &self.adj[*v];
         if self.is_sink(*v) && !self.body.vars[*v].ty.is_array() {
             let expr = if negate { quote!(-(#expr)) } else { expr };
             return quote!(::ad::__private::ScalarSink::add(&mut #adj, #expr););
@@ -557,7 +600,7 @@ impl Emitter<'_> {
     fn duplicate_sink(&self, v: VarId, k: usize) -> (TokenStream, TokenStream, TokenStream) {
         let local = format_ident!("__dup{}", k, span = Span::mixed_site());
         let var = &self.body.vars[v];
-        let adj = &var.adj;
+        let adj = &self.adj[v];
         if !var.ty.is_array() {
             let zero = zero(self.float_of(v));
             let add = if self.is_sink(v) {
@@ -589,7 +632,7 @@ impl Emitter<'_> {
     fn sink(&self, arg: &Operand) -> TokenStream {
         match arg {
             Operand::Var(v) if self.plan.active(*v) => {
-                let adj = &self.body.vars[*v].adj;
+                let adj = &self.adj[*v];
                 if self.is_sink(*v) && self.body.vars[*v].ty.is_array() {
                     quote!(::ad::__private::ArraySink::reborrow(&mut #adj))
                 } else if self.is_sink(*v) {

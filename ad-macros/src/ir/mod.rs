@@ -37,8 +37,8 @@
 //!    definition: a `Let`, a [`Phi`] of an `If`, or a loop (the variable of a `for` over a
 //!    range, and its trip counter [`Loop::trips`]). The definition comes first in program
 //!    order; the operands of a phi are read at the end of their arm. Each user binding,
-//!    shadowing ones included, is a variable of its own, and [`Var::name`] and [`Var::adj`]
-//!    are unique in the function.
+//!    shadowing ones included, is a variable of its own, and [`Var::name`] is unique in the
+//!    function (the backends name adjoints and cells from it).
 //! 3. **Mutability.** [`Var::mutable`] means "declared `let mut`": only such a variable is
 //!    written after its definition (by `Assign`, `IndexAssign`, or the `writes` of an opaque
 //!    statement), so the value of any other variable is the one its definition gave it. A
@@ -182,8 +182,6 @@ impl PartialEq for Shape {
 pub(crate) struct Var {
     /// The name it has in the generated code (unique in the function).
     pub name: Ident,
-    /// The name of its adjoint (unique in the function).
-    pub adj: Ident,
     pub ty: Ty,
     /// Assigned after its definition (`let mut`, or a flag).
     pub mutable: bool,

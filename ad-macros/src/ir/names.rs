@@ -1,4 +1,5 @@
-//! Names of the locals in the generated code, all made in one place.
+//! Names of the variables of the IR, all made in one place (the backends name what they add:
+//! adjoints `__adj_z` in `codegen::shared`, cells `__ad_cN` in `codegen::cps`).
 //!
 //! | thing | name | span |
 //! |---|---|---|
@@ -6,7 +7,6 @@
 //! | user variable that shadows an earlier one | `__z_2` | mixed-site |
 //! | temporary from splitting an expression | `__t0` | mixed-site |
 //! | flags, trip counts, conditions | `__brk0`, `__trips0`, `__c0` | mixed-site |
-//! | adjoint of a variable | `__adj_z`, `__adj_t0` | mixed-site |
 //!
 //! Mixed-site spans keep generated locals invisible to the user's tokens (and the other way
 //! round), so no collision is possible; the `__` prefix keeps them recognisable as generated
@@ -50,24 +50,6 @@ impl Names {
             if self.used.insert(candidate.clone()) {
                 return Ident::new(&candidate, Span::mixed_site());
             }
-        }
-    }
-
-    /// The adjoint of the variable named `name`: `__adj_name` (made unique if taken, since
-    /// `t0` and `__t0` would both give `__adj_t0`).
-    pub(crate) fn adjoint(&mut self, name: &Ident) -> Ident {
-        let text = name.to_string();
-        let base = format!("__adj_{}", text.trim_start_matches('_'));
-        if self.used.insert(base.clone()) {
-            return Ident::new(&base, Span::mixed_site());
-        }
-        let mut n = 2;
-        loop {
-            let candidate = format!("{base}_{n}");
-            if self.used.insert(candidate.clone()) {
-                return Ident::new(&candidate, Span::mixed_site());
-            }
-            n += 1;
         }
     }
 

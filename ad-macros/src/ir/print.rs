@@ -785,9 +785,6 @@ pub(crate) mod contract {
             if body.vars[..id].iter().any(|w| w.name == *name) {
                 return Err(format!("`{name}` is the name of two variables"));
             }
-            if body.vars[..id].iter().any(|w| w.adj == var.adj) {
-                return Err(format!("`{}` is the adjoint of two variables", var.adj));
-            }
             if matches!(var.ty, Ty::Float(None)) {
                 return Err(format!("`{name}` has an unsettled float type"));
             }

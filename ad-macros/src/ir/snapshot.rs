@@ -196,10 +196,6 @@ impl Inserter<'_> {
             &format!("__{base}_old{}", self.body.vars.len()),
             proc_macro2::Span::mixed_site(),
         );
-        var.adj = proc_macro2::Ident::new(
-            &format!("__adj_{base}_old{}", self.body.vars.len()),
-            proc_macro2::Span::mixed_site(),
-        );
         var.mutable = false;
         var.param = None;
         var.temp = true;

@@ -35,13 +35,7 @@ pub(super) fn emit_vjp(
     body: &Body,
     plan: &Plan,
 ) -> TokenStream {
-    let e = Emitter {
-        body,
-        plan,
-        sig,
-        split: false,
-        cps: false,
-    };
+    let e = Emitter::new(body, plan, sig, false, false);
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
     let doc = super::vjp_doc(func, sig);
@@ -355,7 +349,7 @@ impl Emitter<'_> {
             .map(Vec::as_slice)
             .unwrap_or_default();
         let decls = decls.iter().filter(|&&v| !self.is_sink(v)).map(|&v| {
-            let adj = &self.body.vars[v].adj;
+            let adj = &self.adj[v];
             let zero = self.adjoint_zero(v);
             quote!(let mut #adj = #zero;)
         });
@@ -418,7 +412,7 @@ impl Emitter<'_> {
                 self.rev_rhs(*var, rhs, stmt.span)
             }
             StmtKind::Assign { var, op, value } if self.plan.active(*var) => {
-                let adj = &self.body.vars[*var].adj;
+                let adj = &self.adj[*var];
                 match op {
                     AssignOp::Set => {
                         if value.var() == Some(*var) {
@@ -437,7 +431,7 @@ impl Emitter<'_> {
                 op,
                 value,
             } if self.plan.active(*array) => {
-                let adj = &self.body.vars[*array].adj;
+                let adj = &self.adj[*array];
                 let index = self.op(index);
                 let element = quote!(#adj[#index]);
                 match op {
@@ -455,7 +449,7 @@ impl Emitter<'_> {
                     .iter()
                     .filter(|w| self.plan.active(**w) && self.body.vars[**w].ty.is_float())
                     .map(|w| {
-                        let adj = &self.body.vars[*w].adj;
+                        let adj = &self.adj[*w];
                         quote!(#adj = 0.0;)
                     });
                 quote!(#(#resets)*)
@@ -474,7 +468,7 @@ impl Emitter<'_> {
                     .iter()
                     .filter(|p| self.plan.active(p.var))
                     .map(|p| {
-                        let adj = &self.body.vars[p.var].adj;
+                        let adj = &self.adj[p.var];
                         self.contrib(&p.then, quote!(#adj), false)
                     })
                     .collect();
@@ -482,7 +476,7 @@ impl Emitter<'_> {
                     .iter()
                     .filter(|p| self.plan.active(p.var))
                     .map(|p| {
-                        let adj = &self.body.vars[p.var].adj;
+                        let adj = &self.adj[p.var];
                         self.contrib(&p.els, quote!(#adj), false)
                     })
                     .collect();
@@ -541,7 +535,7 @@ impl Emitter<'_> {
                 if !self.plan.active(*v) {
                     return TokenStream::new();
                 }
-                let adj = &self.body.vars[*v].adj;
+                let adj = &self.adj[*v];
                 // The adjoint has the output's shape (and exists in both sweeps).
                 let check = matches!(ret, RetTy::Vec(_)).then(
                     || quote!(::ad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
@@ -576,7 +570,7 @@ impl Emitter<'_> {
             .map(|(i, p)| {
                 let var = &self.body.vars[i];
                 if self.plan.active(i) && self.plan.adj[i] != AdjDecl::None {
-                    let adj = &var.adj;
+                    let adj = &self.adj[i];
                     quote!(#adj)
                 } else {
                     let name = &var.name;

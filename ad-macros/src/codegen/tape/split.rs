@@ -40,13 +40,7 @@ pub(in crate::codegen) fn emit(
     plan: &Plan,
     cps: TokenStream,
 ) -> TokenStream {
-    let e = Emitter {
-        body,
-        plan,
-        sig,
-        split: true,
-        cps: false,
-    };
+    let e = Emitter::new(body, plan, sig, true, false);
     let name = &func.sig.ident;
     let vis = &func.vis;
     let generics = &func.sig.generics;
@@ -73,8 +67,7 @@ pub(in crate::codegen) fn emit(
     let mut sinks = Vec::new();
     let mut deliver = Vec::new();
     for (i, param) in sig.params.iter().enumerate() {
-        let var = &body.vars[i];
-        let adj = &var.adj;
+        let adj = &e.adj[i];
         match &param.kind {
             ParamKind::Scalar(t) if e.is_sink(i) => {
                 let t = t.ident();

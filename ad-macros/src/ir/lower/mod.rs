@@ -238,10 +238,8 @@ impl<'a> Lowerer<'a> {
     // ---- variables and scopes -------------------------------------------------------------
 
     fn new_var(&mut self, name: Ident, ty: Ty, mutable: bool, span: Span) -> VarId {
-        let adj = self.names.adjoint(&name);
         self.vars.push(Var {
             name,
-            adj,
             ty,
             mutable,
             param: None,
@@ -269,7 +267,6 @@ impl<'a> Lowerer<'a> {
     /// Gives the temporary `id` the user's name `ident` (so `let z = x * y;` stays one line).
     fn rename_temp(&mut self, id: VarId, ident: &Ident, mutable: bool) {
         let name = self.names.user(ident);
-        self.vars[id].adj = self.names.adjoint(&name);
         self.vars[id].name = name;
         self.vars[id].mutable = mutable;
         self.vars[id].temp = false;
