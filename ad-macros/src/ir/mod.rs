@@ -449,9 +449,20 @@ pub(crate) struct RangeLoop {
     pub var: Option<VarId>,
     /// The range expression, renamed.
     pub range: Opaque,
-    /// The same range reversed, when that is a plain range (no `step_by`): `(a..b).rev()`
-    /// for `a..b` and `a..b` for `(a..b).rev()`.
-    pub reversed: Option<TokenStream>,
+    /// The direction of the walk over a plain range.
+    pub walk: Walk,
+}
+
+/// How a range loop walks its range: a fact about the range, which a backend can use to walk
+/// it the other way (the tape's reverse sweep does).
+#[derive(Clone, Debug)]
+pub(crate) enum Walk {
+    /// The range is the plain range `base` (`a..b`, `a..=b`), walked upwards.
+    Up(TokenStream),
+    /// The range is `(base).rev()` for the plain range `base`.
+    Down(TokenStream),
+    /// Anything else (`step_by`).
+    Other,
 }
 
 /// The output of the function, shaped like its return type.

@@ -6,7 +6,7 @@
 //! ```text
 //! fn recurrence(x0*: f64, a*: f64, b*: f64, n: usize) -> x
 //!     let mut x*: f64 = x0
-//!     for _ in 0..n {  // block 1; trips __trips4; reversed (0..n).rev()
+//!     for _ in 0..n {  // block 1; trips __trips4; up 0..n
 //!         let __t0*: f64 = sin(x)
 //!         let __t1*: f64 = __t0 * a
 //!         let __t2*: f64 = x * b
@@ -39,7 +39,7 @@
 //!   the `then` arm and `b` from the `else` arm.
 //! - A loop is `while opaque { cond }`, `loop` or `for i: usize in range`; its comment gives
 //!   its block, trip counter, exit flags (`break`, `return`), `continue` flag, and for a
-//!   range the reversed range the reverse sweep may walk (`not reversible` for `step_by`).
+//!   range: `up BASE` or `down BASE` for a plain range walked upwards or with `.rev()`, `not a plain range` for `step_by`.
 //!
 //! [`print`] renders a body as it is; [`Printer`] adds the function's name and activity
 //! marks. The module is compiled for tests only: `AD_IR=path/to/file.rs cargo test -p
@@ -228,9 +228,10 @@ impl<'b> Printer<'b> {
                     notes.push(format!("cont {}", self.var(cont)));
                 }
                 if let LoopKind::Range(r) = &l.kind {
-                    match &r.reversed {
-                        Some(rev) => notes.push(format!("reversed {}", tokens(rev))),
-                        None => notes.push("not reversible".into()),
+                    match &r.walk {
+                        crate::ir::Walk::Up(base) => notes.push(format!("up {}", tokens(base))),
+                        crate::ir::Walk::Down(base) => notes.push(format!("down {}", tokens(base))),
+                        crate::ir::Walk::Other => notes.push("not a plain range".into()),
                     }
                 }
                 line(out, format!("{head} {{"), notes);

@@ -498,8 +498,8 @@ impl Emitter<'_> {
                 match (&l.kind, lp.regen) {
                     (LoopKind::Range(r), true) => {
                         let var = self.loop_var(r.var);
-                        let iter = match (&r.reversed, lp.count) {
-                            (Some(reversed), false) => reversed.clone(),
+                        let iter = match (plan::reversed(r), lp.count) {
+                            (Some(reversed), false) => reversed,
                             _ => {
                                 let range = &r.range.expr;
                                 quote!(::ad::__private::replay_rev(#range, #trips))

@@ -282,7 +282,7 @@ impl Planner<'_> {
                     if let LoopKind::Range(r) = &l.kind {
                         if r.range.reads.iter().all(|&v| self.free(v)) {
                             lp.regen = true;
-                            lp.count = !l.exits.is_empty() || r.reversed.is_none();
+                            lp.count = !l.exits.is_empty() || reversed(r).is_none();
                             if let Some(v) = r.var {
                                 self.plan.restore[v] = Restore::Regen;
                             }
@@ -565,5 +565,16 @@ impl Planner<'_> {
                 self.plan.adj_starts[block].push(v);
             }
         }
+    }
+}
+
+/// The range of a loop walked the other way, when it is a plain range: `(a..b).rev()` for
+/// `a..b` and `a..b` for `(a..b).rev()`; `None` for a `step_by`, which the reverse sweep
+/// replays from its trip count instead.
+pub(crate) fn reversed(r: &crate::ir::RangeLoop) -> Option<proc_macro2::TokenStream> {
+    match &r.walk {
+        crate::ir::Walk::Up(base) => Some(quote::quote!((#base).rev())),
+        crate::ir::Walk::Down(base) => Some(base.clone()),
+        crate::ir::Walk::Other => None,
     }
 }

@@ -6,7 +6,7 @@ use syn::spanned::Spanned;
 
 use super::{strip, Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
 use crate::ir::{
-    LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId,
+    LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId, Walk,
 };
 
 /// How a `for` loop walks over an array.
@@ -424,18 +424,15 @@ impl Lowerer<'_> {
             };
             let mut opaque = self.opaque(&f.expr);
             opaque.flows.clear();
-            let reversed = match range.methods.as_slice() {
-                [] => {
-                    let base = self.opaque(range.base).expr;
-                    Some(quote!((#base).rev()))
-                }
-                [Method::Rev] => Some(self.opaque(range.base).expr),
-                _ => None,
+            let walk = match range.methods.as_slice() {
+                [] => Walk::Up(self.opaque(range.base).expr),
+                [Method::Rev] => Walk::Down(self.opaque(range.base).expr),
+                _ => Walk::Other,
             };
             return Some(LoopKind::Range(RangeLoop {
                 var,
                 range: opaque,
-                reversed,
+                walk,
             }));
         }
         let Some(elements) = self.elements(&f.expr) else {
@@ -529,7 +526,7 @@ impl Lowerer<'_> {
         Some(LoopKind::Range(RangeLoop {
             var: Some(index),
             range,
-            reversed: Some(quote!((0..#a.len()).rev())),
+            walk: Walk::Up(quote!(0..#a.len())),
         }))
     }
 

@@ -31,7 +31,7 @@ use syn::spanned::Spanned;
 use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
     ArrayInfo, AssignOp, BinOp, Loop, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt,
-    StmtKind, Ty, VarId,
+    StmtKind, Ty, VarId, Walk,
 };
 
 /// The one message for an adaptor or consumer argument that is not a closure.
@@ -189,7 +189,7 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let (range, reversed, len): (Opaque, TokenStream, Option<TokenStream>) = match &source {
+        let (range, base, len): (Opaque, TokenStream, Option<TokenStream>) = match &source {
             Source::Array { array, .. } => {
                 let mut len = {
                     let a = &self.vars[*array].name;
@@ -202,7 +202,7 @@ impl Lowerer<'_> {
                     reads.push(z);
                 }
                 let range = Opaque::generated(quote!(0..#len), reads);
-                (range, quote!((0..#len).rev()), Some(len))
+                (range, quote!(0..#len), Some(len))
             }
             Source::Range(expr) => {
                 if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate)) {
@@ -212,7 +212,7 @@ impl Lowerer<'_> {
                 let mut range = self.opaque(expr);
                 range.flows.clear();
                 let e = &range.expr;
-                let reversed = quote!((#e).rev());
+                let base = e.clone();
                 let len = match expr {
                     syn::Expr::Range(r) => match (&r.start, &r.end, &r.limits) {
                         (Some(a), Some(b), syn::RangeLimits::HalfOpen(_)) if is_zero(a) => {
@@ -223,7 +223,7 @@ impl Lowerer<'_> {
                     },
                     _ => None,
                 };
-                (range, reversed, len)
+                (range, base, len)
             }
         };
 
@@ -351,7 +351,7 @@ impl Lowerer<'_> {
                 kind: LoopKind::Range(RangeLoop {
                     var,
                     range,
-                    reversed: Some(reversed),
+                    walk: Walk::Up(base),
                 }),
                 body,
                 exits: Vec::new(),
