@@ -389,19 +389,33 @@ impl Lowerer<'_> {
                 exits.push(ret.flag);
             }
         }
+        self.push_loop(kind, stmts, exits, ctx.cont, span, out);
+        jumps
+    }
+
+    /// Appends a loop to `out`: the one place loops are built (`for`, `while`, `loop`, and
+    /// the iterator chains of `iter`).
+    pub(super) fn push_loop(
+        &mut self,
+        kind: LoopKind,
+        body: Vec<Stmt>,
+        exits: Vec<VarId>,
+        cont: Option<VarId>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
         let trips = self.fresh("trips", Ty::Usize, true, span);
-        let body = self.new_block(stmts);
+        let body = self.new_block(body);
         out.push(Stmt {
             kind: StmtKind::Loop(Box::new(Loop {
                 kind,
                 body,
                 exits,
-                cont: ctx.cont,
+                cont,
                 trips,
             })),
             span,
         });
-        jumps
     }
 
     /// Reads the iterator of a `for` loop. Element loops (`for x in xs.iter()`) become index

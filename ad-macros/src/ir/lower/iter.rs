@@ -30,8 +30,8 @@ use syn::spanned::Spanned;
 
 use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
-    ArrayInfo, AssignOp, BinOp, Loop, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt,
-    StmtKind, Ty, VarId, Walk,
+    ArrayInfo, AssignOp, BinOp, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt, StmtKind,
+    Ty, VarId, Walk,
 };
 
 /// The one message for an adaptor or consumer argument that is not a closure.
@@ -343,23 +343,12 @@ impl Lowerer<'_> {
                 return Value::Unit;
             }
         }
-        let trips = self.fresh("trips", Ty::Usize, true, span);
-        let body = self.new_block(body);
-        let var = Some(index);
-        out.push(Stmt {
-            kind: StmtKind::Loop(Box::new(Loop {
-                kind: LoopKind::Range(RangeLoop {
-                    var,
-                    range,
-                    walk: Walk::Up(base),
-                }),
-                body,
-                exits: Vec::new(),
-                cont: None,
-                trips,
-            })),
-            span,
+        let kind = LoopKind::Range(RangeLoop {
+            var: Some(index),
+            range,
+            walk: Walk::Up(base),
         });
+        self.push_loop(kind, body, Vec::new(), None, span, out);
         match acc {
             Some(acc) => Value::Op(Operand::Var(acc)),
             None => Value::Unit,

@@ -1,5 +1,11 @@
 //! Lowering of a function body to the IR (see the parent module for the shape).
 //!
+//! By concern: `scope` (variables, scopes, blocks), `bind` (`let` and patterns), `jumps`
+//! (flags and guards for `return`/`break`/`continue`), `expr` (expressions), `control`
+//! (branches, `match`, and loops, built in one place by `push_loop`), `iter` (iterator chains
+//! lowered to loops), `closure` (closures inlined at their calls), `rename` (the opaque parts,
+//! renamed). This module holds the entry point and the statement lists.
+//!
 //! In: the `syn::Block` of the function and its validated signature. Out: a [`Body`], or
 //! errors at the spans of every construct outside the supported subset (lowering keeps going
 //! after an error so that all of them are reported at once).
@@ -33,11 +39,16 @@ use super::{
 use crate::error::Errors;
 use crate::parse::{ParamKind, RetTy, Signature};
 
+mod bind;
 mod closure;
 mod control;
 mod expr;
 mod iter;
+mod jumps;
 mod rename;
+mod scope;
+
+use jumps::{Jumps, LoopCtx, RetCtx};
 
 /// Lowers `block`, the body of a function with signature `sig`.
 pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<Body> {
@@ -107,28 +118,6 @@ enum Value {
     Error,
 }
 
-/// Flags a statement may have set (it may have jumped).
-#[derive(Clone, Debug, Default)]
-struct Jumps {
-    ret: bool,
-    /// Loops (by depth in `Lowerer::loops`) it may `break` out of.
-    brk: BTreeSet<usize>,
-    /// Loops it may `continue`.
-    cont: BTreeSet<usize>,
-}
-
-impl Jumps {
-    fn any(&self) -> bool {
-        self.ret || !self.brk.is_empty() || !self.cont.is_empty()
-    }
-
-    fn merge(&mut self, other: Jumps) {
-        self.ret |= other.ret;
-        self.brk.extend(other.brk);
-        self.cont.extend(other.cont);
-    }
-}
-
 /// What to do with the tail expression of a block.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Tail {
@@ -138,19 +127,6 @@ enum Tail {
     Value,
     /// It is the function's result: assign it to the return slot (the body has `return`s).
     Return,
-}
-
-/// The innermost loops being lowered.
-struct LoopCtx {
-    brk: Option<VarId>,
-    cont: Option<VarId>,
-    returns: bool,
-}
-
-/// The return slot and flag of a function with early `return`.
-struct RetCtx {
-    value: VarId,
-    flag: VarId,
 }
 
 struct Lowerer<'a> {
@@ -235,165 +211,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    // ---- variables and scopes -------------------------------------------------------------
-
-    fn new_var(&mut self, name: Ident, ty: Ty, mutable: bool, span: Span) -> VarId {
-        self.vars.push(Var {
-            name,
-            ty,
-            mutable,
-            param: None,
-            deref: false,
-            span,
-            temp: true,
-        });
-        self.vars.len() - 1
-    }
-
-    /// A fresh temporary `__{prefix}N`.
-    fn fresh(&mut self, prefix: &str, ty: Ty, mutable: bool, span: Span) -> VarId {
-        let name = self.names.fresh(prefix);
-        self.new_var(name, ty, mutable, span)
-    }
-
-    /// A new variable for the user binding `ident` (not yet in scope).
-    fn user_var(&mut self, ident: &Ident, ty: Ty, mutable: bool) -> VarId {
-        let name = self.names.user(ident);
-        let id = self.new_var(name, ty, mutable, ident.span());
-        self.vars[id].temp = false;
-        id
-    }
-
-    /// Gives the temporary `id` the user's name `ident` (so `let z = x * y;` stays one line).
-    fn rename_temp(&mut self, id: VarId, ident: &Ident, mutable: bool) {
-        let name = self.names.user(ident);
-        self.vars[id].name = name;
-        self.vars[id].mutable = mutable;
-        self.vars[id].temp = false;
-        self.vars[id].span = ident.span();
-    }
-
-    fn bind(&mut self, ident: &Ident, binding: Binding) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(ident.to_string(), binding);
-        }
-    }
-
-    fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes.iter().rev().find_map(|scope| scope.get(name))
-    }
-
-    fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
-    }
-
-    fn pop_scope(&mut self) {
-        self.scopes.pop();
-    }
-
-    fn new_block(&mut self, stmts: Vec<Stmt>) -> Block {
-        let id = self.blocks;
-        self.blocks += 1;
-        Block { id, stmts }
-    }
-
-    fn ty_of(&self, op: &Operand) -> Ty {
-        match op {
-            Operand::Var(v) => self.vars[*v].ty.clone(),
-            Operand::Lit(_, LitKind::Float(t)) => Ty::Float(*t),
-            Operand::Lit(_, LitKind::Int) | Operand::Lit(_, LitKind::Unknown) => Ty::Unknown,
-            Operand::Lit(_, LitKind::Bool) => Ty::Bool,
-        }
-    }
-
-    /// Emits `let tmp = rhs;` and returns `tmp`.
-    fn let_temp(&mut self, out: &mut Vec<Stmt>, rhs: Rhs, ty: Ty, span: Span) -> Operand {
-        let var = self.fresh("t", ty, false, span);
-        out.push(Stmt {
-            kind: StmtKind::Let { var, rhs, ty: None },
-            span,
-        });
-        Operand::Var(var)
-    }
-
-    /// Emits `let tmp = <opaque>;` of type `ty`.
-    fn let_opaque(
-        &mut self,
-        out: &mut Vec<Stmt>,
-        prefix: &str,
-        ty: Ty,
-        opaque: Opaque,
-        span: Span,
-    ) -> VarId {
-        let var = self.fresh(prefix, ty, false, span);
-        out.push(Stmt {
-            kind: StmtKind::Let {
-                var,
-                rhs: Rhs::Opaque(opaque),
-                ty: None,
-            },
-            span,
-        });
-        var
-    }
-
-    /// The operand of a value that must be a number: `None` after reporting `msg` at `node`,
-    /// or silently for a value that is already an error.
-    fn number(&self, value: Value, node: impl ToTokens, msg: &str) -> Option<Operand> {
-        match value {
-            Value::Op(op) => Some(op),
-            Value::Error => None,
-            _ => {
-                self.cx.error(node, msg);
-                None
-            }
-        }
-    }
-
-    /// A generated `bool` flag declared `let mut flag = false;` in `out`.
-    fn flag(&mut self, out: &mut Vec<Stmt>, prefix: &str, span: Span) -> VarId {
-        let var = self.fresh(prefix, Ty::Bool, true, span);
-        out.push(Stmt {
-            kind: StmtKind::Let {
-                var,
-                rhs: Rhs::Copy(Operand::Lit(quote!(false), LitKind::Bool)),
-                ty: None,
-            },
-            span,
-        });
-        var
-    }
-
-    /// `flag = true;`
-    fn set_flag(&self, out: &mut Vec<Stmt>, flag: VarId, span: Span) {
-        out.push(Stmt {
-            kind: StmtKind::Assign {
-                var: flag,
-                op: crate::ir::AssignOp::Set,
-                value: Operand::Lit(quote!(true), LitKind::Bool),
-            },
-            span,
-        });
-    }
-
     // ---- statements -----------------------------------------------------------------------
-
-    /// Declares the return slot and flag of a function with early `return`s.
-    fn start_returns(&mut self, out: &mut Vec<Stmt>) {
-        let span = Span::call_site();
-        let name = self.names.fixed("ret");
-        let value = self.new_var(name, Ty::Float(None), true, span);
-        out.push(Stmt {
-            kind: StmtKind::Let {
-                var: value,
-                rhs: Rhs::Copy(Operand::Lit(quote!(0.0), LitKind::Float(None))),
-                ty: None,
-            },
-            span,
-        });
-        let flag = self.flag(out, "returned", span);
-        self.ret = Some(RetCtx { value, flag });
-    }
 
     /// Lowers a list of statements into `out`, guarding what follows a statement that may
     /// jump. Returns the value of the tail expression (if `tail` is `Value`) and the jumps.
@@ -460,36 +278,6 @@ impl<'a> Lowerer<'a> {
             }
         }
         (Value::Unit, jumps)
-    }
-
-    /// `let __g = !(flag || ..);` for the flags `jumps` may have set.
-    fn guard(&mut self, jumps: &Jumps, out: &mut Vec<Stmt>, span: Span) -> Operand {
-        let mut flags = Vec::new();
-        if jumps.ret {
-            if let Some(ret) = &self.ret {
-                flags.push(ret.flag);
-            }
-        }
-        for &depth in jumps.brk.iter() {
-            if let Some(flag) = self.loops.get(depth).and_then(|l| l.brk) {
-                flags.push(flag);
-            }
-        }
-        for &depth in jumps.cont.iter() {
-            if let Some(flag) = self.loops.get(depth).and_then(|l| l.cont) {
-                flags.push(flag);
-            }
-        }
-        let guard = self.fresh("g", Ty::Bool, false, span);
-        out.push(Stmt {
-            kind: StmtKind::Let {
-                var: guard,
-                rhs: Rhs::Guard(flags),
-                ty: None,
-            },
-            span,
-        });
-        Operand::Var(guard)
     }
 
     fn lower_stmt(
@@ -585,305 +373,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn jump_allowed(&self, node: impl ToTokens, what: &str) -> bool {
-        if self.in_value_branch > 0 {
-            self.cx.error(
-                node,
-                format!(
-                    "`{what}` inside an `if` or `match` whose value is used is not supported by \
-                     #[reverse]; assign the value to a variable in each branch instead"
-                ),
-            );
-            return false;
-        }
-        true
-    }
-
-    fn lower_return(&mut self, ret: &syn::ExprReturn, out: &mut Vec<Stmt>) -> Jumps {
-        if !self.jump_allowed(ret.return_token, "return") {
-            return Jumps::default();
-        }
-        let Some(expr) = &ret.expr else {
-            self.cx.error(
-                ret,
-                "`return` without a value in a function that returns a float",
-            );
-            return Jumps::default();
-        };
-        let value = self.lower_expr(expr, out);
-        self.assign_return(value, expr, out);
-        let Some(ret_ctx) = &self.ret else {
-            return Jumps::default();
-        };
-        let flag = ret_ctx.flag;
-        self.set_flag(out, flag, ret.span());
-        for l in self.loops.iter_mut() {
-            l.returns = true;
-        }
-        Jumps {
-            ret: true,
-            ..Jumps::default()
-        }
-    }
-
-    fn lower_break(&mut self, brk: &syn::ExprBreak, out: &mut Vec<Stmt>) -> Jumps {
-        if let Some(label) = &brk.label {
-            self.cx.error(
-                label,
-                "labeled `break` is not supported by #[reverse]; use a flag to leave the outer \
-                 loop",
-            );
-            return Jumps::default();
-        }
-        if let Some(expr) = &brk.expr {
-            self.cx.error(
-                expr,
-                "`break` with a value is not supported by #[reverse]; assign the value to a \
-                 variable declared before the loop, then `break`",
-            );
-            return Jumps::default();
-        }
-        if !self.jump_allowed(brk.break_token, "break") {
-            return Jumps::default();
-        }
-        let Some(depth) = self.loops.len().checked_sub(1) else {
-            self.cx.error(brk, "`break` outside of a loop");
-            return Jumps::default();
-        };
-        // The flag is declared before the loop by `lower_loop`, which creates it on demand.
-        let flag = match self.loops[depth].brk {
-            Some(flag) => flag,
-            None => {
-                let flag = self.fresh("brk", Ty::Bool, true, brk.span());
-                self.loops[depth].brk = Some(flag);
-                flag
-            }
-        };
-        self.set_flag(out, flag, brk.span());
-        Jumps {
-            brk: [depth].into(),
-            ..Jumps::default()
-        }
-    }
-
-    fn lower_continue(&mut self, cont: &syn::ExprContinue, out: &mut Vec<Stmt>) -> Jumps {
-        if let Some(label) = &cont.label {
-            self.cx.error(
-                label,
-                "labeled `continue` is not supported by #[reverse]; set a flag, `break` the \
-                 inner loop, and `continue` the outer one when the flag is set",
-            );
-            return Jumps::default();
-        }
-        if !self.jump_allowed(cont.continue_token, "continue") {
-            return Jumps::default();
-        }
-        let Some(depth) = self.loops.len().checked_sub(1) else {
-            self.cx.error(cont, "`continue` outside of a loop");
-            return Jumps::default();
-        };
-        let flag = match self.loops[depth].cont {
-            Some(flag) => flag,
-            None => {
-                let flag = self.fresh("cont", Ty::Bool, true, cont.span());
-                self.loops[depth].cont = Some(flag);
-                flag
-            }
-        };
-        self.set_flag(out, flag, cont.span());
-        Jumps {
-            cont: [depth].into(),
-            ..Jumps::default()
-        }
-    }
-
     // ---- let ------------------------------------------------------------------------------
-
-    fn lower_let(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) -> Value {
-        if let Some(init) = &local.init {
-            if let Some((else_token, _)) = &init.diverge {
-                self.cx.error(
-                    else_token,
-                    "`let ... else` is not supported by #[reverse]; use `match` or `if` instead",
-                );
-                return Value::Error;
-            }
-        }
-        let (pat, annot) = match &local.pat {
-            syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
-            pat => (pat, None),
-        };
-        let Some(init) = &local.init else {
-            self.cx.error(
-                local,
-                "a `let` without a value is not supported by #[reverse]; give the variable its \
-                 first value where it is declared (`let x = ...;`)",
-            );
-            if let syn::Pat::Ident(p) = pat {
-                self.bind(&p.ident, Binding::Poisoned);
-            }
-            return Value::Unit;
-        };
-        let first_new = self.vars.len();
-        let value = self.lower_expr(&init.expr, out);
-        self.bind_pattern(pat, value, annot, first_new, out);
-        Value::Unit
-    }
-
-    /// Binds `pat` to `value`: names get variables, tuples are taken apart.
-    fn bind_pattern(
-        &mut self,
-        pat: &syn::Pat,
-        value: Value,
-        annot: Option<syn::Type>,
-        first_new: VarId,
-        out: &mut Vec<Stmt>,
-    ) {
-        match (pat, value) {
-            (syn::Pat::Ident(p), value) if p.by_ref.is_none() && p.subpat.is_none() => {
-                let mutable = p.mutability.is_some();
-                match value {
-                    Value::Op(op) => {
-                        let id = self.bind_operand(&p.ident, op, mutable, annot, first_new, out);
-                        self.bind(&p.ident, Binding::Var(id));
-                    }
-                    Value::Tuple(items) => {
-                        if mutable {
-                            self.cx.error(p, "a mutable tuple is not supported by #[reverse]; bind each element to its own `let mut`");
-                        }
-                        let binding = self.tuple_binding(&p.ident, items, out);
-                        self.bind(&p.ident, binding);
-                    }
-                    Value::Closure(closure) => self.bind(&p.ident, Binding::Closure(closure)),
-                    Value::Error => self.bind(&p.ident, Binding::Poisoned),
-                    Value::Unit | Value::Never => {
-                        self.cx
-                            .error(p, "this `let` binds `()`; #[reverse] expects a value");
-                    }
-                }
-            }
-            (syn::Pat::Wild(_), _) => {}
-            (syn::Pat::Tuple(tuple), Value::Tuple(items)) if tuple.elems.len() == items.len() => {
-                for (pat, item) in tuple.elems.iter().zip(items) {
-                    let (pat, annot) = match pat {
-                        syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
-                        pat => (pat, None),
-                    };
-                    self.bind_pattern(pat, item, annot, first_new, out);
-                }
-            }
-            (syn::Pat::Tuple(tuple), _) => self.cx.error(
-                tuple,
-                "#[reverse] can destructure a tuple written in place, as in \
-                 `let (a, b) = (x, y);`, but not other values",
-            ),
-            (pat, _) => self.cx.error(
-                pat,
-                "this pattern is not supported by #[reverse]; bind the value to a name",
-            ),
-        }
-    }
-
-    /// `let name = op;`: reuses the temporary that computed `op` when there is one.
-    fn bind_operand(
-        &mut self,
-        ident: &Ident,
-        op: Operand,
-        mutable: bool,
-        annot: Option<syn::Type>,
-        first_new: VarId,
-        out: &mut Vec<Stmt>,
-    ) -> VarId {
-        let annot_float = annot.as_ref().and_then(crate::parse::float_of);
-        if let Operand::Var(t) = op {
-            let fresh_temp = t >= first_new && self.vars[t].temp && self.vars[t].param.is_none();
-            let last_defines = matches!(out.last(), Some(Stmt { kind: StmtKind::Let { var, .. }, .. }) if *var == t);
-            // A `let mut` gets its own variable when the temporary is the output of an
-            // operation whose reverse reads it (`x / y`, `x.exp()`): the mutable variable
-            // will be overwritten.
-            let reads_output = matches!(
-                out.last(),
-                Some(Stmt {
-                    kind: StmtKind::Let {
-                        rhs: Rhs::Binary(super::BinOp::Div, ..),
-                        ..
-                    },
-                    ..
-                })
-            ) || matches!(
-                out.last(),
-                Some(Stmt { kind: StmtKind::Let { rhs: Rhs::Intrinsic(rule, _), .. }, .. }) if rule.reads_output
-            );
-            if fresh_temp && last_defines && !(mutable && reads_output) {
-                self.rename_temp(t, ident, mutable);
-                if let Some(Stmt {
-                    kind: StmtKind::Let { ty, .. },
-                    ..
-                }) = out.last_mut()
-                {
-                    *ty = annot.as_ref().map(ToTokens::to_token_stream);
-                }
-                self.refine_declared(t, annot.as_ref(), annot_float);
-                return t;
-            }
-        }
-        let ty = self.ty_of(&op);
-        let id = self.user_var(ident, ty, mutable);
-        self.refine_declared(id, annot.as_ref(), annot_float);
-        let ty = annot.as_ref().map(ToTokens::to_token_stream);
-        out.push(Stmt {
-            kind: StmtKind::Let {
-                var: id,
-                rhs: Rhs::Copy(op),
-                ty,
-            },
-            span: ident.span(),
-        });
-        id
-    }
-
-    /// Uses a type annotation to settle the type of a new variable.
-    fn refine_declared(&mut self, id: VarId, annot: Option<&syn::Type>, float: Option<FloatTy>) {
-        if let Some(t) = float {
-            self.vars[id].ty = Ty::Float(Some(t));
-        } else if let Some(ty) = annot {
-            // A type that mentions a float (`Vec<f32>`, `Option<f64>`) may hold differentiated
-            // values: it stays unknown rather than known-inactive.
-            if matches!(self.vars[id].ty, Ty::Unknown) && !mentions_float_type(ty) {
-                self.vars[id].ty = inactive_param_ty(ty);
-            }
-        }
-    }
-
-    /// Binds each element of a tuple value to a variable, for `let t = (a, b);`.
-    fn tuple_binding(&mut self, ident: &Ident, items: Vec<Value>, out: &mut Vec<Stmt>) -> Binding {
-        let mut bindings = Vec::new();
-        for (i, item) in items.into_iter().enumerate() {
-            let name = Ident::new(&format!("{}_{}", ident, i), ident.span());
-            match item {
-                Value::Op(op) => {
-                    let id = self.user_var(&name, self.ty_of(&op), false);
-                    out.push(Stmt {
-                        kind: StmtKind::Let {
-                            var: id,
-                            rhs: Rhs::Copy(op),
-                            ty: None,
-                        },
-                        span: ident.span(),
-                    });
-                    bindings.push(Binding::Var(id));
-                }
-                Value::Tuple(inner) => bindings.push(self.tuple_binding(&name, inner, out)),
-                Value::Closure(c) => bindings.push(Binding::Closure(c)),
-                Value::Error => bindings.push(Binding::Poisoned),
-                Value::Unit | Value::Never => {
-                    self.cx
-                        .error(ident, "a tuple element of type `()` is not supported");
-                }
-            }
-        }
-        Binding::Tuple(bindings)
-    }
 
     /// The output of the function, shaped like its return type.
     fn output(&mut self, ret: &RetTy, value: Value, block: &syn::Block) -> Option<Output> {
