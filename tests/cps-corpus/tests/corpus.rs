@@ -4,7 +4,13 @@
 //! for bit with the gradient taken through its caller `NAME_via`, which the build script
 //! leaves under the tape backend (its call goes through the split companions). The other
 //! calls between annotated functions go through the CPS companions `g::cps`.
-#![allow(missing_docs, clippy::all)]
+#![allow(
+    missing_docs,
+    dead_code,
+    unused_imports,
+    clippy::all,
+    reason = "copies of the integration tests, each of which uses part of the shared modules"
+)]
 
 macro_rules! corpus {
     ($($name:ident),*) => {
