@@ -4,6 +4,10 @@
 //! backend. Used by `tests/cps.rs` and `examples/cps.rs`.
 
 #![allow(dead_code, reason = "each includer uses a part")]
+#![allow(
+    clippy::assign_op_pattern,
+    reason = "the WHILE example is written as in the paper, `y = y * x`"
+)]
 
 use ad::reverse;
 
