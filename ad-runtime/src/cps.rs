@@ -230,31 +230,47 @@ impl<T: Float> CellArg<T> for crate::call::Discard {
 /// What a caller passes for an array parameter of a CPS companion `g::cps`: the cells of
 /// the argument's elements ([`Cells`]) or [`Discard`](crate::call::Discard).
 pub trait CellsArg<T>: crate::call::ArraySink<T> {
-    /// The cells to accumulate the elements' adjoints in: the caller's, or new ones made in
-    /// `own` from `values`.
-    fn cells<'a>(&'a self, values: &[T], own: &'a mut Vec<NumR<T>>) -> Vec<&'a NumR<T>>;
+    /// The cells to accumulate the elements' adjoints in: the caller's, borrowed, or new ones
+    /// made in `own` from `values` (referenced from `refs`).
+    fn cells<'a>(
+        &'a self,
+        values: &[T],
+        own: &'a mut Vec<NumR<T>>,
+        refs: &'a mut Vec<&'a NumR<T>>,
+    ) -> &'a [&'a NumR<T>];
 }
 
 impl<T: Float> CellsArg<T> for Cells<'_, '_, T> {
-    fn cells<'a>(&'a self, _values: &[T], _own: &'a mut Vec<NumR<T>>) -> Vec<&'a NumR<T>> {
-        self.0.to_vec()
+    #[inline]
+    fn cells<'a>(
+        &'a self,
+        _values: &[T],
+        _own: &'a mut Vec<NumR<T>>,
+        _refs: &'a mut Vec<&'a NumR<T>>,
+    ) -> &'a [&'a NumR<T>] {
+        self.0
     }
 }
 
 impl<T: Float> CellsArg<T> for crate::call::Discard {
-    fn cells<'a>(&'a self, values: &[T], own: &'a mut Vec<NumR<T>>) -> Vec<&'a NumR<T>> {
+    fn cells<'a>(
+        &'a self,
+        values: &[T],
+        own: &'a mut Vec<NumR<T>>,
+        refs: &'a mut Vec<&'a NumR<T>>,
+    ) -> &'a [&'a NumR<T>] {
         own.extend(values.iter().map(|v| NumR::new(*v)));
-        own.iter().collect()
+        let own: &'a Vec<NumR<T>> = own;
+        refs.extend(own.iter());
+        let refs: &'a Vec<&'a NumR<T>> = refs;
+        refs
     }
 }
 
-/// The cells of a fixed-size array parameter, from the `Vec` that [`CellsArg::cells`]
+/// The cells of a fixed-size array parameter, from the slice that [`CellsArg::cells`]
 /// returns (its length is the array's).
-pub fn array_of<X, const N: usize>(cells: Vec<X>) -> [X; N] {
-    match <[X; N]>::try_from(cells) {
-        Ok(array) => array,
-        Err(_) => unreachable!("the cells of an array of {N} elements"),
-    }
+pub fn array_of<X: Copy, const N: usize>(cells: &[X]) -> [X; N] {
+    core::array::from_fn(|k| cells[k])
 }
 
 /// Fresh cells for the values of an array: the adjoint cells of an array parameter.

@@ -206,13 +206,16 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
         }
     });
     let k = format_ident!("__ad_k", span = Span::mixed_site());
+    // The function's own generic parameters (lifetimes), then the continuation's result.
+    let generics = func.sig.generics.params.iter();
+    let where_clause = &func.sig.generics.where_clause;
     Some(quote! {
-        #vis fn cps<__R>(
+        #vis fn cps<#(#generics,)* __R>(
             #(#params,)*
             #stack: &::core::cell::Cell<::ad::__private::ValueStack>,
             #(#sinks,)*
             #k: &mut dyn FnMut(&::ad::__private::cps::NumR<#t>) -> __R,
-        ) -> __R
+        ) -> __R #where_clause
     })
 }
 
@@ -506,6 +509,7 @@ impl Cps<'_> {
             let name = self.name(i);
             let cell = cell_of(i);
             let own = fresh("p", i);
+            let refs = fresh("refs", i);
             let sink = sink_name(i);
             match &p.kind {
                 ParamKind::Scalar(_) => {
@@ -517,13 +521,16 @@ impl Cps<'_> {
                 }
                 ParamKind::Array { len, .. } => out.extend(quote! {
                     let mut #own = ::std::vec::Vec::new();
+                    let mut #refs = ::std::vec::Vec::new();
                     let mut #cell = ::ad::__private::cps::array_of::<_, { #len }>(
-                        ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own),
+                        ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own, &mut #refs),
                     );
                 }),
+                // The caller's cells, borrowed: a parameter is never written.
                 ParamKind::Slice { .. } => out.extend(quote! {
                     let mut #own = ::std::vec::Vec::new();
-                    let mut #cell = ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own);
+                    let mut #refs = ::std::vec::Vec::new();
+                    let #cell = ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own, &mut #refs);
                 }),
                 ParamKind::Inactive => {}
             }
@@ -838,10 +845,13 @@ impl Cps<'_> {
                 continue;
             }
             let a_cell = cell_of(*a);
-            if array {
+            if array && self.e.body.vars[*a].mutable {
+                // The rest may replace elements' cells: pass them as they are at the call.
                 let saved = fresh("cells", self.next());
                 captures.extend(quote!(let #saved = ::core::clone::Clone::clone(&#a_cell);));
                 sinks.push(quote!(::ad::__private::cps::Cells(&#saved[..])));
+            } else if array {
+                sinks.push(quote!(::ad::__private::cps::Cells(&#a_cell[..])));
             } else {
                 sinks.push(quote!(#a_cell));
             }
