@@ -1160,16 +1160,26 @@ impl dot {
             })
         }
         let mut __ad_p0 = ::std::vec::Vec::new();
-        let mut __ad_c0 = ::ad::__private::cps::CellsArg::cells(
+        let mut __ad_refs0 = ::std::vec::Vec::new();
+        let __ad_c0 = ::ad::__private::cps::CellsArg::cells(
             &__ad_sink0,
             &w[..],
             &mut __ad_p0,
+            &mut __ad_refs0,
         );
         let mut __ad_p1 = ::std::vec::Vec::new();
+        let mut __ad_refs1 = ::std::vec::Vec::new();
         let mut __ad_c1 = ::ad::__private::cps::array_of::<
             _,
             { 3 },
-        >(::ad::__private::cps::CellsArg::cells(&__ad_sink1, &v[..], &mut __ad_p1));
+        >(
+            ::ad::__private::cps::CellsArg::cells(
+                &__ad_sink1,
+                &v[..],
+                &mut __ad_p1,
+                &mut __ad_refs1,
+            ),
+        );
         ::ad::__private::cps::grow(|| {
             let mut s: f64 = 0.0;
             let __ad_c2 = &::ad::__private::cps::NumR::new(s);
