@@ -214,6 +214,33 @@ fn one_variable_used_ten_times() {
     assert_eq!(d, 20.0);
 }
 
+/// A variable added to (and subtracted from) itself: both terms reach the old binding.
+#[reverse]
+fn add_to_itself(x: f64) -> f64 {
+    let mut m = x * x;
+    m += m;
+    let mut z = m + x;
+    z -= z;
+    m + z
+}
+
+#[reverse]
+fn add_to_itself_via(x: f64) -> f64 {
+    add_to_itself(x)
+}
+
+#[test]
+fn compound_assignment_of_a_variable_to_itself() {
+    // 2x² + 0: the derivative is 4x (the CPS backend once gave 2x).
+    let (v, d) = checked(
+        add_to_itself(3.0),
+        add_to_itself_grad(3.0),
+        add_to_itself_via_grad(3.0),
+    );
+    assert_eq!(v, 18.0);
+    assert_eq!(d, 12.0);
+}
+
 #[reverse]
 fn doubling_chain(x0: f64) -> f64 {
     let x1 = x0 + x0;

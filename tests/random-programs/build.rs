@@ -3,13 +3,18 @@
 //! - `$OUT_DIR/programs.rs`: [`LIB_COUNT`] programs `p_k(x0: f64, x1: f64, x2: f64) -> f64`
 //!   of the library, from a fixed seed (the `cross_crate` test calls them from another crate).
 //! - `$OUT_DIR/fuzz_{s}.rs` for each of the [`SHARDS`] test files `tests/fuzz_{s}.rs`: the
-//!   `#[ad::reverse]` programs, their oracles (generic over the harness's `Real`), and a
-//!   table of cases with the inputs at which the tests compare them.
+//!   `#[ad::reverse]` programs, the same programs under `#[ad::reverse(cps)]` (module
+//!   `programs_cps`: the library's and the first programs of the shard, [`DEFAULT_CPS_COUNT`]
+//!   over all shards, less those of the shape of a known CPS bug, see [`cps_avoid`]), their
+//!   oracles (generic over the harness's `Real`), and a table of cases with the inputs at
+//!   which the tests compare them.
 //!
 //! - `$OUT_DIR/all_sources.rs`: the source of every program, for `tests/coverage.rs`.
 //!
 //! Environment: `AD_FUZZ_SEED` (a number, decimal or `0x` hex, or `fresh` for one from the
-//! clock) and `AD_FUZZ_COUNT` (the number of programs, default [`DEFAULT_COUNT`]).
+//! clock), `AD_FUZZ_COUNT` (the number of programs, default [`DEFAULT_COUNT`]) and
+//! `AD_FUZZ_CPS_COUNT` (how many of them also get a CPS copy, default [`DEFAULT_CPS_COUNT`]
+//! or all of them if fewer).
 
 #[path = "build/ast.rs"]
 mod ast;
@@ -19,13 +24,17 @@ mod random;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ast::{Func, Param, Printer};
+use ast::{Func, Lv, Param, Printer, S};
 use random::{Helper, Opts, Rng, HK};
 
 /// The seed of the CI corpus.
 const DEFAULT_SEED: u64 = 0x00ad_f022_2026_0001;
 /// The number of programs of the CI corpus.
 const DEFAULT_COUNT: usize = 1000;
+/// The number of programs that also get a copy under `#[ad::reverse(cps)]`: CPS code takes
+/// longer to compile (a copy of each of the 1000 programs made the fuzzer's build about four
+/// times slower), so CI checks a quarter of the corpus under both backends.
+const DEFAULT_CPS_COUNT: usize = 250;
 /// The number of test files the programs are split over (compiled in parallel).
 const SHARDS: usize = 4;
 /// The seed of the library's programs (fixed: other crates' tests call them).
@@ -40,6 +49,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build");
     println!("cargo:rerun-if-env-changed=AD_FUZZ_SEED");
     println!("cargo:rerun-if-env-changed=AD_FUZZ_COUNT");
+    println!("cargo:rerun-if-env-changed=AD_FUZZ_CPS_COUNT");
     let out = std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR");
     let out = Path::new(&out);
     let seed = match std::env::var("AD_FUZZ_SEED") {
@@ -56,6 +66,10 @@ fn main() {
     let count: usize = std::env::var("AD_FUZZ_COUNT")
         .map(|s| s.parse().expect("AD_FUZZ_COUNT: a number"))
         .unwrap_or(DEFAULT_COUNT);
+    let cps_count: usize = std::env::var("AD_FUZZ_CPS_COUNT")
+        .map(|s| s.parse().expect("AD_FUZZ_CPS_COUNT: a number"))
+        .unwrap_or(DEFAULT_CPS_COUNT)
+        .min(count);
 
     let mut lib_rng = Rng::new(LIB_SEED);
     let lib: Vec<Program> = (0..LIB_COUNT)
@@ -71,10 +85,12 @@ fn main() {
     std::fs::write(out.join("all_sources.rs"), all).expect("write all_sources.rs");
     for s in 0..SHARDS {
         let part = &programs[s * count / SHARDS..(s + 1) * count / SHARDS];
+        // The first programs of each shard get a CPS copy, `cps_count` in all.
+        let cps = (s + 1) * cps_count / SHARDS - s * cps_count / SHARDS;
         let lib_part: &[Program] = if s == 0 { &lib } else { &[] };
         std::fs::write(
             out.join(format!("fuzz_{s}.rs")),
-            shard_file(seed, part, lib_part),
+            shard_file(seed, part, cps, lib_part),
         )
         .expect("write a shard");
     }
@@ -167,10 +183,20 @@ impl Program {
     }
 
     fn source(&self) -> String {
+        self.plain(false)
+    }
+
+    /// The source under the continuation-passing backend, `#[ad::reverse(cps)]`.
+    fn source_cps(&self) -> String {
+        self.plain(true)
+    }
+
+    fn plain(&self, cps: bool) -> String {
         let p = Printer {
             oracle: false,
             fty: self.fty,
             len: self.len,
+            cps,
         };
         let mut s = String::new();
         for h in &self.helpers {
@@ -186,6 +212,7 @@ impl Program {
             oracle: true,
             fty: self.fty,
             len: self.len,
+            cps: false,
         };
         let mut s = String::new();
         for h in &self.helpers {
@@ -195,6 +222,99 @@ impl Program {
         s += &p.func(&self.main);
         s
     }
+}
+
+/// Known bugs of the CPS backend: a program with one of these shapes gets no CPS copy (the
+/// entries of `fuzz-findings.md`; set a flag to `false` when its bug is fixed).
+mod cps_avoid {
+    /// CPS 1: an element of a local array written after an assignment to a float variable
+    /// (in the continuation block that the assignment opens) does not compile (E0597/E0716):
+    /// the element's new cell dies with that block, but the array of cells, which has one
+    /// lifetime for all its elements, is read by back parts outside it.
+    pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = true;
+}
+
+impl Program {
+    /// Whether the program has the shape of a known CPS bug (see [`cps_avoid`]).
+    fn cps_avoided(&self) -> bool {
+        cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
+            && self
+                .helpers
+                .iter()
+                .chain([&self.main])
+                .any(|f| write_after_assign(&f.body))
+    }
+}
+
+/// Whether the program calls a helper with the same variable as two arguments (`h(x, x)`,
+/// `dot(&a, &a)`): there the backends may add the callee's two contributions to the
+/// variable's adjoint in a different order, so their gradients may differ by rounding.
+fn passes_a_variable_twice(source: &str) -> bool {
+    let mut rest = source;
+    while let Some(at) = rest.find("_h") {
+        rest = &rest[at + 2..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || !rest[digits..].starts_with('(') {
+            continue;
+        }
+        // The top-level arguments of the call.
+        let mut args = Vec::new();
+        let (mut depth, mut start) = (0, digits + 1);
+        for (i, ch) in rest.char_indices().skip(digits + 1) {
+            match ch {
+                '(' | '[' => depth += 1,
+                ')' | ']' if depth > 0 => depth -= 1,
+                ')' => {
+                    args.push(rest[start..i].trim());
+                    break;
+                }
+                ',' if depth == 0 => {
+                    args.push(rest[start..i].trim());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        let variable = |a: &str| {
+            let a = a.strip_prefix('&').unwrap_or(a);
+            !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        for (i, a) in args.iter().enumerate() {
+            if variable(a) && args[i + 1..].contains(a) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// Whether an element of an array is written after (in execution order: a loop body runs
+/// twice) an assignment to a float variable.
+fn write_after_assign(body: &[S]) -> bool {
+    fn walk(body: &[S], assigned: &mut bool) -> bool {
+        body.iter().any(|s| match s {
+            S::Assign { lv: Lv::Var(_), .. } => {
+                *assigned = true;
+                false
+            }
+            S::Assign {
+                lv: Lv::Idx(..), ..
+            } => *assigned,
+            S::If { then, els, .. } => {
+                let before = *assigned;
+                let mut a = before;
+                let mut b = before;
+                let hit = walk(then, &mut a) || els.as_ref().is_some_and(|e| walk(e, &mut b));
+                *assigned = a || b;
+                hit
+            }
+            S::For { body, .. } | S::While { body, .. } | S::Loop(body) => {
+                walk(body, assigned) || walk(body, assigned)
+            }
+            _ => false,
+        })
+    }
+    walk(body, &mut false)
 }
 
 fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
@@ -326,7 +446,9 @@ fn lib_file(lib: &[Program]) -> String {
     s
 }
 
-fn shard_file(seed: u64, programs: &[Program], lib: &[Program]) -> String {
+/// A shard: the programs, the CPS copies of the library programs and of the first `cps`
+/// programs, the oracles, and the cases.
+fn shard_file(seed: u64, programs: &[Program], cps: usize, lib: &[Program]) -> String {
     let mut s = String::from("// @generated by tests/random-programs/build.rs; do not edit.\n\n");
     let _ = writeln!(
         s,
@@ -337,6 +459,25 @@ fn shard_file(seed: u64, programs: &[Program], lib: &[Program]) -> String {
     s += "pub mod programs {\n";
     for p in programs {
         s += &p.source();
+        s += "\n";
+    }
+    s += "}\n\n/// The same programs under `#[ad::reverse(cps)]`, with the same names.\n";
+    s += "#[allow(clippy::all, clippy::pedantic, warnings, missing_docs)]\n";
+    s += "pub mod programs_cps {\n";
+    // The programs with a CPS copy: the library's and the first `cps` others, less those of
+    // the shape of a known CPS bug.
+    let all: Vec<(&Program, bool)> = lib
+        .iter()
+        .map(|p| (p, !p.cps_avoided()))
+        .chain(
+            programs
+                .iter()
+                .enumerate()
+                .map(|(k, p)| (p, k < cps && !p.cps_avoided())),
+        )
+        .collect();
+    for (p, _) in all.iter().filter(|(_, cps)| *cps) {
+        s += &p.source_cps();
         s += "\n";
     }
     s += "}\n\n/// The oracles: the same programs, generic over the harness's scalar.\n";
@@ -353,15 +494,16 @@ fn shard_file(seed: u64, programs: &[Program], lib: &[Program]) -> String {
             "/// The `{fty}` cases.\n#[allow(clippy::all, clippy::pedantic, warnings)]\npub static CASES_{}: &[crate::common::Case<{fty}>] = &[",
             fty.to_uppercase()
         );
-        for p in lib.iter().chain(programs).filter(|p| p.fty == fty) {
-            s += &case(p);
+        for &(p, cps) in all.iter().filter(|(p, _)| p.fty == fty) {
+            s += &case(p, cps);
         }
         s += "];\n\n";
     }
     s
 }
 
-fn case(p: &Program) -> String {
+/// The case of one program; `cps`: it has a copy in `programs_cps`.
+fn case(p: &Program, cps: bool) -> String {
     let name = &p.main.name;
     let path = if p.lib {
         "ad_random_programs".to_string()
@@ -378,6 +520,25 @@ fn case(p: &Program) -> String {
         })
         .collect();
     let active: Vec<String> = p.active().iter().map(usize::to_string).collect();
+    let (cps_grad, cps_vjp) = if cps {
+        (
+            format!(
+                "Some(|x| {{
+            let (v, g) = programs_cps::{name}_grad({args});
+            (v, crate::common::flat(g))
+        }})"
+            ),
+            format!(
+                "Some(|x, s| {{
+            let (v, g) = programs_cps::{name}_vjp({args}, s);
+            (v, crate::common::flat(g))
+        }})"
+            ),
+        )
+    } else {
+        ("None".to_string(), "None".to_string())
+    };
+    let cps_exact = !passes_a_variable_twice(&p.source());
     format!(
         r####"    crate::common::Case {{
         name: "{name}",
@@ -396,6 +557,9 @@ fn case(p: &Program) -> String {
             let (v, g) = {path}::{name}_vjp({args}, s);
             (v, crate::common::flat(g))
         }},
+        cps_grad: {cps_grad},
+        cps_vjp: {cps_vjp},
+        cps_exact: {cps_exact},
         dual: |x| oracles::{name}({args}),
         abs: |x| oracles::{name}({args}),
     }},

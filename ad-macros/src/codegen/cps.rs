@@ -962,7 +962,17 @@ impl Cps<'_> {
             AssignOp::Set => TokenStream::new(),
             _ => quote!(#old.add(#adj);),
         };
-        back.extend(self.e.contrib(value, adj, op == AssignOp::Sub));
+        if value.var() == Some(var) {
+            // `m += m`: the value is the old binding, whose cell `#c` no longer names.
+            let method = if op == AssignOp::Sub {
+                quote!(sub)
+            } else {
+                quote!(add)
+            };
+            back.extend(quote!(#old.#method(#adj);));
+        } else {
+            back.extend(self.e.contrib(value, adj, op == AssignOp::Sub));
+        }
         let old_decl = (op != AssignOp::Set).then(|| quote!(let #old = #c;));
         let new_cell = self.new_cell(var, quote!(#name));
         quote! {

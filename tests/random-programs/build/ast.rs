@@ -1,10 +1,11 @@
-//! The program model shared by the generator and the three emissions.
+//! The program model shared by the generator and the emissions.
 //!
-//! One [`Func`] is printed twice by [`Printer`]: as the plain Rust function that carries
-//! `#[ad::reverse]` (`oracle: false`), and as a function generic over the harness's
+//! One [`Func`] is printed by [`Printer`] as the plain Rust function that carries
+//! `#[ad::reverse]` (`oracle: false`), the same function under `#[ad::reverse(cps)]` (`cps:
+//! true`: the continuation-passing backend), and as a function generic over the harness's
 //! `Real` scalar (`oracle: true`), which the tests instantiate with a num-dual forward-mode
-//! dual number and with the absolute-value dual that gives the rounding tolerance. The two
-//! printings differ only where the types differ: literals become `T::cst(..)`, float
+//! dual number and with the absolute-value dual that gives the rounding tolerance. The plain
+//! and oracle printings differ only where the types differ: literals become `T::cst(..)`, float
 //! comparisons read `.re()`, `f64` becomes `T`, `sum`/`product` become the folds that the
 //! standard library performs.
 
@@ -265,6 +266,8 @@ pub struct Printer {
     pub fty: &'static str,
     /// The length of every array of the program.
     pub len: usize,
+    /// Under the continuation-passing backend, `#[ad::reverse(cps)]` (plain printing only).
+    pub cps: bool,
 }
 
 const IND: &str = "    ";
@@ -704,9 +707,13 @@ impl Printer {
             );
         } else {
             match &f.wrt {
+                Some(w) if self.cps => {
+                    let _ = writeln!(s, "#[ad::reverse(cps, wrt({}))]", w.join(", "));
+                }
                 Some(w) => {
                     let _ = writeln!(s, "#[ad::reverse(wrt({}))]", w.join(", "));
                 }
+                None if self.cps => s += "#[ad::reverse(cps)]\n",
                 None => s += "#[ad::reverse]\n",
             }
             let _ = writeln!(

@@ -1,7 +1,9 @@
 //! The harness of the differential fuzzer: the scalar types the oracles run on, and the check.
 //!
-//! Every generated program is emitted twice from one model: as the `#[ad::reverse]` function
-//! under test, and as an oracle generic over [`Real`]. The oracle runs on two scalars:
+//! Every generated program is emitted from one model as the `#[ad::reverse]` function under
+//! test, (for most programs) as the same function under `#[ad::reverse(cps)]`, whose
+//! gradients must also equal the tape backend's bit for bit (see [`check`]), and as an oracle
+//! generic over [`Real`]. The oracle runs on two scalars:
 //!
 //! - [`D64`] / [`D32`]: forward-mode dual numbers of the `num-dual` crate (one pass per input
 //!   direction). Their arithmetic and most intrinsics are num-dual's; where num-dual computes
@@ -822,6 +824,11 @@ pub fn flat<F, G: Flat<F>>(g: G) -> Vec<F> {
     out
 }
 
+/// `_grad` of a program, on flat inputs, with the gradient flattened.
+pub type GradFn<F> = fn(&[F]) -> (F, Vec<F>);
+/// `_vjp` of a program, on flat inputs and a seed, with the gradient flattened.
+pub type VjpFn<F> = fn(&[F], F) -> (F, Vec<F>);
+
 /// One generated program and how to call each of its emissions on flat inputs.
 pub struct Case<F: Fl> {
     /// The name of the main function.
@@ -844,6 +851,14 @@ pub struct Case<F: Fl> {
     pub grad: fn(&[F]) -> (F, Vec<F>),
     /// `_vjp`, flattened.
     pub vjp: fn(&[F], F) -> (F, Vec<F>),
+    /// `_grad` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
+    pub cps_grad: Option<GradFn<F>>,
+    /// `_vjp` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
+    pub cps_vjp: Option<VjpFn<F>>,
+    /// The CPS gradients must equal the tape's bit for bit (up to the sign of a zero): the
+    /// program passes no variable twice to a callee, where the two backends may add the
+    /// callee's contributions to that variable's adjoint in another order.
+    pub cps_exact: bool,
     /// The oracle on num-dual numbers.
     pub dual: fn(&[F::D]) -> F::D,
     /// The oracle on absolute-value duals.
@@ -858,8 +873,111 @@ fn within(got: f64, want: f64, tol: f64) -> bool {
     )
 }
 
-/// Checks one program at each of its points.
-pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
+/// The gradients that `_grad` and `_vjp` of one backend return at one point.
+struct Gradients<F> {
+    grad: Vec<F>,
+    vjp: Vec<F>,
+}
+
+/// Checks one backend's `_grad` and `_vjp` at `x` against the function's value `primal` and
+/// the oracle `want` (the active input, the oracle's derivative and the absolute-value dual's
+/// sum, per gradient component). `what` names the backend's functions in a report.
+fn check_backend<F: Fl>(
+    c: &Case<F>,
+    x: &[F],
+    primal: F,
+    want: &[(usize, f64, f64)],
+    what: &str,
+    grad_fn: GradFn<F>,
+    vjp_fn: VjpFn<F>,
+) -> Result<Gradients<F>, String> {
+    let (value, grad) = grad_fn(x);
+    if value.bits() != primal.bits() {
+        return Err(format!(
+            "{what}_grad returns the value {value:e}, the function {primal:e}"
+        ));
+    }
+    if grad.len() != c.active.len() {
+        return Err(format!(
+            "{what}_grad returns {} gradient components, expected {}",
+            grad.len(),
+            c.active.len()
+        ));
+    }
+    for (m, &(j, w, a)) in want.iter().enumerate() {
+        let got = grad[m].to_f64();
+        let tol = F::REL * w.abs() + F::ABS * a + F::UNDERFLOW;
+        if !within(got, w, tol) {
+            return Err(format!(
+                "d/dx[{j}]: {what}_grad gives {got:e}, the oracle {w:e} (difference {:e}, \
+                 tolerance {tol:e}, absolute-value dual {a:e})",
+                (got - w).abs()
+            ));
+        }
+    }
+    let (value, vjp) = vjp_fn(x, c.seed);
+    if value.bits() != primal.bits() {
+        return Err(format!(
+            "{what}_vjp returns the value {value:e}, the function {primal:e}"
+        ));
+    }
+    let s = c.seed.to_f64();
+    for (m, &(j, w, a)) in want.iter().enumerate() {
+        let got = vjp.get(m).map_or(f64::NAN, |g| g.to_f64());
+        let w = s * w;
+        let tol = F::REL * w.abs() + F::ABS * a * s.abs() + F::UNDERFLOW;
+        if !within(got, w, tol) {
+            return Err(format!(
+                "d/dx[{j}]: {what}_vjp(.., {s}) gives {got:e}, the oracle {w:e} (difference \
+                 {:e}, tolerance {tol:e})",
+                (got - w).abs()
+            ));
+        }
+    }
+    Ok(Gradients { grad, vjp })
+}
+
+/// The same float, bit for bit, except that `0.0` and `-0.0` count as equal (the backends
+/// may add a zero contribution to an adjoint in a different order, or not at all).
+fn same_bits<F: Fl>(a: F, b: F) -> bool {
+    a.bits() == b.bits() || (a.to_f64() == 0.0 && b.to_f64() == 0.0)
+}
+
+/// Requires the CPS backend's gradients to be the tape backend's bit for bit (up to the sign
+/// of a zero).
+fn compare_backends<F: Fl>(
+    c: &Case<F>,
+    tape: &Gradients<F>,
+    cps: &Gradients<F>,
+) -> Result<(), String> {
+    for (kind, t, k) in [
+        ("grad", &tape.grad, &cps.grad),
+        ("vjp", &tape.vjp, &cps.vjp),
+    ] {
+        for (m, (&t, &k)) in t.iter().zip(k).enumerate() {
+            if !same_bits(t, k) {
+                return Err(format!(
+                    "d/dx[{j}]: programs_cps::{name}_{kind} gives {k:e} ({kb:#x}), the tape \
+                     backend's {name}_{kind} {t:e} ({tb:#x}): the backends differ by {d:e}",
+                    j = c.active[m],
+                    name = c.name,
+                    kb = k.bits(),
+                    tb = t.bits(),
+                    d = (k.to_f64() - t.to_f64()).abs(),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Checks one program at each of its points: the tape backend's gradients against the
+/// oracle, and, when the program has a CPS copy, the CPS backend's against the oracle (with
+/// the same tolerance) and against the tape backend's (bit for bit, up to the sign of a zero,
+/// unless the program passes a variable twice to a callee). Returns whether the CPS gradient
+/// differs from the tape's (where that is allowed).
+pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<bool, String> {
+    let mut reassociated = false;
     for &x in c.points {
         let fail = |what: String| {
             format!(
@@ -875,21 +993,6 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
             return Err(fail(format!(
                 "the value is {primal:e}: the generator made a program that is not bounded \
                  (a generator bug)"
-            )));
-        }
-        let (value, grad) = (c.grad)(x);
-        if value.bits() != primal.bits() {
-            return Err(fail(format!(
-                "{}_grad returns the value {value:e}, the function {primal:e}",
-                c.name
-            )));
-        }
-        if grad.len() != c.active.len() {
-            return Err(fail(format!(
-                "{}_grad returns {} gradient components, expected {}",
-                c.name,
-                grad.len(),
-                c.active.len()
             )));
         }
         // The oracle, one forward pass per active input.
@@ -917,60 +1020,53 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
             let a = (c.abs)(&xa);
             want.push((j, F::tangent(o).to_f64(), F::abssum(a)));
         }
-        for (m, &(j, w, a)) in want.iter().enumerate() {
-            let got = grad[m].to_f64();
-            let tol = F::REL * w.abs() + F::ABS * a + F::UNDERFLOW;
-            if !within(got, w, tol) {
-                return Err(fail(format!(
-                    "d/dx[{j}]: {}_grad gives {got:e}, the oracle {w:e} (difference {:e}, \
-                     tolerance {tol:e}, absolute-value dual {a:e})",
-                    c.name,
-                    (got - w).abs()
-                )));
-            }
-        }
-        let (value, grad) = (c.vjp)(x, c.seed);
-        if value.bits() != primal.bits() {
-            return Err(fail(format!(
-                "{}_vjp returns the value {value:e}, the function {primal:e}",
-                c.name
-            )));
-        }
-        let s = c.seed.to_f64();
-        for (m, &(j, w, a)) in want.iter().enumerate() {
-            let got = grad.get(m).map_or(f64::NAN, |g| g.to_f64());
-            let w = s * w;
-            let tol = F::REL * w.abs() + F::ABS * a * s.abs() + F::UNDERFLOW;
-            if !within(got, w, tol) {
-                return Err(fail(format!(
-                    "d/dx[{j}]: {}_vjp(.., {s}) gives {got:e}, the oracle {w:e} (difference \
-                     {:e}, tolerance {tol:e})",
-                    c.name,
-                    (got - w).abs()
-                )));
+        let tape = check_backend(c, x, primal, &want, c.name, c.grad, c.vjp).map_err(fail)?;
+        if let (Some(grad), Some(vjp)) = (c.cps_grad, c.cps_vjp) {
+            let what = format!("programs_cps::{}", c.name);
+            let cps = check_backend(c, x, primal, &want, &what, grad, vjp).map_err(fail)?;
+            match compare_backends(c, &tape, &cps) {
+                Err(e) if c.cps_exact => return Err(fail(e)),
+                Err(_) => reassociated = true,
+                Ok(()) => {}
             }
         }
     }
-    Ok(())
+    Ok(reassociated)
 }
 
 /// Checks every case; panics with the report of each failure.
 pub fn run(seed: u64, f64s: &[Case<f64>], f32s: &[Case<f32>]) {
     let mut failures = Vec::new();
-    for c in f64s {
-        if let Err(e) = check(c, seed) {
-            failures.push(e);
-        }
-    }
-    for c in f32s {
-        if let Err(e) = check(c, seed) {
-            failures.push(e);
+    let mut reassociated = 0;
+    let results = f64s
+        .iter()
+        .map(|c| check(c, seed))
+        .chain(f32s.iter().map(|c| check(c, seed)));
+    for r in results {
+        match r {
+            Ok(differs) => reassociated += usize::from(differs),
+            Err(e) => failures.push(e),
         }
     }
     let total = f64s.len() + f32s.len();
+    let cps = f64s.iter().filter(|c| c.cps_grad.is_some()).count()
+        + f32s.iter().filter(|c| c.cps_grad.is_some()).count();
+    let inexact = f64s
+        .iter()
+        .filter(|c| c.cps_grad.is_some() && !c.cps_exact)
+        .count()
+        + f32s
+            .iter()
+            .filter(|c| c.cps_grad.is_some() && !c.cps_exact)
+            .count();
+    println!(
+        "{total} programs, {cps} of them also under #[ad::reverse(cps)]; {inexact} of those pass \
+         a variable twice to a callee (CPS compared with the oracle only), {reassociated} of \
+         which differ from the tape backend in rounding"
+    );
     assert!(
         failures.is_empty(),
-        "{} of {total} programs failed:\n\n{}",
+        "{} of {total} programs ({cps} also under #[ad::reverse(cps)]) failed:\n\n{}",
         failures.len(),
         failures.join("\n\n")
     );
