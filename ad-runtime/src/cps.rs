@@ -283,6 +283,12 @@ pub fn cells_array<T: Float, const N: usize>(values: &[T; N]) -> [NumR<T>; N] {
     core::array::from_fn(|k| NumR::new(values[k]))
 }
 
+/// Cells for an array of the shape of `values`, starting at zero adjoints whatever the
+/// values (their values are not read): the cells of an array argument passed a second time.
+pub fn cells_zero<T: Float>(values: &[T]) -> Vec<NumR<T>> {
+    cells(values)
+}
+
 /// References to the cells of an array, as the generated code holds them.
 pub fn refs<T: Float>(cells: &[NumR<T>]) -> Vec<&NumR<T>> {
     cells.iter().collect()

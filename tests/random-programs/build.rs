@@ -231,7 +231,7 @@ mod cps_avoid {
     /// (in the continuation block that the assignment opens) does not compile (E0597/E0716):
     /// the element's new cell dies with that block, but the array of cells, which has one
     /// lifetime for all its elements, is read by back parts outside it.
-    pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = true;
+    pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = false;
 }
 
 impl Program {
@@ -244,48 +244,6 @@ impl Program {
                 .chain([&self.main])
                 .any(|f| write_after_assign(&f.body))
     }
-}
-
-/// Whether the program calls a helper with the same variable as two arguments (`h(x, x)`,
-/// `dot(&a, &a)`): there the backends may add the callee's two contributions to the
-/// variable's adjoint in a different order, so their gradients may differ by rounding.
-fn passes_a_variable_twice(source: &str) -> bool {
-    let mut rest = source;
-    while let Some(at) = rest.find("_h") {
-        rest = &rest[at + 2..];
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || !rest[digits..].starts_with('(') {
-            continue;
-        }
-        // The top-level arguments of the call.
-        let mut args = Vec::new();
-        let (mut depth, mut start) = (0, digits + 1);
-        for (i, ch) in rest.char_indices().skip(digits + 1) {
-            match ch {
-                '(' | '[' => depth += 1,
-                ')' | ']' if depth > 0 => depth -= 1,
-                ')' => {
-                    args.push(rest[start..i].trim());
-                    break;
-                }
-                ',' if depth == 0 => {
-                    args.push(rest[start..i].trim());
-                    start = i + 1;
-                }
-                _ => {}
-            }
-        }
-        let variable = |a: &str| {
-            let a = a.strip_prefix('&').unwrap_or(a);
-            !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        };
-        for (i, a) in args.iter().enumerate() {
-            if variable(a) && args[i + 1..].contains(a) {
-                return true;
-            }
-        }
-    }
-    false
 }
 
 /// Whether an element of an array is written after (in execution order: a loop body runs
@@ -538,7 +496,6 @@ fn case(p: &Program, cps: bool) -> String {
     } else {
         ("None".to_string(), "None".to_string())
     };
-    let cps_exact = !passes_a_variable_twice(&p.source());
     format!(
         r####"    crate::common::Case {{
         name: "{name}",
@@ -559,7 +516,6 @@ fn case(p: &Program, cps: bool) -> String {
         }},
         cps_grad: {cps_grad},
         cps_vjp: {cps_vjp},
-        cps_exact: {cps_exact},
         dual: |x| oracles::{name}({args}),
         abs: |x| oracles::{name}({args}),
     }},

@@ -680,9 +680,10 @@ impl Cps<'_> {
         }
         let r = fresh("r", self.next());
         let backs = backs.iter().rev();
+        let rebind = self.rebind_cells(&self.written_arrays(&stmts[i..]));
         quote! {
             #forward
-            let #r = { #rest };
+            let #r = { #rebind #rest };
             #(#backs)*
             #r
         }
@@ -822,6 +823,8 @@ impl Cps<'_> {
         // Arrays that the rest of the body may change are passed as they were at the call
         // (the rest owns them), and so are the cells of array arguments.
         let mut captures = TokenStream::new();
+        let mut before = TokenStream::new();
+        let mut after_call = TokenStream::new();
         let mut args = self.e.call_args(call);
         let mut sinks = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
@@ -845,6 +848,33 @@ impl Cps<'_> {
                 continue;
             }
             let a_cell = cell_of(*a);
+            if call.args[..k].contains(arg) {
+                // Passed again (`h(x, x)`): a zeroed cell of its own, added into the
+                // variable's after the call, as the tape backend does with a local sink.
+                let dup = format_ident!("__ad_dup{}_{}", n, k, span = Span::mixed_site());
+                let a_name = self.name(*a);
+                if array {
+                    let refs = format_ident!("__ad_duprefs{}_{}", n, k, span = Span::mixed_site());
+                    before.extend(quote! {
+                        let #dup = ::ad::__private::cps::cells_zero(&#a_name[..]);
+                        let #refs = ::ad::__private::cps::refs(&#dup);
+                    });
+                    sinks.push(quote!(::ad::__private::cps::Cells(&#refs[..])));
+                    after_call.extend(quote! {
+                        for (__c, __d) in #a_cell.iter().zip(#dup.iter()) {
+                            __c.add(__d.adjoint());
+                        }
+                    });
+                } else {
+                    let t = self.float(*a).ident();
+                    before.extend(
+                        quote!(let #dup = &::ad::__private::cps::NumR::<#t>::new(#a_name);),
+                    );
+                    sinks.push(quote!(#dup));
+                    after_call.extend(quote!(#a_cell.add(#dup.adjoint());));
+                }
+                continue;
+            }
             if array && self.e.body.vars[*a].mutable {
                 // The rest may replace elements' cells: pass them as they are at the call.
                 let saved = fresh("cells", self.next());
@@ -868,10 +898,13 @@ impl Cps<'_> {
         let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
         let new_cell = self.new_cell(var, quote!(#name));
         let rest = self.stmts(after, tail);
+        let rebind = self.rebind_cells(&carried.vars);
         quote! {
             #captures
+            #before
             let mut #once = ::ad::__private::cps::Once::new(|#res: &::ad::__private::cps::NumR<#t>| {
                 let #pattern = #values;
+                #rebind
                 #binding #res.value();
                 let #cell = #new_cell;
                 let #r = { #rest };
@@ -880,10 +913,12 @@ impl Cps<'_> {
             });
             // The continuations of nested calls run nested too (the deepest call's result
             // reaches the rest of every level in turn): each may need a new stack segment.
-            #alias::cps(
+            let #r = #alias::cps(
                 #(#args,)* #stack, #(#sinks,)*
                 &mut |#res| ::ad::__private::cps::grow(|| (#once.take())(#res)),
-            )
+            );
+            #after_call
+            #r
         }
     }
 
@@ -975,11 +1010,12 @@ impl Cps<'_> {
         }
         let old_decl = (op != AssignOp::Set).then(|| quote!(let #old = #c;));
         let new_cell = self.new_cell(var, quote!(#name));
+        let rebind = self.rebind_cells(&self.written_arrays(after));
         quote! {
             #old_decl
             #primal
             let #c = #new_cell;
-            let #r = { #rest };
+            let #r = { #rebind #rest };
             #back
             #r
         }
@@ -1068,6 +1104,28 @@ impl Cps<'_> {
                 #(::core::clone::Clone::clone(&#extra),)*
             ))
         }
+    }
+
+    /// `let mut __ad_cN = __ad_cN;` for the active arrays among `vars`: a block that stores
+    /// its own cells into an array declared outside it works on a rebinding, whose type may
+    /// name a shorter lifetime than the outer binding's (element cells copied out earlier,
+    /// for the back parts, keep the longer one).
+    fn rebind_cells(&self, vars: &[VarId]) -> TokenStream {
+        let cells = vars
+            .iter()
+            .filter(|v| self.active(**v) && self.e.body.vars[**v].ty.is_array())
+            .map(|v| cell_of(*v));
+        quote!(#(let mut #cells = #cells;)*)
+    }
+
+    /// The variables declared before `stmts` that `stmts` write, nested blocks included.
+    fn written_arrays(&self, stmts: &[Stmt]) -> Vec<VarId> {
+        let mut w = Vec::new();
+        written(stmts, &mut w);
+        let mut inner = Vec::new();
+        declared(stmts, &mut inner);
+        w.retain(|v| !inner.contains(v));
+        w
     }
 
     /// The cells of the active carried variables.

@@ -25,11 +25,8 @@
 //! `1e-5 * |oracle| + 5e-5 * absdual`, the same number of units of roundoff); `_vjp` is
 //! checked with a seed other than one. The CPS copy's `_grad` and `_vjp` must pass the same
 //! checks, and must return the tape backend's gradients bit for bit (`to_bits()`), except
-//! that `0.0` and `-0.0` count as equal, and except in programs that pass the same variable
-//! twice to a helper (`h(x, x)`, `dot(&a, &a)`): there the backends add the callee's two
-//! contributions to that variable's adjoint in another order, so their gradients may differ
-//! in the last bits (each test prints how many such programs differ). A failure prints the
-//! program's source, the inputs and how they were passed, and the generator's seed.
+//! that `0.0` and `-0.0` count as equal. A failure prints the program's source, the inputs and
+//! how they were passed, and the generator's seed.
 //!
 //! # What the programs contain
 //!
