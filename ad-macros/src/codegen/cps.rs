@@ -637,13 +637,15 @@ impl Cps<'_> {
                 StmtKind::Let { var, rhs, ty } => {
                     let (fwd, back) = self.let_stmt(*var, rhs, ty.as_ref(), stmt.span);
                     forward.extend(fwd);
-                    backs.push(back);
+                    // Located at the user's statement, as the tape's reverse sweep is: a type
+                    // error in the user's operands shows there, not at the attribute.
+                    backs.push(super::shared::respan(back, stmt.span));
                     i += 1;
                 }
                 StmtKind::IndexAssign { .. } => {
                     let (fwd, back) = self.index_assign(stmt);
                     forward.extend(fwd);
-                    backs.push(back);
+                    backs.push(super::shared::respan(back, stmt.span));
                     i += 1;
                 }
                 _ => break,
@@ -1008,6 +1010,7 @@ impl Cps<'_> {
         } else {
             back.extend(self.e.contrib(value, adj, op == AssignOp::Sub));
         }
+        let back = super::shared::respan(back, span);
         let old_decl = (op != AssignOp::Set).then(|| quote!(let #old = #c;));
         let new_cell = self.new_cell(var, quote!(#name));
         let rebind = self.rebind_cells(&self.written_arrays(after));

@@ -1417,13 +1417,14 @@ fn calls_vjp(x: f64, __seed: f64) -> (f64, f64) {
             __ad_res0.add(__ad_c1.adjoint());
             __ad_r0
         });
-        __callee0::cps(
+        let __ad_r0 = __callee0::cps(
             x,
             __ad_stack,
             __ad_c0,
             &mut |__ad_res0| ::ad::__private::cps::grow(|| (__ad_once0
                 .take())(__ad_res0)),
-        )
+        );
+        __ad_r0
     };
     (__ad_out0, __ad_c0.adjoint())
 }
@@ -1552,13 +1553,14 @@ impl calls {
                 __ad_res0.add(__ad_c1.adjoint());
                 __ad_r0
             });
-            __callee0::cps(
+            let __ad_r0 = __callee0::cps(
                 x,
                 __ad_stack,
                 __ad_c0,
                 &mut |__ad_res0| ::ad::__private::cps::grow(|| (__ad_once0
                     .take())(__ad_res0)),
-            )
+            );
+            __ad_r0
         })
     }
 }

@@ -40,7 +40,8 @@ impl fmt::Display for Category {
 #[derive(Clone, Debug)]
 pub struct Program {
     /// A stable name: `seed/NAME`, `mutant/SEED/K-OPERATOR`, `unsupported/NAME`,
-    /// `ui/NAME`, `sanity/NAME`.
+    /// `ui/NAME`, `sanity/NAME`; `cps/ID` for the copy of a seed, mutant or unsupported
+    /// program under `#[reverse(cps)]`.
     pub id: String,
     /// Why the program is in the corpus.
     pub category: Category,
@@ -121,6 +122,23 @@ pub fn load(package: &Path, workspace: &Path, mutants_per_seed: usize) -> Vec<Pr
             source: read(&path),
         });
     }
+    // Every seed, mutant and unsupported program again under the CPS backend: the same
+    // verdicts are expected (accept or reject, never an error in generated code).
+    let cps: Vec<Program> = programs
+        .iter()
+        .filter(|p| {
+            matches!(
+                p.category,
+                Category::Seed | Category::Mutant | Category::Unsupported
+            )
+        })
+        .map(|p| Program {
+            id: format!("cps/{}", p.id),
+            category: p.category,
+            source: under_cps(&p.source),
+        })
+        .collect();
+    programs.extend(cps);
     for (name, source) in split(&read(&package.join("corpus/sanity.rs"))) {
         programs.push(Program {
             id: format!("sanity/{name}"),
@@ -129,6 +147,15 @@ pub fn load(package: &Path, workspace: &Path, mutants_per_seed: usize) -> Vec<Pr
         });
     }
     programs
+}
+
+/// `source` with each `#[reverse]` attribute selecting the CPS backend.
+pub fn under_cps(source: &str) -> String {
+    source
+        .replace("#[reverse]", "#[reverse(cps)]")
+        .replace("#[ad::reverse]", "#[ad::reverse(cps)]")
+        .replace("#[reverse(wrt(", "#[reverse(cps, wrt(")
+        .replace("#[ad::reverse(wrt(", "#[ad::reverse(cps, wrt(")
 }
 
 #[cfg(test)]
