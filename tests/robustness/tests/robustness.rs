@@ -3,7 +3,8 @@
 //! rustc error in user code: never a panic, never an error inside generated code.
 //!
 //! The corpus (seeds from the integration tests and the README, deterministic mutants of
-//! them, unsupported constructs, the compile-fail cases of `tests/ui/`) is compiled by one
+//! them, unsupported constructs, the compile-fail cases of `tests/ui/`, and the seeds,
+//! mutants and unsupported programs again under `#[reverse(cps)]`) is compiled by one
 //! nested `cargo check` (under `target/tests/robustness`), each program in a module of its
 //! own, once with its attributes and once with them blanked out; `ad_robustness::classify`
 //! says which errors are allowed. Programs known to expose a bug of the macro are listed in
