@@ -34,7 +34,7 @@ use crate::Float;
 /// accumulates, so the generated code passes `&NumR` to everything that contributes to it.
 ///
 /// ```
-/// use ad::cps::NumR;
+/// use ad_runtime::cps::NumR;
 ///
 /// // y = x * x at x = 3, seeded with 1: the adjoint of x is 2 * 3.
 /// let x = NumR::new(3.0_f64);
@@ -115,7 +115,7 @@ impl<T: Float> fmt::Debug for NumR<T> {
 /// `reset` is the outermost call, which seeds the output's adjoint.
 ///
 /// ```
-/// use ad::cps::{shift, NumR};
+/// use ad_runtime::cps::{shift, NumR};
 ///
 /// // d/dx (x * x) at x = 3, with the continuation seeding the output adjoint.
 /// let x = NumR::new(3.0_f64);
