@@ -6,6 +6,10 @@
 //! Run with `cargo run --example cps`. The functions are in `tests/common/wang.rs`, where
 //! each is annotated once per backend.
 
+#[path = "../tests/common/both.rs"]
+#[macro_use]
+mod both;
+
 #[path = "../tests/common/wang.rs"]
 mod wang;
 use wang::*;

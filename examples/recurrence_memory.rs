@@ -11,6 +11,10 @@
 //! /usr/bin/time -v target/release/examples/recurrence_memory hand
 //! ```
 
+#[path = "../tests/common/both.rs"]
+#[macro_use]
+mod both;
+
 #[path = "../tests/common/workloads.rs"]
 mod workloads;
 use workloads::{recurrence_by_hand, recurrence_grad};

@@ -10,9 +10,16 @@ use approx::assert_relative_eq;
 mod bits;
 use bits::assert_same_bits;
 
+#[path = "common/both.rs"]
+#[macro_use]
+mod both;
+
 #[path = "common/wang.rs"]
 mod wang;
 use wang::*;
+
+#[path = "common/workloads.rs"]
+mod workloads;
 
 #[test]
 fn two_x_plus_x_cubed() {
@@ -170,4 +177,26 @@ fn arrays_and_repeated_arguments_agree_with_the_tape() {
         let (_, (dx, _)) = twice_passed_grad(x, &w);
         check::gradient(|v| twice_passed(v[0], &w), &[x], &[dx]).unwrap();
     }
+}
+
+/// The benchmark workloads, written once for both backends (`tests/common/workloads.rs`):
+/// the CPS versions give the tape's gradients bit for bit.
+#[test]
+fn workloads_agree_with_the_tape() {
+    use workloads::*;
+    let (q, v) = ([0.3, -0.5, 0.7, 0.4], [1.5, -2.0, 0.25]);
+    assert_same_bits(&rotate_x_cps_grad(q, v), &rotate_x_grad(q, v));
+    let (w1, w2, xs, ys) = mlp_data(3, 4, 5);
+    assert_same_bits(
+        &mlp_loss_cps_grad(&w1, &w2, &xs, &ys, 3, 4),
+        &mlp_loss_grad(&w1, &w2, &xs, &ys, 3, 4),
+    );
+    let n = 6;
+    let m: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin()).collect();
+    let x: Vec<f64> = (0..n).map(|k| 1.0 - k as f64 * 0.3).collect();
+    assert_same_bits(&matvec_sum_cps_grad(&m, &x, n), &matvec_sum_grad(&m, &x, n));
+    assert_same_bits(
+        &recurrence_cps_grad(0.3, 0.9, 0.95, 1000),
+        &recurrence_grad(0.3, 0.9, 0.95, 1000),
+    );
 }

@@ -9,6 +9,10 @@ use approx::assert_relative_eq;
 mod bits;
 use bits::{assert_same_bits, checked};
 
+#[path = "common/both.rs"]
+#[macro_use]
+mod both;
+
 #[path = "common/workloads.rs"]
 mod workloads;
 use workloads::{rotate_x, rotate_x_grad};

@@ -1,40 +1,41 @@
 //! Workloads shared by the tests (`tests/loops.rs`, `tests/straight_line.rs`), the
-//! benchmarks (`benches/gradients.rs`) and `examples/recurrence_memory.rs`: each `#[reverse]` function next to the adjoint an expert writes
-//! by hand, so that the tests check the same code the benchmarks time.
+//! benchmarks (`benches/gradients.rs`) and `examples/recurrence_memory.rs`: each function,
+//! written once for both backends (`NAME` under `#[reverse]`, `NAME_cps` under
+//! `#[reverse(cps)]`, with `both!`), next to the adjoint an expert writes by hand, so that the
+//! tests check the same code the benchmarks time.
 //!
-//! Included with `#[path]` (it is not a test target of its own).
+//! Included with `#[path]` (it is not a test target of its own), after `both.rs`.
 
 #![allow(dead_code, reason = "each includer uses a part")]
 
-use ad::reverse;
-
-/// A 2-layer MLP with tanh hidden units and a linear output, squared error over a batch.
-/// `w1` is `hidden × inputs` row-major, `w2` has `hidden` weights; `xs` holds the batch
-/// row by row and `ys` the targets.
-#[reverse(wrt(w1, w2))]
-pub fn mlp_loss(
-    w1: &[f64],
-    w2: &[f64],
-    xs: &[f64],
-    ys: &[f64],
-    inputs: usize,
-    hidden: usize,
-) -> f64 {
-    let batch = ys.len();
-    let mut loss = 0.0;
-    for b in 0..batch {
-        let mut out = 0.0;
-        for j in 0..hidden {
-            let mut z = 0.0;
-            for k in 0..inputs {
-                z += w1[j * inputs + k] * xs[b * inputs + k];
+both! {
+    /// A 2-layer MLP with tanh hidden units and a linear output, squared error over a batch.
+    /// `w1` is `hidden × inputs` row-major, `w2` has `hidden` weights; `xs` holds the batch
+    /// row by row and `ys` the targets.
+    [wrt(w1, w2)] pub fn mlp_loss / mlp_loss_cps(
+        w1: &[f64],
+        w2: &[f64],
+        xs: &[f64],
+        ys: &[f64],
+        inputs: usize,
+        hidden: usize,
+    ) -> f64 {
+        let batch = ys.len();
+        let mut loss = 0.0;
+        for b in 0..batch {
+            let mut out = 0.0;
+            for j in 0..hidden {
+                let mut z = 0.0;
+                for k in 0..inputs {
+                    z += w1[j * inputs + k] * xs[b * inputs + k];
+                }
+                out += w2[j] * z.tanh();
             }
-            out += w2[j] * z.tanh();
+            let err = out - ys[b];
+            loss += err * err;
         }
-        let err = out - ys[b];
-        loss += err * err;
+        loss / batch as f64
     }
-    loss / batch as f64
 }
 
 /// The adjoint an expert writes for `mlp_loss`.
@@ -93,14 +94,15 @@ pub fn mlp_data(
     (w1, w2, xs, ys)
 }
 
-/// `x_{k+1} = sin(x_k) a + x_k b`, `n` steps.
-#[reverse]
-pub fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
-    let mut x = x0;
-    for _ in 0..n {
-        x = x.sin() * a + x * b;
+both! {
+    /// `x_{k+1} = sin(x_k) a + x_k b`, `n` steps.
+    [] pub fn recurrence / recurrence_cps(x0: f64, a: f64, b: f64, n: usize) -> f64 {
+        let mut x = x0;
+        for _ in 0..n {
+            x = x.sin() * a + x * b;
+        }
+        x
     }
-    x
 }
 
 /// The adjoint an expert writes: store x per step, recompute sin and cos going back.
@@ -120,33 +122,35 @@ pub fn recurrence_by_hand(x0: f64, a: f64, b: f64, n: usize) -> (f64, (f64, f64,
     (x, (dx, da, db))
 }
 
-/// The sum of a matrix-vector product, accumulated element by element in `acc[i]`.
-#[reverse(wrt(m, x))]
-#[allow(
-    clippy::needless_range_loop,
-    reason = "index loops throughout: the form #[reverse] is tested and timed on"
-)]
-pub fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
-    let mut acc = vec![0.0; n];
-    for i in 0..n {
-        for j in 0..n {
-            acc[i] += m[i * n + j] * x[j];
+both! {
+    /// The sum of a matrix-vector product, accumulated element by element in `acc[i]`.
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "index loops throughout: the form #[reverse] is tested and timed on"
+    )]
+    [wrt(m, x)] pub fn matvec_sum / matvec_sum_cps(m: &[f64], x: &[f64], n: usize) -> f64 {
+        let mut acc = vec![0.0; n];
+        for i in 0..n {
+            for j in 0..n {
+                acc[i] += m[i * n + j] * x[j];
+            }
         }
+        let mut total = 0.0;
+        for i in 0..n {
+            total += acc[i];
+        }
+        total
     }
-    let mut total = 0.0;
-    for i in 0..n {
-        total += acc[i];
-    }
-    total
 }
 
-/// Krawiec et al. (POPL 2022), Fig. 12: the x component of `v` rotated by the quaternion
-/// `q` (x, y, z, w).
-#[reverse(wrt(q, v))]
-pub fn rotate_x(q: [f64; 4], v: [f64; 3]) -> f64 {
-    let (ux, uy, uz, s) = (q[0], q[1], q[2], q[3]);
-    let dot_uv = ux * v[0] + uy * v[1] + uz * v[2];
-    let dot_uu = ux * ux + uy * uy + uz * uz;
-    let cross_x = uy * v[2] - uz * v[1];
-    2.0 * dot_uv * ux + (s * s - dot_uu) * v[0] + 2.0 * s * cross_x
+both! {
+    /// Krawiec et al. (POPL 2022), Fig. 12: the x component of `v` rotated by the quaternion
+    /// `q` (x, y, z, w).
+    [wrt(q, v)] pub fn rotate_x / rotate_x_cps(q: [f64; 4], v: [f64; 3]) -> f64 {
+        let (ux, uy, uz, s) = (q[0], q[1], q[2], q[3]);
+        let dot_uv = ux * v[0] + uy * v[1] + uz * v[2];
+        let dot_uu = ux * ux + uy * uy + uz * uz;
+        let cross_x = uy * v[2] - uz * v[1];
+        2.0 * dot_uv * ux + (s * s - dot_uu) * v[0] + 2.0 * s * cross_x
+    }
 }

@@ -126,21 +126,12 @@ pub(super) fn emit_vjp(
     let primal = &func.sig.ident;
     let inherited = super::inherited_attrs(func);
     let out = fresh("out", 0);
+    let allow = allow_generated();
     quote! {
         #[doc = #doc]
         #inherited
-        #[allow(
-            dead_code,
-            unused_mut,
-            unused_variables,
-            unused_assignments,
-            unused_parens,
-            unreachable_code,
-            non_camel_case_types,
-            clippy::all,
-            reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal"
-        )]
+        #allow
+        #[allow(dead_code, reason = "generated next to the function; callers may use either")]
         #vis #signature {
             let _ = #primal;
             #callees
@@ -153,8 +144,9 @@ pub(super) fn emit_vjp(
     }
 }
 
-/// The attributes of a CPS companion.
-fn companion_allow() -> TokenStream {
+/// The lints generated continuation-passing code allows: its declarations are uniform, not
+/// minimal (`NAME_vjp` and the companions alike).
+fn allow_generated() -> TokenStream {
     quote! {
         #[allow(
             unused_mut,
@@ -165,7 +157,7 @@ fn companion_allow() -> TokenStream {
             non_camel_case_types,
             clippy::all,
             reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
         )]
     }
@@ -247,7 +239,7 @@ pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenS
             quote!(#sink)
         }
     });
-    let allow = companion_allow();
+    let allow = allow_generated();
     quote! {
         /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
         /// cell, then adds the adjoints of the parameters into the argument cells.
@@ -306,7 +298,7 @@ pub(super) fn companion(
     };
     let run = c.stmts(&body.block.stmts, &tail);
     let items = c.items.borrow();
-    let allow = companion_allow();
+    let allow = allow_generated();
     quote! {
         /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
         /// adding the adjoints of the parameters into the argument cells.

@@ -106,7 +106,7 @@ impl map_sum {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -214,7 +214,7 @@ impl free_variable {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -384,7 +384,7 @@ impl map_sin_sum {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(

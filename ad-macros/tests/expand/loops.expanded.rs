@@ -108,7 +108,7 @@ impl halve {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -288,7 +288,7 @@ impl recurrence {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -450,7 +450,7 @@ impl dot {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -651,7 +651,7 @@ impl matvec_sum {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(

@@ -274,7 +274,7 @@ impl chain {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(

@@ -104,7 +104,7 @@ impl f {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -292,7 +292,7 @@ impl piecewise {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -454,7 +454,7 @@ impl dot3 {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
@@ -583,7 +583,7 @@ impl constant_receiver {
         non_camel_case_types,
         clippy::all,
         reason = "generated continuation-passing code: declarations are uniform, not \
-                      minimal, and the companion takes a stack, a cell per parameter and the \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
                       continuation"
     )]
     fn cps<__R>(
