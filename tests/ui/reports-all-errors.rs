@@ -3,7 +3,7 @@ use ad::reverse;
 
 #[reverse]
 fn f(x: f64, k: Option<i32>) -> f64 {
-    println!("{x}"); //~ ERROR macros are not supported by #[reverse]
+    let _ = format!("{x}"); //~ ERROR `format!` is not supported by #[reverse]
     let s = unsafe { x * 2.0 }; //~ ERROR `unsafe` blocks are not supported
     let mut t = s;
     while let Some(n) = k { //~ ERROR `while let` is not supported

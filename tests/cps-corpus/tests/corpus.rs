@@ -24,6 +24,7 @@ macro_rules! corpus {
 
 corpus!(
     calls,
+    checks,
     closures,
     custom_derivative,
     f32,

@@ -68,6 +68,7 @@ pub(super) fn emit_vjp(
             unused_mut,
             unused_variables,
             unused_assignments,
+            unreachable_code,
             clippy::too_many_arguments,
             reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"

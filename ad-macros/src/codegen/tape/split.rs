@@ -93,6 +93,7 @@ pub(in crate::codegen) fn emit(
             unused_mut,
             unused_variables,
             unused_assignments,
+            unreachable_code,
             clippy::too_many_arguments,
             reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"

@@ -40,6 +40,7 @@ use crate::error::Errors;
 use crate::parse::{ParamKind, RetTy, Signature};
 
 mod bind;
+mod checks;
 mod closure;
 mod control;
 mod expr;
@@ -297,9 +298,23 @@ impl<'a> Lowerer<'a> {
                 );
                 (Value::Unit, Jumps::default())
             }
+            syn::Stmt::Macro(mac) if checks::is_check(&mac.mac) => {
+                self.lower_check(&mac.mac, out);
+                (Value::Unit, Jumps::default())
+            }
             syn::Stmt::Macro(mac) => {
                 self.cx
                     .error(&mac.mac.path, rename::macro_message(&mac.mac.path, true));
+                (Value::Unit, Jumps::default())
+            }
+            syn::Stmt::Expr(syn::Expr::Macro(m), semi) if checks::is_check(&m.mac) => {
+                // A check or diagnostic as a statement; as the value of a block, rejected.
+                if last && semi.is_none() && tail != Tail::Discard {
+                    self.cx
+                        .error(&m.mac.path, rename::macro_message(&m.mac.path, true));
+                    return (Value::Error, Jumps::default());
+                }
+                self.lower_check(&m.mac, out);
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Expr(expr, semi) => {

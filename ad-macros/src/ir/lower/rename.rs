@@ -130,13 +130,19 @@ pub(super) fn macro_message(path: &syn::Path, vec_elsewhere: bool) -> String {
             .to_string(),
         "assert" | "assert_eq" | "assert_ne" | "debug_assert" | "debug_assert_eq"
         | "debug_assert_ne" | "panic" | "unreachable" | "todo" | "unimplemented" | "println"
-        | "eprintln" | "print" | "eprint" | "dbg" => format!(
-            "`{name}!` is not supported inside a #[reverse] function yet; check or print \
-             before calling it (for example in an unannotated wrapper that calls `f` or `f_grad`)"
+        | "eprintln" | "print" | "eprint" => format!(
+            "#[reverse] keeps `{name}!` as a statement, not as a value or inside an expression; \
+             write it as a statement of its own (`{name}!(..);`), and give the value another \
+             way"
         ),
+        "dbg" => "`dbg!` is not supported by #[reverse]: it passes its value through, which the \
+             macro cannot see; print the value with `eprintln!(\"{:?}\", value)` on a line of \
+             its own"
+            .to_string(),
         _ => format!(
-            "`{name}!` is not supported by #[reverse]: it cannot see what a macro expands to (only \
-             `vec![x; n]` is known); write the expression without the macro"
+            "`{name}!` is not supported by #[reverse]: it cannot see what a macro expands to (it \
+             knows `vec![x; n]`, and checks and diagnostics such as `assert!` and `println!` as \
+             statements); write the expression without the macro"
         ),
     }
 }
