@@ -11,7 +11,7 @@ fn checked_square(x: f64, n: usize) -> f64 {
     assert!(n > 0, "n must be positive, got {n}");
     debug_assert!(x.is_finite());
     let y = x * x;
-    assert_eq!(n % 1, 0);
+    assert_eq!(n.min(n), n);
     assert_ne!(n, 0, "n = {}", n);
     debug_assert_eq!(y, x * x);
     debug_assert_ne!(n, usize::MAX);
