@@ -9,6 +9,7 @@ fn pow_rec(x: f64, n: u32) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -75,6 +76,7 @@ impl pow_rec {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -108,6 +110,7 @@ impl pow_rec {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"

@@ -9,6 +9,7 @@ fn map_sum(xs: &[f64], w: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -54,6 +55,7 @@ impl map_sum {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -73,6 +75,7 @@ impl map_sum {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -147,6 +150,7 @@ fn free_variable(a: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -177,6 +181,7 @@ impl free_variable {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -191,6 +196,7 @@ impl free_variable {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -250,6 +256,7 @@ fn map_sin_sum(xs: &[f64], ys: &[f64], w: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -315,6 +322,7 @@ impl map_sin_sum {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -342,6 +350,7 @@ impl map_sin_sum {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"

@@ -70,6 +70,7 @@ impl f {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -88,6 +89,7 @@ impl f {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -246,6 +248,7 @@ impl assign {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -264,6 +267,7 @@ impl assign {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -445,6 +449,7 @@ impl piecewise {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -468,6 +473,7 @@ impl piecewise {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -726,6 +732,7 @@ impl recurrence {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -748,6 +755,7 @@ impl recurrence {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -1074,6 +1082,7 @@ impl dot {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -1094,6 +1103,7 @@ impl dot {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -1275,6 +1285,7 @@ fn square(x: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -1306,6 +1317,7 @@ impl square {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -1320,6 +1332,7 @@ impl square {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -1454,6 +1467,7 @@ impl calls {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -1479,6 +1493,7 @@ impl calls {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"

@@ -48,6 +48,7 @@ fn chain(x0: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -157,6 +158,7 @@ impl chain {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -210,6 +212,7 @@ impl chain {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"

@@ -10,6 +10,7 @@ fn f(x: f64, y: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -50,6 +51,7 @@ impl f {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -68,6 +70,7 @@ impl f {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -150,6 +153,7 @@ fn piecewise(x: f64, k: i32) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -213,6 +217,7 @@ impl piecewise {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -243,6 +248,7 @@ impl piecewise {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -332,6 +338,7 @@ fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -383,6 +390,7 @@ impl dot3 {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -407,6 +415,7 @@ impl dot3 {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -494,6 +503,7 @@ fn constant_receiver(x: f64) -> f64 {
     unused_mut,
     unused_variables,
     unused_assignments,
+    unreachable_code,
     clippy::too_many_arguments,
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       seed is one more parameter"
@@ -534,6 +544,7 @@ impl constant_receiver {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
@@ -552,6 +563,7 @@ impl constant_receiver {
         unused_mut,
         unused_variables,
         unused_assignments,
+        unreachable_code,
         clippy::too_many_arguments,
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"

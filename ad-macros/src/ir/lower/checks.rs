@@ -69,6 +69,12 @@ impl Lowerer<'_> {
         let mut renamed: Vec<TokenStream> = Vec::new();
         let mut captures: Vec<TokenStream> = Vec::new();
         for arg in &args {
+            // A check only reads: an argument that could change a variable would do it where
+            // the macro does not look.
+            if let Some((at, message)) = effect(arg) {
+                self.cx.error_at(at, message);
+                return;
+            }
             if let syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Str(format),
                 ..
@@ -126,4 +132,46 @@ impl Lowerer<'_> {
         }
         out
     }
+}
+
+/// Where `expr` could change a variable (an assignment, a `&mut` borrow, a method that changes
+/// its receiver, a block or closure, which may hold anything), with the message.
+fn effect(expr: &syn::Expr) -> Option<(proc_macro2::Span, String)> {
+    use syn::visit::Visit;
+    struct Finder(Option<(proc_macro2::Span, String)>);
+    const MESSAGE: &str = "the arguments of a check or diagnostic in a #[reverse] function only \
+                           read values; compute what changes a variable in a statement before it";
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            if self.0.is_some() {
+                return;
+            }
+            match e {
+                syn::Expr::Assign(_)
+                | syn::Expr::Block(_)
+                | syn::Expr::Unsafe(_)
+                | syn::Expr::Closure(_)
+                | syn::Expr::Loop(_)
+                | syn::Expr::While(_)
+                | syn::Expr::ForLoop(_) => self.0 = Some((e.span(), MESSAGE.to_string())),
+                syn::Expr::Binary(b) if super::is_compound_assign(&b.op) => {
+                    self.0 = Some((e.span(), MESSAGE.to_string()))
+                }
+                syn::Expr::Reference(r) if r.mutability.is_some() => {
+                    self.0 = Some((e.span(), MESSAGE.to_string()))
+                }
+                syn::Expr::MethodCall(call)
+                    if super::rename::MUTATING_METHODS
+                        .contains(&call.method.to_string().as_str()) =>
+                {
+                    let name = call.method.to_string();
+                    self.0 = Some((call.method.span(), super::rename::mutation_message(&name)))
+                }
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut finder = Finder(None);
+    finder.visit_expr(expr);
+    finder.0
 }
