@@ -113,7 +113,8 @@ pub(super) fn emit_vjp(
     let at_ret = super::shared::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
     let function = format!("{}_vjp", func.sig.ident);
-    let seed = c.seed(&body.output, &quote!(#seed_name), &sig.ret, &function);
+    let seed =
+        c.e.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
     let output = c.e.output_value(&body.output);
     let tail = Tail {
         tokens: super::shared::respan(quote!(#seed #output), at_ret),
@@ -281,7 +282,8 @@ pub(super) fn companion(
     let at_ret = super::shared::return_span(func);
     // The continuation gets a cell of the output's own; its adjoint is the seed.
     let o = format_ident!("__ad_o", span = Span::mixed_site());
-    let seed = c.seed(&body.output, &quote!(#o.adjoint()), &sig.ret, "");
+    let seed =
+        c.e.seed_output(&body.output, quote!(#o.adjoint()), &sig.ret, "");
     let value = c.e.output_value(&body.output);
     let tail = Tail {
         tokens: super::shared::respan(
@@ -559,52 +561,6 @@ impl Cps<'_> {
         match adjoints.as_slice() {
             [one] => one.clone(),
             many => quote!((#(#many,)*)),
-        }
-    }
-
-    /// Reset: adds the seed to the cells of the output, at the end of the body.
-    fn seed(
-        &self,
-        output: &Output,
-        seed: &TokenStream,
-        ret: &RetTy,
-        function: &str,
-    ) -> TokenStream {
-        match output {
-            Output::Scalar(Operand::Var(v)) if self.active(*v) => {
-                let cell = cell_of(*v);
-                quote!(#cell.add(#seed);)
-            }
-            Output::Scalar(_) => TokenStream::new(),
-            Output::ArrayVar(v) => {
-                if !self.active(*v) {
-                    return TokenStream::new();
-                }
-                let cell = cell_of(*v);
-                let check = matches!(ret, RetTy::Vec(_)).then(|| {
-                    quote!(::ad::__private::check_seed_len(#function, #seed.len(), #cell.len());)
-                });
-                quote! {
-                    #check
-                    for (__c, __s) in #cell.iter().zip(#seed.iter()) {
-                        __c.add(*__s);
-                    }
-                }
-            }
-            Output::Tuple(items) => {
-                let RetTy::Tuple(types) = ret else {
-                    return TokenStream::new();
-                };
-                items
-                    .iter()
-                    .zip(types)
-                    .enumerate()
-                    .map(|(k, (item, ty))| {
-                        let k = syn::Index::from(k);
-                        self.seed(item, &quote!(#seed.#k), ty, function)
-                    })
-                    .collect()
-            }
         }
     }
 

@@ -523,7 +523,9 @@ impl Emitter<'_> {
         self.seed_output(&self.body.output, quote!(#seed), &self.sig.ret, function)
     }
 
-    fn seed_output(
+    /// Adds `seed` into the adjoints of `output` (in CPS mode, into its cells: the reset at
+    /// the end of the body), checking a `Vec` seed's length.
+    pub(in crate::codegen) fn seed_output(
         &self,
         output: &Output,
         seed: TokenStream,
@@ -536,12 +538,19 @@ impl Emitter<'_> {
                 if !self.plan.active(*v) {
                     return TokenStream::new();
                 }
-                let adj = &self.adj[*v];
                 // The adjoint has the output's shape (and exists in both sweeps).
+                let adj = match self.cps {
+                    true => super::cps::cell_of(*v),
+                    false => self.adj[*v].clone(),
+                };
                 let check = matches!(ret, RetTy::Vec(_)).then(
                     || quote!(::ad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
                 );
-                quote!(#check ::ad::__private::add_assign(&mut #adj, &#seed);)
+                let add = match self.cps {
+                    true => self.contrib(&Operand::Var(*v), seed, false),
+                    false => quote!(::ad::__private::add_assign(&mut #adj, &#seed);),
+                };
+                quote!(#check #add)
             }
             Output::Tuple(items) => {
                 let RetTy::Tuple(types) = ret else {
