@@ -14,6 +14,7 @@
 //!   arrays and vectors.
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
 //!   marker trait whose absence is the "has no derivative" compile error).
+//! - [`inout`]: `&mut` float parameters, read on entry and written back on return.
 //! - [`cps`]: the dual type of the continuation-passing backend (`#[reverse(cps)]`): a value
 //!   and its adjoint cell.
 //! - [`expect`]: the types generated code expects but cannot see (a callee's result, a
@@ -26,6 +27,7 @@ pub mod check;
 pub mod cps;
 pub mod expect;
 pub mod float;
+pub mod inout;
 pub mod rules;
 pub mod stack;
 

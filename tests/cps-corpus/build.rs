@@ -18,6 +18,7 @@ const FILES: &[&str] = &[
     "f32",
     "intrinsics",
     "loops",
+    "mutation",
     "recursion_depth",
     "soundness",
     "straight_line",

@@ -1,9 +1,10 @@
-// A `&mut` parameter cannot be differentiated; the error points at the `&mut`.
+// A `&mut` parameter must hold floats (it is an output); a `&mut` counter is rejected at its
+// type.
 use ad::reverse;
 
 #[reverse]
-fn f(x: f64, out: &mut f64) -> f64 { //~ ERROR `&mut` parameters are not supported
-    *out = x;
+fn f(x: f64, calls: &mut usize) -> f64 { //~ ERROR a `&mut` parameter of #[reverse] must hold floats
+    *calls += 1;
     x * x
 }
 

@@ -109,16 +109,28 @@ pub(super) fn emit_vjp(
     let stack_decl = uses_calls(&body.block, plan).then(
         || quote!(let #stack = &::core::cell::Cell::new(::ad::__private::ValueStack::new());),
     );
+    let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells();
     let at_ret = super::shared::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
     let function = format!("{}_vjp", func.sig.ident);
     let seed =
         c.e.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
+    let seeds: Vec<TokenStream> = sig
+        .outputs()
+        .map(|(_, p)| {
+            let seed = super::inout::seed(&p.ident);
+            quote!(#seed)
+        })
+        .collect();
+    let seed_outputs = c.e.seed_writebacks(&seeds, &function);
+    let [finals, store_finals, write_backs] = super::inout::cps_write_backs(sig, body);
     let output = c.e.output_value(&body.output);
+    let mut reads = output_vars(&body.output);
+    reads.extend(body.writebacks.iter().map(|w| w.var));
     let tail = Tail {
-        tokens: super::shared::respan(quote!(#seed #output), at_ret),
-        reads: output_vars(&body.output),
+        tokens: super::shared::respan(quote!(#store_finals #seed #seed_outputs #output), at_ret),
+        reads,
         extra: Vec::new(),
     };
     let run = c.stmts(&body.block.stmts, &tail);
@@ -138,8 +150,11 @@ pub(super) fn emit_vjp(
             #callees
             #(#items)*
             #stack_decl
+            #prologue
+            #finals
             #params
             let #out = { #run };
+            #write_backs
             (#out, #gradient)
         }
     }
@@ -180,6 +195,9 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let RetTy::Scalar(t) = &sig.ret else {
         return None;
     };
+    if sig.outputs().next().is_some() {
+        return None;
+    }
     let t = t.ident();
     let vis = &func.vis;
     let params = func.sig.inputs.iter();
@@ -277,6 +295,7 @@ pub(super) fn companion(
         items: std::cell::RefCell::new(Vec::new()),
     };
     let callees = super::callees_prelude(body, false);
+    let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells_from_sinks();
     let k = format_ident!("__ad_k", span = Span::mixed_site());
     let at_ret = super::shared::return_span(func);
@@ -308,6 +327,7 @@ pub(super) fn companion(
         #signature {
             #callees
             #(#items)*
+            #prologue
             #params
             ::ad::__private::cps::grow(|| { #run })
         }

@@ -20,6 +20,7 @@ use tape::plan::Plan;
 
 mod cps;
 pub(crate) mod derivative;
+mod inout;
 mod shared;
 pub(crate) mod tape;
 
@@ -44,7 +45,11 @@ pub(crate) fn emit(
         ),
     };
     let grad = emit_grad(func, sig, false);
-    let companions = tape::split::emit(func, split_sig, split_body, split_plan, cps_companion);
+    let companions = match sig.outputs().next() {
+        // Calls that pass `&mut` are rejected in the caller.
+        Some(_) => stub_companions(func, sig),
+        None => tape::split::emit(func, split_sig, split_body, split_plan, cps_companion),
+    };
     quote! {
         #func
         #vjp
@@ -60,6 +65,21 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vjp_sig = vjp_signature(func, sig);
     let vis = &func.vis;
     let grad = emit_grad(func, sig, true);
+    let companions = stub_companions(func, sig);
+    quote! {
+        #[allow(unused_variables, clippy::diverging_sub_expression)]
+        #vis #vjp_sig {
+            ::core::unreachable!()
+        }
+        #grad
+        #companions
+    }
+}
+
+/// The marker struct and companions of `func` with `unreachable!()` bodies: for a function
+/// whose body has errors, and for one that callers cannot call yet (its `&mut` parameters).
+fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let vis = &func.vis;
     let name = &func.sig.ident;
     let output = &func.sig.output;
     let seed_ty = sig.ret.seed_type();
@@ -70,11 +90,6 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         .map(|i| format_ident!("K{}", i))
         .collect();
     quote! {
-        #[allow(unused_variables, clippy::diverging_sub_expression)]
-        #vis #vjp_sig {
-            ::core::unreachable!()
-        }
-        #grad
         #[doc(hidden)]
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
@@ -105,13 +120,16 @@ pub(crate) fn vjp_signature(func: &syn::ItemFn, sig: &Signature) -> TokenStream 
     let params = params(func);
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
+    // A function returning `()` has no seed of its own, only those of its `&mut` parameters.
+    let seed = (!matches!(sig.ret, RetTy::Unit)).then(|| quote!(#seed: #seed_ty,));
+    let outputs = inout::seed_params(sig);
     let ret = match &func.sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
     let grad = sig.gradient_type();
     quote! {
-        fn #name #generics (#(#params,)* #seed: #seed_ty) -> (#ret, #grad) #where_clause
+        fn #name #generics (#(#params,)* #seed #(#outputs,)*) -> (#ret, #grad) #where_clause
     }
 }
 
@@ -152,7 +170,19 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
             quote!(::core::unreachable!()),
         )
     } else {
-        (TokenStream::new(), quote!(#vjp(#(#args,)* #one)))
+        // `&mut` parameters get zero seeds, made before the call borrows them.
+        let zeros: Vec<syn::Ident> = sig.outputs().map(|(_, p)| inout::seed(&p.ident)).collect();
+        let make = sig.outputs().map(|(_, p)| {
+            let (seed, ident) = (inout::seed(&p.ident), &p.ident);
+            quote!(let #seed = ::ad::__private::zeros_like(&*#ident);)
+        });
+        (
+            TokenStream::new(),
+            quote! {
+                #(#make)*
+                #vjp(#(#args,)* #one, #(#zeros),*)
+            },
+        )
     };
     quote! {
         #[doc = #doc]

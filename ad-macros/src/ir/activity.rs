@@ -51,7 +51,7 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     fixpoint(&mut varied, &edges, |(to, from)| (from, to));
 
     let mut useful = vec![false; n];
-    output_vars(&body.output, &mut |v| useful[v] = true);
+    body_outputs(body, &mut |v| useful[v] = true);
     fixpoint(&mut useful, &edges, |(to, from)| (to, from));
 
     // A differentiated value must not flow into code whose derivative is unknown: an opaque
@@ -148,6 +148,13 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
         }
         StmtKind::Loop(_) | StmtKind::Opaque { .. } => {}
     }
+}
+
+/// Calls `f` on every variable of the outputs: the return value and the values on return of
+/// the `&mut` parameters.
+pub(crate) fn body_outputs(body: &Body, f: &mut impl FnMut(VarId)) {
+    output_vars(&body.output, f);
+    body.writebacks.iter().for_each(|w| f(w.var));
 }
 
 /// Calls `f` on every variable of the output.

@@ -474,12 +474,24 @@ pub(crate) enum Output {
     Tuple(Vec<Output>),
 }
 
+/// A `&mut` float parameter's value on return: the variable `var` (the body's copy of
+/// parameter `param`) is written back through the reference at the end of the forward sweep.
+/// It is an output of the function like [`Body::output`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Writeback {
+    pub param: usize,
+    pub var: VarId,
+}
+
 /// A lowered function body.
 #[derive(Clone, Debug)]
 pub(crate) struct Body {
     pub vars: Vec<Var>,
     pub block: Block,
+    /// The return value (`Output::Tuple(vec![])` for `()`).
     pub output: Output,
+    /// The other outputs: the `&mut` float parameters, in order.
+    pub writebacks: Vec<Writeback>,
     /// Number of blocks (block ids are `0..blocks`).
     pub blocks: usize,
     /// The functions with derivatives that the body calls.

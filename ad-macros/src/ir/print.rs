@@ -108,6 +108,14 @@ impl<'b> Printer<'b> {
             params.join(", "),
             self.output(&self.body.output)
         );
+        for w in &self.body.writebacks {
+            let _ = writeln!(
+                out,
+                "    // on return: *{} = {}",
+                self.var(w.param),
+                self.var(w.var)
+            );
+        }
         for (i, callee) in self.body.callees.iter().enumerate() {
             let _ = writeln!(
                 out,
@@ -801,6 +809,7 @@ pub(crate) mod contract {
         }
         let mut out = Vec::new();
         output_ops(&body.output, &mut out);
+        out.extend(body.writebacks.iter().map(|w| Operand::Var(w.var)));
         out.iter().try_for_each(|op| c.read(op))
     }
 

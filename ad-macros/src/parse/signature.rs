@@ -12,6 +12,7 @@ use crate::ir::FloatTy;
 #[derive(Clone)]
 pub(crate) struct Signature {
     pub params: Vec<Param>,
+    /// The return type (`Unit` only for a function with `&mut` float parameters).
     pub ret: RetTy,
     /// Whether the signature had no error (only then are `NAME_grad` and `NAME_vjp` emitted).
     pub valid: bool,
@@ -27,10 +28,26 @@ pub(crate) struct Param {
     pub mutable: bool,
     pub ty: Type,
     pub kind: ParamKind,
+    /// How a float parameter is passed (by value, `&`, `&mut`).
+    pub passing: Passing,
     /// Differentiated with respect to (its adjoint is part of the gradient).
     pub active: bool,
     /// Its type was rejected (an error was reported): uses of it in the body report nothing.
     pub rejected: bool,
+}
+
+/// How a parameter is passed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Passing {
+    /// By value (`x: f64`, `v: Vec<f64>`), or a shared reference to an array or slice
+    /// (`&[f64]`), which the body uses as it is.
+    Value,
+    /// A shared reference to a float (`x: &f64`): the body works on the value it points to.
+    Ref,
+    /// A `&mut` float or float array (`&mut f64`, `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64;
+    /// N]`): an input (its value on entry) and an output (its value on return), like
+    /// Enzyme's `Duplicated`. The body works on a copy, written back at the end.
+    MutRef,
 }
 
 /// The shape of a parameter, as far as differentiation cares.
@@ -67,8 +84,13 @@ impl ParamKind {
 /// The shape of the return type.
 #[derive(Clone, Debug)]
 pub(crate) enum RetTy {
+    /// `()`: a function whose results are its `&mut` parameters.
+    Unit,
     Scalar(FloatTy),
-    Array { elem: FloatTy, len: TokenStream },
+    Array {
+        elem: FloatTy,
+        len: TokenStream,
+    },
     Vec(FloatTy),
     Tuple(Vec<RetTy>),
 }
@@ -77,6 +99,7 @@ impl RetTy {
     /// The type of the seed (the adjoint of the output).
     pub(crate) fn seed_type(&self) -> TokenStream {
         match self {
+            RetTy::Unit => quote!(()),
             RetTy::Scalar(t) => t.ident().into_token_stream(),
             RetTy::Array { elem, len } => {
                 let elem = elem.ident();
@@ -97,6 +120,7 @@ impl RetTy {
         match self {
             RetTy::Scalar(t) | RetTy::Array { elem: t, .. } | RetTy::Vec(t) => out.push(*t),
             RetTy::Tuple(items) => items.iter().for_each(|i| i.floats(out)),
+            RetTy::Unit => {}
         }
     }
 }
@@ -117,7 +141,10 @@ impl Signature {
                 params.push(param);
             }
         }
-        let ret = read_return(cx, sig);
+        let outputs = params
+            .iter()
+            .any(|p| p.passing == Passing::MutRef && !p.rejected);
+        let ret = read_return(cx, sig, outputs);
         let params_ok = cx.count() == before;
         mark_active(cx, &sig.inputs, &mut params, args, params_ok);
         let valid = cx.count() == before && ret.is_some();
@@ -151,6 +178,14 @@ impl Signature {
             p.active = !matches!(p.kind, ParamKind::Inactive);
         }
         sig
+    }
+
+    /// The `&mut` float parameters, in order: the function's other outputs.
+    pub(crate) fn outputs(&self) -> impl Iterator<Item = (usize, &Param)> {
+        self.params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.passing == Passing::MutRef && !p.rejected)
     }
 
     /// The type of the gradient: the adjoint of the one active parameter, or a tuple of them.
@@ -242,12 +277,13 @@ fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
     // A rejected type still names a parameter the body uses: keep it, inactive.
     let kind = param_kind(cx, &typed.ty);
     let rejected = kind.is_none();
-    let kind = kind.unwrap_or(ParamKind::Inactive);
+    let (kind, passing) = kind.unwrap_or((ParamKind::Inactive, Passing::Value));
     Some(Param {
         ident,
         mutable,
         ty: (*typed.ty).clone(),
         kind,
+        passing,
         active: false,
         rejected,
     })
@@ -289,62 +325,49 @@ fn vec_elem(ty: &Type) -> Option<&Type> {
 
 use syn::TypeGroup as Group;
 
-fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
+fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
     // A type passed through a `macro_rules!` fragment (`$t:ty`) arrives in an invisible group.
     if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
         return param_kind(cx, elem);
     }
     if let Some(t) = float_of(ty) {
-        return Some(ParamKind::Scalar(t));
+        return Some((ParamKind::Scalar(t), Passing::Value));
     }
     match ty {
-        Type::Array(array) => Some(match float_of(&array.elem) {
-            Some(elem) => ParamKind::Array {
-                elem,
-                len: array.len.to_token_stream(),
-            },
-            None => ParamKind::Inactive,
-        }),
         Type::Reference(reference) => {
-            if reference.mutability.is_some() {
-                cx.error(
-                    reference,
-                    "`&mut` parameters are not supported by #[reverse]; take the value (or a \
-                     shared reference) and return the result instead",
-                );
-                return None;
-            }
-            Some(match &*reference.elem {
-                Type::Slice(slice) => match float_of(&slice.elem) {
-                    Some(elem) => ParamKind::Slice { elem },
-                    None => ParamKind::Inactive,
-                },
-                Type::Array(array) => match float_of(&array.elem) {
-                    Some(elem) => ParamKind::Array {
-                        elem,
-                        len: array.len.to_token_stream(),
-                    },
-                    None => ParamKind::Inactive,
-                },
-                inner => match vec_elem(inner).and_then(float_of) {
-                    Some(elem) => ParamKind::Slice { elem },
-                    None if float_of(inner).is_some() => {
-                        let t = float_of(inner).map_or("f64", |t| match t {
-                            FloatTy::F32 => "f32",
-                            FloatTy::F64 => "f64",
-                        });
+            let kind = match value_kind(&reference.elem) {
+                // `&[f64]`, `&[f64; N]`, `&Vec<f64>` are used as they are.
+                Some(kind) => kind,
+                None => match unsized_kind(&reference.elem) {
+                    Some(kind) => kind,
+                    None if reference.mutability.is_some() => {
                         cx.error(
-                            ty,
-                            format!(
-                                "a reference to a float is not supported as a parameter of \
-                                 #[reverse] yet; take the value (`{t}`) instead"
-                            ),
+                            reference,
+                            "a `&mut` parameter of #[reverse] must hold floats (`&mut f64`, \
+                             `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64; N]`, or `f32`); return \
+                             other results instead",
                         );
                         return None;
                     }
-                    None => ParamKind::Inactive,
+                    None => return Some((ParamKind::Inactive, Passing::Value)),
                 },
-            })
+            };
+            let passing = match (&kind, reference.mutability.is_some()) {
+                (ParamKind::Inactive, true) => {
+                    cx.error(
+                        reference,
+                        "a `&mut` parameter of #[reverse] must hold floats (`&mut f64`, \
+                         `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64; N]`, or `f32`); return other \
+                         results instead",
+                    );
+                    return None;
+                }
+                (ParamKind::Inactive, false) => Passing::Value,
+                (_, true) => Passing::MutRef,
+                (ParamKind::Scalar(_), false) => Passing::Ref,
+                (_, false) => Passing::Value,
+            };
+            Some((kind, passing))
         }
         Type::ImplTrait(t) => {
             cx.error(
@@ -353,22 +376,62 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<ParamKind> {
             );
             None
         }
-        _ => Some(match vec_elem(ty).and_then(float_of) {
-            Some(elem) => ParamKind::Slice { elem },
-            None => ParamKind::Inactive,
+        _ => Some((
+            value_kind(ty).unwrap_or(ParamKind::Inactive),
+            Passing::Value,
+        )),
+    }
+}
+
+/// The kind of a float, float array or `Vec` of floats passed by value.
+fn value_kind(ty: &Type) -> Option<ParamKind> {
+    if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
+        return value_kind(elem);
+    }
+    if let Some(t) = float_of(ty) {
+        return Some(ParamKind::Scalar(t));
+    }
+    match ty {
+        Type::Array(array) => float_of(&array.elem).map(|elem| ParamKind::Array {
+            elem,
+            len: array.len.to_token_stream(),
         }),
+        _ => vec_elem(ty)
+            .and_then(float_of)
+            .map(|elem| ParamKind::Slice { elem }),
+    }
+}
+
+/// The kind of a float slice `[f64]` (behind a reference).
+fn unsized_kind(ty: &Type) -> Option<ParamKind> {
+    match ty {
+        Type::Slice(slice) => float_of(&slice.elem).map(|elem| ParamKind::Slice { elem }),
+        Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) => {
+            unsized_kind(elem)
+        }
+        _ => None,
     }
 }
 
 const RETURN_HELP: &str = "#[reverse] differentiates functions that return floats: `f64`, \
                            `f32`, `[f64; N]`, `Vec<f64>` or a tuple of these";
 
-fn read_return(cx: &Errors, sig: &syn::Signature) -> Option<RetTy> {
+/// The return type; `()` when `outputs` (the function has `&mut` float parameters).
+fn read_return(cx: &Errors, sig: &syn::Signature, outputs: bool) -> Option<RetTy> {
     match &sig.output {
+        ReturnType::Default if outputs => Some(RetTy::Unit),
+        ReturnType::Type(_, ty)
+            if outputs && matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) =>
+        {
+            Some(RetTy::Unit)
+        }
         ReturnType::Default => {
             cx.error(
                 &sig.ident,
-                format!("{RETURN_HELP}; this function returns `()`"),
+                format!(
+                    "{RETURN_HELP}, or write their results into `&mut` float parameters; this \
+                     function returns `()`"
+                ),
             );
             None
         }
@@ -532,7 +595,7 @@ mod tests {
     #[test]
     fn all_problems_reported() {
         let sig: syn::Signature =
-            parse_quote!(async unsafe fn f<T>(&self, m: &mut f64, (a, b): (f64, f64)) -> i32);
+            parse_quote!(async unsafe fn f<T>(&self, m: &mut i32, (a, b): (f64, f64)) -> i32);
         assert_eq!(read(sig, Args::default()).err(), Some(7));
     }
 }

@@ -30,6 +30,7 @@ corpus!(
     f32,
     intrinsics,
     loops,
+    mutation,
     recursion_depth,
     soundness,
     straight_line

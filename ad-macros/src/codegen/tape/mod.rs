@@ -50,11 +50,23 @@ pub(super) fn emit_vjp(
         let zero = hoisted_zero(&body.vars[v].ty);
         quote!(let mut #name = #zero;)
     });
+    let prologue = super::inout::prologue(sig, body);
     let forward = e.fwd_block(&body.block);
+    let write_backs = super::inout::write_backs(sig, body);
     // The seed and the output are typed by the return type: located there, so that a body
     // whose value does not have that type gets its errors at the user's code.
     let at_ret = return_span(func);
-    let seed = respan(e.seed(&format!("{}_vjp", func.sig.ident)), at_ret);
+    let function = format!("{}_vjp", func.sig.ident);
+    let seeds: Vec<TokenStream> = sig
+        .outputs()
+        .map(|(_, p)| {
+            let seed = super::inout::seed(&p.ident);
+            quote!(#seed)
+        })
+        .collect();
+    let seed_outputs = e.seed_writebacks(&seeds, &function);
+    let seed_output = e.seed(&function);
+    let seed = respan(quote!(#seed_output #seed_outputs), at_ret);
     let reverse = e.rev_block(&body.block, seed);
     let output = respan(e.output_value(&body.output), at_ret);
     let gradient = respan(e.gradient(), at_ret);
@@ -77,9 +89,11 @@ pub(super) fn emit_vjp(
             // `NAME` is the primal of this function: calling only the gradient uses it.
             let _ = #primal;
             #callees
+            #prologue
             #(#hoisted)*
             #stack_decl
             #forward
+            #write_backs
             #reverse
             (#output, #gradient)
         }

@@ -521,7 +521,7 @@ impl Planner<'_> {
                 _ => {}
             }
         });
-        crate::ir::activity::output_vars(&self.body.output, &mut |v| {
+        crate::ir::activity::body_outputs(self.body, &mut |v| {
             contribute(&Operand::Var(v), 0, usize::MAX)
         });
         for v in 0..n {

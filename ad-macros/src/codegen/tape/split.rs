@@ -54,6 +54,7 @@ pub(in crate::codegen) fn emit(
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
     let callees = super::super::callees_prelude(body, false);
+    let prologue = super::super::inout::prologue(sig, body);
     let forward = e.fwd_block(&body.block);
     let at_ret = super::super::shared::return_span(func);
     let output = super::super::shared::respan(e.output_value(&body.output), at_ret);
@@ -117,6 +118,7 @@ pub(in crate::codegen) fn emit(
             #allow
             #vis fn fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) -> #ret #where_clause {
                 #callees
+                #prologue
                 #forward
                 #output
             }
@@ -126,6 +128,7 @@ pub(in crate::codegen) fn emit(
             #allow
             #vis fn rev #generics (#(#params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
+                #prologue
                 #reverse
                 #(#deliver)*
             }

@@ -170,23 +170,30 @@ impl Lowerer<'_> {
                 }
             },
             syn::UnOp::Deref(star) => {
-                if let syn::Expr::Path(p) = super::rename::strip_derefs(&unary.expr) {
-                    if let Some(ident) = p.path.get_ident() {
-                        if let Some(Binding::Var(v)) = self.lookup(&ident.to_string()) {
-                            if self.vars[*v].deref {
-                                return Value::Op(Operand::Var(*v));
-                            }
-                        }
-                    }
+                if let Some(v) = self.deref_var(&unary.expr) {
+                    return Value::Op(Operand::Var(v));
                 }
                 self.cx.error(
                     star,
-                    "dereferencing is only supported on the element of a `for` loop over a \
-                     slice (`for x in xs.iter()`) in #[reverse] code",
+                    "dereferencing is supported on `&f64` and `&mut f64` parameters and on the \
+                     element of a `for` loop over a slice (`for x in xs.iter()`) in #[reverse] \
+                     code",
                 );
                 Value::Error
             }
             _ => self.opaque_value(&syn::Expr::Unary(unary.clone()), Ty::Bool, out),
+        }
+    }
+
+    /// The variable `*expr` names when `expr` is a name the IR holds by value (a `&f64`
+    /// parameter, the element of `for x in xs.iter()`).
+    fn deref_var(&self, expr: &syn::Expr) -> Option<VarId> {
+        let syn::Expr::Path(p) = super::rename::strip_derefs(expr) else {
+            return None;
+        };
+        match self.lookup(&p.path.get_ident()?.to_string()) {
+            Some(Binding::Var(v)) if self.vars[*v].deref => Some(*v),
+            _ => None,
         }
     }
 
@@ -1056,6 +1063,12 @@ impl Lowerer<'_> {
             ),
             syn::Expr::Unary(u)
                 if matches!(u.op, syn::UnOp::Deref(_)) && self.is_poisoned(&u.expr) => {}
+            // `*out = ..` on a `&mut f64` parameter: the body's copy of it.
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.deref_var(&u.expr).is_some() => {
+                if let Some(var) = self.deref_var(&u.expr) {
+                    self.assign_var(expr, var, right, op, out);
+                }
+            }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.cx.error(
                 left,
                 "assigning through a reference is not supported by #[reverse]; return the value instead",

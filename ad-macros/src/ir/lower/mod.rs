@@ -37,7 +37,7 @@ use super::{
     Block, Body, FloatTy, LitKind, Opaque, Operand, Output, Rhs, Stmt, StmtKind, Ty, Var, VarId,
 };
 use crate::error::Errors;
-use crate::parse::{ParamKind, RetTy, Signature};
+use crate::parse::{ParamKind, Passing, RetTy, Signature};
 
 mod bind;
 mod checks;
@@ -55,7 +55,7 @@ use jumps::{Jumps, LoopCtx, RetCtx};
 pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<Body> {
     let mut lowerer = Lowerer::new(cx, sig);
     let mut stmts = Vec::new();
-    lowerer.copy_mut_params(&mut stmts);
+    let writebacks = lowerer.copy_mut_params(&mut stmts);
     let returns = rename::contains_return(block);
     if returns {
         if !matches!(sig.ret, RetTy::Scalar(_)) {
@@ -87,6 +87,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         vars: lowerer.vars,
         block,
         output,
+        writebacks,
         blocks: lowerer.blocks,
         callees: lowerer.callees,
     })
@@ -177,6 +178,9 @@ impl<'a> Lowerer<'a> {
             let id = lowerer.new_var(name, ty, param.mutable, param.ident.span());
             lowerer.vars[id].param = Some(index);
             lowerer.vars[id].temp = false;
+            // `*x` on a `&f64` (or `&mut f64`) is `x`: the generated code binds the value.
+            lowerer.vars[id].deref =
+                param.passing != Passing::Value && matches!(param.kind, ParamKind::Scalar(_));
             let binding = if param.rejected {
                 Binding::Poisoned
             } else {
@@ -191,15 +195,22 @@ impl<'a> Lowerer<'a> {
     /// `let mut a_1 = a.clone();`): the parameter keeps its value on entry, which is what a
     /// caller's split companions pass again to the reverse sweep, and the planner keeps the
     /// values the body assigns like those of any local.
-    fn copy_mut_params(&mut self, out: &mut Vec<Stmt>) {
+    ///
+    /// A `&mut` float parameter is a copy too: the parameter (bound by the generated code to
+    /// its value on entry) is an input, the copy is written by the body and is the output
+    /// that codegen writes back through the reference. Returns those outputs, in order.
+    fn copy_mut_params(&mut self, out: &mut Vec<Stmt>) -> Vec<super::Writeback> {
+        let mut writebacks = Vec::new();
         for (index, param) in self.sig.params.iter().enumerate() {
             let float = !matches!(param.kind, ParamKind::Inactive);
-            if !(float && param.mutable && !param.rejected) {
+            let by_mut_ref = param.passing == Passing::MutRef;
+            if !(float && (param.mutable || by_mut_ref) && !param.rejected) {
                 continue;
             }
             self.vars[index].mutable = false;
             let ty = self.vars[index].ty.clone();
             let copy = self.user_var(&param.ident, ty, true);
+            self.vars[copy].deref = self.vars[index].deref;
             out.push(Stmt {
                 kind: StmtKind::Let {
                     var: copy,
@@ -209,7 +220,14 @@ impl<'a> Lowerer<'a> {
                 span: param.ident.span(),
             });
             self.bind(&param.ident, Binding::Var(copy));
+            if by_mut_ref {
+                writebacks.push(super::Writeback {
+                    param: index,
+                    var: copy,
+                });
+            }
         }
+        writebacks
     }
 
     // ---- statements -----------------------------------------------------------------------
@@ -397,6 +415,7 @@ impl<'a> Lowerer<'a> {
             .last()
             .map_or_else(|| block.brace_token.span.close(), Spanned::span);
         match (ret, value) {
+            (RetTy::Unit, Value::Unit) => Some(Output::Tuple(Vec::new())),
             (RetTy::Scalar(_), Value::Op(op)) => Some(Output::Scalar(op)),
             (RetTy::Array { .. } | RetTy::Vec(_), Value::Op(Operand::Var(v)))
                 if self.vars[v].ty.is_array() =>

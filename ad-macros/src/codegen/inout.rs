@@ -1,0 +1,138 @@
+//! `&f64` and `&mut` float parameters in the generated functions (`ad::__private::InOut`).
+//!
+//! ```text
+//! fn f_vjp(x: &f64, s: &mut [f64], __seed: f64, __seed_s: Vec<f64>) -> (f64, (f64, Vec<f64>)) {
+//!     let x: f64 = *x;                                   // prologue: `&f64` is its value
+//!     let __ad_mut_s = s;
+//!     let s = ::ad::__private::InOut::entry(&*__ad_mut_s);   // `s` on entry (an input)
+//!     let mut s_1 = s.clone();                           // the body's copy (lowering)
+//!     ..forward sweep..
+//!     ::ad::__private::InOut::write_back(&mut *__ad_mut_s, &s_1);   // `s` on return
+//!     ..seeds: the output's, then `__seed_s` into the adjoint of `s_1`..
+//!     ..reverse sweep..
+//!     (value, (__adj_x, __adj_s))                        // `s`'s adjoint is on entry
+//! }
+//! ```
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::shared::Emitter;
+use crate::ir::{Body, Operand};
+use crate::parse::{ParamKind, Passing, Signature};
+
+/// The reference a `&mut` parameter arrived as, once its name holds the value on entry.
+pub(super) fn reference(param: &syn::Ident) -> syn::Ident {
+    format_ident!("__ad_mut_{}", param, span = Span::mixed_site())
+}
+
+/// The name of the seed of the `&mut` parameter `param` in `NAME_vjp`.
+pub(super) fn seed(param: &syn::Ident) -> syn::Ident {
+    crate::ir::names::generated(&format!("seed_{param}"))
+}
+
+/// Binds each `&f64` parameter to its value and each `&mut` one to its value on entry; the
+/// first statements of a function that runs the body's forward sweep.
+pub(super) fn prologue(sig: &Signature, body: &Body) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let name = &body.vars[i].name;
+        let ident = &p.ident;
+        match (p.passing, &p.kind) {
+            (Passing::Ref, ParamKind::Scalar(t)) => {
+                let t = t.ident();
+                out.extend(quote!(let #name: #t = *#ident;));
+            }
+            (Passing::MutRef, _) if !p.rejected => {
+                let reference = reference(ident);
+                out.extend(quote! {
+                    let #reference = #ident;
+                    let #name = ::ad::__private::InOut::entry(&*#reference);
+                });
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Writes the body's copies back through the references: the end of the forward sweep.
+pub(super) fn write_backs(sig: &Signature, body: &Body) -> TokenStream {
+    let writes = body.writebacks.iter().map(|w| {
+        let reference = reference(&sig.params[w.param].ident);
+        let copy = &body.vars[w.var].name;
+        quote!(::ad::__private::InOut::write_back(&mut *#reference, &#copy);)
+    });
+    quote!(#(#writes)*)
+}
+
+/// Under the CPS backend the values on return exist only in the innermost continuation, which
+/// cannot hold the `&mut` references (continuations are cloned into loops): it stores them
+/// in cells, and the write-backs follow the run. Returns the cells' declarations, the stores
+/// (in the continuation) and the write-backs (after the run).
+pub(super) fn cps_write_backs(sig: &Signature, body: &Body) -> [TokenStream; 3] {
+    let mut out = [TokenStream::new(), TokenStream::new(), TokenStream::new()];
+    for w in &body.writebacks {
+        let ident = &sig.params[w.param].ident;
+        let reference = reference(ident);
+        let slot = format_ident!("__ad_final_{}", ident, span = Span::mixed_site());
+        let copy = &body.vars[w.var].name;
+        out[0].extend(quote!(let #slot = &::core::cell::Cell::new(::core::option::Option::None);));
+        out[1].extend(
+            quote!(#slot.set(::core::option::Option::Some(::core::clone::Clone::clone(&#copy)));),
+        );
+        out[2].extend(quote! {
+            if let ::core::option::Option::Some(__ad_v) = #slot.take() {
+                ::ad::__private::InOut::write_back(&mut *#reference, &__ad_v);
+            }
+        });
+    }
+    out
+}
+
+/// The seed parameters of `NAME_vjp` after the output's: `__seed_s: Vec<f64>`.
+pub(super) fn seed_params(sig: &Signature) -> Vec<TokenStream> {
+    sig.outputs()
+        .filter_map(|(_, p)| {
+            let name = seed(&p.ident);
+            let ty = p.kind.adjoint_type()?;
+            Some(quote!(#name: #ty))
+        })
+        .collect()
+}
+
+impl Emitter<'_> {
+    /// Adds the seeds of the `&mut` parameters (`seeds[k]` for the `k`-th) into the adjoints
+    /// (or, in CPS mode, the cells) of their values on return.
+    pub(super) fn seed_writebacks(&self, seeds: &[TokenStream], function: &str) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (w, seed) in self.body.writebacks.iter().zip(seeds) {
+            let v = w.var;
+            if !self.plan.active(v) {
+                continue;
+            }
+            if !self.body.vars[v].ty.is_array() {
+                out.extend(self.contrib(&Operand::Var(v), seed.clone(), false));
+                continue;
+            }
+            let param = self.sig.params[w.param].ident.to_string();
+            let len = match self.cps {
+                true => {
+                    let cells = super::cps::cell_of(v);
+                    quote!(#cells.len())
+                }
+                false => {
+                    let adj = &self.adj[v];
+                    quote!(#adj.len())
+                }
+            };
+            let add = self.contrib(&Operand::Var(v), seed.clone(), false);
+            out.extend(quote! {
+                if ::ad::__private::output_seed(#function, #param, &#seed[..], #len) {
+                    #add
+                }
+            });
+        }
+        out
+    }
+}

@@ -1,0 +1,149 @@
+//! `&mut` float parameters: inputs (their value on entry) and outputs (their value on return).
+//!
+//! The generated code of a function with a `&mut` float parameter `s` reads the value on
+//! entry into a copy the body works on, and writes the copy back through the reference at the
+//! end of the forward sweep:
+//!
+//! ```text
+//! let __ad_mut_s = s;                              // the caller's `&mut [f64]`
+//! let s = InOut::entry(&*__ad_mut_s);              // its value on entry (a `Vec<f64>`)
+//! let mut s_1 = s.clone();                         // what the body writes
+//! ...
+//! InOut::write_back(&mut *__ad_mut_s, &s_1);       // the caller sees the writes
+//! ```
+//!
+//! The seed of such a parameter (the adjoint of its value on return) is checked by
+//! [`output_seed`]: a seed of zeros is accepted whatever its length, since `f_grad` passes
+//! zeros of the length on entry and a `&mut Vec<f64>` may change length.
+
+use crate::Float;
+
+/// A type a `&mut` float parameter can point to: a float, an array, a slice or a `Vec` of
+/// floats.
+pub trait InOut {
+    /// The value on entry, owned: the float, the array, or a `Vec` for a slice or a `Vec`.
+    type Owned;
+    /// A copy of the value.
+    fn entry(&self) -> Self::Owned;
+    /// Overwrites the value with `value`, the copy the body wrote.
+    ///
+    /// # Panics
+    ///
+    /// For a slice, if `value` has another length (a slice cannot change length).
+    fn write_back(&mut self, value: &Self::Owned);
+}
+
+impl InOut for f64 {
+    type Owned = f64;
+    #[inline]
+    fn entry(&self) -> f64 {
+        *self
+    }
+    #[inline]
+    fn write_back(&mut self, value: &f64) {
+        *self = *value;
+    }
+}
+
+impl InOut for f32 {
+    type Owned = f32;
+    #[inline]
+    fn entry(&self) -> f32 {
+        *self
+    }
+    #[inline]
+    fn write_back(&mut self, value: &f32) {
+        *self = *value;
+    }
+}
+
+impl<T: Float, const N: usize> InOut for [T; N] {
+    type Owned = [T; N];
+    #[inline]
+    fn entry(&self) -> [T; N] {
+        *self
+    }
+    #[inline]
+    fn write_back(&mut self, value: &[T; N]) {
+        *self = *value;
+    }
+}
+
+impl<T: Float> InOut for [T] {
+    type Owned = Vec<T>;
+    #[inline]
+    fn entry(&self) -> Vec<T> {
+        self.to_vec()
+    }
+    #[inline]
+    #[track_caller]
+    fn write_back(&mut self, value: &Vec<T>) {
+        self.copy_from_slice(value);
+    }
+}
+
+impl<T: Float> InOut for Vec<T> {
+    type Owned = Vec<T>;
+    #[inline]
+    fn entry(&self) -> Vec<T> {
+        self.clone()
+    }
+    #[inline]
+    fn write_back(&mut self, value: &Vec<T>) {
+        self.clone_from(value);
+    }
+}
+
+/// Checks the seed of a `&mut` array parameter (the adjoint of its value on return) against
+/// `len`, the length of that value: true when the generated code must add it to the adjoint,
+/// false for a seed of zeros of another length, which adds nothing.
+///
+/// # Panics
+///
+/// With a message naming the function and the parameter, if the lengths differ and the seed
+/// is not all zeros.
+#[inline]
+#[track_caller]
+pub fn output_seed<T: Float>(function: &str, param: &str, seed: &[T], len: usize) -> bool {
+    if seed.len() == len {
+        return true;
+    }
+    if seed.iter().any(|s| *s != T::ZERO) {
+        panic!(
+            "{function}: the seed of `{param}` has length {} but `{param}` has length {len} on \
+             return",
+            seed.len(),
+        );
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_and_write_back() {
+        let mut x = 1.5_f64;
+        let e = InOut::entry(&x);
+        InOut::write_back(&mut x, &(e * 2.0));
+        assert_eq!(x, 3.0);
+        let mut v = vec![1.0_f32, 2.0];
+        let s: &mut [f32] = &mut v;
+        let mut copy = InOut::entry(&*s);
+        copy[1] = 5.0;
+        InOut::write_back(s, &copy);
+        assert_eq!(v, [1.0, 5.0]);
+        let mut grown = vec![1.0_f64];
+        InOut::write_back(&mut grown, &vec![1.0, 2.0]);
+        assert_eq!(grown, [1.0, 2.0]);
+    }
+
+    #[test]
+    fn zero_seeds_of_any_length() {
+        assert!(output_seed("f_vjp", "s", &[0.5_f64, 2.0], 2));
+        assert!(!output_seed("f_vjp", "s", &[0.0_f64; 5], 2));
+        let wrong = std::panic::catch_unwind(|| output_seed("f_vjp", "s", &[1.0_f64], 2));
+        assert!(wrong.is_err());
+    }
+}

@@ -1,0 +1,264 @@
+//! `&mut` float parameters (inputs on entry, outputs on return, like Enzyme's `Duplicated`),
+//! out-parameters of functions returning `()`, `&f64` parameters and by-value `mut`
+//! parameters: the classic in-place programs of other AD tools' test suites, each checked
+//! against a closed form or finite differences, and the primal (value and buffers) bit for
+//! bit against the function itself. `tests/cps-corpus` runs this file under the CPS backend.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    reason = "index loops and plain assignments are the forms #[reverse] must handle"
+)]
+
+use ad::check;
+use ad::reverse;
+use approx::assert_relative_eq;
+
+/// Insertion sort of `x` in place, then a weighted sum of the sorted values.
+#[reverse]
+fn sort_weighted(x: &mut [f64], w: &[f64]) -> f64 {
+    for i in 1..x.len() {
+        let mut j = i;
+        while j > 0 && x[j - 1] > x[j] {
+            let t = x[j - 1];
+            x[j - 1] = x[j];
+            x[j] = t;
+            j -= 1;
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += w[i] * x[i];
+    }
+    s
+}
+
+#[test]
+fn insertion_sort_permutes_the_weights() {
+    let x0 = [0.3, -1.2, 2.5, 0.7, -0.4];
+    let w = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let mut primal = x0;
+    let value = sort_weighted(&mut primal, &w);
+    let mut x = x0;
+    let (v, (gx, gw)) = sort_weighted_grad(&mut x, &w);
+    assert_eq!(v.to_bits(), value.to_bits());
+    assert_eq!(x, primal, "the buffer is sorted as by the function");
+    assert_eq!(x, [-1.2, -0.4, 0.3, 0.7, 2.5]);
+    // x0[k] lands at rank r(k): ∂/∂x0[k] = w[r(k)]; ∂/∂w = the sorted values.
+    assert_eq!(gx, vec![3.0, 1.0, 5.0, 4.0, 2.0]);
+    assert_eq!(gw, x.to_vec());
+    // With a seed on the sorted buffer: ∂(seed · sorted)/∂x0[k] = seed[r(k)], plus the sum's.
+    let mut x = x0;
+    let seed = vec![10.0, 20.0, 30.0, 40.0, 50.0];
+    let (_, (gx, _)) = sort_weighted_vjp(&mut x, &w, 0.0, seed);
+    assert_eq!(gx, vec![30.0, 10.0, 50.0, 40.0, 20.0]);
+}
+
+/// One explicit Euler step of `ds/dt = -k s`, `steps` times, in place; returns `s[0]`.
+#[reverse]
+fn euler_decay(state: &mut Vec<f64>, k: f64, steps: usize) -> f64 {
+    let dt = 0.1;
+    for _ in 0..steps {
+        for i in 0..state.len() {
+            state[i] = state[i] - dt * k * state[i];
+        }
+    }
+    state[0]
+}
+
+#[test]
+fn euler_in_place_closed_form() {
+    let (k, steps) = (0.5, 6);
+    let factor: f64 = 1.0 - 0.1 * k;
+    let mut s = vec![1.0, 2.0];
+    let mut primal = s.clone();
+    let value = euler_decay(&mut primal, k, steps);
+    let (v, (gs, gk)) = euler_decay_grad(&mut s, k, steps);
+    assert_eq!(v.to_bits(), value.to_bits());
+    assert_eq!(s, primal);
+    assert_relative_eq!(gs[0], factor.powi(steps as i32), max_relative = 1e-14);
+    assert_eq!(gs[1], 0.0);
+    // d/dk (1 - 0.1k)^n s0 = -0.1 n (1 - 0.1k)^(n-1) s0
+    let dk = -0.1 * steps as f64 * factor.powi(steps as i32 - 1);
+    assert_relative_eq!(gk, dk, max_relative = 1e-13);
+    // A seed on the state on return: the adjoint of state[1] on entry, and of k.
+    let mut s = vec![1.0, 2.0];
+    let (_, (gs, gk)) = euler_decay_vjp(&mut s, k, steps, 0.0, vec![0.0, 3.0]);
+    assert_relative_eq!(gs[1], 3.0 * factor.powi(steps as i32), max_relative = 1e-14);
+    assert_relative_eq!(gk, 3.0 * 2.0 * dk, max_relative = 1e-13);
+}
+
+/// RK4 for the oscillator `x'' = -ω² x`, state `[x, v]`, updated in place; returns `()`.
+#[reverse]
+fn rk4_oscillator(state: &mut [f64; 2], omega: f64, dt: f64, steps: usize) {
+    let w2 = omega * omega;
+    for _ in 0..steps {
+        let (x, v) = (state[0], state[1]);
+        let (k1x, k1v) = (v, -w2 * x);
+        let (k2x, k2v) = (v + 0.5 * dt * k1v, -w2 * (x + 0.5 * dt * k1x));
+        let (k3x, k3v) = (v + 0.5 * dt * k2v, -w2 * (x + 0.5 * dt * k2x));
+        let (k4x, k4v) = (v + dt * k3v, -w2 * (x + dt * k3x));
+        state[0] = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+        state[1] = v + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    }
+}
+
+#[test]
+fn rk4_in_place_against_finite_differences() {
+    let steps = 40;
+    let seed = [0.7, -1.3];
+    // The function of (x0, v0, ω, dt) whose gradient the vjp gives: seed · state on return.
+    let f = |p: &[f64]| {
+        let mut s = [p[0], p[1]];
+        rk4_oscillator(&mut s, p[2], p[3], steps);
+        seed[0] * s[0] + seed[1] * s[1]
+    };
+    let at = [1.0, 0.5, 1.7, 0.05];
+    let mut s = [at[0], at[1]];
+    let ((), (gs, gw, gdt)) = rk4_oscillator_vjp(&mut s, at[2], at[3], steps, seed);
+    let mut primal = [at[0], at[1]];
+    rk4_oscillator(&mut primal, at[2], at[3], steps);
+    assert_eq!(s, primal);
+    check::gradient(f, &at, &[gs[0], gs[1], gw, gdt]).unwrap();
+}
+
+/// A matrix-vector product written into an out-parameter.
+#[reverse]
+fn matvec_into(m: &[f64], x: &[f64], y: &mut [f64]) {
+    let n = x.len();
+    for i in 0..y.len() {
+        let mut acc = 0.0;
+        for j in 0..n {
+            acc += m[i * n + j] * x[j];
+        }
+        y[i] = acc;
+    }
+}
+
+#[test]
+fn matvec_out_parameter_closed_form() {
+    let m = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let x = [0.5, -1.0, 2.0];
+    let mut y = vec![9.0, 9.0];
+    let ybar = vec![2.0, -3.0];
+    let ((), (gm, gx, gy)) = matvec_into_vjp(&m, &x, &mut y, ybar.clone());
+    assert_eq!(y, vec![0.5 - 2.0 + 6.0, 2.0 - 5.0 + 12.0]);
+    // m̄ = ȳ xᵀ, x̄ = mᵀ ȳ, and y on entry is overwritten: ȳ₀ = 0.
+    let gm_expected: Vec<f64> = (0..6).map(|k| ybar[k / 3] * x[k % 3]).collect();
+    assert_eq!(gm, gm_expected);
+    assert_eq!(gx, vec![2.0 - 12.0, 4.0 - 15.0, 6.0 - 18.0]);
+    assert_eq!(gy, vec![0.0, 0.0]);
+}
+
+/// An accumulator passed by `&mut f64`: its value on entry flows through.
+#[reverse]
+fn accumulate(x: &[f64], acc: &mut f64) {
+    for i in 0..x.len() {
+        *acc += x[i] * x[i];
+    }
+    *acc = *acc * 0.5;
+}
+
+#[test]
+fn scalar_out_parameter_passes_its_entry_adjoint() {
+    let x = [1.0, 2.0, 3.0];
+    let mut acc = 4.0;
+    let ((), (gx, gacc)) = accumulate_vjp(&x, &mut acc, 2.0);
+    assert_eq!(acc, 0.5 * (4.0 + 14.0));
+    assert_eq!(gx, vec![2.0, 4.0, 6.0]);
+    assert_eq!(gacc, 1.0);
+}
+
+/// Normalizes `v` in place and returns its norm before.
+#[reverse]
+fn normalize(v: &mut [f64; 3]) -> f64 {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    for i in 0..3 {
+        v[i] /= n;
+    }
+    n
+}
+
+#[test]
+fn normalize_in_place_closed_form() {
+    let v0 = [1.0, 2.0, 2.0];
+    let mut v = v0;
+    let (n, g) = normalize_grad(&mut v);
+    assert_eq!(n, 3.0);
+    assert_eq!(v, [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0]);
+    // f_grad treats the seed of `v` on return as zero: ∇n = v0 / n.
+    for i in 0..3 {
+        assert_relative_eq!(g[i], v0[i] / 3.0, max_relative = 1e-15);
+    }
+    // Seed ū on u = v/|v|: the adjoint of v is (ū - u (u·ū)) / |v|.
+    let ubar = [1.0, 0.0, -1.0];
+    let mut v = v0;
+    let (_, g) = normalize_vjp(&mut v, 0.0, ubar);
+    let u = [1.0 / 3.0, 2.0 / 3.0, 2.0 / 3.0];
+    let dot: f64 = (0..3).map(|i| u[i] * ubar[i]).sum();
+    for i in 0..3 {
+        assert_relative_eq!(g[i], (ubar[i] - u[i] * dot) / 3.0, max_relative = 1e-14);
+    }
+}
+
+/// `&f64` and `&f32`-free `&[f64; N]` parameters are their values.
+#[reverse]
+fn by_reference(x: &f64, a: &[f64; 2], k: f64) -> f64 {
+    let y = *x * a[0] + x.sin() * a[1];
+    y * k
+}
+
+#[test]
+fn shared_references_are_values() {
+    let (v, (gx, ga, gk)) = by_reference_grad(&0.5, &[2.0, 3.0], 1.5);
+    assert_eq!(v, by_reference(&0.5, &[2.0, 3.0], 1.5));
+    assert_relative_eq!(gx, 1.5 * (2.0 + 0.5f64.cos() * 3.0), max_relative = 1e-15);
+    assert_eq!(ga, [1.5 * 0.5, 1.5 * 0.5f64.sin()]);
+    assert_relative_eq!(gk, 0.5 * 2.0 + 0.5f64.sin() * 3.0, max_relative = 1e-15);
+}
+
+/// By-value `mut` parameters of every kind, written in the body.
+#[reverse]
+fn mut_by_value(mut x: f64, mut a: [f64; 2], mut v: Vec<f64>, mut n: usize) -> f64 {
+    x = x * x;
+    a[0] = a[0] * x;
+    v[1] = v[0] * a[0];
+    n += 1;
+    let mut s = 0.0;
+    for i in 0..n {
+        s += v[i % 2];
+    }
+    s + a[1]
+}
+
+#[test]
+fn by_value_mut_parameters() {
+    let f = |p: &[f64]| mut_by_value(p[0], [p[1], p[2]], vec![p[3], p[4]], 2);
+    let at = [1.5, 0.5, 2.0, -1.0, 4.0];
+    let (v, (gx, ga, gv)) = mut_by_value_grad(at[0], [at[1], at[2]], vec![at[3], at[4]], 2);
+    assert_eq!(v.to_bits(), f(&at).to_bits());
+    check::gradient(f, &at, &[gx, ga[0], ga[1], gv[0], gv[1]]).unwrap();
+}
+
+/// `f32` out-parameter.
+#[reverse]
+fn scale_f32(x: f32, out: &mut f32) -> f32 {
+    *out = *out * x + x;
+    x * 2.0
+}
+
+#[test]
+fn f32_mut_parameter() {
+    let mut out = 3.0_f32;
+    let (v, (gx, gout)) = scale_f32_vjp(2.0, &mut out, 1.0, 10.0);
+    assert_eq!(v, 4.0);
+    assert_eq!(out, 8.0);
+    assert_eq!(gx, 2.0 + 10.0 * (3.0 + 1.0));
+    assert_eq!(gout, 20.0);
+}
+
+#[test]
+#[should_panic(expected = "the seed of `state` has length 3 but `state` has length 2 on return")]
+fn wrong_seed_length_panics() {
+    let mut s = vec![1.0, 2.0];
+    let _ = euler_decay_vjp(&mut s, 0.5, 2, 1.0, vec![1.0, 1.0, 1.0]);
+}
