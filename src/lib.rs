@@ -132,7 +132,7 @@ pub mod __private {
     pub use ad_runtime::expect::{
         expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
     };
-    pub use ad_runtime::inout::{output_seed, InOut};
+    pub use ad_runtime::inout::{output_seed, ArrayInOut, InOut, ScalarInOut};
     pub use ad_runtime::rules;
     pub use ad_runtime::ValueStack;
 }

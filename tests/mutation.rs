@@ -262,3 +262,107 @@ fn wrong_seed_length_panics() {
     let mut s = vec![1.0, 2.0];
     let _ = euler_decay_vjp(&mut s, 0.5, 2, 1.0, vec![1.0, 1.0, 1.0]);
 }
+
+/// One explicit Euler step of the oscillator `x'' = -ω² x`, in place.
+#[reverse]
+fn oscillator_step(state: &mut [f64], omega: f64, dt: f64) {
+    let x = state[0];
+    let v = state[1];
+    state[0] = x + dt * v;
+    state[1] = v - dt * omega * omega * x;
+}
+
+/// Calls the stepper on its own `&mut` parameter, passed on as it is.
+#[reverse]
+fn simulate(state: &mut [f64], omega: f64, steps: usize) -> f64 {
+    for _ in 0..steps {
+        oscillator_step(state, omega, 0.01);
+    }
+    state[0] * state[0] + state[1] * state[1]
+}
+
+#[test]
+fn callee_with_mut_parameter_in_a_loop() {
+    let steps = 50;
+    let f = |p: &[f64]| {
+        let mut s = [p[0], p[1]];
+        simulate(&mut s, p[2], steps)
+    };
+    let at = [1.0, -0.5, 2.0];
+    let mut s = vec![at[0], at[1]];
+    let (v, (gs, gw)) = simulate_grad(&mut s, at[2], steps);
+    assert_eq!(v.to_bits(), f(&at).to_bits());
+    let mut primal = [at[0], at[1]];
+    simulate(&mut primal, at[2], steps);
+    assert_eq!(s, primal);
+    check::gradient(f, &at, &[gs[0], gs[1], gw]).unwrap();
+    // A seed on the state on return flows through every step.
+    let g = |p: &[f64]| {
+        let mut s = [p[0], p[1]];
+        simulate(&mut s, p[2], steps);
+        3.0 * s[0] - s[1]
+    };
+    let mut s = vec![at[0], at[1]];
+    let (_, (gs, gw)) = simulate_vjp(&mut s, at[2], steps, 0.0, vec![3.0, -1.0]);
+    check::gradient(g, &at, &[gs[0], gs[1], gw]).unwrap();
+}
+
+/// Writes `x, x², x³` into a buffer.
+#[reverse]
+fn fill_powers(x: f64, out: &mut [f64; 3]) {
+    for i in 0..3 {
+        out[i] = x.powi(i as i32 + 1);
+    }
+}
+
+/// A local buffer filled by a callee through `&mut`.
+#[reverse]
+fn cubic(x: f64, c: &[f64]) -> f64 {
+    let mut p = [0.0; 3];
+    fill_powers(x, &mut p);
+    c[0] * p[0] + c[1] * p[1] + c[2] * p[2]
+}
+
+#[test]
+fn local_buffer_filled_by_a_callee() {
+    let c = [1.5, -2.0, 0.5];
+    let x = 1.3;
+    let (v, (gx, gc)) = cubic_grad(x, &c);
+    assert_eq!(v.to_bits(), cubic(x, &c).to_bits());
+    assert_relative_eq!(
+        gx,
+        c[0] + 2.0 * c[1] * x + 3.0 * c[2] * x * x,
+        max_relative = 1e-14
+    );
+    assert_eq!(gc, vec![x, x * x, x.powi(3)]);
+}
+
+/// Adds `x²` to an accumulator and returns `sin x`.
+#[reverse]
+fn bump(acc: &mut f64, x: f64) -> f64 {
+    *acc += x * x;
+    x.sin()
+}
+
+/// A scalar passed by `&mut` twice, with the call results used.
+#[reverse]
+fn bumped(x: f64, y: f64) -> f64 {
+    let mut acc = y;
+    let s = bump(&mut acc, x);
+    let t = bump(&mut acc, s);
+    acc * t
+}
+
+#[test]
+fn scalar_mut_argument_closed_form() {
+    let (x, y) = (0.7, 1.1);
+    let (v, (gx, gy)) = bumped_grad(x, y);
+    assert_eq!(v.to_bits(), bumped(x, y).to_bits());
+    // acc = y + x² + sin²x, t = sin(sin x)
+    let (s, t) = (x.sin(), x.sin().sin());
+    let acc = y + x * x + s * s;
+    let dt = s.cos() * x.cos();
+    let dacc = 2.0 * x + 2.0 * s * x.cos();
+    assert_relative_eq!(gx, dacc * t + acc * dt, max_relative = 1e-14);
+    assert_relative_eq!(gy, t, max_relative = 1e-15);
+}

@@ -118,6 +118,70 @@ pub fn output_seed<T: Float>(function: &str, param: &str, seed: &[T], len: usize
     false
 }
 
+/// Where the reverse sweep of a callee finds the seed of a `&mut` scalar parameter (the
+/// caller's adjoint of its value after the call) and puts the adjoint of its value before the
+/// call: the caller's adjoint as `&mut T`, or [`Discard`](crate::call::Discard).
+pub trait ScalarInOut<T> {
+    /// The seed: the adjoint of the value after the call.
+    fn seed(&self) -> T;
+    /// Replaces it with the adjoint of the value before the call.
+    fn set(&mut self, adjoint: T);
+}
+
+impl<T: Float> ScalarInOut<T> for &mut T {
+    #[inline]
+    fn seed(&self) -> T {
+        **self
+    }
+    #[inline]
+    fn set(&mut self, adjoint: T) {
+        **self = adjoint;
+    }
+}
+
+impl<T: Float> ScalarInOut<T> for crate::call::Discard {
+    #[inline]
+    fn seed(&self) -> T {
+        T::ZERO
+    }
+    #[inline]
+    fn set(&mut self, _: T) {}
+}
+
+/// [`ScalarInOut`] for a `&mut` array parameter: the caller's adjoint as `&mut [T]`, or
+/// [`Discard`](crate::call::Discard), whose seed is empty (zero; see [`output_seed`]).
+pub trait ArrayInOut<T> {
+    /// The seed: the adjoint of the value after the call.
+    fn seed(&self) -> &[T];
+    /// Replaces it with the adjoint of the value before the call.
+    ///
+    /// # Panics
+    ///
+    /// If the lengths differ (a `Vec` that a callee grows is not supported through calls).
+    fn set(&mut self, adjoint: &[T]);
+}
+
+impl<T: Float> ArrayInOut<T> for &mut [T] {
+    #[inline]
+    fn seed(&self) -> &[T] {
+        self
+    }
+    #[inline]
+    #[track_caller]
+    fn set(&mut self, adjoint: &[T]) {
+        self.copy_from_slice(adjoint);
+    }
+}
+
+impl<T: Float> ArrayInOut<T> for crate::call::Discard {
+    #[inline]
+    fn seed(&self) -> &[T] {
+        &[]
+    }
+    #[inline]
+    fn set(&mut self, _: &[T]) {}
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +201,23 @@ mod tests {
         let mut grown = vec![1.0_f64];
         InOut::write_back(&mut grown, &vec![1.0, 2.0]);
         assert_eq!(grown, [1.0, 2.0]);
+    }
+
+    #[test]
+    fn in_out_sinks() {
+        let mut x = 2.0_f64;
+        let mut sink = &mut x;
+        assert_eq!(ScalarInOut::seed(&sink), 2.0);
+        sink.set(5.0);
+        assert_eq!(x, 5.0);
+        let mut v = [1.0_f64, 2.0];
+        let mut sink: &mut [f64] = &mut v;
+        assert_eq!(ArrayInOut::seed(&sink), [1.0, 2.0]);
+        sink.set(&[3.0, 4.0]);
+        assert_eq!(v, [3.0, 4.0]);
+        let d = crate::call::Discard;
+        assert_eq!(ScalarInOut::<f64>::seed(&d), 0.0);
+        assert!(ArrayInOut::<f64>::seed(&d).is_empty());
     }
 
     #[test]

@@ -345,11 +345,11 @@ fn uses_calls(block: &Block, plan: &Plan) -> bool {
     crate::ir::visit::walk(block, &mut |stmt, _| {
         if let StmtKind::Let {
             var,
-            rhs: Rhs::Call(_),
+            rhs: rhs @ Rhs::Call(_),
             ..
         } = &stmt.kind
         {
-            found |= plan.active(*var);
+            found |= plan.activity.live(*var, rhs);
         }
     });
     found
@@ -599,9 +599,9 @@ impl Cps<'_> {
             match &stmt.kind {
                 StmtKind::Let {
                     var,
-                    rhs: Rhs::Call(_),
+                    rhs: rhs @ Rhs::Call(_),
                     ..
-                } if self.active(*var) => break,
+                } if self.e.plan.activity.live(*var, rhs) => break,
                 StmtKind::Let { var, rhs, ty } => {
                     let (fwd, back) = self.let_stmt(*var, rhs, ty.as_ref(), stmt.span);
                     forward.extend(fwd);
@@ -636,6 +636,13 @@ impl Cps<'_> {
                     phis,
                 } => self.branch(stmt, cond, then, els, phis, after, tail),
                 StmtKind::Loop(l) => self.looped(stmt, l, after, tail),
+                StmtKind::Let {
+                    var,
+                    rhs: Rhs::Call(call),
+                    ty,
+                } if call.by_mut.contains(&true) => {
+                    self.call_mut(*var, call, ty.as_ref(), stmt.span, after, tail)
+                }
                 StmtKind::Let {
                     var,
                     rhs: Rhs::Call(call),
@@ -795,7 +802,7 @@ impl Cps<'_> {
         let mut captures = TokenStream::new();
         let mut before = TokenStream::new();
         let mut after_call = TokenStream::new();
-        let mut args = self.e.call_args(call);
+        let mut args = self.e.call_args(call, false);
         let mut sinks = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
             let Operand::Var(a) = arg else {
@@ -888,6 +895,155 @@ impl Cps<'_> {
                 &mut |#res| ::ad::__private::cps::grow(|| (#once.take())(#res)),
             );
             #after_call
+            #r
+        }
+    }
+
+    /// A call that passes variables by `&mut`, through the callee's split companions (its CPS
+    /// companion has no way to hand back new cells): `fwd` writes the variables, which get
+    /// fresh cells for the rest of the body; then `rev` turns the adjoints of their new cells
+    /// (and of the result) into adjoints of the old ones.
+    ///
+    /// ```text
+    /// let mut __ad_st = __ad_stack.take();
+    /// let y = g::fwd(&mut x, &mut buf, &mut __ad_st);    __ad_stack.set(__ad_st);
+    /// let __ad_was_x = __ad_c1;  let __ad_c1 = &NumR::new(x);       // and for `buf`'s cells
+    /// let __ad_c2 = &NumR::new(y);
+    /// let __ad_r = { <the rest> };
+    /// let mut __ad_in_x = __ad_c1.adjoint();  let mut __ad_in_buf = adjoints(..);
+    /// g::rev((), (), __ad_c2.adjoint(), &mut __ad_st, &mut __ad_in_x, &mut __ad_in_buf[..]);
+    /// __ad_was_x.add(__ad_in_x);  ..                      // into the old cells
+    /// ```
+    fn call_mut(
+        &self,
+        var: VarId,
+        call: &crate::ir::Call,
+        ty: Option<&TokenStream>,
+        span: Span,
+        after: &[Stmt],
+        tail: &Tail,
+    ) -> TokenStream {
+        let callee = &self.e.body.callees[call.callee];
+        let alias = &callee.alias;
+        let stack = stack();
+        let n = self.next();
+        let r = fresh("r", n);
+        let name = self.name(var);
+        let fwd_args = self.e.call_args(call, false);
+        let mut rev_args = self.e.call_args(call, true);
+        let mut captures = TokenStream::new();
+        let mut renew = TokenStream::new();
+        let mut seeds = TokenStream::new();
+        let mut deliver = TokenStream::new();
+        let mut sinks = Vec::new();
+        for (k, arg) in call.args.iter().enumerate() {
+            let Operand::Var(a) = arg else {
+                sinks.push(quote!(::ad::__private::Discard));
+                continue;
+            };
+            let a = *a;
+            let array = self.e.body.vars[a].ty.is_array();
+            let a_name = self.name(a);
+            let a_cell = cell_of(a);
+            if call.by_mut[k] {
+                if !self.active(a) {
+                    sinks.push(quote!(::ad::__private::Discard));
+                    continue;
+                }
+                let was = format_ident!("__ad_was{}_{}", n, k, span = Span::mixed_site());
+                let own = format_ident!("__ad_new{}_{}", n, k, span = Span::mixed_site());
+                let adj_in = format_ident!("__ad_in{}_{}", n, k, span = Span::mixed_site());
+                if array {
+                    captures.extend(quote!(let #was = ::core::clone::Clone::clone(&#a_cell);));
+                    renew.extend(quote! {
+                        let #own = ::ad::__private::cps::cells(&#a_name[..]);
+                        for (__c, __o) in #a_cell.iter_mut().zip(#own.iter()) {
+                            *__c = __o;
+                        }
+                    });
+                    seeds.extend(quote! {
+                        let mut #adj_in: ::std::vec::Vec<_> =
+                            #own.iter().map(|__c| __c.adjoint()).collect();
+                    });
+                    sinks.push(quote!(&mut #adj_in[..]));
+                    deliver.extend(quote! {
+                        for (__c, __v) in #was.iter().zip(#adj_in.iter()) {
+                            __c.add(*__v);
+                        }
+                    });
+                } else {
+                    let t = self.float(a).ident();
+                    captures.extend(quote!(let #was = #a_cell;));
+                    renew.extend(quote! {
+                        let #own = ::ad::__private::cps::NumR::<#t>::new(#a_name);
+                        let #a_cell = &#own;
+                    });
+                    seeds.extend(quote!(let mut #adj_in = #own.adjoint();));
+                    sinks.push(quote!(&mut #adj_in));
+                    deliver.extend(quote!(#was.add(#adj_in);));
+                }
+                continue;
+            }
+            if array && self.e.body.vars[a].mutable {
+                // The rest may change it: the reverse sweep gets it as it was at the call.
+                let saved = fresh("arg", self.next());
+                captures.extend(quote!(let #saved = ::core::clone::Clone::clone(&#a_name);));
+                rev_args[k] = if call.by_ref[k] {
+                    quote!(&#saved)
+                } else {
+                    quote!(::core::clone::Clone::clone(&#saved))
+                };
+            }
+            if !self.active(a) {
+                sinks.push(quote!(::ad::__private::Discard));
+                continue;
+            }
+            if array {
+                let saved = fresh("cells", self.next());
+                captures.extend(quote!(let #saved = ::core::clone::Clone::clone(&#a_cell);));
+                sinks.push(quote!(::ad::__private::cps::Cells(&#saved[..])));
+            } else {
+                sinks.push(quote!(#a_cell));
+            }
+        }
+        let annotation = match ty {
+            Some(t) => Some(quote!(: #t)),
+            None => self.e.float_annotation(var),
+        };
+        let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
+        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
+        let (result_cell, seed) = if self.active(var) {
+            let cell = cell_of(var);
+            let new_cell = self.new_cell(var, quote!(#name));
+            (
+                quote!(let #cell = #new_cell;),
+                quote!(::ad::__private::seed_for(#cell.adjoint())),
+            )
+        } else {
+            (
+                TokenStream::new(),
+                quote!(::core::default::Default::default()),
+            )
+        };
+        let rest = self.stmts(after, tail);
+        let rebind = self.rebind_cells(&self.written_arrays(after));
+        let call_tokens = super::shared::respan(
+            quote!(#alias::fwd(#(#fwd_args,)* &mut __ad_st)),
+            callee.span,
+        );
+        quote! {
+            #captures
+            let mut __ad_st = #stack.take();
+            #binding #call_tokens;
+            #stack.set(__ad_st);
+            #renew
+            #result_cell
+            let #r = { #rebind #rest };
+            #seeds
+            let mut __ad_st = #stack.take();
+            #alias::rev(#(#rev_args,)* #seed, &mut __ad_st, #(#sinks),*);
+            #stack.set(__ad_st);
+            #deliver
             #r
         }
     }

@@ -90,6 +90,96 @@ pub(super) fn cps_write_backs(sig: &Signature, body: &Body) -> [TokenStream; 3] 
     out
 }
 
+/// The end of a forward sweep for callers (`NAME::fwd`): the write-backs, then the values on
+/// entry pushed for `NAME::rev`, which pops them (`rev_prologue`) instead of taking them.
+pub(super) fn fwd_epilogue(sig: &Signature, body: &Body) -> TokenStream {
+    let stack = super::shared::stack();
+    let pushes = sig.outputs().map(|(i, p)| {
+        let name = &body.vars[i].name;
+        match &p.kind {
+            ParamKind::Scalar(_) => quote!(#stack.push(#name);),
+            _ => quote!(#stack.push_slice(&#name[..]);),
+        }
+    });
+    let write_backs = write_backs(sig, body);
+    quote!(#write_backs #(#pushes)*)
+}
+
+/// The start of `NAME::rev`: the values on entry of the `&mut` parameters, popped (last
+/// first), and the `&f64` parameters' values.
+pub(super) fn rev_prologue(sig: &Signature, body: &Body) -> TokenStream {
+    let stack = super::shared::stack();
+    let pops = sig
+        .outputs()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .map(|(i, p)| {
+            let name = &body.vars[i].name;
+            match &p.kind {
+                ParamKind::Scalar(t) => {
+                    let t = t.ident();
+                    quote!(let #name = #stack.pop::<#t>();)
+                }
+                ParamKind::Array { elem, len } => {
+                    let t = elem.ident();
+                    quote!(let #name: [#t; #len] = #stack.pop_array::<#t, { #len }>();)
+                }
+                _ => {
+                    let t = p.kind.elem().ident();
+                    quote!(let #name = #stack.pop_vec::<#t>();)
+                }
+            }
+        });
+    let shared = sig
+        .params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match (p.passing, &p.kind) {
+            (Passing::Ref, ParamKind::Scalar(t)) => {
+                let (name, ident, t) = (&body.vars[i].name, &p.ident, t.ident());
+                Some(quote!(let #name: #t = *#ident;))
+            }
+            _ => None,
+        });
+    quote!(#(#pops)* #(#shared)*)
+}
+
+/// The parameters of `NAME::rev`: as written, except a `&mut` one, which the caller passes
+/// as `()` (`rev` pops its value on entry).
+pub(super) fn rev_params(sig: &Signature, func: &syn::ItemFn) -> Vec<TokenStream> {
+    func.sig
+        .inputs
+        .iter()
+        .zip(&sig.params)
+        .map(|(arg, p)| match p.passing {
+            Passing::MutRef if !p.rejected => {
+                let ident = &p.ident;
+                quote!(#ident: ())
+            }
+            _ => quote!(#arg),
+        })
+        .collect()
+}
+
+/// The sink of the `&mut` parameter `i` in `NAME::rev`.
+pub(super) fn sink(i: usize) -> syn::Ident {
+    format_ident!("__sink_{}", i, span = Span::mixed_site())
+}
+
+/// The seeds of the `&mut` parameters in `NAME::rev`, read from their sinks.
+pub(super) fn rev_seeds(sig: &Signature) -> Vec<TokenStream> {
+    sig.outputs()
+        .map(|(i, p)| {
+            let sink = sink(i);
+            match &p.kind {
+                ParamKind::Scalar(_) => quote!(::ad::__private::ScalarInOut::seed(&#sink)),
+                _ => quote!(::ad::__private::ArrayInOut::seed(&#sink)),
+            }
+        })
+        .collect()
+}
+
 /// The seed parameters of `NAME_vjp` after the output's: `__seed_s: Vec<f64>`.
 pub(super) fn seed_params(sig: &Signature) -> Vec<TokenStream> {
     sig.outputs()
@@ -102,6 +192,33 @@ pub(super) fn seed_params(sig: &Signature) -> Vec<TokenStream> {
 }
 
 impl Emitter<'_> {
+    /// The end of `NAME::rev`: each `&mut` parameter's sink gets the adjoint of its value on
+    /// entry (zero when the function overwrites it before reading it).
+    pub(super) fn deliver_entries(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, p) in self.sig.outputs() {
+            let sink = sink(i);
+            let name = &self.body.vars[i].name;
+            let active =
+                self.plan.active(i) && self.plan.adj[i] != super::tape::plan::AdjDecl::None;
+            let adj = &self.adj[i];
+            out.extend(match (&p.kind, active) {
+                (ParamKind::Scalar(_), true) => {
+                    quote!(::ad::__private::ScalarInOut::set(&mut #sink, #adj);)
+                }
+                (ParamKind::Scalar(t), false) => {
+                    let zero = super::shared::zero(*t);
+                    quote!(::ad::__private::ScalarInOut::set(&mut #sink, #zero);)
+                }
+                (_, true) => quote!(::ad::__private::ArrayInOut::set(&mut #sink, &#adj[..]);),
+                (_, false) => quote! {
+                    ::ad::__private::ArrayInOut::set(&mut #sink, &::ad::__private::zeros_like(&#name)[..]);
+                },
+            });
+        }
+        out
+    }
+
     /// Adds the seeds of the `&mut` parameters (`seeds[k]` for the `k`-th) into the adjoints
     /// (or, in CPS mode, the cells) of their values on return.
     pub(super) fn seed_writebacks(&self, seeds: &[TokenStream], function: &str) -> TokenStream {

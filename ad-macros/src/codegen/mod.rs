@@ -45,11 +45,7 @@ pub(crate) fn emit(
         ),
     };
     let grad = emit_grad(func, sig, false);
-    let companions = match sig.outputs().next() {
-        // Calls that pass `&mut` are rejected in the caller.
-        Some(_) => stub_companions(func, sig),
-        None => tape::split::emit(func, split_sig, split_body, split_plan, cps_companion),
-    };
+    let companions = tape::split::emit(func, split_sig, split_body, split_plan, cps_companion);
     quote! {
         #func
         #vjp

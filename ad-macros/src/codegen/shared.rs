@@ -249,8 +249,8 @@ impl Emitter<'_> {
             }
             Rhs::Call(call) => {
                 let callee = &self.body.callees[call.callee];
-                let args = self.call_args(call);
-                if self.plan.active(out) {
+                let args = self.call_args(call, false);
+                if self.plan.activity.live(out, rhs) {
                     let alias = &callee.alias;
                     let stack = stack();
                     let call = quote!(#alias::fwd(#(#args,)* &mut *#stack));
@@ -361,8 +361,13 @@ impl Emitter<'_> {
             Rhs::Call(call) => {
                 // g::rev(<args>, <adjoint of the result>, stack, <a sink per argument>)
                 let alias = &self.body.callees[call.callee].alias;
-                let args = self.call_args(call);
+                let args = self.call_args(call, true);
                 let stack = stack();
+                // A result nobody differentiates (a discarded `()`) seeds with zero.
+                let seed = match self.plan.active(out) {
+                    true => quote!(::ad::__private::seed_for(#adj)),
+                    false => quote!(::core::default::Default::default()),
+                };
                 // An active variable passed twice (`h(x, x)`) cannot lend its adjoint to two
                 // sinks at once: later occurrences get a zeroed local, added in afterwards.
                 let mut before = TokenStream::new();
@@ -386,7 +391,7 @@ impl Emitter<'_> {
                     .collect();
                 return quote! {
                     #before
-                    #alias::rev(#(#args,)* ::ad::__private::seed_for(#adj), &mut *#stack, #(#sinks),*);
+                    #alias::rev(#(#args,)* #seed, &mut *#stack, #(#sinks),*);
                     #after
                 };
             }
@@ -561,18 +566,29 @@ impl Emitter<'_> {
     /// assigned is reset at the assignment, so it is a local added to the sink at the end).
     pub(super) fn is_sink(&self, v: VarId) -> bool {
         let var = &self.body.vars[v];
+        // (The adjoint of a `&mut` parameter on entry replaces the caller's: a local.)
+        let by_mut_ref = var
+            .param
+            .is_some_and(|p| self.sig.params[p].passing == crate::parse::Passing::MutRef);
         self.split
             && var.param.is_some()
+            && !by_mut_ref
             && (var.ty.is_array() || var.ty.is_float() && !var.mutable)
     }
 
-    /// The arguments of a call as written in both sweeps (`&h` for arrays passed by
-    /// reference).
-    pub(super) fn call_args(&self, call: &crate::ir::Call) -> Vec<TokenStream> {
+    /// The arguments of a call as written in the forward sweep, or in the reverse sweep
+    /// (`rev`): `&h` for arrays passed by reference; `&mut x` forward and `()` backward for a
+    /// variable passed by `&mut` (the callee's `rev` pops its value before the call).
+    pub(super) fn call_args(&self, call: &crate::ir::Call, rev: bool) -> Vec<TokenStream> {
         call.args
             .iter()
             .zip(&call.by_ref)
-            .map(|(arg, &by_ref)| {
+            .zip(&call.by_mut)
+            .map(|((arg, &by_ref), &by_mut)| {
+                if by_mut {
+                    let arg = self.op(arg);
+                    return if rev { quote!(()) } else { quote!(&mut #arg) };
+                }
                 // (A reference parameter is passed as it is: `&Vec<f64>` coerces to `&[f64]`.)
                 let array = arg.var().is_some_and(|v| {
                     let var = &self.body.vars[v];
@@ -581,8 +597,13 @@ impl Emitter<'_> {
                         .is_some_and(|p| matches!(self.sig.params[p].ty, syn::Type::Reference(_)));
                     var.ty.is_array() && !reference
                 });
+                // The body's copy of a `&mut` array parameter is owned where the user's name
+                // was a reference.
+                let copy_of_reference = arg
+                    .var()
+                    .is_some_and(|v| self.body.writebacks.iter().any(|w| w.var == v));
                 let arg = self.op(arg);
-                if by_ref {
+                if by_ref || copy_of_reference {
                     quote!(&#arg)
                 } else if array {
                     // Both sweeps pass the array: a `Vec` passed by value is cloned.

@@ -30,6 +30,12 @@ impl Activity {
     pub(crate) fn active_op(&self, op: &Operand) -> bool {
         op.var().is_some_and(|v| self.active(v))
     }
+
+    /// Whether `let var = rhs;` has reverse work: its result is active, or it is a call that
+    /// writes an active variable through `&mut` (whose result may be `()`).
+    pub(crate) fn live(&self, var: VarId, rhs: &Rhs) -> bool {
+        self.active(var) || matches!(rhs, Rhs::Call(call) if call.writes().any(|w| self.active(w)))
+    }
 }
 
 /// One edge of the dependence graph: `to` depends differentiably on `from`.
@@ -127,7 +133,13 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
             }
             Rhs::Intrinsic(rule, args) => args.iter().take(rule.arity).for_each(|a| add(*var, a)),
             Rhs::ArrayLit(items) => items.iter().for_each(|a| add(*var, a)),
-            Rhs::Call(call) => call.args.iter().for_each(|a| add(*var, a)),
+            Rhs::Call(call) => {
+                call.args.iter().for_each(|a| add(*var, a));
+                // A variable passed by `&mut` depends on every argument (itself included).
+                for w in call.writes() {
+                    call.args.iter().for_each(|a| add(w, a));
+                }
+            }
             Rhs::Index(array, _) => edges.push((*var, *array)),
             // Opaque values carry no derivative; `flows` records what would be lost, checked
             // separately. They still count as uses for the usefulness of their inputs below.

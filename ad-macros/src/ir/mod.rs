@@ -303,6 +303,21 @@ pub(crate) struct Call {
     pub args: Vec<Operand>,
     /// Which arguments are passed by reference (`&h` for a local array).
     pub by_ref: Vec<bool>,
+    /// Which arguments are passed by `&mut` (`&mut h`, `&mut x`): variables the call writes.
+    /// Their adjoints are in-out: the callee's reverse sweep reads the adjoint of the value
+    /// after the call and replaces it with that of the value before.
+    pub by_mut: Vec<bool>,
+}
+
+impl Call {
+    /// The variables passed by `&mut`, which the call writes.
+    pub(crate) fn writes(&self) -> impl Iterator<Item = VarId> + '_ {
+        self.args
+            .iter()
+            .zip(&self.by_mut)
+            .filter(|(_, &m)| m)
+            .filter_map(|(a, _)| a.var())
+    }
 }
 
 /// A function called from the body.

@@ -60,8 +60,12 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
                 Vec::new()
             }
         }
-        // The callee's reverse sweep takes every argument again.
-        Rhs::Call(call) => (0..call.args.len()).map(Need::Operand).collect(),
+        // The callee's reverse sweep takes every argument again, except those passed by
+        // `&mut`: it pops their values before the call.
+        Rhs::Call(call) => (0..call.args.len())
+            .filter(|&k| !call.by_mut[k])
+            .map(Need::Operand)
+            .collect(),
         _ => Vec::new(),
     }
 }

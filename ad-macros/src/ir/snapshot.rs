@@ -166,7 +166,7 @@ impl Inserter<'_> {
     fn needed_operands<'s>(&self, stmt: &'s mut Stmt) -> Vec<&'s mut Operand> {
         let activity = &*self.activity;
         match &mut stmt.kind {
-            StmtKind::Let { var, rhs, .. } if activity.active(*var) => {
+            StmtKind::Let { var, rhs, .. } if activity.live(*var, rhs) => {
                 let needs = rhs_needs(rhs, &|v| activity.active(v));
                 let positions: Vec<usize> = needs
                     .iter()

@@ -68,6 +68,10 @@ impl Stmt {
             StmtKind::Assign { var, .. } => vec![*var],
             StmtKind::IndexAssign { array, .. } => vec![*array],
             StmtKind::Opaque { writes, .. } => writes.clone(),
+            StmtKind::Let {
+                rhs: Rhs::Call(call),
+                ..
+            } => call.writes().collect(),
             StmtKind::Let { .. } | StmtKind::If { .. } | StmtKind::Loop(_) => Vec::new(),
         }
     }

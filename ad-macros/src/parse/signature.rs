@@ -64,6 +64,16 @@ pub(crate) enum ParamKind {
 }
 
 impl ParamKind {
+    /// The float type of a float parameter (`f64` for an inactive one).
+    pub(crate) fn elem(&self) -> FloatTy {
+        match self {
+            ParamKind::Scalar(t)
+            | ParamKind::Array { elem: t, .. }
+            | ParamKind::Slice { elem: t } => *t,
+            ParamKind::Inactive => FloatTy::F64,
+        }
+    }
+
     /// The type of this parameter's adjoint in the gradient: `f64`, `[f64; N]`, `Vec<f64>`.
     pub(crate) fn adjoint_type(&self) -> Option<TokenStream> {
         match self {

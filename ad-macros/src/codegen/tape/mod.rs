@@ -423,7 +423,7 @@ impl Emitter<'_> {
 
     fn rev_stmt_tokens(&self, stmt: &Stmt) -> TokenStream {
         match &stmt.kind {
-            StmtKind::Let { var, rhs, .. } if self.plan.active(*var) => {
+            StmtKind::Let { var, rhs, .. } if self.plan.activity.live(*var, rhs) => {
                 self.rev_rhs(*var, rhs, stmt.span)
             }
             StmtKind::Assign { var, op, value } if self.plan.active(*var) => {

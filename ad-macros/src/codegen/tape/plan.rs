@@ -167,7 +167,8 @@ fn block_work(block: &Block, activity: &Activity) -> bool {
 
 fn stmt_work(stmt: &Stmt, activity: &Activity) -> bool {
     match &stmt.kind {
-        StmtKind::Let { var, .. } | StmtKind::Assign { var, .. } => activity.active(*var),
+        StmtKind::Let { var, rhs, .. } => activity.live(*var, rhs),
+        StmtKind::Assign { var, .. } => activity.active(*var),
         StmtKind::IndexAssign { array, .. } => activity.active(*array),
         StmtKind::Opaque { writes, .. } => writes.iter().any(|&w| activity.active(w)),
         StmtKind::If {
@@ -488,7 +489,7 @@ impl Planner<'_> {
         crate::ir::visit::walk(&self.body.block, &mut |stmt, site| {
             let id = site.pos * 3;
             match &stmt.kind {
-                StmtKind::Let { var, rhs, .. } if activity.active(*var) => match rhs {
+                StmtKind::Let { var, rhs, .. } if activity.live(*var, rhs) => match rhs {
                     Rhs::Index(array, _) => contribute(&Operand::Var(*array), site.block, id),
                     Rhs::Intrinsic(rule, args) => {
                         if rule.partial != crate::rules::Partial::Zero {

@@ -26,10 +26,11 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::super::inout;
 use super::super::shared::{stack, Emitter};
 use super::plan::Plan;
 use crate::ir::Body;
-use crate::parse::{ParamKind, Signature};
+use crate::parse::{ParamKind, Passing, Signature};
 
 /// The marker struct and its `fwd`/`rev` for `func`, from a body planned in split mode.
 /// `cps` is the CPS companion `NAME::cps`, which the backend provides.
@@ -46,6 +47,7 @@ pub(in crate::codegen) fn emit(
     let generics = &func.sig.generics;
     let where_clause = &func.sig.generics.where_clause;
     let params: Vec<TokenStream> = func.sig.inputs.iter().map(|arg| quote!(#arg)).collect();
+    let rev_params = inout::rev_params(sig, func);
     let ret = match &func.sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
@@ -54,12 +56,18 @@ pub(in crate::codegen) fn emit(
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
     let callees = super::super::callees_prelude(body, false);
-    let prologue = super::super::inout::prologue(sig, body);
+    let prologue = inout::prologue(sig, body);
+    let rev_prologue = inout::rev_prologue(sig, body);
     let forward = e.fwd_block(&body.block);
+    let epilogue = inout::fwd_epilogue(sig, body);
     let at_ret = super::super::shared::return_span(func);
     let output = super::super::shared::respan(e.output_value(&body.output), at_ret);
-    let seeding = super::super::shared::respan(e.seed(&format!("{name}::rev")), at_ret);
+    let function = format!("{name}::rev");
+    let seed_outputs = e.seed_writebacks(&inout::rev_seeds(sig), &function);
+    let seed_output = e.seed(&function);
+    let seeding = super::super::shared::respan(quote!(#seed_output #seed_outputs), at_ret);
     let reverse = e.rev_block(&body.block, seeding);
+    let deliver_entries = e.deliver_entries();
 
     // One sink per parameter: scalars get `impl ScalarSink`, arrays `impl ArraySink`,
     // inactive parameters `Discard`. The sink is the parameter's adjoint, which the reverse
@@ -69,6 +77,17 @@ pub(in crate::codegen) fn emit(
     let mut deliver = Vec::new();
     for (i, param) in sig.params.iter().enumerate() {
         let adj = &e.adj[i];
+        if param.passing == Passing::MutRef {
+            // The caller's adjoint of the value after the call: the seed, replaced by the
+            // adjoint of the value before it (`deliver_entries`).
+            let sink = inout::sink(i);
+            let t = param.kind.elem().ident();
+            sinks.push(match &param.kind {
+                ParamKind::Scalar(_) => quote!(mut #sink: impl ::ad::__private::ScalarInOut<#t>),
+                _ => quote!(mut #sink: impl ::ad::__private::ArrayInOut<#t>),
+            });
+            continue;
+        }
         match &param.kind {
             ParamKind::Scalar(t) if e.is_sink(i) => {
                 let t = t.ident();
@@ -120,17 +139,19 @@ pub(in crate::codegen) fn emit(
                 #callees
                 #prologue
                 #forward
+                #epilogue
                 #output
             }
 
             /// The reverse sweep of the function, for callers: adds the adjoints of the
             /// parameters, scaled by the seed, into the sinks.
             #allow
-            #vis fn rev #generics (#(#params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
+            #vis fn rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
-                #prologue
+                #rev_prologue
                 #reverse
                 #(#deliver)*
+                #deliver_entries
             }
 
             #cps

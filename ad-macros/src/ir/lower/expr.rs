@@ -547,10 +547,9 @@ impl Lowerer<'_> {
             }
         }
         if let syn::Expr::Path(func) = &*call.func {
-            let float_arg = call
-                .args
-                .iter()
-                .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some());
+            let float_arg = call.args.iter().any(|a| {
+                self.is_float_expr(a) || self.array_arg(a).is_some() || self.mut_arg(a).is_some()
+            });
             if self.is_poisoned(&call.func) {
                 return Value::Error;
             }
@@ -627,9 +626,31 @@ impl Lowerer<'_> {
                 self.callees.len() - 1
             }
         };
+        // A statement call (`step(s, dt);`) is made for its writes: a `&mut` parameter of this
+        // function passed on as it is (`s`) is passed by `&mut`. Where the result is used,
+        // write `&mut *s` for that.
+        let discarded = std::mem::take(&mut self.discarding);
         let mut args = Vec::new();
         let mut by_ref = Vec::new();
+        let mut by_mut = Vec::new();
         for arg in &call.args {
+            let passed_on =
+                match arg {
+                    syn::Expr::Path(p) if discarded => p.path.get_ident().and_then(|i| match self
+                        .lookup(&i.to_string())
+                    {
+                        Some(Binding::Var(v)) if self.mut_refs.contains(v) => Some(*v),
+                        _ => None,
+                    }),
+                    _ => None,
+                };
+            if let Some(var) = passed_on.or_else(|| self.mut_arg(arg)) {
+                args.push(Operand::Var(var));
+                by_ref.push(false);
+                by_mut.push(true);
+                continue;
+            }
+            by_mut.push(false);
             if let Some((array, reference)) = self.array_arg(arg) {
                 args.push(Operand::Var(array));
                 by_ref.push(reference);
@@ -662,10 +683,15 @@ impl Lowerer<'_> {
             callee,
             args,
             by_ref,
+            by_mut,
         });
+        let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
         let result = self.let_temp(out, rhs, Ty::Float(None), path.span());
         if let Operand::Var(v) = result {
             self.call_results.push(v);
+            if writes {
+                self.mut_calls.push(v);
+            }
         }
         Value::Op(result)
     }
@@ -679,6 +705,41 @@ impl Lowerer<'_> {
             ),
             syn::Expr::Paren(p) => self.is_poisoned(&p.expr),
             _ => false,
+        }
+    }
+
+    /// A float variable passed by `&mut` (`&mut x`, `&mut buf`, `&mut *out` for a `&mut f64`
+    /// parameter): the callee may write it.
+    fn mut_arg(&self, arg: &syn::Expr) -> Option<VarId> {
+        match arg {
+            syn::Expr::Reference(r) if r.mutability.is_some() => {
+                let inner = match &*r.expr {
+                    // `&mut *out` (a `&mut f64` parameter), `&mut *s` (a `&mut [f64]` one).
+                    syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        match self.deref_var(&u.expr) {
+                            Some(v) => v,
+                            None => {
+                                let syn::Expr::Path(p) = &*u.expr else {
+                                    return None;
+                                };
+                                match self.lookup(&p.path.get_ident()?.to_string())? {
+                                    Binding::Var(v) if self.mut_refs.contains(v) => *v,
+                                    _ => return None,
+                                }
+                            }
+                        }
+                    }
+                    syn::Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
+                        Binding::Var(v) => *v,
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                let var = &self.vars[inner];
+                (var.mutable && (var.ty.is_array() || var.ty.is_float())).then_some(inner)
+            }
+            syn::Expr::Paren(p) => self.mut_arg(&p.expr),
+            _ => None,
         }
     }
 

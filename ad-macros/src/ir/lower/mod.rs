@@ -146,6 +146,12 @@ struct Lowerer<'a> {
     callees: Vec<super::Callee>,
     /// The variables that hold the result of such a call (a scalar, as far as the macro knows).
     call_results: Vec<VarId>,
+    /// Those of calls that pass variables by `&mut`.
+    mut_calls: Vec<VarId>,
+    /// The body's copies of the `&mut` parameters (the user's names are `&mut` references).
+    mut_refs: Vec<VarId>,
+    /// The next call lowered is a statement whose value is discarded (`step(s, dt);`).
+    discarding: bool,
 }
 
 impl<'a> Lowerer<'a> {
@@ -162,6 +168,9 @@ impl<'a> Lowerer<'a> {
             in_value_branch: 0,
             callees: Vec::new(),
             call_results: Vec::new(),
+            mut_calls: Vec::new(),
+            mut_refs: Vec::new(),
+            discarding: false,
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -221,6 +230,7 @@ impl<'a> Lowerer<'a> {
             });
             self.bind(&param.ident, Binding::Var(copy));
             if by_mut_ref {
+                self.mut_refs.push(copy);
                 writebacks.push(super::Writeback {
                     param: index,
                     var: copy,
@@ -343,7 +353,12 @@ impl<'a> Lowerer<'a> {
                     self.assign_return(value, expr, out);
                     return (Value::Unit, jumps);
                 }
+                self.discarding = !want && matches!(expr, syn::Expr::Call(_));
                 let (value, jumps) = self.lower_expr_jumps(expr, out, want);
+                self.discarding = false;
+                if !want {
+                    self.discard_call_result(&value);
+                }
                 if is_tail {
                     (value, jumps)
                 } else if matches!(value, Value::Never) {
@@ -353,6 +368,19 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
+    }
+
+    /// The result of a call made for its writes through `&mut` (`step(&mut s, dt);`) is
+    /// unused and may be `()`: its type is left to rustc, and it gets no adjoint.
+    fn discard_call_result(&mut self, value: &Value) -> bool {
+        let Value::Op(Operand::Var(v)) = value else {
+            return false;
+        };
+        if !self.call_results.contains(v) || !self.mut_calls.contains(v) {
+            return false;
+        }
+        self.vars[*v].ty = Ty::Other;
+        true
     }
 
     /// `__ret = value;` for the tail of a function with early returns.
@@ -416,6 +444,9 @@ impl<'a> Lowerer<'a> {
             .map_or_else(|| block.brace_token.span.close(), Spanned::span);
         match (ret, value) {
             (RetTy::Unit, Value::Unit) => Some(Output::Tuple(Vec::new())),
+            (RetTy::Unit, value) if self.discard_call_result(&value) => {
+                Some(Output::Tuple(Vec::new()))
+            }
             (RetTy::Scalar(_), Value::Op(op)) => Some(Output::Scalar(op)),
             (RetTy::Array { .. } | RetTy::Vec(_), Value::Op(Operand::Var(v)))
                 if self.vars[v].ty.is_array() =>
