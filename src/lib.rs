@@ -82,6 +82,7 @@ macro_rules! __callee_fallback {
         /// The stand-in's result: of either precision, so the missing derivative is the only
         /// error.
         #[allow(non_camel_case_types, dead_code)]
+        #[derive(Default)]
         pub struct $result;
         impl $crate::__private::ResultOf<f32> for $result {
             fn result(self) -> f32 {
@@ -102,6 +103,9 @@ macro_rules! __callee_fallback {
             fn seed(self) -> $result {
                 ::core::unreachable!()
             }
+        }
+        impl $crate::__private::Returns for $name {
+            type Output = $result;
         }
         #[allow(dead_code, clippy::all)]
         impl $name {
@@ -126,7 +130,8 @@ macro_rules! __callee_fallback {
 pub mod __private {
     pub use ad_runtime::adjoint::{add_assign, check_seed_len, replay_rev, zeros_like};
     pub use ad_runtime::call::{
-        require_derivative, ArraySink, Differentiable, Discard, ScalarSink,
+        require_derivative, restore, ArraySink, Differentiable, Discard, PartOf, Returns,
+        ScalarSink,
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{

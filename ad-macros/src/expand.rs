@@ -67,7 +67,7 @@ fn analyse(
     if cx.has_errors() {
         return None;
     }
-    ir::snapshot::insert(cx, &mut body, &mut activity);
+    ir::snapshot::insert(&mut body, &mut activity);
     let plan = codegen::tape::plan::make(cx, &body, activity, split);
     if cx.has_errors() {
         return None;
@@ -162,7 +162,13 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     let cx = Errors::new();
     let vjp = parse::derivative_args(&cx, args);
     let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
-    if sig.valid && !matches!(sig.ret, parse::RetTy::Scalar(_)) {
+    if let Some((_, p)) = sig.outputs().next() {
+        cx.error(
+            &p.ty,
+            "#[ad::derivative] does not support `&mut` parameters; annotate the function with \
+             #[reverse], or take the value and return the result",
+        );
+    } else if sig.valid && !matches!(sig.ret, parse::RetTy::Scalar(_)) {
         cx.error(
             &func.sig.output,
             "#[ad::derivative] supports functions that return `f64` or `f32`; for other \
@@ -312,6 +318,12 @@ pub(crate) mod snapshots {
     #[test]
     fn closures() {
         check("closures");
+    }
+
+    /// `&mut` and `&f64` parameters, a callee writing through `&mut`, a tuple result.
+    #[test]
+    fn mutation() {
+        check("mutation");
     }
 
     /// The CPS backend on one function per construct.

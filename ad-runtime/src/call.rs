@@ -131,6 +131,70 @@ impl<T> ArraySink<T> for Discard {
     fn add_all(&mut self, _: &[T]) {}
 }
 
+/// The return type of a function with a derivative, named through its marker struct: a
+/// caller that keeps an array result for its reverse sweep pops it as this type.
+pub trait Returns {
+    /// The function's return type.
+    type Output;
+}
+
+/// The type of part `K` of a tuple (a caller's `let (a, b) = g(..);`).
+pub trait PartOf<const K: usize> {
+    /// The type of the part.
+    type Part;
+}
+
+macro_rules! part {
+    ($k:literal $t:ident; $($all:ident),*) => {
+        impl<$($all),*> PartOf<$k> for ($($all,)*) {
+            type Part = $t;
+        }
+    };
+}
+
+part!(0 A; A);
+part!(0 A; A, B);
+part!(1 B; A, B);
+part!(0 A; A, B, C);
+part!(1 B; A, B, C);
+part!(2 C; A, B, C);
+part!(0 A; A, B, C, D);
+part!(1 B; A, B, C, D);
+part!(2 C; A, B, C, D);
+part!(3 D; A, B, C, D);
+part!(0 A; A, B, C, D, E);
+part!(1 B; A, B, C, D, E);
+part!(2 C; A, B, C, D, E);
+part!(3 D; A, B, C, D, E);
+part!(4 E; A, B, C, D, E);
+
+/// A float array or `Vec` pushed whole to the value stack
+/// ([`push_slice`](crate::ValueStack::push_slice)) and popped as its own type.
+pub trait Restore: Sized {
+    /// Pops the value pushed last.
+    fn restore(stack: &mut crate::ValueStack) -> Self;
+}
+
+impl<T: crate::stack::Record, const N: usize> Restore for [T; N] {
+    #[inline]
+    fn restore(stack: &mut crate::ValueStack) -> Self {
+        stack.pop_array::<T, N>()
+    }
+}
+
+impl<T: crate::stack::Record> Restore for Vec<T> {
+    #[inline]
+    fn restore(stack: &mut crate::ValueStack) -> Self {
+        stack.pop_vec()
+    }
+}
+
+/// Pops an array or `Vec` as the type `V` (see [`Restore`]).
+#[inline]
+pub fn restore<V: Restore>(stack: &mut crate::ValueStack) -> V {
+    V::restore(stack)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

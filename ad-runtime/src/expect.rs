@@ -50,16 +50,10 @@ pub trait SeedOf<T> {
     fn seed(self) -> T;
 }
 
-impl SeedOf<f64> for f64 {
+/// The same type: the identity (scalars, arrays and vectors alike).
+impl<T> SeedOf<T> for T {
     #[inline]
-    fn seed(self) -> f64 {
-        self
-    }
-}
-
-impl SeedOf<f32> for f32 {
-    #[inline]
-    fn seed(self) -> f32 {
+    fn seed(self) -> T {
         self
     }
 }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 /// The integration tests that differentiate functions.
 const FILES: &[&str] = &[
     "calls",
+    "call_results",
     "checks",
     "closures",
     "custom_derivative",

@@ -640,8 +640,8 @@ impl Cps<'_> {
                     var,
                     rhs: Rhs::Call(call),
                     ty,
-                } if call.by_mut.contains(&true) => {
-                    self.call_mut(*var, call, ty.as_ref(), stmt.span, after, tail)
+                } if self.through_split(*var, call) => {
+                    self.call_split(*var, call, ty.as_ref(), stmt.span, after, tail)
                 }
                 StmtKind::Let {
                     var,
@@ -899,10 +899,11 @@ impl Cps<'_> {
         }
     }
 
-    /// A call that passes variables by `&mut`, through the callee's split companions (its CPS
-    /// companion has no way to hand back new cells): `fwd` writes the variables, which get
-    /// fresh cells for the rest of the body; then `rev` turns the adjoints of their new cells
-    /// (and of the result) into adjoints of the old ones.
+    /// A call that passes variables by `&mut`, or returns an array or a tuple, through the
+    /// callee's split companions (its CPS companion has no way to hand back new cells, or
+    /// cells of an array): `fwd` writes the variables, which get fresh cells for the rest of
+    /// the body, and the result (or each part of it) gets cells; then `rev` turns the
+    /// adjoints of the new cells (and of the result's) into adjoints of the old ones.
     ///
     /// ```text
     /// let mut __ad_st = __ad_stack.take();
@@ -914,7 +915,13 @@ impl Cps<'_> {
     /// g::rev((), (), __ad_c2.adjoint(), &mut __ad_st, &mut __ad_in_x, &mut __ad_in_buf[..]);
     /// __ad_was_x.add(__ad_in_x);  ..                      // into the old cells
     /// ```
-    fn call_mut(
+    /// Whether a call goes through the callee's split companions rather than its CPS
+    /// companion, which only returns a scalar and writes nothing.
+    fn through_split(&self, var: VarId, call: &crate::ir::Call) -> bool {
+        call.by_mut.contains(&true) || !call.parts.is_empty() || self.e.body.vars[var].ty.is_array()
+    }
+
+    fn call_split(
         &self,
         var: VarId,
         call: &crate::ir::Call,
@@ -1012,18 +1019,22 @@ impl Cps<'_> {
         };
         let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
         let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
-        let (result_cell, seed) = if self.active(var) {
-            let cell = cell_of(var);
-            let new_cell = self.new_cell(var, quote!(#name));
-            (
-                quote!(let #cell = #new_cell;),
-                quote!(::ad::__private::seed_for(#cell.adjoint())),
-            )
+        // The result's cells, or for a tuple, its parts (the `let`s that follow the call).
+        let mut result_cells = TokenStream::new();
+        let (seed, after) = if call.parts.is_empty() {
+            (self.result_cells(var, &mut result_cells), after)
         } else {
-            (
-                TokenStream::new(),
-                quote!(::core::default::Default::default()),
-            )
+            let n_parts = call.parts.len().min(after.len());
+            let mut seeds = Vec::new();
+            for stmt in &after[..n_parts] {
+                if let StmtKind::Let { var: p, rhs, .. } = &stmt.kind {
+                    let (p_name, rhs) = (self.name(*p), self.e.fwd_rhs(*p, rhs, stmt.span));
+                    let mutability = self.e.body.vars[*p].mutable.then(|| quote!(mut));
+                    result_cells.extend(quote!(let #mutability #p_name = #rhs;));
+                    seeds.push(self.result_cells(*p, &mut result_cells));
+                }
+            }
+            (quote!((#(#seeds,)*)), &after[n_parts..])
         };
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&self.written_arrays(after));
@@ -1037,7 +1048,7 @@ impl Cps<'_> {
             #binding #call_tokens;
             #stack.set(__ad_st);
             #renew
-            #result_cell
+            #result_cells
             let #r = { #rebind #rest };
             #seeds
             let mut __ad_st = #stack.take();
@@ -1046,6 +1057,31 @@ impl Cps<'_> {
             #deliver
             #r
         }
+    }
+
+    /// Cells for the result (or a part) `v` of a call made through the split companions,
+    /// added to `out`; returns the seed of the callee's reverse for it, read from them.
+    fn result_cells(&self, v: VarId, out: &mut TokenStream) -> TokenStream {
+        let name = self.name(v);
+        let array = self.e.body.vars[v].ty.is_array();
+        if !self.active(v) {
+            return match array {
+                true => quote!(::ad::__private::zeros_like(&#name)),
+                false => quote!(::core::default::Default::default()),
+            };
+        }
+        let cell = cell_of(v);
+        if array {
+            let own = fresh("o", v);
+            out.extend(quote! {
+                let #own = ::ad::__private::cps::cells(&#name[..]);
+                let mut #cell = ::ad::__private::cps::refs(&#own);
+            });
+            return quote!(::ad::__private::cps::adjoints_like(&#name, &#own));
+        }
+        let new_cell = self.new_cell(v, quote!(#name));
+        out.extend(quote!(let #cell = #new_cell;));
+        quote!(::ad::__private::seed_for(#cell.adjoint()))
     }
 
     /// `array[index] = value` (or `+=`, `-=`): in place, with a fresh cell for the element.
@@ -1071,7 +1107,7 @@ impl Cps<'_> {
             return (primal, TokenStream::new());
         }
         let n = self.next();
-        let element = fresh("e", n);
+        let element = fresh("w", n);
         let old = fresh("old", n);
         let a_cell = cell_of(*array);
         let forward = quote! {
@@ -1165,7 +1201,7 @@ impl Cps<'_> {
             let name = self.name(*w);
             let c = cell_of(*w);
             if self.e.body.vars[*w].ty.is_array() {
-                let own = fresh("o", self.next());
+                let own = fresh("fresh", self.next());
                 quote! {
                     let #own = ::ad::__private::cps::cells(&#name[..]);
                     let mut #c = ::ad::__private::cps::refs(&#own);

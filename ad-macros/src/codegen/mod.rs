@@ -79,6 +79,7 @@ fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let name = &func.sig.ident;
     let output = &func.sig.output;
     let seed_ty = sig.ret.seed_type();
+    let returns = returns(func);
     let args: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("A{}", i))
         .collect();
@@ -90,6 +91,7 @@ fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
         impl ::ad::__private::Differentiable for #name {}
+        #returns
         #[allow(dead_code, clippy::all)]
         impl #name {
             #vis fn fwd<#(#args,)* S>(#(_: #args,)* _: S) #output {
@@ -188,6 +190,27 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         #allow
         #vis fn #name #generics (#(#params),*) -> (#ret, #grad) #where_clause {
             #body
+        }
+    }
+}
+
+/// `impl Returns for NAME { type Output = R; }`: a caller that keeps an array result of the
+/// function for its reverse sweep pops it as `R`. Not for a function with generic parameters
+/// (lifetimes), whose return type may name them.
+pub(crate) fn returns(func: &syn::ItemFn) -> TokenStream {
+    if !func.sig.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let name = &func.sig.ident;
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let inherited = inherited_attrs(func);
+    quote! {
+        #inherited
+        impl ::ad::__private::Returns for #name {
+            type Output = #ret;
         }
     }
 }

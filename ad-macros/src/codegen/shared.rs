@@ -268,6 +268,11 @@ impl Emitter<'_> {
                     quote!(#path(#(#args),*))
                 }
             }
+            Rhs::Part(tuple, k) => {
+                let tuple = &self.body.vars[*tuple].name;
+                let k = syn::Index::from(*k);
+                quote!(#tuple.#k)
+            }
             Rhs::Opaque(opaque) => opaque.expr.clone(),
             Rhs::Guard(flags) => {
                 let flags = flags.iter().map(|f| &self.body.vars[*f].name);
@@ -363,11 +368,7 @@ impl Emitter<'_> {
                 let alias = &self.body.callees[call.callee].alias;
                 let args = self.call_args(call, true);
                 let stack = stack();
-                // A result nobody differentiates (a discarded `()`) seeds with zero.
-                let seed = match self.plan.active(out) {
-                    true => quote!(::ad::__private::seed_for(#adj)),
-                    false => quote!(::core::default::Default::default()),
-                };
+                let seed = self.call_seed(out, call);
                 // An active variable passed twice (`h(x, x)`) cannot lend its adjoint to two
                 // sinks at once: later occurrences get a zeroed local, added in afterwards.
                 let mut before = TokenStream::new();
@@ -407,6 +408,7 @@ impl Emitter<'_> {
             }
             Rhs::Opaque(_)
             | Rhs::Guard(_)
+            | Rhs::Part(..)
             | Rhs::Copy(_)
             | Rhs::Neg(_)
             | Rhs::Cast(..)
@@ -415,6 +417,35 @@ impl Emitter<'_> {
         }
         let contributions = self.contribs(&items);
         quote!(#pre #contributions)
+    }
+
+    /// The seed of a call's reverse: the adjoint of its result, or of each part of a tuple
+    /// result (`(seed_for(__adj_a), __adj_w)`). A result or part nobody differentiates (a
+    /// discarded `()`) seeds with zeros.
+    fn call_seed(&self, out: VarId, call: &crate::ir::Call) -> TokenStream {
+        let seed_of = |v: VarId| {
+            let var = &self.body.vars[v];
+            match (self.plan.active(v), var.ty.is_array()) {
+                (true, true) => {
+                    let adj = &self.adj[v];
+                    quote!(::ad::__private::seed_for(#adj))
+                }
+                (true, false) => {
+                    let adj = &self.adj[v];
+                    quote!(::ad::__private::seed_for(#adj))
+                }
+                (false, true) => {
+                    let name = &var.name;
+                    quote!(::ad::__private::zeros_like(&#name))
+                }
+                (false, false) => quote!(::core::default::Default::default()),
+            }
+        };
+        if call.parts.is_empty() {
+            return seed_of(out);
+        }
+        let parts = call.parts.iter().map(|&p| seed_of(p));
+        quote!((#(#parts,)*))
     }
 
     /// The partial(s) of an intrinsic, from the runtime's rule: `rules::d_sin(x)`, or the

@@ -34,7 +34,9 @@ impl Activity {
     /// Whether `let var = rhs;` has reverse work: its result is active, or it is a call that
     /// writes an active variable through `&mut` (whose result may be `()`).
     pub(crate) fn live(&self, var: VarId, rhs: &Rhs) -> bool {
-        self.active(var) || matches!(rhs, Rhs::Call(call) if call.writes().any(|w| self.active(w)))
+        self.active(var)
+            || matches!(rhs, Rhs::Call(call)
+                if call.writes().any(|w| self.active(w)) || call.parts.iter().any(|&p| self.active(p)))
     }
 }
 
@@ -149,6 +151,7 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
                 }
             }
             Rhs::Guard(_) => {}
+            Rhs::Part(tuple, _) => edges.push((*var, *tuple)),
         },
         StmtKind::Assign { var, value, .. } => add(*var, value),
         StmtKind::IndexAssign { array, value, .. } => add(*array, value),

@@ -97,6 +97,7 @@ pub(crate) fn linearize(rhs: &Rhs) -> Option<Vec<Term>> {
         | Rhs::VecRepeat(..)
         | Rhs::Call(_)
         | Rhs::Opaque(_)
+        | Rhs::Part(..)
         | Rhs::Guard(_) => return None,
     })
 }

@@ -285,7 +285,12 @@ pub(crate) enum Rhs {
     /// `let v = vec![a; n];`
     VecRepeat(Operand, Operand),
     /// `let v = g(a, b);` where `g` has a derivative (`#[reverse]` or `#[ad::derivative]`).
+    /// `v` is a scalar, an array, or (for a call destructured by `let (a, b) = g(..)`) the
+    /// tuple whose parts are the [`Rhs::Part`]s listed in [`Call::parts`].
     Call(Call),
+    /// `let a = t.k;`: part `k` of the tuple `t` a call returned. No derivative of its own:
+    /// the call's reverse reads the parts' adjoints as its seed.
+    Part(VarId, usize),
     /// An inactive expression, emitted as written (with variables renamed).
     Opaque(Opaque),
     /// `let g = !(f1 || f2 || ..);`: the guard lowering puts around the statements after a
@@ -303,6 +308,9 @@ pub(crate) struct Call {
     pub args: Vec<Operand>,
     /// Which arguments are passed by reference (`&h` for a local array).
     pub by_ref: Vec<bool>,
+    /// For a tuple result destructured by `let (a, b) = g(..)`: the variables of its parts, in
+    /// order (each defined by a [`Rhs::Part`] right after the call). Empty otherwise.
+    pub parts: Vec<VarId>,
     /// Which arguments are passed by `&mut` (`&mut h`, `&mut x`): variables the call writes.
     /// Their adjoints are in-out: the callee's reverse sweep reads the adjoint of the value
     /// after the call and replaces it with that of the value before.

@@ -289,7 +289,17 @@ impl<'b> Printer<'b> {
                     .args
                     .iter()
                     .zip(call.by_ref.iter().chain(std::iter::repeat(&false)))
-                    .map(|(a, &r)| format!("{}{}", if r { "&" } else { "" }, self.op(a)))
+                    .zip(call.by_mut.iter().chain(std::iter::repeat(&false)))
+                    .map(|((a, &r), &m)| {
+                        let by = if m {
+                            "&mut "
+                        } else if r {
+                            "&"
+                        } else {
+                            ""
+                        };
+                        format!("{by}{}", self.op(a))
+                    })
                     .collect();
                 let path = self
                     .body
@@ -298,6 +308,7 @@ impl<'b> Printer<'b> {
                     .map_or_else(|| format!("<callee {}>", call.callee), |c| tokens(&c.path));
                 format!("call {path}({})", args.join(", "))
             }
+            Rhs::Part(tuple, k) => format!("{}.{k}", self.var(*tuple)),
             Rhs::Opaque(opaque) => format!("opaque {{ {} }}", tokens(&opaque.expr)),
             Rhs::Guard(flags) => {
                 let flags: Vec<String> = flags.iter().map(|f| self.var(*f)).collect();
@@ -646,6 +657,11 @@ mod snapshots {
         check("cps");
     }
 
+    #[test]
+    fn ir_mutation() {
+        check("mutation");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]
@@ -715,7 +731,7 @@ mod snapshots {
                     // every float parameter is active and the most values are kept).
                     let split = sig.all_active();
                     let mut activity = ir::activity::analyse(&cx, &body, &split);
-                    ir::snapshot::insert(&cx, &mut body, &mut activity);
+                    ir::snapshot::insert(&mut body, &mut activity);
                     check(&body, "snapshot::insert");
                     checked += 1;
                 }

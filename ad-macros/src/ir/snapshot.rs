@@ -17,11 +17,10 @@ use super::activity::Activity;
 use super::needs::{rhs_needs, Need};
 use super::visit::{walk, Site};
 use super::{Block, Body, Operand, Rhs, Stmt, StmtKind, VarId};
-use crate::error::Errors;
 
-/// Inserts the snapshots into `body`, extending `activity` to the new variables. Reports
-/// arrays passed to a call and modified before the reverse sweep reads them.
-pub(crate) fn insert(cx: &Errors, body: &mut Body, activity: &mut Activity) {
+/// Inserts the snapshots into `body`, extending `activity` to the new variables. An array
+/// passed to a call and modified before the reverse sweep reads it is copied at the call.
+pub(crate) fn insert(body: &mut Body, activity: &mut Activity) {
     let clobbers = Clobbers::of(body);
     let mut pos = 0;
     let mut loops = Vec::new();
@@ -33,7 +32,6 @@ pub(crate) fn insert(cx: &Errors, body: &mut Body, activity: &mut Activity) {
         },
     );
     let mut inserter = Inserter {
-        cx,
         body,
         activity,
         clobbers: &clobbers,
@@ -88,7 +86,6 @@ impl Clobbers {
 }
 
 struct Inserter<'b> {
-    cx: &'b Errors,
     body: &'b mut Body,
     activity: &'b mut Activity,
     clobbers: &'b Clobbers,
@@ -117,18 +114,8 @@ impl Inserter<'_> {
                 if !self.body.vars[m].mutable || !self.clobbers.clobbered(m, &site) {
                     continue;
                 }
-                if self.body.vars[m].ty.is_array() {
-                    // Arrays are not copied: the callee's reverse sweep reads this one again.
-                    self.cx.error_at(
-                        span,
-                        format!(
-                            "the array `{}` is modified after this call, but the reverse sweep \
-                             of the callee reads it again; pass a copy (`let copy = {0};`) instead",
-                            self.body.vars[m].name
-                        ),
-                    );
-                    continue;
-                }
+                // (An array passed to a call and modified later is copied at the call: the
+                // callee's reverse sweep reads it again, as it was.)
                 let snap = match snaps.get(&m) {
                     Some(&snap) => snap,
                     None => {

@@ -25,7 +25,7 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
             }
             Rhs::Index(array, _) => links.push((*var, *array)),
             Rhs::ArrayLit(items) => items.iter().for_each(|a| link(&mut links, *var, a)),
-            Rhs::Cast(..) | Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Call(_) => {}
+            Rhs::Cast(..) | Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Call(_) | Rhs::Part(..) => {}
         },
         StmtKind::Assign { var, value, .. } => link(&mut links, *var, value),
         StmtKind::IndexAssign { array, value, .. } => link(&mut links, *array, value),

@@ -11,7 +11,7 @@ impl Rhs {
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter().collect(),
             Rhs::Call(call) => call.args.iter().collect(),
             Rhs::Index(_, i) => vec![i],
-            Rhs::Opaque(_) | Rhs::Guard(_) => Vec::new(),
+            Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Part(..) => Vec::new(),
         }
     }
 
@@ -23,7 +23,7 @@ impl Rhs {
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter_mut().collect(),
             Rhs::Call(call) => call.args.iter_mut().collect(),
             Rhs::Index(_, i) => vec![i],
-            Rhs::Opaque(_) | Rhs::Guard(_) => Vec::new(),
+            Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Part(..) => Vec::new(),
         }
     }
 
@@ -38,6 +38,7 @@ impl Rhs {
             Rhs::Index(array, _) => reads.push(*array),
             Rhs::Opaque(opaque) => reads.extend(opaque.reads.iter().copied()),
             Rhs::Guard(flags) => reads.extend(flags.iter().copied()),
+            Rhs::Part(tuple, _) => reads.push(*tuple),
             _ => {}
         }
         reads
@@ -48,6 +49,8 @@ impl Rhs {
     pub(crate) fn is_cheap(&self) -> bool {
         match self {
             Rhs::Copy(_) | Rhs::Neg(_) | Rhs::Cast(..) | Rhs::Index(..) => true,
+            // (A part moves out of the tuple: it is taken once.)
+            Rhs::Part(..) => false,
             Rhs::Binary(op, ..) => !matches!(op, super::BinOp::Rem),
             Rhs::Opaque(opaque) => opaque.cheap,
             Rhs::Guard(_) => true,

@@ -68,6 +68,9 @@ fn pow_rec_grad(x: f64, n: u32) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct pow_rec {}
 impl ::ad::__private::Differentiable for pow_rec {}
+impl ::ad::__private::Returns for pow_rec {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl pow_rec {

@@ -47,6 +47,9 @@ fn map_sum_grad(xs: &[f64], w: f64) -> (f64, (::std::vec::Vec<f64>, f64)) {
 #[allow(non_camel_case_types, dead_code)]
 struct map_sum {}
 impl ::ad::__private::Differentiable for map_sum {}
+impl ::ad::__private::Returns for map_sum {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl map_sum {
@@ -173,6 +176,9 @@ fn free_variable_grad(a: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct free_variable {}
 impl ::ad::__private::Differentiable for free_variable {}
+impl ::ad::__private::Returns for free_variable {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl free_variable {
@@ -314,6 +320,9 @@ fn map_sin_sum_grad(
 #[allow(non_camel_case_types, dead_code)]
 struct map_sin_sum {}
 impl ::ad::__private::Differentiable for map_sin_sum {}
+impl ::ad::__private::Returns for map_sin_sum {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl map_sin_sum {

@@ -62,6 +62,9 @@ fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
 #[allow(non_camel_case_types, dead_code)]
 struct f {}
 impl ::ad::__private::Differentiable for f {}
+impl ::ad::__private::Returns for f {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl f {
@@ -240,6 +243,9 @@ fn assign_grad(x: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct assign {}
 impl ::ad::__private::Differentiable for assign {}
+impl ::ad::__private::Returns for assign {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl assign {
@@ -441,6 +447,9 @@ fn piecewise_grad(x: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct piecewise {}
 impl ::ad::__private::Differentiable for piecewise {}
+impl ::ad::__private::Returns for piecewise {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl piecewise {
@@ -724,6 +733,9 @@ fn recurrence_grad(x0: f64, a: f64, n: usize) -> (f64, (f64, f64)) {
 #[allow(non_camel_case_types, dead_code)]
 struct recurrence {}
 impl ::ad::__private::Differentiable for recurrence {}
+impl ::ad::__private::Returns for recurrence {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl recurrence {
@@ -1074,6 +1086,9 @@ fn dot_grad(w: &[f64], v: [f64; 3]) -> (f64, (::std::vec::Vec<f64>, [f64; 3])) {
 #[allow(non_camel_case_types, dead_code)]
 struct dot {}
 impl ::ad::__private::Differentiable for dot {}
+impl ::ad::__private::Returns for dot {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl dot {
@@ -1309,6 +1324,9 @@ fn square_grad(x: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct square {}
 impl ::ad::__private::Differentiable for square {}
+impl ::ad::__private::Returns for square {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl square {
@@ -1459,6 +1477,9 @@ fn calls_grad(x: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct calls {}
 impl ::ad::__private::Differentiable for calls {}
+impl ::ad::__private::Returns for calls {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl calls {

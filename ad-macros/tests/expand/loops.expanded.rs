@@ -49,6 +49,9 @@ fn halve_grad(x0: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct halve {}
 impl ::ad::__private::Differentiable for halve {}
+impl ::ad::__private::Returns for halve {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl halve {
@@ -209,6 +212,9 @@ fn recurrence_grad(x0: f64, a: f64, b: f64, n: usize) -> (f64, (f64, f64, f64)) 
 #[allow(non_camel_case_types, dead_code)]
 struct recurrence {}
 impl ::ad::__private::Differentiable for recurrence {}
+impl ::ad::__private::Returns for recurrence {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl recurrence {
@@ -394,6 +400,9 @@ fn dot_grad(
 #[allow(non_camel_case_types, dead_code)]
 struct dot {}
 impl ::ad::__private::Differentiable for dot {}
+impl ::ad::__private::Returns for dot {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl dot {
@@ -575,6 +584,9 @@ fn matvec_sum_grad(
 #[allow(non_camel_case_types, dead_code)]
 struct matvec_sum {}
 impl ::ad::__private::Differentiable for matvec_sum {}
+impl ::ad::__private::Returns for matvec_sum {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl matvec_sum {

@@ -150,6 +150,9 @@ fn chain_grad(x0: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct chain {}
 impl ::ad::__private::Differentiable for chain {}
+impl ::ad::__private::Returns for chain {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl chain {

@@ -43,6 +43,9 @@ fn f_grad(x: f64, y: f64) -> (f64, (f64, f64)) {
 #[allow(non_camel_case_types, dead_code)]
 struct f {}
 impl ::ad::__private::Differentiable for f {}
+impl ::ad::__private::Returns for f {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl f {
@@ -209,6 +212,9 @@ fn piecewise_grad(x: f64, k: i32) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct piecewise {}
 impl ::ad::__private::Differentiable for piecewise {}
+impl ::ad::__private::Returns for piecewise {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl piecewise {
@@ -382,6 +388,9 @@ fn dot3_grad(w: [f64; 3], x: &[f64]) -> (f64, [f64; 3]) {
 #[allow(non_camel_case_types, dead_code)]
 struct dot3 {}
 impl ::ad::__private::Differentiable for dot3 {}
+impl ::ad::__private::Returns for dot3 {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl dot3 {
@@ -536,6 +545,9 @@ fn constant_receiver_grad(x: f64) -> (f64, f64) {
 #[allow(non_camel_case_types, dead_code)]
 struct constant_receiver {}
 impl ::ad::__private::Differentiable for constant_receiver {}
+impl ::ad::__private::Returns for constant_receiver {
+    type Output = f64;
+}
 #[doc(hidden)]
 #[allow(dead_code)]
 impl constant_receiver {

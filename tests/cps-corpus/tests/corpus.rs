@@ -23,6 +23,7 @@ macro_rules! corpus {
 }
 
 corpus!(
+    call_results,
     calls,
     checks,
     closures,

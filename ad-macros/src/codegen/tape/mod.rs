@@ -323,7 +323,17 @@ impl Emitter<'_> {
                         Shape::Fixed(n) => {
                             quote!(let #name: [#t; #n] = #stack.pop_array::<#t, { #n }>();)
                         }
-                        _ => quote!(let #name = #stack.pop_vec::<#t>();),
+                        Shape::Like(p) if self.fixed_param(*p).is_some() => {
+                            let n = self.fixed_param(*p);
+                            quote!(let #name: [#t; #n] = #stack.pop_array::<#t, { #n }>();)
+                        }
+                        _ => match self.result_type(v) {
+                            // A call's result: an array or a `Vec`, as the callee returns it.
+                            Some(ty) => {
+                                quote!(let #name: #ty = ::ad::__private::restore(&mut *#stack);)
+                            }
+                            None => quote!(let #name = #stack.pop_vec::<#t>();),
+                        },
                     }
                 }
                 _ => {
@@ -369,6 +379,35 @@ impl Emitter<'_> {
             quote!(let mut #adj = #zero;)
         });
         quote!(#(#pops)* #(#recomputes)* #(#decls)*)
+    }
+
+    /// The length of the parameter `p` when it is a fixed-size array (`[f64; N]`).
+    fn fixed_param(&self, p: VarId) -> Option<&TokenStream> {
+        let index = self.body.vars[p].param?;
+        match &self.sig.params[index].kind {
+            crate::parse::ParamKind::Array { len, .. } => Some(len),
+            _ => None,
+        }
+    }
+
+    /// The type of `v` when it is the result of a call (or a part of it):
+    /// `<__callee0 as Returns>::Output`, `<<__callee0 as Returns>::Output as PartOf<1>>::Part`.
+    fn result_type(&self, v: VarId) -> Option<TokenStream> {
+        let returns = |t: VarId| match self.plan.defs.get(&t) {
+            Some(Rhs::Call(call)) => {
+                let alias = &self.body.callees[call.callee].alias;
+                Some(quote!(<#alias as ::ad::__private::Returns>::Output))
+            }
+            _ => None,
+        };
+        match self.plan.defs.get(&v)? {
+            Rhs::Call(_) => returns(v),
+            Rhs::Part(t, k) => {
+                let whole = returns(*t)?;
+                Some(quote!(<#whole as ::ad::__private::PartOf<#k>>::Part))
+            }
+            _ => None,
+        }
     }
 
     /// The type a saved value is popped as.

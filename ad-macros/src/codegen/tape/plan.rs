@@ -257,8 +257,20 @@ impl Planner<'_> {
                         }
                     }
                     if let Ty::Array(info) = &self.body.vars[*var].ty {
-                        if let Shape::Len(Operand::Var(len)) = &info.shape {
-                            self.need(*len);
+                        match &info.shape {
+                            Shape::Len(Operand::Var(len)) => self.need(*len),
+                            // The adjoint of a call's array result is shaped like it.
+                            Shape::Like(w) if self.body.vars[*w].param.is_none() => self.need(*w),
+                            _ => {}
+                        }
+                    }
+                    // A part nobody differentiates seeds the call's reverse with zeros of
+                    // its shape.
+                    if let Rhs::Call(call) = rhs {
+                        for &p in &call.parts {
+                            if !self.plan.activity.active(p) && self.body.vars[p].ty.is_array() {
+                                self.need(p);
+                            }
                         }
                     }
                 }
@@ -498,7 +510,7 @@ impl Planner<'_> {
                                 .for_each(|a| contribute(a, site.block, id));
                         }
                     }
-                    Rhs::Opaque(_) | Rhs::Guard(_) => {}
+                    Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Part(..) => {}
                     Rhs::Call(call) => call.args.iter().for_each(|a| contribute(a, sink_block, id)),
                     other => other
                         .operands()

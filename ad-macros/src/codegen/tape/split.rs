@@ -120,6 +120,7 @@ pub(in crate::codegen) fn emit(
         )]
     };
     let inherited = super::super::inherited_attrs(func);
+    let returns = super::super::returns(func);
     quote! {
         #[doc(hidden)]
         #inherited
@@ -128,6 +129,7 @@ pub(in crate::codegen) fn emit(
 
         #inherited
         impl ::ad::__private::Differentiable for #name {}
+        #returns
 
         #[doc(hidden)]
         #inherited

@@ -76,6 +76,7 @@ impl Lowerer<'_> {
                     self.bind_pattern(pat, item, annot, first_new, out);
                 }
             }
+            (syn::Pat::Tuple(tuple), value) if self.bind_parts(tuple, &value, out) => {}
             (syn::Pat::Tuple(tuple), _) => self.cx.error(
                 tuple,
                 "#[reverse] can destructure a tuple written in place, as in \

@@ -593,6 +593,13 @@ impl Lowerer<'_> {
         }
         let segments: Vec<_> = path.segments.iter().collect();
         let owner = segments.get(segments.len().wrapping_sub(2))?;
+        let last = &segments[segments.len() - 1].ident;
+        if owner.ident == "mem" && ["swap", "replace", "take"].iter().any(|f| last == f) {
+            return Some(format!(
+                "`mem::{last}` moves values behind #[reverse]'s back; write the assignments \
+                 out (`let t = a; a = b; b = t;`)"
+            ));
+        }
         let associated = owner.ident == "Self"
             || owner
                 .ident
@@ -630,6 +637,7 @@ impl Lowerer<'_> {
         // function passed on as it is (`s`) is passed by `&mut`. Where the result is used,
         // write `&mut *s` for that.
         let discarded = std::mem::take(&mut self.discarding);
+        let result_ty = self.call_result_ty();
         let mut args = Vec::new();
         let mut by_ref = Vec::new();
         let mut by_mut = Vec::new();
@@ -684,10 +692,13 @@ impl Lowerer<'_> {
             args,
             by_ref,
             by_mut,
+            parts: Vec::new(),
         });
         let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
-        let result = self.let_temp(out, rhs, Ty::Float(None), path.span());
+        let result_ty = result_ty.unwrap_or(Ty::Float(None));
+        let result = self.let_temp(out, rhs, result_ty, path.span());
         if let Operand::Var(v) = result {
+            self.settle_result_shape(v);
             self.call_results.push(v);
             if writes {
                 self.mut_calls.push(v);

@@ -47,6 +47,7 @@ mod expr;
 mod iter;
 mod jumps;
 mod rename;
+mod results;
 mod scope;
 
 use jumps::{Jumps, LoopCtx, RetCtx};
@@ -152,6 +153,10 @@ struct Lowerer<'a> {
     mut_refs: Vec<VarId>,
     /// The next call lowered is a statement whose value is discarded (`step(s, dt);`).
     discarding: bool,
+    /// The shape the statement being lowered gives the result of its call (see `results`).
+    result_shape: Option<results::ResultShape>,
+    /// The parts of that result, once the call is lowered: whether each is an array.
+    pending_parts: Option<Vec<bool>>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -171,6 +176,8 @@ impl<'a> Lowerer<'a> {
             mut_calls: Vec::new(),
             mut_refs: Vec::new(),
             discarding: false,
+            result_shape: None,
+            pending_parts: None,
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -262,6 +269,7 @@ impl<'a> Lowerer<'a> {
         let mut jumps = Jumps::default();
         for (k, stmt) in stmts.iter().enumerate() {
             let last = k + 1 == stmts.len();
+            self.expect_result_shape(stmts, k);
             let (value, j) = self.lower_stmt(stmt, out, last, tail);
             if last {
                 jumps.merge(j);
@@ -472,10 +480,17 @@ impl<'a> Lowerer<'a> {
                 );
                 None
             }
-            (RetTy::Array { .. } | RetTy::Vec(_) | RetTy::Tuple(_), Value::Op(Operand::Var(v)))
-                if self.call_results.contains(&v) =>
+            (RetTy::Array { .. } | RetTy::Vec(_), Value::Op(Operand::Var(v)))
+                if self.array_result(v) =>
             {
-                self.cx.error_at(span, CALL_RESULT_NOT_SCALAR);
+                Some(Output::ArrayVar(v))
+            }
+            (RetTy::Tuple(_), Value::Op(Operand::Var(v))) if self.call_results.contains(&v) => {
+                self.cx.error_at(
+                    span,
+                    "#[reverse] takes a tuple returned by a call apart by name: write `let (a, \
+                     b) = g(..);` and return `(a, b)`",
+                );
                 None
             }
             _ => {

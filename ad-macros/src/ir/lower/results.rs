@@ -1,0 +1,237 @@
+//! The shapes of call results: a scalar, an array, or a tuple taken apart by `let`.
+//!
+//! The macro does not see a callee's return type, so it reads the shape from the caller's
+//! code: `let out = g(v);` is an array when the statements after it index or iterate `out`
+//! (or the `let` names an array type, or the function returns it as its array result), and
+//! `let (a, b) = g(v);` is a tuple whose parts are variables of their own
+//! ([`Rhs::Part`]). A wrong guess cannot go unnoticed: the generated code then does not
+//! type-check.
+//!
+//! ```text
+//! let (s, w) = g(x);          let __t0 = call g(x);     // parts: [s, w]
+//!                             let s = __t0.0;
+//!                             let w = __t0.1;           // w is indexed below: an array
+//! ```
+
+use syn::visit::Visit;
+
+use super::*;
+use crate::ir::{ArrayInfo, Shape};
+
+/// What the statements after `let PAT = g(..);` say about the call's result.
+#[derive(Clone, Debug)]
+pub(super) enum ResultShape {
+    /// `let out = g(..)` with `out` used as an array.
+    Array,
+    /// `let (a, b, ..) = g(..)`: whether each part is used as an array.
+    Parts(Vec<bool>),
+}
+
+impl Lowerer<'_> {
+    /// Before lowering `stmt`, the `k`-th of `stmts`: when it binds the result of a call,
+    /// the shape its uses in the rest of `stmts` give that result.
+    pub(super) fn expect_result_shape(&mut self, stmts: &[syn::Stmt], k: usize) {
+        self.result_shape = None;
+        let syn::Stmt::Local(local) = &stmts[k] else {
+            return;
+        };
+        let Some(init) = &local.init else { return };
+        if !matches!(&*init.expr, syn::Expr::Call(_)) {
+            return;
+        }
+        let rest = &stmts[k + 1..];
+        let (pat, annot) = match &local.pat {
+            syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
+            pat => (pat, None),
+        };
+        self.result_shape = match pat {
+            syn::Pat::Ident(p) => {
+                let array = annot.is_some_and(is_array_type) || used_as_array(rest, &p.ident);
+                array.then_some(ResultShape::Array)
+            }
+            syn::Pat::Tuple(t) => Some(ResultShape::Parts(
+                t.elems
+                    .iter()
+                    .map(|e| match e {
+                        syn::Pat::Ident(p) => used_as_array(rest, &p.ident),
+                        syn::Pat::Type(typed) => {
+                            is_array_type(&typed.ty)
+                                || matches!(&*typed.pat, syn::Pat::Ident(p) if used_as_array(rest, &p.ident))
+                        }
+                        _ => false,
+                    })
+                    .collect(),
+            )),
+            _ => None,
+        };
+    }
+
+    /// The type of the result of a call about to be bound (see `expect_result_shape`).
+    pub(super) fn call_result_ty(&mut self) -> Option<Ty> {
+        match self.result_shape.take()? {
+            ResultShape::Array => Some(array_like(None)),
+            // A tuple: typed by rustc, reached through its parts.
+            ResultShape::Parts(arrays) => {
+                self.pending_parts = Some(arrays);
+                Some(Ty::Other)
+            }
+        }
+    }
+
+    /// Points the shape of an array result just defined at itself (`zeros_like(&out)`).
+    pub(super) fn settle_result_shape(&mut self, v: VarId) {
+        if let Ty::Array(info) = &mut self.vars[v].ty {
+            if matches!(info.shape, Shape::Like(usize::MAX)) {
+                info.shape = Shape::Like(v);
+            }
+        }
+    }
+
+    /// `let (a, b) = g(..);`: binds each name to a part of the call's result `tuple`.
+    /// Returns false when `value` is not such a result.
+    pub(super) fn bind_parts(
+        &mut self,
+        tuple: &syn::PatTuple,
+        value: &Value,
+        out: &mut Vec<Stmt>,
+    ) -> bool {
+        let Value::Op(Operand::Var(t)) = value else {
+            return false;
+        };
+        let Some(arrays) = self.pending_parts.take() else {
+            return false;
+        };
+        if !self.call_results.contains(t) || arrays.len() != tuple.elems.len() {
+            return false;
+        }
+        let t = *t;
+        let mut parts = Vec::new();
+        for (k, (pat, array)) in tuple.elems.iter().zip(arrays).enumerate() {
+            let (pat, annot) = match pat {
+                syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
+                pat => (pat, None),
+            };
+            let span = pat.span();
+            let ty = if array {
+                array_like(None)
+            } else {
+                Ty::Float(annot.as_ref().and_then(crate::parse::float_of))
+            };
+            let Operand::Var(part) = self.let_temp(out, Rhs::Part(t, k), ty, span) else {
+                continue;
+            };
+            if let Ty::Array(info) = &mut self.vars[part].ty {
+                info.shape = Shape::Like(part);
+            }
+            parts.push(part);
+            match pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    self.rename_temp(part, &p.ident, p.mutability.is_some());
+                    self.bind(&p.ident, Binding::Var(part));
+                }
+                syn::Pat::Wild(_) => {}
+                other => self.cx.error(
+                    other,
+                    "#[reverse] takes the result of a call apart into names (`let (a, b) = \
+                     g(..);`); bind this part to a name",
+                ),
+            }
+        }
+        for stmt in out.iter_mut().rev() {
+            if let StmtKind::Let {
+                var,
+                rhs: Rhs::Call(call),
+                ..
+            } = &mut stmt.kind
+            {
+                if *var == t {
+                    call.parts = parts;
+                    break;
+                }
+            }
+        }
+        true
+    }
+
+    /// The function's array result is the result of a call (`let out = g(v); out`, or
+    /// `g(v)` itself): the call returns an array.
+    pub(super) fn array_result(&mut self, v: VarId) -> bool {
+        if !self.call_results.contains(&v) || !matches!(self.vars[v].ty, Ty::Float(None)) {
+            return false;
+        }
+        self.vars[v].ty = array_like(Some(v));
+        true
+    }
+}
+
+/// An array whose adjoint has the shape of the variable `like` (set later when `None`).
+fn array_like(like: Option<VarId>) -> Ty {
+    Ty::Array(ArrayInfo {
+        elem: None,
+        shape: Shape::Like(like.unwrap_or(usize::MAX)),
+    })
+}
+
+/// `[f64; N]`, `Vec<f64>` (and references to them): an array annotation.
+fn is_array_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(_) | syn::Type::Slice(_) => true,
+        syn::Type::Reference(r) => is_array_type(&r.elem),
+        syn::Type::Paren(p) => is_array_type(&p.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| s.ident == "Vec"),
+        _ => false,
+    }
+}
+
+/// Whether `stmts` index `name`, iterate it, take its length or borrow it (`&name`).
+fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+    struct Finder<'a> {
+        name: &'a syn::Ident,
+        found: bool,
+    }
+    impl Finder<'_> {
+        fn is_name(&self, expr: &syn::Expr) -> bool {
+            match expr {
+                syn::Expr::Path(p) => p.path.is_ident(self.name),
+                syn::Expr::Paren(p) => self.is_name(&p.expr),
+                syn::Expr::Reference(r) => self.is_name(&r.expr),
+                _ => false,
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
+            self.found |= self.is_name(&e.expr);
+            syn::visit::visit_expr_index(self, e);
+        }
+        fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+            const ARRAY_METHODS: &[&str] = &[
+                "iter",
+                "len",
+                "into_iter",
+                "to_vec",
+                "first",
+                "last",
+                "is_empty",
+                "chunks",
+                "windows",
+                "split_at",
+            ];
+            self.found |= self.is_name(&e.receiver) && ARRAY_METHODS.iter().any(|m| e.method == m);
+            syn::visit::visit_expr_method_call(self, e);
+        }
+        fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+            self.found |= self.is_name(&e.expr);
+            syn::visit::visit_expr_for_loop(self, e);
+        }
+        fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
+            self.found |= self.is_name(&e.expr);
+            syn::visit::visit_expr_reference(self, e);
+        }
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}

@@ -1,0 +1,235 @@
+//! Arrays, `Vec`s and tuples returned by annotated callees, indexed, iterated, returned or
+//! taken apart by `let (a, b) = g(..)`, at the top level and inside loops (where the tape
+//! backend keeps them for its reverse sweep), and the same array passed twice. Each gradient
+//! is checked against a closed form or finite differences; `tests/cps-corpus` runs this file
+//! under the CPS backend.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops are the forms #[reverse] must handle"
+)]
+
+use ad::check;
+use ad::reverse;
+use approx::assert_relative_eq;
+
+/// `[2 v0, v1 v2, sin v2]`.
+#[reverse]
+fn mix(v: [f64; 3]) -> [f64; 3] {
+    [v[0] * 2.0, v[1] * v[2], v[2].sin()]
+}
+
+/// An array result, indexed.
+#[reverse]
+fn mix_indexed(v: [f64; 3]) -> f64 {
+    let out = mix(v);
+    out[0] + out[1] * out[2]
+}
+
+/// An array result, returned as the caller's own.
+#[reverse]
+fn mix_returned(v: [f64; 3]) -> [f64; 3] {
+    let out = mix(v);
+    out
+}
+
+#[test]
+fn array_result_closed_form() {
+    let v = [0.5, 1.5, -2.0];
+    let (y, g) = mix_indexed_grad(v);
+    assert_eq!(y.to_bits(), mix_indexed(v).to_bits());
+    let (s, c) = (v[2].sin(), v[2].cos());
+    assert_eq!(g[0], 2.0);
+    assert_relative_eq!(g[1], v[2] * s, max_relative = 1e-15);
+    assert_relative_eq!(g[2], v[1] * s + v[1] * v[2] * c, max_relative = 1e-15);
+    for k in 0..3 {
+        let mut seed = [0.0; 3];
+        seed[k] = 1.0;
+        let (y, g) = mix_returned_vjp(v, seed);
+        assert_eq!(y, mix(v));
+        let expected = [[2.0, 0.0, 0.0], [0.0, v[2], v[1]], [0.0, 0.0, c]][k];
+        assert_eq!(g, expected);
+    }
+}
+
+/// The squares of `w`, as a `Vec`.
+#[reverse]
+fn squares(w: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; w.len()];
+    for i in 0..w.len() {
+        out[i] = w[i] * w[i];
+    }
+    out
+}
+
+/// A `Vec` result indexed and iterated.
+#[reverse]
+fn weighted_squares(w: &[f64], c: &[f64]) -> f64 {
+    let sq = squares(w);
+    let mut s = 0.0;
+    for i in 0..sq.len() {
+        s += c[i] * sq[i];
+    }
+    for x in sq.iter() {
+        s += x.sqrt();
+    }
+    s
+}
+
+#[test]
+fn vec_result_closed_form() {
+    let w = [1.0, -2.0, 3.0];
+    let c = [0.5, 1.5, -1.0];
+    let (y, (gw, gc)) = weighted_squares_grad(&w, &c);
+    assert_eq!(y.to_bits(), weighted_squares(&w, &c).to_bits());
+    for i in 0..3 {
+        // d/dw (c w² + |w|) = 2 c w + sign(w)
+        assert_relative_eq!(
+            gw[i],
+            2.0 * c[i] * w[i] + w[i].signum(),
+            max_relative = 1e-15
+        );
+        assert_eq!(gc[i], w[i] * w[i]);
+    }
+}
+
+/// Array results inside a loop: the tape keeps each one for its reverse sweep.
+#[reverse]
+fn iterated_mix(v: [f64; 3], n: usize) -> f64 {
+    let mut s = 0.0;
+    let mut x = v;
+    for _ in 0..n {
+        let out = mix(x);
+        s += out[1];
+        x[0] = out[2];
+        x[1] = out[0] * 0.25;
+        x[2] = out[1] * 0.5;
+    }
+    s + x[0] + x[1] + x[2]
+}
+
+#[test]
+fn array_results_in_a_loop_against_finite_differences() {
+    let f = |p: &[f64]| iterated_mix([p[0], p[1], p[2]], 4);
+    let at = [0.3, 0.9, -0.7];
+    let (y, g) = iterated_mix_grad([at[0], at[1], at[2]], 4);
+    assert_eq!(y.to_bits(), f(&at).to_bits());
+    check::gradient(f, &at, &g).unwrap();
+}
+
+/// Sine and cosine at once.
+#[reverse]
+fn sincos(x: f64) -> (f64, f64) {
+    (x.sin(), x.cos())
+}
+
+/// A tuple result taken apart.
+#[reverse]
+fn polar(x: f64, r: f64) -> f64 {
+    let (s, c) = sincos(x);
+    r * s + c * c
+}
+
+/// A part left unused (`_`), and one used: only its adjoint flows.
+#[reverse]
+fn sine_only(x: f64) -> f64 {
+    let (s, _) = sincos(x);
+    3.0 * s
+}
+
+#[test]
+fn tuple_result_closed_form() {
+    let (x, r) = (0.3, 2.0);
+    let (y, (gx, gr)) = polar_grad(x, r);
+    assert_eq!(y.to_bits(), polar(x, r).to_bits());
+    assert_relative_eq!(
+        gx,
+        r * x.cos() - 2.0 * x.cos() * x.sin(),
+        max_relative = 1e-15
+    );
+    assert_eq!(gr, x.sin());
+    let (_, g) = sine_only_grad(x);
+    assert_eq!(g, 3.0 * x.cos());
+}
+
+/// The sum of `w` and the squares of its elements.
+#[reverse]
+fn sum_and_squares(w: &[f64]) -> (f64, Vec<f64>) {
+    let mut sq = vec![0.0; w.len()];
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        sq[i] = w[i] * w[i];
+        s += w[i];
+    }
+    (s, sq)
+}
+
+/// A tuple with a `Vec` part, in a loop.
+#[reverse]
+fn moments(w: &[f64], rounds: usize) -> f64 {
+    let mut total = 0.0;
+    for k in 0..rounds {
+        let (s, sq) = sum_and_squares(w);
+        let mut t = 0.0;
+        for i in 0..sq.len() {
+            t += sq[i];
+        }
+        total += s * t * (k as f64 + 1.0);
+    }
+    total
+}
+
+/// A tuple whose `Vec` part is not differentiated: the call's reverse gets zeros for it.
+#[reverse]
+fn sum_only(w: &[f64]) -> f64 {
+    let (s, sq) = sum_and_squares(w);
+    s * sq.len() as f64
+}
+
+#[test]
+fn tuple_with_vec_part() {
+    let w = [1.0, 2.0, 3.0];
+    let (y, g) = moments_grad(&w, 3);
+    assert_eq!(y.to_bits(), moments(&w, 3).to_bits());
+    // Σ_k (k+1) · s t, s = Σw = 6, t = Σw² = 14: d/dw_i = 6 (t + 2 s w_i)
+    for i in 0..3 {
+        assert_eq!(g[i], 6.0 * (14.0 + 2.0 * 6.0 * w[i]));
+    }
+    let (y, g) = sum_only_grad(&w);
+    assert_eq!(y, 18.0);
+    assert_eq!(g, vec![3.0, 3.0, 3.0]);
+}
+
+/// A dot product.
+#[reverse]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..a.len() {
+        s += a[i] * b[i];
+    }
+    s
+}
+
+/// The same array passed twice.
+#[reverse]
+fn norm2(a: &[f64]) -> f64 {
+    dot(a, a)
+}
+
+/// The same local array passed twice, built from a scalar.
+#[reverse]
+fn norm2_local(x: f64) -> f64 {
+    let v = [x, 2.0 * x, x * x];
+    dot(&v, &v)
+}
+
+#[test]
+fn same_array_twice() {
+    let a = [1.0, -2.0, 0.5];
+    let (y, g) = norm2_grad(&a);
+    assert_eq!(y, 5.25);
+    assert_eq!(g, vec![2.0, -4.0, 1.0]);
+    let x = 1.5;
+    let (y, g) = norm2_local_grad(x);
+    assert_eq!(y, x * x + 4.0 * x * x + x.powi(4));
+    assert_eq!(g, 10.0 * x + 4.0 * x.powi(3));
+}
