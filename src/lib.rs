@@ -21,6 +21,41 @@
 //! closures, no heap allocation for code without loops, no dynamic dispatch. See the README
 //! for the supported subset of Rust and the generated code.
 //!
+//! # `&mut` parameters
+//!
+//! A `&mut` float parameter (`&mut f64`, `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64; N]`, or
+//! their `f32` forms) is an input, its value on entry, and an output, its value on return, as
+//! Enzyme's `Duplicated` is. `NAME_vjp` takes one more seed per `&mut` parameter, after the
+//! return value's (none for a function returning `()`): the adjoint of its value on return.
+//! It updates the parameter exactly as the function does, and the gradient holds the adjoint
+//! of the parameter's value on entry. `NAME_grad` exists for scalar results and gives the
+//! `&mut` parameters zero seeds. A `&f64` parameter is its value.
+//!
+//! ```
+//! use ad::reverse;
+//!
+//! /// y = M x, written into an out-parameter.
+//! #[reverse]
+//! fn matvec(m: &[f64], x: &[f64], y: &mut [f64]) {
+//!     for i in 0..y.len() {
+//!         let mut acc = 0.0;
+//!         for j in 0..x.len() {
+//!             acc += m[i * x.len() + j] * x[j];
+//!         }
+//!         y[i] = acc;
+//!     }
+//! }
+//!
+//! let (m, x) = ([1.0, 2.0, 3.0, 4.0], [1.0, -1.0]);
+//! let mut y = vec![0.0; 2];
+//! // The seed ȳ = (1, 0): the gradient is (ȳ xᵀ, Mᵀ ȳ, the adjoint of y on entry).
+//! let ((), (dm, dx, dy)) = matvec_vjp(&m, &x, &mut y, vec![1.0, 0.0]);
+//! assert_eq!(y, [-1.0, -1.0]);
+//! assert_eq!(dm, [1.0, -1.0, 0.0, 0.0]);
+//! assert_eq!(dx, [1.0, 2.0]);
+//! assert_eq!(dy, [0.0, 0.0]); // y is overwritten before it is read
+//! ```
+//!
 //! # Two backends
 //!
 //! `#[reverse]` (the tape backend) emits a forward sweep followed by a reverse sweep, with a

@@ -6,7 +6,7 @@ use ad::reverse;
 fn f(x: f64, y: f64) -> f64 {
     let mut a = x;
     let mut b = y * 2.0;
-    std::mem::swap(&mut a, &mut b); //~ ERROR mutable references are not supported
+    std::mem::swap(&mut a, &mut b); //~ ERROR `mem::swap` moves values
     a * b
 }
 
