@@ -366,3 +366,39 @@ fn scalar_mut_argument_closed_form() {
     assert_relative_eq!(gx, dacc * t + acc * dt, max_relative = 1e-14);
     assert_relative_eq!(gy, t, max_relative = 1e-15);
 }
+
+/// Recursion through a `&mut` parameter: `s0 ← s0 k + s1`, `n` times.
+#[reverse]
+fn affine_rec(s: &mut [f64], k: f64, n: usize) {
+    if n > 0 {
+        s[0] = s[0] * k + s[1];
+        affine_rec(s, k, n - 1);
+    }
+}
+
+/// A local buffer handed to the recursive function in a loop, with a scalar carried along.
+#[reverse]
+fn affine_driver(x: f64) -> f64 {
+    let mut a = x;
+    let mut v = [x, 1.0];
+    for _ in 0..3 {
+        affine_rec(&mut v, a, 2);
+        a = a * v[0];
+    }
+    a
+}
+
+#[test]
+fn recursion_through_a_mut_parameter() {
+    let (k, n) = (1.5, 3);
+    let mut s = vec![1.0, 2.0];
+    let ((), (gs, gk)) = affine_rec_vjp(&mut s, k, n, vec![1.0, 0.0]);
+    // s0 k³ + s1 (k² + k + 1)
+    assert_eq!(s, vec![k * k * k + 2.0 * (k * k + k + 1.0), 2.0]);
+    assert_eq!(gs, vec![k * k * k, k * k + k + 1.0]);
+    assert_relative_eq!(gk, 3.0 * k * k + 2.0 * (2.0 * k + 1.0), max_relative = 1e-15);
+    let f = |p: &[f64]| affine_driver(p[0]);
+    let (v, g) = affine_driver_grad(0.7);
+    assert_eq!(v.to_bits(), affine_driver(0.7).to_bits());
+    check::gradient(f, &[0.7], &[g]).unwrap();
+}

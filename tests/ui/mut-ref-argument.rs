@@ -1,5 +1,5 @@
-// `&mut` borrows passed to a function are rejected: the callee could change a value behind
-// the reverse sweep's back.
+// `std::mem::swap` (and `replace`, `take`) move floats behind the macro's back: rejected at
+// the call with what to write instead.
 use ad::reverse;
 
 #[reverse]
