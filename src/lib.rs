@@ -172,7 +172,9 @@ pub mod __private {
     pub use ad_runtime::expect::{
         expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
     };
-    pub use ad_runtime::inout::{output_seed, ArrayInOut, InOut, ScalarInOut};
+    pub use ad_runtime::inout::{
+        output_seed, passed_mut, ArrayInOut, InOut, PassedMut, ScalarInOut,
+    };
     pub use ad_runtime::rules;
     pub use ad_runtime::ValueStack;
 }

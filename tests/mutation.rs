@@ -396,9 +396,51 @@ fn recursion_through_a_mut_parameter() {
     // s0 k³ + s1 (k² + k + 1)
     assert_eq!(s, vec![k * k * k + 2.0 * (k * k + k + 1.0), 2.0]);
     assert_eq!(gs, vec![k * k * k, k * k + k + 1.0]);
-    assert_relative_eq!(gk, 3.0 * k * k + 2.0 * (2.0 * k + 1.0), max_relative = 1e-15);
+    assert_relative_eq!(
+        gk,
+        3.0 * k * k + 2.0 * (2.0 * k + 1.0),
+        max_relative = 1e-15
+    );
     let f = |p: &[f64]| affine_driver(p[0]);
     let (v, g) = affine_driver_grad(0.7);
     assert_eq!(v.to_bits(), affine_driver(0.7).to_bits());
     check::gradient(f, &[0.7], &[g]).unwrap();
+}
+
+/// Steps the state and returns its energy before the step.
+#[reverse]
+fn step_energy(state: &mut [f64], dt: f64) -> f64 {
+    let e = state[0] * state[0] + state[1] * state[1];
+    let x = state[0];
+    state[0] = x + dt * state[1];
+    state[1] = state[1] - dt * x;
+    e
+}
+
+/// The energy of a state, read only.
+#[reverse]
+fn energy(state: &[f64]) -> f64 {
+    state[0] * state[0] + state[1] * state[1]
+}
+
+/// A `&mut` parameter passed on as it is to a callee that writes it (its result used), and by
+/// `&*s` to one that reads it.
+#[reverse]
+fn energies(s: &mut [f64], dt: f64) -> f64 {
+    let e0 = step_energy(s, dt);
+    let e1 = step_energy(s, dt);
+    e0 + 2.0 * e1 + 3.0 * energy(&*s)
+}
+
+#[test]
+fn mut_parameter_passed_on_with_results_used() {
+    let f = |p: &[f64]| {
+        let mut s = [p[0], p[1]];
+        energies(&mut s, p[2])
+    };
+    let at = [0.8, -0.3, 0.1];
+    let mut s = vec![at[0], at[1]];
+    let (v, (gs, gdt)) = energies_grad(&mut s, at[2]);
+    assert_eq!(v.to_bits(), f(&at).to_bits());
+    check::gradient(f, &at, &[gs[0], gs[1], gdt]).unwrap();
 }

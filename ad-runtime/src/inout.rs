@@ -182,6 +182,33 @@ impl<T: Float> ArrayInOut<T> for crate::call::Discard {
     fn set(&mut self, _: &[T]) {}
 }
 
+/// What a caller passes to a callee's reverse sweep for an argument it passed by `&mut`:
+/// `()`, since the callee's reverse sweep pops that parameter's value on entry. A callee
+/// whose parameter is not `&mut` needs the value instead; that mismatch is this one error at
+/// the call.
+#[diagnostic::on_unimplemented(
+    message = "this argument is passed by `&mut`, but the function takes `{Self}`",
+    label = "passed by `&mut` here",
+    note = "#[reverse] passes a `&mut` argument on as one the callee writes; for a function \
+            that only reads it, pass a shared reference (`&*s`, `&v`)"
+)]
+pub trait PassedMut {
+    /// The placeholder.
+    fn placeholder() -> Self;
+}
+
+impl PassedMut for () {
+    #[inline]
+    fn placeholder() {}
+}
+
+/// The placeholder of a `&mut` argument in a call of a callee's reverse sweep (see
+/// [`PassedMut`]).
+#[inline]
+pub fn passed_mut<T: PassedMut>() -> T {
+    T::placeholder()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -253,7 +253,8 @@ impl Emitter<'_> {
                 if self.plan.activity.live(out, rhs) {
                     let alias = &callee.alias;
                     let stack = stack();
-                    let call = quote!(#alias::fwd(#(#args,)* &mut *#stack));
+                    // At the user's call: a mismatch with the callee's parameters shows there.
+                    let call = respan(quote!(#alias::fwd(#(#args,)* &mut *#stack)), span);
                     match &self.body.vars[out].ty {
                         // The callee may return another precision than the macro assumed.
                         Ty::Float(Some(t)) => {
@@ -618,7 +619,11 @@ impl Emitter<'_> {
             .map(|((arg, &by_ref), &by_mut)| {
                 if by_mut {
                     let arg = self.op(arg);
-                    return if rev { quote!(()) } else { quote!(&mut #arg) };
+                    return if rev {
+                        quote!(::ad::__private::passed_mut())
+                    } else {
+                        quote!(&mut #arg)
+                    };
                 }
                 // (A reference parameter is passed as it is: `&Vec<f64>` coerces to `&[f64]`.)
                 let array = arg.var().is_some_and(|v| {

@@ -633,25 +633,24 @@ impl Lowerer<'_> {
                 self.callees.len() - 1
             }
         };
-        // A statement call (`step(s, dt);`) is made for its writes: a `&mut` parameter of this
-        // function passed on as it is (`s`) is passed by `&mut`. Where the result is used,
-        // write `&mut *s` for that.
-        let discarded = std::mem::take(&mut self.discarding);
+        // A `&mut` parameter of this function passed on as it is (`step(s, dt)`) is passed by
+        // `&mut`, as in Rust; a function that only reads it takes `&*s`.
         let result_ty = self.call_result_ty();
         let mut args = Vec::new();
         let mut by_ref = Vec::new();
         let mut by_mut = Vec::new();
         for arg in &call.args {
-            let passed_on =
-                match arg {
-                    syn::Expr::Path(p) if discarded => p.path.get_ident().and_then(|i| match self
-                        .lookup(&i.to_string())
-                    {
-                        Some(Binding::Var(v)) if self.mut_refs.contains(v) => Some(*v),
-                        _ => None,
-                    }),
-                    _ => None,
-                };
+            let passed_on = match arg {
+                syn::Expr::Path(p) => {
+                    p.path
+                        .get_ident()
+                        .and_then(|i| match self.lookup(&i.to_string()) {
+                            Some(Binding::Var(v)) if self.mut_refs.contains(v) => Some(*v),
+                            _ => None,
+                        })
+                }
+                _ => None,
+            };
             if let Some(var) = passed_on.or_else(|| self.mut_arg(arg)) {
                 args.push(Operand::Var(var));
                 by_ref.push(false);
@@ -757,9 +756,19 @@ impl Lowerer<'_> {
     /// A float array passed as a call argument: `w` or `&w`.
     fn array_arg(&self, arg: &syn::Expr) -> Option<(VarId, bool)> {
         match arg {
-            syn::Expr::Reference(r) if r.mutability.is_none() => {
-                self.array_var(&r.expr).map(|v| (v, true))
-            }
+            // `&*s` for a `&mut` parameter `s`: the body's copy, shared.
+            syn::Expr::Reference(r) if r.mutability.is_none() => match &*r.expr {
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                    let syn::Expr::Path(p) = &*u.expr else {
+                        return None;
+                    };
+                    match self.lookup(&p.path.get_ident()?.to_string())? {
+                        Binding::Var(v) if self.mut_refs.contains(v) => Some((*v, true)),
+                        _ => None,
+                    }
+                }
+                inner => self.array_var(inner).map(|v| (v, true)),
+            },
             syn::Expr::Paren(p) => self.array_arg(&p.expr),
             other => self.array_var(other).map(|v| (v, false)),
         }

@@ -151,8 +151,6 @@ struct Lowerer<'a> {
     mut_calls: Vec<VarId>,
     /// The body's copies of the `&mut` parameters (the user's names are `&mut` references).
     mut_refs: Vec<VarId>,
-    /// The next call lowered is a statement whose value is discarded (`step(s, dt);`).
-    discarding: bool,
     /// The shape the statement being lowered gives the result of its call (see `results`).
     result_shape: Option<results::ResultShape>,
     /// The parts of that result, once the call is lowered: whether each is an array.
@@ -175,7 +173,6 @@ impl<'a> Lowerer<'a> {
             call_results: Vec::new(),
             mut_calls: Vec::new(),
             mut_refs: Vec::new(),
-            discarding: false,
             result_shape: None,
             pending_parts: None,
         };
@@ -361,9 +358,7 @@ impl<'a> Lowerer<'a> {
                     self.assign_return(value, expr, out);
                     return (Value::Unit, jumps);
                 }
-                self.discarding = !want && matches!(expr, syn::Expr::Call(_));
                 let (value, jumps) = self.lower_expr_jumps(expr, out, want);
-                self.discarding = false;
                 if !want {
                     self.discard_call_result(&value);
                 }
