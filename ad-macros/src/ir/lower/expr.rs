@@ -958,6 +958,16 @@ impl Lowerer<'_> {
         field: &syn::ExprField,
         out: &mut Vec<Stmt>,
     ) -> Value {
+        if let (syn::Expr::Call(call), syn::Member::Unnamed(_)) = (&*field.base, &field.member) {
+            if call
+                .args
+                .iter()
+                .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some())
+            {
+                self.cx.error(&field.base, super::CALL_TUPLE);
+                return Value::Error;
+            }
+        }
         if let (syn::Expr::Path(p), syn::Member::Unnamed(index)) = (&*field.base, &field.member) {
             if let Some(ident) = p.path.get_ident() {
                 if let Some(Binding::Tuple(items)) = self.lookup(&ident.to_string()) {

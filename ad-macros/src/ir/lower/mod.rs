@@ -481,11 +481,7 @@ impl<'a> Lowerer<'a> {
                 Some(Output::ArrayVar(v))
             }
             (RetTy::Tuple(_), Value::Op(Operand::Var(v))) if self.call_results.contains(&v) => {
-                self.cx.error_at(
-                    span,
-                    "#[reverse] takes a tuple returned by a call apart by name: write `let (a, \
-                     b) = g(..);` and return `(a, b)`",
-                );
+                self.cx.error_at(span, CALL_TUPLE);
                 None
             }
             _ => {
@@ -501,10 +497,14 @@ impl<'a> Lowerer<'a> {
 }
 
 /// The one message for an array or tuple result of a call, which the macro takes for a scalar.
+/// The one message for a tuple returned by a call and not taken apart by `let`.
+pub(super) const CALL_TUPLE: &str = "#[reverse] takes a tuple returned by a call apart by name: \
+                                      write `let (a, b) = g(..);` and use `a` and `b`";
+
 pub(super) const CALL_RESULT_NOT_SCALAR: &str =
-    "#[reverse] code can use the scalar results of calls to \
-     annotated functions; array and tuple results of calls are not supported yet: call the \
-     function outside, or return the elements through separate scalar functions";
+    "#[reverse] takes this call's result for a scalar: it reads an array result from the `let` \
+     that binds the call (`let out = g(..);` followed by `out[i]`, `out.iter()`, `&out`, or \
+     `let out: [f64; N] = g(..);`); bind the call that way";
 
 /// The one message for `if let` and `while let` (in a condition, or anywhere in an expression).
 pub(super) const IF_LET: &str = "`if let` and `while let` are not supported by #[reverse]; use \
