@@ -196,9 +196,6 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     let RetTy::Scalar(t) = &sig.ret else {
         return None;
     };
-    if sig.outputs().next().is_some() {
-        return None;
-    }
     let t = t.ident();
     let vis = &func.vis;
     let params = func.sig.inputs.iter();
@@ -231,6 +228,20 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
     })
 }
 
+/// `NAME::cps` for a function with `&mut` parameters: callers pass those by `&mut`, which
+/// goes through the split companions (`Cps::call_split`), so this one is only named by a call
+/// that does not type-check anyway; it exists so that the user's error is the only one.
+fn unreachable_companion(sig: &Signature, signature: &TokenStream) -> Option<TokenStream> {
+    sig.outputs().next()?;
+    let allow = allow_generated();
+    Some(quote! {
+        #allow
+        #signature {
+            ::core::unreachable!()
+        }
+    })
+}
+
 /// `NAME::cps` for a function whose derivative is its split companions (the tape backend,
 /// `#[ad::derivative]`): `fwd`, the continuation with the result's cell, then `rev` into the
 /// argument cells.
@@ -238,6 +249,9 @@ pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenS
     let Some(signature) = companion_signature(func, sig) else {
         return TokenStream::new();
     };
+    if let Some(stub) = unreachable_companion(sig, &signature) {
+        return stub;
+    }
     let stack = stack();
     let k = format_ident!("__ad_k", span = Span::mixed_site());
     // Both sweeps take the arguments: a `Vec` passed by value is cloned for the first.
@@ -290,6 +304,9 @@ pub(super) fn companion(
     let Some(signature) = companion_signature(func, sig) else {
         return TokenStream::new();
     };
+    if let Some(stub) = unreachable_companion(sig, &signature) {
+        return stub;
+    }
     let c = Cps {
         e: Emitter::new(body, plan, sig, false, true),
         counter: std::cell::Cell::new(0),
@@ -877,6 +894,16 @@ impl Cps<'_> {
         let new_cell = self.new_cell(var, quote!(#name));
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&carried.vars);
+        // At the user's call: a mismatch with the callee's parameters shows there.
+        let invoke = super::shared::respan(
+            quote! {
+                #alias::cps(
+                    #(#args,)* #stack, #(#sinks,)*
+                    &mut |#res| ::ad::__private::cps::grow(|| (#once.take())(#res)),
+                )
+            },
+            span,
+        );
         quote! {
             #captures
             #before
@@ -891,10 +918,7 @@ impl Cps<'_> {
             });
             // The continuations of nested calls run nested too (the deepest call's result
             // reaches the rest of every level in turn): each may need a new stack segment.
-            let #r = #alias::cps(
-                #(#args,)* #stack, #(#sinks,)*
-                &mut |#res| ::ad::__private::cps::grow(|| (#once.take())(#res)),
-            );
+            let #r = #invoke;
             #after_call
             #r
         }

@@ -384,7 +384,7 @@ fn simulate_vjp(
     __adj_state_2[0] += __adj_t3;
     for _ in (0..n).rev() {
         __callee0::rev(
-            (),
+            ::ad::__private::passed_mut(),
             dt,
             ::core::default::Default::default(),
             &mut *__stack,
@@ -494,7 +494,7 @@ impl simulate {
         __adj_state_2[0] += __adj_t3;
         for _ in (0..n).rev() {
             __callee0::rev(
-                (),
+                ::ad::__private::passed_mut(),
                 dt,
                 ::core::default::Default::default(),
                 &mut *__stack,
@@ -504,6 +504,30 @@ impl simulate {
         }
         ::ad::__private::add_assign(&mut __adj_state, &__adj_state_2);
         ::ad::__private::ArrayInOut::set(&mut __sink_0, &__adj_state[..]);
+    }
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        state: &mut [f64; 2],
+        dt: f64,
+        n: usize,
+        __ad_stack: &::core::cell::Cell<::ad::__private::ValueStack>,
+        __ad_sink0: impl ::ad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::ad::__private::cps::CellArg<f64>,
+        _: ::ad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::ad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        ::core::unreachable!()
     }
 }
 fn sincos(x: f64) -> (f64, f64) {

@@ -36,7 +36,6 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("mutant/collect/8-literal-suffix", "F1"),
     ("mutant/collect/17-literal-suffix", "F1"),
     ("mutant/calls/19-ident", "F4"),
-    ("mutant/mutual-recursion/7-type", "F1"),
     ("cps/mutant/piecewise/6-type", "F8"),
     ("cps/mutant/compound-assign/13-type", "F8"),
     ("cps/mutant/while/10-type", "F8"),
@@ -50,10 +49,8 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("cps/mutant/collect/8-literal-suffix", "F8"),
     ("cps/mutant/collect/17-literal-suffix", "F8"),
     ("cps/mutant/for-each/2-literal-suffix", "F8"),
-    ("cps/mutant/calls/16-type", "F8"),
     ("cps/mutant/calls/19-ident", "F8"),
     ("cps/mutant/recursion/14-prefix", "F8"),
-    ("cps/mutant/mutual-recursion/7-type", "F8"),
     ("cps/mutant/f32/19-type", "F8"),
 ];
 
