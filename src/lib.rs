@@ -133,5 +133,6 @@ pub mod __private {
         expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
     };
     pub use ad_runtime::rules;
+    pub use ad_runtime::view;
     pub use ad_runtime::ValueStack;
 }

@@ -28,6 +28,7 @@ pub mod expect;
 pub mod float;
 pub mod rules;
 pub mod stack;
+pub mod view;
 
 pub use float::Float;
 pub use stack::ValueStack;

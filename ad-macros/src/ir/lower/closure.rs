@@ -334,6 +334,7 @@ impl VisitMut for Hoister<'_, '_, '_> {
                         self.bind(expr, binding);
                     }
                     Value::Closure(c) => self.bind(expr, Binding::Closure(c)),
+                    Value::View(v) => self.bind(expr, Binding::View(v)),
                     Value::Error | Value::Never => self.bind(expr, Binding::Poisoned),
                 }
             }

@@ -48,6 +48,7 @@ mod iter;
 mod jumps;
 mod rename;
 mod scope;
+mod views;
 
 use jumps::{Jumps, LoopCtx, RetCtx};
 
@@ -102,6 +103,8 @@ enum Binding {
     Closure(closure::Closure),
     /// A name whose value was an error: its uses report nothing more.
     Poisoned,
+    /// A slice of a float array (`let t = &x[1..];`): its elements are the base's.
+    View(views::View),
 }
 
 /// The value of a lowered expression.
@@ -117,6 +120,8 @@ enum Value {
     Never,
     /// An expression that was already reported as an error: its uses report nothing more.
     Error,
+    /// A slice of a float array (see `views`).
+    View(views::View),
 }
 
 /// What to do with the tail expression of a block.
@@ -145,6 +150,8 @@ struct Lowerer<'a> {
     callees: Vec<super::Callee>,
     /// The variables that hold the result of such a call (a scalar, as far as the macro knows).
     call_results: Vec<VarId>,
+    /// Names a `for` loop over a sequence of `views` binds in its body.
+    for_bindings: Vec<(Ident, Binding)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -161,6 +168,7 @@ impl<'a> Lowerer<'a> {
             in_value_branch: 0,
             callees: Vec::new(),
             call_results: Vec::new(),
+            for_bindings: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -321,6 +329,9 @@ impl<'a> Lowerer<'a> {
                 let is_tail = last && semi.is_none();
                 let want = is_tail && tail != Tail::Discard;
                 if is_tail && tail == Tail::Return && !is_jump(expr) {
+                    if let Some(result) = self.lower_tail_branches(expr, out) {
+                        return result;
+                    }
                     let (value, jumps) = self.lower_expr_jumps(expr, out, true);
                     self.assign_return(value, expr, out);
                     return (Value::Unit, jumps);
@@ -351,9 +362,9 @@ impl<'a> Lowerer<'a> {
                 span: expr.span(),
             }),
             Value::Never | Value::Unit | Value::Error => {}
-            Value::Tuple(_) | Value::Closure(_) => self
+            Value::Tuple(_) | Value::Closure(_) | Value::View(_) => self
                 .cx
-                .error(expr, "expected a scalar result, found a tuple or a closure"),
+                .error(expr, "expected a scalar result, found a tuple, a slice or a closure"),
         }
     }
 
