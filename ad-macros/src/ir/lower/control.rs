@@ -184,6 +184,15 @@ impl Lowerer<'_> {
                     .collect(),
             ),
             (Value::Unit, Value::Unit) => Value::Unit,
+            (Value::View(_), _) | (_, Value::View(_)) => {
+                self.cx.error_at(
+                    span,
+                    "an `if` or `match` that produces a slice is not supported by #[reverse]; \
+                     choose the bounds in the branches and slice once (`let a = if c { 1 } else \
+                     { 2 }; let v = &x[a..];`)",
+                );
+                Value::Error
+            }
             // Already reported (an error, or a jump in a branch whose value is used).
             (Value::Error | Value::Never, _) | (_, Value::Error | Value::Never) => Value::Error,
             _ => {
@@ -515,8 +524,9 @@ impl Lowerer<'_> {
             self.cx.error(
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
-                 `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, \
-                 `xs.iter().enumerate()`); iterate over indices (`for i in 0..xs.len()`) instead",
+                 `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, `&xs[a..b]`, \
+                 then `.rev()`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, `xs.windows(k)`); \
+                 iterate over indices (`for i in 0..xs.len()`) instead",
             );
             return None;
         };

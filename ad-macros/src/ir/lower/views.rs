@@ -548,10 +548,20 @@ impl Lowerer<'_> {
         }
         let inner = strip(&r.expr);
         let data = matches!(inner, syn::Expr::Path(_) | syn::Expr::Index(_));
-        if r.mutability.is_none() && data && !self.is_float_expr(inner) {
+        if r.mutability.is_none() && data && !self.mentions_float(inner) {
             return Some(self.opaque_value(expr, Ty::Unknown, out));
         }
-        None
+        match inner {
+            syn::Expr::Index(index) if matches!(&*index.index, syn::Expr::Range(_)) => {
+                self.cx.error(
+                    &index.index,
+                    "#[reverse] slices float arrays bound to a name (`&x[a..b]`); bind this \
+                     expression to a variable first",
+                );
+                Some(Value::Error)
+            }
+            _ => None,
+        }
     }
 
     /// `x[a..b]` (a view), and `v[i]` on a view; `None` for other indexing.
@@ -565,7 +575,7 @@ impl Lowerer<'_> {
             return Some(match self.view_expr(expr, out) {
                 Some(Ok(view)) => Value::View(view),
                 Some(Err(())) => Value::Error,
-                None if !self.is_float_expr(&index.expr) => {
+                None if !self.mentions_float(&index.expr) => {
                     self.opaque_value(expr, Ty::Unknown, out)
                 }
                 None => {
@@ -732,9 +742,9 @@ impl Lowerer<'_> {
                         Ok(_) => {
                             self.cx.error(
                                 &m.method,
-                                "#[reverse] reverses the elements of an array or slice \
-                                 (`xs.iter().rev()`), before `enumerate` or `zip`; iterate over \
-                                 indices (`for i in (0..n).rev()`) instead",
+                                "#[reverse] supports `.rev()` right after `.iter()` on an array \
+                                 or slice (`xs.iter().rev()`, then `.enumerate()` or `.zip(..)`); \
+                                 iterate over indices (`for i in (0..n).rev()`) instead",
                             );
                             Some(Err(()))
                         }
