@@ -8,7 +8,8 @@
     clippy::needless_range_loop,
     clippy::assign_op_pattern,
     clippy::needless_return,
-    reason = "these tests exercise index loops, plain assignments and `return` on purpose: they are the forms #[reverse] must handle"
+    clippy::useless_vec,
+    reason = "these tests exercise index loops, plain assignments, `return` and `vec!` on purpose: they are the forms #[reverse] must handle"
 )]
 
 use ad::check;
@@ -187,7 +188,11 @@ fn reversed_iteration_evaluates_a_polynomial() {
     let (v, (gc, gx)) = checked(horner(&c, x), horner_grad(&c, x), horner_via_grad(&c, x));
     let p = |x: f64| c[0] + c[1] * x + c[2] * x * x + c[3] * x * x * x;
     assert_relative_eq!(v, p(x), epsilon = 1e-12);
-    assert_relative_eq!(gx, c[1] + 2.0 * c[2] * x + 3.0 * c[3] * x * x, epsilon = 1e-12);
+    assert_relative_eq!(
+        gx,
+        c[1] + 2.0 * c[2] * x + 3.0 * c[3] * x * x,
+        epsilon = 1e-12
+    );
     for (k, g) in gc.iter().enumerate() {
         assert_relative_eq!(*g, x.powi(k as i32), epsilon = 1e-12);
     }
@@ -355,7 +360,11 @@ fn writes_through_a_mutable_slice_reach_the_array() {
     for i in 0..6 {
         assert_relative_eq!(g[i], expect[i], epsilon = 1e-12);
     }
-    fd(|x| write_through_slice(x, 1), &x, &write_through_slice_grad(&x, 1).1);
+    fd(
+        |x| write_through_slice(x, 1),
+        &x,
+        &write_through_slice_grad(&x, 1).1,
+    );
 }
 
 // ---- a slice of a slice, and a slice passed to an annotated function ----------------------
@@ -390,8 +399,7 @@ fn slices_of_slices_and_slices_as_arguments() {
         shifted_products_via_grad(&x),
     );
     // dot(x[0..3], x[1..4]) + dot(x[2..4], x[1..3]) + 3 x[3]
-    let expect_v =
-        x[0] * x[1] + x[1] * x[2] + x[2] * x[3] + x[2] * x[1] + x[3] * x[2] + 3.0 * x[3];
+    let expect_v = x[0] * x[1] + x[1] * x[2] + x[2] * x[3] + x[2] * x[1] + x[3] * x[2] + 3.0 * x[3];
     assert_relative_eq!(v, expect_v, epsilon = 1e-12);
     let expect = [
         x[1],
@@ -508,7 +516,11 @@ fn permuted_via(x: &[f64], p: &[usize]) -> f64 {
 fn integer_index_arrays_gather() {
     let x = X4;
     let p = [1usize, 3, 0, 2];
-    let (v, g) = checked(permuted(&x, &p), permuted_grad(&x, &p), permuted_via_grad(&x, &p));
+    let (v, g) = checked(
+        permuted(&x, &p),
+        permuted_grad(&x, &p),
+        permuted_via_grad(&x, &p),
+    );
     let idx = [3usize, 0, 2, 1];
     let mut expect_v = 0.0;
     let mut expect = [0.0; 4];

@@ -83,9 +83,7 @@ pub fn windows(len: usize, size: usize) -> usize {
 #[track_caller]
 pub fn copy_len(dst: usize, src: usize) -> usize {
     if dst != src {
-        panic!(
-            "source slice length ({src}) does not match destination slice length ({dst})"
-        );
+        panic!("source slice length ({src}) does not match destination slice length ({dst})");
     }
     dst
 }

@@ -134,10 +134,7 @@ impl Lowerer<'_> {
                     self.lower_stmts(&expr_if.then_branch.stmts, &mut then_stmts, Tail::Return);
                 self.pop_scope();
                 let mut else_stmts = Vec::new();
-                let (_, else_jumps) = match self.lower_tail_branches(else_expr, &mut else_stmts) {
-                    Some(result) => result,
-                    None => return None,
-                };
+                let (_, else_jumps) = self.lower_tail_branches(else_expr, &mut else_stmts)?;
                 jumps.merge(else_jumps);
                 let then = self.new_block(then_stmts);
                 let els = self.new_block(else_stmts);
@@ -396,7 +393,8 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) => {
                 self.push_scope();
                 // Views, zips, reversed elements, chunks and windows (see `views`).
-                let sequence = if range_chain(&f.expr).is_none() && self.elements(&f.expr).is_none() {
+                let sequence = if range_chain(&f.expr).is_none() && self.elements(&f.expr).is_none()
+                {
                     self.for_sequence(f, out, &mut prelude)
                 } else {
                     None

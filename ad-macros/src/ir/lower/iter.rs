@@ -43,11 +43,7 @@ const CLOSURE_EXPECTED: &str =
 enum Source<'e> {
     /// Elements of a float array or a view of one (`by_ref`: yielded as references;
     /// `rev`: last first, `xs.iter().rev()`).
-    Array {
-        view: View,
-        by_ref: bool,
-        rev: bool,
-    },
+    Array { view: View, by_ref: bool, rev: bool },
     /// The integers of a range.
     Range(&'e syn::Expr),
 }
@@ -501,9 +497,7 @@ impl Lowerer<'_> {
             syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
                 Some(self.elements_of(&m.receiver, out)?.map(|(a, _)| (a, true)))
             }
-            syn::Expr::Reference(_) => {
-                Some(self.elements_of(other, out)?.map(|(a, _)| (a, true)))
-            }
+            syn::Expr::Reference(_) => Some(self.elements_of(other, out)?.map(|(a, _)| (a, true))),
             syn::Expr::MethodCall(m)
                 if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
             {

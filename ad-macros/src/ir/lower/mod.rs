@@ -4,7 +4,8 @@
 //! (flags and guards for `return`/`break`/`continue`), `expr` (expressions), `control`
 //! (branches, `match`, and loops, built in one place by `push_loop`), `iter` (iterator chains
 //! lowered to loops), `closure` (closures inlined at their calls), `rename` (the opaque parts,
-//! renamed). This module holds the entry point and the statement lists.
+//! renamed), `views` (slices of float arrays as base + offset + length, and the `for` loops
+//! over them). This module holds the entry point and the statement lists.
 //!
 //! In: the `syn::Block` of the function and its validated signature. Out: a [`Body`], or
 //! errors at the spans of every construct outside the supported subset (lowering keeps going
@@ -362,9 +363,10 @@ impl<'a> Lowerer<'a> {
                 span: expr.span(),
             }),
             Value::Never | Value::Unit | Value::Error => {}
-            Value::Tuple(_) | Value::Closure(_) | Value::View(_) => self
-                .cx
-                .error(expr, "expected a scalar result, found a tuple, a slice or a closure"),
+            Value::Tuple(_) | Value::Closure(_) | Value::View(_) => self.cx.error(
+                expr,
+                "expected a scalar result, found a tuple, a slice or a closure",
+            ),
         }
     }
 

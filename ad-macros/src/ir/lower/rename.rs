@@ -363,7 +363,9 @@ impl Renamer<'_, '_> {
             }
             syn::Expr::Index(index) if self.view_of(&index.expr).is_some() => {
                 // `v[i]` on a view: `base[view::index(start, len, i)]`.
-                let Some(view) = self.view_of(&index.expr) else { return };
+                let Some(view) = self.view_of(&index.expr) else {
+                    return;
+                };
                 self.killed += 1;
                 self.visit_expr_mut(&mut index.index);
                 self.killed -= 1;
@@ -378,7 +380,9 @@ impl Renamer<'_, '_> {
                     && (call.method == "len" || call.method == "is_empty")
                     && self.view_of(&call.receiver).is_some() =>
             {
-                let Some(view) = self.view_of(&call.receiver) else { return };
+                let Some(view) = self.view_of(&call.receiver) else {
+                    return;
+                };
                 let (_, n, reads) = self.lowerer.view_parts(&view);
                 self.reads.extend(reads);
                 *expr = if call.method == "len" {

@@ -26,8 +26,8 @@ use syn::Ident;
 
 use super::{strip, Binding, Lowerer, Value};
 use crate::ir::{
-    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt,
-    StmtKind, Ty, VarId, Walk,
+    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt, StmtKind,
+    Ty, VarId, Walk,
 };
 
 /// Elements `start .. start + len` of the float array `base`.
@@ -68,7 +68,10 @@ pub(super) const VIEW_USE: &str = "#[reverse] follows a slice of a float array (
 enum Seq {
     /// The elements of a float array view, or of inactive data (a `const` table, an integer
     /// array), possibly reversed.
-    Elems { src: Src, rev: bool },
+    Elems {
+        src: Src,
+        rev: bool,
+    },
     Zip(Box<Seq>, Box<Seq>),
     Enumerate(Box<Seq>),
     /// `x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`: each item is a view.
@@ -117,13 +120,7 @@ impl Lowerer<'_> {
         let mut reads = reads;
         reads.sort_unstable();
         reads.dedup();
-        Operand::Var(self.let_opaque(
-            out,
-            prefix,
-            Ty::Usize,
-            Opaque::generated(expr, reads),
-            span,
-        ))
+        Operand::Var(self.let_opaque(out, prefix, Ty::Usize, Opaque::generated(expr, reads), span))
     }
 
     /// The operand with its value now: a `let mut` integer is copied, so that assigning it
@@ -197,7 +194,7 @@ impl Lowerer<'_> {
                         Ok(base) => base,
                         Err(()) => return Some(Err(())),
                     };
-                    Some(Ok(self.slice(base, range, out)))
+                    Some(Ok(self.slice(base, range, index.span(), out)))
                 }
                 _ => None,
             },
@@ -222,8 +219,15 @@ impl Lowerer<'_> {
     }
 
     /// `base[range]`: a view of a view.
-    fn slice(&mut self, base: View, range: &syn::ExprRange, out: &mut Vec<Stmt>) -> View {
-        let span = range.span();
+    /// (`span` is the whole indexing expression's: a statement's span is its tokens', and a
+    /// literal there must not read as the range's `0`, or clippy takes it for `0`-prefixed.)
+    fn slice(
+        &mut self,
+        base: View,
+        range: &syn::ExprRange,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> View {
         let start = match &range.start {
             Some(a) => {
                 let op = self.lower_int_operand(a, Ty::Usize, out);
@@ -321,7 +325,7 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Value {
         let i = self.lower_int_operand(index, Ty::Usize, out);
-        let pos = self.view_pos(view, i, true, index.span(), out);
+        let pos = self.view_pos(view, i, true, expr.span(), out);
         let ty = self.elem_ty(view.base);
         Value::Op(self.let_temp(out, Rhs::Index(view.base, pos), ty, expr.span()))
     }
@@ -331,6 +335,7 @@ impl Lowerer<'_> {
         &mut self,
         view: &View,
         index: &syn::Expr,
+        span: Span,
         out: &mut Vec<Stmt>,
     ) -> Option<Operand> {
         if !view.mutable {
@@ -342,7 +347,7 @@ impl Lowerer<'_> {
             return None;
         }
         let i = self.lower_int_operand(index, Ty::Usize, out);
-        Some(self.view_pos(view, i, true, index.span(), out))
+        Some(self.view_pos(view, i, true, span, out))
     }
 
     /// `x.split_at(k)` and `x.split_at_mut(k)`: two views.
@@ -611,7 +616,7 @@ impl Lowerer<'_> {
             Ok(view) => view,
             Err(()) => return Some(None),
         };
-        let j = self.view_write_index(&view, &index.index, out);
+        let j = self.view_write_index(&view, &index.index, index.span(), out);
         Some(j.map(|j| (view.base, j)))
     }
 
@@ -626,7 +631,8 @@ impl Lowerer<'_> {
             (name.as_str(), call.args.len()),
             ("split_at" | "split_at_mut" | "copy_from_slice", 1)
         );
-        if !known || !(self.is_view_expr(&call.receiver) || self.array_var(&call.receiver).is_some())
+        if !known
+            || !(self.is_view_expr(&call.receiver) || self.array_var(&call.receiver).is_some())
         {
             return None;
         }
@@ -738,7 +744,9 @@ impl Lowerer<'_> {
                         })
                     }
                     ("rev", 0) => match self.parse_seq(&m.receiver, pre)? {
-                        Ok(Seq::Elems { src, rev: false }) => Some(Ok(Seq::Elems { src, rev: true })),
+                        Ok(Seq::Elems { src, rev: false }) => {
+                            Some(Ok(Seq::Elems { src, rev: true }))
+                        }
                         Ok(_) => {
                             self.cx.error(
                                 &m.method,
@@ -853,8 +861,10 @@ impl Lowerer<'_> {
         }
         let pair = matches!(pat, syn::Pat::Tuple(t) if t.elems.len() == 2);
         if matches!(seq, Seq::Zip(..) | Seq::Enumerate(_)) && !pair {
-            self.cx
-                .error(pat, "bind the pair to a tuple pattern, as in `for (a, b) in ..`");
+            self.cx.error(
+                pat,
+                "bind the pair to a tuple pattern, as in `for (a, b) in ..`",
+            );
             return false;
         }
         match seq {
@@ -885,11 +895,16 @@ impl Lowerer<'_> {
                 true
             }
             Seq::Zip(a, b) => {
-                let syn::Pat::Tuple(t) = pat else { return false };
-                self.bind_item(&t.elems[0], a, i, n, body) && self.bind_item(&t.elems[1], b, i, n, body)
+                let syn::Pat::Tuple(t) = pat else {
+                    return false;
+                };
+                self.bind_item(&t.elems[0], a, i, n, body)
+                    && self.bind_item(&t.elems[1], b, i, n, body)
             }
             Seq::Enumerate(a) => {
-                let syn::Pat::Tuple(t) = pat else { return false };
+                let syn::Pat::Tuple(t) = pat else {
+                    return false;
+                };
                 match &t.elems[0] {
                     syn::Pat::Ident(p) if p.subpat.is_none() => {
                         let index = self.vars[i].name.clone();
@@ -914,7 +929,9 @@ impl Lowerer<'_> {
             }
             Seq::Chunks { view, size, kind } => {
                 let ident = match pat {
-                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => p.ident.clone(),
+                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                        p.ident.clone()
+                    }
                     other => {
                         self.cx.error(
                             other,
