@@ -176,5 +176,6 @@ pub mod __private {
         output_seed, passed_mut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };
     pub use ad_runtime::rules;
+    pub use ad_runtime::view;
     pub use ad_runtime::ValueStack;
 }

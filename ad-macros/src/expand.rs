@@ -331,4 +331,11 @@ pub(crate) mod snapshots {
     fn cps() {
         check("cps");
     }
+
+    /// Views (sub-slices, `split_at`, chunks, windows, `iter().rev()`, `copy_from_slice`):
+    /// index arithmetic on the base array, no copies.
+    #[test]
+    fn views() {
+        check("views");
+    }
 }

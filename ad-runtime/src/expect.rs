@@ -5,8 +5,9 @@
 //! that says what to write:
 //!
 //! - [`expect_result`]: `#[reverse]` does not see a callee's return type; it takes the
-//!   precision of the caller's other floats. When a callee returns another precision (`f32`
-//!   code calling a function that returns `f64`), the error is at the call.
+//!   precision of the caller's other floats, or the other precision when the result is cast
+//!   to the caller's (`g(x) as f32` in `f32` code). When the callee returns another precision
+//!   than that, the error is at the call.
 //! - [`seed_for`]: the seed of that callee's reverse sweep, which keeps the error above the
 //!   only one.
 //! - [`expect_pullback`]: the result of a hand-written pullback of `#[ad::derivative]`, at

@@ -19,6 +19,8 @@
 //!   and its adjoint cell.
 //! - [`expect`]: the types generated code expects but cannot see (a callee's result, a
 //!   pullback's), checked with one error at the user's code.
+//! - [`view`]: the index arithmetic of slices (`&x[a..b]`, chunks, windows), which generated
+//!   code reads as elements of the base array, checked like Rust's slices.
 #![forbid(unsafe_code)]
 
 pub mod adjoint;
@@ -30,6 +32,7 @@ pub mod float;
 pub mod inout;
 pub mod rules;
 pub mod stack;
+pub mod view;
 
 pub use float::Float;
 pub use stack::ValueStack;

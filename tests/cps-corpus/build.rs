@@ -23,6 +23,7 @@ const FILES: &[&str] = &[
     "recursion_depth",
     "soundness",
     "straight_line",
+    "views",
 ];
 
 fn main() {

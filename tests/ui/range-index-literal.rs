@@ -1,3 +1,4 @@
+// Slicing an array that is not bound to a name (a literal) is rejected at the range.
 use ad::reverse;
 
 #[reverse]

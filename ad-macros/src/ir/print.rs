@@ -662,6 +662,11 @@ mod snapshots {
         check("mutation");
     }
 
+    #[test]
+    fn ir_views() {
+        check("views");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]

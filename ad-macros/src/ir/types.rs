@@ -37,18 +37,12 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
         }
         _ => {}
     });
-    // Propagate known precisions along the links until nothing changes.
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &(a, b) in &links {
-            let (ta, tb) = (float_of(&body.vars[a].ty), float_of(&body.vars[b].ty));
-            match (ta, tb) {
-                (Some(None), Some(Some(t))) => changed |= set_float(body, a, t),
-                (Some(Some(t)), Some(None)) => changed |= set_float(body, b, t),
-                _ => {}
-            }
-        }
+    propagate(body, &links);
+    // A call's result whose precision nothing settles but a cast `as T` to the precision of
+    // the caller's floats (`(g(x) * 3.0) as f32` in an `f32` function) has the other
+    // precision: a cast to the same type would do nothing.
+    if cast_call_results(body, &links, default) {
+        propagate(body, &links);
     }
     for var in &mut body.vars {
         match &mut var.ty {
@@ -57,6 +51,65 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
             _ => {}
         }
     }
+}
+
+/// Propagates known precisions along the links until nothing changes.
+fn propagate(body: &mut Body, links: &[(VarId, VarId)]) {
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(a, b) in links {
+            let (ta, tb) = (float_of(&body.vars[a].ty), float_of(&body.vars[b].ty));
+            match (ta, tb) {
+                (Some(None), Some(Some(t))) => changed |= set_float(body, a, t),
+                (Some(Some(t)), Some(None)) => changed |= set_float(body, b, t),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Settles the unsettled operands of casts to `default` that are linked to a call's result
+/// as the other precision. Returns whether it settled any.
+fn cast_call_results(body: &mut Body, links: &[(VarId, VarId)], default: FloatTy) -> bool {
+    let unsettled = |body: &Body, v: VarId| float_of(&body.vars[v].ty) == Some(None);
+    // The unsettled values linked to an unsettled call result.
+    let mut from_call = vec![false; body.vars.len()];
+    let mut casts = Vec::new();
+    walk(&body.block, &mut |stmt, _| {
+        if let StmtKind::Let { var, rhs, .. } = &stmt.kind {
+            match rhs {
+                Rhs::Call(_) => from_call[*var] = true,
+                Rhs::Cast(Operand::Var(a), t) if *t == default => casts.push(*a),
+                _ => {}
+            }
+        }
+    });
+    for (v, flag) in from_call.iter_mut().enumerate() {
+        *flag &= unsettled(body, v);
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &(a, b) in links {
+            if unsettled(body, a) && unsettled(body, b) && from_call[a] != from_call[b] {
+                from_call[a] = true;
+                from_call[b] = true;
+                changed = true;
+            }
+        }
+    }
+    let other = match default {
+        FloatTy::F32 => FloatTy::F64,
+        FloatTy::F64 => FloatTy::F32,
+    };
+    let mut settled = false;
+    for a in casts {
+        if from_call[a] && unsettled(body, a) {
+            settled |= set_float(body, a, other);
+        }
+    }
+    settled
 }
 
 fn link(links: &mut Vec<(VarId, VarId)>, var: VarId, op: &Operand) {

@@ -34,5 +34,6 @@ corpus!(
     mutation,
     recursion_depth,
     soundness,
-    straight_line
+    straight_line,
+    views
 );

@@ -59,6 +59,7 @@ impl Lowerer<'_> {
                         self.bind(&p.ident, binding);
                     }
                     Value::Closure(closure) => self.bind(&p.ident, Binding::Closure(closure)),
+                    Value::View(view) => self.bind(&p.ident, Binding::View(view)),
                     Value::Error => self.bind(&p.ident, Binding::Poisoned),
                     Value::Unit | Value::Never => {
                         self.cx
@@ -190,6 +191,7 @@ impl Lowerer<'_> {
                 }
                 Value::Tuple(inner) => bindings.push(self.tuple_binding(&name, inner, out)),
                 Value::Closure(c) => bindings.push(Binding::Closure(c)),
+                Value::View(v) => bindings.push(Binding::View(v)),
                 Value::Error => bindings.push(Binding::Poisoned),
                 Value::Unit | Value::Never => {
                     self.cx

@@ -162,6 +162,7 @@ impl Lowerer<'_> {
                 self.bind(&p.ident, Binding::Var(var));
             }
             (syn::Pat::Ident(p), Value::Closure(c)) => self.bind(&p.ident, Binding::Closure(c)),
+            (syn::Pat::Ident(p), Value::View(v)) => self.bind(&p.ident, Binding::View(v)),
             (syn::Pat::Ident(p), Value::Tuple(items)) => {
                 let binding = self.tuple_binding(&p.ident, items, out);
                 self.bind(&p.ident, binding);
@@ -334,6 +335,7 @@ impl VisitMut for Hoister<'_, '_, '_> {
                         self.bind(expr, binding);
                     }
                     Value::Closure(c) => self.bind(expr, Binding::Closure(c)),
+                    Value::View(v) => self.bind(expr, Binding::View(v)),
                     Value::Error | Value::Never => self.bind(expr, Binding::Poisoned),
                 }
             }

@@ -110,6 +110,49 @@ impl Lowerer<'_> {
         (value, jumps)
     }
 
+    /// The tail of a function with `return`s when it is an `if` with an `else` (or a block):
+    /// each arm ends in the result, assigned to the return slot there, so that an arm may
+    /// `return` (`if c { return a; } else { return b; }`). `None` for other expressions.
+    pub(super) fn lower_tail_branches(
+        &mut self,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<(Value, Jumps)> {
+        match strip(expr) {
+            syn::Expr::Block(block) if block.label.is_none() => {
+                self.push_scope();
+                let (_, jumps) = self.lower_stmts(&block.block.stmts, out, Tail::Return);
+                self.pop_scope();
+                Some((Value::Unit, jumps))
+            }
+            syn::Expr::If(expr_if) if ends_in_else(expr_if) => {
+                let (_, else_expr) = expr_if.else_branch.as_ref()?;
+                let cond = self.cond(&expr_if.cond, out);
+                let mut then_stmts = Vec::new();
+                self.push_scope();
+                let (_, mut jumps) =
+                    self.lower_stmts(&expr_if.then_branch.stmts, &mut then_stmts, Tail::Return);
+                self.pop_scope();
+                let mut else_stmts = Vec::new();
+                let (_, else_jumps) = self.lower_tail_branches(else_expr, &mut else_stmts)?;
+                jumps.merge(else_jumps);
+                let then = self.new_block(then_stmts);
+                let els = self.new_block(else_stmts);
+                out.push(Stmt {
+                    kind: StmtKind::If {
+                        cond,
+                        then,
+                        els,
+                        phis: Vec::new(),
+                    },
+                    span: expr_if.if_token.span,
+                });
+                Some((Value::Unit, jumps))
+            }
+            _ => None,
+        }
+    }
+
     /// Variables for the value of an `if`: `let v = if c { a } else { b };`.
     fn phis(&mut self, then: Value, els: Value, phis: &mut Vec<Phi>, span: Span) -> Value {
         match (then, els) {
@@ -138,6 +181,15 @@ impl Lowerer<'_> {
                     .collect(),
             ),
             (Value::Unit, Value::Unit) => Value::Unit,
+            (Value::View(_), _) | (_, Value::View(_)) => {
+                self.cx.error_at(
+                    span,
+                    "an `if` or `match` that produces a slice is not supported by #[reverse]; \
+                     choose the bounds in the branches and slice once (`let a = if c { 1 } else \
+                     { 2 }; let v = &x[a..];`)",
+                );
+                Value::Error
+            }
             // Already reported (an error, or a jump in a branch whose value is used).
             (Value::Error | Value::Never, _) | (_, Value::Error | Value::Never) => Value::Error,
             _ => {
@@ -322,6 +374,7 @@ impl Lowerer<'_> {
             }
         }
         let mut prelude = Vec::new();
+        self.for_bindings.clear();
         let kind = match expr {
             syn::Expr::While(w) => {
                 if let syn::Expr::Let(l) = &*w.cond {
@@ -339,7 +392,17 @@ impl Lowerer<'_> {
             syn::Expr::Loop(_) => LoopKind::Infinite,
             syn::Expr::ForLoop(f) => {
                 self.push_scope();
-                let kind = self.for_kind(f, &mut prelude);
+                // Views, zips, reversed elements, chunks and windows (see `views`).
+                let sequence = if range_chain(&f.expr).is_none() && self.elements(&f.expr).is_none()
+                {
+                    self.for_sequence(f, out, &mut prelude)
+                } else {
+                    None
+                };
+                let kind = match sequence {
+                    Some(kind) => kind,
+                    None => self.for_kind(f, &mut prelude),
+                };
                 self.pop_scope();
                 match kind {
                     Some(kind) => kind,
@@ -352,6 +415,9 @@ impl Lowerer<'_> {
         self.push_scope();
         if let syn::Expr::ForLoop(f) = expr {
             self.rebind_for(f, &kind, &prelude);
+        }
+        for (ident, binding) in std::mem::take(&mut self.for_bindings) {
+            self.bind(&ident, binding);
         }
         self.loops.push(LoopCtx {
             brk: None,
@@ -456,8 +522,9 @@ impl Lowerer<'_> {
             self.cx.error(
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
-                 `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, \
-                 `xs.iter().enumerate()`); iterate over indices (`for i in 0..xs.len()`) instead",
+                 `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, `&xs[a..b]`, \
+                 then `.rev()`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, `xs.windows(k)`); \
+                 iterate over indices (`for i in 0..xs.len()`) instead",
             );
             return None;
         };
@@ -689,5 +756,16 @@ fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
             Some(chain)
         }
         _ => None,
+    }
+}
+
+/// Whether an `if` (with its `else if`s) ends in an `else`.
+fn ends_in_else(expr_if: &syn::ExprIf) -> bool {
+    match &expr_if.else_branch {
+        None => false,
+        Some((_, e)) => match strip(e) {
+            syn::Expr::If(inner) => ends_in_else(inner),
+            _ => true,
+        },
     }
 }

@@ -49,14 +49,19 @@ impl Lowerer<'_> {
             }
             syn::Expr::Array(array) => self.lower_array(array, out),
             syn::Expr::Repeat(repeat) => self.lower_repeat(repeat, out),
-            syn::Expr::Macro(mac) => self.lower_macro(&mac.mac, out),
+            syn::Expr::Macro(mac) => match self.lower_inactive_vec(&mac.mac, out) {
+                Some(value) => value,
+                None => self.lower_macro(&mac.mac, out),
+            },
             syn::Expr::Closure(closure) => self.make_closure(closure, out),
-            // `&w[1..]`: the slicing is the problem, reported by `lower_index`.
-            syn::Expr::Reference(r) if matches!(&*r.expr, syn::Expr::Index(i) if matches!(&*i.index, syn::Expr::Range(_))) =>
-            {
-                self.lower_expr(&r.expr, out);
-                Value::Error
-            }
+            // `&x[a..b]`, `&mut x[a..]`, `&x`: a view; `&W` of a constant: inactive.
+            syn::Expr::Reference(r) => match self.lower_reference(expr, r, out) {
+                Some(value) => value,
+                None => {
+                    self.unsupported(expr);
+                    Value::Error
+                }
+            },
             syn::Expr::If(_)
             | syn::Expr::Match(_)
             | syn::Expr::Block(_)
@@ -138,6 +143,7 @@ impl Lowerer<'_> {
                     Some(Binding::Var(v)) => return Value::Op(Operand::Var(*v)),
                     Some(Binding::Tuple(items)) => return binding_value(items),
                     Some(Binding::Closure(c)) => return Value::Closure(c.clone()),
+                    Some(Binding::View(v)) => return Value::View(v.clone()),
                     Some(Binding::Poisoned) => return Value::Error,
                     None => {}
                 }
@@ -302,6 +308,8 @@ impl Lowerer<'_> {
                     syn::Expr::Lit(_) | syn::Expr::Path(_) => {
                         self.found |= self.lowerer.is_float_expr(e)
                     }
+                    // `xs.len()` is an integer whatever `xs` holds.
+                    syn::Expr::MethodCall(m) if m.method == "len" || m.method == "is_empty" => {}
                     _ => syn::visit::visit_expr(self, e),
                 }
             }
@@ -389,6 +397,7 @@ impl Lowerer<'_> {
         let ident = path.path.get_ident()?;
         match self.lookup(&ident.to_string())? {
             Binding::Var(v) => Some(self.vars[*v].ty.clone()),
+            Binding::View(v) => Some(self.vars[v.base].ty.clone()),
             Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned => Some(Ty::Other),
         }
     }
@@ -420,6 +429,9 @@ impl Lowerer<'_> {
                 args.extend(call.args.iter());
                 return self.lower_intrinsic(expr, rule, &args, call.method.span(), out);
             }
+        }
+        if let Some(value) = self.lower_view_method(call, out) {
+            return value;
         }
         if self.array_var(&call.receiver).is_some()
             && !matches!(name.as_str(), "len" | "is_empty" | "iter" | "into_iter")
@@ -548,7 +560,10 @@ impl Lowerer<'_> {
         }
         if let syn::Expr::Path(func) = &*call.func {
             let float_arg = call.args.iter().any(|a| {
-                self.is_float_expr(a) || self.array_arg(a).is_some() || self.mut_arg(a).is_some()
+                self.is_float_expr(a)
+                    || self.array_arg(a).is_some()
+                    || self.mut_arg(a).is_some()
+                    || self.is_view_expr(a)
             });
             if self.is_poisoned(&call.func) {
                 return Value::Error;
@@ -658,6 +673,15 @@ impl Lowerer<'_> {
                 continue;
             }
             by_mut.push(false);
+            match self.view_arg(arg, out) {
+                Some(Ok(copy)) => {
+                    args.push(Operand::Var(copy));
+                    by_ref.push(true);
+                    continue;
+                }
+                Some(Err(())) => return Value::Error,
+                None => {}
+            }
             if let Some((array, reference)) = self.array_arg(arg) {
                 args.push(Operand::Var(array));
                 by_ref.push(reference);
@@ -896,13 +920,8 @@ impl Lowerer<'_> {
         index: &syn::ExprIndex,
         out: &mut Vec<Stmt>,
     ) -> Value {
-        if let syn::Expr::Range(range) = &*index.index {
-            self.cx.error(
-                range,
-                "indexing by a range (`w[a..b]`) is not supported by #[reverse]; index single \
-                 elements in a loop (`for i in a..b { .. w[i] .. }`)",
-            );
-            return Value::Error;
+        if let Some(value) = self.lower_view_index(expr, index, out) {
+            return value;
         }
         let Some(array) = self.array_var(&index.expr) else {
             let call_result = match &*index.expr {
@@ -1103,6 +1122,10 @@ impl Lowerer<'_> {
                 let var = match self.lookup(&ident.to_string()) {
                     Some(Binding::Var(v)) => *v,
                     Some(Binding::Poisoned) => return,
+                    Some(Binding::View(_)) => {
+                        self.cx.error(left, "#[reverse] cannot assign a slice to a variable again; bind the new slice to a new name (`let v2 = &x[a..b];`)");
+                        return;
+                    }
                     Some(Binding::Tuple(_) | Binding::Closure(_)) => {
                         self.cx.error(left, "#[reverse] can assign to numbers and array elements; assign the elements of a tuple one by one");
                         return;
@@ -1115,7 +1138,13 @@ impl Lowerer<'_> {
                 self.assign_var(expr, var, right, op, out);
             }
             syn::Expr::Index(index) => {
-                let Some(array) = self.array_var(&index.expr) else {
+                // An element of a slice (`let v = &mut x[a..b]; v[i] = ..`): of its base.
+                let target = match self.view_target(index, out) {
+                    Some(Some(target)) => Some(target),
+                    Some(None) => return,
+                    None => None,
+                };
+                let Some(array) = target.as_ref().map(|t| t.0).or_else(|| self.array_var(&index.expr)) else {
                     if self.is_float_expr(&index.expr) {
                         self.cx.error(&index.expr, "#[reverse] can assign to elements of float arrays bound to a name");
                         return;
@@ -1123,7 +1152,10 @@ impl Lowerer<'_> {
                     self.opaque_stmt(expr, out);
                     return;
                 };
-                let idx = self.lower_int_operand(&index.index, Ty::Usize, out);
+                let idx = match target {
+                    Some((_, j)) => j,
+                    None => self.lower_int_operand(&index.index, Ty::Usize, out),
+                };
                 let value = self.lower_expr(right, out);
                 let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
                     return;
@@ -1401,6 +1433,7 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Var(v) => Value::Op(Operand::Var(*v)),
                 Binding::Tuple(inner) => binding_value(inner),
                 Binding::Closure(c) => Value::Closure(c.clone()),
+                Binding::View(v) => Value::View(v.clone()),
                 Binding::Poisoned => Value::Error,
             })
             .collect(),

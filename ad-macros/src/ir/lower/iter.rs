@@ -28,6 +28,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
 
+use super::views::{op_tokens, View};
 use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
     ArrayInfo, AssignOp, BinOp, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt, StmtKind,
@@ -40,8 +41,9 @@ const CLOSURE_EXPECTED: &str =
 
 /// Where the items come from.
 enum Source<'e> {
-    /// Elements of a float array (`by_ref`: yielded as references).
-    Array { array: VarId, by_ref: bool },
+    /// Elements of a float array or a view of one (`by_ref`: yielded as references;
+    /// `rev`: last first, `xs.iter().rev()`).
+    Array { view: View, by_ref: bool, rev: bool },
     /// The integers of a range.
     Range(&'e syn::Expr),
 }
@@ -83,8 +85,14 @@ impl Lowerer<'_> {
             ("for_each", 1) => Consumer::ForEach(&call.args[0]),
             _ => return None,
         };
+        if !self.mentions_float(&syn::Expr::MethodCall(call.clone())) {
+            // A chain of integers (`(0..n).rev().collect::<Vec<usize>>()`): inactive data,
+            // emitted as written.
+            return None;
+        }
         let mut stages = Vec::new();
         let mut receiver = &*call.receiver;
+        let mut rev = false;
         let source = loop {
             match strip(receiver) {
                 syn::Expr::MethodCall(m) => {
@@ -95,11 +103,16 @@ impl Lowerer<'_> {
                         ("map", 1) => stages.push(Stage::Map(&m.args[0])),
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
-                        ("iter" | "into_iter", 0) => match self.elements_of(&m.receiver) {
-                            Some(array) => {
-                                let by_ref = name == "iter" || self.is_reference(array);
-                                break Source::Array { array, by_ref };
+                        // `xs.iter().rev()`: the elements last first.
+                        ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
+                        ("iter" | "into_iter", 0) => match self.elements_of(&m.receiver, out) {
+                            Some(Ok((view, whole))) => {
+                                let by_ref = name == "iter"
+                                    || !whole
+                                    || self.is_reference(view.base);
+                                break Source::Array { view, by_ref, rev };
                             }
+                            Some(Err(())) => return Some(Value::Error),
                             None => return self.chain_error(&m.receiver, "an iterator over a float array bound to a name"),
                         },
                         _ => {
@@ -145,12 +158,24 @@ impl Lowerer<'_> {
         Some(Value::Unit)
     }
 
-    /// The float array `expr` names (`xs`, `&xs`, `(xs)`).
-    fn elements_of(&self, expr: &syn::Expr) -> Option<VarId> {
-        match strip(expr) {
-            syn::Expr::Reference(r) => self.elements_of(&r.expr),
-            other => self.array_var(other),
+    /// The float array or view `expr` names (`xs`, `&xs`, `(xs)`, `&xs[a..b]`), and whether
+    /// it is a whole array bound to a name.
+    fn elements_of(
+        &mut self,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Result<(View, bool), ()>> {
+        let plain = match strip(expr) {
+            syn::Expr::Reference(r) => strip(&r.expr),
+            other => other,
+        };
+        if let Some(array) = self.array_var(plain) {
+            return Some(Ok((View::whole(array, false), true)));
         }
+        if !self.is_view_expr(expr) {
+            return None;
+        }
+        Some(self.view_expr(expr, out)?.map(|v| (v, false)))
     }
 
     /// Whether the array variable is a reference (a slice parameter), whose `into_iter`
@@ -177,8 +202,9 @@ impl Lowerer<'_> {
         let mut zipped = Vec::new();
         for stage in &stages {
             if let Stage::Zip(other) = stage {
-                match self.zip_source(other) {
-                    Some(z) => zipped.push(z),
+                match self.zip_source(other, out) {
+                    Some(Ok(z)) => zipped.push(z),
+                    Some(Err(())) => return Value::Error,
                     None => {
                         self.cx.error(
                             *other,
@@ -190,17 +216,15 @@ impl Lowerer<'_> {
             }
         }
         let (range, base, len): (Opaque, TokenStream, Option<TokenStream>) = match &source {
-            Source::Array { array, .. } => {
-                let mut len = {
-                    let a = &self.vars[*array].name;
-                    quote!(#a.len())
-                };
-                let mut reads = vec![*array];
-                for &(z, _) in &zipped {
-                    let b = &self.vars[z].name;
-                    len = quote!(#len.min(#b.len()));
-                    reads.push(z);
+            Source::Array { view, .. } => {
+                let (mut len, mut reads) = self.view_len_tokens(view);
+                for (z, _) in &zipped {
+                    let (b, r) = self.view_len_tokens(z);
+                    len = quote!(#len.min(#b));
+                    reads.extend(r);
                 }
+                reads.sort_unstable();
+                reads.dedup();
                 let range = Opaque::generated(quote!(0..#len), reads);
                 (range, quote!(0..#len), Some(len))
             }
@@ -278,12 +302,7 @@ impl Lowerer<'_> {
                     self.cx.error(&call.method, "`collect` after `filter` is not supported by #[reverse]; collect first, or write a loop");
                     return Value::Error;
                 }
-                let reads = match &source {
-                    Source::Array { array, .. } => std::iter::once(*array)
-                        .chain(zipped.iter().map(|z| z.0))
-                        .collect(),
-                    Source::Range(_) => range.reads.clone(),
-                };
+                let reads = range.reads.clone();
                 let n = self.let_opaque(
                     out,
                     "n",
@@ -319,9 +338,25 @@ impl Lowerer<'_> {
         self.push_scope();
         let mut body = Vec::new();
         let (index, item) = match &source {
-            Source::Array { array, by_ref } => {
+            Source::Array { view, by_ref, rev } => {
                 let index = self.fresh("i", Ty::Usize, false, span);
-                let item = self.element(*array, index, *by_ref, span, &mut body);
+                let position = if *rev {
+                    // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`.
+                    let (n, mut reads) = self.view_len_tokens(view);
+                    let i = &self.vars[index].name;
+                    reads.push(index);
+                    let j = self.let_opaque(
+                        &mut body,
+                        "j",
+                        Ty::Usize,
+                        Opaque::generated(quote!(#n - 1 - #i), reads),
+                        span,
+                    );
+                    Operand::Var(j)
+                } else {
+                    Operand::Var(index)
+                };
+                let item = self.element(view, position, *by_ref, span, &mut body);
                 (index, item)
             }
             Source::Range(_) => {
@@ -361,7 +396,7 @@ impl Lowerer<'_> {
         &mut self,
         step: &Step<'_, '_>,
         stages: &[Stage<'_>],
-        zipped: &[(VarId, bool)],
+        zipped: &[(View, bool)],
         item: Value,
         out: &mut Vec<Stmt>,
     ) -> Value {
@@ -370,10 +405,10 @@ impl Lowerer<'_> {
         };
         match stage {
             Stage::Zip(_) => {
-                let Some((&(other, by_ref), later)) = zipped.split_first() else {
+                let Some(((other, by_ref), later)) = zipped.split_first() else {
                     return Value::Unit;
                 };
-                let right = self.element(other, step.index, by_ref, step.span, out);
+                let right = self.element(other, Operand::Var(step.index), *by_ref, step.span, out);
                 self.stages(step, rest, later, Value::Tuple(vec![item, right]), out)
             }
             Stage::Enumerate => {
@@ -410,25 +445,41 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `let x = xs[i];` at the start of the loop body.
+    /// `let x = xs[i];` at the start of the loop body (`i` counts from the start of a view).
     fn element(
         &mut self,
-        array: VarId,
-        index: VarId,
+        view: &View,
+        index: Operand,
         by_ref: bool,
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Value {
+        let array = view.base;
         let elem = match &self.vars[array].ty {
             Ty::Array(info) => info.elem,
             _ => None,
+        };
+        let position = match &view.start {
+            None => index,
+            Some(s) => {
+                let (s, i) = (op_tokens(self, s), op_tokens(self, &index));
+                let mut reads: Vec<VarId> = view.start.iter().filter_map(Operand::var).collect();
+                reads.extend(index.var());
+                Operand::Var(self.let_opaque(
+                    out,
+                    "j",
+                    Ty::Usize,
+                    Opaque::generated(quote!(#s + #i), reads),
+                    span,
+                ))
+            }
         };
         let var = self.fresh("x", Ty::Float(elem), false, span);
         self.vars[var].deref = by_ref;
         out.push(Stmt {
             kind: StmtKind::Let {
                 var,
-                rhs: Rhs::Index(array, Operand::Var(index)),
+                rhs: Rhs::Index(array, position),
                 ty: None,
             },
             span,
@@ -436,19 +487,26 @@ impl Lowerer<'_> {
         Value::Op(Operand::Var(var))
     }
 
-    /// The array zipped in by `.zip(other)`, and whether it yields references.
-    fn zip_source(&self, other: &syn::Expr) -> Option<(VarId, bool)> {
+    /// The array or view zipped in by `.zip(other)`, and whether it yields references.
+    fn zip_source(
+        &mut self,
+        other: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Result<(View, bool), ()>> {
         match strip(other) {
             syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
-                self.elements_of(&m.receiver).map(|a| (a, true))
+                Some(self.elements_of(&m.receiver, out)?.map(|(a, _)| (a, true)))
             }
-            syn::Expr::Reference(r) => self.elements_of(&r.expr).map(|a| (a, true)),
+            syn::Expr::Reference(_) => Some(self.elements_of(other, out)?.map(|(a, _)| (a, true))),
             syn::Expr::MethodCall(m)
                 if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
             {
-                self.zip_source(&m.receiver).map(|(a, _)| (a, false))
+                Some(self.zip_source(&m.receiver, out)?.map(|(a, _)| (a, false)))
             }
-            plain => self.elements_of(plain).map(|a| (a, self.is_reference(a))),
+            plain => Some(self.elements_of(plain, out)?.map(|(a, whole)| {
+                let by_ref = !whole || self.is_reference(a.base);
+                (a, by_ref)
+            })),
         }
     }
 
@@ -589,4 +647,9 @@ fn turbofish_float(call: &syn::ExprMethodCall) -> Option<crate::ir::FloatTy> {
         syn::GenericArgument::Type(ty) => crate::parse::float_of(ty),
         _ => None,
     }
+}
+
+/// Whether `expr` is `xs.iter()` or `xs.into_iter()`.
+fn is_iter_call(expr: &syn::Expr) -> bool {
+    matches!(strip(expr), syn::Expr::MethodCall(m) if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty())
 }

@@ -4,7 +4,8 @@
 //! (flags and guards for `return`/`break`/`continue`), `expr` (expressions), `control`
 //! (branches, `match`, and loops, built in one place by `push_loop`), `iter` (iterator chains
 //! lowered to loops), `closure` (closures inlined at their calls), `rename` (the opaque parts,
-//! renamed). This module holds the entry point and the statement lists.
+//! renamed), `views` (slices of float arrays as base + offset + length, and the `for` loops
+//! over them). This module holds the entry point and the statement lists.
 //!
 //! In: the `syn::Block` of the function and its validated signature. Out: a [`Body`], or
 //! errors at the spans of every construct outside the supported subset (lowering keeps going
@@ -49,6 +50,7 @@ mod jumps;
 mod rename;
 mod results;
 mod scope;
+mod views;
 
 use jumps::{Jumps, LoopCtx, RetCtx};
 
@@ -104,6 +106,8 @@ enum Binding {
     Closure(closure::Closure),
     /// A name whose value was an error: its uses report nothing more.
     Poisoned,
+    /// A slice of a float array (`let t = &x[1..];`): its elements are the base's.
+    View(views::View),
 }
 
 /// The value of a lowered expression.
@@ -119,6 +123,8 @@ enum Value {
     Never,
     /// An expression that was already reported as an error: its uses report nothing more.
     Error,
+    /// A slice of a float array (see `views`).
+    View(views::View),
 }
 
 /// What to do with the tail expression of a block.
@@ -155,6 +161,8 @@ struct Lowerer<'a> {
     result_shape: Option<results::ResultShape>,
     /// The parts of that result, once the call is lowered: whether each is an array.
     pending_parts: Option<Vec<bool>>,
+    /// Names a `for` loop over a sequence of `views` binds in its body.
+    for_bindings: Vec<(Ident, Binding)>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -175,6 +183,7 @@ impl<'a> Lowerer<'a> {
             mut_refs: Vec::new(),
             result_shape: None,
             pending_parts: None,
+            for_bindings: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -354,6 +363,9 @@ impl<'a> Lowerer<'a> {
                 let is_tail = last && semi.is_none();
                 let want = is_tail && tail != Tail::Discard;
                 if is_tail && tail == Tail::Return && !is_jump(expr) {
+                    if let Some(result) = self.lower_tail_branches(expr, out) {
+                        return result;
+                    }
                     let (value, jumps) = self.lower_expr_jumps(expr, out, true);
                     self.assign_return(value, expr, out);
                     return (Value::Unit, jumps);
@@ -400,9 +412,10 @@ impl<'a> Lowerer<'a> {
                 span: expr.span(),
             }),
             Value::Never | Value::Unit | Value::Error => {}
-            Value::Tuple(_) | Value::Closure(_) => self
-                .cx
-                .error(expr, "expected a scalar result, found a tuple or a closure"),
+            Value::Tuple(_) | Value::Closure(_) | Value::View(_) => self.cx.error(
+                expr,
+                "expected a scalar result, found a tuple, a slice or a closure",
+            ),
         }
     }
 

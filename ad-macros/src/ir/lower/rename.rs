@@ -261,6 +261,10 @@ impl Renamer<'_, '_> {
         match self.lowerer.lookup(&name)? {
             Binding::Var(v) => Some(*v),
             Binding::Poisoned => None,
+            Binding::View(_) => {
+                self.lowerer.cx.error(path, super::views::VIEW_USE);
+                None
+            }
             Binding::Tuple(_) => {
                 self.lowerer.cx.error(
                     path,
@@ -276,6 +280,21 @@ impl Renamer<'_, '_> {
                 );
                 None
             }
+        }
+    }
+
+    /// The view a path names, if it is a view binding not shadowed by a closure.
+    fn view_of(&self, expr: &syn::Expr) -> Option<super::views::View> {
+        let syn::Expr::Path(p) = super::strip(expr) else {
+            return None;
+        };
+        let name = p.path.get_ident()?.to_string();
+        if self.shadowed.contains(&name) {
+            return None;
+        }
+        match self.lowerer.lookup(&name)? {
+            Binding::View(v) => Some(v.clone()),
+            _ => None,
         }
     }
 
@@ -341,6 +360,36 @@ impl Renamer<'_, '_> {
                     }
                 }
                 syn::visit_mut::visit_expr_field_mut(self, field);
+            }
+            syn::Expr::Index(index) if self.view_of(&index.expr).is_some() => {
+                // `v[i]` on a view: `base[view::index(start, len, i)]`.
+                let Some(view) = self.view_of(&index.expr) else {
+                    return;
+                };
+                self.killed += 1;
+                self.visit_expr_mut(&mut index.index);
+                self.killed -= 1;
+                let (s, n, reads) = self.lowerer.view_parts(&view);
+                self.reads.extend(reads);
+                let base = self.path_expr(view.base, index.expr.span());
+                let i = &index.index;
+                *expr = syn::parse_quote!(#base[::ad::__private::view::index(#s, #n, #i)]);
+            }
+            syn::Expr::MethodCall(call)
+                if call.args.is_empty()
+                    && (call.method == "len" || call.method == "is_empty")
+                    && self.view_of(&call.receiver).is_some() =>
+            {
+                let Some(view) = self.view_of(&call.receiver) else {
+                    return;
+                };
+                let (_, n, reads) = self.lowerer.view_parts(&view);
+                self.reads.extend(reads);
+                *expr = if call.method == "len" {
+                    syn::parse_quote!((#n))
+                } else {
+                    syn::parse_quote!((#n == 0))
+                };
             }
             syn::Expr::Index(index) => {
                 // An index selects an element; its own value carries no derivative.

@@ -1,0 +1,1039 @@
+//! Views of float arrays: sub-slices, `split_at`, the chunks and windows of a `for` loop,
+//! reversed and zipped iteration, and `copy_from_slice`.
+//!
+//! A view is a binding of the lowering, not a value of the IR: it denotes a base array, a
+//! start offset and a length, each fixed when the view is made. An element of a view is an
+//! element of its base, so the IR only ever sees `Index` and `IndexAssign` on the base with
+//! an index computed by integer arithmetic; nothing is copied and nothing is allocated.
+//!
+//! ```text
+//! // Before                             // After
+//! let tail = &x[1..];                   let __s0 = 1;
+//!                                       let __n1 = view::len(x.len(), __s0, x.len());
+//! let y = tail[i] * 2.0;                let __j2 = view::index(__s0, __n1, i);
+//!                                       let __t3 = x[__j2];
+//!                                       let y = __t3 * 2.0;
+//! ```
+//!
+//! (`view::` is `::ad::__private::view::`, the runtime's index arithmetic, which panics where
+//! the slice operations do.) A view passed to an annotated function is the one place a copy
+//! is made: the callee takes a slice, and its adjoint flows back through the copy's.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, ToTokens};
+use syn::spanned::Spanned;
+use syn::Ident;
+
+use super::{strip, Binding, Lowerer, Value};
+use crate::ir::{
+    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt, StmtKind,
+    Ty, VarId, Walk,
+};
+
+/// Elements `start .. start + len` of the float array `base`.
+#[derive(Clone, Debug)]
+pub(super) struct View {
+    pub base: VarId,
+    /// `None`: from the first element.
+    pub start: Option<Operand>,
+    /// `None`: to the end of `base` (`base.len()` elements).
+    pub len: Option<Operand>,
+    /// Made by `&mut x[..]` or `split_at_mut`: elements may be assigned through it.
+    pub mutable: bool,
+}
+
+impl View {
+    /// The whole of `base`.
+    pub(super) fn whole(base: VarId, mutable: bool) -> View {
+        View {
+            base,
+            start: None,
+            len: None,
+            mutable,
+        }
+    }
+
+    fn is_whole(&self) -> bool {
+        self.start.is_none() && self.len.is_none()
+    }
+}
+
+/// The one message for a view used where the macro cannot follow it.
+pub(super) const VIEW_USE: &str = "#[reverse] follows a slice of a float array (`&x[a..b]`, \
+     `split_at`, a chunk or window) through indexing (`v[i]`, `v[i] = ..` through `&mut`), \
+     `.len()`, `.is_empty()`, `for` loops and iterator chains over it, slicing it again, \
+     `copy_from_slice`, and passing it to an annotated function; use one of these here";
+
+/// A sequence a `for` loop walks.
+enum Seq {
+    /// The elements of a float array view, or of inactive data (a `const` table, an integer
+    /// array), possibly reversed.
+    Elems {
+        src: Src,
+        rev: bool,
+    },
+    Zip(Box<Seq>, Box<Seq>),
+    Enumerate(Box<Seq>),
+    /// `x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`: each item is a view.
+    Chunks {
+        view: View,
+        size: Operand,
+        kind: Chunking,
+    },
+}
+
+enum Src {
+    View(View),
+    /// Inactive data, renamed: indexed as written.
+    Inactive(Opaque),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chunking {
+    Chunks,
+    Exact,
+    Windows,
+}
+
+/// The tokens of an operand.
+pub(super) fn op_tokens(lowerer: &Lowerer<'_>, op: &Operand) -> TokenStream {
+    match op {
+        Operand::Var(v) => lowerer.vars[*v].name.to_token_stream(),
+        Operand::Lit(t, _) => t.clone(),
+    }
+}
+
+fn op_reads(op: &Operand) -> Vec<VarId> {
+    op.var().into_iter().collect()
+}
+
+impl Lowerer<'_> {
+    /// A cheap inactive `usize` computed from `expr`, which reads `reads`.
+    fn usize_let(
+        &mut self,
+        prefix: &str,
+        expr: TokenStream,
+        reads: Vec<VarId>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Operand {
+        let mut reads = reads;
+        reads.sort_unstable();
+        reads.dedup();
+        Operand::Var(self.let_opaque(out, prefix, Ty::Usize, Opaque::generated(expr, reads), span))
+    }
+
+    /// The operand with its value now: a `let mut` integer is copied, so that assigning it
+    /// later does not move a view made from it.
+    fn frozen(&mut self, op: Operand, span: Span, out: &mut Vec<Stmt>) -> Operand {
+        match op {
+            Operand::Var(v) if self.vars[v].mutable => {
+                let name = self.vars[v].name.clone();
+                self.usize_let("s", quote!(#name), vec![v], span, out)
+            }
+            other => other,
+        }
+    }
+
+    /// The length of `view`, as tokens and the variables they read.
+    pub(super) fn view_len_tokens(&self, view: &View) -> (TokenStream, Vec<VarId>) {
+        match &view.len {
+            Some(op) => (op_tokens(self, op), op_reads(op)),
+            None => {
+                let base = &self.vars[view.base].name;
+                (quote!(#base.len()), vec![view.base])
+            }
+        }
+    }
+
+    /// The start and the length of `view`, as tokens, and the variables they read.
+    pub(super) fn view_parts(&self, view: &View) -> (TokenStream, TokenStream, Vec<VarId>) {
+        let (s, mut reads) = self.view_start_tokens(view);
+        let (n, r) = self.view_len_tokens(view);
+        reads.extend(r);
+        (s, n, reads)
+    }
+
+    fn view_start_tokens(&self, view: &View) -> (TokenStream, Vec<VarId>) {
+        match &view.start {
+            Some(op) => (op_tokens(self, op), op_reads(op)),
+            None => (quote!(0), Vec::new()),
+        }
+    }
+
+    /// The view a name or an expression denotes: a view binding, a float array (whole), or
+    /// a slicing expression `x[a..b]` (lowered into `out`). `Some(Err(()))` after an error.
+    pub(super) fn view_expr(
+        &mut self,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Result<View, ()>> {
+        match strip(expr) {
+            syn::Expr::Reference(r) => {
+                let mut view = self.view_expr(&r.expr, out)?;
+                if let Ok(v) = &mut view {
+                    v.mutable = r.mutability.is_some();
+                }
+                Some(view)
+            }
+            syn::Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string())? {
+                    Binding::View(v) => Some(Ok(v.clone())),
+                    Binding::Var(v) if self.vars[*v].ty.is_array() => {
+                        let mutable = self.vars[*v].mutable;
+                        Some(Ok(View::whole(*v, mutable)))
+                    }
+                    Binding::Poisoned => Some(Err(())),
+                    _ => None,
+                }
+            }
+            syn::Expr::Index(index) => match &*index.index {
+                syn::Expr::Range(range) => {
+                    let base = match self.view_expr(&index.expr, out)? {
+                        Ok(base) => base,
+                        Err(()) => return Some(Err(())),
+                    };
+                    Some(Ok(self.slice(base, range, index.span(), out)))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether `expr` denotes a view of a float array (without lowering it).
+    pub(super) fn is_view_expr(&self, expr: &syn::Expr) -> bool {
+        match strip(expr) {
+            syn::Expr::Reference(r) => self.is_view_expr(&r.expr),
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::View(_)))),
+            syn::Expr::Index(index) => {
+                matches!(&*index.index, syn::Expr::Range(_))
+                    && (self.is_view_expr(&index.expr) || self.array_var(&index.expr).is_some())
+            }
+            _ => false,
+        }
+    }
+
+    /// `base[range]`: a view of a view.
+    /// (`span` is the whole indexing expression's: a statement's span is its tokens', and a
+    /// literal there must not read as the range's `0`, or clippy takes it for `0`-prefixed.)
+    fn slice(
+        &mut self,
+        base: View,
+        range: &syn::ExprRange,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> View {
+        let start = match &range.start {
+            Some(a) => {
+                let op = self.lower_int_operand(a, Ty::Usize, out);
+                Some(self.frozen(op, span, out))
+            }
+            None => None,
+        };
+        let (n, mut reads) = self.view_len_tokens(&base);
+        let end = match &range.end {
+            Some(b) => {
+                let op = self.lower_int_operand(b, Ty::Usize, out);
+                let op = self.frozen(op, span, out);
+                reads.extend(op_reads(&op));
+                let b = op_tokens(self, &op);
+                match range.limits {
+                    syn::RangeLimits::HalfOpen(_) => b,
+                    syn::RangeLimits::Closed(_) => {
+                        quote!(::ad::__private::view::inclusive_end(#b))
+                    }
+                }
+            }
+            None => n.clone(),
+        };
+        let s = match &start {
+            Some(op) => {
+                reads.extend(op_reads(op));
+                op_tokens(self, op)
+            }
+            None => quote!(0),
+        };
+        let len = self.usize_let(
+            "n",
+            quote!(::ad::__private::view::len(#n, #s, #end)),
+            reads,
+            span,
+            out,
+        );
+        let start = match (base.start, start) {
+            (None, start) => start,
+            (Some(s0), None) => Some(s0),
+            (Some(s0), Some(s1)) => {
+                let (a, b) = (op_tokens(self, &s0), op_tokens(self, &s1));
+                let mut reads = op_reads(&s0);
+                reads.extend(op_reads(&s1));
+                Some(self.usize_let("s", quote!(#a + #b), reads, span, out))
+            }
+        };
+        View {
+            base: base.base,
+            start,
+            len: Some(len),
+            mutable: base.mutable,
+        }
+    }
+
+    /// The position in the base of element `i` of `view`; `checked` tests `i < len` (an
+    /// index the user wrote), else `i` is known to be in bounds (a loop over the view).
+    fn view_pos(
+        &mut self,
+        view: &View,
+        i: Operand,
+        checked: bool,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Operand {
+        if view.is_whole() || (!checked && view.start.is_none()) {
+            return i;
+        }
+        let (s, mut reads) = self.view_start_tokens(view);
+        let it = op_tokens(self, &i);
+        reads.extend(op_reads(&i));
+        let expr = if checked {
+            let (n, r) = self.view_len_tokens(view);
+            reads.extend(r);
+            quote!(::ad::__private::view::index(#s, #n, #it))
+        } else {
+            quote!(#s + #it)
+        };
+        self.usize_let("j", expr, reads, span, out)
+    }
+
+    fn elem_ty(&self, base: VarId) -> Ty {
+        match &self.vars[base].ty {
+            Ty::Array(info) => Ty::Float(info.elem),
+            _ => Ty::Float(None),
+        }
+    }
+
+    /// `v[i]` on a view.
+    pub(super) fn view_read(
+        &mut self,
+        view: &View,
+        index: &syn::Expr,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let i = self.lower_int_operand(index, Ty::Usize, out);
+        let pos = self.view_pos(view, i, true, expr.span(), out);
+        let ty = self.elem_ty(view.base);
+        Value::Op(self.let_temp(out, Rhs::Index(view.base, pos), ty, expr.span()))
+    }
+
+    /// The index into the base for `v[i] = ..` on a view; `None` after an error.
+    pub(super) fn view_write_index(
+        &mut self,
+        view: &View,
+        index: &syn::Expr,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Operand> {
+        if !view.mutable {
+            self.cx.error(
+                index,
+                "#[reverse] assigns through a slice only when it is mutable: write \
+                 `let v = &mut x[a..b];` (or use `split_at_mut`)",
+            );
+            return None;
+        }
+        let i = self.lower_int_operand(index, Ty::Usize, out);
+        Some(self.view_pos(view, i, true, span, out))
+    }
+
+    /// `x.split_at(k)` and `x.split_at_mut(k)`: two views.
+    pub(super) fn lower_split_at(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let base = match self.view_expr(&call.receiver, out)? {
+            Ok(base) => base,
+            Err(()) => return Some(Value::Error),
+        };
+        let mutable = call.method == "split_at_mut";
+        let span = call.method.span();
+        let mid = self.lower_int_operand(&call.args[0], Ty::Usize, out);
+        let (n, mut reads) = self.view_len_tokens(&base);
+        reads.extend(op_reads(&mid));
+        let m = op_tokens(self, &mid);
+        let mid = self.usize_let(
+            "k",
+            quote!(::ad::__private::view::split(#n, #m)),
+            reads.clone(),
+            span,
+            out,
+        );
+        let k = op_tokens(self, &mid);
+        reads.push(mid.var().unwrap_or(base.base));
+        let rest = self.usize_let("n", quote!(#n - #k), reads, span, out);
+        let right_start = match &base.start {
+            None => mid.clone(),
+            Some(s0) => {
+                let s = op_tokens(self, s0);
+                let mut reads = op_reads(s0);
+                reads.extend(op_reads(&mid));
+                self.usize_let("s", quote!(#s + #k), reads, span, out)
+            }
+        };
+        let left = View {
+            base: base.base,
+            start: base.start.clone(),
+            len: Some(mid),
+            mutable,
+        };
+        let right = View {
+            base: base.base,
+            start: Some(right_start),
+            len: Some(rest),
+            mutable,
+        };
+        Some(Value::Tuple(vec![Value::View(left), Value::View(right)]))
+    }
+
+    /// `dst.copy_from_slice(src)`: a loop of element assignments.
+    pub(super) fn lower_copy_from_slice(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let dst = match self.view_expr(&call.receiver, out)? {
+            Ok(dst) => dst,
+            Err(()) => return Some(Value::Error),
+        };
+        let span = call.method.span();
+        let src = match self.view_expr(&call.args[0], out) {
+            Some(Ok(src)) => src,
+            Some(Err(())) => return Some(Value::Error),
+            None => {
+                self.cx.error(
+                    &call.args[0],
+                    "#[reverse] copies from a float array or a slice of one (`&src`, \
+                     `&src[a..b]`) here",
+                );
+                return Some(Value::Error);
+            }
+        };
+        let (dn, mut reads) = self.view_len_tokens(&dst);
+        let (sn, r) = self.view_len_tokens(&src);
+        reads.extend(r);
+        let n = self.usize_let(
+            "n",
+            quote!(::ad::__private::view::copy_len(#dn, #sn)),
+            reads,
+            span,
+            out,
+        );
+        let mut body = Vec::new();
+        let (i, range) = self.counter(&n, span);
+        let from = self.view_pos(&src, Operand::Var(i), false, span, &mut body);
+        let ty = self.elem_ty(src.base);
+        let value = self.let_temp(&mut body, Rhs::Index(src.base, from), ty, span);
+        let to = self.view_pos(&dst, Operand::Var(i), false, span, &mut body);
+        body.push(Stmt {
+            kind: StmtKind::IndexAssign {
+                array: dst.base,
+                index: to,
+                op: AssignOp::Set,
+                value,
+            },
+            span,
+        });
+        self.push_loop(range, body, Vec::new(), None, span, out);
+        Some(Value::Unit)
+    }
+
+    /// A loop counter over `0..n`.
+    fn counter(&mut self, n: &Operand, span: Span) -> (VarId, LoopKind) {
+        let i = self.fresh("i", Ty::Usize, false, span);
+        let nt = op_tokens(self, n);
+        let range = Opaque::generated(quote!(0..#nt), op_reads(n));
+        let kind = LoopKind::Range(RangeLoop {
+            var: Some(i),
+            range,
+            walk: Walk::Up(quote!(0..#nt)),
+        });
+        (i, kind)
+    }
+
+    /// A view passed to an annotated function: a copy in a local `Vec`, whose adjoint flows
+    /// back to the view's elements. `None` when `arg` is not a view (a whole array is passed
+    /// as it is).
+    pub(super) fn view_arg(
+        &mut self,
+        arg: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Result<VarId, ()>> {
+        if !self.is_view_expr(arg) {
+            return None;
+        }
+        if let syn::Expr::Reference(r) = strip(arg) {
+            if r.mutability.is_some() {
+                self.cx.error(
+                    arg,
+                    "#[reverse] passes slices of float arrays to functions as `&x[a..b]`; a \
+                     mutable slice cannot be passed: pass the array and the bounds",
+                );
+                return Some(Err(()));
+            }
+        }
+        let view = match self.view_expr(arg, out)? {
+            Ok(view) => view,
+            Err(()) => return Some(Err(())),
+        };
+        if view.is_whole() {
+            return Some(Ok(view.base));
+        }
+        let span = arg.span();
+        let n = match &view.len {
+            Some(n) => n.clone(),
+            None => {
+                let (t, reads) = self.view_len_tokens(&view);
+                self.usize_let("n", t, reads, span, out)
+            }
+        };
+        let elem = match &self.vars[view.base].ty {
+            Ty::Array(info) => info.elem,
+            _ => None,
+        };
+        let ty = Ty::Array(ArrayInfo {
+            elem,
+            shape: Shape::Len(n.clone()),
+        });
+        let copy = self.fresh("slice", ty, true, span);
+        let zero = Operand::Lit(quote!(0.0), LitKind::Float(elem));
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var: copy,
+                rhs: Rhs::VecRepeat(zero, n.clone()),
+                ty: None,
+            },
+            span,
+        });
+        let mut body = Vec::new();
+        let (i, range) = self.counter(&n, span);
+        let from = self.view_pos(&view, Operand::Var(i), false, span, &mut body);
+        let ty = self.elem_ty(view.base);
+        let value = self.let_temp(&mut body, Rhs::Index(view.base, from), ty, span);
+        body.push(Stmt {
+            kind: StmtKind::IndexAssign {
+                array: copy,
+                index: Operand::Var(i),
+                op: AssignOp::Set,
+                value,
+            },
+            span,
+        });
+        self.push_loop(range, body, Vec::new(), None, span, out);
+        Some(Ok(copy))
+    }
+
+    /// `&e` and `&mut e`: a view of a float array, or an inactive reference (`&W` of a
+    /// constant table, `&idx` of an integer array). `None`: not supported (reported by the
+    /// caller).
+    pub(super) fn lower_reference(
+        &mut self,
+        expr: &syn::Expr,
+        r: &syn::ExprReference,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        match self.view_expr(expr, out) {
+            Some(Ok(view)) => return Some(Value::View(view)),
+            Some(Err(())) => return Some(Value::Error),
+            None => {}
+        }
+        let inner = strip(&r.expr);
+        let data = matches!(inner, syn::Expr::Path(_) | syn::Expr::Index(_));
+        if r.mutability.is_none() && data && !self.mentions_float(inner) {
+            return Some(self.opaque_value(expr, Ty::Unknown, out));
+        }
+        match inner {
+            syn::Expr::Index(index) if matches!(&*index.index, syn::Expr::Range(_)) => {
+                self.cx.error(
+                    &index.index,
+                    "#[reverse] slices float arrays bound to a name (`&x[a..b]`); bind this \
+                     expression to a variable first",
+                );
+                Some(Value::Error)
+            }
+            _ => None,
+        }
+    }
+
+    /// `x[a..b]` (a view), and `v[i]` on a view; `None` for other indexing.
+    pub(super) fn lower_view_index(
+        &mut self,
+        expr: &syn::Expr,
+        index: &syn::ExprIndex,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        if let syn::Expr::Range(range) = &*index.index {
+            return Some(match self.view_expr(expr, out) {
+                Some(Ok(view)) => Value::View(view),
+                Some(Err(())) => Value::Error,
+                None if !self.mentions_float(&index.expr) => {
+                    self.opaque_value(expr, Ty::Unknown, out)
+                }
+                None => {
+                    self.cx.error(
+                        range,
+                        "#[reverse] slices float arrays bound to a name (`&x[a..b]`); bind \
+                         this expression to a variable first",
+                    );
+                    Value::Error
+                }
+            });
+        }
+        if self.array_var(&index.expr).is_some() || !self.is_view_expr(&index.expr) {
+            return None;
+        }
+        Some(match self.view_expr(&index.expr, out)? {
+            Ok(view) => self.view_read(&view, &index.index, expr, out),
+            Err(()) => Value::Error,
+        })
+    }
+
+    /// The base and the index for an assignment to `v[i]` when `v` is a view: `None` when
+    /// it is not one, `Some(None)` after an error.
+    pub(super) fn view_target(
+        &mut self,
+        index: &syn::ExprIndex,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Option<(VarId, Operand)>> {
+        if self.array_var(&index.expr).is_some() || !self.is_view_expr(&index.expr) {
+            return None;
+        }
+        let view = match self.view_expr(&index.expr, out)? {
+            Ok(view) => view,
+            Err(()) => return Some(None),
+        };
+        let j = self.view_write_index(&view, &index.index, index.span(), out);
+        Some(j.map(|j| (view.base, j)))
+    }
+
+    /// `split_at`, `split_at_mut` and `copy_from_slice` on a float array or a view.
+    pub(super) fn lower_view_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let name = call.method.to_string();
+        let known = matches!(
+            (name.as_str(), call.args.len()),
+            ("split_at" | "split_at_mut" | "copy_from_slice", 1)
+        );
+        if !known
+            || !(self.is_view_expr(&call.receiver) || self.array_var(&call.receiver).is_some())
+        {
+            return None;
+        }
+        if name == "copy_from_slice" {
+            self.lower_copy_from_slice(call, out)
+        } else {
+            self.lower_split_at(call, out)
+        }
+    }
+
+    /// `vec![0usize, 2, 1]`, `vec![0usize; n]`: a vector of integers (or other inactive
+    /// data) is emitted as written. `None` when the vector mentions floats.
+    pub(super) fn lower_inactive_vec(
+        &mut self,
+        mac: &syn::Macro,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        if !mac.path.is_ident("vec") {
+            return None;
+        }
+        let tokens = &mac.tokens;
+        let parsed: syn::Expr = syn::parse2(quote!([#tokens])).ok()?;
+        let empty = matches!(&parsed, syn::Expr::Array(a) if a.elems.is_empty());
+        if empty || self.mentions_float(&parsed) {
+            return None;
+        }
+        let span = mac.span();
+        let (expr, reads) = match &parsed {
+            syn::Expr::Array(_) => {
+                let opaque = self.opaque(&parsed);
+                let e = opaque.expr;
+                (quote!(::std::vec::Vec::from(#e)), opaque.reads)
+            }
+            syn::Expr::Repeat(r) => {
+                let (e, n) = (self.opaque(&r.expr), self.opaque(&r.len));
+                let (et, nt) = (&e.expr, &n.expr);
+                let mut reads = e.reads;
+                reads.extend(n.reads);
+                (quote!(::std::vec![#et; #nt]), reads)
+            }
+            _ => return None,
+        };
+        let opaque = Opaque {
+            expr,
+            reads,
+            cheap: false,
+            flows: Vec::new(),
+            if_active: (span, String::new()),
+        };
+        Some(Value::Op(Operand::Var(self.let_opaque(
+            out,
+            "t",
+            Ty::Other,
+            opaque,
+            span,
+        ))))
+    }
+
+    // ---- `for` loops over views, zips, reversed elements, chunks and windows ---------------
+
+    /// The loop of `for pat in expr` for the sequences this module adds; `None` when `expr`
+    /// is none of them (the caller reports it), `Some(None)` after an error. Statements that
+    /// run once before the loop go to `pre`, the items' bindings to the start of the body
+    /// (`prelude`), and the names to bind in the body to `self.for_bindings`.
+    pub(super) fn for_sequence(
+        &mut self,
+        f: &syn::ExprForLoop,
+        pre: &mut Vec<Stmt>,
+        prelude: &mut Vec<Stmt>,
+    ) -> Option<Option<LoopKind>> {
+        let seq = match self.parse_seq(&f.expr, pre)? {
+            Ok(seq) => seq,
+            Err(()) => return Some(None),
+        };
+        let span = f.for_token.span;
+        let (count, reads) = self.seq_count(&seq);
+        let n = self.usize_let("n", count, reads, span, pre);
+        let (i, kind) = self.counter(&n, span);
+        let ok = self.bind_item(&f.pat, &seq, i, &n, prelude);
+        Some(ok.then_some(kind))
+    }
+
+    /// Reads a sequence; `None` if `expr` is not one this module handles.
+    fn parse_seq(&mut self, expr: &syn::Expr, pre: &mut Vec<Stmt>) -> Option<Result<Seq, ()>> {
+        match strip(expr) {
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                match (name.as_str(), m.args.len()) {
+                    ("enumerate", 0) => {
+                        let inner = self.parse_seq(&m.receiver, pre)?;
+                        Some(inner.map(|s| Seq::Enumerate(Box::new(s))))
+                    }
+                    ("zip", 1) => {
+                        let left = self.parse_seq(&m.receiver, pre)?;
+                        let right = match self.parse_seq(&m.args[0], pre) {
+                            Some(r) => r,
+                            None => {
+                                self.cx.error(
+                                    &m.args[0],
+                                    "#[reverse] can zip with a float array, a slice of one, or \
+                                     a constant table (`ys`, `&ys`, `ys.iter()`, `&ys[a..b]`)",
+                                );
+                                Err(())
+                            }
+                        };
+                        Some(match (left, right) {
+                            (Ok(l), Ok(r)) => Ok(Seq::Zip(Box::new(l), Box::new(r))),
+                            _ => Err(()),
+                        })
+                    }
+                    ("rev", 0) => match self.parse_seq(&m.receiver, pre)? {
+                        Ok(Seq::Elems { src, rev: false }) => {
+                            Some(Ok(Seq::Elems { src, rev: true }))
+                        }
+                        Ok(_) => {
+                            self.cx.error(
+                                &m.method,
+                                "#[reverse] supports `.rev()` right after `.iter()` on an array \
+                                 or slice (`xs.iter().rev()`, then `.enumerate()` or `.zip(..)`); \
+                                 iterate over indices (`for i in (0..n).rev()`) instead",
+                            );
+                            Some(Err(()))
+                        }
+                        Err(()) => Some(Err(())),
+                    },
+                    ("copied" | "cloned", 0) => self.parse_seq(&m.receiver, pre),
+                    ("iter" | "into_iter", 0) => {
+                        let src = self.source(&m.receiver, pre)?;
+                        Some(src.map(|src| Seq::Elems { src, rev: false }))
+                    }
+                    ("chunks" | "chunks_exact" | "windows", 1) => {
+                        let view = match self.view_expr(&m.receiver, pre)? {
+                            Ok(v) => v,
+                            Err(()) => return Some(Err(())),
+                        };
+                        let size = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
+                        let size = self.frozen(size, m.method.span(), pre);
+                        let kind = match name.as_str() {
+                            "chunks" => Chunking::Chunks,
+                            "chunks_exact" => Chunking::Exact,
+                            _ => Chunking::Windows,
+                        };
+                        Some(Ok(Seq::Chunks { view, size, kind }))
+                    }
+                    _ => None,
+                }
+            }
+            other => {
+                let src = self.source(other, pre)?;
+                Some(src.map(|src| Seq::Elems { src, rev: false }))
+            }
+        }
+    }
+
+    /// The elements a sequence starts from: a float array or view, or inactive data.
+    fn source(&mut self, expr: &syn::Expr, pre: &mut Vec<Stmt>) -> Option<Result<Src, ()>> {
+        if let Some(view) = self.view_expr(expr, pre) {
+            return Some(view.map(Src::View));
+        }
+        let inner = match strip(expr) {
+            syn::Expr::Reference(r) if r.mutability.is_none() => strip(&r.expr),
+            other => other,
+        };
+        match inner {
+            // A constant table (`W`), an integer array: indexed as written.
+            syn::Expr::Path(_) | syn::Expr::Index(_) if !self.is_float_expr(inner) => {
+                let mut opaque = self.opaque(inner);
+                opaque.flows.clear();
+                Some(Ok(Src::Inactive(opaque)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The number of items of `seq`, as tokens and the variables they read.
+    fn seq_count(&self, seq: &Seq) -> (TokenStream, Vec<VarId>) {
+        match seq {
+            Seq::Elems { src, .. } => self.src_len(src),
+            Seq::Zip(a, b) => {
+                let (a, mut reads) = self.seq_count(a);
+                let (b, r) = self.seq_count(b);
+                reads.extend(r);
+                (quote!(#a.min(#b)), reads)
+            }
+            Seq::Enumerate(a) => self.seq_count(a),
+            Seq::Chunks { view, size, kind } => {
+                let (n, mut reads) = self.view_len_tokens(view);
+                reads.extend(op_reads(size));
+                let k = op_tokens(self, size);
+                let f = match kind {
+                    Chunking::Chunks => quote!(chunks),
+                    Chunking::Exact => quote!(chunks_exact),
+                    Chunking::Windows => quote!(windows),
+                };
+                (quote!(::ad::__private::view::#f(#n, #k)), reads)
+            }
+        }
+    }
+
+    fn src_len(&self, src: &Src) -> (TokenStream, Vec<VarId>) {
+        match src {
+            Src::View(view) => self.view_len_tokens(view),
+            Src::Inactive(opaque) => {
+                let e = &opaque.expr;
+                (quote!((#e).len()), opaque.reads.clone())
+            }
+        }
+    }
+
+    /// Binds `pat` to item `i` of `seq` (statements into `body`, names into
+    /// `self.for_bindings`). False after an error.
+    fn bind_item(
+        &mut self,
+        pat: &syn::Pat,
+        seq: &Seq,
+        i: VarId,
+        n: &Operand,
+        body: &mut Vec<Stmt>,
+    ) -> bool {
+        let pat = match pat {
+            syn::Pat::Paren(p) => &*p.pat,
+            pat => pat,
+        };
+        if let syn::Pat::Wild(_) = pat {
+            return true;
+        }
+        let pair = matches!(pat, syn::Pat::Tuple(t) if t.elems.len() == 2);
+        if matches!(seq, Seq::Zip(..) | Seq::Enumerate(_)) && !pair {
+            self.cx.error(
+                pat,
+                "bind the pair to a tuple pattern, as in `for (a, b) in ..`",
+            );
+            return false;
+        }
+        match seq {
+            Seq::Elems { src, rev } => {
+                let (ident, by_ref) = match pat {
+                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                        (p.ident.clone(), true)
+                    }
+                    syn::Pat::Reference(r) => match &*r.pat {
+                        syn::Pat::Ident(p) if p.subpat.is_none() => (p.ident.clone(), false),
+                        other => return self.pattern_error(other),
+                    },
+                    other => return self.pattern_error(other),
+                };
+                let span = ident.span();
+                let index = if *rev {
+                    // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`.
+                    let nt = op_tokens(self, n);
+                    let it = &self.vars[i].name;
+                    let expr = quote!(#nt - 1 - #it);
+                    let mut reads = op_reads(n);
+                    reads.push(i);
+                    self.usize_let("j", expr, reads, span, body)
+                } else {
+                    Operand::Var(i)
+                };
+                self.bind_element(&ident, by_ref, src, index, body);
+                true
+            }
+            Seq::Zip(a, b) => {
+                let syn::Pat::Tuple(t) = pat else {
+                    return false;
+                };
+                self.bind_item(&t.elems[0], a, i, n, body)
+                    && self.bind_item(&t.elems[1], b, i, n, body)
+            }
+            Seq::Enumerate(a) => {
+                let syn::Pat::Tuple(t) = pat else {
+                    return false;
+                };
+                match &t.elems[0] {
+                    syn::Pat::Ident(p) if p.subpat.is_none() => {
+                        let index = self.vars[i].name.clone();
+                        let var = self.user_var(&p.ident, Ty::Usize, false);
+                        body.push(Stmt {
+                            kind: StmtKind::Let {
+                                var,
+                                rhs: Rhs::Opaque(Opaque::generated(quote!(#index), vec![i])),
+                                ty: None,
+                            },
+                            span: p.ident.span(),
+                        });
+                        self.for_bindings.push((p.ident.clone(), Binding::Var(var)));
+                    }
+                    syn::Pat::Wild(_) => {}
+                    other => {
+                        self.cx.error(other, "bind the index to a name or `_`");
+                        return false;
+                    }
+                }
+                self.bind_item(&t.elems[1], a, i, n, body)
+            }
+            Seq::Chunks { view, size, kind } => {
+                let ident = match pat {
+                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                        p.ident.clone()
+                    }
+                    other => {
+                        self.cx.error(
+                            other,
+                            "bind each chunk or window to a name (`for c in x.chunks(k)`) and \
+                             index or iterate it in the body",
+                        );
+                        return false;
+                    }
+                };
+                let span = ident.span();
+                let it = self.vars[i].name.clone();
+                let k = op_tokens(self, size);
+                let (s0, mut reads) = self.view_start_tokens(view);
+                reads.extend(op_reads(size));
+                reads.push(i);
+                let offset = match kind {
+                    Chunking::Windows => quote!(#it),
+                    Chunking::Chunks | Chunking::Exact => quote!(#it * #k),
+                };
+                let start_expr = if view.start.is_some() {
+                    quote!(#s0 + #offset)
+                } else {
+                    offset
+                };
+                let start = self.usize_let("s", start_expr, reads.clone(), span, body);
+                let len = match kind {
+                    Chunking::Chunks => {
+                        let (n0, r) = self.view_len_tokens(view);
+                        reads.extend(r);
+                        self.usize_let(
+                            "n",
+                            quote!(::ad::__private::view::chunk_len(#n0, #k, #it)),
+                            reads,
+                            span,
+                            body,
+                        )
+                    }
+                    Chunking::Exact | Chunking::Windows => size.clone(),
+                };
+                let chunk = View {
+                    base: view.base,
+                    start: Some(start),
+                    len: Some(len),
+                    mutable: false,
+                };
+                self.for_bindings.push((ident, Binding::View(chunk)));
+                true
+            }
+        }
+    }
+
+    fn pattern_error(&self, pat: &syn::Pat) -> bool {
+        self.cx.error(
+            pat,
+            "bind the element to a name, as in `for x in xs.iter()` or `for &x in xs`",
+        );
+        false
+    }
+
+    /// `let x = xs[index];` for an element of a view or of inactive data.
+    fn bind_element(
+        &mut self,
+        ident: &Ident,
+        by_ref: bool,
+        src: &Src,
+        index: Operand,
+        body: &mut Vec<Stmt>,
+    ) {
+        let span = ident.span();
+        let var = match src {
+            Src::View(view) => {
+                let pos = self.view_pos(view, index, false, span, body);
+                let ty = self.elem_ty(view.base);
+                let var = self.user_var(ident, ty, false);
+                body.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Index(view.base, pos),
+                        ty: None,
+                    },
+                    span,
+                });
+                var
+            }
+            Src::Inactive(opaque) => {
+                let e = &opaque.expr;
+                let it = op_tokens(self, &index);
+                let mut reads = opaque.reads.clone();
+                reads.extend(op_reads(&index));
+                let var = self.user_var(ident, Ty::Unknown, false);
+                body.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Opaque(Opaque::generated(quote!((#e)[#it]), reads)),
+                        ty: None,
+                    },
+                    span,
+                });
+                var
+            }
+        };
+        self.vars[var].deref = by_ref;
+        self.for_bindings.push((ident.clone(), Binding::Var(var)));
+    }
+}
