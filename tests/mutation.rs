@@ -444,3 +444,30 @@ fn mut_parameter_passed_on_with_results_used() {
     assert_eq!(v.to_bits(), f(&at).to_bits());
     check::gradient(f, &at, &[gs[0], gs[1], gdt]).unwrap();
 }
+
+/// Scales a pair in place.
+#[reverse]
+fn scale_pair(p: &mut [f64], k: f64) {
+    p[0] *= k;
+    p[1] = p[1] * k + p[0];
+}
+
+/// A sub-slice passed by `&mut`: the callee writes part of the caller's buffer.
+#[reverse]
+fn scaled_middle(x: &[f64], k: f64) -> f64 {
+    let mut v = [0.0; 4];
+    for i in 0..4 {
+        v[i] = x[i] * x[i];
+    }
+    scale_pair(&mut v[1..3], k);
+    v[0] + v[1] * v[2] + v[3]
+}
+
+#[test]
+fn sub_slice_passed_by_mut() {
+    let f = |p: &[f64]| scaled_middle(&p[..4], p[4]);
+    let at = [0.5, 1.5, -1.0, 2.0, 0.7];
+    let (v, (gx, gk)) = scaled_middle_grad(&at[..4], at[4]);
+    assert_eq!(v.to_bits(), f(&at).to_bits());
+    check::gradient(f, &at, &[gx[0], gx[1], gx[2], gx[3], gk]).unwrap();
+}

@@ -654,6 +654,7 @@ impl Lowerer<'_> {
         let mut args = Vec::new();
         let mut by_ref = Vec::new();
         let mut by_mut = Vec::new();
+        let mut copy_backs = Vec::new();
         for arg in &call.args {
             let passed_on = match arg {
                 syn::Expr::Path(p) => {
@@ -674,9 +675,19 @@ impl Lowerer<'_> {
             }
             by_mut.push(false);
             match self.view_arg(arg, out) {
-                Some(Ok(copy)) => {
+                Some(Ok((copy, None))) => {
                     args.push(Operand::Var(copy));
                     by_ref.push(true);
+                    continue;
+                }
+                // `&mut x[a..b]`: the copy by `&mut`, written back after the call.
+                Some(Ok((copy, Some(view)))) => {
+                    args.push(Operand::Var(copy));
+                    by_ref.push(false);
+                    if let Some(m) = by_mut.last_mut() {
+                        *m = true;
+                    }
+                    copy_backs.push((copy, view, arg.span()));
                     continue;
                 }
                 Some(Err(())) => return Value::Error,
@@ -720,6 +731,9 @@ impl Lowerer<'_> {
         let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
         let result_ty = result_ty.unwrap_or(Ty::Float(None));
         let result = self.let_temp(out, rhs, result_ty, path.span());
+        for (copy, view, span) in &copy_backs {
+            self.copy_back(view, *copy, *span, out);
+        }
         if let Operand::Var(v) = result {
             self.settle_result_shape(v);
             self.call_results.push(v);

@@ -467,31 +467,23 @@ impl Lowerer<'_> {
 
     /// A view passed to an annotated function: a copy in a local `Vec`, whose adjoint flows
     /// back to the view's elements. `None` when `arg` is not a view (a whole array is passed
-    /// as it is).
+    /// as it is). A view passed by `&mut` (`&mut x[a..b]`) is copied back after the call
+    /// (`copy_back`): the copy is returned with the view.
     pub(super) fn view_arg(
         &mut self,
         arg: &syn::Expr,
         out: &mut Vec<Stmt>,
-    ) -> Option<Result<VarId, ()>> {
+    ) -> Option<Result<(VarId, Option<View>), ()>> {
         if !self.is_view_expr(arg) {
             return None;
         }
-        if let syn::Expr::Reference(r) = strip(arg) {
-            if r.mutability.is_some() {
-                self.cx.error(
-                    arg,
-                    "#[reverse] passes slices of float arrays to functions as `&x[a..b]`; a \
-                     mutable slice cannot be passed: pass the array and the bounds",
-                );
-                return Some(Err(()));
-            }
-        }
+        let by_mut = matches!(strip(arg), syn::Expr::Reference(r) if r.mutability.is_some());
         let view = match self.view_expr(arg, out)? {
             Ok(view) => view,
             Err(()) => return Some(Err(())),
         };
         if view.is_whole() {
-            return Some(Ok(view.base));
+            return Some(Ok((view.base, None)));
         }
         let span = arg.span();
         let n = match &view.len {
@@ -534,7 +526,33 @@ impl Lowerer<'_> {
             span,
         });
         self.push_loop(range, body, Vec::new(), None, span, out);
-        Some(Ok(copy))
+        Some(Ok((copy, by_mut.then_some(view))))
+    }
+
+    /// After a call that wrote `copy` through `&mut`: its elements back into `view`.
+    pub(super) fn copy_back(&mut self, view: &View, copy: VarId, span: Span, out: &mut Vec<Stmt>) {
+        let n = match &self.vars[copy].ty {
+            Ty::Array(ArrayInfo {
+                shape: Shape::Len(n),
+                ..
+            }) => n.clone(),
+            _ => return,
+        };
+        let mut body = Vec::new();
+        let (i, range) = self.counter(&n, span);
+        let ty = self.elem_ty(view.base);
+        let value = self.let_temp(&mut body, Rhs::Index(copy, Operand::Var(i)), ty, span);
+        let to = self.view_pos(view, Operand::Var(i), false, span, &mut body);
+        body.push(Stmt {
+            kind: StmtKind::IndexAssign {
+                array: view.base,
+                index: to,
+                op: AssignOp::Set,
+                value,
+            },
+            span,
+        });
+        self.push_loop(range, body, Vec::new(), None, span, out);
     }
 
     /// `&e` and `&mut e`: a view of a float array, or an inactive reference (`&W` of a
