@@ -5,7 +5,8 @@
 //! under the CPS backend.
 #![allow(
     clippy::needless_range_loop,
-    reason = "index loops are the forms #[reverse] must handle"
+    clippy::let_and_return,
+    reason = "index loops and a result bound before it is returned are forms #[reverse] must handle"
 )]
 
 use ad::check;

@@ -6,7 +6,10 @@
 #![allow(
     clippy::needless_range_loop,
     clippy::assign_op_pattern,
-    reason = "index loops and plain assignments are the forms #[reverse] must handle"
+    clippy::manual_swap,
+    clippy::ptr_arg,
+    reason = "index loops, plain assignments, a swap written out and `&mut Vec<f64>` are forms \
+              #[reverse] must handle"
 )]
 
 use ad::check;

@@ -303,24 +303,24 @@ pub fn adjoints<T: Float>(cells: &[NumR<T>]) -> Vec<T> {
 /// callee's reverse sweep for an array result, typed like the result.
 pub trait FromAdjoints<T>: Sized {
     /// The adjoints of `cells`, as the same type as `self`.
-    fn from_adjoints(&self, cells: &[NumR<T>]) -> Self;
+    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self;
 }
 
 impl<T: Float, const N: usize> FromAdjoints<T> for [T; N] {
-    fn from_adjoints(&self, cells: &[NumR<T>]) -> Self {
+    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self {
         adjoints_array(cells)
     }
 }
 
 impl<T: Float> FromAdjoints<T> for Vec<T> {
-    fn from_adjoints(&self, cells: &[NumR<T>]) -> Self {
+    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self {
         adjoints(cells)
     }
 }
 
 /// The adjoints of `cells`, typed like `like` (see [`FromAdjoints`]).
 pub fn adjoints_like<T, V: FromAdjoints<T>>(like: &V, cells: &[NumR<T>]) -> V {
-    like.from_adjoints(cells)
+    like.like_adjoints(cells)
 }
 
 /// The adjoints of an array's cells, as a fixed-size array.

@@ -88,7 +88,7 @@ impl scale_into {
         k: &f64,
         out: &mut [f64],
         __stack: &mut ::ad::__private::ValueStack,
-    ) -> () {
+    ) {
         let k: f64 = *k;
         let __ad_mut_out = out;
         let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
@@ -104,7 +104,6 @@ impl scale_into {
         __stack.push(__trips2);
         ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
         __stack.push_slice(&out[..]);
-        ()
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
@@ -245,11 +244,7 @@ impl step {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    fn fwd(
-        state: &mut [f64; 2],
-        dt: f64,
-        __stack: &mut ::ad::__private::ValueStack,
-    ) -> () {
+    fn fwd(state: &mut [f64; 2], dt: f64, __stack: &mut ::ad::__private::ValueStack) {
         let __ad_mut_state = state;
         let state = ::ad::__private::InOut::entry(&*__ad_mut_state);
         let mut __state_2 = ::core::clone::Clone::clone(&state);
@@ -266,7 +261,6 @@ impl step {
         __stack.push(__t1);
         ::ad::__private::InOut::write_back(&mut *__ad_mut_state, &__state_2);
         __stack.push_slice(&state[..]);
-        ()
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.

@@ -48,10 +48,8 @@ pub(in crate::codegen) fn emit(
     let where_clause = &func.sig.generics.where_clause;
     let params: Vec<TokenStream> = func.sig.inputs.iter().map(|arg| quote!(#arg)).collect();
     let rev_params = inout::rev_params(sig, func);
-    let ret = match &func.sig.output {
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-        syn::ReturnType::Default => quote!(()),
-    };
+    // As written: a function returning `()` has no `-> ()` and no `()` at the end.
+    let ret = &func.sig.output;
     let stack = stack();
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
@@ -61,7 +59,10 @@ pub(in crate::codegen) fn emit(
     let forward = e.fwd_block(&body.block);
     let epilogue = inout::fwd_epilogue(sig, body);
     let at_ret = super::super::shared::return_span(func);
-    let output = super::super::shared::respan(e.output_value(&body.output), at_ret);
+    let output = match &body.output {
+        crate::ir::Output::Tuple(items) if items.is_empty() => TokenStream::new(),
+        _ => super::super::shared::respan(e.output_value(&body.output), at_ret),
+    };
     let function = format!("{name}::rev");
     let seed_outputs = e.seed_writebacks(&inout::rev_seeds(sig), &function);
     let seed_output = e.seed(&function);
@@ -137,7 +138,7 @@ pub(in crate::codegen) fn emit(
         impl #name {
             /// The forward sweep of the function, for callers: pushes what `rev` pops.
             #allow
-            #vis fn fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) -> #ret #where_clause {
+            #vis fn fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) #ret #where_clause {
                 #callees
                 #prologue
                 #forward
