@@ -16,6 +16,7 @@
 //!   marker trait whose absence is the "has no derivative" compile error).
 //! - [`cps`]: the dual type of the continuation-passing backend (`#[reverse(cps)]`): a value
 //!   and its adjoint cell.
+//! - [`grow`]: the reverse of the operations that grow or shrink a float `Vec`.
 //! - [`expect`]: the types generated code expects but cannot see (a callee's result, a
 //!   pullback's), checked with one error at the user's code.
 #![forbid(unsafe_code)]
@@ -26,6 +27,7 @@ pub mod check;
 pub mod cps;
 pub mod expect;
 pub mod float;
+pub mod grow;
 pub mod rules;
 pub mod stack;
 

@@ -19,6 +19,7 @@ use crate::parse::{RetTy, Signature};
 use tape::plan::Plan;
 
 mod cps;
+pub(crate) mod grow;
 pub(crate) mod derivative;
 mod shared;
 pub(crate) mod tape;
