@@ -21,6 +21,7 @@ const FILES: &[&str] = &[
     "recursion_depth",
     "soundness",
     "straight_line",
+    "vectors",
 ];
 
 fn main() {

@@ -466,21 +466,8 @@ impl VecOp {
         }
     }
 
-    /// The operands, mutably, in the order of `operands`.
-    pub(crate) fn operands_mut(&mut self) -> Vec<&mut Operand> {
-        match self {
-            VecOp::Push(a) => vec![a],
-            VecOp::Insert(i, a) | VecOp::Swap(i, a) => vec![i, a],
-            VecOp::Resize { len, value, .. } => vec![len, value],
-            VecOp::Shrink {
-                how: Shrink::Truncate(n),
-                ..
-            } => vec![n],
-            VecOp::Extend { .. } | VecOp::Shrink { .. } => Vec::new(),
-        }
-    }
-
     /// Every variable it reads besides the `Vec` itself (operands, the source, the old length).
+    #[cfg(test)]
     pub(crate) fn reads(&self) -> Vec<VarId> {
         let mut reads: Vec<VarId> = self
             .operands()

@@ -44,6 +44,7 @@ mod checks;
 mod closure;
 mod control;
 mod expr;
+mod grow;
 mod iter;
 mod jumps;
 mod rename;
@@ -79,6 +80,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         Some(ret) => Output::Scalar(Operand::Var(ret.value)),
         None => lowerer.output(&sig.ret, value, block)?,
     };
+    lowerer.finish_growth(&mut stmts);
     let block = Block { id: 0, stmts };
     if cx.has_errors() {
         return None;
@@ -145,6 +147,8 @@ struct Lowerer<'a> {
     callees: Vec<super::Callee>,
     /// The variables that hold the result of such a call (a scalar, as far as the macro knows).
     call_results: Vec<VarId>,
+    /// Depth of closure bodies being inlined (growing a vector there is rejected).
+    closure_depth: usize,
 }
 
 impl<'a> Lowerer<'a> {
@@ -161,6 +165,7 @@ impl<'a> Lowerer<'a> {
             in_value_branch: 0,
             callees: Vec::new(),
             call_results: Vec::new(),
+            closure_depth: 0,
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -315,6 +320,9 @@ impl<'a> Lowerer<'a> {
                     return (Value::Error, Jumps::default());
                 }
                 self.lower_check(&m.mac, out);
+                (Value::Unit, Jumps::default())
+            }
+            syn::Stmt::Expr(expr, Some(_)) if self.lower_vec_stmt(expr, out) => {
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Expr(expr, semi) => {
