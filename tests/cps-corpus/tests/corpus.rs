@@ -32,5 +32,6 @@ corpus!(
     loops,
     recursion_depth,
     soundness,
-    straight_line
+    straight_line,
+    vectors
 );
