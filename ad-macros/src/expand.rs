@@ -319,4 +319,10 @@ pub(crate) mod snapshots {
     fn cps() {
         check("cps");
     }
+
+    /// Growing and reshaping float vectors, both backends.
+    #[test]
+    fn vectors() {
+        check("vectors");
+    }
 }

@@ -674,6 +674,11 @@ mod snapshots {
         check("cps");
     }
 
+    #[test]
+    fn ir_vectors() {
+        check("vectors");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]
