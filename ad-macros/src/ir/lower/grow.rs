@@ -157,6 +157,26 @@ impl Lowerer<'_> {
             return Some(Value::Op(self.let_temp(out, Rhs::Pop(v), Ty::Float(elem), span)));
         }
         let v = self.array_var(&call.receiver)?;
+        if !is_vec_method(&name, call.args.len()) {
+            return None;
+        }
+        Some(
+            self.lower_vec_method_on(v, expr, call, out)
+                .unwrap_or(Value::Error),
+        )
+    }
+
+    /// The method `call` on the float array `v`; `None` after an error was reported. Methods
+    /// of other names are left to the caller (`Value::Error` is never returned for them).
+    fn lower_vec_method_on(
+        &mut self,
+        v: VarId,
+        expr: &syn::Expr,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let name = call.method.to_string();
+        let span = expr.span();
         let args: Vec<&syn::Expr> = call.args.iter().collect();
         let arity = |n: usize| args.len() == n;
         let value = match name.as_str() {
@@ -259,6 +279,7 @@ impl Lowerer<'_> {
                 let ty = self.vars[v].ty.clone();
                 Value::Op(self.let_temp(out, Rhs::Copy(Operand::Var(v)), ty, span))
             }
+            // (`is_vec_method` lets only the names above through.)
             _ => return None,
         };
         Some(value)
@@ -481,6 +502,16 @@ impl Lowerer<'_> {
             }
         }
     }
+}
+
+/// Whether `name` with `arity` arguments is one of the methods `lower_vec_method_on` lowers.
+fn is_vec_method(name: &str, arity: usize) -> bool {
+    matches!(
+        (name, arity),
+        ("push" | "extend_from_slice" | "truncate" | "remove", 1)
+            | ("insert" | "resize" | "swap", 2)
+            | ("clear" | "pop" | "to_vec" | "clone", 0)
+    )
 }
 
 /// `Vec::new()`, `Vec::with_capacity(n)` (with the capacity), `Vec::<T>::new()` (with `T`).

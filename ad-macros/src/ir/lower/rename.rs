@@ -110,10 +110,11 @@ pub(super) const MUTATING_METHODS: &[&str] = &[
 /// The one message for a method that may change a container holding differentiated values.
 pub(super) fn mutation_message(name: &str) -> String {
     format!(
-        "`.{name}(..)` may change a container of differentiated values, which #[reverse] does \
-         not support yet; create float arrays with their final length (`[0.0; N]`, \
-         `vec![0.0; n]`), write their elements by index (`v[i] = ..`) and read them with \
-         `.iter()` or by index"
+        "`.{name}(..)` may change a container of differentiated values in a way #[reverse] \
+         does not support; on a float `Vec` bound to a name it supports `push`, \
+         `pop().unwrap()`, `insert`, `remove`, `extend_from_slice`, `resize`, `truncate`, \
+         `clear` and `swap` as statements of their own, and writing elements by index \
+         (`v[i] = ..`)"
     )
 }
 
