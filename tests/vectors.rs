@@ -575,3 +575,90 @@ fn f32_vectors() {
     // s = x² (1 + 4 + 9 + 16)
     assert_eq!(dx, 2.0 * 0.5 * 30.0);
 }
+
+// ---- more control flow: match, continue, while over the length, lengths read before growth ----
+
+#[reverse(wrt(x))]
+fn grow_by_kind(x: &[f64], kinds: &[u8]) -> f64 {
+    let mut v: Vec<f64> = Vec::new();
+    let mut kept = Vec::new();
+    for i in 0..x.len() {
+        let n = v.len();
+        match kinds[i] {
+            0 => v.push(x[i]),
+            1 => {
+                v.push(x[i] * x[i]);
+                v.push(x[i]);
+            }
+            _ => {
+                if n == 0 {
+                    continue;
+                }
+                let t = v.pop().unwrap();
+                kept.push(t * x[i]);
+            }
+        }
+    }
+    while v.len() < 6 {
+        v.push(0.5);
+    }
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * (i as f64 + 1.0);
+    }
+    for &k in kept.iter() {
+        s += k * k;
+    }
+    s
+}
+
+#[test]
+fn growth_in_match_arms_with_continue_and_a_while_over_the_length() {
+    let x = [0.5, -1.0, 2.0, 3.0, -0.5, 1.5];
+    let kinds = [2, 1, 0, 2, 2, 1];
+    let (v, g) = grow_by_kind_grad(&x, &kinds);
+    assert_eq!(v, grow_by_kind(&x, &kinds));
+    // i0: skipped; i1: v=[x1², x1]; i2: v=[x1², x1, x2]; i3: pop x2, kept=[x2·x3];
+    // i4: pop x1, kept=[x2x3, x1x4]; i5: v=[x1², x5², x5]; then padded to 6 with 0.5.
+    // s = x1² + 2x5² + 3x5 + 4·0.5 + 5·0.5 + 6·0.5 + (x2x3)² + (x1x4)²
+    let want = [
+        0.0,
+        2.0 * x[1] + 2.0 * x[1] * x[4] * x[4],
+        2.0 * x[2] * x[3] * x[3],
+        2.0 * x[3] * x[2] * x[2],
+        2.0 * x[4] * x[1] * x[1],
+        4.0 * x[5] + 3.0,
+    ];
+    for i in 0..6 {
+        assert_relative_eq!(g[i], want[i], max_relative = 1e-14);
+    }
+    fd(|p| grow_by_kind(p, &kinds), &x, &g);
+}
+
+#[reverse]
+fn copy_then_grow_both(x: f64, y: f64) -> f64 {
+    let mut a = vec![x];
+    let mut b = a.clone();
+    let before = a.len();
+    a.push(y * y);
+    b.push(x * y);
+    b.push(a[1]);
+    let mut c = b.to_vec();
+    c.swap(0, 2);
+    a = c.clone();
+    a.push(before as f64 * x);
+    a[0] * a[3] + a[1] + b[0] * c[2]
+}
+
+#[test]
+fn copies_grown_independently_and_reassigned() {
+    let (x, y) = (0.7, -1.2);
+    // a = [x, y²]; b = [x, xy, y²]; c = [y², xy, x]; a := c ++ [x]
+    // f = y²·x + xy + x·x
+    let (v, (dx, dy)) = copy_then_grow_both_grad(x, y);
+    assert_eq!(v, copy_then_grow_both(x, y));
+    assert_relative_eq!(v, y * y * x + x * y + x * x, max_relative = 1e-15);
+    assert_relative_eq!(dx, y * y + y + 2.0 * x, max_relative = 1e-15);
+    assert_relative_eq!(dy, 2.0 * x * y + x, max_relative = 1e-15);
+    fd(|p| copy_then_grow_both(p[0], p[1]), &[x, y], &[dx, dy]);
+}
