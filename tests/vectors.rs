@@ -662,3 +662,45 @@ fn copies_grown_independently_and_reassigned() {
     assert_relative_eq!(dy, 2.0 * x * y + x, max_relative = 1e-15);
     fd(|p| copy_then_grow_both(p[0], p[1]), &[x, y], &[dx, dy]);
 }
+
+#[reverse]
+fn moving_indices(x: f64, y: f64, cut: bool) -> f64 {
+    let mut v = vec![1.0, 2.0];
+    let mut k = 0;
+    v.insert(k, x);
+    k += 2;
+    v.insert(k, y * y);
+    // v = [x, 1, y², 2]
+    let mut j = 3;
+    v.swap(k, j);
+    j -= 3;
+    // v = [x, 1, 2, y²]
+    let r = v.remove(j);
+    if cut {
+        v.truncate(2);
+        v.resize(3, r * y);
+    }
+    v[0] * v[2] + r
+}
+
+#[reverse]
+fn moving_indices_via(x: f64, y: f64, cut: bool) -> f64 {
+    moving_indices(x, y, cut)
+}
+
+#[test]
+fn indices_changed_after_use_and_shrinking_in_a_branch() {
+    let (x, y) = (1.5, -0.5);
+    // v = [1, 2, y²], r = x: without the cut f = 1·y² + x; with it v = [1, 2, x·y], f = xy + x
+    let (v, (dx, dy)) = moving_indices_grad(x, y, false);
+    assert_eq!(v, moving_indices(x, y, false));
+    assert_eq!((dx, dy), (1.0, 2.0 * y));
+    let (v, (dx, dy)) = moving_indices_grad(x, y, true);
+    assert_eq!(v, moving_indices(x, y, true));
+    assert_eq!((dx, dy), (y + 1.0, x));
+    for cut in [false, true] {
+        let (_, g) = moving_indices_grad(x, y, cut);
+        assert_eq!(moving_indices_via_grad(x, y, cut).1, g);
+        fd(|p| moving_indices(p[0], p[1], cut), &[x, y], &[g.0, g.1]);
+    }
+}

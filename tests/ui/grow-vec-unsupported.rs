@@ -42,4 +42,14 @@ fn integers_in_a_float_vec(x: f64, n: usize) -> f64 {
     x * idx.len() as f64
 }
 
+// A change inside an expression the macro does not differentiate (a condition, an integer)
+// would be invisible to the reverse sweep.
+#[reverse]
+fn pop_in_a_condition(x: f64) -> f64 {
+    let mut v = vec![x, 2.0 * x, 3.0];
+    while v.pop().unwrap() > 2.5 {}
+    let k = v.pop().unwrap() as usize;
+    v[0] * k as f64
+}
+
 fn main() {}
