@@ -6,6 +6,7 @@
 #![allow(
     clippy::needless_range_loop,
     clippy::vec_init_then_push,
+    clippy::useless_vec,
     clippy::assign_op_pattern,
     reason = "these tests exercise the forms #[reverse] must handle"
 )]
@@ -70,7 +71,11 @@ fn push_then_reduce_by_index_over_len() {
         assert_relative_eq!(gx[i], 2.0 * x[i] * scale * scale, max_relative = 1e-14);
     }
     assert_relative_eq!(gs, 2.0 * scale * sq, max_relative = 1e-14);
-    fd(|p| buffer_by_index(&p[..3], p[3]), &[0.5, -1.5, 2.5, 1.3], &[gx[0], gx[1], gx[2], gs]);
+    fd(
+        |p| buffer_by_index(&p[..3], p[3]),
+        &[0.5, -1.5, 2.5, 1.3],
+        &[gx[0], gx[1], gx[2], gs],
+    );
 }
 
 // ---- pop -----------------------------------------------------------------------------------
@@ -118,8 +123,16 @@ fn pops_and_pushes_in_a_while_loop() {
     assert_relative_eq!(v, r2 * x[0] + r2, max_relative = 1e-14);
     assert_relative_eq!(g[0], r2, max_relative = 1e-14);
     assert_relative_eq!(g[1], r1 * (x[0] + 1.0), max_relative = 1e-14);
-    assert_relative_eq!(g[2], x[3] * (x[1] + 1.0) * (x[0] + 1.0), max_relative = 1e-14);
-    assert_relative_eq!(g[3], (x[2] + 1.0) * (x[1] + 1.0) * (x[0] + 1.0), max_relative = 1e-14);
+    assert_relative_eq!(
+        g[2],
+        x[3] * (x[1] + 1.0) * (x[0] + 1.0),
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(
+        g[3],
+        (x[2] + 1.0) * (x[1] + 1.0) * (x[0] + 1.0),
+        max_relative = 1e-14
+    );
     fd(pairwise_reduce, &x, &g);
 }
 
@@ -150,7 +163,11 @@ fn insert_and_remove() {
     assert_relative_eq!(da, b * c * c + 1.0);
     assert_relative_eq!(db, a * c * c);
     assert_relative_eq!(dc, 2.0 * a * b * c);
-    fd(|p| insert_remove(p[0], p[1], p[2]), &[a, b, c], &[da, db, dc]);
+    fd(
+        |p| insert_remove(p[0], p[1], p[2]),
+        &[a, b, c],
+        &[da, db, dc],
+    );
 }
 
 // ---- swap ------------------------------------------------------------------------------------
@@ -246,7 +263,11 @@ fn extend_from_slices_arrays_and_vecs() {
         assert_relative_eq!(gx[i], 4.0 * x[i], max_relative = 1e-14);
     }
     assert_relative_eq!(ga, 2.0 * (4.0 * a * a * a + 10.0 * a), max_relative = 1e-14);
-    fd(|p| extend(&p[..3], p[3]), &[0.5, -1.0, 2.0, a], &[gx[0], gx[1], gx[2], ga]);
+    fd(
+        |p| extend(&p[..3], p[3]),
+        &[0.5, -1.0, 2.0, a],
+        &[gx[0], gx[1], gx[2], ga],
+    );
 }
 
 #[reverse]
@@ -270,7 +291,11 @@ fn to_vec_and_clone_are_copies_with_their_own_adjoints() {
     assert_relative_eq!(v, x[0] * y + x[0] * x[1] + 2.0 * y);
     assert_eq!(gx, vec![y + x[1], x[0]]);
     assert_eq!(gy, x[0] + 2.0);
-    fd(|p| copies(&p[..2], p[2]), &[0.5, -1.5, y], &[gx[0], gx[1], gy]);
+    fd(
+        |p| copies(&p[..2], p[2]),
+        &[0.5, -1.5, y],
+        &[gx[0], gx[1], gy],
+    );
 }
 
 #[reverse]
@@ -498,7 +523,11 @@ fn growing_a_mut_vec_parameter() {
     assert_relative_eq!(gv[1], 2.0 * v[1]);
     assert_relative_eq!(gy, 2.0 * y + 2.0 * v[0] * v[0] * y);
     assert_eq!(grow_param_via_grad(v.clone(), y).1, (gv.clone(), gy));
-    fd(|p| grow_param(vec![p[0], p[1]], p[2]), &[0.5, -2.0, y], &[gv[0], gv[1], gy]);
+    fd(
+        |p| grow_param(vec![p[0], p[1]], p[2]),
+        &[0.5, -2.0, y],
+        &[gv[0], gv[1], gy],
+    );
 }
 
 #[reverse]

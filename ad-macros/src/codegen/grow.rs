@@ -90,7 +90,7 @@ impl Emitter<'_> {
 
     /// `expr` added to the adjoint of `target` when it is active, else evaluated for its
     /// effect on the `Vec`'s adjoint.
-    fn into_adjoint(&self, target: &Operand, expr: TokenStream) -> TokenStream {
+    fn to_adjoint_of(&self, target: &Operand, expr: TokenStream) -> TokenStream {
         if self.plan.active_op(target) {
             self.contrib(target, expr, false)
         } else {
@@ -103,15 +103,15 @@ impl Emitter<'_> {
         let adj = &self.adj[vec];
         match op {
             VecOp::Push(a) => {
-                self.into_adjoint(a, quote!(::ad::__private::vec_pop_adjoint(&mut #adj)))
+                self.to_adjoint_of(a, quote!(::ad::__private::vec_pop_adjoint(&mut #adj)))
             }
             VecOp::Insert(i, a) => {
                 let i = self.op(i);
-                self.into_adjoint(a, quote!(#adj.remove(#i)))
+                self.to_adjoint_of(a, quote!(#adj.remove(#i)))
             }
             VecOp::Resize { value, old, .. } => {
                 let old = &self.body.vars[*old].name;
-                self.into_adjoint(
+                self.to_adjoint_of(
                     value,
                     quote!(::ad::__private::vec_restore_len(&mut #adj, #old)),
                 )

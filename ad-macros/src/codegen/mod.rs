@@ -19,8 +19,8 @@ use crate::parse::{RetTy, Signature};
 use tape::plan::Plan;
 
 mod cps;
-pub(crate) mod grow;
 pub(crate) mod derivative;
+pub(crate) mod grow;
 mod shared;
 pub(crate) mod tape;
 

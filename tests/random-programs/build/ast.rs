@@ -678,7 +678,11 @@ impl Printer {
             S::Break => format!("{pad}break;\n"),
             S::Continue => format!("{pad}continue;\n"),
             S::Swap { name, i, j } => {
-                format!("{pad}{name}.swap({}, {});\n", self.int(i, 0), self.int(j, 0))
+                format!(
+                    "{pad}{name}.swap({}, {});\n",
+                    self.int(i, 0),
+                    self.int(j, 0)
+                )
             }
             S::Cycle {
                 name,
@@ -688,7 +692,7 @@ impl Printer {
                 keep,
             } => {
                 let k = self.int(k, 0);
-                let gone = if *keep { format!("{k}") } else { format!("{k} + 1") };
+                let gone = if *keep { k.clone() } else { format!("{k} + 1") };
                 format!(
                     "{pad}{name}.push({});\n{pad}let {t}l = {name}.len() - 1;\n\
                      {pad}{name}.swap({k}, {t}l);\n{pad}let {t} = {name}.pop().unwrap();\n\

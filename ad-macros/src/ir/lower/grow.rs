@@ -123,7 +123,15 @@ impl Lowerer<'_> {
         };
         if self.growable(v, &call.method) {
             let old = self.old_len(v, out, expr.span());
-            self.push_vec_op(v, VecOp::Shrink { how: Shrink::Pop, old }, expr.span(), out);
+            self.push_vec_op(
+                v,
+                VecOp::Shrink {
+                    how: Shrink::Pop,
+                    old,
+                },
+                expr.span(),
+                out,
+            );
         }
         true
     }
@@ -154,7 +162,12 @@ impl Lowerer<'_> {
                 return Some(Value::Error);
             }
             let elem = self.elem_of(v);
-            return Some(Value::Op(self.let_temp(out, Rhs::Pop(v), Ty::Float(elem), span)));
+            return Some(Value::Op(self.let_temp(
+                out,
+                Rhs::Pop(v),
+                Ty::Float(elem),
+                span,
+            )));
         }
         let v = self.array_var(&call.receiver)?;
         if !is_vec_method(&name, call.args.len()) {
