@@ -252,6 +252,11 @@ fn extend(x: &[f64], a: f64) -> f64 {
     s
 }
 
+#[reverse]
+fn extend_via(x: &[f64], a: f64) -> f64 {
+    extend(x, a)
+}
+
 #[test]
 fn extend_from_slices_arrays_and_vecs() {
     let x = [0.5, -1.0, 2.0];
@@ -279,6 +284,11 @@ fn copies(x: &[f64], y: f64) -> f64 {
     u.push(c[0] * c[1]);
     let d = c.to_vec();
     u[0] + u[u.len() - 1] + d[d.len() - 1] * 2.0
+}
+
+#[reverse]
+fn copies_via(x: &[f64], y: f64) -> f64 {
+    copies(x, y)
 }
 
 #[test]

@@ -40,8 +40,10 @@
 //!    shadowing ones included, is a variable of its own, and [`Var::name`] is unique in the
 //!    function (the backends name adjoints and cells from it).
 //! 3. **Mutability.** [`Var::mutable`] means "declared `let mut`": only such a variable is
-//!    written after its definition (by `Assign`, `IndexAssign`, or the `writes` of an opaque
-//!    statement), so the value of any other variable is the one its definition gave it. A
+//!    written after its definition (by `Assign`, `IndexAssign`, [`StmtKind::VecOp`], a `Let`
+//!    of [`Rhs::Pop`] or [`Rhs::Remove`] (which writes the `Vec` it takes from), or the
+//!    `writes` of an opaque statement), so the value of any other variable is the one its
+//!    definition gave it. A
 //!    `mut` variable need not be written; `snapshot::Clobbers` knows where it is. A by-value
 //!    `mut` float or array parameter is itself never written: the body works on a copy,
 //!    `let mut x = x;`. (This holds for code rustc accepts; the IR does not
@@ -79,6 +81,13 @@
 //!    statements to them. `plan` and codegen only read. Analyses report errors to
 //!    `crate::error::Errors` at the spans of the IR ([`Var::span`], [`Stmt::span`],
 //!    [`Callee::span`], `if_active`).
+//! 8. **Growing vectors.** A float `Vec` whose length the body changes (or that starts empty,
+//!    or is a `to_vec()`, or copies such a `Vec`) has the shape [`Shape::Len`] of a `usize`
+//!    variable bound by the last statement of its defining block (`let __len4 = v.len();`),
+//!    its length there; every operation that changes its length is a [`StmtKind::VecOp`] or a
+//!    `Let` of [`Rhs::Pop`] / [`Rhs::Remove`], and one whose reverse must restore a length
+//!    names the `usize` variable that holds it before the operation (`old`). Opaque code
+//!    never changes the length of a float array (lowering rejects a mutating method there).
 
 use proc_macro2::{Span, TokenStream};
 use syn::Ident;
