@@ -743,3 +743,34 @@ fn indices_changed_after_use_and_shrinking_in_a_branch() {
         fd(|p| moving_indices(p[0], p[1], cut), &[x, y], &[g.0, g.1]);
     }
 }
+
+#[reverse]
+fn local_to_an_arm(x: f64, y: f64) -> (f64, Vec<f64>) {
+    let mut s = x;
+    let mut out = Vec::new();
+    if x > 0.0 {
+        let mut t = Vec::new();
+        t.push(x * y);
+        t.push(y);
+        let last = t.pop().unwrap();
+        s = t[0] * last;
+        out.push(s);
+    } else {
+        out.push(y);
+    }
+    out.push(x);
+    (s * 2.0, out)
+}
+
+#[test]
+fn a_vec_local_to_an_if_arm_and_a_tuple_result() {
+    let (x, y) = (1.5, -0.5);
+    // s = x·y·y; outputs (2s, [s, x])
+    let ((v, out), (dx, dy)) = local_to_an_arm_vjp(x, y, (1.0, vec![10.0, 100.0]));
+    assert_eq!((v, out.clone()), local_to_an_arm(x, y));
+    assert_eq!(out, vec![x * y * y, x]);
+    assert_relative_eq!(dx, 12.0 * y * y + 100.0, max_relative = 1e-15);
+    assert_relative_eq!(dy, 12.0 * 2.0 * x * y, max_relative = 1e-15);
+    let ((_, _), (dx, dy)) = local_to_an_arm_vjp(-x, y, (1.0, vec![10.0, 100.0]));
+    assert_eq!((dx, dy), (2.0 + 100.0, 10.0));
+}
