@@ -172,6 +172,9 @@ pub mod __private {
     pub use ad_runtime::expect::{
         expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
     };
+    pub use ad_runtime::grow::{
+        cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,
+    };
     pub use ad_runtime::inout::{
         output_seed, passed_mut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };

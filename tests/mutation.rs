@@ -474,3 +474,34 @@ fn sub_slice_passed_by_mut() {
     assert_eq!(v.to_bits(), f(&at).to_bits());
     check::gradient(f, &at, &[gx[0], gx[1], gx[2], gx[3], gk]).unwrap();
 }
+
+/// Grows a `&mut Vec<f64>` parameter: appends the square roots of the positive inputs.
+#[reverse]
+fn append_roots(x: &[f64], out: &mut Vec<f64>) {
+    for i in 0..x.len() {
+        if x[i] > 0.0 {
+            out.push(x[i].sqrt() * out.len() as f64);
+        }
+    }
+}
+
+#[test]
+fn growing_a_mut_vec_parameter() {
+    let x = [4.0, -1.0, 9.0, 0.25];
+    let mut out = vec![5.0];
+    let seed = vec![1.0, 2.0, 3.0, 4.0];
+    let ((), (gx, gout)) = append_roots_vjp(&x, &mut out, seed);
+    let mut primal = vec![5.0];
+    append_roots(&x, &mut primal);
+    assert_eq!(out, primal);
+    assert_eq!(out, vec![5.0, 2.0, 6.0, 1.5]);
+    // out[k] = sqrt(x_i) · k for the k-th pushed element: d/dx = k / (2 sqrt x) times its seed.
+    assert_eq!(
+        gx,
+        vec![2.0 * 1.0 / 4.0, 0.0, 3.0 * 2.0 / 6.0, 4.0 * 3.0 / 1.0]
+    );
+    assert_eq!(gout, vec![1.0]);
+    // `f_grad`'s zero seeds have the length on entry: accepted.
+    let mut out = vec![5.0];
+    let ((), _) = append_roots_vjp(&x, &mut out, vec![0.0]);
+}

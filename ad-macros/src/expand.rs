@@ -338,4 +338,10 @@ pub(crate) mod snapshots {
     fn views() {
         check("views");
     }
+
+    /// Growing and reshaping float vectors, both backends.
+    #[test]
+    fn vectors() {
+        check("vectors");
+    }
 }

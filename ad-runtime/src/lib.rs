@@ -17,6 +17,7 @@
 //! - [`inout`]: `&mut` float parameters, read on entry and written back on return.
 //! - [`cps`]: the dual type of the continuation-passing backend (`#[reverse(cps)]`): a value
 //!   and its adjoint cell.
+//! - [`grow`]: the reverse of the operations that grow or shrink a float `Vec`.
 //! - [`expect`]: the types generated code expects but cannot see (a callee's result, a
 //!   pullback's), checked with one error at the user's code.
 //! - [`view`]: the index arithmetic of slices (`&x[a..b]`, chunks, windows), which generated
@@ -29,6 +30,7 @@ pub mod check;
 pub mod cps;
 pub mod expect;
 pub mod float;
+pub mod grow;
 pub mod inout;
 pub mod rules;
 pub mod stack;

@@ -24,6 +24,7 @@ const FILES: &[&str] = &[
     "soundness",
     "straight_line",
     "views",
+    "vectors",
 ];
 
 fn main() {

@@ -1,19 +1,25 @@
-// Every method that may change a container holding differentiated values is rejected.
+// Every method that may change a container holding differentiated values, other than the
+// growing and reshaping methods of float vectors that #[reverse] supports, is rejected.
 use ad::reverse;
 
 #[reverse]
-fn with_capacity(x: f64) -> f64 {
-    let mut v = Vec::with_capacity(3);
-    v.push(x);
+fn sort_and_retain(x: f64) -> f64 {
+    let mut v = vec![x, 2.0 * x, 1.0];
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v.retain(|e| *e > 0.5);
+    v.dedup();
     v[0] * 2.0
 }
 
 #[reverse]
-fn insert_and_extend(x: f64, w: &[f64]) -> f64 {
+fn drain_and_append(x: f64, w: &[f64]) -> f64 {
     let mut v: Vec<f64> = vec![0.0; 3];
-    v.insert(0, x);
-    v.extend_from_slice(w);
-    v[0] * 2.0
+    v.push(x);
+    let mut u = w.to_vec();
+    v.append(&mut u);
+    v.extend(w.iter().map(|e| e * x));
+    let s: f64 = v.drain(..).sum();
+    s * 2.0
 }
 
 #[reverse]

@@ -634,6 +634,12 @@ impl Cps<'_> {
                     backs.push(super::shared::respan(back, stmt.span));
                     i += 1;
                 }
+                StmtKind::VecOp { vec, op } => {
+                    let (fwd, back) = self.vec_op(*vec, op, stmt.span);
+                    forward.extend(fwd);
+                    backs.push(super::shared::respan(back, stmt.span));
+                    i += 1;
+                }
                 _ => break,
             }
         }
@@ -666,7 +672,9 @@ impl Cps<'_> {
                     rhs: Rhs::Call(call),
                     ty,
                 } => self.call(*var, call, ty.as_ref(), stmt.span, after, tail),
-                StmtKind::Let { .. } | StmtKind::IndexAssign { .. } => unreachable!(),
+                StmtKind::Let { .. } | StmtKind::IndexAssign { .. } | StmtKind::VecOp { .. } => {
+                    unreachable!()
+                }
             }
         };
         let backs: Vec<TokenStream> = backs.into_iter().filter(|b| !b.is_empty()).collect();
@@ -692,6 +700,11 @@ impl Cps<'_> {
         ty: Option<&TokenStream>,
         span: Span,
     ) -> (TokenStream, TokenStream) {
+        if let Rhs::Pop(vec) | Rhs::Remove(vec, _) = rhs {
+            if self.active(*vec) {
+                return self.take(var, *vec, rhs, ty, span);
+            }
+        }
         let v = &self.e.body.vars[var];
         let name = &v.name;
         let annotation = match ty {
@@ -722,7 +735,7 @@ impl Cps<'_> {
                 },
             };
             let (capture, back) = match rhs {
-                Rhs::Copy(Operand::Var(a)) if self.active(*a) => {
+                Rhs::Copy(Operand::Var(a)) | Rhs::ToVec(Operand::Var(a)) if self.active(*a) => {
                     let from = fresh("a", self.next());
                     let a_cell = cell_of(*a);
                     (
@@ -734,7 +747,7 @@ impl Cps<'_> {
                         },
                     )
                 }
-                Rhs::ArrayLit(items) => {
+                Rhs::ArrayLit(items) | Rhs::VecLit(items) => {
                     let adds = items.iter().enumerate().filter_map(|(k, item)| {
                         let Operand::Var(i) = item else { return None };
                         if !self.active(*i) {
@@ -1556,6 +1569,135 @@ impl Cps<'_> {
                 &mut |__ad_s, __act| (#once.take())(__ad_s, __act),
             )
         }
+    }
+}
+
+/// Growing and reshaping float vectors (`codegen::grow`): the cells of a `Vec` grow and
+/// shrink with it, a new element gets a cell of its own whose adjoint goes to the value it
+/// came from when the continuation returns.
+impl Cps<'_> {
+    /// `push`, `insert`, `extend_from_slice`, `resize`, `truncate`, `clear`, `pop;`, `swap` on
+    /// `vec`: the primal statement and the change to its cells (forward), and the
+    /// contributions of the new elements' cells (back).
+    fn vec_op(&self, vec: VarId, op: &crate::ir::VecOp, span: Span) -> (TokenStream, TokenStream) {
+        use crate::ir::VecOp;
+        let primal = super::shared::respan(self.e.fwd_vec_op(vec, op), span);
+        if !self.active(vec) {
+            return (primal, TokenStream::new());
+        }
+        let c = cell_of(vec);
+        let name = self.name(vec);
+        let n = self.next();
+        let e = fresh("ge", n);
+        let own = fresh("go", n);
+        match op {
+            VecOp::Push(a) => (
+                quote! {
+                    #primal
+                    let #e = ::ad::__private::cps::NumR::new(#name[#name.len() - 1]);
+                    #c.push(&#e);
+                },
+                self.e.contrib(a, quote!(#e.adjoint()), false),
+            ),
+            VecOp::Insert(i, a) => {
+                let i = self.e.op(i);
+                (
+                    quote! {
+                        #primal
+                        let #e = ::ad::__private::cps::NumR::new(#name[#i]);
+                        #c.insert(#i, &#e);
+                    },
+                    self.e.contrib(a, quote!(#e.adjoint()), false),
+                )
+            }
+            VecOp::Extend { src, .. } => {
+                let fresh_cells = quote! {
+                    let #own = ::ad::__private::cps::cells(&#name[#c.len()..]);
+                    #c.extend(#own.iter());
+                };
+                if !self.active(*src) {
+                    return (quote!(#primal #fresh_cells), TokenStream::new());
+                }
+                let from = fresh("gf", n);
+                let src_cell = cell_of(*src);
+                (
+                    quote! {
+                        let #from = ::core::clone::Clone::clone(&#src_cell);
+                        #primal
+                        #fresh_cells
+                    },
+                    quote! {
+                        for (__c, __o) in #from.iter().zip(#own.iter()) {
+                            __c.add(__o.adjoint());
+                        }
+                    },
+                )
+            }
+            VecOp::Resize { value, .. } => (
+                quote! {
+                    #primal
+                    let #own = ::ad::__private::cps::cells(&#name[#c.len().min(#name.len())..]);
+                    #c.truncate(#name.len());
+                    #c.extend(#own.iter());
+                },
+                self.e
+                    .contrib(value, quote!(::ad::__private::cells_sum(&#own)), false),
+            ),
+            VecOp::Shrink { .. } => (
+                quote! {
+                    #primal
+                    #c.truncate(#name.len());
+                },
+                TokenStream::new(),
+            ),
+            VecOp::Swap(i, j) => {
+                let (i, j) = (self.e.op(i), self.e.op(j));
+                (quote!(#primal #c.swap(#i, #j);), TokenStream::new())
+            }
+        }
+    }
+
+    /// `let var = vec.pop().unwrap()` or `vec.remove(i)` on the active `vec`: the element's
+    /// cell leaves the `Vec`'s cells, and receives the adjoint of `var` when the continuation
+    /// returns.
+    fn take(
+        &self,
+        var: VarId,
+        vec: VarId,
+        rhs: &Rhs,
+        ty: Option<&TokenStream>,
+        span: Span,
+    ) -> (TokenStream, TokenStream) {
+        let name = self.name(var);
+        let annotation = match ty {
+            Some(t) => Some(quote!(: #t)),
+            None => self.e.float_annotation(var),
+        };
+        let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
+        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
+        let primal = self.e.fwd_rhs(var, rhs, span);
+        let c = cell_of(vec);
+        let e = fresh("ge", self.next());
+        let take = match rhs {
+            Rhs::Remove(_, i) => {
+                let i = self.e.op(i);
+                quote!(#c.remove(#i))
+            }
+            _ => quote!(::core::option::Option::unwrap(#c.pop())),
+        };
+        let forward = quote! {
+            #binding #primal;
+            let #e = #take;
+        };
+        if !self.active(var) {
+            return (forward, TokenStream::new());
+        }
+        let cell = cell_of(var);
+        let new_cell = self.new_cell(var, quote!(#name));
+        (
+            quote!(#forward let #cell = #new_cell;),
+            quote!(#e.add(#cell.adjoint());),
+        )
     }
 }
 

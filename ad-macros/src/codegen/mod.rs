@@ -20,6 +20,7 @@ use tape::plan::Plan;
 
 mod cps;
 pub(crate) mod derivative;
+pub(crate) mod grow;
 mod inout;
 mod shared;
 pub(crate) mod tape;

@@ -180,7 +180,12 @@ impl Emitter<'_> {
             | Rhs::Index(..)
             | Rhs::ArrayLit(_)
             | Rhs::ArrayRepeat(..)
-            | Rhs::VecRepeat(..) => respan(tokens, span),
+            | Rhs::VecRepeat(..)
+            | Rhs::VecNew(_)
+            | Rhs::VecLit(_)
+            | Rhs::ToVec(_)
+            | Rhs::Pop(_)
+            | Rhs::Remove(..) => respan(tokens, span),
             _ => tokens,
         }
     }
@@ -247,6 +252,20 @@ impl Emitter<'_> {
                 let (e, n) = (self.op(e), self.op(n));
                 quote!(::std::vec![#e; #n])
             }
+            Rhs::VecNew(None) => quote!(::std::vec::Vec::new()),
+            Rhs::VecNew(Some(n)) => {
+                let n = self.op(n);
+                quote!(::std::vec::Vec::with_capacity(#n))
+            }
+            Rhs::VecLit(items) => {
+                let items = items.iter().map(|i| self.op(i));
+                quote!(::std::vec![#(#items),*])
+            }
+            Rhs::ToVec(a) => {
+                let a = self.receiver(a);
+                quote!(#a.to_vec())
+            }
+            Rhs::Pop(_) | Rhs::Remove(..) => self.fwd_take(rhs).unwrap_or_default(),
             Rhs::Call(call) => {
                 let callee = &self.body.callees[call.callee];
                 let args = self.call_args(call, false);
@@ -397,7 +416,7 @@ impl Emitter<'_> {
                     #after
                 };
             }
-            Rhs::ArrayLit(elems) => {
+            Rhs::ArrayLit(elems) | Rhs::VecLit(elems) => {
                 for (k, item) in elems.iter().enumerate() {
                     let k = proc_macro2::Literal::usize_unsuffixed(k);
                     items.push((item, quote!(#adj[#k]), false));
@@ -410,6 +429,10 @@ impl Emitter<'_> {
             Rhs::Opaque(_)
             | Rhs::Guard(_)
             | Rhs::Part(..)
+            | Rhs::VecNew(_)
+            | Rhs::ToVec(_)
+            | Rhs::Pop(_)
+            | Rhs::Remove(..)
             | Rhs::Copy(_)
             | Rhs::Neg(_)
             | Rhs::Cast(..)

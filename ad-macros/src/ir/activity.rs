@@ -128,7 +128,11 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
             | Rhs::Neg(a)
             | Rhs::Cast(a, _)
             | Rhs::ArrayRepeat(a, _)
-            | Rhs::VecRepeat(a, _) => add(*var, a),
+            | Rhs::VecRepeat(a, _)
+            | Rhs::ToVec(a) => add(*var, a),
+            Rhs::Pop(v) | Rhs::Remove(v, _) => edges.push((*var, *v)),
+            Rhs::VecLit(items) => items.iter().for_each(|a| add(*var, a)),
+            Rhs::VecNew(_) => {}
             Rhs::Binary(_, a, b) => {
                 add(*var, a);
                 add(*var, b);
@@ -155,6 +159,14 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
         },
         StmtKind::Assign { var, value, .. } => add(*var, value),
         StmtKind::IndexAssign { array, value, .. } => add(*array, value),
+        StmtKind::VecOp { vec, op } => match op {
+            super::VecOp::Extend { src, .. } => edges.push((*vec, *src)),
+            op => {
+                if let Some(value) = op.value() {
+                    add(*vec, value);
+                }
+            }
+        },
         StmtKind::If { phis, .. } => {
             for phi in phis {
                 add(phi.var, &phi.then);

@@ -74,7 +74,7 @@ impl Scale {
 pub(crate) fn linearize(rhs: &Rhs) -> Option<Vec<Term>> {
     let term = |operand, scale| Term { operand, scale };
     Some(match rhs {
-        Rhs::Copy(_) => vec![term(0, Scale::One)],
+        Rhs::Copy(_) | Rhs::ToVec(_) => vec![term(0, Scale::One)],
         Rhs::Neg(_) => vec![term(0, Scale::MinusOne)],
         Rhs::Cast(..) => vec![term(0, Scale::Cast)],
         Rhs::Binary(op, ..) => match op {
@@ -95,6 +95,10 @@ pub(crate) fn linearize(rhs: &Rhs) -> Option<Vec<Term>> {
         | Rhs::ArrayLit(_)
         | Rhs::ArrayRepeat(..)
         | Rhs::VecRepeat(..)
+        | Rhs::VecNew(_)
+        | Rhs::VecLit(_)
+        | Rhs::Pop(_)
+        | Rhs::Remove(..)
         | Rhs::Call(_)
         | Rhs::Opaque(_)
         | Rhs::Part(..)

@@ -40,8 +40,10 @@
 //!    shadowing ones included, is a variable of its own, and [`Var::name`] is unique in the
 //!    function (the backends name adjoints and cells from it).
 //! 3. **Mutability.** [`Var::mutable`] means "declared `let mut`": only such a variable is
-//!    written after its definition (by `Assign`, `IndexAssign`, or the `writes` of an opaque
-//!    statement), so the value of any other variable is the one its definition gave it. A
+//!    written after its definition (by `Assign`, `IndexAssign`, [`StmtKind::VecOp`], a `Let`
+//!    of [`Rhs::Pop`] or [`Rhs::Remove`] (which writes the `Vec` it takes from), or the
+//!    `writes` of an opaque statement), so the value of any other variable is the one its
+//!    definition gave it. A
 //!    `mut` variable need not be written; `snapshot::Clobbers` knows where it is. A by-value
 //!    `mut` float or array parameter is itself never written: the body works on a copy,
 //!    `let mut x = x;`. (This holds for code rustc accepts; the IR does not
@@ -79,6 +81,13 @@
 //!    statements to them. `plan` and codegen only read. Analyses report errors to
 //!    `crate::error::Errors` at the spans of the IR ([`Var::span`], [`Stmt::span`],
 //!    [`Callee::span`], `if_active`).
+//! 8. **Growing vectors.** A float `Vec` whose length the body changes (or that starts empty,
+//!    or is a `to_vec()`, or copies such a `Vec`) has the shape [`Shape::Len`] of a `usize`
+//!    variable bound by the last statement of its defining block (`let __len4 = v.len();`),
+//!    its length there; every operation that changes its length is a [`StmtKind::VecOp`] or a
+//!    `Let` of [`Rhs::Pop`] / [`Rhs::Remove`], and one whose reverse must restore a length
+//!    names the `usize` variable that holds it before the operation (`old`). Opaque code
+//!    never changes the length of a float array (lowering rejects a mutating method there).
 
 use proc_macro2::{Span, TokenStream};
 use syn::Ident;
@@ -284,6 +293,18 @@ pub(crate) enum Rhs {
     ArrayRepeat(Operand, TokenStream),
     /// `let v = vec![a; n];`
     VecRepeat(Operand, Operand),
+    /// `let v = Vec::new();`, or `Vec::with_capacity(n)` with the capacity: an empty float
+    /// `Vec` (see `grow`).
+    VecNew(Option<Operand>),
+    /// `let v = vec![a, b, c];`
+    VecLit(Vec<Operand>),
+    /// `let v = w.to_vec();`: a copy of the float array, slice or `Vec` operand as a `Vec`
+    /// (its adjoint flows back like that of a copy).
+    ToVec(Operand),
+    /// `let v = w.pop().unwrap();` (or `.expect(..)`): writes `w`, the float `Vec` variable.
+    Pop(VarId),
+    /// `let v = w.remove(i);`: writes `w`.
+    Remove(VarId, Operand),
     /// `let v = g(a, b);` where `g` has a derivative (`#[reverse]` or `#[ad::derivative]`).
     /// `v` is a scalar, an array, or (for a call destructured by `let (a, b) = g(..)`) the
     /// tuple whose parts are the [`Rhs::Part`]s listed in [`Call::parts`].
@@ -413,6 +434,10 @@ pub(crate) enum StmtKind {
     },
     /// A loop.
     Loop(Box<Loop>),
+    /// An operation that changes the length or the order of the float `Vec` (or array, for
+    /// `swap`) `vec`: `push`, `insert`, `extend_from_slice`, `resize`, `truncate`, `clear`,
+    /// `pop` as a statement, `swap` (see `grow`).
+    VecOp { vec: VarId, op: VecOp },
     /// An inactive statement emitted as written (`k += 1;` on an integer, `flag = true;`).
     /// `flows` are the variables whose values it reads outside a construct that kills
     /// derivatives: a statement has effects the macro does not see, so a differentiated value
@@ -423,6 +448,80 @@ pub(crate) enum StmtKind {
         flows: Vec<VarId>,
         if_active: (Span, String),
     },
+}
+
+/// The operations of [`StmtKind::VecOp`]. The reverse sweep keeps the adjoint of a `Vec` as
+/// long as the `Vec` at each point: `old` is the length before the operation (a `usize`
+/// variable defined just before it), where the reverse needs it to restore the adjoint's
+/// length.
+#[derive(Clone, Debug)]
+pub(crate) enum VecOp {
+    /// `v.push(x)`: the reverse pops the adjoint into `x`'s.
+    Push(Operand),
+    /// `v.insert(i, x)`: the reverse removes the adjoint at `i` into `x`'s.
+    Insert(Operand, Operand),
+    /// `v.extend_from_slice(&w)` for the float array variable `w`.
+    Extend { src: VarId, old: VarId },
+    /// `v.resize(n, x)`: the new elements' adjoints go to `x`.
+    Resize {
+        len: Operand,
+        value: Operand,
+        old: VarId,
+    },
+    /// `v.truncate(n)`, `v.clear()`, `v.pop();`: the reverse pads the adjoint with zeros.
+    Shrink { how: Shrink, old: VarId },
+    /// `v.swap(i, j)`, also on fixed-size arrays.
+    Swap(Operand, Operand),
+}
+
+/// How [`VecOp::Shrink`] shrinks.
+#[derive(Clone, Debug)]
+pub(crate) enum Shrink {
+    Truncate(Operand),
+    Clear,
+    /// `v.pop();` with its value dropped (nothing happens on an empty `Vec`).
+    Pop,
+}
+
+impl VecOp {
+    /// The operands the operation reads (indices, values, lengths), in a fixed order.
+    pub(crate) fn operands(&self) -> Vec<&Operand> {
+        match self {
+            VecOp::Push(a) => vec![a],
+            VecOp::Insert(i, a) | VecOp::Swap(i, a) => vec![i, a],
+            VecOp::Resize { len, value, .. } => vec![len, value],
+            VecOp::Shrink {
+                how: Shrink::Truncate(n),
+                ..
+            } => vec![n],
+            VecOp::Extend { .. } | VecOp::Shrink { .. } => Vec::new(),
+        }
+    }
+
+    /// Every variable it reads besides the `Vec` itself (operands, the source, the old length).
+    #[cfg(test)]
+    pub(crate) fn reads(&self) -> Vec<VarId> {
+        let mut reads: Vec<VarId> = self
+            .operands()
+            .into_iter()
+            .filter_map(Operand::var)
+            .collect();
+        match self {
+            VecOp::Extend { src, old } => reads.extend([*src, *old]),
+            VecOp::Resize { old, .. } | VecOp::Shrink { old, .. } => reads.push(*old),
+            _ => {}
+        }
+        reads
+    }
+
+    /// The value whose adjoint the new elements' adjoints flow into (`push`, `insert`,
+    /// `resize`), if any.
+    pub(crate) fn value(&self) -> Option<&Operand> {
+        match self {
+            VecOp::Push(a) | VecOp::Insert(_, a) | VecOp::Resize { value: a, .. } => Some(a),
+            _ => None,
+        }
+    }
 }
 
 /// `let var = if c { .. then } else { .. els };`

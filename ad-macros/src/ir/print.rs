@@ -183,6 +183,7 @@ impl<'b> Printer<'b> {
                 ),
                 Vec::new(),
             ),
+            StmtKind::VecOp { vec, op } => line(out, self.vec_op(*vec, op), Vec::new()),
             StmtKind::If {
                 cond,
                 then,
@@ -264,8 +265,43 @@ impl<'b> Printer<'b> {
         }
     }
 
+    fn vec_op(&self, vec: VarId, op: &crate::ir::VecOp) -> String {
+        use crate::ir::{Shrink, VecOp};
+        let v = self.var(vec);
+        match op {
+            VecOp::Push(a) => format!("{v}.push({})", self.op(a)),
+            VecOp::Insert(i, a) => format!("{v}.insert({}, {})", self.op(i), self.op(a)),
+            VecOp::Extend { src, old } => format!(
+                "{v}.extend_from_slice({}) old {}",
+                self.var(*src),
+                self.var(*old)
+            ),
+            VecOp::Resize { len, value, old } => format!(
+                "{v}.resize({}, {}) old {}",
+                self.op(len),
+                self.op(value),
+                self.var(*old)
+            ),
+            VecOp::Shrink { how, old } => {
+                let how = match how {
+                    Shrink::Truncate(n) => format!("truncate({})", self.op(n)),
+                    Shrink::Clear => "clear()".into(),
+                    Shrink::Pop => "pop()".into(),
+                };
+                format!("{v}.{how} old {}", self.var(*old))
+            }
+            VecOp::Swap(i, j) => format!("{v}.swap({}, {})", self.op(i), self.op(j)),
+        }
+    }
+
     fn rhs(&self, rhs: &Rhs) -> String {
         match rhs {
+            Rhs::VecNew(None) => "Vec::new()".into(),
+            Rhs::VecNew(Some(n)) => format!("Vec::with_capacity({})", self.op(n)),
+            Rhs::VecLit(items) => format!("vec![{}]", self.ops(items)),
+            Rhs::ToVec(a) => format!("{}.to_vec()", self.op(a)),
+            Rhs::Pop(v) => format!("{}.pop().unwrap()", self.var(*v)),
+            Rhs::Remove(v, i) => format!("{}.remove({})", self.var(*v), self.op(i)),
             Rhs::Copy(a) => self.op(a),
             Rhs::Neg(a) => format!("-{}", self.op(a)),
             Rhs::Binary(op, a, b) => {
@@ -667,6 +703,11 @@ mod snapshots {
         check("views");
     }
 
+    #[test]
+    fn ir_vectors() {
+        check("vectors");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]
@@ -886,6 +927,9 @@ pub(crate) mod contract {
                 match &stmt.kind {
                     StmtKind::Let { var, rhs, .. } => {
                         rhs.reads().iter().try_for_each(|&v| self.read_var(v))?;
+                        if let Rhs::Pop(v) | Rhs::Remove(v, _) = rhs {
+                            self.write(*v)?;
+                        }
                         if let Rhs::Call(call) = rhs {
                             if call.callee >= self.body.callees.len()
                                 || call.args.len() != call.by_ref.len()
@@ -908,6 +952,10 @@ pub(crate) mod contract {
                         self.read(index)?;
                         self.read(value)?;
                         self.write(*array)?;
+                    }
+                    StmtKind::VecOp { vec, op } => {
+                        op.reads().iter().try_for_each(|&v| self.read_var(v))?;
+                        self.write(*vec)?;
                     }
                     StmtKind::If {
                         cond,

@@ -152,6 +152,21 @@ impl Inserter<'_> {
     /// The operands of `stmt` whose values its reverse reads (only for active statements).
     fn needed_operands<'s>(&self, stmt: &'s mut Stmt) -> Vec<&'s mut Operand> {
         let activity = &*self.activity;
+        // The reverse of `insert`, `remove` and `swap` reads their indices.
+        let removes_active = matches!(
+            &stmt.kind,
+            StmtKind::Let { rhs: Rhs::Remove(v, _), .. } if activity.active(*v)
+        );
+        if removes_active {
+            if let StmtKind::Let {
+                rhs: Rhs::Remove(_, index),
+                ..
+            } = &mut stmt.kind
+            {
+                return vec![index];
+            }
+            return Vec::new();
+        }
         match &mut stmt.kind {
             StmtKind::Let { var, rhs, .. } if activity.live(*var, rhs) => {
                 let needs = rhs_needs(rhs, &|v| activity.active(v));
@@ -170,6 +185,14 @@ impl Inserter<'_> {
                     .collect()
             }
             StmtKind::IndexAssign { array, index, .. } if activity.active(*array) => vec![index],
+            StmtKind::VecOp {
+                vec,
+                op: super::VecOp::Insert(index, _),
+            } if activity.active(*vec) => vec![index],
+            StmtKind::VecOp {
+                vec,
+                op: super::VecOp::Swap(i, j),
+            } if activity.active(*vec) => vec![i, j],
             _ => Vec::new(),
         }
     }

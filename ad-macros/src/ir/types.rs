@@ -11,9 +11,14 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
     let mut links: Vec<(VarId, VarId)> = Vec::new();
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let { var, rhs, .. } => match rhs {
-            Rhs::Copy(a) | Rhs::Neg(a) | Rhs::ArrayRepeat(a, _) | Rhs::VecRepeat(a, _) => {
-                link(&mut links, *var, a)
-            }
+            Rhs::Copy(a)
+            | Rhs::Neg(a)
+            | Rhs::ArrayRepeat(a, _)
+            | Rhs::VecRepeat(a, _)
+            | Rhs::ToVec(a) => link(&mut links, *var, a),
+            Rhs::Pop(v) | Rhs::Remove(v, _) => links.push((*var, *v)),
+            Rhs::VecLit(items) => items.iter().for_each(|a| link(&mut links, *var, a)),
+            Rhs::VecNew(_) => {}
             Rhs::Binary(_, a, b) => {
                 link(&mut links, *var, a);
                 link(&mut links, *var, b);
@@ -29,6 +34,14 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
         },
         StmtKind::Assign { var, value, .. } => link(&mut links, *var, value),
         StmtKind::IndexAssign { array, value, .. } => link(&mut links, *array, value),
+        StmtKind::VecOp { vec, op } => match op {
+            crate::ir::VecOp::Extend { src, .. } => links.push((*vec, *src)),
+            op => {
+                if let Some(value) = op.value() {
+                    link(&mut links, *vec, value);
+                }
+            }
+        },
         StmtKind::If { phis, .. } => {
             for phi in phis {
                 link(&mut links, phi.var, &phi.then);
@@ -146,9 +159,10 @@ fn assign_roles(body: &mut Body) {
     let mut roles: Vec<(VarId, Ty)> = Vec::new();
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let { rhs, .. } => match rhs {
-            Rhs::Index(_, Operand::Var(i)) | Rhs::VecRepeat(_, Operand::Var(i)) => {
-                roles.push((*i, Ty::Usize))
-            }
+            Rhs::Index(_, Operand::Var(i))
+            | Rhs::VecRepeat(_, Operand::Var(i))
+            | Rhs::Remove(_, Operand::Var(i))
+            | Rhs::VecNew(Some(Operand::Var(i))) => roles.push((*i, Ty::Usize)),
             Rhs::Intrinsic(rule, args) if rule.int_exponent => {
                 if let Some(Operand::Var(k)) = args.get(rule.arity) {
                     roles.push((*k, Ty::I32));
@@ -164,6 +178,15 @@ fn assign_roles(body: &mut Body) {
             cond: Operand::Var(c),
             ..
         } => roles.push((*c, Ty::Bool)),
+        StmtKind::VecOp { op, .. } => {
+            // Every operand but the value of the new elements is an index or a length.
+            let value = op.value().and_then(Operand::var);
+            for v in op.operands().into_iter().filter_map(Operand::var) {
+                if Some(v) != value {
+                    roles.push((v, Ty::Usize));
+                }
+            }
+        }
         _ => {}
     });
     for var in body.vars.iter() {

@@ -6,24 +6,38 @@ impl Rhs {
     /// The operands of the right-hand side, in a fixed order (shared with `operands_mut`).
     pub(crate) fn operands(&self) -> Vec<&Operand> {
         match self {
-            Rhs::Copy(a) | Rhs::Neg(a) | Rhs::Cast(a, _) | Rhs::ArrayRepeat(a, _) => vec![a],
+            Rhs::Copy(a)
+            | Rhs::Neg(a)
+            | Rhs::Cast(a, _)
+            | Rhs::ArrayRepeat(a, _)
+            | Rhs::ToVec(a) => vec![a],
             Rhs::Binary(_, a, b) | Rhs::VecRepeat(a, b) => vec![a, b],
-            Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter().collect(),
+            Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) | Rhs::VecLit(args) => {
+                args.iter().collect()
+            }
             Rhs::Call(call) => call.args.iter().collect(),
-            Rhs::Index(_, i) => vec![i],
-            Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Part(..) => Vec::new(),
+            Rhs::Index(_, i) | Rhs::Remove(_, i) => vec![i],
+            Rhs::VecNew(cap) => cap.iter().collect(),
+            Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Pop(_) | Rhs::Part(..) => Vec::new(),
         }
     }
 
     /// The operands of the right-hand side, mutably, in the order of `operands`.
     pub(crate) fn operands_mut(&mut self) -> Vec<&mut Operand> {
         match self {
-            Rhs::Copy(a) | Rhs::Neg(a) | Rhs::Cast(a, _) | Rhs::ArrayRepeat(a, _) => vec![a],
+            Rhs::Copy(a)
+            | Rhs::Neg(a)
+            | Rhs::Cast(a, _)
+            | Rhs::ArrayRepeat(a, _)
+            | Rhs::ToVec(a) => vec![a],
             Rhs::Binary(_, a, b) | Rhs::VecRepeat(a, b) => vec![a, b],
-            Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) => args.iter_mut().collect(),
+            Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) | Rhs::VecLit(args) => {
+                args.iter_mut().collect()
+            }
             Rhs::Call(call) => call.args.iter_mut().collect(),
-            Rhs::Index(_, i) => vec![i],
-            Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Part(..) => Vec::new(),
+            Rhs::Index(_, i) | Rhs::Remove(_, i) => vec![i],
+            Rhs::VecNew(cap) => cap.iter_mut().collect(),
+            Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Pop(_) | Rhs::Part(..) => Vec::new(),
         }
     }
 
@@ -35,7 +49,7 @@ impl Rhs {
             .filter_map(Operand::var)
             .collect();
         match self {
-            Rhs::Index(array, _) => reads.push(*array),
+            Rhs::Index(array, _) | Rhs::Pop(array) | Rhs::Remove(array, _) => reads.push(*array),
             Rhs::Opaque(opaque) => reads.extend(opaque.reads.iter().copied()),
             Rhs::Guard(flags) => reads.extend(flags.iter().copied()),
             Rhs::Part(tuple, _) => reads.push(*tuple),
@@ -58,6 +72,11 @@ impl Rhs {
             | Rhs::ArrayLit(_)
             | Rhs::ArrayRepeat(..)
             | Rhs::VecRepeat(..)
+            | Rhs::VecNew(_)
+            | Rhs::VecLit(_)
+            | Rhs::ToVec(_)
+            | Rhs::Pop(_)
+            | Rhs::Remove(..)
             | Rhs::Call(_) => false,
         }
     }
@@ -65,11 +84,16 @@ impl Rhs {
 
 impl Stmt {
     /// The variables this statement writes (not counting its nested blocks): the variable a
-    /// `let` defines is not a write.
+    /// `let` defines is not a write (the `Vec` a `pop` or `remove` takes from is).
     pub(crate) fn writes(&self) -> Vec<VarId> {
         match &self.kind {
             StmtKind::Assign { var, .. } => vec![*var],
             StmtKind::IndexAssign { array, .. } => vec![*array],
+            StmtKind::VecOp { vec, .. } => vec![*vec],
+            StmtKind::Let {
+                rhs: Rhs::Pop(v) | Rhs::Remove(v, _),
+                ..
+            } => vec![*v],
             StmtKind::Opaque { writes, .. } => writes.clone(),
             StmtKind::Let {
                 rhs: Rhs::Call(call),

@@ -35,5 +35,6 @@ corpus!(
     recursion_depth,
     soundness,
     straight_line,
-    views
+    views,
+    vectors
 );

@@ -124,6 +124,18 @@ pub enum S {
     Continue,
     /// `return e;`
     Return(E),
+    /// `name.swap(i, j);`
+    Swap { name: String, i: I, j: I },
+    /// `name.push(e); let tl = name.len() - 1; name.swap(k, tl); let t =
+    /// name.pop().unwrap(); name.insert(k, t); name.remove(k + 1 or k);`: the `Vec` keeps its length, with
+    /// `name[k] = e` when `keep`, unchanged otherwise.
+    Cycle {
+        name: String,
+        k: I,
+        e: E,
+        t: String,
+        keep: bool,
+    },
     /// `let name = |p: f64, ..| body;`
     LetClosure {
         name: String,
@@ -665,6 +677,29 @@ impl Printer {
             S::Loop(body) => format!("{pad}loop {{\n{}{pad}}}\n", self.stmts(body, ind + 1)),
             S::Break => format!("{pad}break;\n"),
             S::Continue => format!("{pad}continue;\n"),
+            S::Swap { name, i, j } => {
+                format!(
+                    "{pad}{name}.swap({}, {});\n",
+                    self.int(i, 0),
+                    self.int(j, 0)
+                )
+            }
+            S::Cycle {
+                name,
+                k,
+                e,
+                t,
+                keep,
+            } => {
+                let k = self.int(k, 0);
+                let gone = if *keep { k.clone() } else { format!("{k} + 1") };
+                format!(
+                    "{pad}{name}.push({});\n{pad}let {t}l = {name}.len() - 1;\n\
+                     {pad}{name}.swap({k}, {t}l);\n{pad}let {t} = {name}.pop().unwrap();\n\
+                     {pad}{name}.insert({k}, {t});\n{pad}{name}.remove({gone});\n",
+                    self.expr(e, 0, ind)
+                )
+            }
             S::Return(e) => format!("{pad}return {};\n", self.expr(e, 0, ind)),
             S::LetClosure { name, params, body } => {
                 let ps: Vec<String> = params

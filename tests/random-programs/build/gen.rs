@@ -119,6 +119,8 @@ struct AV {
     is_ref: bool,
     /// A `&Vec<f64>` parameter.
     vecref: bool,
+    /// A local `vec![0.0; n]`, which may grow and shrink.
+    growable: bool,
 }
 
 /// An integer variable in scope with its range.
@@ -213,6 +215,7 @@ impl<'r> G<'r> {
                 slice,
                 is_ref,
                 vecref: matches!(p, Param::VecRef(_)),
+                growable: false,
             };
             match p {
                 Param::Scalar(_) => g.fv.push(FV {
@@ -875,6 +878,42 @@ impl<'r> G<'r> {
         self.av[i].bound = nb;
     }
 
+    /// A local array reordered by `swap`, or a local `Vec` that grows and shrinks back to its
+    /// length (`push`, `swap`, `pop().unwrap()`, `insert`, `remove`): an element is replaced
+    /// by a new value, or the new value is dropped again.
+    fn reshape(&mut self, out: &mut Vec<S>) {
+        let locals: Vec<usize> = (0..self.av.len())
+            .filter(|&i| self.av[i].local && !self.frozen.contains(&self.av[i].name))
+            .collect();
+        if locals.is_empty() {
+            return;
+        }
+        let i = self.rng.pick(&locals);
+        let (name, b, depth) = (self.av[i].name.clone(), self.av[i].bound, self.av[i].depth);
+        let k = self.index();
+        if !self.av[i].growable {
+            let j = self.index();
+            out.push(S::Swap { name, i: k, j });
+            return;
+        }
+        let in_loop = depth < self.loop_depth;
+        let (e, be) = self.expr(2);
+        let lim = if in_loop { b.max(1.0) } else { LIMIT };
+        let (e, be) = self.squash(e, be, lim);
+        let keep = self.rng.chance(0.5);
+        if keep {
+            self.av[i].bound = if in_loop { b } else { b.max(be) };
+        }
+        let t = self.fresh("p");
+        out.push(S::Cycle {
+            name,
+            k,
+            e,
+            t,
+            keep,
+        });
+    }
+
     /// Enters a loop with `trips` iterations: outer mutable values may grow by [`SLACK`].
     fn enter_loop(&mut self, trips: usize) -> (usize, bool) {
         let saved = (self.mult, self.breakable);
@@ -1485,6 +1524,7 @@ impl<'r> G<'r> {
                     None
                 };
                 let slice = format!("&{name}");
+                let growable = vec.is_some();
                 out.push(S::LetArr {
                     name: name.clone(),
                     len: self.len,
@@ -1498,9 +1538,11 @@ impl<'r> G<'r> {
                     slice,
                     is_ref: false,
                     vecref: false,
+                    growable,
                 });
                 self.write(out, false);
             }
+            10 if self.rng.chance(0.35) => self.reshape(out),
             10 => self.write(out, false),
             11 => {
                 let name = self.fresh("f");

@@ -33,6 +33,11 @@ fn the_corpus_covers_the_subset() {
         // Arrays and parameters.
         "[0.0; ",
         "vec![0.0; ",
+        ".push(",
+        ".pop().unwrap()",
+        ".insert(",
+        ".remove(",
+        ".swap(",
         ": &[f64]",
         ": Vec<f64>",
         ": &Vec<f64>",

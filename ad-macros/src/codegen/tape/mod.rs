@@ -184,6 +184,7 @@ impl Emitter<'_> {
                 let op = assign_token(*op, span);
                 respan(quote!(#name[#index] #op #value;), span)
             }
+            StmtKind::VecOp { vec, op } => respan(self.fwd_vec_op(*vec, op), span),
             StmtKind::Opaque { tokens, .. } => tokens.clone(),
             StmtKind::If {
                 cond,
@@ -462,6 +463,12 @@ impl Emitter<'_> {
 
     fn rev_stmt_tokens(&self, stmt: &Stmt) -> TokenStream {
         match &stmt.kind {
+            StmtKind::Let {
+                var,
+                rhs: rhs @ (Rhs::Pop(_) | Rhs::Remove(..)),
+                ..
+            } => self.rev_take(*var, rhs).unwrap_or_default(),
+            StmtKind::VecOp { vec, op } if self.plan.active(*vec) => self.rev_vec_op(*vec, op),
             StmtKind::Let { var, rhs, .. } if self.plan.activity.live(*var, rhs) => {
                 self.rev_rhs(*var, rhs, stmt.span)
             }

@@ -167,9 +167,16 @@ fn block_work(block: &Block, activity: &Activity) -> bool {
 
 fn stmt_work(stmt: &Stmt, activity: &Activity) -> bool {
     match &stmt.kind {
+        // Taking an element from an active `Vec` shortens its adjoint, used or not.
+        StmtKind::Let {
+            var,
+            rhs: Rhs::Pop(v) | Rhs::Remove(v, _),
+            ..
+        } => activity.active(*var) || activity.active(*v),
         StmtKind::Let { var, rhs, .. } => activity.live(*var, rhs),
         StmtKind::Assign { var, .. } => activity.active(*var),
         StmtKind::IndexAssign { array, .. } => activity.active(*array),
+        StmtKind::VecOp { vec, .. } => activity.active(*vec),
         StmtKind::Opaque { writes, .. } => writes.iter().any(|&w| activity.active(w)),
         StmtKind::If {
             then, els, phis, ..
@@ -242,6 +249,13 @@ impl Planner<'_> {
                 continue;
             }
             match &stmt.kind {
+                StmtKind::Let {
+                    rhs: Rhs::Remove(v, Operand::Var(i)),
+                    ..
+                } if self.plan.activity.active(*v) => {
+                    let i = *i;
+                    self.need(i);
+                }
                 StmtKind::Let { var, rhs, .. } => {
                     let activity = &self.plan.activity;
                     let needs = rhs_needs(rhs, &|v| activity.active(v));
@@ -278,6 +292,11 @@ impl Planner<'_> {
                     index: Operand::Var(i),
                     ..
                 } => self.need(*i),
+                StmtKind::VecOp { op, .. } => {
+                    for v in crate::codegen::grow::rev_reads(op) {
+                        self.need(v);
+                    }
+                }
                 StmtKind::If {
                     cond, then, els, ..
                 } => {
@@ -523,6 +542,16 @@ impl Planner<'_> {
                 StmtKind::IndexAssign { array, value, .. } if activity.active(*array) => {
                     contribute(value, site.block, id)
                 }
+                StmtKind::VecOp { vec, op } if activity.active(*vec) => match op {
+                    crate::ir::VecOp::Extend { src, .. } => {
+                        contribute(&Operand::Var(*src), site.block, id)
+                    }
+                    op => {
+                        if let Some(value) = op.value() {
+                            contribute(value, site.block, id)
+                        }
+                    }
+                },
                 StmtKind::If {
                     then, els, phis, ..
                 } => {

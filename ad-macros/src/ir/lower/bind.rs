@@ -29,7 +29,10 @@ impl Lowerer<'_> {
             return Value::Unit;
         };
         let first_new = self.vars.len();
-        let value = self.lower_expr(&init.expr, out);
+        let value = match self.lower_new_vec(&init.expr, annot.as_ref(), out) {
+            Some(value) => value,
+            None => self.lower_expr(&init.expr, out),
+        };
         self.bind_pattern(pat, value, annot, first_new, out);
         Value::Unit
     }

@@ -131,7 +131,9 @@ impl Lowerer<'_> {
         for (pat, arg) in expr.inputs.iter().zip(args) {
             self.bind_param(pat, arg, out);
         }
+        self.closure_depth += 1;
         let value = self.lower_expr(&expr.body, out);
+        self.closure_depth -= 1;
         self.scopes = saved;
         self.loops = saved_loops;
         value

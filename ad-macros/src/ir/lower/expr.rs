@@ -433,6 +433,9 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_view_method(call, out) {
             return value;
         }
+        if let Some(value) = self.lower_vec_method(expr, call, out) {
+            return value;
+        }
         if self.array_var(&call.receiver).is_some()
             && !matches!(name.as_str(), "len" | "is_empty" | "iter" | "into_iter")
             && !super::iter::CONSUMERS.contains(&name.as_str())
@@ -1086,6 +1089,9 @@ impl Lowerer<'_> {
         let tokens = &mac.tokens;
         let repeat: syn::Result<syn::ExprRepeat> = syn::parse2(quote!([#tokens]));
         let Ok(repeat) = repeat else {
+            if let Some(value) = self.lower_vec_literal(mac, out) {
+                return value;
+            }
             self.cx.error(
                 mac,
                 "#[reverse] supports `vec![x; n]`; for a vector of given values write an array \
@@ -1222,6 +1228,9 @@ impl Lowerer<'_> {
         op: Option<syn::BinOp>,
         out: &mut Vec<Stmt>,
     ) {
+        if self.vars[var].ty.is_array() && op.is_none() && self.assign_vec(expr, var, right, out) {
+            return;
+        }
         let float_target = match &self.vars[var].ty {
             Ty::Float(_) => true,
             Ty::Array(_) => {

@@ -45,6 +45,7 @@ mod checks;
 mod closure;
 mod control;
 mod expr;
+mod grow;
 mod iter;
 mod jumps;
 mod rename;
@@ -82,6 +83,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         Some(ret) => Output::Scalar(Operand::Var(ret.value)),
         None => lowerer.output(&sig.ret, value, block)?,
     };
+    lowerer.finish_growth(&mut stmts);
     let block = Block { id: 0, stmts };
     if cx.has_errors() {
         return None;
@@ -163,6 +165,8 @@ struct Lowerer<'a> {
     pending_parts: Option<Vec<bool>>,
     /// Names a `for` loop over a sequence of `views` binds in its body.
     for_bindings: Vec<(Ident, Binding)>,
+    /// Depth of closure bodies being inlined (growing a vector there is rejected).
+    closure_depth: usize,
 }
 
 impl<'a> Lowerer<'a> {
@@ -184,6 +188,7 @@ impl<'a> Lowerer<'a> {
             result_shape: None,
             pending_parts: None,
             for_bindings: Vec::new(),
+            closure_depth: 0,
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -357,6 +362,9 @@ impl<'a> Lowerer<'a> {
                     return (Value::Error, Jumps::default());
                 }
                 self.lower_check(&m.mac, out);
+                (Value::Unit, Jumps::default())
+            }
+            syn::Stmt::Expr(expr, Some(_)) if self.lower_vec_stmt(expr, out) => {
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Expr(expr, semi) => {

@@ -110,10 +110,11 @@ pub(super) const MUTATING_METHODS: &[&str] = &[
 /// The one message for a method that may change a container holding differentiated values.
 pub(super) fn mutation_message(name: &str) -> String {
     format!(
-        "`.{name}(..)` may change a container of differentiated values, which #[reverse] does \
-         not support yet; create float arrays with their final length (`[0.0; N]`, \
-         `vec![0.0; n]`), write their elements by index (`v[i] = ..`) and read them with \
-         `.iter()` or by index"
+        "`.{name}(..)` may change a container of differentiated values in a way #[reverse] \
+         does not support; on a float `Vec` bound to a name it supports `push`, \
+         `pop().unwrap()`, `insert`, `remove`, `extend_from_slice`, `resize`, `truncate`, \
+         `clear` and `swap` as statements of their own, and writing elements by index \
+         (`v[i] = ..`)"
     )
 }
 
@@ -419,6 +420,7 @@ impl Renamer<'_, '_> {
                 if !CHEAP_METHODS.contains(&call.method.to_string().as_str()) {
                     self.cheap = false;
                 }
+                self.check_hidden_change(call);
                 syn::visit_mut::visit_expr_method_call_mut(self, call);
             }
             syn::Expr::Call(call) => {
@@ -452,6 +454,37 @@ impl Renamer<'_, '_> {
                 self.lowerer.cx.error(l.let_token, super::IF_LET);
             }
             _ => syn::visit_mut::visit_expr_mut(self, expr),
+        }
+    }
+}
+
+impl Renamer<'_, '_> {
+    /// A method that may change a float array, inside an expression the macro does not
+    /// differentiate (a condition, an index, a bound): the reverse sweep would not see the
+    /// change (a `pop` in a condition would leave the adjoint longer than the `Vec`), so it
+    /// is an error whether or not a derivative flows.
+    fn check_hidden_change(&self, call: &syn::ExprMethodCall) {
+        let name = call.method.to_string();
+        if !MUTATING_METHODS.contains(&name.as_str()) {
+            return;
+        }
+        let syn::Expr::Path(p) = strip_derefs(&call.receiver) else {
+            return;
+        };
+        let Some(v) = self.var_of(&p.path) else {
+            return;
+        };
+        if self.lowerer.vars[v].ty.is_array() {
+            self.lowerer.cx.error(
+                &call.method,
+                format!(
+                    "`.{name}(..)` changes the float array `{}` inside an expression that \
+                     #[reverse] does not differentiate (a condition, an index, a bound), where \
+                     the reverse sweep would not see it; call it in a statement of its own \
+                     first (`let t = v.pop().unwrap();`, `v.push(x);`)",
+                    p.path.to_token_stream()
+                ),
+            );
         }
     }
 }
