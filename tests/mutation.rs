@@ -505,3 +505,51 @@ fn growing_a_mut_vec_parameter() {
     let mut out = vec![5.0];
     let ((), _) = append_roots_vjp(&x, &mut out, vec![0.0]);
 }
+
+/// `iter_mut()` zipped with a read sequence: writes an out-parameter element by element.
+#[reverse]
+fn squares_into(x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x.iter()) {
+        *yi = 2.0 * xi * xi;
+    }
+}
+
+/// `iter_mut()` on a `&mut` parameter, updating each element from its old value.
+#[reverse]
+fn double_all(y: &mut [f64]) {
+    for v in y.iter_mut() {
+        *v *= 2.0;
+    }
+}
+
+/// `iter_mut().enumerate()` on a local array, with a `continue` before the element is
+/// written and a read of the element after it.
+#[reverse]
+fn ramp(x: f64) -> f64 {
+    let mut h = [0.0; 4];
+    for (i, v) in h.iter_mut().enumerate() {
+        if i == 2 {
+            continue;
+        }
+        *v = x * (i as f64 + 1.0);
+        *v += v.sin();
+    }
+    h[0] + h[1] * h[3] + h[2]
+}
+
+#[test]
+fn iter_mut_loops() {
+    let mut y = vec![0.0; 2];
+    let ((), (gx, gy)) = squares_into_vjp(&[1.0, 3.0], &mut y, vec![1.0, -1.0]);
+    assert_eq!(y, vec![2.0, 18.0]);
+    assert_eq!(gx, vec![4.0, -12.0]);
+    assert_eq!(gy, vec![0.0, 0.0]);
+    let mut y = vec![1.0, 2.0];
+    let ((), gy) = double_all_vjp(&mut y, vec![1.0, 3.0]);
+    assert_eq!(y, vec![2.0, 4.0]);
+    assert_eq!(gy, vec![2.0, 6.0]);
+    let (v, g) = ramp_grad(0.4);
+    assert_eq!(v.to_bits(), ramp(0.4).to_bits());
+    let f = |p: &[f64]| ramp(p[0]);
+    check::gradient(f, &[0.4], &[g]).unwrap();
+}

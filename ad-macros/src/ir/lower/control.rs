@@ -374,6 +374,8 @@ impl Lowerer<'_> {
             }
         }
         let mut prelude = Vec::new();
+        // The write-backs of `iter_mut()` elements, after the body (see `iter_mut`).
+        let mut epilogue = Vec::new();
         self.for_bindings.clear();
         let kind = match expr {
             syn::Expr::While(w) => {
@@ -390,6 +392,12 @@ impl Lowerer<'_> {
                 LoopKind::While { cond }
             }
             syn::Expr::Loop(_) => LoopKind::Infinite,
+            syn::Expr::ForLoop(f) if self.is_iter_mut(f) => {
+                match self.for_iter_mut(f, &mut prelude, &mut epilogue) {
+                    Some(kind) => kind,
+                    None => return Jumps::default(),
+                }
+            }
             syn::Expr::ForLoop(f) => {
                 self.push_scope();
                 // Views, zips, reversed elements, chunks and windows (see `views`).
@@ -414,7 +422,9 @@ impl Lowerer<'_> {
         // The loop variable and element bindings are in scope in the body only.
         self.push_scope();
         if let syn::Expr::ForLoop(f) = expr {
-            self.rebind_for(f, &kind, &prelude);
+            if epilogue.is_empty() && !self.is_iter_mut(f) {
+                self.rebind_for(f, &kind, &prelude);
+            }
         }
         for (ident, binding) in std::mem::take(&mut self.for_bindings) {
             self.bind(&ident, binding);
@@ -427,6 +437,8 @@ impl Lowerer<'_> {
         let depth = self.loops.len() - 1;
         let mut stmts = prelude;
         let (_, mut jumps) = self.lower_stmts(&body.stmts, &mut stmts, Tail::Discard);
+        // Unguarded: an element is written back after a `continue` or a `break` too.
+        stmts.extend(epilogue);
         let ctx = self.loops.pop();
         self.pop_scope();
         let ctx = ctx.unwrap_or(LoopCtx {
@@ -523,8 +535,9 @@ impl Lowerer<'_> {
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
                  `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, `&xs[a..b]`, \
-                 then `.rev()`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, `xs.windows(k)`); \
-                 iterate over indices (`for i in 0..xs.len()`) instead",
+                 then `.rev()`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, `xs.windows(k)`; \
+                 `xs.iter_mut()`, then `.enumerate()` or `.zip(ys)`); iterate over indices \
+                 (`for i in 0..xs.len()`) instead",
             );
             return None;
         };

@@ -47,6 +47,7 @@ mod control;
 mod expr;
 mod grow;
 mod iter;
+mod iter_mut;
 mod jumps;
 mod rename;
 mod results;

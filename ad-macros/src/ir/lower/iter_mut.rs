@@ -1,0 +1,202 @@
+//! `for v in xs.iter_mut()`: the element is a local copy, written back at the end of every
+//! iteration (after a `continue` or a `break` too), so the body reads and writes a plain
+//! float variable.
+//!
+//! ```text
+//! // Before                                   // After
+//! for (y, x) in ys.iter_mut().zip(xs) {       for __i in 0..ys.len().min(xs.len()) {
+//!     *y += 2.0 * x;                              let mut y = ys[__i];
+//! }                                               let x = xs[__i];
+//!                                                 y += 2.0 * x;
+//!                                                 ys[__i] = y;            // the epilogue
+//!                                             }
+//! ```
+//!
+//! Forms: `xs.iter_mut()` or `&mut xs`, then `.enumerate()` or `.zip(ys)` (with `ys.iter()`,
+//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip.
+
+use proc_macro2::TokenStream;
+
+use super::*;
+use crate::ir::{AssignOp, LoopKind, RangeLoop, Walk};
+
+/// One sequence of a loop over elements: the array, and whether it is walked by `&mut`.
+struct Elements {
+    array: VarId,
+    mutable: bool,
+}
+
+impl Lowerer<'_> {
+    /// Whether `f` loops over `iter_mut()` or `&mut xs`.
+    pub(super) fn is_iter_mut(&self, f: &syn::ExprForLoop) -> bool {
+        mentions_iter_mut(&f.expr)
+    }
+
+    /// The loop kind of `for PAT in xs.iter_mut()..`, with the element copies in `prelude` and
+    /// their write-backs in `epilogue`, and the names bound in `for_bindings`; `None` after an
+    /// error.
+    pub(super) fn for_iter_mut(
+        &mut self,
+        f: &syn::ExprForLoop,
+        prelude: &mut Vec<Stmt>,
+        epilogue: &mut Vec<Stmt>,
+    ) -> Option<LoopKind> {
+        let span = f.expr.span();
+        let (sequences, enumerate) = match self.iter_mut_chain(&f.expr) {
+            Some(chain) => chain,
+            None => {
+                self.cx.error(
+                    &f.expr,
+                    "#[reverse] supports `for` loops over `xs.iter_mut()` (or `&mut xs`) of a \
+                     float array bound to a `let mut` or a `&mut` parameter, then \
+                     `.enumerate()` or `.zip(ys)`; iterate over indices (`for i in \
+                     0..xs.len()`) otherwise",
+                );
+                return None;
+            }
+        };
+        // The patterns: `v`, `(i, v)` with `enumerate`, `(a, b)` with `zip`.
+        let mut index = None;
+        let names: Vec<&syn::Pat> = match (&*f.pat, enumerate, sequences.len()) {
+            (syn::Pat::Tuple(t), true, 1) if t.elems.len() == 2 => {
+                match &t.elems[0] {
+                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                        let i = self.user_var(&p.ident, Ty::Usize, false);
+                        self.for_bindings.push((p.ident.clone(), Binding::Var(i)));
+                        index = Some(i);
+                    }
+                    syn::Pat::Wild(_) => {}
+                    other => {
+                        self.cx.error(other, "bind the index to a name or `_`");
+                        return None;
+                    }
+                }
+                vec![&t.elems[1]]
+            }
+            (syn::Pat::Tuple(t), false, 2) if t.elems.len() == 2 => t.elems.iter().collect(),
+            (pat, false, 1) => vec![pat],
+            (other, ..) => {
+                self.cx.error(
+                    other,
+                    "bind the elements by name: `for v in xs.iter_mut()`, `for (i, v) in \
+                     xs.iter_mut().enumerate()`, `for (v, y) in xs.iter_mut().zip(ys)`",
+                );
+                return None;
+            }
+        };
+        let index = index.unwrap_or_else(|| self.fresh("i", Ty::Usize, false, span));
+        for (seq, pat) in sequences.iter().zip(names) {
+            let ident = match pat {
+                syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => &p.ident,
+                syn::Pat::Wild(_) => continue,
+                other => {
+                    self.cx.error(other, "bind the element to a name");
+                    return None;
+                }
+            };
+            let elem = match &self.vars[seq.array].ty {
+                Ty::Array(info) => Ty::Float(info.elem),
+                _ => Ty::Float(None),
+            };
+            let var = self.user_var(ident, elem, seq.mutable);
+            self.vars[var].deref = true;
+            prelude.push(Stmt {
+                kind: StmtKind::Let {
+                    var,
+                    rhs: Rhs::Index(seq.array, Operand::Var(index)),
+                    ty: None,
+                },
+                span: ident.span(),
+            });
+            if seq.mutable {
+                epilogue.push(Stmt {
+                    kind: StmtKind::IndexAssign {
+                        array: seq.array,
+                        index: Operand::Var(index),
+                        op: AssignOp::Set,
+                        value: Operand::Var(var),
+                    },
+                    span: ident.span(),
+                });
+            }
+            self.for_bindings.push((ident.clone(), Binding::Var(var)));
+        }
+        // The shorter sequence sets the length, as `zip` does.
+        let lens: Vec<TokenStream> = sequences
+            .iter()
+            .map(|s| {
+                let name = &self.vars[s.array].name;
+                quote!(#name.len())
+            })
+            .collect();
+        let len = match lens.as_slice() {
+            [one] => one.clone(),
+            [a, b] => quote!(::core::cmp::min(#a, #b)),
+            _ => return None,
+        };
+        let range = Opaque {
+            expr: quote!(0..#len),
+            reads: sequences.iter().map(|s| s.array).collect(),
+            cheap: true,
+            flows: Vec::new(),
+            if_active: (span, String::new()),
+        };
+        Some(LoopKind::Range(RangeLoop {
+            var: Some(index),
+            range,
+            walk: Walk::Up(quote!(0..#len)),
+        }))
+    }
+
+    /// The sequences of `xs.iter_mut()[.enumerate() | .zip(ys)]`, and whether it enumerates.
+    fn iter_mut_chain(&self, expr: &syn::Expr) -> Option<(Vec<Elements>, bool)> {
+        match strip(expr) {
+            syn::Expr::MethodCall(m) if m.method == "enumerate" && m.args.is_empty() => {
+                let seq = self.iter_elements(&m.receiver)?;
+                seq.mutable.then_some((vec![seq], true))
+            }
+            syn::Expr::MethodCall(m) if m.method == "zip" && m.args.len() == 1 => {
+                let left = self.iter_elements(&m.receiver)?;
+                let right = self.iter_elements(&m.args[0])?;
+                (left.mutable || right.mutable).then_some((vec![left, right], false))
+            }
+            other => {
+                let seq = self.iter_elements(other)?;
+                seq.mutable.then_some((vec![seq], false))
+            }
+        }
+    }
+
+    /// `xs.iter_mut()`, `&mut xs` (mutable); `xs.iter()`, `&xs`, `xs` (read) of a float
+    /// array bound to a name.
+    fn iter_elements(&self, expr: &syn::Expr) -> Option<Elements> {
+        let (path, mutable) = match strip(expr) {
+            syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter_mut" => {
+                (strip(&m.receiver), true)
+            }
+            syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter" => {
+                (strip(&m.receiver), false)
+            }
+            syn::Expr::Reference(r) => (strip(&r.expr), r.mutability.is_some()),
+            other => (other, false),
+        };
+        let array = self.array_var(path)?;
+        if mutable && !self.vars[array].mutable {
+            return None;
+        }
+        Some(Elements { array, mutable })
+    }
+}
+
+/// Whether `expr` mentions `iter_mut()` or `&mut` (the loops this module lowers).
+fn mentions_iter_mut(expr: &syn::Expr) -> bool {
+    match strip(expr) {
+        syn::Expr::MethodCall(m) => {
+            m.method == "iter_mut"
+                || mentions_iter_mut(&m.receiver)
+                || m.args.iter().any(mentions_iter_mut)
+        }
+        syn::Expr::Reference(r) => r.mutability.is_some(),
+        _ => false,
+    }
+}
