@@ -553,3 +553,20 @@ fn iter_mut_loops() {
     let f = |p: &[f64]| ramp(p[0]);
     check::gradient(f, &[0.4], &[g]).unwrap();
 }
+
+/// A `&mut [f64]` parameter iterated as it is yields `&mut f64`s.
+#[reverse]
+fn halve_in_place(y: &mut [f64], k: f64) {
+    for v in y {
+        *v = *v * k * 0.5;
+    }
+}
+
+#[test]
+fn iterating_a_mut_parameter_writes_it() {
+    let mut y = vec![2.0, 4.0];
+    let ((), (gy, gk)) = halve_in_place_vjp(&mut y, 3.0, vec![1.0, 1.0]);
+    assert_eq!(y, vec![3.0, 6.0]);
+    assert_eq!(gy, vec![1.5, 1.5]);
+    assert_eq!(gk, 1.0 + 2.0);
+}

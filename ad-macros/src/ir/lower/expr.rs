@@ -1208,8 +1208,13 @@ impl Lowerer<'_> {
                 if matches!(u.op, syn::UnOp::Deref(_)) && self.is_poisoned(&u.expr) => {}
             // `*out = ..` on a `&mut f64` parameter: the body's copy of it.
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) && self.deref_var(&u.expr).is_some() => {
-                if let Some(var) = self.deref_var(&u.expr) {
-                    self.assign_var(expr, var, right, op, out);
+                match self.deref_var(&u.expr) {
+                    Some(var) if self.vars[var].mutable => self.assign_var(expr, var, right, op, out),
+                    _ => self.cx.error(
+                        left,
+                        "#[reverse] assigns through `*v` for a `&mut f64` parameter and for the \
+                         element of a loop over `xs.iter_mut()`; this one is read-only",
+                    ),
                 }
             }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.cx.error(

@@ -29,7 +29,7 @@ struct Elements {
 impl Lowerer<'_> {
     /// Whether `f` loops over `iter_mut()` or `&mut xs`.
     pub(super) fn is_iter_mut(&self, f: &syn::ExprForLoop) -> bool {
-        mentions_iter_mut(&f.expr)
+        mentions_iter_mut(&f.expr) || self.iter_mut_chain(&f.expr).is_some()
     }
 
     /// The loop kind of `for PAT in xs.iter_mut()..`, with the element copies in `prelude` and
@@ -167,8 +167,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `xs.iter_mut()`, `&mut xs` (mutable); `xs.iter()`, `&xs`, `xs` (read) of a float
-    /// array bound to a name.
+    /// `xs.iter_mut()`, `&mut xs`, `s` for a `&mut` parameter (mutable); `xs.iter()`, `&xs`,
+    /// `xs` (read) of a float array bound to a name.
     fn iter_elements(&self, expr: &syn::Expr) -> Option<Elements> {
         let (path, mutable) = match strip(expr) {
             syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter_mut" => {
@@ -178,6 +178,13 @@ impl Lowerer<'_> {
                 (strip(&m.receiver), false)
             }
             syn::Expr::Reference(r) => (strip(&r.expr), r.mutability.is_some()),
+            // A `&mut [f64]` parameter iterated as it is yields `&mut f64`s.
+            syn::Expr::Path(p) => {
+                let mutable = p.path.get_ident().is_some_and(|i| {
+                    matches!(self.lookup(&i.to_string()), Some(Binding::Var(v)) if self.mut_refs.contains(v))
+                });
+                (strip(expr), mutable)
+            }
             other => (other, false),
         };
         let array = self.array_var(path)?;
