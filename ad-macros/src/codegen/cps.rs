@@ -117,14 +117,8 @@ pub(super) fn emit_vjp(
     let function = format!("{}_vjp", func.sig.ident);
     let seed =
         c.e.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
-    let seeds: Vec<TokenStream> = sig
-        .outputs()
-        .map(|(_, p)| {
-            let seed = super::inout::seed(&p.ident);
-            quote!(#seed)
-        })
-        .collect();
-    let seed_outputs = c.e.seed_writebacks(&seeds, &function);
+    let seed_outputs =
+        c.e.seed_writebacks(&super::inout::vjp_seeds(sig), &function);
     let [finals, store_finals, write_backs] = super::inout::cps_write_backs(sig, body);
     let output = c.e.output_value(&body.output);
     let mut reads = output_vars(&body.output);
@@ -937,6 +931,12 @@ impl Cps<'_> {
         }
     }
 
+    /// Whether a call goes through the callee's split companions rather than its CPS
+    /// companion, which only returns a scalar and writes nothing.
+    fn through_split(&self, var: VarId, call: &crate::ir::Call) -> bool {
+        call.by_mut.contains(&true) || !call.parts.is_empty() || self.e.body.vars[var].ty.is_array()
+    }
+
     /// A call that passes variables by `&mut`, or returns an array or a tuple, through the
     /// callee's split companions (its CPS companion has no way to hand back new cells, or
     /// cells of an array): `fwd` writes the variables, which get fresh cells for the rest of
@@ -950,15 +950,10 @@ impl Cps<'_> {
     /// let __ad_c2 = &NumR::new(y);
     /// let __ad_r = { <the rest> };
     /// let mut __ad_in_x = __ad_c1.adjoint();  let mut __ad_in_buf = adjoints(..);
-    /// g::rev((), (), __ad_c2.adjoint(), &mut __ad_st, &mut __ad_in_x, &mut __ad_in_buf[..]);
+    /// g::rev(passed_mut(), passed_mut(), __ad_c2.adjoint(), &mut __ad_st, &mut __ad_in_x,
+    ///        &mut __ad_in_buf[..]);
     /// __ad_was_x.add(__ad_in_x);  ..                      // into the old cells
     /// ```
-    /// Whether a call goes through the callee's split companions rather than its CPS
-    /// companion, which only returns a scalar and writes nothing.
-    fn through_split(&self, var: VarId, call: &crate::ir::Call) -> bool {
-        call.by_mut.contains(&true) || !call.parts.is_empty() || self.e.body.vars[var].ty.is_array()
-    }
-
     fn call_split(
         &self,
         var: VarId,

@@ -180,6 +180,16 @@ pub(super) fn rev_seeds(sig: &Signature) -> Vec<TokenStream> {
         .collect()
 }
 
+/// The seeds of the `&mut` parameters in `NAME_vjp`: its parameters `__seed_NAME`.
+pub(super) fn vjp_seeds(sig: &Signature) -> Vec<TokenStream> {
+    sig.outputs()
+        .map(|(_, p)| {
+            let seed = seed(&p.ident);
+            quote!(#seed)
+        })
+        .collect()
+}
+
 /// The seed parameters of `NAME_vjp` after the output's: `__seed_s: Vec<f64>`.
 pub(super) fn seed_params(sig: &Signature) -> Vec<TokenStream> {
     sig.outputs()

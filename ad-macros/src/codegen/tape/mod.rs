@@ -57,14 +57,7 @@ pub(super) fn emit_vjp(
     // whose value does not have that type gets its errors at the user's code.
     let at_ret = return_span(func);
     let function = format!("{}_vjp", func.sig.ident);
-    let seeds: Vec<TokenStream> = sig
-        .outputs()
-        .map(|(_, p)| {
-            let seed = super::inout::seed(&p.ident);
-            quote!(#seed)
-        })
-        .collect();
-    let seed_outputs = e.seed_writebacks(&seeds, &function);
+    let seed_outputs = e.seed_writebacks(&super::inout::vjp_seeds(sig), &function);
     let seed_output = e.seed(&function);
     let seed = respan(quote!(#seed_output #seed_outputs), at_ret);
     let reverse = e.rev_block(&body.block, seed);
