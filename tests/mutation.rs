@@ -570,3 +570,66 @@ fn iterating_a_mut_parameter_writes_it() {
     assert_eq!(gy, vec![1.5, 1.5]);
     assert_eq!(gk, 1.0 + 2.0);
 }
+
+/// A `&mut f64` accumulator with an early `return` from inside a loop.
+#[reverse]
+fn accumulate_until(x: f64, acc: &mut f64, n: usize) -> f64 {
+    for i in 0..n {
+        *acc = *acc * x + 1.0;
+        if *acc > 10.0 {
+            return *acc * 2.0 + i as f64;
+        }
+    }
+    *acc
+}
+
+/// `wrt` leaves a `&mut` parameter out of the gradient; its seed still counts.
+#[reverse(wrt(x))]
+fn scale_first(x: f64, s: &mut [f64; 2]) -> f64 {
+    s[0] = s[0] * x;
+    s[1] += x;
+    s[0] + s[1]
+}
+
+/// A `&mut` parameter only read: its adjoint on entry is its seed plus what the body adds.
+#[reverse]
+fn read_through(x: f64, r: &mut f64) -> f64 {
+    x * *r
+}
+
+/// Two outputs of different precisions, returning `()`.
+#[reverse]
+fn two_outputs(a: &mut f64, b: &mut Vec<f32>, k: f32) {
+    *a = *a * 2.0;
+    b[0] = b[0] * k + (*a as f32);
+}
+
+#[test]
+fn early_return_wrt_read_only_and_two_outputs() {
+    for at in [[1.5, 0.5], [3.0, 2.0]] {
+        // Seed 1 on the result and 3 on `acc` on return.
+        let g = |p: &[f64]| {
+            let mut a = p[1];
+            let v = accumulate_until(p[0], &mut a, 5);
+            v + 3.0 * a
+        };
+        let mut a = at[1];
+        let (v, (gx, ga)) = accumulate_until_vjp(at[0], &mut a, 5, 1.0, 3.0);
+        let mut primal = at[1];
+        assert_eq!(v.to_bits(), accumulate_until(at[0], &mut primal, 5).to_bits());
+        assert_eq!(a, primal);
+        check::gradient(g, &at, &[gx, ga]).unwrap();
+    }
+    let mut s = [2.0, 3.0];
+    let (v, gx) = scale_first_vjp(1.5, &mut s, 1.0, [1.0, 0.0]);
+    assert_eq!((v, s), (3.0 + 4.5, [3.0, 4.5]));
+    assert_eq!(gx, 2.0 + 1.0 + 2.0);
+    let mut r = 4.0;
+    let (v, (gx, gr)) = read_through_vjp(0.5, &mut r, 1.0, 10.0);
+    assert_eq!((v, gx, gr), (2.0, 4.0, 0.5 + 10.0));
+    let mut a = 1.5;
+    let mut b = vec![2.0f32, 7.0];
+    let ((), (ga, gb, gk)) = two_outputs_vjp(&mut a, &mut b, 3.0, 1.0, vec![1.0, 0.0]);
+    assert_eq!((a, b), (3.0, vec![9.0, 7.0]));
+    assert_eq!((ga, gb, gk), (2.0 + 2.0, vec![3.0, 0.0], 2.0));
+}
