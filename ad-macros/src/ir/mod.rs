@@ -41,13 +41,15 @@
 //!    function (the backends name adjoints and cells from it).
 //! 3. **Mutability.** [`Var::mutable`] means "declared `let mut`": only such a variable is
 //!    written after its definition (by `Assign`, `IndexAssign`, [`StmtKind::VecOp`], a `Let`
-//!    of [`Rhs::Pop`] or [`Rhs::Remove`] (which writes the `Vec` it takes from), or the
-//!    `writes` of an opaque statement), so the value of any other variable is the one its
-//!    definition gave it. A
-//!    `mut` variable need not be written; `snapshot::Clobbers` knows where it is. A by-value
-//!    `mut` float or array parameter is itself never written: the body works on a copy,
-//!    `let mut x = x;`. (This holds for code rustc accepts; the IR does not
-//!    check that the user assigns only `mut` variables.)
+//!    of [`Rhs::Pop`] or [`Rhs::Remove`] (which writes the `Vec` it takes from), a `Let` of
+//!    a [`Rhs::Call`] that passes it by `&mut` ([`Call::by_mut`]), or the `writes` of an
+//!    opaque statement), so the value of any other variable is the one its definition gave
+//!    it. A `mut` variable need not be written; `snapshot::Clobbers` knows where it is. A
+//!    by-value `mut` or `&mut` float or array parameter is itself never written: the body
+//!    works on a copy, `let mut x = x;`, and for `&mut` that copy is written back on return
+//!    ([`Body::writebacks`], outputs like [`Body::output`]). A call's tuple result is never
+//!    read but by the [`Rhs::Part`]s that follow the call. (This holds for code rustc
+//!    accepts; the IR does not check that the user assigns only `mut` variables.)
 //! 4. **Structured control; blocks run to their end.** There are no jumps. [`Block`]s nest
 //!    in `If` and `Loop`; every block runs to its last statement. `break`, `continue` and
 //!    `return` set `bool` flags (`__brk0 = true;`, an opaque statement); the flags are `mut`
