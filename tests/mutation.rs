@@ -616,7 +616,10 @@ fn early_return_wrt_read_only_and_two_outputs() {
         let mut a = at[1];
         let (v, (gx, ga)) = accumulate_until_vjp(at[0], &mut a, 5, 1.0, 3.0);
         let mut primal = at[1];
-        assert_eq!(v.to_bits(), accumulate_until(at[0], &mut primal, 5).to_bits());
+        assert_eq!(
+            v.to_bits(),
+            accumulate_until(at[0], &mut primal, 5).to_bits()
+        );
         assert_eq!(a, primal);
         check::gradient(g, &at, &[gx, ga]).unwrap();
     }
