@@ -343,3 +343,30 @@ fn empty_statements_are_ignored() {
     assert_eq!(v, 256.0);
     assert_eq!(d, 4.0 * 64.0);
 }
+
+/// Rosenbrock with the array taken apart by a pattern.
+#[reverse]
+fn rosenbrock_pattern(x: [f64; 2]) -> f64 {
+    let [a, b] = x;
+    (1.0 - a).powi(2) + 100.0 * (b - a * a).powi(2)
+}
+
+/// A pattern with `_` and `..`, on an array behind a reference.
+#[reverse]
+fn first_and_third(x: &[f64; 4]) -> f64 {
+    let [p, _, q, ..] = *x;
+    p * q.sin()
+}
+
+#[test]
+fn array_patterns() {
+    let (a, b) = (1.5, -0.5);
+    let (v, g) = rosenbrock_pattern_grad([a, b]);
+    assert_eq!(v.to_bits(), rosenbrock_pattern([a, b]).to_bits());
+    assert_eq!(g[0], -2.0 * (1.0 - a) - 400.0 * a * (b - a * a));
+    assert_eq!(g[1], 200.0 * (b - a * a));
+    let x = [0.5, 9.0, 1.25, 9.0];
+    let (v, g) = first_and_third_grad(&x);
+    assert_eq!(v, 0.5 * 1.25f64.sin());
+    assert_eq!(g, [1.25f64.sin(), 0.0, 0.5 * 1.25f64.cos(), 0.0]);
+}

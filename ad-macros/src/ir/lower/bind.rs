@@ -81,6 +81,11 @@ impl Lowerer<'_> {
                 }
             }
             (syn::Pat::Tuple(tuple), value) if self.bind_parts(tuple, &value, out) => {}
+            (syn::Pat::Slice(slice), Value::Op(Operand::Var(array)))
+                if self.vars[array].ty.is_array() =>
+            {
+                self.bind_elements(slice, array, out)
+            }
             (syn::Pat::Tuple(tuple), _) => self.cx.error(
                 tuple,
                 "#[reverse] can destructure a tuple written in place, as in \
@@ -90,6 +95,42 @@ impl Lowerer<'_> {
                 pat,
                 "this pattern is not supported by #[reverse]; bind the value to a name",
             ),
+        }
+    }
+
+    /// `let [a, b, c] = x;` (or `[a, _, ..]`) for a float array `x`: each name is an element,
+    /// `let a = x[0];`.
+    fn bind_elements(&mut self, slice: &syn::PatSlice, array: VarId, out: &mut Vec<Stmt>) {
+        let elem = match &self.vars[array].ty {
+            Ty::Array(info) => Ty::Float(info.elem),
+            _ => Ty::Float(None),
+        };
+        let last = slice.elems.len().saturating_sub(1);
+        for (k, pat) in slice.elems.iter().enumerate() {
+            match pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    let index = Operand::Lit(quote!(#k), LitKind::Int);
+                    let rhs = Rhs::Index(array, index);
+                    let op = self.let_temp(out, rhs, elem.clone(), p.ident.span());
+                    let first_new = self.vars.len() - 1;
+                    let id = self.bind_operand(
+                        &p.ident,
+                        op,
+                        p.mutability.is_some(),
+                        None,
+                        first_new,
+                        out,
+                    );
+                    self.bind(&p.ident, Binding::Var(id));
+                }
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Rest(_) if k == last => {}
+                other => self.cx.error(
+                    other,
+                    "#[reverse] takes a float array apart into names, `_` and a final `..` \
+                     (`let [a, b, ..] = x;`); bind this element to a name",
+                ),
+            }
         }
     }
 

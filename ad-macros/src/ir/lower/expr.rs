@@ -179,6 +179,10 @@ impl Lowerer<'_> {
                 if let Some(v) = self.deref_var(&unary.expr) {
                     return Value::Op(Operand::Var(v));
                 }
+                // `*x` for an array behind a reference (`x: &[f64; 3]`): the array.
+                if let Some(v) = self.array_var(super::rename::strip_derefs(&unary.expr)) {
+                    return Value::Op(Operand::Var(v));
+                }
                 self.cx.error(
                     star,
                     "dereferencing is supported on `&f64` and `&mut f64` parameters and on the \
