@@ -636,3 +636,33 @@ fn early_return_wrt_read_only_and_two_outputs() {
     assert_eq!((a, b), (3.0, vec![9.0, 7.0]));
     assert_eq!((ga, gb, gk), (2.0 + 2.0, vec![3.0, 0.0], 2.0));
 }
+
+/// `fill` resets a buffer to one value.
+#[reverse]
+fn fill_then_bump(x: f64, y: &mut [f64]) {
+    y.fill(x * 2.0);
+    y[1] += x;
+}
+
+/// `iter_mut().for_each(..)`, plain and enumerated.
+#[reverse]
+fn scale_and_ramp(y: &mut [f64], k: f64) {
+    y.iter_mut().for_each(|v| *v *= k);
+    y.iter_mut().enumerate().for_each(|(i, v)| {
+        if i > 0 {
+            *v += k * i as f64;
+        }
+    });
+}
+
+#[test]
+fn fill_and_for_each_over_iter_mut() {
+    let mut y = vec![9.0; 3];
+    let ((), (gx, gy)) = fill_then_bump_vjp(1.5, &mut y, vec![1.0, 2.0, 3.0]);
+    assert_eq!(y, vec![3.0, 4.5, 3.0]);
+    assert_eq!((gx, gy), (2.0 * 6.0 + 2.0, vec![0.0; 3]));
+    let mut y = vec![1.0, 2.0, 3.0];
+    let ((), (gy, gk)) = scale_and_ramp_vjp(&mut y, 2.0, vec![1.0, 1.0, 1.0]);
+    assert_eq!(y, vec![2.0, 6.0, 10.0]);
+    assert_eq!((gy, gk), (vec![2.0, 2.0, 2.0], 6.0 + 3.0));
+}

@@ -434,6 +434,9 @@ impl Lowerer<'_> {
                 return self.lower_intrinsic(expr, rule, &args, call.method.span(), out);
             }
         }
+        if let Some(value) = self.lower_mut_method(call, out) {
+            return value;
+        }
         if let Some(value) = self.lower_view_method(call, out) {
             return value;
         }

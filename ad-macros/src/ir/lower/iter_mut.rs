@@ -195,6 +195,85 @@ impl Lowerer<'_> {
     }
 }
 
+impl Lowerer<'_> {
+    /// `xs.fill(v)` and `xs.iter_mut()...for_each(|v| ..)` on a float array: the `for` loops
+    /// they stand for, `for e in xs.iter_mut() { *e = v; }` (with `v` evaluated once) and
+    /// `for v in xs.iter_mut().. { .. }`. `None` for any other method.
+    pub(super) fn lower_mut_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let span = call.method.span();
+        let desugared: syn::Expr = match call.method.to_string().as_str() {
+            "fill" if call.args.len() == 1 => {
+                let array = self.array_var(strip(&call.receiver))?;
+                if !self.vars[array].mutable {
+                    return None;
+                }
+                let receiver = &call.receiver;
+                let value = &call.args[0];
+                syn::parse_quote_spanned! {span=>
+                    {
+                        let __ad_fill = #value;
+                        for __ad_elem in #receiver.iter_mut() {
+                            *__ad_elem = __ad_fill;
+                        }
+                    }
+                }
+            }
+            "for_each" if call.args.len() == 1 && mentions_iter_mut(&call.receiver) => {
+                let syn::Expr::Closure(closure) = strip(&call.args[0]) else {
+                    return None;
+                };
+                let [pat] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+                    return None;
+                };
+                if returns_in(&closure.body) {
+                    self.cx.error(
+                        &closure.body,
+                        "`return` in the closure of `for_each` over `iter_mut()` is not \
+                         supported by #[reverse]; write a `for` loop with `continue`",
+                    );
+                    return Some(Value::Error);
+                }
+                let pat = match pat {
+                    syn::Pat::Type(t) => &*t.pat,
+                    pat => pat,
+                };
+                let receiver = &call.receiver;
+                let body = &closure.body;
+                syn::parse_quote_spanned! {span=>
+                    for #pat in #receiver {
+                        #body;
+                    }
+                }
+            }
+            _ => return None,
+        };
+        let (value, _) = self.lower_expr_jumps(&desugared, out, false);
+        Some(match value {
+            Value::Error => Value::Error,
+            _ => Value::Unit,
+        })
+    }
+}
+
+/// Whether `expr` contains a `return` outside nested closures.
+fn returns_in(expr: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_expr(expr);
+    finder.0
+}
+
 /// Whether `expr` mentions `iter_mut()` or `&mut` (the loops this module lowers).
 fn mentions_iter_mut(expr: &syn::Expr) -> bool {
     match strip(expr) {
