@@ -646,3 +646,31 @@ fn an_f32_function_calls_an_f64_helper() {
     let closed = 2.0 * (x as f64).cos() * x as f64 + w;
     assert_relative_eq!(d as f64, closed, epsilon = 1e-6);
 }
+
+/// `skip` and `take` right after `iter()`: narrower views, clamped to the length.
+#[reverse]
+fn skip_and_take(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().skip(1) {
+        s += v * v;
+    }
+    for (i, v) in x.iter().take(2).enumerate() {
+        s += *v * (i as f64 + 1.0);
+    }
+    for (a, b) in x.iter().zip(x.iter().skip(1)) {
+        s += a * b;
+    }
+    for v in x.iter().skip(10) {
+        s += v.exp();
+    }
+    s
+}
+
+#[test]
+fn skip_and_take_are_views() {
+    let x = [1.0, 2.0, 3.0];
+    let (v, g) = skip_and_take_grad(&x);
+    assert_eq!(v.to_bits(), skip_and_take(&x).to_bits());
+    assert_eq!(v, 4.0 + 9.0 + 1.0 + 4.0 + 2.0 + 6.0);
+    assert_eq!(g, vec![1.0 + 2.0, 4.0 + 2.0 + 1.0 + 3.0, 6.0 + 2.0]);
+}

@@ -777,6 +777,59 @@ impl Lowerer<'_> {
                         Err(()) => Some(Err(())),
                     },
                     ("copied" | "cloned", 0) => self.parse_seq(&m.receiver, pre),
+                    // `xs.iter().skip(k)`, `.take(n)`: a narrower view, `k` and `n` clamped
+                    // to the length as the iterators do.
+                    ("skip" | "take", 1) => match self.parse_seq(&m.receiver, pre)? {
+                        Ok(Seq::Elems {
+                            src: Src::View(view),
+                            rev: false,
+                        }) => {
+                            let span = m.method.span();
+                            let k = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
+                            let (len, mut reads) = self.view_len_tokens(&view);
+                            reads.extend(op_reads(&k));
+                            let kt = op_tokens(self, &k);
+                            let k = self.usize_let(
+                                "k",
+                                quote!(::core::cmp::min(#kt, #len)),
+                                reads.clone(),
+                                span,
+                                pre,
+                            );
+                            let kt = op_tokens(self, &k);
+                            let mut narrowed = view.clone();
+                            if name == "skip" {
+                                let (start, mut start_reads) = self.view_start_tokens(&view);
+                                start_reads.extend(op_reads(&k));
+                                narrowed.start = Some(self.usize_let(
+                                    "s",
+                                    quote!(#start + #kt),
+                                    start_reads,
+                                    span,
+                                    pre,
+                                ));
+                                reads.extend(op_reads(&k));
+                                narrowed.len =
+                                    Some(self.usize_let("n", quote!(#len - #kt), reads, span, pre));
+                            } else {
+                                narrowed.len = Some(k);
+                            }
+                            Some(Ok(Seq::Elems {
+                                src: Src::View(narrowed),
+                                rev: false,
+                            }))
+                        }
+                        Ok(_) => {
+                            self.cx.error(
+                                &m.method,
+                                "#[reverse] supports `.skip(k)` and `.take(n)` right after \
+                                 `.iter()` on a float array or slice; write a slice \
+                                 (`&xs[k..]`) or iterate over indices instead",
+                            );
+                            Some(Err(()))
+                        }
+                        Err(()) => Some(Err(())),
+                    },
                     ("iter" | "into_iter", 0) => {
                         let src = self.source(&m.receiver, pre)?;
                         Some(src.map(|src| Seq::Elems { src, rev: false }))
