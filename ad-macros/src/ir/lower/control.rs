@@ -535,7 +535,8 @@ impl Lowerer<'_> {
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
                  `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, `&xs[a..b]`, \
-                 then `.rev()`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, `xs.windows(k)`; \
+                 then `.rev()`, `.skip(k)`, `.take(n)`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, \
+                 `xs.windows(k)`; \
                  `xs.iter_mut()`, then `.enumerate()` or `.zip(ys)`); iterate over indices \
                  (`for i in 0..xs.len()`) instead",
             );
