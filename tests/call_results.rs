@@ -234,3 +234,61 @@ fn same_array_twice() {
     assert_eq!(y, x * x + 4.0 * x * x + x.powi(4));
     assert_eq!(g, 10.0 * x + 4.0 * x.powi(3));
 }
+
+/// `[2a, sin a]`.
+#[reverse]
+fn pair(a: f64) -> [f64; 2] {
+    [a * 2.0, a.sin()]
+}
+
+/// An array result bound inside an `if` arm (fuzz finding 6).
+#[reverse]
+fn pair_in_arm(x: f64) -> f64 {
+    let mut s = x;
+    if x > 0.0 {
+        let r = pair(x);
+        s = r[1] * r[0];
+    }
+    s
+}
+
+/// An array result bound after an early `return` (fuzz finding 6).
+#[reverse]
+fn pair_after_return(x: f64) -> f64 {
+    if x > 5.0 {
+        return x;
+    }
+    let r = pair(x);
+    r[1] * r[0]
+}
+
+/// A local array created in an arm and passed to a callee.
+#[reverse]
+fn local_in_arm(x: f64) -> f64 {
+    let mut t = x;
+    if x > 0.0 {
+        let mut h = [0.0; 2];
+        h[0] = x;
+        h[1] = x * x;
+        t = dot(&h, &h);
+    }
+    t
+}
+
+#[test]
+fn arrays_created_in_arms() {
+    for x in [0.7, -0.3, 6.0] {
+        for (f, g) in [
+            (
+                pair_in_arm as fn(f64) -> f64,
+                pair_in_arm_grad as fn(f64) -> (f64, f64),
+            ),
+            (pair_after_return, pair_after_return_grad),
+            (local_in_arm, local_in_arm_grad),
+        ] {
+            let (v, d) = g(x);
+            assert_eq!(v.to_bits(), f(x).to_bits());
+            check::gradient(|p: &[f64]| f(p[0]), &[x], &[d]).unwrap();
+        }
+    }
+}

@@ -666,3 +666,82 @@ fn fill_and_for_each_over_iter_mut() {
     assert_eq!(y, vec![2.0, 6.0, 10.0]);
     assert_eq!((gy, gk), (vec![2.0, 2.0, 2.0], 6.0 + 3.0));
 }
+
+/// `w[0] v[0] + w[1] v[1]`.
+#[reverse]
+fn dot2(w: &[f64], v: &[f64]) -> f64 {
+    w[0] * v[0] + w[1] * v[1]
+}
+
+/// A `&mut` parameter read by a callee inside an arm, then written (fuzz finding 7).
+#[reverse]
+fn read_in_arm_then_write(x: f64, s: &mut [f64]) -> f64 {
+    let mut t = x;
+    if x > 0.0 {
+        t = dot2(&*s, &*s);
+    }
+    s[0] *= x;
+    t + s[0]
+}
+
+/// `x²`.
+#[reverse]
+fn sq(a: f64) -> f64 {
+    a * a
+}
+
+/// `*o` as the whole argument of a call (fuzz finding 8).
+#[reverse]
+fn square_of_out(x: f64, o: &mut f64) -> f64 {
+    sq(*o) + x
+}
+
+/// A call result bound by `let mut` and passed by `&mut` (fuzz finding 9).
+#[reverse]
+fn bump_a_result(x0: f64, x1: f64) -> f64 {
+    let mut m0 = sq(x0);
+    let t5 = bump(&mut m0, x1);
+    m0 * t5
+}
+
+/// `&*a` of a `&mut [f64; 2]` in an `if` condition (fuzz finding 10).
+#[reverse]
+fn condition_on_mut_array(x: f64, a: &mut [f64; 2]) -> f64 {
+    if dot2(&*a, &*a) < x {
+        x * a[0]
+    } else {
+        2.0 * x
+    }
+}
+
+#[test]
+fn fuzz_findings_7_to_10() {
+    for x in [0.7, -0.3] {
+        let f = |p: &[f64]| {
+            let mut s = [p[1], p[2]];
+            read_in_arm_then_write(p[0], &mut s)
+        };
+        let mut s = vec![1.5, -0.5];
+        let (v, (gx, gs)) = read_in_arm_then_write_grad(x, &mut s);
+        assert_eq!(v.to_bits(), f(&[x, 1.5, -0.5]).to_bits());
+        check::gradient(f, &[x, 1.5, -0.5], &[gx, gs[0], gs[1]]).unwrap();
+    }
+    let mut o = 3.0;
+    let (v, (gx, go)) = square_of_out_grad(1.0, &mut o);
+    assert_eq!((v, gx, go), (10.0, 1.0, 6.0));
+    // `bump` adds x1² to m0 = x0² and returns sin x1: (x0² + x1²) sin x1.
+    let (x0, x1) = (2.0f64, 3.0f64);
+    let (v, (g0, g1)) = bump_a_result_grad(x0, x1);
+    assert_eq!(v.to_bits(), bump_a_result(x0, x1).to_bits());
+    assert_relative_eq!(g0, 2.0 * x0 * x1.sin(), max_relative = 1e-15);
+    let d1 = 2.0 * x1 * x1.sin() + (x0 * x0 + x1 * x1) * x1.cos();
+    assert_relative_eq!(g1, d1, max_relative = 1e-14);
+    for (x, expected) in [
+        (10.0, (30.0, 3.0, [10.0, 0.0])),
+        (1.0, (2.0, 2.0, [0.0, 0.0])),
+    ] {
+        let mut a = [3.0, 0.5];
+        let (v, (gx, ga)) = condition_on_mut_array_grad(x, &mut a);
+        assert_eq!((v, gx, ga), expected);
+    }
+}

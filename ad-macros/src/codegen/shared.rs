@@ -658,9 +658,11 @@ impl Emitter<'_> {
                 });
                 // The body's copy of a `&mut` array parameter is owned where the user's name
                 // was a reference.
-                let copy_of_reference = arg
-                    .var()
-                    .is_some_and(|v| self.body.writebacks.iter().any(|w| w.var == v));
+                // (A scalar one is passed as `*out`, its value.)
+                let copy_of_reference = arg.var().is_some_and(|v| {
+                    self.body.vars[v].ty.is_array()
+                        && self.body.writebacks.iter().any(|w| w.var == v)
+                });
                 let arg = self.op(arg);
                 if by_ref || copy_of_reference {
                     quote!(&#arg)

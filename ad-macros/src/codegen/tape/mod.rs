@@ -102,6 +102,13 @@ fn seed_ident() -> syn::Ident {
 /// The initial value of a hoisted local.
 fn hoisted_zero(ty: &Ty) -> TokenStream {
     match ty {
+        Ty::Array(crate::ir::ArrayInfo {
+            elem: Some(t),
+            shape: Shape::Fixed(n),
+        }) => {
+            let zero = super::shared::zero(*t);
+            quote!([#zero; #n])
+        }
         Ty::Float(Some(t)) => super::shared::zero(*t),
         Ty::Usize => quote!(0usize),
         Ty::I32 => quote!(0i32),

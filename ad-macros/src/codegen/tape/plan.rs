@@ -356,15 +356,9 @@ impl Planner<'_> {
                 // at the end of its block and popped at the start of its reverse.
                 self.plan.restore[var] = Restore::Save;
             } else {
-                let name = &self.body.vars[var].name;
-                self.cx.error_at(
-                    self.body.vars[var].span,
-                    format!(
-                        "#[reverse] needs the array `{name}` again in the reverse sweep, but it \
-                         is created inside an `if` or `match` arm; create it before the branch"
-                    ),
-                );
-                self.plan.restore[var] = Restore::Live;
+                // In an arm of a branch outside loops (or after an early `return`): declared
+                // at the top of the function, assigned in the arm, read by the arm's reverse.
+                self.plan.restore[var] = Restore::Hoist;
             }
             return;
         }

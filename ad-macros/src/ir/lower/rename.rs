@@ -337,7 +337,8 @@ impl Renamer<'_, '_> {
                 // `*x`, `**x` on an element the IR holds by value: `x`.
                 if let syn::Expr::Path(p) = strip_derefs(&u.expr) {
                     if let Some(v) = self.var_of(&p.path) {
-                        if self.lowerer.vars[v].deref {
+                        // (The body's copy of a `&mut` array parameter is owned too.)
+                        if self.lowerer.vars[v].deref || self.lowerer.mut_refs.contains(&v) {
                             *expr = self.path_expr(v, p.span());
                             return;
                         }

@@ -194,7 +194,7 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
             match expr {
                 syn::Expr::Path(p) => p.path.is_ident(self.name),
                 syn::Expr::Paren(p) => self.is_name(&p.expr),
-                syn::Expr::Reference(r) => self.is_name(&r.expr),
+                syn::Expr::Reference(r) if r.mutability.is_none() => self.is_name(&r.expr),
                 _ => false,
             }
         }
@@ -224,8 +224,10 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
             self.found |= self.is_name(&e.expr);
             syn::visit::visit_expr_for_loop(self, e);
         }
+        // `&out` passes an array; `&mut m` passes a scalar as often (`bump(&mut m, x)`), and
+        // an array result is rarely written: taken for a scalar.
         fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
-            self.found |= self.is_name(&e.expr);
+            self.found |= e.mutability.is_none() && self.is_name(&e.expr);
             syn::visit::visit_expr_reference(self, e);
         }
     }
