@@ -745,3 +745,22 @@ fn fuzz_findings_7_to_10() {
         assert_eq!((v, gx, ga), expected);
     }
 }
+
+/// An early `return;` in a function whose result is an out-parameter.
+#[reverse]
+fn clipped_square(x: f64, out: &mut f64) {
+    if x > 2.0 {
+        *out = 4.0;
+        return;
+    }
+    *out = x * x;
+}
+
+#[test]
+fn early_return_without_a_value() {
+    for (x, value, dx) in [(1.5, 2.25, 3.0), (3.0, 4.0, 0.0)] {
+        let mut out = 0.0;
+        let ((), (gx, gout)) = clipped_square_vjp(x, &mut out, 1.0);
+        assert_eq!((out, gx, gout), (value, dx, 0.0));
+    }
+}

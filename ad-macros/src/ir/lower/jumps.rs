@@ -130,15 +130,21 @@ impl Lowerer<'_> {
         if !self.jump_allowed(ret.return_token, "return") {
             return Jumps::default();
         }
-        let Some(expr) = &ret.expr else {
-            self.cx.error(
-                ret,
-                "`return` without a value in a function that returns a float",
-            );
-            return Jumps::default();
-        };
-        let value = self.lower_expr(expr, out);
-        self.assign_return(value, expr, out);
+        match (&ret.expr, &self.sig.ret) {
+            // `return;` in a function whose results are its `&mut` parameters.
+            (None, RetTy::Unit) => {}
+            (None, _) => {
+                self.cx.error(
+                    ret,
+                    "`return` without a value in a function that returns a float",
+                );
+                return Jumps::default();
+            }
+            (Some(expr), _) => {
+                let value = self.lower_expr(expr, out);
+                self.assign_return(value, expr, out);
+            }
+        }
         let Some(ret_ctx) = &self.ret else {
             return Jumps::default();
         };

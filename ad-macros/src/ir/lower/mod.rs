@@ -63,12 +63,12 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
     let writebacks = lowerer.copy_mut_params(&mut stmts);
     let returns = rename::contains_return(block);
     if returns {
-        if !matches!(sig.ret, RetTy::Scalar(_)) {
+        if !matches!(sig.ret, RetTy::Scalar(_) | RetTy::Unit) {
             let span = rename::first_return_span(block).unwrap_or_else(Span::call_site);
             cx.error_at(
                 span,
                 "early `return` is supported in functions that return a scalar (`f64`, \
-                 `f32`); compute the result in a variable and return it at the end",
+                 `f32`) or `()`; compute the result in a variable and return it at the end",
             );
             return None;
         }
@@ -81,6 +81,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         return None;
     }
     let output = match &lowerer.ret {
+        Some(_) if matches!(sig.ret, RetTy::Unit) => Output::Tuple(Vec::new()),
         Some(ret) => Output::Scalar(Operand::Var(ret.value)),
         None => lowerer.output(&sig.ret, value, block)?,
     };
