@@ -764,3 +764,16 @@ fn early_return_without_a_value() {
         assert_eq!((out, gx, gout), (value, dx, 0.0));
     }
 }
+
+/// A `&mut` slice passed twice to a callee that reads it (fuzz finding CPS 3).
+#[reverse]
+fn norm_of_mut(x0: f64, s: &mut [f64]) -> f64 {
+    dot2(&*s, &*s) * x0
+}
+
+#[test]
+fn mut_slice_passed_twice_to_a_reader() {
+    let mut s = vec![1.0, 2.0];
+    let (v, (gx, gs)) = norm_of_mut_grad(3.0, &mut s);
+    assert_eq!((v, gx, gs), (15.0, 5.0, vec![6.0, 12.0]));
+}

@@ -857,13 +857,18 @@ impl Cps<'_> {
                 let a_name = self.name(*a);
                 if array {
                     let refs = format_ident!("__ad_duprefs{}_{}", n, k, span = Span::mixed_site());
+                    // The cells as they are at the call: the rest (which owns a mutable
+                    // array's cells) may replace them.
+                    let at_call =
+                        format_ident!("__ad_dupcells{}_{}", n, k, span = Span::mixed_site());
                     before.extend(quote! {
                         let #dup = ::ad::__private::cps::cells_zero(&#a_name[..]);
                         let #refs = ::ad::__private::cps::refs(&#dup);
+                        let #at_call = ::core::clone::Clone::clone(&#a_cell);
                     });
                     sinks.push(quote!(::ad::__private::cps::Cells(&#refs[..])));
                     after_call.extend(quote! {
-                        for (__c, __d) in #a_cell.iter().zip(#dup.iter()) {
+                        for (__c, __d) in #at_call.iter().zip(#dup.iter()) {
                             __c.add(__d.adjoint());
                         }
                     });
