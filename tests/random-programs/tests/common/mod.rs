@@ -816,6 +816,9 @@ flat_tuple!(A 0, B 1, C 2);
 flat_tuple!(A 0, B 1, C 2, D 3);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5, H 6);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5, H 6, J 7);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5, H 6, J 7, K 8);
 
 /// A gradient as a flat vector.
 pub fn flat<F, G: Flat<F>>(g: G) -> Vec<F> {
