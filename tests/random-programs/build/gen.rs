@@ -59,6 +59,20 @@ pub mod avoid {
     /// declaration). When set, no writable array is passed to a callee inside an arm (or after
     /// an early `return`).
     pub const AVOID_MODIFIED_ARRAY_ARG_IN_ARM: bool = true;
+    /// `*o` of a `&mut f64` (a parameter, an `iter_mut()` element) as the whole argument of a
+    /// call (`sq(*o)`): the generated code passes `&f64` (E0308 "expected `f64`, found
+    /// `&f64`" at the callee's name; finding 8). When set, the generator writes `1.0 * *o`.
+    pub const AVOID_DEREF_MUT_AS_CALL_ARG: bool = true;
+    /// A `let mut m = g(..);` (or `= f64::tanh(g(..))`) passed by `&mut m` to a callee: the
+    /// macro takes `m` for an array result, and its code does not compile (E0608 "cannot
+    /// index into a value of type `f64`", E0277 "`f64: Restore` is not satisfied" on the
+    /// attribute; finding 9). When set, variables initialised from an expression with a call
+    /// of a helper are not passed by `&mut`.
+    pub const AVOID_MUT_ARG_FROM_CALL_RESULT: bool = true;
+    /// `&*a` of a `&mut [f64; N]` parameter passed to a callee inside an `if` condition
+    /// (`if dot(&*a, &*a) < x`): E0614 "type `[f64; 2]` cannot be dereferenced" in the
+    /// generated code (finding 10). When set, such arguments are not generated in conditions.
+    pub const AVOID_DEREF_MUT_ARRAY_IN_CONDITION: bool = true;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -125,6 +139,9 @@ struct FV {
     mutref: bool,
     /// How to pass it to a `&mut f64` parameter (`&mut m3`, `&mut *om0`), if it may be.
     mutarg: Option<String>,
+    /// Initialised from an expression that calls a helper (see
+    /// [`AVOID_MUT_ARG_FROM_CALL_RESULT`]).
+    from_call: bool,
 }
 
 /// An array in scope.
@@ -149,6 +166,8 @@ struct AV {
     mutarg: Option<String>,
     /// Created inside an `if` arm (passing it to a callee is a documented rejection).
     in_arm: bool,
+    /// A `&mut [f64; N]` parameter.
+    mut_array: bool,
 }
 
 /// An integer variable in scope with its range.
@@ -306,6 +325,7 @@ impl<'r> G<'r> {
                     unread: true,
                     mutref: true,
                     mutarg: Some(format!("&mut *{name}")),
+                    from_call: false,
                 }),
                 Param::MutSlice(_) | Param::MutArray(_) | Param::MutVec(_) => g.av.push(AV {
                     name: name.clone(),
@@ -319,6 +339,7 @@ impl<'r> G<'r> {
                     mutparam: true,
                     mutarg: Some(name.clone()),
                     in_arm: false,
+                    mut_array: matches!(p, Param::MutArray(_)),
                 }),
             }
         }
@@ -510,9 +531,11 @@ impl<'r> G<'r> {
         }
         let h = hs[self.rng.below(hs.len())].clone();
         let arm = self.arm > 0 || self.returned;
+        let in_cond = self.in_cond;
         let slices: Vec<String> = self
             .av
             .iter()
+            .filter(|a| !(AVOID_DEREF_MUT_ARRAY_IN_CONDITION && a.mut_array && in_cond))
             .filter(|a| !(AVOID_LOCAL_ARRAY_AS_CALL_ARG && a.local && !a.mutparam))
             .filter(|a| !(a.local && a.in_arm))
             .filter(|a| !(AVOID_MODIFIED_ARRAY_ARG_IN_ARM && a.mutarg.is_some() && arm))
@@ -533,7 +556,8 @@ impl<'r> G<'r> {
                         (Some(e), true) => e.clone(),
                         _ => {
                             let (e, b) = self.expr(1);
-                            self.squash(e, b, 2.0).0
+                            let e = self.squash(e, b, 2.0).0;
+                            self.scalar_arg(e)
                         }
                     };
                     first_s.get_or_insert(e.clone());
@@ -832,7 +856,35 @@ impl<'r> G<'r> {
             unread: true,
             mutref: false,
             mutarg,
+            from_call: false,
         });
+    }
+
+    /// Marks the newest variable as initialised from `e`.
+    fn note_init(&mut self, e: &E) {
+        let p = crate::ast::Printer {
+            oracle: false,
+            fty: "f64",
+            len: self.len,
+            cps: false,
+        };
+        let calls = p.expr(e, 0, 0).contains("_h");
+        if let Some(f) = self.fv.last_mut() {
+            f.from_call = calls;
+        }
+    }
+
+    /// A scalar argument of a call (see [`AVOID_DEREF_MUT_AS_CALL_ARG`]).
+    fn scalar_arg(&self, e: E) -> E {
+        match &e {
+            E::Deref(n)
+                if AVOID_DEREF_MUT_AS_CALL_ARG
+                    && self.fv.iter().any(|f| &f.name == n && f.mutref) =>
+            {
+                bin("*", lit(1.0), e)
+            }
+            _ => e,
+        }
     }
 
     /// The bounds of everything in scope, to merge the arms of an `if`.
@@ -1056,6 +1108,10 @@ impl<'r> G<'r> {
                 e,
             });
             self.push_fv(name, b, true);
+            if let Some(S::Let { e, .. }) = out.last() {
+                let e = e.clone();
+                self.note_init(&e);
+            }
         }
     }
 
@@ -1547,6 +1603,10 @@ impl<'r> G<'r> {
                     e,
                 });
                 self.push_fv(name, b, k == 1);
+                if let Some(S::Let { e, .. }) = out.last() {
+                    let e = e.clone();
+                    self.note_init(&e);
+                }
             }
             2 => self.assign(out, false),
             3 => {
@@ -1663,6 +1723,7 @@ impl<'r> G<'r> {
                     mutparam: false,
                     mutarg,
                     in_arm,
+                    mut_array: false,
                 });
                 self.write(out, false);
             }
@@ -1836,6 +1897,7 @@ impl<'r> G<'r> {
             unread: true,
             mutref: true,
             mutarg: None,
+            from_call: false,
         });
         let me = E::Deref(el.clone());
         let mut body = Vec::new();
@@ -1899,6 +1961,7 @@ impl<'r> G<'r> {
             if *k == HK::S {
                 let (e, b) = self.expr(1);
                 let e = self.squash(e, b, 2.0).0;
+                let e = self.scalar_arg(e);
                 text += &p.expr(&e, 0, 0);
                 text += " ";
                 args.push(Some(A::F(e)));
@@ -1922,6 +1985,7 @@ impl<'r> G<'r> {
                             let f = &self.fv[i];
                             f.mutarg.is_some()
                                 && f.bound <= LIMIT
+                                && !(AVOID_MUT_ARG_FROM_CALL_RESULT && f.from_call)
                                 && !mentioned(&f.name)
                                 // the newest binding of that name
                                 && self.fv[i + 1..].iter().all(|g| g.name != f.name)

@@ -84,7 +84,7 @@ fn the_corpus_covers_the_subset() {
         "let (tu",
         ": [f64; 3] = q_",
         ": Vec<f64> = q_",
-        "res",
+        "let res",
         // Local arrays passed to callees.
         "(&h",
     ];
