@@ -302,12 +302,21 @@ mod cps_avoid {
     /// the element's new cell dies with that block, but the array of cells, which has one
     /// lifetime for all its elements, is read by back parts outside it.
     pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = false;
+    /// CPS 3: a `&mut [f64]` / `&mut Vec<f64>` parameter passed twice to a callee that reads
+    /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
+    /// into a continuation closure, then borrowed).
+    pub const AVOID_CPS_MUT_ARRAY_TWICE: bool = true;
 }
 
 impl Program {
     /// Whether the program has the shape of a known CPS bug (see [`cps_avoid`]).
     fn cps_avoided(&self) -> bool {
-        cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
+        let twice = self.main.params.iter().filter(|p| p.is_mut()).any(|p| {
+            let n = p.name();
+            self.source().contains(&format!("&*{n}, &*{n})"))
+        });
+        (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
+            || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
             && self
                 .helpers
                 .iter()
