@@ -317,11 +317,11 @@ impl Program {
         });
         (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
             || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
-            && self
-                .helpers
-                .iter()
-                .chain([&self.main])
-                .any(|f| write_after_assign(&f.body))
+                && self
+                    .helpers
+                    .iter()
+                    .chain([&self.main])
+                    .any(|f| write_after_assign(&f.body))
     }
 }
 
@@ -648,7 +648,10 @@ fn case(p: &Program, cps: bool) -> String {
         )
     };
     let (cps_grad, cps_vjp) = if cps {
-        (grad("programs_cps"), format!("Some({})", vjp("programs_cps")))
+        (
+            grad("programs_cps"),
+            format!("Some({})", vjp("programs_cps")),
+        )
     } else {
         ("None".to_string(), "None".to_string())
     };
@@ -658,9 +661,7 @@ fn case(p: &Program, cps: bool) -> String {
         format!("|x| {{ {pre}let v = {path}::{name}({args}); (v, {bufs}) }}")
     };
     let oracle = if unit {
-        format!(
-            "|x| {{ {pre}oracles::{name}({args}); (crate::common::Real::cst(0.0), {bufs}) }}"
-        )
+        format!("|x| {{ {pre}oracles::{name}({args}); (crate::common::Real::cst(0.0), {bufs}) }}")
     } else {
         format!("|x| {{ {pre}let v = oracles::{name}({args}); (v, {bufs}) }}")
     };

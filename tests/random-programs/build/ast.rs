@@ -807,9 +807,10 @@ impl Printer {
                 let (pat, src) = match form {
                     IterMutForm::Plain => (v.clone(), format!("{xs}.iter_mut()")),
                     IterMutForm::Borrow => (v.clone(), format!("&mut {xs}")),
-                    IterMutForm::Enumerate(i) => {
-                        (format!("({i}, {v})"), format!("{xs}.iter_mut().enumerate()"))
-                    }
+                    IterMutForm::Enumerate(i) => (
+                        format!("({i}, {v})"),
+                        format!("{xs}.iter_mut().enumerate()"),
+                    ),
                     IterMutForm::Zip(y, ys) => (
                         format!("({v}, {y})"),
                         format!("{xs}.iter_mut().zip({ys}.iter())"),

@@ -525,7 +525,12 @@ impl<'r> G<'r> {
     /// A call of a helper: scalar arguments are expressions (sometimes the same variable
     /// twice), slice arguments are arrays in scope (sometimes the same one twice).
     fn helper_call(&mut self) -> (E, f64) {
-        let hs: Vec<Helper> = self.helpers.iter().filter(|h| h.in_expr()).cloned().collect();
+        let hs: Vec<Helper> = self
+            .helpers
+            .iter()
+            .filter(|h| h.in_expr())
+            .cloned()
+            .collect();
         if hs.is_empty() {
             return self.leaf();
         }
@@ -971,9 +976,17 @@ impl<'r> G<'r> {
         let i = self.rng.pick(&muts);
         let (name, b, depth) = (self.fv[i].name.clone(), self.fv[i].bound, self.fv[i].depth);
         let mutref = self.fv[i].mutref;
-        let me = if mutref { E::Deref(name.clone()) } else { v(&name) };
+        let me = if mutref {
+            E::Deref(name.clone())
+        } else {
+            v(&name)
+        };
         let (op, e, nb) = self.update_rhs(b, depth, me);
-        let lv = if mutref { Lv::Deref(name) } else { Lv::Var(name) };
+        let lv = if mutref {
+            Lv::Deref(name)
+        } else {
+            Lv::Var(name)
+        };
         out.push(S::Assign { lv, op, e });
         self.fv[i].bound = nb;
         self.fv[i].unread = true;
@@ -1572,20 +1585,20 @@ impl<'r> G<'r> {
         // is supported in functions that return a scalar").
         let ret = usize::from(!self.no_return && self.ret == Ret::F);
         let k = self.rng.weighted(&[
-            6,           // 0 let
-            2,           // 1 let mut
-            4 * muts,    // 2 assign
-            1,           // 3 shadow
-            2 * nest,    // 4 if statement
-            nest,        // 5 let = if
-            1,           // 6 block expression
-            3 * loops,   // 7 for
-            loops,       // 8 while / loop
-            1,           // 9 local array
-            2 * locals,  // 10 element write
-            1,           // 11 closure
-            2 * arrays,  // 12 chain
-            2 * helpers, // 13 helper call
+            6,                    // 0 let
+            2,                    // 1 let mut
+            4 * muts,             // 2 assign
+            1,                    // 3 shadow
+            2 * nest,             // 4 if statement
+            nest,                 // 5 let = if
+            1,                    // 6 block expression
+            3 * loops,            // 7 for
+            loops,                // 8 while / loop
+            1,                    // 9 local array
+            2 * locals,           // 10 element write
+            1,                    // 11 closure
+            2 * arrays,           // 12 chain
+            2 * helpers,          // 13 helper call
             ret,                  // 14 early return
             2 * brk,              // 15 break / continue
             2 * loops * writable, // 16 iter_mut loop
@@ -2053,13 +2066,21 @@ impl<'r> G<'r> {
         if let Some(i) = mut_fv {
             let f = &mut self.fv[i];
             let in_loop = f.depth < self.loop_depth;
-            f.bound = if in_loop { f.bound.max(OUT_BOUND) } else { OUT_BOUND };
+            f.bound = if in_loop {
+                f.bound.max(OUT_BOUND)
+            } else {
+                OUT_BOUND
+            };
             f.unread = true;
         }
         if let Some(i) = mut_av {
             let a = &mut self.av[i];
             let in_loop = a.depth < self.loop_depth;
-            a.bound = if in_loop { a.bound.max(OUT_BOUND) } else { OUT_BOUND };
+            a.bound = if in_loop {
+                a.bound.max(OUT_BOUND)
+            } else {
+                OUT_BOUND
+            };
         }
         match h.ret {
             Ret::Unit => out.push(S::CallStmt(call)),

@@ -136,8 +136,7 @@ fn the_corpus_covers_the_subset() {
     // A `&mut` parameter passed on as it is (`h(sm0, ..)`, `h(vm0, ..)`, `h(am0, ..)`).
     let passed_on = ["(sm", "(vm", "(am"].iter().any(|p| {
         ALL.match_indices(p).any(|(i, _)| {
-            ALL[i + 3..].starts_with(|c: char| c.is_ascii_digit())
-                && ALL[i + 4..].starts_with(", ")
+            ALL[i + 3..].starts_with(|c: char| c.is_ascii_digit()) && ALL[i + 4..].starts_with(", ")
         })
     });
     assert!(passed_on, "no &mut parameter is passed on as it is");

@@ -66,7 +66,10 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("cps/mutant/call-results/7-literal-suffix", "F8"),
     ("cps/mutant/call-results/10-type", "F8"),
     ("cps/mutant/array-argument-modified-after/7-type", "F8"),
-    ("cps/mutant/array-argument-modified-after/18-literal-suffix", "F8"),
+    (
+        "cps/mutant/array-argument-modified-after/18-literal-suffix",
+        "F8",
+    ),
     ("cps/mutant/mut-out-param/13-ident", "F9"),
     ("cps/mutant/mut-arguments/19-wrap", "F10"),
     ("cps/mutant/mut-arguments/11-suffix", "F10"),

@@ -833,6 +833,8 @@ pub type GradFn<F> = fn(&[F]) -> (F, Vec<F>, Vec<F>);
 /// `_vjp` of a program, on flat inputs, the seed of the value and the flat seeds of the
 /// `&mut` parameters: the value, the gradient and the buffers on return, flattened.
 pub type VjpFn<F> = fn(&[F], F, &[F]) -> (F, Vec<F>, Vec<F>);
+/// An oracle on flat inputs of scalar `R`: the value and the `&mut` buffers on return.
+pub type OracleFn<R> = fn(&[R]) -> (R, Vec<R>);
 
 /// One generated program and how to call each of its emissions on flat inputs.
 pub struct Case<F: Fl> {
@@ -865,9 +867,9 @@ pub struct Case<F: Fl> {
     /// `_vjp` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
     pub cps_vjp: Option<VjpFn<F>>,
     /// The oracle on num-dual numbers: the value and the buffers on return.
-    pub dual: fn(&[F::D]) -> (F::D, Vec<F::D>),
+    pub dual: OracleFn<F::D>,
     /// The oracle on absolute-value duals.
-    pub abs: fn(&[F::A]) -> (F::A, Vec<F::A>),
+    pub abs: OracleFn<F::A>,
 }
 
 /// `|got - want| <= tol`, false for NaN.
@@ -1099,12 +1101,12 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
                     .collect(),
             });
         }
-        let tape = check_backend(c, x, primal, &bufs, &want, c.name, c.grad, c.vjp)
-            .map_err(fail)?;
+        let tape =
+            check_backend(c, x, primal, &bufs, &want, c.name, c.grad, c.vjp).map_err(fail)?;
         if let Some(vjp) = c.cps_vjp {
             let what = format!("programs_cps::{}", c.name);
-            let cps = check_backend(c, x, primal, &bufs, &want, &what, c.cps_grad, vjp)
-                .map_err(fail)?;
+            let cps =
+                check_backend(c, x, primal, &bufs, &want, &what, c.cps_grad, vjp).map_err(fail)?;
             compare_backends(c, &tape, &cps).map_err(fail)?;
         }
     }
