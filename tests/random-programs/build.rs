@@ -24,8 +24,17 @@ mod random;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ast::{Func, Lv, Param, Printer, S};
+use ast::{Func, Lv, Param, Printer, Ret, S};
 use random::{Helper, Opts, Rng, HK};
+
+/// The number of flat elements of a parameter (0 for an integer).
+fn width(p: &Param, len: usize) -> usize {
+    match p {
+        Param::Scalar(_) | Param::MutScalar(_) => 1,
+        Param::Int(_) => 0,
+        _ => len,
+    }
+}
 
 /// The seed of the CI corpus.
 const DEFAULT_SEED: u64 = 0x00ad_f022_2026_0001;
@@ -104,6 +113,8 @@ struct Program {
     main: Func,
     points: Vec<Vec<f64>>,
     seed: f64,
+    /// The seeds of the `&mut` parameters on return, flattened.
+    out_seeds: Vec<f64>,
     /// A library program (`ad_random_programs::p_k`).
     lib: bool,
 }
@@ -111,15 +122,70 @@ struct Program {
 impl Program {
     /// The number of float inputs, flattened.
     fn inputs(&self) -> usize {
+        self.main.params.iter().map(|p| width(p, self.len)).sum()
+    }
+
+    /// The number of flat outputs of the `&mut` parameters.
+    fn outs(&self) -> usize {
         self.main
             .params
             .iter()
-            .map(|p| match p {
-                Param::Scalar(_) => 1,
-                Param::Int(_) => 0,
-                _ => self.len,
-            })
+            .filter(|p| p.is_mut())
+            .map(|p| width(p, self.len))
             .sum()
+    }
+
+    /// The `let mut` bindings of the `&mut` arguments (`mut_k`, from the flat inputs `x`), and
+    /// the expression that flattens them after the call.
+    fn buffers(&self) -> (String, String) {
+        let mut k = 0;
+        let mut pre = String::new();
+        let mut post = String::from("{ let mut o = Vec::new(); ");
+        for (n, p) in self.main.params.iter().enumerate() {
+            let w = width(p, self.len);
+            let elems = (k..k + w)
+                .map(|i| format!("x[{i}]"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            match p {
+                Param::MutScalar(_) => {
+                    let _ = write!(pre, "let mut mut_{n} = {elems}; ");
+                    let _ = write!(post, "o.push(mut_{n}); ");
+                }
+                Param::MutSlice(_) | Param::MutArray(_) => {
+                    let _ = write!(pre, "let mut mut_{n} = [{elems}]; ");
+                    let _ = write!(post, "o.extend(mut_{n}.iter().copied()); ");
+                }
+                Param::MutVec(_) => {
+                    let _ = write!(pre, "let mut mut_{n} = vec![{elems}]; ");
+                    let _ = write!(post, "o.extend(mut_{n}.iter().copied()); ");
+                }
+                _ => {}
+            }
+            k += w;
+        }
+        post += "o }";
+        (pre, post)
+    }
+
+    /// The seeds of the `&mut` parameters, as arguments of `_vjp`, from the flat `so`.
+    fn seed_args(&self) -> String {
+        let mut k = 0;
+        let mut out = Vec::new();
+        for p in self.main.params.iter().filter(|p| p.is_mut()) {
+            let w = width(p, self.len);
+            let elems = (k..k + w)
+                .map(|i| format!("so[{i}]"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            out.push(match p {
+                Param::MutScalar(_) => elems,
+                Param::MutArray(_) => format!("[{elems}]"),
+                _ => format!("vec![{elems}]"),
+            });
+            k += w;
+        }
+        out.join(", ")
     }
 
     /// The flat indices of the active inputs, in the order of the gradient.
@@ -127,11 +193,7 @@ impl Program {
         let mut k = 0;
         let mut out = Vec::new();
         for p in &self.main.params {
-            let n = match p {
-                Param::Scalar(_) => 1,
-                Param::Int(_) => 0,
-                _ => self.len,
-            };
+            let n = width(p, self.len);
             let on = match &self.main.wrt {
                 Some(w) => w.iter().any(|x| x == p.name()),
                 None => true,
@@ -148,7 +210,7 @@ impl Program {
     fn args(&self) -> String {
         let mut k = 0;
         let mut out = Vec::new();
-        for p in &self.main.params {
+        for (n, p) in self.main.params.iter().enumerate() {
             let elems = |k: usize| {
                 (k..k + self.len)
                     .map(|i| format!("x[{i}]"))
@@ -176,6 +238,14 @@ impl Program {
                 Param::VecRef(_) => {
                     k += self.len;
                     format!("&vec![{}]", elems(k - self.len))
+                }
+                Param::MutScalar(_) => {
+                    k += 1;
+                    format!("&mut mut_{n}")
+                }
+                Param::MutSlice(_) | Param::MutArray(_) | Param::MutVec(_) => {
+                    k += self.len;
+                    format!("&mut mut_{n}")
                 }
             });
         }
@@ -232,17 +302,26 @@ mod cps_avoid {
     /// the element's new cell dies with that block, but the array of cells, which has one
     /// lifetime for all its elements, is read by back parts outside it.
     pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = false;
+    /// CPS 3: a `&mut [f64]` / `&mut Vec<f64>` parameter passed twice to a callee that reads
+    /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
+    /// into a continuation closure, then borrowed).
+    pub const AVOID_CPS_MUT_ARRAY_TWICE: bool = true;
 }
 
 impl Program {
     /// Whether the program has the shape of a known CPS bug (see [`cps_avoid`]).
     fn cps_avoided(&self) -> bool {
-        cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
-            && self
-                .helpers
-                .iter()
-                .chain([&self.main])
-                .any(|f| write_after_assign(&f.body))
+        let twice = self.main.params.iter().filter(|p| p.is_mut()).any(|p| {
+            let n = p.name();
+            self.source().contains(&format!("&*{n}, &*{n})"))
+        });
+        (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
+            || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
+                && self
+                    .helpers
+                    .iter()
+                    .chain([&self.main])
+                    .any(|f| write_after_assign(&f.body))
     }
 }
 
@@ -287,12 +366,40 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
     if !lib {
         let n = rng.weighted(&[5, 4, 2]);
         for j in 0..n {
-            let kinds: Vec<HK> = match rng.below(5) {
-                0 => vec![HK::S, HK::S],
-                1 => vec![HK::S],
-                2 => vec![HK::Sl, HK::S],
-                3 => vec![HK::Sl, HK::Sl],
-                _ => vec![HK::S, HK::S, HK::S],
+            let (kinds, ret): (Vec<HK>, Ret) = match rng.below(9) {
+                0 => (vec![HK::S, HK::S], Ret::F),
+                1 => (vec![HK::S], Ret::F),
+                2 => (vec![HK::Sl, HK::S], Ret::F),
+                3 => (vec![HK::Sl, HK::Sl], Ret::F),
+                4 => (vec![HK::S, HK::S, HK::S], Ret::F),
+                // `&mut` parameters: a result, or `()`.
+                5 => {
+                    let ret = if rng.chance(0.5) { Ret::F } else { Ret::Unit };
+                    (vec![HK::MutS, HK::S], ret)
+                }
+                6 => {
+                    let ret = if rng.chance(0.6) { Ret::Unit } else { Ret::F };
+                    let other = if rng.chance(0.3) { HK::Sl } else { HK::S };
+                    (vec![HK::MutSl, other], ret)
+                }
+                // Array, `Vec` and tuple results.
+                7 => {
+                    let kinds = if rng.chance(0.5) {
+                        vec![HK::Sl, HK::S]
+                    } else {
+                        vec![HK::S, HK::S]
+                    };
+                    let ret = if rng.chance(0.5) { Ret::Arr } else { Ret::Vec };
+                    (kinds, ret)
+                }
+                _ => {
+                    let kinds = if rng.chance(0.5) {
+                        vec![HK::Sl, HK::S]
+                    } else {
+                        vec![HK::S, HK::S]
+                    };
+                    (kinds, Ret::Tup)
+                }
             };
             let params: Vec<Param> = kinds
                 .iter()
@@ -300,6 +407,8 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                 .map(|(i, k)| match k {
                     HK::S => Param::Scalar(format!("a{i}")),
                     HK::Sl => Param::Slice(format!("w{i}")),
+                    HK::MutS => Param::MutScalar(format!("ou{i}")),
+                    HK::MutSl => Param::MutSlice(format!("su{i}")),
                 })
                 .collect();
             let hname = format!("{name}_h{j}");
@@ -307,6 +416,9 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                 len,
                 stmts: rng.range(1, 5),
                 helpers: Vec::new(),
+                mut_bound: random::LIMIT,
+                ret,
+                squash_out: true,
             };
             let (f, bound) = random::function(rng, hname.clone(), params, opts);
             helpers.push(f);
@@ -314,6 +426,7 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                 name: hname,
                 kinds,
                 bound,
+                ret,
             });
         }
     }
@@ -336,11 +449,30 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         if rng.chance(0.3) {
             params.push(Param::Int("n0".to_string()));
         }
+        // `&mut` parameters: inputs on entry, outputs on return.
+        let muts = rng.weighted(&[60, 30, 10]);
+        for i in 0..muts {
+            params.push(match rng.below(4) {
+                0 => Param::MutScalar(format!("om{i}")),
+                1 => Param::MutSlice(format!("sm{i}")),
+                2 => Param::MutArray(format!("am{i}")),
+                _ => Param::MutVec(format!("vm{i}")),
+            });
+        }
     }
+    let has_mut = params.iter().any(Param::is_mut);
+    let ret = if has_mut && rng.chance(0.4) {
+        Ret::Unit
+    } else {
+        Ret::F
+    };
     let opts = Opts {
         len,
         stmts: rng.range(4, 14),
         helpers: helper_sigs,
+        mut_bound: 2.0,
+        ret,
+        squash_out: false,
     };
     let (mut main, _) = random::function(rng, name, params, opts);
     let floats: Vec<String> = main
@@ -349,7 +481,7 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         .filter(|p| !matches!(p, Param::Int(_)))
         .map(|p| p.name().to_string())
         .collect();
-    if !lib && floats.len() >= 2 && rng.chance(0.15) {
+    if !lib && !has_mut && floats.len() >= 2 && rng.chance(0.15) {
         let mut w: Vec<String> = floats.iter().filter(|_| rng.chance(0.5)).cloned().collect();
         if w.is_empty() || w.len() == floats.len() {
             w = vec![floats[rng.below(floats.len())].clone()];
@@ -363,8 +495,12 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         main,
         points: Vec::new(),
         seed: rng.pick(&[0.5, -1.5, 2.0, 0.3]),
+        out_seeds: Vec::new(),
         lib,
     };
+    p.out_seeds = (0..p.outs())
+        .map(|_| rng.pick(&[0.5, -1.5, 2.0, 0.3, -0.75, 1.0]))
+        .collect();
     let n = p.inputs();
     p.points = (0..POINTS)
         .map(|_| (0..n).map(|_| 3.6 * rng.unit() - 1.8).collect())
@@ -469,6 +605,14 @@ fn case(p: &Program, cps: bool) -> String {
         "programs".to_string()
     };
     let args = p.args();
+    let (pre, bufs) = p.buffers();
+    let unit = p.main.ret == Ret::Unit;
+    let seeds = p.seed_args();
+    let vjp_seeds = match (unit, seeds.is_empty()) {
+        (true, _) => seeds.clone(),
+        (false, true) => "s".to_string(),
+        (false, false) => format!("s, {seeds}"),
+    };
     let points: Vec<String> = p
         .points
         .iter()
@@ -478,23 +622,48 @@ fn case(p: &Program, cps: bool) -> String {
         })
         .collect();
     let active: Vec<String> = p.active().iter().map(usize::to_string).collect();
-    let (cps_grad, cps_vjp) = if cps {
-        (
+    let out_seeds: Vec<String> = p.out_seeds.iter().map(|&x| flit(x, p.fty)).collect();
+    // `(value, flat gradient, flat buffers)` of `_grad` / `_vjp` of a module.
+    let grad = |m: &str| {
+        if unit {
+            "None".to_string()
+        } else {
             format!(
                 "Some(|x| {{
-            let (v, g) = programs_cps::{name}_grad({args});
-            (v, crate::common::flat(g))
+            {pre}let (v, g) = {m}::{name}_grad({args});
+            (v, crate::common::flat(g), {bufs})
         }})"
-            ),
-            format!(
-                "Some(|x, s| {{
-            let (v, g) = programs_cps::{name}_vjp({args}, s);
-            (v, crate::common::flat(g))
-        }})"
-            ),
+            )
+        }
+    };
+    let vjp = |m: &str| {
+        let v = if unit { "0.0" } else { "v" };
+        format!(
+            "|x, s, so| {{
+            let _ = (s, so);
+            {pre}let (v, g) = {m}::{name}_vjp({args}, {vjp_seeds});
+            let _ = v;
+            ({v}, crate::common::flat(g), {bufs})
+        }}"
+        )
+    };
+    let (cps_grad, cps_vjp) = if cps {
+        (
+            grad("programs_cps"),
+            format!("Some({})", vjp("programs_cps")),
         )
     } else {
         ("None".to_string(), "None".to_string())
+    };
+    let plain = if unit {
+        format!("|x| {{ {pre}{path}::{name}({args}); (0.0, {bufs}) }}")
+    } else {
+        format!("|x| {{ {pre}let v = {path}::{name}({args}); (v, {bufs}) }}")
+    };
+    let oracle = if unit {
+        format!("|x| {{ {pre}oracles::{name}({args}); (crate::common::Real::cst(0.0), {bufs}) }}")
+    } else {
+        format!("|x| {{ {pre}let v = oracles::{name}({args}); (v, {bufs}) }}")
     };
     format!(
         r####"    crate::common::Case {{
@@ -505,19 +674,15 @@ fn case(p: &Program, cps: bool) -> String {
         active: &[{active}],
         points: &[{points}],
         seed: {seed},
-        plain: |x| {path}::{name}({args}),
-        grad: |x| {{
-            let (v, g) = {path}::{name}_grad({args});
-            (v, crate::common::flat(g))
-        }},
-        vjp: |x, s| {{
-            let (v, g) = {path}::{name}_vjp({args}, s);
-            (v, crate::common::flat(g))
-        }},
+        unit: {unit},
+        out_seeds: &[{out_seeds}],
+        plain: {plain},
+        grad: {grad},
+        vjp: {vjp},
         cps_grad: {cps_grad},
         cps_vjp: {cps_vjp},
-        dual: |x| oracles::{name}({args}),
-        abs: |x| oracles::{name}({args}),
+        dual: {oracle},
+        abs: {oracle},
     }},
 "####,
         source = p.source(),
@@ -525,5 +690,8 @@ fn case(p: &Program, cps: bool) -> String {
         active = active.join(", "),
         points = points.join(", "),
         seed = flit(p.seed, p.fty),
+        out_seeds = out_seeds.join(", "),
+        grad = grad(&path),
+        vjp = vjp(&path),
     )
 }

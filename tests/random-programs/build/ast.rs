@@ -51,6 +51,24 @@ pub enum A {
     F(E),
     /// A slice argument: the text of the expression (`xs`, `&h`), the same in both printings.
     Slice(String),
+    /// A `&mut` argument: the text of the expression (`&mut m3`, `&mut h0`, `s`, `&mut *o`),
+    /// the same in both printings.
+    Mut(String),
+}
+
+/// What a generated function returns.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Ret {
+    /// A float.
+    F,
+    /// `()` (the results are `&mut` parameters).
+    Unit,
+    /// `[f64; N]`, from an array literal.
+    Arr,
+    /// `Vec<f64>`, from `vec![a, b, ..]`.
+    Vec,
+    /// `(f64, f64)`.
+    Tup,
 }
 
 /// An integer (`usize`) expression, identical in both printings.
@@ -82,6 +100,8 @@ pub enum Lv {
     Var(String),
     /// An element of an array.
     Idx(String, I),
+    /// `*x` for a `&mut f64` (a parameter, or the element of an `iter_mut()` loop).
+    Deref(String),
 }
 
 /// A statement.
@@ -124,6 +144,29 @@ pub enum S {
     Continue,
     /// `return e;`
     Return(E),
+    /// `return;` (in a function returning `()`).
+    ReturnUnit,
+    /// A call as a statement (of a function returning `()`).
+    CallStmt(E),
+    /// `let name[: ty] = call;` for a call returning an array or a `Vec` (`ret`), with the
+    /// type written when `typed`.
+    LetCall {
+        name: String,
+        ret: Ret,
+        typed: bool,
+        call: E,
+    },
+    /// `let (a, b) = call;`
+    LetTuple { names: Vec<String>, call: E },
+    /// `for v in src { body }` with `src` one of `xs.iter_mut()`, `&mut xs`,
+    /// `xs.iter_mut().enumerate()` (pattern `(i, v)`), `xs.iter_mut().zip(ys.iter())`
+    /// (pattern `(v, y)`).
+    IterMut {
+        v: String,
+        xs: String,
+        form: IterMutForm,
+        body: Vec<S>,
+    },
     /// `name.swap(i, j);`
     Swap { name: String, i: I, j: I },
     /// `name.push(e); let tl = name.len() - 1; name.swap(k, tl); let t =
@@ -142,6 +185,19 @@ pub enum S {
         params: Vec<String>,
         body: E,
     },
+}
+
+/// The form of an `iter_mut()` loop.
+#[derive(Clone, Debug)]
+pub enum IterMutForm {
+    /// `for v in xs.iter_mut()`.
+    Plain,
+    /// `for v in &mut xs`.
+    Borrow,
+    /// `for (i, v) in xs.iter_mut().enumerate()`.
+    Enumerate(String),
+    /// `for (v, y) in xs.iter_mut().zip(ys.iter())`: `(y, ys)`; `y` is read as `*y`.
+    Zip(String, String),
 }
 
 /// The pattern of a `for` loop.
@@ -239,6 +295,14 @@ pub enum Param {
     VecRef(String),
     /// `name: usize`.
     Int(String),
+    /// `name: &mut f64`.
+    MutScalar(String),
+    /// `name: &mut [f64]`.
+    MutSlice(String),
+    /// `name: &mut [f64; N]`.
+    MutArray(String),
+    /// `name: &mut Vec<f64>`.
+    MutVec(String),
 }
 
 impl Param {
@@ -250,7 +314,11 @@ impl Param {
             | Param::Array(n)
             | Param::Vec(n)
             | Param::VecRef(n)
-            | Param::Int(n) => n,
+            | Param::Int(n)
+            | Param::MutScalar(n)
+            | Param::MutSlice(n)
+            | Param::MutArray(n)
+            | Param::MutVec(n) => n,
         }
     }
 }
@@ -266,8 +334,21 @@ pub struct Func {
     pub wrt: Option<Vec<String>>,
     /// Its statements.
     pub body: Vec<S>,
-    /// Its final expression.
-    pub tail: E,
+    /// What it returns.
+    pub ret: Ret,
+    /// Its final expression: one float ([`Ret::F`]), none ([`Ret::Unit`]), the elements of
+    /// the array, `Vec` or tuple.
+    pub tail: Vec<E>,
+}
+
+impl Param {
+    /// A `&mut` float parameter.
+    pub fn is_mut(&self) -> bool {
+        matches!(
+            self,
+            Param::MutScalar(_) | Param::MutSlice(_) | Param::MutArray(_) | Param::MutVec(_)
+        )
+    }
 }
 
 /// Prints the model as Rust.
@@ -404,7 +485,7 @@ impl Printer {
                     .iter()
                     .map(|a| match a {
                         A::F(e) => self.expr(e, 0, ind),
-                        A::Slice(s) => s.clone(),
+                        A::Slice(s) | A::Mut(s) => s.clone(),
                     })
                     .collect();
                 format!("{f}({})", args.join(", "))
@@ -602,6 +683,7 @@ impl Printer {
             S::Assign { lv, op, e } => {
                 let lv = match lv {
                     Lv::Var(n) => n.clone(),
+                    Lv::Deref(n) => format!("*{n}"),
                     Lv::Idx(a, i) => format!("{a}[{}]", self.int(i, 0)),
                 };
                 if self.oracle && *op != "=" && lv.contains('[') {
@@ -701,6 +783,44 @@ impl Printer {
                 )
             }
             S::Return(e) => format!("{pad}return {};\n", self.expr(e, 0, ind)),
+            S::ReturnUnit => format!("{pad}return;\n"),
+            S::CallStmt(e) => format!("{pad}{};\n", self.expr(e, 0, ind)),
+            S::LetCall {
+                name,
+                ret,
+                typed,
+                call,
+            } => {
+                let ty = if *typed {
+                    format!(": {}", self.ret_ty(*ret))
+                } else {
+                    String::new()
+                };
+                format!("{pad}let {name}{ty} = {};\n", self.expr(call, 0, ind))
+            }
+            S::LetTuple { names, call } => format!(
+                "{pad}let ({}) = {};\n",
+                names.join(", "),
+                self.expr(call, 0, ind)
+            ),
+            S::IterMut { v, xs, form, body } => {
+                let (pat, src) = match form {
+                    IterMutForm::Plain => (v.clone(), format!("{xs}.iter_mut()")),
+                    IterMutForm::Borrow => (v.clone(), format!("&mut {xs}")),
+                    IterMutForm::Enumerate(i) => (
+                        format!("({i}, {v})"),
+                        format!("{xs}.iter_mut().enumerate()"),
+                    ),
+                    IterMutForm::Zip(y, ys) => (
+                        format!("({v}, {y})"),
+                        format!("{xs}.iter_mut().zip({ys}.iter())"),
+                    ),
+                };
+                format!(
+                    "{pad}for {pat} in {src} {{\n{}{pad}}}\n",
+                    self.stmts(body, ind + 1)
+                )
+            }
             S::LetClosure { name, params, body } => {
                 let ps: Vec<String> = params
                     .iter()
@@ -725,6 +845,34 @@ impl Printer {
             Param::Vec(n) => format!("{n}: Vec<{t}>"),
             Param::VecRef(n) => format!("{n}: &Vec<{t}>"),
             Param::Int(n) => format!("{n}: usize"),
+            Param::MutScalar(n) => format!("{n}: &mut {t}"),
+            Param::MutSlice(n) => format!("{n}: &mut [{t}]"),
+            Param::MutArray(n) => format!("{n}: &mut [{t}; {}]", self.len),
+            Param::MutVec(n) => format!("{n}: &mut Vec<{t}>"),
+        }
+    }
+
+    /// The type of a result.
+    fn ret_ty(&self, r: Ret) -> String {
+        let t = self.ty();
+        match r {
+            Ret::F => t.to_string(),
+            Ret::Unit => "()".to_string(),
+            Ret::Arr => format!("[{t}; {}]", self.len),
+            Ret::Vec => format!("Vec<{t}>"),
+            Ret::Tup => format!("({t}, {t})"),
+        }
+    }
+
+    /// The final expression of a function.
+    fn tail(&self, f: &Func) -> Option<String> {
+        let es: Vec<String> = f.tail.iter().map(|e| self.expr(e, 0, 1)).collect();
+        match f.ret {
+            Ret::F => Some(es[0].clone()),
+            Ret::Unit => None,
+            Ret::Arr => Some(format!("[{}]", es.join(", "))),
+            Ret::Vec => Some(format!("vec![{}]", es.join(", "))),
+            Ret::Tup => Some(format!("({})", es.join(", "))),
         }
     }
 
@@ -735,10 +883,11 @@ impl Printer {
         if self.oracle {
             let _ = writeln!(
                 s,
-                "pub fn {}<T: Real<F = {}>>({}) -> T {{",
+                "pub fn {}<T: Real<F = {}>>({}){} {{",
                 f.name,
                 self.fty,
-                params.join(", ")
+                params.join(", "),
+                self.arrow(f.ret)
             );
         } else {
             match &f.wrt {
@@ -753,15 +902,25 @@ impl Printer {
             }
             let _ = writeln!(
                 s,
-                "pub fn {}({}) -> {} {{",
+                "pub fn {}({}){} {{",
                 f.name,
                 params.join(", "),
-                self.fty
+                self.arrow(f.ret)
             );
         }
         s += &self.stmts(&f.body, 1);
-        let _ = writeln!(s, "    {}", self.expr(&f.tail, 0, 1));
+        if let Some(t) = self.tail(f) {
+            let _ = writeln!(s, "    {t}");
+        }
         s += "}\n";
         s
+    }
+
+    /// ` -> R`, or nothing for `()`.
+    fn arrow(&self, r: Ret) -> String {
+        match r {
+            Ret::Unit => String::new(),
+            r => format!(" -> {}", self.ret_ty(r)),
+        }
     }
 }

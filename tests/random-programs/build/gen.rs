@@ -10,7 +10,7 @@
 use crate::ast::*;
 
 /// Values whose bound exceeds this are squashed with `tanh`.
-const LIMIT: f64 = 8.0;
+pub const LIMIT: f64 = 8.0;
 /// How much an outer variable's bound may grow over all iterations of a loop.
 const SLACK: f64 = 3.0;
 
@@ -18,10 +18,11 @@ const SLACK: f64 = 3.0;
 /// `fuzz-findings.md` at the repository root). Set a flag to `false` to generate the shape again.
 pub mod avoid {
     /// A local array passed to a `#[reverse]` callee (`h(&h0, x)`). Supported since the
-    /// finding (the array is pushed whole to the value stack) when the array is not modified
-    /// after the call and not created in an `if` arm; the generator does not track either, and
-    /// those two cases are documented rejections, so the shape stays avoided.
-    pub const AVOID_LOCAL_ARRAY_AS_CALL_ARG: bool = true;
+    /// finding (the array is pushed whole to the value stack; an array modified after the
+    /// call is copied at the call). An array created in an `if` arm and passed to a callee is
+    /// a documented rejection, which the generator always avoids (it tracks where arrays are
+    /// created); the flag, when set, avoids every local array as an argument.
+    pub const AVOID_LOCAL_ARRAY_AS_CALL_ARG: bool = false;
     /// A `&Vec<f64>` parameter passed where the callee takes `&[f64]` (`h(r0, r0)`): the
     /// generated code does not type-check (E0308, `&&[f64]` expected, `&&Vec<f64>` found).
     pub const AVOID_VEC_REF_AS_SLICE_ARG: bool = false;
@@ -41,6 +42,37 @@ pub mod avoid {
     /// `x = 4`: about 1e-4). When set, `tanh` gets an argument of magnitude at most 1.6
     /// (`x.atan().tanh()`) unless it is already scaled down (`(0.1 * x).tanh()`).
     pub const AVOID_SATURATED_TANH: bool = true;
+    /// An array or `Vec` result of a call bound inside an `if` arm (`if c { let r = g(x);
+    /// s = r[1]; }`), or anywhere after an early `return` (the macro lowers the rest of the
+    /// body into an arm): rejected as "needs the array `r` again in the reverse sweep, but it
+    /// is created inside an `if` or `match` arm" (finding 6). When set, the generator binds
+    /// array results only outside arms and before any early `return`.
+    pub const AVOID_ARRAY_RESULT_IN_ARM: bool = true;
+    /// A local array passed to a callee after an early `return` (not in any arm the user
+    /// wrote): the same rejection (finding 6). When set, local arrays created after an early
+    /// `return` count as created in an arm (not passed to callees).
+    pub const AVOID_ARRAY_AFTER_EARLY_RETURN: bool = true;
+    /// A writable array (a local array or a `&mut` parameter) passed to a callee inside an
+    /// `if` arm and modified after the call: the copy the macro makes at the call is created
+    /// in the arm and rejected as "needs the array `__s_2_old10` again in the reverse sweep,
+    /// but it is created inside an `if` or `match` arm" (finding 7; an internal name, at the
+    /// declaration). When set, no writable array is passed to a callee inside an arm (or after
+    /// an early `return`).
+    pub const AVOID_MODIFIED_ARRAY_ARG_IN_ARM: bool = true;
+    /// `*o` of a `&mut f64` (a parameter, an `iter_mut()` element) as the whole argument of a
+    /// call (`sq(*o)`): the generated code passes `&f64` (E0308 "expected `f64`, found
+    /// `&f64`" at the callee's name; finding 8). When set, the generator writes `1.0 * *o`.
+    pub const AVOID_DEREF_MUT_AS_CALL_ARG: bool = true;
+    /// A `let mut m = g(..);` (or `= f64::tanh(g(..))`) passed by `&mut m` to a callee: the
+    /// macro takes `m` for an array result, and its code does not compile (E0608 "cannot
+    /// index into a value of type `f64`", E0277 "`f64: Restore` is not satisfied" on the
+    /// attribute; finding 9). When set, variables initialised from an expression with a call
+    /// of a helper are not passed by `&mut`.
+    pub const AVOID_MUT_ARG_FROM_CALL_RESULT: bool = true;
+    /// `&*a` of a `&mut [f64; N]` parameter passed to a callee inside an `if` condition
+    /// (`if dot(&*a, &*a) < x`): E0614 "type `[f64; 2]` cannot be dereferenced" in the
+    /// generated code (finding 10). When set, such arguments are not generated in conditions.
+    pub const AVOID_DEREF_MUT_ARRAY_IN_CONDITION: bool = true;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -93,7 +125,7 @@ fn typed(e: &E) -> bool {
 }
 
 /// A float variable in scope.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct FV {
     name: String,
     bound: f64,
@@ -103,10 +135,17 @@ struct FV {
     /// A `&f64` loop variable, read as `*x`.
     deref: bool,
     unread: bool,
+    /// Written through `*x` (a `&mut f64` parameter, an `iter_mut()` element).
+    mutref: bool,
+    /// How to pass it to a `&mut f64` parameter (`&mut m3`, `&mut *om0`), if it may be.
+    mutarg: Option<String>,
+    /// Initialised from an expression that calls a helper (see
+    /// [`AVOID_MUT_ARG_FROM_CALL_RESULT`]).
+    from_call: bool,
 }
 
 /// An array in scope.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct AV {
     name: String,
     bound: f64,
@@ -121,6 +160,14 @@ struct AV {
     vecref: bool,
     /// A local `vec![0.0; n]`, which may grow and shrink.
     growable: bool,
+    /// A `&mut` parameter (iterated with `.iter()` only).
+    mutparam: bool,
+    /// How to pass it to a `&mut [f64]` parameter (`&mut h0`, `sm0`), if it may be.
+    mutarg: Option<String>,
+    /// Created inside an `if` arm (passing it to a callee is a documented rejection).
+    in_arm: bool,
+    /// A `&mut [f64; N]` parameter.
+    mut_array: bool,
 }
 
 /// An integer variable in scope with its range.
@@ -138,6 +185,10 @@ pub enum HK {
     S,
     /// `&[f64]`.
     Sl,
+    /// `&mut f64`.
+    MutS,
+    /// `&mut [f64]`.
+    MutSl,
 }
 
 /// A generated helper function that `main` may call.
@@ -149,7 +200,19 @@ pub struct Helper {
     pub kinds: Vec<HK>,
     /// A bound on its value.
     pub bound: f64,
+    /// What it returns.
+    pub ret: Ret,
 }
+
+impl Helper {
+    /// Called as an expression: a float result and no `&mut` parameter.
+    fn in_expr(&self) -> bool {
+        self.ret == Ret::F && !self.kinds.iter().any(|k| matches!(k, HK::MutS | HK::MutSl))
+    }
+}
+
+/// The bound of every `&mut` parameter of a helper on return (the helper squashes them).
+pub const OUT_BOUND: f64 = 2.0;
 
 /// Options for one function.
 pub struct Opts {
@@ -159,6 +222,12 @@ pub struct Opts {
     pub stmts: usize,
     /// The helpers this function may call.
     pub helpers: Vec<Helper>,
+    /// The bound of the `&mut` parameters on entry.
+    pub mut_bound: f64,
+    /// What the function returns.
+    pub ret: Ret,
+    /// Squash the `&mut` parameters to [`OUT_BOUND`] before returning (a helper).
+    pub squash_out: bool,
 }
 
 /// The generator state for one function.
@@ -183,6 +252,14 @@ pub struct G<'r> {
     in_cond: bool,
     /// Arrays that a loop iterates over, which its body must not write.
     frozen: Vec<String>,
+    /// What the function returns.
+    ret: Ret,
+    /// No early `return` (a helper that squashes its `&mut` parameters at the end).
+    no_return: bool,
+    /// The depth of `if` arms around the current statement.
+    arm: usize,
+    /// An early `return` has been generated (see [`AVOID_ARRAY_AFTER_EARLY_RETURN`]).
+    returned: bool,
 }
 
 impl<'r> G<'r> {
@@ -204,6 +281,10 @@ impl<'r> G<'r> {
             nest: 2,
             in_cond: false,
             frozen: Vec::new(),
+            ret: opts.ret,
+            no_return: opts.squash_out,
+            arm: 0,
+            returned: false,
         };
         for p in params {
             let name = p.name().to_string();
@@ -216,6 +297,7 @@ impl<'r> G<'r> {
                 is_ref,
                 vecref: matches!(p, Param::VecRef(_)),
                 growable: false,
+                ..Default::default()
             };
             match p {
                 Param::Scalar(_) => g.fv.push(FV {
@@ -225,6 +307,7 @@ impl<'r> G<'r> {
                     depth: 0,
                     deref: false,
                     unread: true,
+                    ..Default::default()
                 }),
                 Param::Slice(_) | Param::VecRef(_) => g.av.push(arr(name.clone(), true)),
                 Param::Array(_) | Param::Vec(_) => g.av.push(arr(format!("&{name}"), false)),
@@ -232,6 +315,31 @@ impl<'r> G<'r> {
                     name: name.clone(),
                     lo: opts.len,
                     hi: opts.len,
+                }),
+                Param::MutScalar(_) => g.fv.push(FV {
+                    name: name.clone(),
+                    bound: opts.mut_bound,
+                    mutable: true,
+                    depth: 0,
+                    deref: true,
+                    unread: true,
+                    mutref: true,
+                    mutarg: Some(format!("&mut *{name}")),
+                    from_call: false,
+                }),
+                Param::MutSlice(_) | Param::MutArray(_) | Param::MutVec(_) => g.av.push(AV {
+                    name: name.clone(),
+                    bound: opts.mut_bound,
+                    local: true,
+                    depth: 0,
+                    slice: format!("&*{name}"),
+                    is_ref: false,
+                    vecref: false,
+                    growable: false,
+                    mutparam: true,
+                    mutarg: Some(name.clone()),
+                    in_arm: false,
+                    mut_array: matches!(p, Param::MutArray(_)),
                 }),
             }
         }
@@ -361,7 +469,7 @@ impl<'r> G<'r> {
         if depth == 0 || self.rng.chance(0.2) {
             return self.leaf();
         }
-        let helpers = usize::from(!self.helpers.is_empty());
+        let helpers = usize::from(self.helpers.iter().any(Helper::in_expr));
         let clos =
             usize::from(!(self.clos.is_empty() || AVOID_CLOSURE_CALL_IN_CONDITION && self.in_cond));
         let k = self
@@ -417,11 +525,25 @@ impl<'r> G<'r> {
     /// A call of a helper: scalar arguments are expressions (sometimes the same variable
     /// twice), slice arguments are arrays in scope (sometimes the same one twice).
     fn helper_call(&mut self) -> (E, f64) {
-        let h = self.helpers[self.rng.below(self.helpers.len())].clone();
+        let hs: Vec<Helper> = self
+            .helpers
+            .iter()
+            .filter(|h| h.in_expr())
+            .cloned()
+            .collect();
+        if hs.is_empty() {
+            return self.leaf();
+        }
+        let h = hs[self.rng.below(hs.len())].clone();
+        let arm = self.arm > 0 || self.returned;
+        let in_cond = self.in_cond;
         let slices: Vec<String> = self
             .av
             .iter()
-            .filter(|a| !(AVOID_LOCAL_ARRAY_AS_CALL_ARG && a.local))
+            .filter(|a| !(AVOID_DEREF_MUT_ARRAY_IN_CONDITION && a.mut_array && in_cond))
+            .filter(|a| !(AVOID_LOCAL_ARRAY_AS_CALL_ARG && a.local && !a.mutparam))
+            .filter(|a| !(a.local && a.in_arm))
+            .filter(|a| !(AVOID_MODIFIED_ARRAY_ARG_IN_ARM && a.mutarg.is_some() && arm))
             .filter(|a| !(AVOID_VEC_REF_AS_SLICE_ARG && a.vecref))
             .map(|a| a.slice.clone())
             .collect();
@@ -439,7 +561,8 @@ impl<'r> G<'r> {
                         (Some(e), true) => e.clone(),
                         _ => {
                             let (e, b) = self.expr(1);
-                            self.squash(e, b, 2.0).0
+                            let e = self.squash(e, b, 2.0).0;
+                            self.scalar_arg(e)
                         }
                     };
                     first_s.get_or_insert(e.clone());
@@ -453,6 +576,7 @@ impl<'r> G<'r> {
                     first_sl.get_or_insert(s.clone());
                     args.push(A::Slice(s));
                 }
+                HK::MutS | HK::MutSl => unreachable!("not called in an expression"),
             }
         }
         (E::Call(h.name, args), h.bound)
@@ -727,6 +851,7 @@ impl<'r> G<'r> {
     // ---- statements ----------------------------------------------------------------------
 
     fn push_fv(&mut self, name: String, bound: f64, mutable: bool) {
+        let mutarg = mutable.then(|| format!("&mut {name}"));
         self.fv.push(FV {
             name,
             bound,
@@ -734,7 +859,37 @@ impl<'r> G<'r> {
             depth: self.loop_depth,
             deref: false,
             unread: true,
+            mutref: false,
+            mutarg,
+            from_call: false,
         });
+    }
+
+    /// Marks the newest variable as initialised from `e`.
+    fn note_init(&mut self, e: &E) {
+        let p = crate::ast::Printer {
+            oracle: false,
+            fty: "f64",
+            len: self.len,
+            cps: false,
+        };
+        let calls = p.expr(e, 0, 0).contains("_h");
+        if let Some(f) = self.fv.last_mut() {
+            f.from_call = calls;
+        }
+    }
+
+    /// A scalar argument of a call (see [`AVOID_DEREF_MUT_AS_CALL_ARG`]).
+    fn scalar_arg(&self, e: E) -> E {
+        match &e {
+            E::Deref(n)
+                if AVOID_DEREF_MUT_AS_CALL_ARG
+                    && self.fv.iter().any(|f| &f.name == n && f.mutref) =>
+            {
+                bin("*", lit(1.0), e)
+            }
+            _ => e,
+        }
     }
 
     /// The bounds of everything in scope, to merge the arms of an `if`.
@@ -767,7 +922,7 @@ impl<'r> G<'r> {
 
     /// The right-hand side of an update of an outer variable of bound `b` declared at loop
     /// depth `depth`: `(op, e, new bound)`.
-    fn update_rhs(&mut self, b: f64, depth: usize, name: &str) -> (&'static str, E, f64) {
+    fn update_rhs(&mut self, b: f64, depth: usize, me: E) -> (&'static str, E, f64) {
         let in_loop = depth < self.loop_depth;
         let k = self.rng.below(9);
         match k {
@@ -796,7 +951,7 @@ impl<'r> G<'r> {
             _ => {
                 // `name = f(name, ..)`.
                 let f = self.rng.pick(&["sin", "cos", "tanh", "atan"]);
-                let me = self.call(f, vec![v(name)]);
+                let me = self.call(f, vec![me]);
                 let (e, be) = self.expr(2);
                 let (e, nb) = match self.rng.below(3) {
                     0 => (bin("+", me, e), 1.6 + be),
@@ -820,12 +975,19 @@ impl<'r> G<'r> {
         }
         let i = self.rng.pick(&muts);
         let (name, b, depth) = (self.fv[i].name.clone(), self.fv[i].bound, self.fv[i].depth);
-        let (op, e, nb) = self.update_rhs(b, depth, &name);
-        out.push(S::Assign {
-            lv: Lv::Var(name),
-            op,
-            e,
-        });
+        let mutref = self.fv[i].mutref;
+        let me = if mutref {
+            E::Deref(name.clone())
+        } else {
+            v(&name)
+        };
+        let (op, e, nb) = self.update_rhs(b, depth, me);
+        let lv = if mutref {
+            Lv::Deref(name)
+        } else {
+            Lv::Var(name)
+        };
+        out.push(S::Assign { lv, op, e });
         self.fv[i].bound = nb;
         self.fv[i].unread = true;
     }
@@ -849,7 +1011,7 @@ impl<'r> G<'r> {
             let (e, be) = self.squash(e, be, lim);
             ("=", e, if in_loop { b } else { b.max(be) })
         } else {
-            let (op, e, _) = self.update_rhs(b, depth, &name);
+            let (op, e, _) = self.update_rhs(b, depth, v(&name));
             if op == "=" {
                 // `update_rhs` would read the array as a scalar: fall back to an increment.
                 let (e, be) = self.expr(1);
@@ -959,6 +1121,10 @@ impl<'r> G<'r> {
                 e,
             });
             self.push_fv(name, b, true);
+            if let Some(S::Let { e, .. }) = out.last() {
+                let e = e.clone();
+                self.note_init(&e);
+            }
         }
     }
 
@@ -1064,7 +1230,9 @@ impl<'r> G<'r> {
                 let (pat, it) = match k {
                     6 => (Pat::Ref(x.clone()), It::Iter(a.name.clone())),
                     7 => {
-                        let it = if a.is_ref && self.rng.chance(0.6) {
+                        let it = if a.mutparam {
+                            It::Iter(a.name.clone())
+                        } else if a.is_ref && self.rng.chance(0.6) {
                             It::Plain(a.name.clone())
                         } else if !a.is_ref && self.rng.chance(0.5) {
                             It::Plain(format!("&{}", a.name))
@@ -1090,6 +1258,7 @@ impl<'r> G<'r> {
                     depth: self.loop_depth + 1,
                     deref: matches!(pat, Pat::Ref(_)),
                     unread: false,
+                    ..Default::default()
                 });
                 (pat, it, l)
             }
@@ -1221,6 +1390,7 @@ impl<'r> G<'r> {
             depth: self.loop_depth,
             deref: false,
             unread: false,
+            ..Default::default()
         });
         let k = self.rng.below(7);
         let body_expr = |g: &mut Self, lim: f64| {
@@ -1265,6 +1435,7 @@ impl<'r> G<'r> {
                     depth: self.loop_depth,
                     deref: false,
                     unread: false,
+                    ..Default::default()
                 });
                 let (body, b) = body_expr(self, 2.0);
                 let body = bin("*", body, v(&q));
@@ -1307,6 +1478,7 @@ impl<'r> G<'r> {
                     depth: self.loop_depth,
                     deref: false,
                     unread: false,
+                    ..Default::default()
                 });
                 let (e, b) = self.expr(2);
                 let body = bin("*", v(&q), e);
@@ -1334,6 +1506,7 @@ impl<'r> G<'r> {
                     depth: self.loop_depth,
                     deref: false,
                     unread: false,
+                    ..Default::default()
                 });
                 let (e, b) = self.expr(2);
                 let e = bin("*", v(&p), e);
@@ -1400,25 +1573,36 @@ impl<'r> G<'r> {
         let arrays = usize::from(!self.av.is_empty());
         let nest = usize::from(self.nest > 0);
         let loops = usize::from(self.loop_depth < 2 && self.nest > 0);
-        let helpers = usize::from(!self.helpers.is_empty());
+        let helpers = usize::from(self.helpers.iter().any(Helper::in_expr));
+        let stmt_helpers = usize::from(self.helpers.iter().any(|h| !h.in_expr()));
         let brk = usize::from(self.breakable);
+        let writable = usize::from(
+            self.av
+                .iter()
+                .any(|a| a.mutarg.is_some() && !self.frozen.contains(&a.name)),
+        );
+        // Early `return;` in a function returning `()` is rejected by design ("early `return`
+        // is supported in functions that return a scalar").
+        let ret = usize::from(!self.no_return && self.ret == Ret::F);
         let k = self.rng.weighted(&[
-            6,           // 0 let
-            2,           // 1 let mut
-            4 * muts,    // 2 assign
-            1,           // 3 shadow
-            2 * nest,    // 4 if statement
-            nest,        // 5 let = if
-            1,           // 6 block expression
-            3 * loops,   // 7 for
-            loops,       // 8 while / loop
-            1,           // 9 local array
-            2 * locals,  // 10 element write
-            1,           // 11 closure
-            2 * arrays,  // 12 chain
-            2 * helpers, // 13 helper call
-            1,           // 14 early return
-            2 * brk,     // 15 break / continue
+            6,                    // 0 let
+            2,                    // 1 let mut
+            4 * muts,             // 2 assign
+            1,                    // 3 shadow
+            2 * nest,             // 4 if statement
+            nest,                 // 5 let = if
+            1,                    // 6 block expression
+            3 * loops,            // 7 for
+            loops,                // 8 while / loop
+            1,                    // 9 local array
+            2 * locals,           // 10 element write
+            1,                    // 11 closure
+            2 * arrays,           // 12 chain
+            2 * helpers,          // 13 helper call
+            ret,                  // 14 early return
+            2 * brk,              // 15 break / continue
+            2 * loops * writable, // 16 iter_mut loop
+            4 * stmt_helpers,     // 17 call with &mut arguments or an array/tuple result
         ]);
         match k {
             0 | 1 => {
@@ -1432,6 +1616,10 @@ impl<'r> G<'r> {
                     e,
                 });
                 self.push_fv(name, b, k == 1);
+                if let Some(S::Let { e, .. }) = out.last() {
+                    let e = e.clone();
+                    self.note_init(&e);
+                }
             }
             2 => self.assign(out, false),
             3 => {
@@ -1465,6 +1653,7 @@ impl<'r> G<'r> {
                 let scope = self.scope();
                 let before = self.snap();
                 self.nest -= 1;
+                self.arm += 1;
                 let mut then = Vec::new();
                 self.body(&mut then);
                 self.restore(scope);
@@ -1480,12 +1669,15 @@ impl<'r> G<'r> {
                 };
                 self.join(&before);
                 self.nest += 1;
+                self.arm -= 1;
                 out.push(S::If { c, then, els });
             }
             5 => {
                 let c = self.cond();
+                self.arm += 1;
                 let (a, ba) = self.arm();
                 let (b, bb) = self.arm();
+                self.arm -= 1;
                 let name = self.fresh("t");
                 let e = E::If(Box::new(c), Box::new(a), Box::new(b));
                 out.push(S::Let {
@@ -1525,6 +1717,8 @@ impl<'r> G<'r> {
                 };
                 let slice = format!("&{name}");
                 let growable = vec.is_some();
+                let mutarg = Some(format!("&mut {name}"));
+                let in_arm = self.arm > 0 || AVOID_ARRAY_AFTER_EARLY_RETURN && self.returned;
                 out.push(S::LetArr {
                     name: name.clone(),
                     len: self.len,
@@ -1539,6 +1733,10 @@ impl<'r> G<'r> {
                     is_ref: false,
                     vecref: false,
                     growable,
+                    mutparam: false,
+                    mutarg,
+                    in_arm,
+                    mut_array: false,
                 });
                 self.write(out, false);
             }
@@ -1565,6 +1763,7 @@ impl<'r> G<'r> {
                         depth: self.loop_depth,
                         deref: false,
                         unread: true,
+                        ..Default::default()
                     });
                 }
                 let (mut body, b) = self.expr(2);
@@ -1622,15 +1821,23 @@ impl<'r> G<'r> {
                 self.push_fv(name, b, false);
             }
             14 => {
+                self.returned = true;
                 let c = self.cond();
-                let (e, b) = self.expr(2);
-                let (e, _) = self.squash(e, b, LIMIT);
+                let r = if self.ret == Ret::Unit {
+                    S::ReturnUnit
+                } else {
+                    let (e, b) = self.expr(2);
+                    let (e, _) = self.squash(e, b, LIMIT);
+                    S::Return(e)
+                };
                 out.push(S::If {
                     c,
-                    then: vec![S::Return(e)],
+                    then: vec![r],
                     els: None,
                 });
             }
+            16 => self.iter_mut_loop(out),
+            17 => self.stmt_call(out),
             _ => {
                 let c = self.cond();
                 let s = if self.rng.chance(0.5) {
@@ -1645,6 +1852,375 @@ impl<'r> G<'r> {
                 });
             }
         }
+    }
+
+    /// `for v in xs.iter_mut() { *v = ..; .. }` over a local array or a `&mut` parameter
+    /// (also `&mut xs`, `.enumerate()`, `.zip(ys.iter())`). The array is mutably borrowed by
+    /// the loop: its body neither reads nor writes it other than through `*v`.
+    fn iter_mut_loop(&mut self, out: &mut Vec<S>) {
+        let cands: Vec<usize> = (0..self.av.len())
+            .filter(|&i| self.av[i].mutarg.is_some() && !self.frozen.contains(&self.av[i].name))
+            .collect();
+        if cands.is_empty() {
+            return;
+        }
+        let ai = self.rng.pick(&cands);
+        let a = self.av.remove(ai);
+        let el = self.fresh("el");
+        let others: Vec<AV> = self.av.clone();
+        let scope = self.scope();
+        let frozen = self.frozen.len();
+        let form = match self.rng.below(5) {
+            0 if !a.mutparam => IterMutForm::Borrow,
+            1 => {
+                let i = self.fresh("i");
+                self.iv.push(IV {
+                    name: i.clone(),
+                    lo: 0,
+                    hi: self.len - 1,
+                });
+                IterMutForm::Enumerate(i)
+            }
+            2 | 3 if !others.is_empty() => {
+                let ys = others[self.rng.below(others.len())].clone();
+                let y = self.fresh("y");
+                self.frozen.push(ys.name.clone());
+                self.fv.push(FV {
+                    name: y.clone(),
+                    bound: ys.bound + if ys.local { SLACK } else { 0.0 },
+                    mutable: false,
+                    depth: self.loop_depth + 1,
+                    deref: true,
+                    unread: true,
+                    ..Default::default()
+                });
+                IterMutForm::Zip(y, ys.name)
+            }
+            _ => IterMutForm::Plain,
+        };
+        let saved = self.enter_loop(self.len);
+        // The element: its updates stay within the array's bound plus the loop's slack.
+        let b = a.bound + SLACK;
+        self.fv.push(FV {
+            name: el.clone(),
+            bound: b,
+            mutable: true,
+            depth: a.depth,
+            deref: true,
+            unread: true,
+            mutref: true,
+            mutarg: None,
+            from_call: false,
+        });
+        let me = E::Deref(el.clone());
+        let mut body = Vec::new();
+        let (op, e, _) = if self.rng.chance(0.4) {
+            let (e, be) = self.expr(2);
+            let (e, _) = self.squash(e, be, b.max(1.0));
+            ("=", e, b)
+        } else {
+            self.update_rhs(b, a.depth, me)
+        };
+        body.push(S::Assign {
+            lv: Lv::Deref(el.clone()),
+            op,
+            e,
+        });
+        if self.rng.chance(0.6) {
+            self.body(&mut body);
+        }
+        self.leave_loop(saved);
+        self.restore(scope);
+        self.frozen.truncate(frozen);
+        let mut a = a;
+        a.bound = b;
+        let xs = a.name.clone();
+        self.av.insert(ai, a);
+        out.push(S::IterMut {
+            v: el,
+            xs,
+            form,
+            body,
+        });
+    }
+
+    /// A call of a helper as a statement: with `&mut` arguments (a local `let mut` float,
+    /// a local array, a `&mut` parameter passed on as it is, `&mut *o` for a `&mut f64`
+    /// parameter), or with an array, `Vec` or tuple result taken apart by `let`.
+    fn stmt_call(&mut self, out: &mut Vec<S>) {
+        let hs: Vec<Helper> = self
+            .helpers
+            .iter()
+            .filter(|h| !h.in_expr())
+            .cloned()
+            .collect();
+        let h = hs[self.rng.below(hs.len())].clone();
+        if AVOID_ARRAY_RESULT_IN_ARM
+            && matches!(h.ret, Ret::Arr | Ret::Vec)
+            && (self.arm > 0 || self.returned)
+        {
+            return;
+        }
+        // The scalar arguments first: a `&mut` argument must not be read by them.
+        let mut args: Vec<Option<A>> = Vec::new();
+        let mut text = String::new();
+        let p = crate::ast::Printer {
+            oracle: false,
+            fty: "f64",
+            len: self.len,
+            cps: false,
+        };
+        for k in &h.kinds {
+            if *k == HK::S {
+                let (e, b) = self.expr(1);
+                let e = self.squash(e, b, 2.0).0;
+                let e = self.scalar_arg(e);
+                text += &p.expr(&e, 0, 0);
+                text += " ";
+                args.push(Some(A::F(e)));
+            } else {
+                args.push(None);
+            }
+        }
+        let mentioned = |name: &str| {
+            text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == name)
+        };
+        // The `&mut` arguments (at most one per helper), then the slices.
+        let mut mut_name: Option<String> = None;
+        let mut mut_fv: Option<usize> = None;
+        let mut mut_av: Option<usize> = None;
+        for (j, k) in h.kinds.iter().enumerate() {
+            match k {
+                HK::MutS => {
+                    let c: Vec<usize> = (0..self.fv.len())
+                        .filter(|&i| {
+                            let f = &self.fv[i];
+                            f.mutarg.is_some()
+                                && f.bound <= LIMIT
+                                && !(AVOID_MUT_ARG_FROM_CALL_RESULT && f.from_call)
+                                && !mentioned(&f.name)
+                                // the newest binding of that name
+                                && self.fv[i + 1..].iter().all(|g| g.name != f.name)
+                        })
+                        .collect();
+                    if c.is_empty() {
+                        return;
+                    }
+                    let i = self.rng.pick(&c);
+                    mut_name = Some(self.fv[i].name.clone());
+                    mut_fv = Some(i);
+                    args[j] = Some(A::Mut(self.fv[i].mutarg.clone().unwrap()));
+                }
+                HK::MutSl => {
+                    let c: Vec<usize> = (0..self.av.len())
+                        .filter(|&i| {
+                            let a = &self.av[i];
+                            a.mutarg.is_some()
+                                && a.bound <= LIMIT
+                                && !a.in_arm
+                                && !self.frozen.contains(&a.name)
+                                && !mentioned(&a.name)
+                        })
+                        .collect();
+                    if c.is_empty() {
+                        return;
+                    }
+                    let i = self.rng.pick(&c);
+                    mut_name = Some(self.av[i].name.clone());
+                    mut_av = Some(i);
+                    args[j] = Some(A::Mut(self.av[i].mutarg.clone().unwrap()));
+                }
+                _ => {}
+            }
+        }
+        let twice = self.rng.chance(0.35);
+        let arm = self.arm > 0 || self.returned;
+        let mut first_sl: Option<String> = None;
+        for (j, k) in h.kinds.iter().enumerate() {
+            if *k != HK::Sl {
+                continue;
+            }
+            let slices: Vec<String> = self
+                .av
+                .iter()
+                .filter(|a| !(AVOID_LOCAL_ARRAY_AS_CALL_ARG && a.local && !a.mutparam))
+                .filter(|a| !(a.local && a.in_arm))
+                .filter(|a| !(AVOID_MODIFIED_ARRAY_ARG_IN_ARM && a.mutarg.is_some() && arm))
+                .filter(|a| Some(&a.name) != mut_name.as_ref())
+                .map(|a| a.slice.clone())
+                .collect();
+            if slices.is_empty() {
+                return;
+            }
+            let sl = match (&first_sl, twice) {
+                (Some(s), true) => s.clone(),
+                _ => slices[self.rng.below(slices.len())].clone(),
+            };
+            first_sl.get_or_insert(sl.clone());
+            args[j] = Some(A::Slice(sl));
+        }
+        let args: Vec<A> = args.into_iter().map(Option::unwrap).collect();
+        let call = E::Call(h.name.clone(), args);
+        // The `&mut` argument on return: the helper squashes it to OUT_BOUND.
+        if let Some(i) = mut_fv {
+            let f = &mut self.fv[i];
+            let in_loop = f.depth < self.loop_depth;
+            f.bound = if in_loop {
+                f.bound.max(OUT_BOUND)
+            } else {
+                OUT_BOUND
+            };
+            f.unread = true;
+        }
+        if let Some(i) = mut_av {
+            let a = &mut self.av[i];
+            let in_loop = a.depth < self.loop_depth;
+            a.bound = if in_loop {
+                a.bound.max(OUT_BOUND)
+            } else {
+                OUT_BOUND
+            };
+        }
+        match h.ret {
+            Ret::Unit => out.push(S::CallStmt(call)),
+            Ret::F => {
+                let name = self.fresh("t");
+                out.push(S::Let {
+                    name: name.clone(),
+                    mutable: false,
+                    typed: self.rng.chance(0.2),
+                    e: call,
+                });
+                self.push_fv(name, h.bound, false);
+            }
+            Ret::Tup => {
+                let names = vec![self.fresh("tu"), self.fresh("tu")];
+                out.push(S::LetTuple {
+                    names: names.clone(),
+                    call,
+                });
+                for n in names {
+                    self.push_fv(n, h.bound, false);
+                }
+            }
+            Ret::Arr | Ret::Vec => {
+                let name = self.fresh("res");
+                out.push(S::LetCall {
+                    name: name.clone(),
+                    ret: h.ret,
+                    typed: self.rng.chance(0.3),
+                    call,
+                });
+                self.av.push(AV {
+                    name: name.clone(),
+                    bound: h.bound,
+                    local: false,
+                    depth: self.loop_depth,
+                    slice: format!("&{name}"),
+                    is_ref: false,
+                    ..Default::default()
+                });
+                // Read it at once, by index or by iterating it.
+                let t = self.fresh("t");
+                let e = if self.rng.chance(0.5) {
+                    let i = self.index();
+                    E::Index(name, i)
+                } else {
+                    let q = self.fresh("p");
+                    E::Chain(Box::new(Chain::MapSum {
+                        xs: name,
+                        p: q.clone(),
+                        body: bin("*", lit(0.5), v(&q)),
+                        copied: self.rng.chance(0.3),
+                    }))
+                };
+                out.push(S::Let {
+                    name: t.clone(),
+                    mutable: false,
+                    typed: false,
+                    e,
+                });
+                self.push_fv(t, h.bound * self.len as f64, false);
+            }
+        }
+    }
+
+    /// The end of a function: its result, and (for a helper) its `&mut` parameters squashed
+    /// to [`OUT_BOUND`].
+    pub fn finish(&mut self, params: &[Param], squash_out: bool) -> (Vec<S>, Vec<E>) {
+        let mut stmts = Vec::new();
+        let tail = match self.ret {
+            Ret::F => vec![self.tail()],
+            Ret::Unit => {
+                // The result goes into a `&mut` parameter.
+                let t = self.tail();
+                let muts: Vec<&Param> = params.iter().filter(|p| p.is_mut()).collect();
+                let p = muts[self.rng.below(muts.len())].clone();
+                let op = if self.rng.chance(0.5) { "=" } else { "+=" };
+                let lv = match &p {
+                    Param::MutScalar(n) => Lv::Deref(n.clone()),
+                    other => Lv::Idx(other.name().to_string(), self.index()),
+                };
+                stmts.push(S::Assign { lv, op, e: t });
+                if let Some(f) = self.fv.iter_mut().find(|f| f.name == p.name()) {
+                    f.bound += LIMIT;
+                }
+                if let Some(a) = self.av.iter_mut().find(|a| a.name == p.name()) {
+                    a.bound += LIMIT;
+                }
+                Vec::new()
+            }
+            Ret::Arr | Ret::Vec => {
+                let mut es = vec![self.tail()];
+                for _ in 1..self.len {
+                    let (e, b) = self.expr(2);
+                    es.push(self.squash(e, b, LIMIT).0);
+                }
+                es
+            }
+            Ret::Tup => {
+                let (e, b) = self.expr(2);
+                vec![self.tail(), self.squash(e, b, LIMIT).0]
+            }
+        };
+        if squash_out {
+            for p in params {
+                let name = p.name().to_string();
+                match p {
+                    Param::MutScalar(_) => {
+                        let b = self.fv.iter().find(|f| f.name == name).unwrap().bound;
+                        if b > OUT_BOUND {
+                            let e = self.squash(E::Deref(name.clone()), b, OUT_BOUND).0;
+                            stmts.push(S::Assign {
+                                lv: Lv::Deref(name),
+                                op: "=",
+                                e,
+                            });
+                        }
+                    }
+                    Param::MutSlice(_) | Param::MutArray(_) | Param::MutVec(_) => {
+                        let b = self.av.iter().find(|a| a.name == name).unwrap().bound;
+                        if b > OUT_BOUND {
+                            let el = self.fresh("el");
+                            let e = self.squash(E::Deref(el.clone()), b, OUT_BOUND).0;
+                            stmts.push(S::IterMut {
+                                v: el.clone(),
+                                xs: name,
+                                form: IterMutForm::Plain,
+                                body: vec![S::Assign {
+                                    lv: Lv::Deref(el),
+                                    op: "=",
+                                    e,
+                                }],
+                            });
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (stmts, tail)
     }
 
     /// An arm of an `if` expression: an expression or a block.
@@ -1731,17 +2307,21 @@ impl<'r> G<'r> {
 
 /// Generates a body of about `opts.stmts` statements and a tail for the given parameters.
 pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> (Func, f64) {
+    let ret = opts.ret;
+    let squash_out = opts.squash_out;
     let mut g = G::new(rng, &params, opts);
     let mut body = Vec::new();
     while g.budget > 0 {
         g.stmt(&mut body);
     }
-    let tail = g.tail();
+    let (end, tail) = g.finish(&params, squash_out);
+    body.extend(end);
     (
         Func {
             name,
             params,
             wrt: None,
+            ret,
             body,
             tail,
         },

@@ -41,7 +41,21 @@
 //!   `while` on a float condition, nested loops;
 //! - local arrays `[0.0; N]` and `vec![0.0; n]` read and written at index expressions
 //!   (`i`, `N - 1 - i`, `(i + k) % N`, constants);
-//! - calls of helper functions, with the same argument twice (`h(x, x)`, `dot(w, w)`);
+//! - calls of helper functions, with the same argument twice (`h(x, x)`, `dot(w, w)`), local
+//!   arrays as arguments (`h(&h0, x)`), and helpers returning `[f64; N]`, `Vec<f64>` (bound by
+//!   `let`, sometimes typed, then indexed or iterated) or `(f64, f64)` (taken apart by
+//!   `let (a, b) = h(..)`);
+//! - `&mut` float parameters (`&mut f64`, `&mut [f64]`, `&mut [f64; N]`, `&mut Vec<f64>`) of
+//!   the main function and of helpers, written by `*o = ..`, `*o += ..`, `s[i] op= ..` and
+//!   `for v in s.iter_mut()` (also `&mut h`, `.enumerate()`, `.zip(ys.iter())`), functions
+//!   returning `()` whose results are their `&mut` parameters, and callers passing `&mut m`
+//!   (a local float), `&mut h` (a local array), `&mut *o` and a `&mut` parameter as it is
+//!   (`h(s, x)`), or `&*s` to a helper that only reads. For a main function with `&mut`
+//!   parameters the harness passes buffers built from the inputs, requires `_grad`/`_vjp` to
+//!   leave them as the function does, bit for bit, and checks the gradient (the adjoints of
+//!   the buffers on entry included) against the oracle's derivative of
+//!   `seed · value + Σ seed_k · buffer_k` with random seeds on the buffers on return
+//!   (zero for `_grad`);
 //! - closures capturing values (`let f = |c: f64| c * t;` then `f(x)`);
 //! - iterator chains: `map`/`sum`, `copied`, `zip`, `enumerate`, `filter`, `fold`,
 //!   `product`, `(0..n).map(..)`;

@@ -57,6 +57,36 @@ fn the_corpus_covers_the_subset() {
         "#[ad::reverse(wrt(",
         "-> f32",
         "_h0(",
+        // `&mut` float parameters, written and read through them.
+        ": &mut f64",
+        ": &mut f32",
+        ": &mut [f64]",
+        ": &mut Vec<f64>",
+        ": &mut [f64; ",
+        "*om0 += ",
+        "    *om0 = ",
+        "*ou0 = ",
+        "for el",
+        ".iter_mut() {",
+        ".iter_mut().enumerate() {",
+        ".iter_mut().zip(",
+        " in &mut h",
+        // `&mut` arguments: a local float, a local array, `&mut *o`, a `&mut` parameter passed
+        // on as it is, and read-only as `&*s`.
+        "(&mut m",
+        "(&mut h",
+        "(&mut *om",
+        "(&*sm",
+        // Array, `Vec` and tuple results.
+        "-> [f64; ",
+        "-> Vec<f64>",
+        "-> (f64, f64)",
+        "let (tu",
+        ": [f64; 3] = q_",
+        ": Vec<f64> = q_",
+        "let res",
+        // Local arrays passed to callees.
+        "(&h",
     ];
     for c in constructs {
         assert!(ALL.contains(c), "no generated program contains `{c}`");
@@ -84,4 +114,38 @@ fn the_corpus_covers_the_subset() {
         })
     });
     assert!(twice, "no call passes the same argument twice");
+    // Functions returning `()`: a main function and a helper, and a helper called as a
+    // statement.
+    let unit_fn = |prefix: fn(&str) -> bool| {
+        ALL.lines()
+            .any(|l| l.starts_with("pub fn ") && prefix(&l[7..]) && l.ends_with(") {"))
+    };
+    assert!(
+        unit_fn(|n| n.starts_with('q') && n.split('(').next().is_some_and(|f| !f.contains("_h"))),
+        "no main function returns ()"
+    );
+    assert!(
+        unit_fn(|n| n.split('(').next().is_some_and(|f| f.contains("_h"))),
+        "no helper returns ()"
+    );
+    let call_stmt = ALL.lines().any(|l| {
+        let t = l.trim_start();
+        t.starts_with("q_") && t.contains("_h") && t.ends_with(");")
+    });
+    assert!(call_stmt, "no helper is called as a statement");
+    // A `&mut` parameter passed on as it is (`h(sm0, ..)`, `h(vm0, ..)`, `h(am0, ..)`).
+    let passed_on = ["(sm", "(vm", "(am"].iter().any(|p| {
+        ALL.match_indices(p).any(|(i, _)| {
+            ALL[i + 3..].starts_with(|c: char| c.is_ascii_digit()) && ALL[i + 4..].starts_with(", ")
+        })
+    });
+    assert!(passed_on, "no &mut parameter is passed on as it is");
+    // Writes of `&mut` slice elements: `sm0[i] = ..` and `sm0[i] += ..`.
+    for op in ["] = ", "] += "] {
+        let w = ALL.lines().any(|l| {
+            let t = l.trim_start();
+            (t.starts_with("sm") || t.starts_with("vm") || t.starts_with("am")) && t.contains(op)
+        });
+        assert!(w, "no element of a &mut parameter is written with `{op}`");
+    }
 }

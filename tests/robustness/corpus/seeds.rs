@@ -382,3 +382,132 @@ fn recurrence32(x0: f32, a: f32, n: usize) -> f32 {
     }
     x + f32::exp(-a) * 2.0_f32
 }
+
+//# mut-out-param
+#[reverse]
+fn accumulate(x: &[f64], acc: &mut f64) {
+    for i in 0..x.len() {
+        *acc += x[i] * x[i];
+    }
+    *acc = *acc * 0.5;
+}
+
+//# mut-slice-iter-mut
+#[reverse]
+fn scale_into(x: &[f64], k: f64, y: &mut [f64]) -> f64 {
+    for (yi, xi) in y.iter_mut().zip(x.iter()) {
+        *yi = k * xi * xi;
+    }
+    for (i, v) in y.iter_mut().enumerate() {
+        *v += i as f64 * k;
+    }
+    y[0] + y[1]
+}
+
+//# mut-array-and-vec
+#[reverse]
+fn normalize_into(v: &mut [f64; 3], w: &mut Vec<f64>) -> f64 {
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    for i in 0..3 {
+        v[i] /= n;
+        w[i] += v[i];
+    }
+    for e in v.iter_mut() {
+        *e *= 2.0;
+    }
+    n
+}
+
+//# mut-arguments
+#[reverse]
+fn fill(out: &mut [f64; 3], x: f64) {
+    for i in 0..3 {
+        out[i] = x * (i as f64 + 1.0);
+    }
+}
+
+#[reverse]
+fn bump(acc: &mut f64, x: f64) -> f64 {
+    *acc += x * x;
+    x.sin()
+}
+
+#[reverse]
+fn step(state: &mut [f64], dt: f64) -> f64 {
+    let x = state[0];
+    state[0] = x + dt * state[1];
+    state[1] = state[1] - dt * x;
+    x
+}
+
+#[reverse]
+fn energy(state: &[f64]) -> f64 {
+    state[0] * state[0] + state[1] * state[1]
+}
+
+#[reverse]
+fn driver(x: f64, y: f64, s: &mut [f64], o: &mut f64) -> f64 {
+    let mut buf = [0.0; 3];
+    fill(&mut buf, x);
+    let mut acc = y;
+    let t = bump(&mut acc, x);
+    let u = bump(&mut *o, t);
+    step(s, 0.1);
+    let e = step(s, 0.1);
+    buf[0] + buf[2] * acc + u + e + energy(&*s)
+}
+
+//# call-results
+#[reverse]
+fn mix(v: [f64; 3]) -> [f64; 3] {
+    [v[0] * 2.0, v[1] * v[2], v[2].sin()]
+}
+
+#[reverse]
+fn squares(w: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; w.len()];
+    for i in 0..w.len() {
+        out[i] = w[i] * w[i];
+    }
+    out
+}
+
+#[reverse]
+fn sincos(x: f64) -> (f64, f64) {
+    (x.sin(), x.cos())
+}
+
+#[reverse]
+fn results(v: [f64; 3], w: &[f64]) -> f64 {
+    let m = mix(v);
+    let sq = squares(w);
+    let (s, c) = sincos(m[0]);
+    let mut t = s * c;
+    for x in sq.iter() {
+        t += x.sqrt();
+    }
+    let typed: [f64; 3] = mix(m);
+    t + typed[1] + sq.len() as f64
+}
+
+#[reverse]
+fn returned(v: [f64; 3]) -> [f64; 3] {
+    let out = mix(v);
+    out
+}
+
+//# array-argument-modified-after
+#[reverse]
+fn dot(w: &[f64], v: &[f64]) -> f64 {
+    w[0] * v[0] + w[1] * v[1]
+}
+
+#[reverse]
+fn modified_after(x: f64) -> f64 {
+    let mut h = [0.0; 2];
+    h[0] = x;
+    h[1] = x * x;
+    let t = dot(&h, &h);
+    h[1] = t;
+    h[1] * x + dot(&h, &h)
+}

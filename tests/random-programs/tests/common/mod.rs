@@ -816,6 +816,9 @@ flat_tuple!(A 0, B 1, C 2);
 flat_tuple!(A 0, B 1, C 2, D 3);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4);
 flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5, H 6);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5, H 6, J 7);
+flat_tuple!(A 0, B 1, C 2, D 3, E 4, G 5, H 6, J 7, K 8);
 
 /// A gradient as a flat vector.
 pub fn flat<F, G: Flat<F>>(g: G) -> Vec<F> {
@@ -824,10 +827,14 @@ pub fn flat<F, G: Flat<F>>(g: G) -> Vec<F> {
     out
 }
 
-/// `_grad` of a program, on flat inputs, with the gradient flattened.
-pub type GradFn<F> = fn(&[F]) -> (F, Vec<F>);
-/// `_vjp` of a program, on flat inputs and a seed, with the gradient flattened.
-pub type VjpFn<F> = fn(&[F], F) -> (F, Vec<F>);
+/// `_grad` of a program, on flat inputs: the value, the gradient and the `&mut` buffers on
+/// return, flattened.
+pub type GradFn<F> = fn(&[F]) -> (F, Vec<F>, Vec<F>);
+/// `_vjp` of a program, on flat inputs, the seed of the value and the flat seeds of the
+/// `&mut` parameters: the value, the gradient and the buffers on return, flattened.
+pub type VjpFn<F> = fn(&[F], F, &[F]) -> (F, Vec<F>, Vec<F>);
+/// An oracle on flat inputs of scalar `R`: the value and the `&mut` buffers on return.
+pub type OracleFn<R> = fn(&[R]) -> (R, Vec<R>);
 
 /// One generated program and how to call each of its emissions on flat inputs.
 pub struct Case<F: Fl> {
@@ -837,7 +844,7 @@ pub struct Case<F: Fl> {
     pub source: &'static str,
     /// How the flat inputs `x` are passed.
     pub call: &'static str,
-    /// The number of flat float inputs.
+    /// The number of flat float inputs (the `&mut` parameters' values on entry included).
     pub inputs: usize,
     /// The flat indices of the active inputs, in the order of the gradient.
     pub active: &'static [usize],
@@ -845,20 +852,24 @@ pub struct Case<F: Fl> {
     pub points: &'static [&'static [F]],
     /// The output seed for `_vjp`.
     pub seed: F,
-    /// The plain function.
-    pub plain: fn(&[F]) -> F,
-    /// `_grad`, flattened.
-    pub grad: fn(&[F]) -> (F, Vec<F>),
+    /// The function returns `()` (its results are its `&mut` parameters; no `_grad`).
+    pub unit: bool,
+    /// The seeds of the `&mut` parameters' values on return for `_vjp`, flattened.
+    pub out_seeds: &'static [F],
+    /// The plain function: its value (0 for `()`) and the `&mut` buffers on return.
+    pub plain: fn(&[F]) -> (F, Vec<F>),
+    /// `_grad`, flattened, if the function returns a float.
+    pub grad: Option<GradFn<F>>,
     /// `_vjp`, flattened.
-    pub vjp: fn(&[F], F) -> (F, Vec<F>),
-    /// `_grad` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
+    pub vjp: VjpFn<F>,
+    /// `_grad` of the copy under `#[ad::reverse(cps)]`, flattened, if it has one.
     pub cps_grad: Option<GradFn<F>>,
     /// `_vjp` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
     pub cps_vjp: Option<VjpFn<F>>,
-    /// The oracle on num-dual numbers.
-    pub dual: fn(&[F::D]) -> F::D,
+    /// The oracle on num-dual numbers: the value and the buffers on return.
+    pub dual: OracleFn<F::D>,
     /// The oracle on absolute-value duals.
-    pub abs: fn(&[F::A]) -> F::A,
+    pub abs: OracleFn<F::A>,
 }
 
 /// `|got - want| <= tol`, false for NaN.
@@ -875,58 +886,118 @@ struct Gradients<F> {
     vjp: Vec<F>,
 }
 
+/// What the oracle says about one active input `j`: the derivative of the value and of each
+/// flat output of the `&mut` parameters, with their absolute-value duals' sums.
+struct Want {
+    j: usize,
+    value: (f64, f64),
+    outs: Vec<(f64, f64)>,
+}
+
+impl Want {
+    /// The derivative of `s · value + Σ so_k · out_k` and its absolute-value sum.
+    fn seeded<F: Fl>(&self, s: f64, so: &[F]) -> (f64, f64) {
+        let mut w = s * self.value.0;
+        let mut a = s.abs() * self.value.1;
+        for (&(d, ad), &sk) in self.outs.iter().zip(so) {
+            let sk = sk.to_f64();
+            w += sk * d;
+            a += sk.abs() * ad;
+        }
+        (w, a)
+    }
+}
+
+/// The buffers on return must be the function's bit for bit.
+fn same_buffers<F: Fl>(what: &str, got: &[F], want: &[F]) -> Result<(), String> {
+    if got.len() != want.len() {
+        return Err(format!(
+            "{what} leaves {} values in the &mut parameters, the function {}",
+            got.len(),
+            want.len()
+        ));
+    }
+    for (k, (&g, &w)) in got.iter().zip(want).enumerate() {
+        if g.bits() != w.bits() {
+            return Err(format!(
+                "{what} leaves {g:e} in flat &mut output {k}, the function {w:e}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks one backend's `_grad` and `_vjp` at `x` against the function's value `primal` and
-/// the oracle `want` (the active input, the oracle's derivative and the absolute-value dual's
-/// sum, per gradient component). `what` names the backend's functions in a report.
+/// buffers `bufs`, and the oracle `want`. `what` names the backend's functions in a report.
+#[allow(clippy::too_many_arguments)]
 fn check_backend<F: Fl>(
     c: &Case<F>,
     x: &[F],
     primal: F,
-    want: &[(usize, f64, f64)],
+    bufs: &[F],
+    want: &[Want],
     what: &str,
-    grad_fn: GradFn<F>,
+    grad_fn: Option<GradFn<F>>,
     vjp_fn: VjpFn<F>,
 ) -> Result<Gradients<F>, String> {
-    let (value, grad) = grad_fn(x);
-    if value.bits() != primal.bits() {
-        return Err(format!(
-            "{what}_grad returns the value {value:e}, the function {primal:e}"
-        ));
-    }
-    if grad.len() != c.active.len() {
-        return Err(format!(
-            "{what}_grad returns {} gradient components, expected {}",
-            grad.len(),
-            c.active.len()
-        ));
-    }
-    for (m, &(j, w, a)) in want.iter().enumerate() {
-        let got = grad[m].to_f64();
-        let tol = F::REL * w.abs() + F::ABS * a + F::UNDERFLOW;
-        if !within(got, w, tol) {
+    let mut grad = Vec::new();
+    if let Some(grad_fn) = grad_fn {
+        let (value, g, b) = grad_fn(x);
+        grad = g;
+        if value.bits() != primal.bits() {
             return Err(format!(
-                "d/dx[{j}]: {what}_grad gives {got:e}, the oracle {w:e} (difference {:e}, \
-                 tolerance {tol:e}, absolute-value dual {a:e})",
-                (got - w).abs()
+                "{what}_grad returns the value {value:e}, the function {primal:e}"
             ));
         }
+        same_buffers(&format!("{what}_grad"), &b, bufs)?;
+        if grad.len() != c.active.len() {
+            return Err(format!(
+                "{what}_grad returns {} gradient components, expected {}",
+                grad.len(),
+                c.active.len()
+            ));
+        }
+        let zeros = vec![F::ZERO; c.out_seeds.len()];
+        for (m, wa) in want.iter().enumerate() {
+            let (w, a) = wa.seeded(1.0, &zeros);
+            let got = grad[m].to_f64();
+            let tol = F::REL * w.abs() + F::ABS * a + F::UNDERFLOW;
+            if !within(got, w, tol) {
+                return Err(format!(
+                    "d/dx[{j}]: {what}_grad gives {got:e}, the oracle {w:e} (difference {:e}, \
+                     tolerance {tol:e}, absolute-value dual {a:e})",
+                    (got - w).abs(),
+                    j = wa.j
+                ));
+            }
+        }
     }
-    let (value, vjp) = vjp_fn(x, c.seed);
-    if value.bits() != primal.bits() {
+    let (value, vjp, b) = vjp_fn(x, c.seed, c.out_seeds);
+    if !c.unit && value.bits() != primal.bits() {
         return Err(format!(
             "{what}_vjp returns the value {value:e}, the function {primal:e}"
         ));
     }
-    let s = c.seed.to_f64();
-    for (m, &(j, w, a)) in want.iter().enumerate() {
-        let got = vjp.get(m).map_or(f64::NAN, |g| g.to_f64());
-        let w = s * w;
-        let tol = F::REL * w.abs() + F::ABS * a * s.abs() + F::UNDERFLOW;
+    same_buffers(&format!("{what}_vjp"), &b, bufs)?;
+    if vjp.len() != c.active.len() {
+        return Err(format!(
+            "{what}_vjp returns {} gradient components, expected {}",
+            vjp.len(),
+            c.active.len()
+        ));
+    }
+    let s = if c.unit { 0.0 } else { c.seed.to_f64() };
+    for (m, wa) in want.iter().enumerate() {
+        let (w, a) = wa.seeded(s, c.out_seeds);
+        let got = vjp[m].to_f64();
+        let tol = F::REL * w.abs() + F::ABS * a + F::UNDERFLOW;
         if !within(got, w, tol) {
             return Err(format!(
-                "d/dx[{j}]: {what}_vjp(.., {s}) gives {got:e}, the oracle {w:e} (difference \
-                 {:e}, tolerance {tol:e})",
-                (got - w).abs()
+                "d/dx[{j}]: {what}_vjp(.., {s}, {so:?}) gives {got:e}, the oracle {w:e} \
+                 (difference {:e}, tolerance {tol:e})",
+                (got - w).abs(),
+                j = wa.j,
+                so = c.out_seeds,
             ));
         }
     }
@@ -970,6 +1041,9 @@ fn compare_backends<F: Fl>(
 /// Checks one program at each of its points: the tape backend's gradients against the
 /// oracle, and, when the program has a CPS copy, the CPS backend's against the oracle (with
 /// the same tolerance) and against the tape backend's (bit for bit, up to the sign of a zero).
+/// For `&mut` parameters, the buffers on return must be the function's bit for bit, and the
+/// gradient (their adjoints on entry included) must match the oracle's derivative of
+/// `seed · value + Σ seed_k · out_k` for the case's seeds on the outputs.
 pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
     for &x in c.points {
         let fail = |what: String| {
@@ -981,12 +1055,14 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
                 c.source
             )
         };
-        let primal = (c.plain)(x);
-        if !primal.is_finite() || primal.to_f64().abs() > 1e12 {
-            return Err(fail(format!(
-                "the value is {primal:e}: the generator made a program that is not bounded \
-                 (a generator bug)"
-            )));
+        let (primal, bufs) = (c.plain)(x);
+        for v in std::iter::once(&primal).chain(&bufs) {
+            if !v.is_finite() || v.to_f64().abs() > 1e12 {
+                return Err(fail(format!(
+                    "a value or &mut output is {v:e}: the generator made a program that is \
+                     not bounded (a generator bug)"
+                )));
+            }
         }
         // The oracle, one forward pass per active input.
         let mut want = Vec::new();
@@ -997,12 +1073,16 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
                 .enumerate()
                 .map(|(i, &xi)| xi.dual(seedv(i)))
                 .collect();
-            let o = (c.dual)(&xd);
-            if o.re().bits() != primal.bits() {
+            let (o, ob) = (c.dual)(&xd);
+            let same = o.re().bits() == primal.bits()
+                && ob.len() == bufs.len()
+                && ob.iter().zip(&bufs).all(|(d, b)| d.re().bits() == b.bits());
+            if !same {
                 return Err(fail(format!(
-                    "the num-dual oracle computes the value {:e}, the function {primal:e} \
-                     (a harness bug)",
-                    o.re()
+                    "the num-dual oracle computes the value {:e} and buffers {:?}, the \
+                     function {primal:e} and {bufs:?} (a harness bug)",
+                    o.re(),
+                    ob.iter().map(|d| d.re()).collect::<Vec<_>>()
                 )));
             }
             let xa: Vec<F::A> = x
@@ -1010,13 +1090,23 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
                 .enumerate()
                 .map(|(i, &xi)| xi.absdual(if i == j { 1.0 } else { 0.0 }))
                 .collect();
-            let a = (c.abs)(&xa);
-            want.push((j, F::tangent(o).to_f64(), F::abssum(a)));
+            let (a, ab) = (c.abs)(&xa);
+            want.push(Want {
+                j,
+                value: (F::tangent(o).to_f64(), F::abssum(a)),
+                outs: ob
+                    .into_iter()
+                    .zip(ab)
+                    .map(|(d, a)| (F::tangent(d).to_f64(), F::abssum(a)))
+                    .collect(),
+            });
         }
-        let tape = check_backend(c, x, primal, &want, c.name, c.grad, c.vjp).map_err(fail)?;
-        if let (Some(grad), Some(vjp)) = (c.cps_grad, c.cps_vjp) {
+        let tape =
+            check_backend(c, x, primal, &bufs, &want, c.name, c.grad, c.vjp).map_err(fail)?;
+        if let Some(vjp) = c.cps_vjp {
             let what = format!("programs_cps::{}", c.name);
-            let cps = check_backend(c, x, primal, &want, &what, grad, vjp).map_err(fail)?;
+            let cps =
+                check_backend(c, x, primal, &bufs, &want, &what, c.cps_grad, vjp).map_err(fail)?;
             compare_backends(c, &tape, &cps).map_err(fail)?;
         }
     }
@@ -1037,9 +1127,15 @@ pub fn run(seed: u64, f64s: &[Case<f64>], f32s: &[Case<f32>]) {
         }
     }
     let total = f64s.len() + f32s.len();
-    let cps = f64s.iter().filter(|c| c.cps_grad.is_some()).count()
-        + f32s.iter().filter(|c| c.cps_grad.is_some()).count();
-    println!("{total} programs, {cps} of them also under #[ad::reverse(cps)]");
+    let cps = f64s.iter().filter(|c| c.cps_vjp.is_some()).count()
+        + f32s.iter().filter(|c| c.cps_vjp.is_some()).count();
+    let muts = f64s.iter().filter(|c| !c.out_seeds.is_empty()).count()
+        + f32s.iter().filter(|c| !c.out_seeds.is_empty()).count();
+    let units = f64s.iter().filter(|c| c.unit).count() + f32s.iter().filter(|c| c.unit).count();
+    println!(
+        "{total} programs, {cps} of them also under #[ad::reverse(cps)], {muts} with &mut \
+         parameters ({units} returning ())"
+    );
     assert!(
         failures.is_empty(),
         "{} of {total} programs ({cps} also under #[ad::reverse(cps)]) failed:\n\n{}",
