@@ -305,7 +305,7 @@ mod cps_avoid {
     /// CPS 3: a `&mut [f64]` / `&mut Vec<f64>` parameter passed twice to a callee that reads
     /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
     /// into a continuation closure, then borrowed).
-    pub const AVOID_CPS_MUT_ARRAY_TWICE: bool = true;
+    pub const AVOID_CPS_MUT_ARRAY_TWICE: bool = false;
 }
 
 impl Program {

@@ -47,32 +47,32 @@ pub mod avoid {
     /// body into an arm): rejected as "needs the array `r` again in the reverse sweep, but it
     /// is created inside an `if` or `match` arm" (finding 6). When set, the generator binds
     /// array results only outside arms and before any early `return`.
-    pub const AVOID_ARRAY_RESULT_IN_ARM: bool = true;
+    pub const AVOID_ARRAY_RESULT_IN_ARM: bool = false;
     /// A local array passed to a callee after an early `return` (not in any arm the user
     /// wrote): the same rejection (finding 6). When set, local arrays created after an early
     /// `return` count as created in an arm (not passed to callees).
-    pub const AVOID_ARRAY_AFTER_EARLY_RETURN: bool = true;
+    pub const AVOID_ARRAY_AFTER_EARLY_RETURN: bool = false;
     /// A writable array (a local array or a `&mut` parameter) passed to a callee inside an
     /// `if` arm and modified after the call: the copy the macro makes at the call is created
     /// in the arm and rejected as "needs the array `__s_2_old10` again in the reverse sweep,
     /// but it is created inside an `if` or `match` arm" (finding 7; an internal name, at the
     /// declaration). When set, no writable array is passed to a callee inside an arm (or after
     /// an early `return`).
-    pub const AVOID_MODIFIED_ARRAY_ARG_IN_ARM: bool = true;
+    pub const AVOID_MODIFIED_ARRAY_ARG_IN_ARM: bool = false;
     /// `*o` of a `&mut f64` (a parameter, an `iter_mut()` element) as the whole argument of a
     /// call (`sq(*o)`): the generated code passes `&f64` (E0308 "expected `f64`, found
     /// `&f64`" at the callee's name; finding 8). When set, the generator writes `1.0 * *o`.
-    pub const AVOID_DEREF_MUT_AS_CALL_ARG: bool = true;
+    pub const AVOID_DEREF_MUT_AS_CALL_ARG: bool = false;
     /// A `let mut m = g(..);` (or `= f64::tanh(g(..))`) passed by `&mut m` to a callee: the
     /// macro takes `m` for an array result, and its code does not compile (E0608 "cannot
     /// index into a value of type `f64`", E0277 "`f64: Restore` is not satisfied" on the
     /// attribute; finding 9). When set, variables initialised from an expression with a call
     /// of a helper are not passed by `&mut`.
-    pub const AVOID_MUT_ARG_FROM_CALL_RESULT: bool = true;
+    pub const AVOID_MUT_ARG_FROM_CALL_RESULT: bool = false;
     /// `&*a` of a `&mut [f64; N]` parameter passed to a callee inside an `if` condition
     /// (`if dot(&*a, &*a) < x`): E0614 "type `[f64; 2]` cannot be dereferenced" in the
     /// generated code (finding 10). When set, such arguments are not generated in conditions.
-    pub const AVOID_DEREF_MUT_ARRAY_IN_CONDITION: bool = true;
+    pub const AVOID_DEREF_MUT_ARRAY_IN_CONDITION: bool = false;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
