@@ -292,3 +292,50 @@ fn arrays_created_in_arms() {
         }
     }
 }
+
+/// A copy of a variable that is modified afterwards, in a function called through its split
+/// companions (fuzz: the companion's reverse sweep evaluated `t1 = m0` again with `m0`'s later
+/// value).
+#[reverse]
+fn copy_then_modify(a: f64) -> f64 {
+    let mut m0 = a.sin();
+    let t1 = m0;
+    let m2 = a;
+    m0 += 0.3;
+    m0 * m2 + t1.exp()
+}
+
+#[reverse]
+fn copy_then_modify_via(a: f64) -> f64 {
+    copy_then_modify(a) * 2.0
+}
+
+#[test]
+fn a_copy_keeps_its_value_through_split_companions() {
+    let a = 0.3f64;
+    let expected = a.cos() * a + (a.sin() + 0.3) + a.sin().exp() * a.cos();
+    let (_, d) = copy_then_modify_grad(a);
+    assert_relative_eq!(d, expected, max_relative = 1e-14);
+    let (_, d) = copy_then_modify_via_grad(a);
+    assert_relative_eq!(d, 2.0 * expected, max_relative = 1e-14);
+}
+
+/// `(a + b, a b)`.
+#[reverse]
+fn sum_prod(a: f64, b: f64) -> (f64, f64) {
+    (a + b, a * b)
+}
+
+/// The same scalar passed twice to a callee with a tuple result.
+#[reverse]
+fn twice_into_a_tuple(x: f64) -> f64 {
+    let (s, p) = sum_prod(x, x);
+    s * p
+}
+
+#[test]
+fn a_scalar_passed_twice_to_a_tuple_callee() {
+    // 2x · x² = 2x³
+    let (v, d) = twice_into_a_tuple_grad(1.5);
+    assert_eq!((v, d), (2.0 * 1.5f64.powi(3), 6.0 * 1.5 * 1.5));
+}

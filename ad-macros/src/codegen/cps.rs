@@ -1029,6 +1029,35 @@ impl Cps<'_> {
                 }
                 continue;
             }
+            if self.active(a) && call.args[..k].contains(arg) {
+                // Passed again (`h(x, x)`): a zeroed cell of its own, added into the
+                // variable's after `rev`, as the tape backend does with a local sink.
+                let dup = format_ident!("__ad_dup{}_{}", n, k, span = Span::mixed_site());
+                if array {
+                    let refs = format_ident!("__ad_duprefs{}_{}", n, k, span = Span::mixed_site());
+                    let at_call =
+                        format_ident!("__ad_dupcells{}_{}", n, k, span = Span::mixed_site());
+                    captures.extend(quote! {
+                        let #dup = ::ad::__private::cps::cells_zero(&#a_name[..]);
+                        let #refs = ::ad::__private::cps::refs(&#dup);
+                        let #at_call = ::core::clone::Clone::clone(&#a_cell);
+                    });
+                    sinks.push(quote!(::ad::__private::cps::Cells(&#refs[..])));
+                    deliver.extend(quote! {
+                        for (__c, __d) in #at_call.iter().zip(#dup.iter()) {
+                            __c.add(__d.adjoint());
+                        }
+                    });
+                } else {
+                    let t = self.float(a).ident();
+                    captures.extend(
+                        quote!(let #dup = &::ad::__private::cps::NumR::<#t>::new(#a_name);),
+                    );
+                    sinks.push(quote!(#dup));
+                    deliver.extend(quote!(#a_cell.add(#dup.adjoint());));
+                }
+                continue;
+            }
             if array && self.e.body.vars[a].mutable {
                 // The rest may change it: the reverse sweep gets it as it was at the call.
                 let saved = fresh("arg", self.next());

@@ -475,6 +475,11 @@ impl Planner<'_> {
             Rhs::Index(_, i) => i.var().into_iter().collect(),
             other => other.reads(),
         };
+        // As in `recomputable`: an operand written after `var`'s definition (`let t = m;
+        // m += ..;`) is restored, if at all, with its later value.
+        if !reads.iter().all(|&v| self.clobbers.immutable(v)) {
+            return false;
+        }
         if reads.iter().all(|&v| self.free(v)) {
             self.plan.restore[var] = Restore::Recompute;
             true
