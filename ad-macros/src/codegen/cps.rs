@@ -851,35 +851,10 @@ impl Cps<'_> {
             }
             let a_cell = cell_of(*a);
             if call.args[..k].contains(arg) {
-                // Passed again (`h(x, x)`): a zeroed cell of its own, added into the
-                // variable's after the call, as the tape backend does with a local sink.
-                let dup = format_ident!("__ad_dup{}_{}", n, k, span = Span::mixed_site());
-                let a_name = self.name(*a);
-                if array {
-                    let refs = format_ident!("__ad_duprefs{}_{}", n, k, span = Span::mixed_site());
-                    // The cells as they are at the call: the rest (which owns a mutable
-                    // array's cells) may replace them.
-                    let at_call =
-                        format_ident!("__ad_dupcells{}_{}", n, k, span = Span::mixed_site());
-                    before.extend(quote! {
-                        let #dup = ::ad::__private::cps::cells_zero(&#a_name[..]);
-                        let #refs = ::ad::__private::cps::refs(&#dup);
-                        let #at_call = ::core::clone::Clone::clone(&#a_cell);
-                    });
-                    sinks.push(quote!(::ad::__private::cps::Cells(&#refs[..])));
-                    after_call.extend(quote! {
-                        for (__c, __d) in #at_call.iter().zip(#dup.iter()) {
-                            __c.add(__d.adjoint());
-                        }
-                    });
-                } else {
-                    let t = self.float(*a).ident();
-                    before.extend(
-                        quote!(let #dup = &::ad::__private::cps::NumR::<#t>::new(#a_name);),
-                    );
-                    sinks.push(quote!(#dup));
-                    after_call.extend(quote!(#a_cell.add(#dup.adjoint());));
-                }
+                let (decl, sink, add) = self.duplicate_cell(*a, n, k);
+                before.extend(decl);
+                sinks.push(sink);
+                after_call.extend(add);
                 continue;
             }
             if array && self.e.body.vars[*a].mutable {
@@ -1030,32 +1005,10 @@ impl Cps<'_> {
                 continue;
             }
             if self.active(a) && call.args[..k].contains(arg) {
-                // Passed again (`h(x, x)`): a zeroed cell of its own, added into the
-                // variable's after `rev`, as the tape backend does with a local sink.
-                let dup = format_ident!("__ad_dup{}_{}", n, k, span = Span::mixed_site());
-                if array {
-                    let refs = format_ident!("__ad_duprefs{}_{}", n, k, span = Span::mixed_site());
-                    let at_call =
-                        format_ident!("__ad_dupcells{}_{}", n, k, span = Span::mixed_site());
-                    captures.extend(quote! {
-                        let #dup = ::ad::__private::cps::cells_zero(&#a_name[..]);
-                        let #refs = ::ad::__private::cps::refs(&#dup);
-                        let #at_call = ::core::clone::Clone::clone(&#a_cell);
-                    });
-                    sinks.push(quote!(::ad::__private::cps::Cells(&#refs[..])));
-                    deliver.extend(quote! {
-                        for (__c, __d) in #at_call.iter().zip(#dup.iter()) {
-                            __c.add(__d.adjoint());
-                        }
-                    });
-                } else {
-                    let t = self.float(a).ident();
-                    captures.extend(
-                        quote!(let #dup = &::ad::__private::cps::NumR::<#t>::new(#a_name);),
-                    );
-                    sinks.push(quote!(#dup));
-                    deliver.extend(quote!(#a_cell.add(#dup.adjoint());));
-                }
+                let (decl, sink, add) = self.duplicate_cell(a, n, k);
+                captures.extend(decl);
+                sinks.push(sink);
+                deliver.extend(add);
                 continue;
             }
             if array && self.e.body.vars[a].mutable {
@@ -1149,6 +1102,43 @@ impl Cps<'_> {
         let new_cell = self.new_cell(v, quote!(#name));
         out.extend(quote!(let #cell = #new_cell;));
         quote!(::ad::__private::seed_for(#cell.adjoint()))
+    }
+
+    /// For the `k`-th argument of call `n` that passes the active variable `a` again
+    /// (`h(x, x)`): a zeroed cell of its own (the declaration, to go before the call), the
+    /// sink to pass, and the statement that adds it into `a`'s cells after the callee's
+    /// reverse, as the tape backend does with a local sink. An array's cells are those it has
+    /// at the call: the rest of the body may replace a mutable array's cells.
+    fn duplicate_cell(
+        &self,
+        a: VarId,
+        n: usize,
+        k: usize,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let dup = format_ident!("__ad_dup{}_{}", n, k, span = Span::mixed_site());
+        let a_name = self.name(a);
+        let a_cell = cell_of(a);
+        if self.e.body.vars[a].ty.is_array() {
+            let refs = format_ident!("__ad_duprefs{}_{}", n, k, span = Span::mixed_site());
+            let at_call = format_ident!("__ad_dupcells{}_{}", n, k, span = Span::mixed_site());
+            let decl = quote! {
+                let #dup = ::ad::__private::cps::cells_zero(&#a_name[..]);
+                let #refs = ::ad::__private::cps::refs(&#dup);
+                let #at_call = ::core::clone::Clone::clone(&#a_cell);
+            };
+            let add = quote! {
+                for (__c, __d) in #at_call.iter().zip(#dup.iter()) {
+                    __c.add(__d.adjoint());
+                }
+            };
+            return (decl, quote!(::ad::__private::cps::Cells(&#refs[..])), add);
+        }
+        let t = self.float(a).ident();
+        (
+            quote!(let #dup = &::ad::__private::cps::NumR::<#t>::new(#a_name);),
+            quote!(#dup),
+            quote!(#a_cell.add(#dup.adjoint());),
+        )
     }
 
     /// `array[index] = value` (or `+=`, `-=`): in place, with a fresh cell for the element.

@@ -697,22 +697,32 @@ impl Lowerer<'_> {
 /// Whether `block` contains a `break`, `continue` or `return` (outside closures).
 fn jumps_in(block: &syn::Block) -> bool {
     use syn::visit::Visit;
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
-            self.0 = true;
-        }
-        fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
-            self.0 = true;
-        }
-        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
-            self.0 = true;
-        }
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    }
-    let mut finder = Finder(false);
+    let mut finder = JumpFinder(false);
     finder.visit_block(block);
     finder.0
+}
+
+/// Whether `expr` contains a `break`, `continue` or `return` (outside closures).
+pub(super) fn expr_jumps(expr: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    let mut finder = JumpFinder(false);
+    finder.visit_expr(expr);
+    finder.0
+}
+
+struct JumpFinder(bool);
+
+impl<'ast> syn::visit::Visit<'ast> for JumpFinder {
+    fn visit_expr_break(&mut self, _: &'ast syn::ExprBreak) {
+        self.0 = true;
+    }
+    fn visit_expr_continue(&mut self, _: &'ast syn::ExprContinue) {
+        self.0 = true;
+    }
+    fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+        self.0 = true;
+    }
+    fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
 }
 
 /// The operands of a chain of `&&`: `[a, b, c]` for `a && (b && c)`.

@@ -229,10 +229,10 @@ impl Lowerer<'_> {
                 let [pat] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
                     return None;
                 };
-                if returns_in(&closure.body) {
+                if super::control::expr_jumps(&closure.body) {
                     self.cx.error(
                         &closure.body,
-                        "`return` in the closure of `for_each` over `iter_mut()` is not \
+                        "`return`, `break` or `continue` in the closure of `for_each` over `iter_mut()` is not \
                          supported by #[reverse]; write a `for` loop with `continue`",
                     );
                     return Some(Value::Error);
@@ -257,21 +257,6 @@ impl Lowerer<'_> {
             _ => Value::Unit,
         })
     }
-}
-
-/// Whether `expr` contains a `return` outside nested closures.
-fn returns_in(expr: &syn::Expr) -> bool {
-    use syn::visit::Visit;
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
-            self.0 = true;
-        }
-        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
-    }
-    let mut finder = Finder(false);
-    finder.visit_expr(expr);
-    finder.0
 }
 
 /// Whether `expr` mentions `iter_mut()` or `&mut` (the loops this module lowers).
