@@ -773,9 +773,9 @@ impl Cps<'_> {
             }
             let element = fresh("e", var);
             let a_cell = cell_of(*array);
-            let index = self.e.op(index);
+            let index = self.e.path(index);
             return (
-                quote!(#primal #new_cell let #element = #a_cell[#index];),
+                quote!(#primal #new_cell let #element = #a_cell #index;),
                 quote!(#element.add(#cell.adjoint());),
             );
         }
@@ -1153,13 +1153,13 @@ impl Cps<'_> {
             return (TokenStream::new(), TokenStream::new());
         };
         let name = self.name(*array);
-        let (index, value_tokens) = (self.e.op(index), self.e.op(value));
+        let (index, value_tokens) = (self.e.path(index), self.e.op(value));
         let token = match op {
             AssignOp::Set => quote!(=),
             AssignOp::Add => quote!(+=),
             AssignOp::Sub => quote!(-=),
         };
-        let primal = super::shared::respan(quote!(#name[#index] #token #value_tokens;), stmt.span);
+        let primal = super::shared::respan(quote!(#name #index #token #value_tokens;), stmt.span);
         if !self.active(*array) {
             return (primal, TokenStream::new());
         }
@@ -1168,10 +1168,10 @@ impl Cps<'_> {
         let old = fresh("old", n);
         let a_cell = cell_of(*array);
         let forward = quote! {
-            let #old = #a_cell[#index];
+            let #old = #a_cell #index;
             #primal
-            let #element = ::ad::__private::cps::NumR::new(#name[#index]);
-            #a_cell[#index] = &#element;
+            let #element = ::ad::__private::cps::NumR::new(#name #index);
+            #a_cell #index = &#element;
         };
         let adj = quote!(#element.adjoint());
         let mut back = match op {

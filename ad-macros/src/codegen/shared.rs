@@ -112,6 +112,20 @@ impl Emitter<'_> {
         }
     }
 
+    /// A path into an array or aggregate: `[i]`, `.pos[i]`, `[i][j]`.
+    pub(super) fn path(&self, path: &crate::ir::Path) -> TokenStream {
+        path.0
+            .iter()
+            .map(|step| match step {
+                crate::ir::Step::Index(i) => {
+                    let i = self.op(i);
+                    quote!([#i])
+                }
+                crate::ir::Step::Field(m) => quote!(.#m),
+            })
+            .collect()
+    }
+
     /// An operand as the receiver of a method call (`(-1.0).abs()` needs the parentheses).
     fn receiver(&self, op: &Operand) -> TokenStream {
         match op {
@@ -237,8 +251,8 @@ impl Emitter<'_> {
             }
             Rhs::Index(array, index) => {
                 let array = &self.body.vars[*array].name;
-                let index = self.op(index);
-                quote!(#array[#index])
+                let path = self.path(index);
+                quote!(#array #path)
             }
             Rhs::ArrayLit(items) => {
                 let items = items.iter().map(|i| self.op(i));
@@ -376,11 +390,15 @@ impl Emitter<'_> {
                     return TokenStream::new();
                 }
                 let array_adj = &self.adj[*array];
-                let index = self.op(index);
-                return if self.is_sink(*array) {
-                    quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
-                } else {
-                    quote!(#array_adj[#index] += #adj;)
+                return match index.single() {
+                    Some(index) if self.is_sink(*array) => {
+                        let index = self.op(index);
+                        quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
+                    }
+                    _ => {
+                        let path = self.path(index);
+                        quote!(#array_adj #path += #adj;)
+                    }
                 };
             }
             Rhs::Call(call) => {

@@ -287,8 +287,9 @@ pub(crate) enum Rhs {
     Intrinsic(&'static crate::rules::Rule, Vec<Operand>),
     /// `let v = a as f64;`
     Cast(Operand, FloatTy),
-    /// `let v = a[i];` on a float array.
-    Index(VarId, Operand),
+    /// `let v = a[i];` on a float array, or `let v = p.pos[i];`, `let v = m[i][j];` on an
+    /// aggregate (a struct, a nested container): the [`Path`] from the variable to the float.
+    Index(VarId, Path),
     /// `let v = [a, b, c];`
     ArrayLit(Vec<Operand>),
     /// `let v = [a; N];`
@@ -319,6 +320,76 @@ pub(crate) enum Rhs {
     /// `let g = !(f1 || f2 || ..);`: the guard lowering puts around the statements after a
     /// `break`, `continue` or `return` that may have run; true when none of the flags is set.
     Guard(Vec<VarId>),
+}
+
+/// The way from an array or aggregate variable to one float inside it: `[i]`, `.pos[i]`,
+/// `[i][j]`, `.layers[l].w[k]`. A float array's paths are one index.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Path(pub Vec<Step>);
+
+/// One step of a [`Path`].
+#[derive(Clone)]
+pub(crate) enum Step {
+    /// `[i]` with a `usize` operand.
+    Index(Operand),
+    /// `.name` or `.0`.
+    Field(syn::Member),
+}
+
+impl std::fmt::Debug for Step {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Step::Index(i) => f.debug_tuple("Index").field(i).finish(),
+            Step::Field(m) => write!(f, "Field({})", quote::ToTokens::to_token_stream(m)),
+        }
+    }
+}
+
+impl PartialEq for Step {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Step::Index(a), Step::Index(b)) => a == b,
+            (Step::Field(a), Step::Field(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Path {
+    /// The path `[index]` of an element of a float array.
+    pub(crate) fn index(index: Operand) -> Path {
+        Path(vec![Step::Index(index)])
+    }
+
+    /// The index operands, in order.
+    pub(crate) fn operands(&self) -> Vec<&Operand> {
+        self.0
+            .iter()
+            .filter_map(|s| match s {
+                Step::Index(i) => Some(i),
+                Step::Field(_) => None,
+            })
+            .collect()
+    }
+
+    /// The index operands, mutably, in the order of `operands`.
+    pub(crate) fn operands_mut(&mut self) -> Vec<&mut Operand> {
+        self.0
+            .iter_mut()
+            .filter_map(|s| match s {
+                Step::Index(i) => Some(i),
+                Step::Field(_) => None,
+            })
+            .collect()
+    }
+
+    /// The single index of a float array's element, if this is such a path.
+    pub(crate) fn single(&self) -> Option<&Operand> {
+        match self.0.as_slice() {
+            [Step::Index(i)] => Some(i),
+            _ => None,
+        }
+    }
 }
 
 /// A call of a function with a derivative, through its split companions `g::fwd` and
@@ -420,10 +491,10 @@ pub(crate) enum StmtKind {
         op: AssignOp,
         value: Operand,
     },
-    /// `array[index] = value;` (or `+=`, `-=`).
+    /// `array[index] = value;` (or `+=`, `-=`), or `p.pos[i] = value;` on an aggregate.
     IndexAssign {
         array: VarId,
-        index: Operand,
+        index: Path,
         op: AssignOp,
         value: Operand,
     },

@@ -175,9 +175,9 @@ impl<'b> Printer<'b> {
             } => line(
                 out,
                 format!(
-                    "{}[{}] {} {}",
+                    "{}{} {} {}",
                     self.var(*array),
-                    self.op(index),
+                    self.path(index),
                     assign_op(*op),
                     self.op(value)
                 ),
@@ -316,7 +316,7 @@ impl<'b> Printer<'b> {
             }
             Rhs::Intrinsic(rule, args) => format!("{}({})", rule.name, self.ops(args)),
             Rhs::Cast(a, t) => format!("{} as {}", self.op(a), t.ident()),
-            Rhs::Index(array, i) => format!("{}[{}]", self.var(*array), self.op(i)),
+            Rhs::Index(array, i) => format!("{}{}", self.var(*array), self.path(i)),
             Rhs::ArrayLit(items) => format!("[{}]", self.ops(items)),
             Rhs::ArrayRepeat(a, n) => format!("[{}; {}]", self.op(a), tokens(n)),
             Rhs::VecRepeat(a, n) => format!("vec![{}; {}]", self.op(a), self.op(n)),
@@ -369,6 +369,18 @@ impl<'b> Printer<'b> {
             Operand::Var(v) => self.var(*v),
             Operand::Lit(t, _) => tokens(t),
         }
+    }
+
+    fn path(&self, path: &crate::ir::Path) -> String {
+        path.0
+            .iter()
+            .map(|step| match step {
+                crate::ir::Step::Index(i) => format!("[{}]", self.op(i)),
+                crate::ir::Step::Field(m) => {
+                    format!(".{}", tokens(&quote::ToTokens::to_token_stream(m)))
+                }
+            })
+            .collect()
     }
 
     fn ops(&self, ops: &[Operand]) -> String {
@@ -949,7 +961,9 @@ pub(crate) mod contract {
                         value,
                         ..
                     } => {
-                        self.read(index)?;
+                        for i in index.operands() {
+                            self.read(i)?;
+                        }
                         self.read(value)?;
                         self.write(*array)?;
                     }

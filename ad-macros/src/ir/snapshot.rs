@@ -184,7 +184,9 @@ impl Inserter<'_> {
                     .map(|(_, op)| op)
                     .collect()
             }
-            StmtKind::IndexAssign { array, index, .. } if activity.active(*array) => vec![index],
+            StmtKind::IndexAssign { array, index, .. } if activity.active(*array) => {
+                index.operands_mut()
+            }
             StmtKind::VecOp {
                 vec,
                 op: super::VecOp::Insert(index, _),

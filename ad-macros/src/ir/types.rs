@@ -159,8 +159,12 @@ fn assign_roles(body: &mut Body) {
     let mut roles: Vec<(VarId, Ty)> = Vec::new();
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let { rhs, .. } => match rhs {
-            Rhs::Index(_, Operand::Var(i))
-            | Rhs::VecRepeat(_, Operand::Var(i))
+            Rhs::Index(_, path) => {
+                for i in path.operands().into_iter().filter_map(Operand::var) {
+                    roles.push((i, Ty::Usize));
+                }
+            }
+            Rhs::VecRepeat(_, Operand::Var(i))
             | Rhs::Remove(_, Operand::Var(i))
             | Rhs::VecNew(Some(Operand::Var(i))) => roles.push((*i, Ty::Usize)),
             Rhs::Intrinsic(rule, args) if rule.int_exponent => {
@@ -170,10 +174,11 @@ fn assign_roles(body: &mut Body) {
             }
             _ => {}
         },
-        StmtKind::IndexAssign {
-            index: Operand::Var(i),
-            ..
-        } => roles.push((*i, Ty::Usize)),
+        StmtKind::IndexAssign { index, .. } => {
+            for i in index.operands().into_iter().filter_map(Operand::var) {
+                roles.push((i, Ty::Usize));
+            }
+        }
         StmtKind::If {
             cond: Operand::Var(c),
             ..

@@ -16,7 +16,8 @@ impl Rhs {
                 args.iter().collect()
             }
             Rhs::Call(call) => call.args.iter().collect(),
-            Rhs::Index(_, i) | Rhs::Remove(_, i) => vec![i],
+            Rhs::Index(_, path) => path.operands(),
+            Rhs::Remove(_, i) => vec![i],
             Rhs::VecNew(cap) => cap.iter().collect(),
             Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Pop(_) | Rhs::Part(..) => Vec::new(),
         }
@@ -35,7 +36,8 @@ impl Rhs {
                 args.iter_mut().collect()
             }
             Rhs::Call(call) => call.args.iter_mut().collect(),
-            Rhs::Index(_, i) | Rhs::Remove(_, i) => vec![i],
+            Rhs::Index(_, path) => path.operands_mut(),
+            Rhs::Remove(_, i) => vec![i],
             Rhs::VecNew(cap) => cap.iter_mut().collect(),
             Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Pop(_) | Rhs::Part(..) => Vec::new(),
         }

@@ -180,9 +180,9 @@ impl Emitter<'_> {
                 value,
             } => {
                 let name = &self.body.vars[*array].name;
-                let (index, value) = (self.op(index), self.op(value));
+                let (path, value) = (self.path(index), self.op(value));
                 let op = assign_token(*op, span);
-                respan(quote!(#name[#index] #op #value;), span)
+                respan(quote!(#name #path #op #value;), span)
             }
             StmtKind::VecOp { vec, op } => respan(self.fwd_vec_op(*vec, op), span),
             StmtKind::Opaque { tokens, .. } => tokens.clone(),
@@ -493,8 +493,8 @@ impl Emitter<'_> {
                 value,
             } if self.plan.active(*array) => {
                 let adj = &self.adj[*array];
-                let index = self.op(index);
-                let element = quote!(#adj[#index]);
+                let path = self.path(index);
+                let element = quote!(#adj #path);
                 match op {
                     AssignOp::Set => {
                         let contrib = self.contrib(value, element.clone(), false);

@@ -288,10 +288,11 @@ impl Planner<'_> {
                         }
                     }
                 }
-                StmtKind::IndexAssign {
-                    index: Operand::Var(i),
-                    ..
-                } => self.need(*i),
+                StmtKind::IndexAssign { index, .. } => {
+                    for i in index.operands().into_iter().filter_map(Operand::var) {
+                        self.need(i);
+                    }
+                }
                 StmtKind::VecOp { op, .. } => {
                     for v in crate::codegen::grow::rev_reads(op) {
                         self.need(v);
@@ -405,7 +406,11 @@ impl Planner<'_> {
             }
         }
         let reads: Vec<VarId> = match &rhs {
-            Rhs::Index(_, i) => i.var().into_iter().collect(),
+            Rhs::Index(_, path) => path
+                .operands()
+                .into_iter()
+                .filter_map(Operand::var)
+                .collect(),
             other => other.reads(),
         };
         // A variable written after its definition may hold another value when the reverse
@@ -472,7 +477,11 @@ impl Planner<'_> {
             }
         }
         let reads: Vec<VarId> = match &rhs {
-            Rhs::Index(_, i) => i.var().into_iter().collect(),
+            Rhs::Index(_, path) => path
+                .operands()
+                .into_iter()
+                .filter_map(Operand::var)
+                .collect(),
             other => other.reads(),
         };
         // As in `recomputable`: an operand written after `var`'s definition (`let t = m;

@@ -110,7 +110,7 @@ impl Lowerer<'_> {
             match pat {
                 syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                     let index = Operand::Lit(quote!(#k), LitKind::Int);
-                    let rhs = Rhs::Index(array, index);
+                    let rhs = Rhs::Index(array, crate::ir::Path::index(index));
                     let op = self.let_temp(out, rhs, elem.clone(), p.ident.span());
                     let first_new = self.vars.len() - 1;
                     let id = self.bind_operand(

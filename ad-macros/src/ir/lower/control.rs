@@ -593,7 +593,7 @@ impl Lowerer<'_> {
             let var = self.user_var(&ident, elem_ty, false);
             self.vars[var].deref = by_ref;
             let rhs = if float {
-                Rhs::Index(array, Operand::Var(index))
+                Rhs::Index(array, crate::ir::Path::index(Operand::Var(index)))
             } else {
                 let a = &self.vars[array].name;
                 let i = &self.vars[index].name;

@@ -6,7 +6,8 @@ use syn::spanned::Spanned;
 use super::{Binding, Lowerer, Value};
 use crate::ir::Stmt as IrStmt;
 use crate::ir::{
-    ArrayInfo, AssignOp, BinOp, FloatTy, LitKind, Operand, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
+    ArrayInfo, AssignOp, BinOp, FloatTy, LitKind, Operand, Path, Rhs, Shape, Stmt, StmtKind, Ty,
+    VarId,
 };
 use crate::parse::float_of;
 use crate::rules;
@@ -980,7 +981,12 @@ impl Lowerer<'_> {
             Ty::Array(info) => info.elem,
             _ => None,
         };
-        Value::Op(self.let_temp(out, Rhs::Index(array, idx), Ty::Float(elem), expr.span()))
+        Value::Op(self.let_temp(
+            out,
+            Rhs::Index(array, Path::index(idx)),
+            Ty::Float(elem),
+            expr.span(),
+        ))
     }
 
     /// The float array variable `expr` names, if any.
@@ -1196,7 +1202,7 @@ impl Lowerer<'_> {
                             Ty::Array(info) => info.elem,
                             _ => None,
                         };
-                        let old = self.let_temp(out, Rhs::Index(array, idx.clone()), Ty::Float(elem), index.span());
+                        let old = self.let_temp(out, Rhs::Index(array, Path::index(idx.clone())), Ty::Float(elem), index.span());
                         let ty = join(&self.ty_of(&old), &self.ty_of(&value));
                         (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
                     }
@@ -1205,7 +1211,7 @@ impl Lowerer<'_> {
                         return;
                     }
                 };
-                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: idx, op, value }, span: expr.span() });
+                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: Path::index(idx), op, value }, span: expr.span() });
             }
             syn::Expr::Field(_) => self.cx.error(
                 left,

@@ -31,8 +31,8 @@ use syn::spanned::Spanned;
 use super::views::{op_tokens, View};
 use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
-    ArrayInfo, AssignOp, BinOp, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt, StmtKind,
-    Ty, VarId, Walk,
+    ArrayInfo, AssignOp, BinOp, LoopKind, Opaque, Operand, Path, RangeLoop, Rhs, Shape, Stmt,
+    StmtKind, Ty, VarId, Walk,
 };
 
 /// The one message for an adaptor or consumer argument that is not a closure.
@@ -479,7 +479,7 @@ impl Lowerer<'_> {
         out.push(Stmt {
             kind: StmtKind::Let {
                 var,
-                rhs: Rhs::Index(array, position),
+                rhs: Rhs::Index(array, Path::index(position)),
                 ty: None,
             },
             span,
@@ -601,7 +601,7 @@ impl Lowerer<'_> {
                     out.push(Stmt {
                         kind: StmtKind::IndexAssign {
                             array: acc,
-                            index: position,
+                            index: Path::index(position),
                             op: AssignOp::Set,
                             value: op,
                         },

@@ -103,7 +103,7 @@ impl Lowerer<'_> {
             prelude.push(Stmt {
                 kind: StmtKind::Let {
                     var,
-                    rhs: Rhs::Index(seq.array, Operand::Var(index)),
+                    rhs: Rhs::Index(seq.array, Path::index(Operand::Var(index))),
                     ty: None,
                 },
                 span: ident.span(),
@@ -112,7 +112,7 @@ impl Lowerer<'_> {
                 epilogue.push(Stmt {
                     kind: StmtKind::IndexAssign {
                         array: seq.array,
-                        index: Operand::Var(index),
+                        index: Path::index(Operand::Var(index)),
                         op: AssignOp::Set,
                         value: Operand::Var(var),
                     },

@@ -35,7 +35,8 @@ use syn::Ident;
 
 use super::names::Names;
 use super::{
-    Block, Body, FloatTy, LitKind, Opaque, Operand, Output, Rhs, Stmt, StmtKind, Ty, Var, VarId,
+    Block, Body, FloatTy, LitKind, Opaque, Operand, Output, Path, Rhs, Stmt, StmtKind, Ty, Var,
+    VarId,
 };
 use crate::error::Errors;
 use crate::parse::{ParamKind, Passing, RetTy, Signature};

@@ -26,8 +26,8 @@ use syn::Ident;
 
 use super::{strip, Binding, Lowerer, Value};
 use crate::ir::{
-    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, RangeLoop, Rhs, Shape, Stmt, StmtKind,
-    Ty, VarId, Walk,
+    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, Path, RangeLoop, Rhs, Shape, Stmt,
+    StmtKind, Ty, VarId, Walk,
 };
 
 /// Elements `start .. start + len` of the float array `base`.
@@ -327,7 +327,12 @@ impl Lowerer<'_> {
         let i = self.lower_int_operand(index, Ty::Usize, out);
         let pos = self.view_pos(view, i, true, expr.span(), out);
         let ty = self.elem_ty(view.base);
-        Value::Op(self.let_temp(out, Rhs::Index(view.base, pos), ty, expr.span()))
+        Value::Op(self.let_temp(
+            out,
+            Rhs::Index(view.base, Path::index(pos)),
+            ty,
+            expr.span(),
+        ))
     }
 
     /// The index into the base for `v[i] = ..` on a view; `None` after an error.
@@ -437,12 +442,12 @@ impl Lowerer<'_> {
         let (i, range) = self.counter(&n, span);
         let from = self.view_pos(&src, Operand::Var(i), false, span, &mut body);
         let ty = self.elem_ty(src.base);
-        let value = self.let_temp(&mut body, Rhs::Index(src.base, from), ty, span);
+        let value = self.let_temp(&mut body, Rhs::Index(src.base, Path::index(from)), ty, span);
         let to = self.view_pos(&dst, Operand::Var(i), false, span, &mut body);
         body.push(Stmt {
             kind: StmtKind::IndexAssign {
                 array: dst.base,
-                index: to,
+                index: Path::index(to),
                 op: AssignOp::Set,
                 value,
             },
@@ -515,11 +520,16 @@ impl Lowerer<'_> {
         let (i, range) = self.counter(&n, span);
         let from = self.view_pos(&view, Operand::Var(i), false, span, &mut body);
         let ty = self.elem_ty(view.base);
-        let value = self.let_temp(&mut body, Rhs::Index(view.base, from), ty, span);
+        let value = self.let_temp(
+            &mut body,
+            Rhs::Index(view.base, Path::index(from)),
+            ty,
+            span,
+        );
         body.push(Stmt {
             kind: StmtKind::IndexAssign {
                 array: copy,
-                index: Operand::Var(i),
+                index: Path::index(Operand::Var(i)),
                 op: AssignOp::Set,
                 value,
             },
@@ -541,12 +551,17 @@ impl Lowerer<'_> {
         let mut body = Vec::new();
         let (i, range) = self.counter(&n, span);
         let ty = self.elem_ty(view.base);
-        let value = self.let_temp(&mut body, Rhs::Index(copy, Operand::Var(i)), ty, span);
+        let value = self.let_temp(
+            &mut body,
+            Rhs::Index(copy, Path::index(Operand::Var(i))),
+            ty,
+            span,
+        );
         let to = self.view_pos(view, Operand::Var(i), false, span, &mut body);
         body.push(Stmt {
             kind: StmtKind::IndexAssign {
                 array: view.base,
-                index: to,
+                index: Path::index(to),
                 op: AssignOp::Set,
                 value,
             },
@@ -1080,7 +1095,7 @@ impl Lowerer<'_> {
                 body.push(Stmt {
                     kind: StmtKind::Let {
                         var,
-                        rhs: Rhs::Index(view.base, pos),
+                        rhs: Rhs::Index(view.base, Path::index(pos)),
                         ty: None,
                     },
                     span,
