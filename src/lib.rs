@@ -176,7 +176,7 @@ pub mod __private {
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,
     };
     pub use ad_runtime::inout::{
-        output_seed, passed_mut, ArrayInOut, InOut, PassedMut, ScalarInOut,
+        output_seed, passed_mut, AggInOut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };
     pub use ad_runtime::rules;
     pub use ad_runtime::view;

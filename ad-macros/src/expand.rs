@@ -37,6 +37,12 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let Some(mut body) = body else {
         return fallback(&func, Some(&sig), cx);
     };
+    if args.backend == parse::Backend::Cps {
+        reject_aggregates_in_cps(&cx, &body, &sig);
+        if cx.has_errors() {
+            return fallback(&func, Some(&sig), cx);
+        }
+    }
     ir::types::resolve(&mut body, sig.default_float);
     // `NAME_vjp` differentiates the `wrt` parameters; the split companions every float
     // parameter (a caller may differentiate any argument).
@@ -54,6 +60,30 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         (&split_sig, &split_body, &split_plan),
         args.backend,
     )
+}
+
+/// The CPS backend keeps one cell per float; it has no cells for the floats of a struct or a
+/// nested container yet.
+fn reject_aggregates_in_cps(cx: &Errors, body: &ir::Body, sig: &parse::Signature) {
+    let first = body
+        .vars
+        .iter()
+        .find(|v| matches!(&v.ty, ir::Ty::Array(info) if info.agg));
+    let method = body
+        .callees
+        .iter()
+        .find(|c| c.kind != ir::CalleeKind::Function);
+    let span = match (first, &sig.ret, method) {
+        (Some(var), _, _) => var.span,
+        (None, parse::RetTy::Aggregate(ty), _) => syn::spanned::Spanned::span(ty),
+        (None, _, Some(callee)) => callee.span,
+        (None, _, None) => return,
+    };
+    cx.error_at(
+        span,
+        "#[reverse(cps)] does not differentiate structs, tuples, nested containers or method \
+         calls yet; use the default backend, #[reverse]",
+    );
 }
 
 /// Activity, snapshots and the plan of the reverse sweep, or `None` after reporting errors.

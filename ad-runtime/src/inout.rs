@@ -18,6 +18,46 @@
 
 use crate::Float;
 
+/// A type a `&mut` aggregate parameter (a user struct, `&mut self`, a nested container) can
+/// point to: the body works on a clone, written back on return like [`InOut`]'s.
+pub trait AggInOut {
+    /// The value on entry, owned: a clone, or a `Vec` for a slice.
+    type Owned: Clone + 'static;
+    /// A copy of the value.
+    fn entry(&self) -> Self::Owned;
+    /// Overwrites the value with `value`, the copy the body wrote.
+    ///
+    /// # Panics
+    ///
+    /// For a slice, if `value` has another length (a slice cannot change length).
+    fn write_back(&mut self, value: &Self::Owned);
+}
+
+impl<T: Clone + 'static> AggInOut for T {
+    type Owned = T;
+    #[inline]
+    fn entry(&self) -> T {
+        self.clone()
+    }
+    #[inline]
+    fn write_back(&mut self, value: &T) {
+        self.clone_from(value);
+    }
+}
+
+impl<T: Clone + 'static> AggInOut for [T] {
+    type Owned = Vec<T>;
+    #[inline]
+    fn entry(&self) -> Vec<T> {
+        self.to_vec()
+    }
+    #[inline]
+    #[track_caller]
+    fn write_back(&mut self, value: &Vec<T>) {
+        self.clone_from_slice(value);
+    }
+}
+
 /// A type a `&mut` float parameter can point to: a float, an array, a slice or a `Vec` of
 /// floats.
 pub trait InOut {

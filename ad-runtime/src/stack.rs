@@ -21,13 +21,15 @@
 /// assert_eq!(stack.pop::<f64>(), 1.5);
 /// assert!(stack.is_empty());
 /// ```
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default)]
 pub struct ValueStack {
     f64s: Vec<f64>,
     f32s: Vec<f32>,
     usizes: Vec<usize>,
     i32s: Vec<i32>,
     bits: BitStack,
+    /// Values of other types (a `&mut` aggregate parameter's value on entry), boxed.
+    others: Vec<Box<dyn core::any::Any>>,
 }
 
 impl ValueStack {
@@ -39,6 +41,7 @@ impl ValueStack {
             usizes: Vec::new(),
             i32s: Vec::new(),
             bits: BitStack::new(),
+            others: Vec::new(),
         }
     }
 
@@ -98,6 +101,25 @@ impl ValueStack {
         values
     }
 
+    /// Pushes a value of any type (a user struct a reverse sweep reads again), boxed.
+    pub fn push_any<T: 'static>(&mut self, value: T) {
+        self.others.push(Box::new(value));
+    }
+
+    /// Pops the value pushed last by [`push_any`](Self::push_any).
+    ///
+    /// # Panics
+    ///
+    /// If that value is not a `T`, or there is none: generated code pops exactly what it
+    /// pushed, so this is a bug in `#[reverse]` (please report it).
+    #[track_caller]
+    pub fn pop_any<T: 'static>(&mut self) -> T {
+        match self.others.pop().map(|b| b.downcast::<T>()) {
+            Some(Ok(value)) => *value,
+            _ => underflow(core::any::type_name::<T>()),
+        }
+    }
+
     /// Reserves room for `additional` more values of type `T`.
     pub fn reserve<T: Record>(&mut self, additional: usize) {
         T::reserve_in(self, additional);
@@ -110,6 +132,7 @@ impl ValueStack {
             && self.usizes.is_empty()
             && self.i32s.is_empty()
             && self.bits.len == 0
+            && self.others.is_empty()
     }
 
     /// The bytes the stored values occupy (not the capacity reserved).

@@ -131,7 +131,7 @@ pub(super) fn emit_vjp(
     let run = c.stmts(&body.block.stmts, &tail);
     let gradient = super::shared::respan(c.gradient(), at_ret);
     let items = c.items.borrow();
-    let primal = &func.sig.ident;
+    let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
     let out = fresh("out", 0);
     let allow = allow_generated();
@@ -205,7 +205,7 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
                 let t = elem.ident();
                 quote!(#sink: impl ::ad::__private::cps::CellsArg<#t>)
             }
-            ParamKind::Inactive => quote!(_: ::ad::__private::Discard),
+            ParamKind::Aggregate { .. } | ParamKind::Inactive => quote!(_: ::ad::__private::Discard),
         }
     });
     let k = format_ident!("__ad_k", span = Span::mixed_site());
@@ -226,7 +226,14 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
 /// goes through the split companions (`Cps::call_split`), so this one is only named by a call
 /// that does not type-check anyway; it exists so that the user's error is the only one.
 fn unreachable_companion(sig: &Signature, signature: &TokenStream) -> Option<TokenStream> {
-    sig.outputs().next()?;
+    let aggregates = sig
+        .params
+        .iter()
+        .any(|p| matches!(p.kind, ParamKind::Aggregate { .. }))
+        || matches!(sig.ret, RetTy::Aggregate(_));
+    if !aggregates {
+        sig.outputs().next()?;
+    }
     let allow = allow_generated();
     Some(quote! {
         #allow
@@ -261,7 +268,7 @@ pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenS
     });
     let rev_args = sig.params.iter().map(|p| &p.ident);
     let sinks = sig.params.iter().enumerate().map(|(i, p)| match p.kind {
-        ParamKind::Inactive => quote!(::ad::__private::Discard),
+        ParamKind::Inactive | ParamKind::Aggregate { .. } => quote!(::ad::__private::Discard),
         _ => {
             let sink = sink_name(i);
             quote!(#sink)
@@ -518,7 +525,7 @@ impl Cps<'_> {
                         let mut #cell = ::ad::__private::cps::refs(&#own);
                     });
                 }
-                ParamKind::Inactive => {}
+                ParamKind::Aggregate { .. } | ParamKind::Inactive => {}
             }
         }
         out
@@ -558,7 +565,7 @@ impl Cps<'_> {
                     let mut #refs = ::std::vec::Vec::new();
                     let #cell = ::ad::__private::cps::CellsArg::cells(&#sink, &#name[..], &mut #own, &mut #refs);
                 }),
-                ParamKind::Inactive => {}
+                ParamKind::Aggregate { .. } | ParamKind::Inactive => {}
             }
         }
         out

@@ -78,6 +78,11 @@ pub(crate) fn emit(func: &syn::ItemFn, sig: &Signature, vjp: &syn::Path) -> Toke
                 sinks.push(quote!(mut #sink: impl ::ad::__private::ArraySink<#p>));
                 deliver.push(quote!(::ad::__private::ArraySink::add_all(&mut #sink, &#component);));
             }
+            ParamKind::Aggregate { ty } => {
+                let adj = crate::parse::adjoint_of(ty);
+                sinks.push(quote!(#sink: &mut #adj));
+                deliver.push(quote!(<#ty as ::ad::Adjoint>::accumulate(#sink, &#component);));
+            }
             ParamKind::Inactive => sinks.push(quote!(_: ::ad::__private::Discard)),
         }
     }

@@ -43,11 +43,19 @@ pub(super) fn prologue(sig: &Signature, body: &Body) -> TokenStream {
                 let t = t.ident();
                 out.extend(quote!(let #name: #t = *#ident;));
             }
-            (Passing::MutRef, _) if !p.rejected => {
+            // The receiver, bound to the name the body uses (`let __self = self;`).
+            (Passing::Value, _) if p.ident == "self" => {
+                out.extend(quote!(let #name = #ident;));
+            }
+            (Passing::MutRef, kind) if !p.rejected => {
                 let reference = reference(ident);
+                let entry = match kind {
+                    ParamKind::Aggregate { .. } => quote!(::ad::__private::AggInOut::entry),
+                    _ => quote!(::ad::__private::InOut::entry),
+                };
                 out.extend(quote! {
                     let #reference = #ident;
-                    let #name = ::ad::__private::InOut::entry(&*#reference);
+                    let #name = #entry(&*#reference);
                 });
             }
             _ => {}
@@ -59,9 +67,15 @@ pub(super) fn prologue(sig: &Signature, body: &Body) -> TokenStream {
 /// Writes the body's copies back through the references: the end of the forward sweep.
 pub(super) fn write_backs(sig: &Signature, body: &Body) -> TokenStream {
     let writes = body.writebacks.iter().map(|w| {
-        let reference = reference(&sig.params[w.param].ident);
+        let param = &sig.params[w.param];
+        let reference = reference(&param.ident);
         let copy = &body.vars[w.var].name;
-        quote!(::ad::__private::InOut::write_back(&mut *#reference, &#copy);)
+        match param.kind {
+            ParamKind::Aggregate { .. } => {
+                quote!(::ad::__private::AggInOut::write_back(&mut *#reference, &#copy);)
+            }
+            _ => quote!(::ad::__private::InOut::write_back(&mut *#reference, &#copy);),
+        }
     });
     quote!(#(#writes)*)
 }
@@ -98,6 +112,7 @@ pub(super) fn fwd_epilogue(sig: &Signature, body: &Body) -> TokenStream {
         let name = &body.vars[i].name;
         match &p.kind {
             ParamKind::Scalar(_) => quote!(#stack.push(#name);),
+            ParamKind::Aggregate { .. } => quote!(#stack.push_any(#name);),
             _ => quote!(#stack.push_slice(&#name[..]);),
         }
     });
@@ -125,6 +140,9 @@ pub(super) fn rev_prologue(sig: &Signature, body: &Body) -> TokenStream {
                     let t = elem.ident();
                     quote!(let #name: [#t; #len] = #stack.pop_array::<#t, { #len }>();)
                 }
+                ParamKind::Aggregate { ty } => quote! {
+                    let #name = #stack.pop_any::<<#ty as ::ad::__private::AggInOut>::Owned>();
+                },
                 _ => {
                     let t = p.kind.elem().ident();
                     quote!(let #name = #stack.pop_vec::<#t>();)
@@ -140,6 +158,10 @@ pub(super) fn rev_prologue(sig: &Signature, body: &Body) -> TokenStream {
                 let (name, ident, t) = (&body.vars[i].name, &p.ident, t.ident());
                 Some(quote!(let #name: #t = *#ident;))
             }
+            (Passing::Value, _) if p.ident == "self" => {
+                let (name, ident) = (&body.vars[i].name, &p.ident);
+                Some(quote!(let #name = #ident;))
+            }
             _ => None,
         });
     quote!(#(#pops)* #(#shared)*)
@@ -153,6 +175,8 @@ pub(super) fn rev_params(sig: &Signature, func: &syn::ItemFn) -> Vec<TokenStream
         .iter()
         .zip(&sig.params)
         .map(|(arg, p)| match p.passing {
+            // (Callers pass `&recv`, so that rustc finds the method; its value is popped.)
+            Passing::MutRef if !p.rejected && p.ident == "self" => quote!(&self),
             Passing::MutRef if !p.rejected => {
                 let ident = &p.ident;
                 quote!(#ident: ())
@@ -174,6 +198,7 @@ pub(super) fn rev_seeds(sig: &Signature) -> Vec<TokenStream> {
             let sink = sink(i);
             match &p.kind {
                 ParamKind::Scalar(_) => quote!(::ad::__private::ScalarInOut::seed(&#sink)),
+                ParamKind::Aggregate { .. } => quote!((*#sink)),
                 _ => quote!(::ad::__private::ArrayInOut::seed(&#sink)),
             }
         })
@@ -213,6 +238,12 @@ impl Emitter<'_> {
                 self.plan.active(i) && self.plan.adj[i] != super::tape::plan::AdjDecl::None;
             let adj = &self.adj[i];
             out.extend(match (&p.kind, active) {
+                // (The caller's adjoint of the value after the call becomes that of the value
+                // before it.)
+                (ParamKind::Aggregate { .. }, true) => quote!(*#sink = #adj;),
+                (ParamKind::Aggregate { .. }, false) => {
+                    quote!(*#sink = ::ad::__private::zeros_like(&#name);)
+                }
                 (ParamKind::Scalar(_), true) => {
                     quote!(::ad::__private::ScalarInOut::set(&mut #sink, #adj);)
                 }
@@ -238,7 +269,8 @@ impl Emitter<'_> {
             if !self.plan.active(v) {
                 continue;
             }
-            if !self.body.vars[v].ty.is_array() {
+            // (An aggregate's seed is checked by `Accumulate`, which panics at another length.)
+            if !self.body.vars[v].ty.is_array() || self.is_aggregate(v) {
                 out.extend(self.contrib(&Operand::Var(v), seed.clone(), false));
                 continue;
             }

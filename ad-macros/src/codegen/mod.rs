@@ -73,9 +73,21 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     }
 }
 
+/// The path of the primal function: `f`, or `Self::f` for a method.
+pub(crate) fn primal_path(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let name = &func.sig.ident;
+    match sig.in_impl {
+        true => quote!(Self::#name),
+        false => quote!(#name),
+    }
+}
+
 /// The marker struct and companions of `func` with `unreachable!()` bodies: for a function
 /// whose body has errors, and for one that callers cannot call yet (its `&mut` parameters).
 fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    if sig.in_impl {
+        return tape::split::stub_methods(func, sig);
+    }
     let vis = &func.vis;
     let name = &func.sig.ident;
     let output = &func.sig.output;
@@ -177,9 +189,15 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         });
         (
             TokenStream::new(),
-            quote! {
-                #(#make)*
-                #vjp(#(#args,)* #one, #(#zeros),*)
+            {
+                let vjp = match sig.in_impl {
+                    true => quote!(Self::#vjp),
+                    false => quote!(#vjp),
+                };
+                quote! {
+                    #(#make)*
+                    #vjp(#(#args,)* #one, #(#zeros),*)
+                }
             },
         )
     };
@@ -286,14 +304,23 @@ pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
         return TokenStream::new();
     }
     let module = format_ident!("__callees", span = proc_macro2::Span::mixed_site());
-    let fallbacks = body.callees.iter().map(|callee| {
+    // (Methods and associated functions are reached through their receiver or type.)
+    let functions = || {
+        body.callees
+            .iter()
+            .filter(|c| c.kind == crate::ir::CalleeKind::Function)
+    };
+    if functions().next().is_none() {
+        return TokenStream::new();
+    }
+    let fallbacks = functions().map(|callee| {
         let alias = &callee.alias;
         let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
         let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
         let result = format_ident!("{}_result", alias);
         quote!(::ad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
     });
-    let imports = body.callees.iter().map(|callee| {
+    let imports = functions().map(|callee| {
         let (path, alias) = (&callee.path, &callee.alias);
         // The alias at the user's span, so the missing-derivative error points at the call.
         let mut at_call = alias.clone();

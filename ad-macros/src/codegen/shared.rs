@@ -197,6 +197,7 @@ impl Emitter<'_> {
             | Rhs::VecRepeat(..)
             | Rhs::VecNew(_)
             | Rhs::VecLit(_)
+            | Rhs::StructLit(_)
             | Rhs::ToVec(_)
             | Rhs::Pop(_)
             | Rhs::Remove(..) => respan(tokens, span),
@@ -275,6 +276,19 @@ impl Emitter<'_> {
                 let items = items.iter().map(|i| self.op(i));
                 quote!(::std::vec![#(#items),*])
             }
+            Rhs::StructLit(lit) => {
+                let path = &lit.path;
+                let fields = lit.fields.iter().map(|(member, op)| {
+                    // (The reverse sweep may read an array or aggregate field's variable.)
+                    let array = op.var().is_some_and(|v| self.body.vars[v].ty.is_array());
+                    let op = self.op(op);
+                    match array {
+                        true => quote!(#member: ::core::clone::Clone::clone(&#op)),
+                        false => quote!(#member: #op),
+                    }
+                });
+                quote!(#path { #(#fields),* })
+            }
             Rhs::ToVec(a) => {
                 let a = self.receiver(a);
                 quote!(#a.to_vec())
@@ -282,12 +296,12 @@ impl Emitter<'_> {
             Rhs::Pop(_) | Rhs::Remove(..) => self.fwd_take(rhs).unwrap_or_default(),
             Rhs::Call(call) => {
                 let callee = &self.body.callees[call.callee];
-                let args = self.call_args(call, false);
+                let mut args = self.call_args(call, false);
                 if self.plan.activity.live(out, rhs) {
-                    let alias = &callee.alias;
                     let stack = stack();
+                    args.push(quote!(&mut *#stack));
                     // At the user's call: a mismatch with the callee's parameters shows there.
-                    let call = respan(quote!(#alias::fwd(#(#args,)* &mut *#stack)), span);
+                    let call = respan(self.companion_call(call, Some("fwd"), args), span);
                     match &self.body.vars[out].ty {
                         // The callee may return another precision than the macro assumed.
                         Ty::Float(Some(t)) => {
@@ -298,8 +312,7 @@ impl Emitter<'_> {
                     }
                 } else {
                     // No derivative flows through this call: the primal function.
-                    let path = &callee.path;
-                    quote!(#path(#(#args),*))
+                    self.companion_call(call, None, args)
                 }
             }
             Rhs::Part(tuple, k) => {
@@ -391,7 +404,7 @@ impl Emitter<'_> {
                 }
                 let array_adj = &self.adj[*array];
                 return match index.single() {
-                    Some(index) if self.is_sink(*array) => {
+                    Some(index) if self.is_sink(*array) && !self.is_aggregate(*array) => {
                         let index = self.op(index);
                         quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
                     }
@@ -403,8 +416,7 @@ impl Emitter<'_> {
             }
             Rhs::Call(call) => {
                 // g::rev(<args>, <adjoint of the result>, stack, <a sink per argument>)
-                let alias = &self.body.callees[call.callee].alias;
-                let args = self.call_args(call, true);
+                let mut args = self.call_args(call, true);
                 let stack = stack();
                 let seed = self.call_seed(out, call);
                 // An active variable passed twice (`h(x, x)`) cannot lend its adjoint to two
@@ -424,15 +436,24 @@ impl Emitter<'_> {
                                 after.extend(add);
                                 sink
                             }
-                            _ => self.sink(arg),
+                            _ => self.sink(arg, call.paths.get(k).and_then(Option::as_ref)),
                         }
                     })
                     .collect();
+                args.push(seed);
+                args.push(quote!(&mut *#stack));
+                args.extend(sinks);
+                let rev = self.companion_call(call, Some("rev"), args);
                 return quote! {
                     #before
-                    #alias::rev(#(#args,)* #seed, &mut *#stack, #(#sinks),*);
+                    #rev;
                     #after
                 };
+            }
+            Rhs::StructLit(lit) => {
+                for (member, item) in &lit.fields {
+                    items.push((item, quote!(#adj.#member), false));
+                }
             }
             Rhs::ArrayLit(elems) | Rhs::VecLit(elems) => {
                 for (k, item) in elems.iter().enumerate() {
@@ -599,6 +620,11 @@ impl Emitter<'_> {
             return quote!(#cell.#method(#expr););
         }
         let adj = &self.adj[*v];
+        if self.is_aggregate(*v) {
+            let expr = if negate { quote!(-(#expr)) } else { expr };
+            let adj = self.agg_adj_mut(*v);
+            return quote!(::ad::__private::Accumulate::accumulate(#adj, &#expr););
+        }
         if self.is_sink(*v) && !self.body.vars[*v].ty.is_array() {
             let expr = if negate { quote!(-(#expr)) } else { expr };
             return quote!(::ad::__private::ScalarSink::add(&mut #adj, #expr););
@@ -637,6 +663,21 @@ impl Emitter<'_> {
     /// than indexing, or through `ScalarSink` rather than `+=`: an array parameter of a split
     /// companion, or a scalar parameter that is never assigned (the adjoint of one that is
     /// assigned is reset at the assignment, so it is a local added to the sink at the end).
+    /// `&mut` the adjoint of the aggregate `v`: its own, or the caller's sink reborrowed.
+    pub(super) fn agg_adj_mut(&self, v: VarId) -> TokenStream {
+        let adj = &self.adj[v];
+        if self.is_sink(v) {
+            quote!(&mut *#adj)
+        } else {
+            quote!(&mut #adj)
+        }
+    }
+
+    /// Whether `v` is an aggregate (see `ir::lower::places`).
+    pub(super) fn is_aggregate(&self, v: VarId) -> bool {
+        matches!(&self.body.vars[v].ty, crate::ir::Ty::Array(info) if info.agg)
+    }
+
     pub(super) fn is_sink(&self, v: VarId) -> bool {
         let var = &self.body.vars[v];
         // (The adjoint of a `&mut` parameter on entry replaces the caller's: a local.)
@@ -653,17 +694,32 @@ impl Emitter<'_> {
     /// (`rev`): `&h` for arrays passed by reference; `&mut x` forward and `()` backward for a
     /// variable passed by `&mut` (the callee's `rev` pops its value before the call).
     pub(super) fn call_args(&self, call: &crate::ir::Call, rev: bool) -> Vec<TokenStream> {
+        let method = matches!(
+            self.body.callees[call.callee].kind,
+            crate::ir::CalleeKind::Method(_)
+        );
         call.args
             .iter()
             .zip(&call.by_ref)
             .zip(&call.by_mut)
-            .map(|((arg, &by_ref), &by_mut)| {
+            .enumerate()
+            .map(|(k, ((arg, &by_ref), &by_mut))| {
+                let path = call.paths.get(k).and_then(Option::as_ref).map(|p| self.path(p));
                 if by_mut {
                     let arg = self.op(arg);
-                    return if rev {
-                        quote!(::ad::__private::passed_mut())
-                    } else {
-                        quote!(&mut #arg)
+                    return match (rev, method && k == 0) {
+                        // (A `&mut self` method's reverse takes `&self` to be found by rustc.)
+                        (true, true) => quote!(&#arg #path),
+                        (true, false) => quote!(::ad::__private::passed_mut()),
+                        (false, _) => quote!(&mut #arg #path),
+                    };
+                }
+                if let Some(path) = path {
+                    let arg = self.op(arg);
+                    return match by_ref {
+                        true => quote!(&#arg #path),
+                        // (A part passed by value: a float is copied, anything else cloned.)
+                        false => quote!(::core::clone::Clone::clone(&#arg #path)),
                     };
                 }
                 // (A reference parameter is passed as it is: `&Vec<f64>` coerces to `&[f64]`.)
@@ -701,6 +757,17 @@ impl Emitter<'_> {
         let local = format_ident!("__dup{}", k, span = Span::mixed_site());
         let var = &self.body.vars[v];
         let adj = &self.adj[v];
+        if self.is_aggregate(v) {
+            let name = &var.name;
+            return (
+                quote!(let mut #local = ::ad::__private::zeros_like(&#name);),
+                quote!(&mut #local),
+                {
+                    let adj = self.agg_adj_mut(v);
+                    quote!(::ad::__private::Accumulate::accumulate(#adj, &#local);)
+                },
+            );
+        }
         if !var.ty.is_array() {
             let zero = zero(self.float_of(v));
             let add = if self.is_sink(v) {
@@ -727,13 +794,69 @@ impl Emitter<'_> {
         )
     }
 
-    /// Where the callee adds the adjoint of `arg`: `&mut __adj_a`, `&mut __adj_w[..]`, or
-    /// `Discard` for an argument that is not differentiated here.
-    fn sink(&self, arg: &Operand) -> TokenStream {
+    /// `g::fwd(args)`, `recv.__ad_fwd_g(args)` or `Type::__ad_fwd_g(args)` for the companion
+    /// `which` of the callee, or the primal callee for `None`.
+    pub(super) fn companion_call(
+        &self,
+        call: &crate::ir::Call,
+        which: Option<&str>,
+        args: Vec<TokenStream>,
+    ) -> TokenStream {
+        use crate::ir::CalleeKind;
+        let callee = &self.body.callees[call.callee];
+        match &callee.kind {
+            CalleeKind::Function => match which {
+                Some(which) => {
+                    let alias = &callee.alias;
+                    let which = format_ident!("{}", which);
+                    quote!(#alias::#which(#(#args),*))
+                }
+                None => {
+                    let path = &callee.path;
+                    quote!(#path(#(#args),*))
+                }
+            },
+            CalleeKind::Method(name) => {
+                let method = match which {
+                    Some(which) => companion_ident(name, which),
+                    None => name.clone(),
+                };
+                let Some((receiver, rest)) = args.split_first() else {
+                    return TokenStream::new();
+                };
+                quote!((#receiver).#method(#(#rest),*))
+            }
+            CalleeKind::Associated => {
+                let Ok(mut path) = syn::parse2::<syn::Path>(callee.path.clone()) else {
+                    return TokenStream::new();
+                };
+                if let (Some(which), Some(last)) = (which, path.segments.last_mut()) {
+                    last.ident = companion_ident(&last.ident, which);
+                }
+                quote!(#path(#(#args),*))
+            }
+        }
+    }
+
+    /// Where the callee adds the adjoint of `arg` (or of the part `path` of the aggregate
+    /// `arg`): `&mut __adj_a`, `&mut __adj_w[..]`, `&mut __adj_ps[i]`, or `Discard` for an
+    /// argument that is not differentiated here.
+    fn sink(&self, arg: &Operand, path: Option<&crate::ir::Path>) -> TokenStream {
+        if let (Some(path), Operand::Var(v)) = (path, arg) {
+            let path = self.path(path);
+            if self.plan.active(*v) {
+                let adj = &self.adj[*v];
+                return quote!(&mut #adj #path);
+            }
+            let name = &self.body.vars[*v].name;
+            return quote!(&mut ::ad::__private::zeros_like(&#name #path));
+        }
         match arg {
             Operand::Var(v) if self.plan.active(*v) => {
                 let adj = &self.adj[*v];
-                if self.is_sink(*v) && self.body.vars[*v].ty.is_array() {
+                if self.is_aggregate(*v) {
+                    self.agg_adj_mut(*v)
+                } else if self.is_sink(*v) && self.body.vars[*v].ty.is_array() {
                     quote!(::ad::__private::ArraySink::reborrow(&mut #adj))
                 } else if self.is_sink(*v) {
                     quote!(::ad::__private::ScalarSink::reborrow(&mut #adj))
@@ -743,9 +866,20 @@ impl Emitter<'_> {
                     quote!(&mut #adj)
                 }
             }
+            // An aggregate's sink is its adjoint: one the callee adds into and nobody reads.
+            Operand::Var(v) if self.is_aggregate(*v) => {
+                let name = &self.body.vars[*v].name;
+                quote!(&mut ::ad::__private::zeros_like(&#name))
+            }
             _ => quote!(::ad::__private::Discard),
         }
     }
+}
+
+/// The name of a method's or associated function's companion `which` (`fwd`, `rev`, `cps`):
+/// `__ad_fwd_energy`.
+pub(crate) fn companion_ident(name: &syn::Ident, which: &str) -> syn::Ident {
+    format_ident!("__ad_{}_{}", which, name, span = name.span())
 }
 
 /// Where the function's return type is written (its name when it has none).

@@ -132,6 +132,7 @@ fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
             | Rhs::ToVec(a) => add(*var, a),
             Rhs::Pop(v) | Rhs::Remove(v, _) => edges.push((*var, *v)),
             Rhs::VecLit(items) => items.iter().for_each(|a| add(*var, a)),
+            Rhs::StructLit(lit) => lit.fields.iter().for_each(|(_, a)| add(*var, a)),
             Rhs::VecNew(_) => {}
             Rhs::Binary(_, a, b) => {
                 add(*var, a);

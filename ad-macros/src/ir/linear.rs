@@ -97,6 +97,7 @@ pub(crate) fn linearize(rhs: &Rhs) -> Option<Vec<Term>> {
         | Rhs::VecRepeat(..)
         | Rhs::VecNew(_)
         | Rhs::VecLit(_)
+        | Rhs::StructLit(_)
         | Rhs::Pop(_)
         | Rhs::Remove(..)
         | Rhs::Call(_)

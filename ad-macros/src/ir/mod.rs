@@ -163,6 +163,12 @@ impl Ty {
 pub(crate) struct ArrayInfo {
     pub elem: Option<FloatTy>,
     pub shape: Shape,
+    /// An aggregate: a user struct, a nested container, a tuple (a parameter of
+    /// [`crate::parse::ParamKind::Aggregate`], a struct literal, a call's result). Its floats
+    /// are reached by [`Path`]s whose types rustc knows and the macro does not (`elem` is
+    /// `None`); its adjoint is `<T as ad::Adjoint>::Adj`, built by `zeros_like` and added
+    /// with `Adjoint::accumulate`.
+    pub agg: bool,
 }
 
 /// How to build an array of zeros of the same shape (the array's adjoint).
@@ -301,6 +307,10 @@ pub(crate) enum Rhs {
     VecNew(Option<Operand>),
     /// `let v = vec![a, b, c];`
     VecLit(Vec<Operand>),
+    /// `let v = Particle { pos: a, mass: b };`: an aggregate built from its fields' values
+    /// (floats, float arrays, aggregates, inactive values). Its adjoint's fields flow back
+    /// into theirs.
+    StructLit(StructLit),
     /// `let v = w.to_vec();`: a copy of the float array, slice or `Vec` operand as a `Vec`
     /// (its adjoint flows back like that of a copy).
     ToVec(Operand),
@@ -392,6 +402,13 @@ impl Path {
     }
 }
 
+/// A struct expression: the path as written and each field's value.
+#[derive(Clone, Debug)]
+pub(crate) struct StructLit {
+    pub path: TokenStream,
+    pub fields: Vec<(TokenStream, Operand)>,
+}
+
 /// A call of a function with a derivative, through its split companions `g::fwd` and
 /// `g::rev`.
 #[derive(Clone, Debug)]
@@ -409,6 +426,10 @@ pub(crate) struct Call {
     /// Their adjoints are in-out: the callee's reverse sweep reads the adjoint of the value
     /// after the call and replaces it with that of the value before.
     pub by_mut: Vec<bool>,
+    /// For an argument that is a part of an aggregate (`&ps[i]`, `&self.layers[k]`,
+    /// `p.mass`): the path from the argument's variable (the aggregate) to it. The callee's
+    /// reverse sweep adds into the same path of the aggregate's adjoint.
+    pub paths: Vec<Option<Path>>,
 }
 
 impl Call {
@@ -419,6 +440,11 @@ impl Call {
             .zip(&self.by_mut)
             .filter(|(_, &m)| m)
             .filter_map(|(a, _)| a.var())
+    }
+
+    /// The index operands of the argument paths, in order.
+    pub(crate) fn path_operands(&self) -> Vec<&Operand> {
+        self.paths.iter().flatten().flat_map(Path::operands).collect()
     }
 }
 
@@ -431,8 +457,24 @@ pub(crate) struct Callee {
     pub span: Span,
     /// The local alias its companions are reached through (`__callee0`).
     pub alias: Ident,
-    /// The number of arguments.
+    /// The number of arguments (the receiver of a method included).
     pub arity: usize,
+    /// How the companions are reached.
+    pub kind: CalleeKind,
+}
+
+/// How a callee's companions are named and called.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CalleeKind {
+    /// A function: its marker struct, imported as the alias (`__callee0::fwd(..)`).
+    Function,
+    /// A method called as `recv.name(..)`: the receiver is the first argument, and the
+    /// companions are methods beside it (`recv.__ad_fwd_name(..)`), found by rustc from the
+    /// receiver's type.
+    Method(Ident),
+    /// An associated function called as `Type::name(..)`: the companions are associated
+    /// functions beside it (`Type::__ad_fwd_name(..)`); `path` is `Type::name`.
+    Associated,
 }
 
 /// An expression the macro does not differentiate: integer arithmetic, comparisons, casts to

@@ -29,7 +29,8 @@ impl Names {
     /// mixed-site name when it shadows an earlier binding.
     pub(crate) fn user(&mut self, ident: &Ident) -> Ident {
         let text = ident.to_string();
-        if self.used.insert(text.clone()) {
+        // (`self` is a keyword: a copy of the receiver gets a name of its own.)
+        if text != "self" && self.used.insert(text.clone()) {
             return ident.clone();
         }
         let mut n = 2;

@@ -64,6 +64,7 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
         // `&mut`: it pops their values before the call.
         Rhs::Call(call) => (0..call.args.len())
             .filter(|&k| !call.by_mut[k])
+            .chain(call.args.len()..call.args.len() + call.path_operands().len())
             .map(Need::Operand)
             .collect(),
         _ => Vec::new(),

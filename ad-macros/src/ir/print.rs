@@ -299,6 +299,19 @@ impl<'b> Printer<'b> {
             Rhs::VecNew(None) => "Vec::new()".into(),
             Rhs::VecNew(Some(n)) => format!("Vec::with_capacity({})", self.op(n)),
             Rhs::VecLit(items) => format!("vec![{}]", self.ops(items)),
+            Rhs::StructLit(lit) => format!(
+                "{} {{ {} }}",
+                tokens(&lit.path),
+                lit.fields
+                    .iter()
+                    .map(|(m, op)| format!(
+                        "{}: {}",
+                        tokens(m),
+                        self.op(op)
+                    ))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
             Rhs::ToVec(a) => format!("{}.to_vec()", self.op(a)),
             Rhs::Pop(v) => format!("{}.pop().unwrap()", self.var(*v)),
             Rhs::Remove(v, i) => format!("{}.remove({})", self.var(*v), self.op(i)),

@@ -18,6 +18,7 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
             | Rhs::ToVec(a) => link(&mut links, *var, a),
             Rhs::Pop(v) | Rhs::Remove(v, _) => links.push((*var, *v)),
             Rhs::VecLit(items) => items.iter().for_each(|a| link(&mut links, *var, a)),
+            Rhs::StructLit(_) => {}
             Rhs::VecNew(_) => {}
             Rhs::Binary(_, a, b) => {
                 link(&mut links, *var, a);
@@ -28,12 +29,18 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
                     link(&mut links, *var, a);
                 }
             }
-            Rhs::Index(array, _) => links.push((*var, *array)),
+            // (The floats of an aggregate may have different precisions.)
+            Rhs::Index(array, _) if !is_aggregate(body, *array) => {
+                links.push((*var, *array))
+            }
+            Rhs::Index(..) => {}
             Rhs::ArrayLit(items) => items.iter().for_each(|a| link(&mut links, *var, a)),
             Rhs::Cast(..) | Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Call(_) | Rhs::Part(..) => {}
         },
         StmtKind::Assign { var, value, .. } => link(&mut links, *var, value),
-        StmtKind::IndexAssign { array, value, .. } => link(&mut links, *array, value),
+        StmtKind::IndexAssign { array, value, .. } if !is_aggregate(body, *array) => {
+            link(&mut links, *array, value)
+        }
         StmtKind::VecOp { vec, op } => match op {
             crate::ir::VecOp::Extend { src, .. } => links.push((*vec, *src)),
             op => {
@@ -201,9 +208,28 @@ fn assign_roles(body: &mut Body) {
             }
         }
     }
+    // A read from an aggregate is taken to be a float until a role says otherwise (an
+    // integer field used as an index).
+    let mut loads = vec![false; body.vars.len()];
+    walk(&body.block, &mut |stmt, _| {
+        if let StmtKind::Let {
+            var,
+            rhs: Rhs::Index(array, _),
+            ..
+        } = &stmt.kind
+        {
+            loads[*var] = is_aggregate(body, *array);
+        }
+    });
     for (var, ty) in roles {
-        if matches!(body.vars[var].ty, Ty::Unknown | Ty::Other) {
+        let load = loads[var] && body.vars[var].ty == Ty::Float(None);
+        if load || matches!(body.vars[var].ty, Ty::Unknown | Ty::Other) {
             body.vars[var].ty = ty;
         }
     }
+}
+
+/// Whether `var` is an aggregate (see `lower::places`).
+fn is_aggregate(body: &Body, var: VarId) -> bool {
+    matches!(&body.vars[var].ty, Ty::Array(info) if info.agg)
 }

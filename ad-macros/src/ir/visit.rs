@@ -1,6 +1,6 @@
 //! Walking the IR: the operands of each statement and the structure around it.
 
-use super::{Block, Operand, Rhs, Stmt, StmtKind, VarId};
+use super::{Block, Operand, Path, Rhs, Stmt, StmtKind, VarId};
 
 impl Rhs {
     /// The operands of the right-hand side, in a fixed order (shared with `operands_mut`).
@@ -15,7 +15,8 @@ impl Rhs {
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) | Rhs::VecLit(args) => {
                 args.iter().collect()
             }
-            Rhs::Call(call) => call.args.iter().collect(),
+            Rhs::StructLit(lit) => lit.fields.iter().map(|(_, a)| a).collect(),
+            Rhs::Call(call) => call.args.iter().chain(call.path_operands()).collect(),
             Rhs::Index(_, path) => path.operands(),
             Rhs::Remove(_, i) => vec![i],
             Rhs::VecNew(cap) => cap.iter().collect(),
@@ -35,7 +36,11 @@ impl Rhs {
             Rhs::Intrinsic(_, args) | Rhs::ArrayLit(args) | Rhs::VecLit(args) => {
                 args.iter_mut().collect()
             }
-            Rhs::Call(call) => call.args.iter_mut().collect(),
+            Rhs::StructLit(lit) => lit.fields.iter_mut().map(|(_, a)| a).collect(),
+            Rhs::Call(call) => {
+                let paths = call.paths.iter_mut().flatten().flat_map(Path::operands_mut);
+                call.args.iter_mut().chain(paths).collect()
+            }
             Rhs::Index(_, path) => path.operands_mut(),
             Rhs::Remove(_, i) => vec![i],
             Rhs::VecNew(cap) => cap.iter_mut().collect(),
@@ -76,6 +81,7 @@ impl Rhs {
             | Rhs::VecRepeat(..)
             | Rhs::VecNew(_)
             | Rhs::VecLit(_)
+            | Rhs::StructLit(_)
             | Rhs::ToVec(_)
             | Rhs::Pop(_)
             | Rhs::Remove(..)

@@ -19,6 +19,10 @@ pub(crate) struct Signature {
     /// The precision of literals that nothing else pins down: `f32` when every float
     /// parameter is `f32`, else `f64`.
     pub default_float: FloatTy,
+    /// A method or an associated function (it has a receiver, or its signature names
+    /// `Self`): the generated items are associated functions beside it, and its companions
+    /// are `__ad_fwd_NAME` and `__ad_rev_NAME` instead of a marker struct.
+    pub in_impl: bool,
 }
 
 /// One parameter.
@@ -59,7 +63,12 @@ pub(crate) enum ParamKind {
     Array { elem: FloatTy, len: TokenStream },
     /// `&[f64]`, `Vec<f64>`, `&Vec<f64>`.
     Slice { elem: FloatTy },
-    /// Integers, `bool`, user types: never differentiated.
+    /// A user type, a nested container (`Vec<Vec<f64>>`, `[[f64; 3]; 3]`, `&[Particle]`),
+    /// a tuple, `self`: `ty` is the type of the value (without the reference). Its adjoint is
+    /// `<ty as ad::Adjoint>::Adj`, and the body reaches its floats by paths (`p.pos[0]`).
+    Aggregate { ty: TokenStream },
+    /// Integers, `bool`, `char`, strings, containers of these, function types: never
+    /// differentiated.
     Inactive,
 }
 
@@ -70,7 +79,7 @@ impl ParamKind {
             ParamKind::Scalar(t)
             | ParamKind::Array { elem: t, .. }
             | ParamKind::Slice { elem: t } => *t,
-            ParamKind::Inactive => FloatTy::F64,
+            ParamKind::Aggregate { .. } | ParamKind::Inactive => FloatTy::F64,
         }
     }
 
@@ -86,9 +95,15 @@ impl ParamKind {
                 let elem = elem.ident();
                 Some(quote!(::std::vec::Vec<#elem>))
             }
+            ParamKind::Aggregate { ty } => Some(adjoint_of(ty)),
             ParamKind::Inactive => None,
         }
     }
+}
+
+/// `<ty as ::ad::Adjoint>::Adj`: the adjoint type of a user type or nested container.
+pub(crate) fn adjoint_of(ty: &TokenStream) -> TokenStream {
+    quote!(<#ty as ::ad::Adjoint>::Adj)
 }
 
 /// The shape of the return type.
@@ -103,6 +118,8 @@ pub(crate) enum RetTy {
     },
     Vec(FloatTy),
     Tuple(Vec<RetTy>),
+    /// A user type or nested container: its seed is its adjoint type.
+    Aggregate(TokenStream),
 }
 
 impl RetTy {
@@ -123,6 +140,7 @@ impl RetTy {
                 let items = items.iter().map(RetTy::seed_type);
                 quote!((#(#items,)*))
             }
+            RetTy::Aggregate(ty) => adjoint_of(ty),
         }
     }
 
@@ -130,7 +148,7 @@ impl RetTy {
         match self {
             RetTy::Scalar(t) | RetTy::Array { elem: t, .. } | RetTy::Vec(t) => out.push(*t),
             RetTy::Tuple(items) => items.iter().for_each(|i| i.floats(out)),
-            RetTy::Unit => {}
+            RetTy::Unit | RetTy::Aggregate(_) => {}
         }
     }
 }
@@ -164,7 +182,7 @@ impl Signature {
             .filter_map(|p| match &p.kind {
                 ParamKind::Scalar(t) | ParamKind::Array { elem: t, .. } => Some(*t),
                 ParamKind::Slice { elem } => Some(*elem),
-                ParamKind::Inactive => None,
+                ParamKind::Aggregate { .. } | ParamKind::Inactive => None,
             })
             .collect();
         ret.floats(&mut floats);
@@ -173,11 +191,17 @@ impl Signature {
         } else {
             FloatTy::F64
         };
+        let in_impl = sig
+            .inputs
+            .iter()
+            .any(|a| matches!(a, FnArg::Receiver(_)))
+            || mentions_self(&sig.to_token_stream());
         Signature {
             params,
             ret,
             default_float,
             valid,
+            in_impl,
         }
     }
 
@@ -211,6 +235,15 @@ impl Signature {
             many => quote!((#(#many,)*)),
         }
     }
+}
+
+/// Whether `tokens` name the type `Self`.
+fn mentions_self(tokens: &TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "Self",
+        proc_macro2::TokenTree::Group(g) => mentions_self(&g.stream()),
+        _ => false,
+    })
 }
 
 /// `async`, `unsafe`, `extern`, generics and variadics change what a caller can do with the
@@ -261,13 +294,19 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
 
 fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
     let typed = match input {
+        // `self`, `&self`, `&mut self`, `self: &Self`: an aggregate named `self`.
         FnArg::Receiver(receiver) => {
-            cx.error(
-                receiver,
-                "methods are not supported by #[reverse]; write a free function that takes the \
-                 value as a parameter",
-            );
-            return None;
+            let ty = (*receiver.ty).clone();
+            let (kind, passing) = param_kind(cx, &ty)?;
+            return Some(Param {
+                ident: Ident::new("self", receiver.self_token.span),
+                mutable: receiver.mutability.is_some() && receiver.reference.is_none(),
+                ty,
+                kind,
+                passing,
+                active: false,
+                rejected: false,
+            });
         }
         FnArg::Typed(typed) => typed,
     };
@@ -350,20 +389,11 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
                 Some(kind) => kind,
                 None => match unsized_kind(&reference.elem) {
                     Some(kind) => kind,
-                    None if reference.mutability.is_some() => {
-                        cx.error(
-                            reference,
-                            "a `&mut` parameter of #[reverse] must hold floats (`&mut f64`, \
-                             `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64; N]`, or `f32`); return \
-                             other results instead",
-                        );
-                        return None;
-                    }
-                    None => return Some((ParamKind::Inactive, Passing::Value)),
+                    None => aggregate_or_inactive(&reference.elem),
                 },
             };
             let passing = match (&kind, reference.mutability.is_some()) {
-                (ParamKind::Inactive, true) => {
+                (ParamKind::Inactive, true) if !is_inactive_type(&reference.elem) => {
                     cx.error(
                         reference,
                         "a `&mut` parameter of #[reverse] must hold floats (`&mut f64`, \
@@ -372,7 +402,8 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
                     );
                     return None;
                 }
-                (ParamKind::Inactive, false) => Passing::Value,
+                (ParamKind::Inactive, _) => Passing::Value,
+                (ParamKind::Aggregate { .. }, false) => Passing::Value,
                 (_, true) => Passing::MutRef,
                 (ParamKind::Scalar(_), false) => Passing::Ref,
                 (_, false) => Passing::Value,
@@ -387,9 +418,60 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
             None
         }
         _ => Some((
-            value_kind(ty).unwrap_or(ParamKind::Inactive),
+            value_kind(ty).unwrap_or_else(|| aggregate_or_inactive(ty)),
             Passing::Value,
         )),
+    }
+}
+
+/// A type that is not a float, a float array or a float `Vec`: inactive when nothing in it
+/// can hold a float the body could differentiate (integers, `bool`, `char`, strings,
+/// containers of these, function types, trait objects), else an aggregate.
+fn aggregate_or_inactive(ty: &Type) -> ParamKind {
+    if is_inactive_type(ty) {
+        ParamKind::Inactive
+    } else {
+        ParamKind::Aggregate {
+            ty: ty.to_token_stream(),
+        }
+    }
+}
+
+/// Whether `ty` cannot hold a differentiable float (see `aggregate_or_inactive`).
+pub(crate) fn is_inactive_type(ty: &Type) -> bool {
+    const INACTIVE: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+        "bool", "char", "str", "String", "Duration", "Instant", "Path", "PathBuf", "Ordering",
+    ];
+    match ty {
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let name = last.ident.to_string();
+            if INACTIVE.contains(&name.as_str()) {
+                return true;
+            }
+            // Containers of inactive data: `Vec<usize>`, `Option<u32>`, `Box<str>`.
+            let containers = ["Vec", "Option", "Box", "Rc", "Arc", "VecDeque"];
+            if containers.contains(&name.as_str()) {
+                if let syn::PathArguments::AngleBracketed(args) = &last.arguments {
+                    return args.args.iter().all(|a| match a {
+                        syn::GenericArgument::Type(t) => is_inactive_type(t),
+                        _ => true,
+                    });
+                }
+            }
+            false
+        }
+        Type::Reference(r) => is_inactive_type(&r.elem),
+        Type::Array(a) => is_inactive_type(&a.elem),
+        Type::Slice(s) => is_inactive_type(&s.elem),
+        Type::Tuple(t) => t.elems.iter().all(is_inactive_type),
+        Type::Group(g) => is_inactive_type(&g.elem),
+        Type::Paren(p) => is_inactive_type(&p.elem),
+        Type::BareFn(_) | Type::TraitObject(_) | Type::Never(_) | Type::Ptr(_) => true,
+        _ => false,
     }
 }
 
@@ -477,6 +559,9 @@ fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
         }
         _ => {}
     }
+    if !is_inactive_type(ty) && !matches!(ty, Type::Reference(_) | Type::ImplTrait(_)) {
+        return Some(RetTy::Aggregate(ty.to_token_stream()));
+    }
     cx.error(
         ty,
         format!("{RETURN_HELP}; found `{}`", ty.to_token_stream()),
@@ -539,8 +624,8 @@ fn mark_active(
                         name,
                         format!(
                             "`{name}` has type `{}`, which cannot be differentiated; `wrt` \
-                             takes parameters of type `f64`, `f32`, `[f64; N]`, `&[f64]` or \
-                             `Vec<f64>`",
+                             takes parameters that hold floats: `f64`, `f32`, arrays, slices and \
+                             `Vec`s of them, and types with `#[derive(ad::Adjoint)]`",
                             p.ty.to_token_stream()
                         ),
                     ),

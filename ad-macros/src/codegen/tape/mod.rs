@@ -63,7 +63,7 @@ pub(super) fn emit_vjp(
     let reverse = e.rev_block(&body.block, seed);
     let output = respan(e.output_value(&body.output), at_ret);
     let gradient = respan(e.gradient(), at_ret);
-    let primal = &func.sig.ident;
+    let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
     quote! {
         #[doc = #doc]
@@ -105,6 +105,7 @@ fn hoisted_zero(ty: &Ty) -> TokenStream {
         Ty::Array(crate::ir::ArrayInfo {
             elem: Some(t),
             shape: Shape::Fixed(n),
+            agg: false,
         }) => {
             let zero = super::shared::zero(*t);
             quote!([#zero; #n])
@@ -137,7 +138,9 @@ impl Emitter<'_> {
             .unwrap_or_default();
         let pushes = saves.iter().map(|&v| {
             let name = &self.body.vars[v].name;
-            if self.body.vars[v].ty.is_array() {
+            if self.is_aggregate(v) {
+                quote!(#stack.push_any(::core::clone::Clone::clone(&#name));)
+            } else if self.body.vars[v].ty.is_array() {
                 quote!(#stack.push_slice(&#name[..]);)
             } else {
                 quote!(#stack.push(#name);)
@@ -318,6 +321,10 @@ impl Emitter<'_> {
         let pops = saves.iter().rev().map(|&v| {
             let name = &self.body.vars[v].name;
             match &self.body.vars[v].ty {
+                Ty::Array(info) if info.agg => {
+                    let ty = self.aggregate_type(v);
+                    quote!(let #name: #ty = #stack.pop_any::<#ty>();)
+                }
                 Ty::Array(info) => {
                     let t = info.elem.unwrap_or(self.sig.default_float).ident();
                     match &info.shape {
@@ -396,7 +403,12 @@ impl Emitter<'_> {
     fn result_type(&self, v: VarId) -> Option<TokenStream> {
         let returns = |t: VarId| match self.plan.defs.get(&t) {
             Some(Rhs::Call(call)) => {
-                let alias = &self.body.callees[call.callee].alias;
+                let callee = &self.body.callees[call.callee];
+                // (A method's result type is not named by a marker struct.)
+                if callee.kind != crate::ir::CalleeKind::Function {
+                    return None;
+                }
+                let alias = &callee.alias;
                 Some(quote!(<#alias as ::ad::__private::Returns>::Output))
             }
             _ => None,
@@ -408,6 +420,16 @@ impl Emitter<'_> {
                 Some(quote!(<#whole as ::ad::__private::PartOf<#k>>::Part))
             }
             _ => None,
+        }
+    }
+
+    /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there
+    /// is one): a call's result, or a struct expression's path.
+    fn aggregate_type(&self, v: VarId) -> TokenStream {
+        match (self.result_type(v), self.plan.defs.get(&v)) {
+            (Some(ty), _) => ty,
+            (None, Some(Rhs::StructLit(lit))) => lit.path.clone(),
+            _ => quote!(_),
         }
     }
 
@@ -498,7 +520,13 @@ impl Emitter<'_> {
                 match op {
                     AssignOp::Set => {
                         let contrib = self.contrib(value, element.clone(), false);
-                        quote!(#contrib #element = 0.0;)
+                        // (The float in an aggregate has a type rustc knows: its default is
+                        // its zero, and `Zero`'s for inactive data.)
+                        let zero = match self.is_aggregate(*array) {
+                            true => quote!(::core::default::Default::default()),
+                            false => quote!(0.0),
+                        };
+                        quote!(#contrib #element = #zero;)
                     }
                     AssignOp::Add => self.contrib(value, element, false),
                     AssignOp::Sub => self.contrib(value, element, true),
@@ -606,7 +634,7 @@ impl Emitter<'_> {
                 let check = matches!(ret, RetTy::Vec(_)).then(
                     || quote!(::ad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
                 );
-                let add = match self.cps {
+                let add = match self.cps || self.is_aggregate(*v) {
                     true => self.contrib(&Operand::Var(*v), seed, false),
                     false => quote!(::ad::__private::add_assign(&mut #adj, &#seed);),
                 };

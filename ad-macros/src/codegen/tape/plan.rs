@@ -356,6 +356,21 @@ impl Planner<'_> {
                 // Inside a loop, or anywhere in split companions: the whole array is pushed
                 // at the end of its block and popped at the start of its reverse.
                 self.plan.restore[var] = Restore::Save;
+                let typed = matches!(
+                    self.plan.defs.get(&var),
+                    Some(Rhs::StructLit(_) | Rhs::Call(_) | Rhs::Part(..))
+                );
+                if matches!(&self.body.vars[var].ty, Ty::Array(info) if info.agg) && !typed {
+                    self.cx.error_at(
+                        self.body.vars[var].span,
+                        format!(
+                            "#[reverse] must keep `{}` (a struct or nested container) for the \
+                             reverse sweep of this loop but does not know its type; build it \
+                             outside the loop, or from a struct expression or a call",
+                            self.body.vars[var].name
+                        ),
+                    );
+                }
             } else {
                 // In an arm of a branch outside loops (or after an early `return`): declared
                 // at the top of the function, assigned in the arm, read by the arm's reverse.

@@ -85,6 +85,10 @@ pub(in crate::codegen) fn emit(
             let t = param.kind.elem().ident();
             sinks.push(match &param.kind {
                 ParamKind::Scalar(_) => quote!(mut #sink: impl ::ad::__private::ScalarInOut<#t>),
+                ParamKind::Aggregate { ty } => {
+                    let ty = crate::parse::adjoint_of(ty);
+                    quote!(#sink: &mut #ty)
+                }
                 _ => quote!(mut #sink: impl ::ad::__private::ArrayInOut<#t>),
             });
             continue;
@@ -106,6 +110,11 @@ pub(in crate::codegen) fn emit(
                 let t = elem.ident();
                 sinks.push(quote!(mut #adj: impl ::ad::__private::ArraySink<#t>));
             }
+            // The caller's adjoint, added into in place (`__adj_p.pos[0] += ..`).
+            ParamKind::Aggregate { ty } => {
+                let ty = crate::parse::adjoint_of(ty);
+                sinks.push(quote!(#adj: &mut #ty));
+            }
             ParamKind::Inactive => sinks.push(quote!(_: ::ad::__private::Discard)),
         }
     }
@@ -121,6 +130,37 @@ pub(in crate::codegen) fn emit(
         )]
     };
     let inherited = super::super::inherited_attrs(func);
+    if sig.in_impl {
+        // Beside a method: associated functions, found by rustc from the receiver's type
+        // (`recv.__ad_fwd_NAME(..)`) or the type (`Type::__ad_fwd_NAME(..)`).
+        let fwd = super::super::shared::companion_ident(name, "fwd");
+        let rev = super::super::shared::companion_ident(name, "rev");
+        return quote! {
+            #[doc(hidden)]
+            #inherited
+            #allow
+            #[allow(dead_code)]
+            #vis fn #fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) #ret #where_clause {
+                #callees
+                #prologue
+                #forward
+                #epilogue
+                #output
+            }
+
+            #[doc(hidden)]
+            #inherited
+            #allow
+            #[allow(dead_code)]
+            #vis fn #rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
+                #callees
+                #rev_prologue
+                #reverse
+                #(#deliver)*
+                #deliver_entries
+            }
+        };
+    }
     let returns = super::super::returns(func);
     quote! {
         #[doc(hidden)]
@@ -158,6 +198,39 @@ pub(in crate::codegen) fn emit(
             }
 
             #cps
+        }
+    }
+}
+
+/// The companions of a method whose body has errors, with `unreachable!()` bodies, so that
+/// callers report nothing more.
+pub(in crate::codegen) fn stub_methods(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let name = &func.sig.ident;
+    let vis = &func.vis;
+    let generics = &func.sig.generics;
+    let where_clause = &func.sig.generics.where_clause;
+    let params: Vec<TokenStream> = func.sig.inputs.iter().map(|arg| quote!(#arg)).collect();
+    let rev_params = inout::rev_params(sig, func);
+    let ret = &func.sig.output;
+    let seed_ty = sig.ret.seed_type();
+    let fwd = super::super::shared::companion_ident(name, "fwd");
+    let rev = super::super::shared::companion_ident(name, "rev");
+    let sinks = (0..sig.params.len()).map(|i| format_ident!("K{}", i));
+    let sink_args = (0..sig.params.len()).map(|i| {
+        let k = format_ident!("K{}", i);
+        quote!(_: #k)
+    });
+    let lifetimes = generics.params.iter();
+    quote! {
+        #[doc(hidden)]
+        #[allow(dead_code, unused_variables, clippy::all)]
+        #vis fn #fwd #generics (#(#params,)* _: &mut ::ad::__private::ValueStack) #ret #where_clause {
+            ::core::unreachable!()
+        }
+        #[doc(hidden)]
+        #[allow(dead_code, unused_variables, clippy::all)]
+        #vis fn #rev <#(#lifetimes,)* #(#sinks),*> (#(#rev_params,)* _: #seed_ty, _: &mut ::ad::__private::ValueStack, #(#sink_args),*) #where_clause {
+            ::core::unreachable!()
         }
     }
 }

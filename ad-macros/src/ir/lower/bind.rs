@@ -28,6 +28,9 @@ impl Lowerer<'_> {
             }
             return Value::Unit;
         };
+        if annot.is_none() && self.bind_place(pat, &init.expr, out) {
+            return Value::Unit;
+        }
         let first_new = self.vars.len();
         let value = match self.lower_new_vec(&init.expr, annot.as_ref(), out) {
             Some(value) => value,

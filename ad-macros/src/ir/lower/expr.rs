@@ -27,7 +27,7 @@ impl Lowerer<'_> {
     fn lower_expr_inner(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
         match expr {
             syn::Expr::Lit(lit) => Value::Op(literal(&lit.lit)),
-            syn::Expr::Path(path) => self.lower_path(path),
+            syn::Expr::Path(path) => self.lower_path(path, out),
             syn::Expr::Paren(p) => self.lower_expr(&p.expr, out),
             syn::Expr::Group(g) => self.lower_expr(&g.expr, out),
             syn::Expr::Unary(unary) => self.lower_unary(unary, out),
@@ -37,6 +37,7 @@ impl Lowerer<'_> {
             syn::Expr::Cast(cast) => self.lower_cast(expr, cast, out),
             syn::Expr::Index(index) => self.lower_index(expr, index, out),
             syn::Expr::Field(field) => self.lower_field(expr, field, out),
+            syn::Expr::Struct(s) => self.lower_struct(s, out),
             syn::Expr::Tuple(tuple) => {
                 if tuple.elems.is_empty() {
                     return Value::Unit;
@@ -137,7 +138,7 @@ impl Lowerer<'_> {
         self.cx.error(node, msg);
     }
 
-    fn lower_path(&mut self, path: &syn::ExprPath) -> Value {
+    fn lower_path(&mut self, path: &syn::ExprPath, out: &mut Vec<Stmt>) -> Value {
         if path.qself.is_none() {
             if let Some(ident) = path.path.get_ident() {
                 match self.lookup(&ident.to_string()) {
@@ -145,6 +146,10 @@ impl Lowerer<'_> {
                     Some(Binding::Tuple(items)) => return binding_value(items),
                     Some(Binding::Closure(c)) => return Value::Closure(c.clone()),
                     Some(Binding::View(v)) => return Value::View(v.clone()),
+                    Some(Binding::Place(place)) => {
+                        let place = place.clone();
+                        return self.load(place, path.span(), out);
+                    }
                     Some(Binding::Poisoned) => return Value::Error,
                     None => {}
                 }
@@ -377,6 +382,9 @@ impl Lowerer<'_> {
                 _ => false,
             },
             syn::Expr::Index(index) => self.is_float_expr(&index.expr),
+            // A field of an aggregate: a float, unless rustc knows better (an integer field
+            // used as one is inactive: see `places`).
+            syn::Expr::Field(_) if self.is_place_expr(expr) => true,
             syn::Expr::Field(field) => match (&*field.base, &field.member) {
                 (syn::Expr::Path(p), syn::Member::Unnamed(i)) => match p
                     .path
@@ -403,6 +411,7 @@ impl Lowerer<'_> {
         match self.lookup(&ident.to_string())? {
             Binding::Var(v) => Some(self.vars[*v].ty.clone()),
             Binding::View(v) => Some(self.vars[v.base].ty.clone()),
+            Binding::Place(_) => Some(Ty::Float(None)),
             Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned => Some(Ty::Other),
         }
     }
@@ -459,6 +468,14 @@ impl Lowerer<'_> {
             };
             self.cx.error(&call.method, msg);
             return Value::Error;
+        }
+        let container = matches!(
+            name.as_str(),
+            "len" | "is_empty" | "iter" | "into_iter" | "clone" | "to_vec"
+        ) || super::iter::CONSUMERS.contains(&name.as_str())
+            || rename_is_killing(&name);
+        if !container && call.turbofish.is_none() && self.is_place_expr(&call.receiver) {
+            return self.lower_user_method_call(call, out);
         }
         match name.as_str() {
             "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
@@ -572,6 +589,7 @@ impl Lowerer<'_> {
         if let syn::Expr::Path(func) = &*call.func {
             let float_arg = call.args.iter().any(|a| {
                 self.is_float_expr(a)
+                    || self.is_place_expr(a)
                     || self.array_arg(a).is_some()
                     || self.mut_arg(a).is_some()
                     || self.is_view_expr(a)
@@ -626,35 +644,66 @@ impl Lowerer<'_> {
                  out (`let t = a; a = b; b = t;`)"
             ));
         }
-        let associated = owner.ident == "Self"
-            || owner
-                .ident
-                .to_string()
-                .starts_with(|c: char| c.is_ascii_uppercase())
-            || !owner.arguments.is_none();
-        associated.then(|| ASSOCIATED_CALL.to_string())
+        None
     }
 
     /// `g(a, w, k)` where a float flows into `g`: a call through `g`'s split companions.
+    /// `Type::g(..)` and `Self::g(..)` call an associated function's.
     fn lower_user_call(
         &mut self,
         call: &syn::ExprCall,
         path: &syn::Path,
         out: &mut Vec<Stmt>,
     ) -> Value {
-        let key = path.to_token_stream().to_string();
-        let known = self.callees.iter().position(|c| c.path.to_string() == key);
+        let kind = match is_associated_path(path) {
+            true => crate::ir::CalleeKind::Associated,
+            false => crate::ir::CalleeKind::Function,
+        };
+        // Errors about the callee point at its name (`square` in `helpers::square`).
+        let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
+        let args: Vec<&syn::Expr> = call.args.iter().collect();
+        self.lower_companion_call(path.to_token_stream(), kind, span, &args, path.span(), out)
+    }
+
+    /// `recv.name(a, b)` on an aggregate (`self.layer(x)`, `p.energy()`): a call of an
+    /// annotated method through its companions, with the receiver as the first argument.
+    fn lower_user_method_call(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let kind = crate::ir::CalleeKind::Method(call.method.clone());
+        let mut args: Vec<&syn::Expr> = vec![&call.receiver];
+        args.extend(call.args.iter());
+        let key = call.method.to_token_stream();
+        self.lower_companion_call(key, kind, call.method.span(), &args, call.method.span(), out)
+    }
+
+    /// A call through the split companions of the callee `key` (a path, or a method's name).
+    fn lower_companion_call(
+        &mut self,
+        key: proc_macro2::TokenStream,
+        kind: crate::ir::CalleeKind,
+        span: proc_macro2::Span,
+        call_args: &[&syn::Expr],
+        at: proc_macro2::Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let text = key.to_string();
+        let known = self
+            .callees
+            .iter()
+            .position(|c| c.path.to_string() == text && c.kind == kind);
         let callee = match known {
             Some(i) => i,
             None => {
                 let alias = self.names.fresh("callee");
-                // Errors about the callee point at its name (`square` in `helpers::square`).
-                let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
                 self.callees.push(crate::ir::Callee {
-                    path: path.to_token_stream(),
+                    path: key,
                     span,
                     alias,
-                    arity: call.args.len(),
+                    arity: call_args.len(),
+                    kind,
                 });
                 self.callees.len() - 1
             }
@@ -666,7 +715,37 @@ impl Lowerer<'_> {
         let mut by_ref = Vec::new();
         let mut by_mut = Vec::new();
         let mut copy_backs = Vec::new();
-        for arg in &call.args {
+        let mut paths = Vec::new();
+        for &arg in call_args {
+            paths.resize(args.len(), None);
+            // A part of an aggregate (`&ps[i]`, `&mut self.state`, `self`, `p.mass`): its
+            // aggregate and the path to it.
+            if self.is_place_expr(arg) {
+                let reference = match super::strip(arg) {
+                    syn::Expr::Reference(r) => Some(r.mutability.is_some()),
+                    syn::Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|i| match self.lookup(&i.to_string()) {
+                            Some(Binding::Place(place)) => Some(place.mutable),
+                            _ => None,
+                        }),
+                    _ => None,
+                };
+                let Some(place) = self.place_expr(arg, out) else {
+                    return Value::Error;
+                };
+                let by_mut_place = reference == Some(true);
+                if by_mut_place && !place.mutable {
+                    self.cx.error(arg, "#[reverse] passes `&mut` parts of a `mut` aggregate, a `&mut` parameter or `&mut self`; this one is read-only");
+                    return Value::Error;
+                }
+                args.push(Operand::Var(place.root));
+                by_ref.push(reference == Some(false));
+                by_mut.push(by_mut_place);
+                paths.push((!place.steps.is_empty()).then(|| Path(place.steps)));
+                continue;
+            }
             let passed_on = match arg {
                 syn::Expr::Path(p) => {
                     p.path
@@ -732,16 +811,18 @@ impl Lowerer<'_> {
             }
             by_ref.push(false);
         }
+        paths.resize(args.len(), None);
         let rhs = Rhs::Call(crate::ir::Call {
             callee,
             args,
             by_ref,
             by_mut,
             parts: Vec::new(),
+            paths,
         });
         let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
         let result_ty = result_ty.unwrap_or(Ty::Float(None));
-        let result = self.let_temp(out, rhs, result_ty, path.span());
+        let result = self.let_temp(out, rhs, result_ty, at);
         for (copy, view, span) in &copy_backs {
             self.copy_back(view, *copy, *span, out);
         }
@@ -948,6 +1029,11 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_view_index(expr, index, out) {
             return value;
         }
+        if self.is_place_expr(expr) {
+            if let Some(place) = self.place_expr(expr, out) {
+                return self.load(place, expr.span(), out);
+            }
+        }
         let Some(array) = self.array_var(&index.expr) else {
             let call_result = match &*index.expr {
                 syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
@@ -1007,6 +1093,11 @@ impl Lowerer<'_> {
         field: &syn::ExprField,
         out: &mut Vec<Stmt>,
     ) -> Value {
+        if self.is_place_expr(expr) {
+            if let Some(place) = self.place_expr(expr, out) {
+                return self.load(place, expr.span(), out);
+            }
+        }
         if let (syn::Expr::Call(call), syn::Member::Unnamed(_)) = (&*field.base, &field.member) {
             if call
                 .args
@@ -1031,6 +1122,58 @@ impl Lowerer<'_> {
             }
         }
         self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    /// `Particle { pos: [x, y, z], mass: m }`: an aggregate (see `places`).
+    fn lower_struct(&mut self, s: &syn::ExprStruct, out: &mut Vec<Stmt>) -> Value {
+        if let Some(rest) = &s.rest {
+            self.cx.error(
+                rest,
+                "struct update syntax (`..base`) is not supported by #[reverse]; write every \
+                 field",
+            );
+            return Value::Error;
+        }
+        if s.qself.is_some() {
+            self.cx.error(&s.path, "#[reverse] needs a struct expression with a plain path (`Particle { .. }`, `Self { .. }`)");
+            return Value::Error;
+        }
+        let mut fields = Vec::new();
+        for field in &s.fields {
+            let value = self.lower_expr(&field.expr, out);
+            let op = match value {
+                Value::Op(op) => op,
+                Value::Error => return Value::Error,
+                _ => {
+                    self.cx.error(
+                        &field.expr,
+                        "#[reverse] takes a number, an array or a struct as the value of a \
+                         field; bind this value to a name of its own first",
+                    );
+                    return Value::Error;
+                }
+            };
+            fields.push((field.member.to_token_stream(), op));
+        }
+        let var = self.fresh("s", Ty::Unknown, false, s.span());
+        self.vars[var].ty = Ty::Array(ArrayInfo {
+            elem: None,
+            shape: Shape::Like(var),
+            agg: true,
+        });
+        let lit = crate::ir::StructLit {
+            path: s.path.to_token_stream(),
+            fields,
+        };
+        out.push(IrStmt {
+            kind: StmtKind::Let {
+                var,
+                rhs: Rhs::StructLit(lit),
+                ty: None,
+            },
+            span: s.span(),
+        });
+        Value::Op(Operand::Var(var))
     }
 
     fn lower_array(&mut self, array: &syn::ExprArray, out: &mut Vec<Stmt>) -> Value {
@@ -1066,6 +1209,7 @@ impl Lowerer<'_> {
         let ty = Ty::Array(ArrayInfo {
             elem,
             shape: Shape::Fixed(len),
+            agg: false,
         });
         Value::Op(self.let_temp(out, Rhs::ArrayLit(elems), ty, array.span()))
     }
@@ -1089,6 +1233,7 @@ impl Lowerer<'_> {
         let ty = Ty::Array(ArrayInfo {
             elem: elem_ty,
             shape: Shape::Fixed(len.clone()),
+            agg: false,
         });
         Value::Op(self.let_temp(out, Rhs::ArrayRepeat(elem, len), ty, repeat.span()))
     }
@@ -1135,6 +1280,7 @@ impl Lowerer<'_> {
         let ty = Ty::Array(ArrayInfo {
             elem: elem_ty,
             shape: Shape::Len(len.clone()),
+            agg: false,
         });
         Value::Op(self.let_temp(out, Rhs::VecRepeat(elem, len), ty, mac.span()))
     }
@@ -1148,6 +1294,10 @@ impl Lowerer<'_> {
             syn::Expr::Binary(b) => (&*b.left, &*b.right, Some(b.op)),
             _ => return,
         };
+        if self.is_place_expr(left) && !matches!(left, syn::Expr::Path(_)) {
+            self.assign_place(expr, left, right, op, out);
+            return;
+        }
         match left {
             syn::Expr::Path(path) if path.path.get_ident().is_some() => {
                 let ident = path.path.get_ident().cloned();
@@ -1159,7 +1309,7 @@ impl Lowerer<'_> {
                         self.cx.error(left, "#[reverse] cannot assign a slice to a variable again; bind the new slice to a new name (`let v2 = &x[a..b];`)");
                         return;
                     }
-                    Some(Binding::Tuple(_) | Binding::Closure(_)) => {
+                    Some(Binding::Tuple(_) | Binding::Closure(_) | Binding::Place(_)) => {
                         self.cx.error(left, "#[reverse] can assign to numbers and array elements; assign the elements of a tuple one by one");
                         return;
                     }
@@ -1236,6 +1386,61 @@ impl Lowerer<'_> {
             ),
             _ => self.cx.error(left, "#[reverse] cannot assign to this place; assign to a variable or an array element"),
         }
+    }
+
+    /// `place = right` (or `place op= right`) for a part of an aggregate: a float store, or
+    /// an inactive statement when `right` is not a float expression (`self.steps += 1`).
+    fn assign_place(
+        &mut self,
+        expr: &syn::Expr,
+        left: &syn::Expr,
+        right: &syn::Expr,
+        op: Option<syn::BinOp>,
+        out: &mut Vec<Stmt>,
+    ) {
+        if !self.is_float_expr(right) {
+            self.opaque_stmt(expr, out);
+            return;
+        }
+        let Some(place) = self.place_expr(left, out) else {
+            return;
+        };
+        if !place.mutable {
+            self.cx.error(
+                left,
+                "#[reverse] writes parts of an aggregate through a `mut` variable, a `&mut` \
+                 parameter or `&mut self`, or a `&mut` binding of them; this one is read-only",
+            );
+            return;
+        }
+        if place.steps.is_empty() {
+            self.cx.error(left, "#[reverse] cannot assign a whole aggregate through a reference; assign its fields");
+            return;
+        }
+        let value = self.lower_expr(right, out);
+        let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
+            return;
+        };
+        let (op, value) = match op.map(assign_kind) {
+            None => (AssignOp::Set, value),
+            Some(AssignKind::Add) => (AssignOp::Add, value),
+            Some(AssignKind::Sub) => (AssignOp::Sub, value),
+            Some(AssignKind::Other(bin)) => {
+                let old = self.let_temp(
+                    out,
+                    Rhs::Index(place.root, Path(place.steps.clone())),
+                    Ty::Float(None),
+                    left.span(),
+                );
+                let ty = join(&self.ty_of(&old), &self.ty_of(&value));
+                (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
+            }
+            Some(AssignKind::Unsupported) => {
+                self.cx.error(expr, COMPOUND_ASSIGN);
+                return;
+            }
+        };
+        self.store(place, op, value, expr.span(), out);
     }
 
     fn assign_var(
@@ -1374,6 +1579,20 @@ enum AssignKind {
     Unsupported,
 }
 
+/// Whether `path` names an associated function (`Self::f`, `Type::f`, `Type::<T>::f`).
+fn is_associated_path(path: &syn::Path) -> bool {
+    let segments: Vec<_> = path.segments.iter().collect();
+    let Some(owner) = segments.len().checked_sub(2).map(|k| segments[k]) else {
+        return false;
+    };
+    owner.ident == "Self"
+        || owner
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase())
+        || !owner.arguments.is_none()
+}
+
 fn assign_kind(op: syn::BinOp) -> AssignKind {
     match op {
         syn::BinOp::AddAssign(_) => AssignKind::Add,
@@ -1475,7 +1694,7 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Tuple(inner) => binding_value(inner),
                 Binding::Closure(c) => Value::Closure(c.clone()),
                 Binding::View(v) => Value::View(v.clone()),
-                Binding::Poisoned => Value::Error,
+                Binding::Place(_) | Binding::Poisoned => Value::Error,
             })
             .collect(),
     )

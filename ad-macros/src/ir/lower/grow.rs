@@ -36,6 +36,7 @@ impl Lowerer<'_> {
         let ty = Ty::Array(ArrayInfo {
             elem,
             shape: Shape::Len(Operand::Lit(quote!(0), LitKind::Int)),
+            agg: false,
         });
         Some(Value::Op(self.let_temp(
             out,
@@ -58,6 +59,7 @@ impl Lowerer<'_> {
             let ty = Ty::Array(ArrayInfo {
                 elem: None,
                 shape: Shape::Len(Operand::Lit(quote!(0), LitKind::Int)),
+                agg: false,
             });
             return Some(Value::Op(self.let_temp(
                 out,
@@ -101,6 +103,7 @@ impl Lowerer<'_> {
         let ty = Ty::Array(ArrayInfo {
             elem,
             shape: Shape::Len(Operand::Lit(len, LitKind::Int)),
+            agg: false,
         });
         Some(Value::Op(self.let_temp(
             out,
@@ -285,6 +288,7 @@ impl Lowerer<'_> {
                 let ty = Ty::Array(ArrayInfo {
                     elem,
                     shape: Shape::Len(Operand::Lit(quote!(0), LitKind::Int)),
+                    agg: false,
                 });
                 Value::Op(self.let_temp(out, Rhs::ToVec(Operand::Var(v)), ty, span))
             }

@@ -313,6 +313,7 @@ impl Lowerer<'_> {
                 let ty = Ty::Array(ArrayInfo {
                     elem: None,
                     shape: Shape::Len(Operand::Var(n)),
+                    agg: false,
                 });
                 let var = self.fresh("collected", ty, true, span);
                 let zero = Operand::Lit(quote!(0.0), crate::ir::LitKind::Float(None));

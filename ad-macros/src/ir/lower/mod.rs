@@ -52,6 +52,7 @@ mod iter_mut;
 mod jumps;
 mod rename;
 mod results;
+mod places;
 mod scope;
 mod views;
 
@@ -113,6 +114,8 @@ enum Binding {
     Poisoned,
     /// A slice of a float array (`let t = &x[1..];`): its elements are the base's.
     View(views::View),
+    /// A part of an aggregate (`let l = &self.layers[k];`): its floats are the root's.
+    Place(places::Place),
 }
 
 /// The value of a lowered expression.
@@ -200,11 +203,21 @@ impl<'a> Lowerer<'a> {
                     Ty::Array(super::ArrayInfo {
                         elem: Some(*elem),
                         shape: super::Shape::Like(index),
+                        agg: false,
                     })
                 }
+                ParamKind::Aggregate { .. } => Ty::Array(super::ArrayInfo {
+                    elem: None,
+                    shape: super::Shape::Like(index),
+                    agg: true,
+                }),
                 ParamKind::Inactive => inactive_param_ty(&param.ty),
             };
-            let name = lowerer.names.user(&param.ident);
+            // (`self` cannot be bound again: the receiver is `__self` in generated code.)
+            let name = match param.ident == "self" {
+                true => lowerer.names.fixed("self"),
+                false => lowerer.names.user(&param.ident),
+            };
             let id = lowerer.new_var(name, ty, param.mutable, param.ident.span());
             lowerer.vars[id].param = Some(index);
             lowerer.vars[id].temp = false;
@@ -478,6 +491,9 @@ impl<'a> Lowerer<'a> {
             (RetTy::Array { .. } | RetTy::Vec(_), Value::Op(Operand::Var(v)))
                 if self.vars[v].ty.is_array() =>
             {
+                Some(Output::ArrayVar(v))
+            }
+            (RetTy::Aggregate(_), Value::Op(Operand::Var(v))) if self.is_aggregate(v) => {
                 Some(Output::ArrayVar(v))
             }
             (RetTy::Tuple(types), Value::Tuple(items)) if types.len() == items.len() => types

@@ -266,6 +266,8 @@ impl Renamer<'_, '_> {
                 self.lowerer.cx.error(path, super::views::VIEW_USE);
                 None
             }
+            // (Replaced by its tokens before this: `place_of`.)
+            Binding::Place(_) => None,
             Binding::Tuple(_) => {
                 self.lowerer.cx.error(
                     path,
@@ -281,6 +283,18 @@ impl Renamer<'_, '_> {
                 );
                 None
             }
+        }
+    }
+
+    /// The place a path names, if it is a place binding not shadowed by a closure.
+    fn place_of(&self, path: &syn::Path) -> Option<super::places::Place> {
+        let name = path.get_ident()?.to_string();
+        if self.shadowed.contains(&name) {
+            return None;
+        }
+        match self.lowerer.lookup(&name)? {
+            Binding::Place(p) => Some(p.clone()),
+            _ => None,
         }
     }
 
@@ -328,6 +342,18 @@ impl VisitMut for Renamer<'_, '_> {
 impl Renamer<'_, '_> {
     fn visit_expr_inner(&mut self, expr: &mut syn::Expr) {
         match expr {
+            syn::Expr::Path(p) if p.qself.is_none() && self.place_of(&p.path).is_some() => {
+                // A name bound to a part of an aggregate: the part (`ps[__i3]`).
+                let Some(place) = self.place_of(&p.path) else {
+                    return;
+                };
+                let (tokens, reads) = self.lowerer.place_tokens(&place, p.span());
+                self.reads.extend(reads.iter().copied());
+                if self.killed == 0 {
+                    self.flows.push(place.root);
+                }
+                *expr = syn::parse_quote!((#tokens));
+            }
             syn::Expr::Path(p) if p.qself.is_none() => {
                 if let Some(v) = self.var_of(&p.path) {
                     *expr = self.path_expr(v, p.span());

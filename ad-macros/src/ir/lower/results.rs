@@ -169,6 +169,7 @@ fn array_like(like: Option<VarId>) -> Ty {
     Ty::Array(ArrayInfo {
         elem: None,
         shape: Shape::Like(like.unwrap_or(usize::MAX)),
+        agg: false,
     })
 }
 

@@ -505,6 +505,7 @@ impl Lowerer<'_> {
         let ty = Ty::Array(ArrayInfo {
             elem,
             shape: Shape::Len(n.clone()),
+            agg: false,
         });
         let copy = self.fresh("slice", ty, true, span);
         let zero = Operand::Lit(quote!(0.0), LitKind::Float(elem));

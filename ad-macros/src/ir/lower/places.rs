@@ -1,0 +1,241 @@
+//! Places inside aggregates: the fields and elements of user structs, nested containers and
+//! tuples (`p.pos[0]`, `m[i][j]`, `self.layers[l].w[k]`).
+//!
+//! An aggregate is a variable whose type the macro does not know (a parameter of a user type,
+//! `&[[f64; 3]]`, `Vec<Vec<f64>>`, `self`). The floats in it are reached by a [`Path`] of
+//! field and index steps; rustc knows their types, the macro only needs the path. A read is
+//! `let t = p.pos[i];` ([`Rhs::Index`] with the path), a write `p.pos[i] = v;`
+//! ([`StmtKind::IndexAssign`]); the adjoint of the aggregate is `<T as ad::Adjoint>::Adj`,
+//! which has the same fields, so the reverse sweep writes `__adj_p.pos[i] += __adj_t;`
+//! without knowing any type.
+//!
+//! A name bound to a part of an aggregate (`let l = &self.layers[k];`, `for p in ps.iter()`)
+//! is a *place* binding, like a view of a float array: it denotes the aggregate and a path,
+//! fixed when the binding is made, and its uses extend the path. Nothing is copied.
+//!
+//! ```text
+//! // Before                              // After
+//! let l = &self.layers[k];               (l is self.layers[k])
+//! let y = l.w[j] * x;                    let __t0 = self.layers[k].w[j];
+//!                                        let y = __t0 * x;
+//! ```
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::spanned::Spanned;
+
+use super::{strip, Binding, Lowerer, Value};
+use crate::ir::{Operand, Path, Rhs, Step, Stmt, StmtKind, Ty, VarId};
+
+/// A part of an aggregate: `root` followed by `steps`.
+#[derive(Clone, Debug)]
+pub(super) struct Place {
+    pub root: VarId,
+    pub steps: Vec<Step>,
+    /// Made by `&mut ..`, or a part of a `mut` aggregate bound by value: writes through it
+    /// are writes of `root`.
+    pub mutable: bool,
+}
+
+impl Lowerer<'_> {
+    /// Whether `var` is an aggregate.
+    pub(super) fn is_aggregate(&self, var: VarId) -> bool {
+        matches!(&self.vars[var].ty, Ty::Array(info) if info.agg)
+    }
+
+    /// Whether `expr` denotes a place in an aggregate (without lowering it): a name bound to
+    /// an aggregate or a place, followed by fields and non-range indices.
+    pub(super) fn is_place_expr(&self, expr: &syn::Expr) -> bool {
+        match strip(expr) {
+            syn::Expr::Path(p) => p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| {
+                    match self.lookup(&i.to_string()) {
+                        Some(Binding::Var(v)) => self.is_aggregate(*v),
+                        Some(Binding::Place(_)) => true,
+                        _ => false,
+                    }
+                }),
+            syn::Expr::Field(f) => self.is_place_expr(&f.base),
+            syn::Expr::Index(i) => {
+                !matches!(strip(&i.index), syn::Expr::Range(_)) && self.is_place_expr(&i.expr)
+            }
+            syn::Expr::Reference(r) => self.is_place_expr(&r.expr),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.is_place_expr(&u.expr)
+            }
+            _ => false,
+        }
+    }
+
+    /// The place `expr` denotes, lowering its indices (in evaluation order) into `out`.
+    /// `None` when it is not a place (see `is_place_expr`).
+    pub(super) fn place_expr(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
+        match strip(expr) {
+            syn::Expr::Path(p) => {
+                let ident = p.path.get_ident()?;
+                match self.lookup(&ident.to_string())? {
+                    Binding::Var(v) if self.is_aggregate(*v) => Some(Place {
+                        root: *v,
+                        steps: Vec::new(),
+                        mutable: self.vars[*v].mutable,
+                    }),
+                    Binding::Place(place) => Some(place.clone()),
+                    _ => None,
+                }
+            }
+            syn::Expr::Field(f) => {
+                let mut place = self.place_expr(&f.base, out)?;
+                place.steps.push(Step::Field(f.member.clone()));
+                Some(place)
+            }
+            syn::Expr::Index(i) if !matches!(strip(&i.index), syn::Expr::Range(_)) => {
+                let mut place = self.place_expr(&i.expr, out)?;
+                let index = self.fixed_index(&i.index, out);
+                place.steps.push(Step::Index(index));
+                Some(place)
+            }
+            syn::Expr::Reference(r) => {
+                let mut place = self.place_expr(&r.expr, out)?;
+                place.mutable &= r.mutability.is_some();
+                Some(place)
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                self.place_expr(&u.expr, out)
+            }
+            _ => None,
+        }
+    }
+
+    /// An index of a place: a `usize` operand whose value cannot change while the place is
+    /// bound (a `mut` counter is copied).
+    fn fixed_index(&mut self, index: &syn::Expr, out: &mut Vec<Stmt>) -> Operand {
+        let op = self.lower_int_operand(index, Ty::Usize, out);
+        match op {
+            Operand::Var(v) if self.vars[v].mutable => {
+                let copy = self.fresh("i", Ty::Usize, false, index.span());
+                out.push(Stmt {
+                    kind: StmtKind::Let {
+                        var: copy,
+                        rhs: Rhs::Copy(Operand::Var(v)),
+                        ty: None,
+                    },
+                    span: index.span(),
+                });
+                Operand::Var(copy)
+            }
+            op => op,
+        }
+    }
+
+    /// Reads the float at `place`: `let t = root<path>;`.
+    pub(super) fn load(&mut self, place: Place, span: Span, out: &mut Vec<Stmt>) -> Value {
+        if place.steps.is_empty() {
+            // The whole aggregate, as a value (an argument, a result).
+            return Value::Op(Operand::Var(place.root));
+        }
+        let rhs = Rhs::Index(place.root, Path(place.steps));
+        Value::Op(self.let_temp(out, rhs, Ty::Float(None), span))
+    }
+
+    /// `let name = &place;` or `let name = place;` for a part of an aggregate that cannot
+    /// change while `name` is used: binds `name` to the place. Returns whether it did.
+    pub(super) fn bind_place(
+        &mut self,
+        pat: &syn::Pat,
+        init: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> bool {
+        let syn::Pat::Ident(p) = pat else {
+            return false;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() || !self.is_place_expr(init) {
+            return false;
+        }
+        let by_ref = matches!(strip(init), syn::Expr::Reference(_));
+        let Some(place) = self.peek_place_root(init) else {
+            return false;
+        };
+        // A copy (`let v = p.vel;`) of a part of a `mut` aggregate, or a `let mut`, is a
+        // value of its own: only a float is read here (`load`).
+        if place.steps_empty || p.mutability.is_some() || (!by_ref && self.vars[place.root].mutable)
+        {
+            return false;
+        }
+        let Some(place) = self.place_expr(init, out) else {
+            return false;
+        };
+        self.bind(&p.ident, Binding::Place(place));
+        true
+    }
+
+    /// The root of the place `expr` and whether its path is empty, without lowering it.
+    fn peek_place_root(&self, expr: &syn::Expr) -> Option<PeekedPlace> {
+        match strip(expr) {
+            syn::Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
+                Binding::Var(v) if self.is_aggregate(*v) => Some(PeekedPlace {
+                    root: *v,
+                    steps_empty: true,
+                }),
+                Binding::Place(place) => Some(PeekedPlace {
+                    root: place.root,
+                    steps_empty: place.steps.is_empty(),
+                }),
+                _ => None,
+            },
+            syn::Expr::Field(f) => self.peek_place_root(&f.base).map(|p| PeekedPlace {
+                steps_empty: false,
+                ..p
+            }),
+            syn::Expr::Index(i) => self.peek_place_root(&i.expr).map(|p| PeekedPlace {
+                steps_empty: false,
+                ..p
+            }),
+            syn::Expr::Reference(r) => self.peek_place_root(&r.expr),
+            syn::Expr::Unary(u) => self.peek_place_root(&u.expr),
+            _ => None,
+        }
+    }
+
+    /// `place = value;` (or `+=`, `-=`) for a float in a `mut` aggregate.
+    pub(super) fn store(
+        &mut self,
+        place: Place,
+        op: crate::ir::AssignOp,
+        value: Operand,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        out.push(Stmt {
+            kind: StmtKind::IndexAssign {
+                array: place.root,
+                index: Path(place.steps),
+                op,
+                value,
+            },
+            span,
+        });
+    }
+
+    /// The tokens of a place in renamed code (`ps[__i3].mass`), and the variables it reads.
+    pub(super) fn place_tokens(&self, place: &Place, span: Span) -> (TokenStream, Vec<VarId>) {
+        let mut name = self.vars[place.root].name.clone();
+        name.set_span(name.span().located_at(span));
+        let mut reads = vec![place.root];
+        let steps = place.steps.iter().map(|step| match step {
+            Step::Index(i) => {
+                reads.extend(i.var());
+                let i = super::views::op_tokens(self, i);
+                quote!([#i])
+            }
+            Step::Field(m) => quote!(.#m),
+        });
+        let tokens = quote!(#name #(#steps)*);
+        (tokens, reads)
+    }
+}
+
+/// What `peek_place_root` finds.
+struct PeekedPlace {
+    root: VarId,
+    steps_empty: bool,
+}
