@@ -10,8 +10,11 @@
 //! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
 //!   sweep of a loop (or of a called function) to its reverse sweep.
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
-//! - [`adjoint`]: small traits that generated code uses to build and accumulate adjoints of
-//!   arrays and vectors.
+//! - [`Adjoint`]: a value that has an adjoint (gradient): its type, a zero of the value's
+//!   shape, and accumulation; implemented for floats, arrays, slices, `Vec`s, tuples,
+//!   `Option`s and references, for user types by `#[derive(ad::Adjoint)]`, and with the
+//!   zero-sized adjoint [`Zero`] for integers and other inactive data. The module [`adjoint`]
+//!   also holds the helpers generated code uses to build and add adjoints.
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
 //!   marker trait whose absence is the "has no derivative" compile error).
 //! - [`inout`]: `&mut` float parameters, read on entry and written back on return.
@@ -36,5 +39,6 @@ pub mod rules;
 pub mod stack;
 pub mod view;
 
+pub use adjoint::{Adjoint, Zero};
 pub use float::Float;
 pub use stack::ValueStack;
