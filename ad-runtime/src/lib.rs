@@ -27,6 +27,7 @@
 //!   code reads as elements of the base array, checked like Rust's slices.
 #![forbid(unsafe_code)]
 
+pub mod accumulate;
 pub mod adjoint;
 pub mod call;
 pub mod check;
@@ -40,5 +41,6 @@ pub mod stack;
 pub mod view;
 
 pub use adjoint::{Adjoint, Zero};
+pub use accumulate::Accumulate;
 pub use float::Float;
 pub use stack::ValueStack;

@@ -207,6 +207,21 @@ impl Emitter<'_> {
 
     fn fwd_rhs_tokens(&self, out: VarId, rhs: &Rhs, span: Span) -> TokenStream {
         match rhs {
+            // A copy of an aggregate is an owned clone, also of a reference parameter.
+            Rhs::Copy(Operand::Var(a)) if self.is_aggregate(*a) => {
+                let var = &self.body.vars[*a];
+                let name = &var.name;
+                // (A `&mut` parameter's name holds its value on entry, owned.)
+                let reference = var.param.is_some_and(|p| {
+                    let param = &self.sig.params[p];
+                    matches!(param.ty, syn::Type::Reference(_))
+                        && param.passing != crate::parse::Passing::MutRef
+                });
+                match reference {
+                    true => quote!(::ad::__private::AggInOut::entry(#name)),
+                    false => quote!(::ad::__private::AggInOut::entry(&#name)),
+                }
+            }
             // A copy of an array is a clone (a `Vec` would otherwise move).
             Rhs::Copy(Operand::Var(a)) if self.body.vars[*a].ty.is_array() => {
                 let a = &self.body.vars[*a].name;
@@ -249,6 +264,12 @@ impl Emitter<'_> {
                 let a = self.op(a);
                 let t = t.ident();
                 quote_spanned!(span=> #a as #t)
+            }
+            // A copy of a part of an aggregate (a struct, an array): cloned.
+            Rhs::Index(array, index) if self.is_aggregate(out) => {
+                let array = &self.body.vars[*array].name;
+                let path = self.path(index);
+                quote!(::core::clone::Clone::clone(&#array #path))
             }
             Rhs::Index(array, index) => {
                 let array = &self.body.vars[*array].name;
@@ -407,6 +428,10 @@ impl Emitter<'_> {
                     Some(index) if self.is_sink(*array) && !self.is_aggregate(*array) => {
                         let index = self.op(index);
                         quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
+                    }
+                    _ if self.is_aggregate(out) => {
+                        let path = self.path(index);
+                        quote!(::ad::__private::Accumulate::accumulate(&mut #array_adj #path, &#adj);)
                     }
                     _ => {
                         let path = self.path(index);

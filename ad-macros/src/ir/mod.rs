@@ -181,6 +181,10 @@ pub(crate) enum Shape {
     /// The same shape as the value of this variable, which is available in the reverse sweep
     /// (a parameter): `zeros_like(&v)`.
     Like(VarId),
+    /// The same shape as the part `path` of the aggregate variable: `zeros_like(&v.pos)`.
+    /// (A part of an aggregate keeps its shape while the aggregate lives: the macro changes
+    /// no length inside one.)
+    Place(VarId, Path),
 }
 
 impl PartialEq for Shape {
@@ -189,6 +193,7 @@ impl PartialEq for Shape {
             (Shape::Fixed(a), Shape::Fixed(b)) => a.to_string() == b.to_string(),
             (Shape::Len(a), Shape::Len(b)) => a == b,
             (Shape::Like(a), Shape::Like(b)) => a == b,
+            (Shape::Place(a, p), Shape::Place(b, q)) => a == b && p == q,
             _ => false,
         }
     }
@@ -430,6 +435,9 @@ pub(crate) struct Call {
     /// `p.mass`): the path from the argument's variable (the aggregate) to it. The callee's
     /// reverse sweep adds into the same path of the aggregate's adjoint.
     pub paths: Vec<Option<Path>>,
+    /// A method call: the first argument is the receiver, which the reverse sweep passes
+    /// again (by `&`, to find the method) even when it passed it by `&mut`.
+    pub method: bool,
 }
 
 impl Call {

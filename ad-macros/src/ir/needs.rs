@@ -63,7 +63,7 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
         // The callee's reverse sweep takes every argument again, except those passed by
         // `&mut`: it pops their values before the call.
         Rhs::Call(call) => (0..call.args.len())
-            .filter(|&k| !call.by_mut[k])
+            .filter(|&k| !call.by_mut[k] || (call.method && k == 0))
             .chain(call.args.len()..call.args.len() + call.path_operands().len())
             .map(Need::Operand)
             .collect(),

@@ -442,8 +442,12 @@ impl<'b> Printer<'b> {
                     Shape::Fixed(n) => tokens(n),
                     Shape::Len(n) => format!("len {}", self.op(n)),
                     Shape::Like(v) => format!("like {}", self.var(*v)),
+                    Shape::Place(v, p) => format!("like {}{}", self.var(*v), self.path(p)),
                 };
-                format!("[{}; {shape}]", float(info.elem))
+                match info.agg {
+                    true => format!("aggregate {shape}"),
+                    false => format!("[{}; {shape}]", float(info.elem)),
+                }
             }
             Ty::Usize => "usize".into(),
             Ty::I32 => "i32".into(),

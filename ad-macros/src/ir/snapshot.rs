@@ -170,11 +170,18 @@ impl Inserter<'_> {
         match &mut stmt.kind {
             StmtKind::Let { var, rhs, .. } if activity.live(*var, rhs) => {
                 let needs = rhs_needs(rhs, &|v| activity.active(v));
+                // (A method's receiver passed by `&mut` is read again only to find the
+                // method: the call writes it, so it is never a snapshot.)
+                let by_mut: Vec<bool> = match &*rhs {
+                    Rhs::Call(c) => c.by_mut.clone(),
+                    _ => Vec::new(),
+                };
+                let written = |i: usize| by_mut.get(i) == Some(&true);
                 let positions: Vec<usize> = needs
                     .iter()
                     .filter_map(|n| match n {
-                        Need::Operand(i) => Some(*i),
-                        Need::Output => None,
+                        Need::Operand(i) if !written(*i) => Some(*i),
+                        _ => None,
                     })
                     .collect();
                 rhs.operands_mut()

@@ -426,9 +426,15 @@ impl Emitter<'_> {
     /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there
     /// is one): a call's result, or a struct expression's path.
     fn aggregate_type(&self, v: VarId) -> TokenStream {
+        if let Some(p) = self.body.vars[v].param {
+            if let crate::parse::ParamKind::Aggregate { ty } = &self.sig.params[p].kind {
+                return quote!(<#ty as ::ad::__private::AggInOut>::Owned);
+            }
+        }
         match (self.result_type(v), self.plan.defs.get(&v)) {
             (Some(ty), _) => ty,
             (None, Some(Rhs::StructLit(lit))) => lit.path.clone(),
+            (None, Some(Rhs::Copy(Operand::Var(w)))) => self.aggregate_type(*w),
             _ => quote!(_),
         }
     }
@@ -464,6 +470,11 @@ impl Emitter<'_> {
                     Shape::Like(p) => {
                         let name = &self.body.vars[*p].name;
                         quote!(::ad::__private::zeros_like(&#name))
+                    }
+                    Shape::Place(p, path) => {
+                        let name = &self.body.vars[*p].name;
+                        let path = self.path(path);
+                        quote!(::ad::__private::zeros_like(&#name #path))
                     }
                 }
             }

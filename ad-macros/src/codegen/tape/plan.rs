@@ -275,6 +275,14 @@ impl Planner<'_> {
                             Shape::Len(Operand::Var(len)) => self.need(*len),
                             // The adjoint of a call's array result is shaped like it.
                             Shape::Like(w) if self.body.vars[*w].param.is_none() => self.need(*w),
+                            Shape::Place(w, path) => {
+                                if self.body.vars[*w].param.is_none() {
+                                    self.need(*w);
+                                }
+                                for i in path.operands().into_iter().filter_map(Operand::var) {
+                                    self.need(i);
+                                }
+                            }
                             _ => {}
                         }
                     }
@@ -356,10 +364,7 @@ impl Planner<'_> {
                 // Inside a loop, or anywhere in split companions: the whole array is pushed
                 // at the end of its block and popped at the start of its reverse.
                 self.plan.restore[var] = Restore::Save;
-                let typed = matches!(
-                    self.plan.defs.get(&var),
-                    Some(Rhs::StructLit(_) | Rhs::Call(_) | Rhs::Part(..))
-                );
+                let typed = self.aggregate_typed(var);
                 if matches!(&self.body.vars[var].ty, Ty::Array(info) if info.agg) && !typed {
                     self.cx.error_at(
                         self.body.vars[var].span,
@@ -405,6 +410,22 @@ impl Planner<'_> {
             BlockMode::Hoist => Restore::Hoist,
             _ => Restore::Save,
         };
+    }
+
+    /// Whether codegen can name the type of the aggregate `var` to pop it: a parameter, a
+    /// struct expression, a function's result, or a copy of one of these.
+    fn aggregate_typed(&self, var: VarId) -> bool {
+        if self.body.vars[var].param.is_some() {
+            return true;
+        }
+        match self.plan.defs.get(&var) {
+            Some(Rhs::StructLit(_) | Rhs::Part(..)) => true,
+            Some(Rhs::Call(call)) => {
+                self.body.callees[call.callee].kind == crate::ir::CalleeKind::Function
+            }
+            Some(Rhs::Copy(Operand::Var(w))) => self.aggregate_typed(*w),
+            _ => false,
+        }
     }
 
     /// Whether `var` can be evaluated again from values available in the reverse sweep.

@@ -444,6 +444,20 @@ impl Lowerer<'_> {
                 return self.lower_intrinsic(expr, rule, &args, call.method.span(), out);
             }
         }
+        // A method of an aggregate (`self.layer(x)`, `p.energy()`): through its companions.
+        let container = matches!(
+            name.as_str(),
+            "len" | "is_empty" | "iter" | "iter_mut" | "into_iter" | "clone" | "to_vec"
+        ) || super::iter::CONSUMERS.contains(&name.as_str())
+            || rename_is_killing(&name);
+        if name == "clone" && call.args.is_empty() && self.is_place_expr(&call.receiver) {
+            if let Some(place) = self.place_expr(&call.receiver, out) {
+                return Value::Op(self.copy_place(place, expr.span(), out));
+            }
+        }
+        if !container && call.turbofish.is_none() && self.is_place_expr(&call.receiver) {
+            return self.lower_user_method_call(call, out);
+        }
         if let Some(value) = self.lower_mut_method(call, out) {
             return value;
         }
@@ -468,14 +482,6 @@ impl Lowerer<'_> {
             };
             self.cx.error(&call.method, msg);
             return Value::Error;
-        }
-        let container = matches!(
-            name.as_str(),
-            "len" | "is_empty" | "iter" | "into_iter" | "clone" | "to_vec"
-        ) || super::iter::CONSUMERS.contains(&name.as_str())
-            || rename_is_killing(&name);
-        if !container && call.turbofish.is_none() && self.is_place_expr(&call.receiver) {
-            return self.lower_user_method_call(call, out);
         }
         match name.as_str() {
             "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
@@ -716,7 +722,8 @@ impl Lowerer<'_> {
         let mut by_mut = Vec::new();
         let mut copy_backs = Vec::new();
         let mut paths = Vec::new();
-        for &arg in call_args {
+        let method = matches!(kind_of(&self.callees[callee].kind), CalleeShape::Method);
+        for (k, &arg) in call_args.iter().enumerate() {
             paths.resize(args.len(), None);
             // A part of an aggregate (`&ps[i]`, `&mut self.state`, `self`, `p.mass`): its
             // aggregate and the path to it.
@@ -734,6 +741,13 @@ impl Lowerer<'_> {
                 };
                 let Some(place) = self.place_expr(arg, out) else {
                     return Value::Error;
+                };
+                // A method's receiver is borrowed as the method says, which the caller does
+                // not see: a `mut` one is passed by `&mut` (which a `&self` method reborrows;
+                // the adjoint of an unchanged receiver is in-out alike), another by `&`.
+                let reference = match method && k == 0 {
+                    true => Some(place.mutable),
+                    false => reference,
                 };
                 let by_mut_place = reference == Some(true);
                 if by_mut_place && !place.mutable {
@@ -819,6 +833,7 @@ impl Lowerer<'_> {
             by_mut,
             parts: Vec::new(),
             paths,
+            method,
         });
         let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
         let result_ty = result_ty.unwrap_or(Ty::Float(None));
@@ -1082,7 +1097,7 @@ impl Lowerer<'_> {
         };
         let ident = path.path.get_ident()?;
         match self.lookup(&ident.to_string())? {
-            Binding::Var(v) if self.vars[*v].ty.is_array() => Some(*v),
+            Binding::Var(v) if self.vars[*v].ty.is_array() && !self.is_aggregate(*v) => Some(*v),
             _ => None,
         }
     }
@@ -1140,6 +1155,14 @@ impl Lowerer<'_> {
         }
         let mut fields = Vec::new();
         for field in &s.fields {
+            // A part of an aggregate may be a float, an array or a struct: a copy of it.
+            if self.is_place_expr(&field.expr) {
+                if let Some(place) = self.place_expr(&field.expr, out) {
+                    let op = self.copy_place(place, field.expr.span(), out);
+                    fields.push((field.member.to_token_stream(), op));
+                    continue;
+                }
+            }
             let value = self.lower_expr(&field.expr, out);
             let op = match value {
                 Value::Op(op) => op,
@@ -1399,7 +1422,17 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) {
         if !self.is_float_expr(right) {
+            // An integer (or other inactive) field: rustc knows it carries no derivative, so
+            // the aggregate's value does not flow through the statement; the value does.
+            let root = self.place_expr(left, &mut Vec::new()).map(|p| p.root);
+            let start = out.len();
             self.opaque_stmt(expr, out);
+            let right_flows = self.opaque(right).flows;
+            for stmt in &mut out[start..] {
+                if let StmtKind::Opaque { flows, .. } = &mut stmt.kind {
+                    flows.retain(|v| Some(*v) != root || right_flows.contains(v));
+                }
+            }
             return;
         }
         let Some(place) = self.place_expr(left, out) else {
@@ -1577,6 +1610,19 @@ enum AssignKind {
     Sub,
     Other(BinOp),
     Unsupported,
+}
+
+/// Whether a callee is a method (its first argument is the receiver).
+enum CalleeShape {
+    Method,
+    Other,
+}
+
+fn kind_of(kind: &crate::ir::CalleeKind) -> CalleeShape {
+    match kind {
+        crate::ir::CalleeKind::Method(_) => CalleeShape::Method,
+        _ => CalleeShape::Other,
+    }
 }
 
 /// Whether `path` names an associated function (`Self::f`, `Type::f`, `Type::<T>::f`).

@@ -371,6 +371,7 @@ impl Lowerer<'_> {
                         && self.vars[v].param.is_none()
                 }
                 Shape::Len(_) => true,
+                Shape::Place(..) => false,
             },
             _ => false,
         }

@@ -137,6 +137,35 @@ impl Lowerer<'_> {
         Value::Op(self.let_temp(out, rhs, Ty::Float(None), span))
     }
 
+    /// A copy of the value at `place`, whatever its type (a float, an array, a struct):
+    /// `let t = Clone::clone(&root<path>);`, an aggregate whose adjoint flows back into the
+    /// place's.
+    pub(super) fn copy_place(&mut self, place: Place, span: Span, out: &mut Vec<Stmt>) -> Operand {
+        let var = self.fresh("c", Ty::Unknown, false, span);
+        // (The adjoint is shaped like the place, which keeps its shape while its aggregate
+        // lives: the copy need not be kept for the reverse sweep.)
+        let (rhs, shape) = match place.steps.is_empty() {
+            true => (
+                Rhs::Copy(Operand::Var(place.root)),
+                crate::ir::Shape::Like(place.root),
+            ),
+            false => (
+                Rhs::Index(place.root, Path(place.steps.clone())),
+                crate::ir::Shape::Place(place.root, Path(place.steps)),
+            ),
+        };
+        self.vars[var].ty = Ty::Array(crate::ir::ArrayInfo {
+            elem: None,
+            shape,
+            agg: true,
+        });
+        out.push(Stmt {
+            kind: StmtKind::Let { var, rhs, ty: None },
+            span,
+        });
+        Operand::Var(var)
+    }
+
     /// `let name = &place;` or `let name = place;` for a part of an aggregate that cannot
     /// change while `name` is used: binds `name` to the place. Returns whether it did.
     pub(super) fn bind_place(
