@@ -1,0 +1,368 @@
+//! User structs, nested containers, tuples and methods: the gradient of a struct parameter is
+//! its adjoint struct (`#[derive(ad::Adjoint)]`), checked against closed forms and finite
+//! differences.
+
+use ad::reverse;
+use approx::assert_relative_eq;
+
+/// A point mass in the plane.
+#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+pub struct Particle {
+    /// Position.
+    pub pos: [f64; 2],
+    /// Velocity.
+    pub vel: [f64; 2],
+    /// Mass.
+    pub mass: f64,
+    /// An inactive label: its adjoint is `ad::Zero`.
+    pub id: usize,
+}
+
+fn particle(seed: f64) -> Particle {
+    Particle {
+        pos: [1.0 + seed, 2.0 - seed],
+        vel: [0.5 * seed - 0.25, -1.5 + seed],
+        mass: 3.0 + seed,
+        id: 7,
+    }
+}
+
+/// Central finite differences of `f` along every float of a particle.
+fn fd_particle(f: impl Fn(&Particle) -> f64, p: &Particle) -> ParticleAdjoint {
+    let h = 1e-6;
+    let d = |g: &dyn Fn(&mut Particle, f64)| {
+        let (mut a, mut b) = (p.clone(), p.clone());
+        g(&mut a, h);
+        g(&mut b, -h);
+        (f(&a) - f(&b)) / (2.0 * h)
+    };
+    ParticleAdjoint {
+        pos: [d(&|q, e| q.pos[0] += e), d(&|q, e| q.pos[1] += e)],
+        vel: [d(&|q, e| q.vel[0] += e), d(&|q, e| q.vel[1] += e)],
+        mass: d(&|q, e| q.mass += e),
+        id: ad::Zero,
+    }
+}
+
+fn assert_close(a: &ParticleAdjoint, b: &ParticleAdjoint) {
+    for k in 0..2 {
+        assert_relative_eq!(a.pos[k], b.pos[k], epsilon = 1e-7, max_relative = 1e-6);
+        assert_relative_eq!(a.vel[k], b.vel[k], epsilon = 1e-7, max_relative = 1e-6);
+    }
+    assert_relative_eq!(a.mass, b.mass, epsilon = 1e-7, max_relative = 1e-6);
+}
+
+#[reverse]
+fn energy(p: &Particle, g: f64) -> f64 {
+    let v2 = p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1];
+    0.5 * p.mass * v2 + p.mass * g * p.pos[1]
+}
+
+#[test]
+fn field_reads_of_a_struct_reference() {
+    let p = particle(0.3);
+    let (e, (dp, dg)) = energy_grad(&p, 9.81);
+    assert_eq!(e, energy(&p, 9.81));
+    // Closed form.
+    assert_eq!(dp.pos, [0.0, p.mass * 9.81]);
+    assert_eq!(dp.vel, [p.mass * p.vel[0], p.mass * p.vel[1]]);
+    let v2 = p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1];
+    assert_eq!(dp.mass, 0.5 * v2 + 9.81 * p.pos[1]);
+    assert_eq!(dp.id, ad::Zero);
+    assert_eq!(dg, p.mass * p.pos[1]);
+}
+
+#[reverse]
+fn energy_by_value(p: Particle) -> f64 {
+    p.mass * p.pos[0] * p.pos[0] + p.vel[1].sin()
+}
+
+#[test]
+fn a_struct_by_value() {
+    let p = particle(0.1);
+    let (e, dp) = energy_by_value_grad(p.clone());
+    assert_eq!(e, energy_by_value(p.clone()));
+    assert_close(&dp, &fd_particle(|q| energy_by_value(q.clone()), &p));
+}
+
+#[reverse]
+fn total(ps: &[Particle], g: f64) -> f64 {
+    let mut e = 0.0;
+    for i in 0..ps.len() {
+        e += energy(&ps[i], g);
+        if i > 0 {
+            let d = ps[i].pos[0] - ps[i - 1].pos[0];
+            e += 0.5 * d * d;
+        }
+    }
+    e
+}
+
+#[test]
+fn a_slice_of_structs_and_calls_on_its_elements() {
+    let ps = vec![particle(0.0), particle(0.5), particle(-0.4)];
+    let (e, (dps, dg)) = total_grad(&ps, 2.0);
+    assert_eq!(e, total(&ps, 2.0));
+    assert_eq!(dps.len(), 3);
+    for k in 0..3 {
+        let fd = fd_particle(
+            |q| {
+                let mut qs = ps.clone();
+                qs[k] = q.clone();
+                total(&qs, 2.0)
+            },
+            &ps[k],
+        );
+        assert_close(&dps[k], &fd);
+    }
+    let dg_closed: f64 = ps.iter().map(|p| p.mass * p.pos[1]).sum();
+    assert_relative_eq!(dg, dg_closed, max_relative = 1e-14);
+}
+
+#[reverse]
+fn kick(p: &mut Particle, f: f64, dt: f64) {
+    p.vel[0] += dt * f / p.mass;
+    p.pos[0] += dt * p.vel[0];
+    p.id += 1;
+}
+
+#[test]
+fn a_mut_struct_parameter() {
+    let p0 = particle(0.2);
+    let mut p = p0.clone();
+    let mut expected = p0.clone();
+    kick(&mut expected, 1.5, 0.1);
+    // Seed: the adjoint of the particle on return; the gradient: of the particle on entry.
+    let seed = ParticleAdjoint {
+        pos: [1.0, 0.0],
+        vel: [0.0, 0.0],
+        mass: 0.0,
+        id: ad::Zero,
+    };
+    let ((), (dp, df, ddt)) = kick_vjp(&mut p, 1.5, 0.1, seed);
+    assert_eq!(p, expected);
+    // pos0' = pos0 + dt (vel0 + dt f / m): closed form.
+    assert_eq!(dp.pos, [1.0, 0.0]);
+    assert_eq!(dp.vel, [0.1, 0.0]);
+    assert_relative_eq!(dp.mass, -0.01 * 1.5 / (p0.mass * p0.mass), max_relative = 1e-14);
+    assert_relative_eq!(df, 0.01 / p0.mass, max_relative = 1e-14);
+    assert_relative_eq!(
+        ddt,
+        p0.vel[0] + 2.0 * 0.1 * 1.5 / p0.mass,
+        max_relative = 1e-14
+    );
+}
+
+#[reverse]
+fn simulate(p: &Particle, f: f64) -> f64 {
+    let mut q = Particle {
+        pos: p.pos,
+        vel: [p.vel[0], 2.0 * p.vel[1]],
+        mass: p.mass,
+        id: 0,
+    };
+    for _ in 0..4 {
+        kick(&mut q, f, 0.1);
+    }
+    q.pos[0] * q.mass + q.vel[1]
+}
+
+#[test]
+fn a_struct_expression_stepped_through_mut_calls_in_a_loop() {
+    let p = particle(0.3);
+    let (v, (dp, df)) = simulate_grad(&p, 2.0);
+    assert_eq!(v, simulate(&p, 2.0));
+    assert_close(&dp, &fd_particle(|q| simulate(q, 2.0), &p));
+    let h = 1e-6;
+    let fd = (simulate(&p, 2.0 + h) - simulate(&p, 2.0 - h)) / (2.0 * h);
+    assert_relative_eq!(df, fd, max_relative = 1e-6);
+}
+
+#[reverse]
+fn spawn(x: f64, v: f64) -> Particle {
+    Particle {
+        pos: [x, x * x],
+        vel: [v.sin(), 0.0],
+        mass: 2.0,
+        id: 1,
+    }
+}
+
+#[test]
+fn a_struct_result_through_vjp() {
+    let seed = ParticleAdjoint {
+        pos: [1.0, 2.0],
+        vel: [3.0, 4.0],
+        mass: 5.0,
+        id: ad::Zero,
+    };
+    let (p, (dx, dv)) = spawn_vjp(0.7, 0.2, seed);
+    assert_eq!(p, spawn(0.7, 0.2));
+    assert_eq!(dx, 1.0 + 2.0 * 2.0 * 0.7);
+    assert_eq!(dv, 3.0 * 0.2f64.cos());
+}
+
+impl Particle {
+    /// Kinetic energy, as a method.
+    #[reverse]
+    fn kinetic(&self) -> f64 {
+        0.5 * self.mass * (self.vel[0] * self.vel[0] + self.vel[1] * self.vel[1])
+    }
+
+    /// A force applied for one step, in place.
+    #[reverse]
+    fn push(&mut self, f: f64) {
+        self.vel[0] += f / self.mass;
+    }
+
+    /// Potential energy at height `pos[1]`.
+    #[reverse]
+    fn potential(&self, g: f64) -> f64 {
+        self.mass * g * self.pos[1]
+    }
+
+    /// Total energy, through the other methods.
+    #[reverse]
+    fn total_energy(&self, g: f64) -> f64 {
+        self.kinetic() + self.potential(g)
+    }
+}
+
+#[test]
+fn methods_and_calls_between_them() {
+    let p = particle(-0.2);
+    let (k, dk) = p.kinetic_grad();
+    assert_eq!(k, p.kinetic());
+    assert_eq!(dk.vel, [p.mass * p.vel[0], p.mass * p.vel[1]]);
+    let (e, (dp, dg)) = p.total_energy_grad(9.81);
+    assert_eq!(e, p.total_energy(9.81));
+    assert_close(&dp, &fd_particle(|q| q.total_energy(9.81), &p));
+    assert_eq!(dg, p.mass * p.pos[1]);
+}
+
+#[reverse]
+fn pushed_energy(p: &Particle, f: f64) -> f64 {
+    let mut q = p.clone();
+    q.push(f);
+    q.push(f);
+    q.kinetic() + p.kinetic()
+}
+
+#[test]
+fn a_mut_method_on_a_local_copy() {
+    let p = particle(0.4);
+    let (e, (dp, df)) = pushed_energy_grad(&p, 0.3);
+    assert_eq!(e, pushed_energy(&p, 0.3));
+    assert_close(&dp, &fd_particle(|q| pushed_energy(q, 0.3), &p));
+    // d/df of 0.5 m (v0 + 2 f / m)^2 = 2 (v0 + 2 f / m).
+    assert_relative_eq!(df, 2.0 * (p.vel[0] + 0.6 / p.mass), max_relative = 1e-14);
+}
+
+#[test]
+fn a_mut_method_vjp() {
+    let p0 = particle(0.1);
+    let mut p = p0.clone();
+    let seed = ParticleAdjoint {
+        pos: [0.0; 2],
+        vel: [1.0, 0.0],
+        mass: 0.0,
+        id: ad::Zero,
+    };
+    let ((), (dp, df)) = p.push_vjp(0.5, seed);
+    assert_eq!(p.vel[0], p0.vel[0] + 0.5 / p0.mass);
+    assert_eq!(dp.vel, [1.0, 0.0]);
+    assert_eq!(dp.mass, -0.5 / (p0.mass * p0.mass));
+    assert_eq!(df, 1.0 / p0.mass);
+}
+
+/// Nested float containers as parameters.
+#[reverse]
+fn frobenius(m: &[[f64; 3]], v: &Vec<Vec<f64>>) -> f64 {
+    let mut s = 0.0;
+    for i in 0..m.len() {
+        for j in 0..3 {
+            s += m[i][j] * m[i][j] * v[i][j];
+        }
+    }
+    s
+}
+
+#[test]
+fn nested_arrays_and_vecs() {
+    let m = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]];
+    let v = vec![vec![0.5, -1.0, 2.0], vec![1.5, 0.25, -0.5]];
+    let (s, (dm, dv)) = frobenius_grad(&m, &v);
+    assert_eq!(s, frobenius(&m, &v));
+    for i in 0..2 {
+        for j in 0..3 {
+            assert_eq!(dm[i][j], 2.0 * m[i][j] * v[i][j]);
+            assert_eq!(dv[i][j], m[i][j] * m[i][j]);
+        }
+    }
+}
+
+#[reverse]
+fn matrix_update(a: [[f64; 2]; 2], x: f64) -> f64 {
+    let mut b = a;
+    b[0][1] = x * b[1][0];
+    b[1][1] *= x;
+    b[0][0] * b[1][1] - b[0][1] * b[1][0]
+}
+
+#[test]
+fn a_mut_nested_array_local() {
+    let a = [[1.0, 2.0], [3.0, 4.0]];
+    let (d, (da, dx)) = matrix_update_grad(a, 0.5);
+    assert_eq!(d, matrix_update(a, 0.5));
+    // d = a00 a11 x - x a10^2.
+    assert_eq!(da, [[0.5 * 4.0, 0.0], [-2.0 * 0.5 * 3.0, 0.5]]);
+    assert_eq!(dx, 1.0 * 4.0 - 9.0);
+}
+
+#[reverse]
+fn tuple_param(t: (f64, [f64; 2]), k: usize) -> f64 {
+    t.0 * t.1[k] + t.1[0].exp()
+}
+
+#[test]
+fn tuple_parameters() {
+    // `k: usize` is inactive: the gradient is the tuple's adjoint alone.
+    let (v, dt) = tuple_param_grad((2.0, [0.5, -1.0]), 1);
+    assert_eq!(v, tuple_param((2.0, [0.5, -1.0]), 1));
+    assert_eq!(dt, (-1.0, [0.5f64.exp(), 2.0]));
+}
+
+/// Nested structs.
+#[derive(Clone, Debug, ad::Adjoint)]
+pub struct Spring {
+    /// The two ends.
+    pub ends: (Particle, Particle),
+    /// Stiffness.
+    pub k: f64,
+}
+
+#[reverse]
+fn spring_energy(s: &Spring) -> f64 {
+    let dx = s.ends.0.pos[0] - s.ends.1.pos[0];
+    let dy = s.ends.0.pos[1] - s.ends.1.pos[1];
+    0.5 * s.k * (dx * dx + dy * dy) + s.ends.0.kinetic() + s.ends.1.kinetic()
+}
+
+#[test]
+fn nested_structs_and_methods_of_their_fields() {
+    let s = Spring {
+        ends: (particle(0.1), particle(0.7)),
+        k: 3.0,
+    };
+    let (e, ds) = spring_energy_grad(&s);
+    assert_eq!(e, spring_energy(&s));
+    let dx = s.ends.0.pos[0] - s.ends.1.pos[0];
+    assert_relative_eq!(ds.ends.0.pos[0], 3.0 * dx, max_relative = 1e-14);
+    assert_relative_eq!(ds.ends.1.pos[0], -3.0 * dx, max_relative = 1e-14);
+    assert_eq!(
+        ds.ends.0.vel,
+        [s.ends.0.mass * s.ends.0.vel[0], s.ends.0.mass * s.ends.0.vel[1]]
+    );
+    let dy = s.ends.0.pos[1] - s.ends.1.pos[1];
+    assert_relative_eq!(ds.k, 0.5 * (dx * dx + dy * dy), max_relative = 1e-14);
+}
