@@ -97,12 +97,75 @@
 //! an `if` is one closure, monomorphised, called from both arms. Prefer the tape backend for
 //! long loops; the README measures both.
 //!
+//! # User types: the `Adjoint` trait
+//!
+//! The gradient of a value has the shape of the value: a float for a float, an array for an
+//! array, a `Vec` of the same length for a slice or a `Vec`. The trait [`Adjoint`] ("a value
+//! that has an adjoint") states it in the type system, so that code generated for a value
+//! whose type the macro cannot see can still name its adjoint:
+//!
+//! - `<T as Adjoint>::Adj` is the type of the adjoint of a `T`: `f64` for `f64`, `[f64; N]`
+//!   for `[f64; N]`, `Vec<f64>` for `&[f64]` and `Vec<f64>`, a tuple of adjoints for a
+//!   tuple, `Option<T::Adj>` for `Option<T>`;
+//! - [`zero_adjoint`](Adjoint::zero_adjoint) gives an adjoint of zeros with the lengths of
+//!   the value;
+//! - [`accumulate`](Adjoint::accumulate) adds one adjoint into another, element by element,
+//!   and panics when their lengths differ.
+//!
+//! Inactive data (integers, `bool`, `char`, strings) has the adjoint [`Zero`], a zero-sized
+//! type: it takes no memory and adding it does nothing, so an integer field costs nothing in
+//! a gradient.
+//!
+//! For a struct or an enum of your own, `#[derive(ad::Adjoint)]` generates the adjoint type,
+//! `NameAdjoint`, with the same fields (names, positions, visibilities, variants), each of the
+//! adjoint type of the field's type, and the impl. A field of a type that derives `Adjoint`
+//! gets that type's adjoint, so types nest; generic types (`struct Layer<T>`) get a generic
+//! adjoint type (`LayerAdjoint<T>`), and `#[adjoint(name = ..)]` on the type renames it.
+//!
+//! ```
+//! use ad::{Adjoint, Zero};
+//!
+//! #[derive(Clone, ad::Adjoint)]
+//! pub struct Particle {
+//!     pub pos: [f64; 3],
+//!     pub mass: f64,
+//!     pub id: usize,
+//! }
+//!
+//! #[derive(ad::Adjoint)]
+//! pub struct System {
+//!     pub particles: Vec<Particle>,
+//!     pub coupling: f64,
+//! }
+//!
+//! let system = System {
+//!     particles: vec![Particle { pos: [1.0, 2.0, 3.0], mass: 2.0, id: 0 }; 2],
+//!     coupling: 0.5,
+//! };
+//! // The adjoint has the fields of the value, with the value's lengths.
+//! let mut grad: SystemAdjoint = system.zero_adjoint();
+//! let first: &ParticleAdjoint = &grad.particles[0];
+//! assert_eq!((first.pos, first.mass, first.id), ([0.0; 3], 0.0, Zero));
+//! assert_eq!(grad.particles.len(), 2);
+//!
+//! // Accumulation adds field by field.
+//! let mut step = system.zero_adjoint();
+//! step.particles[1].pos[0] = 1.5;
+//! step.coupling = -1.0;
+//! System::accumulate(&mut grad, &step);
+//! System::accumulate(&mut grad, &step);
+//! assert_eq!(grad.particles[1].pos, [3.0, 0.0, 0.0]);
+//! assert_eq!(grad.coupling, -2.0);
+//! ```
+//!
+//! See [`macro@Adjoint`] for what the derive generates.
+//!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
-//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), and the finite-difference
-//! [`check`]er.
+//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the finite-difference
+//! [`check`]er, and the [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
 #![forbid(unsafe_code)]
 
-pub use ad_macros::{derivative, reverse};
+pub use ad_macros::{derivative, reverse, Adjoint};
 pub use ad_runtime::{adjoint, check, cps, rules, Adjoint, Float, ValueStack, Zero};
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that

@@ -24,6 +24,7 @@
 use proc_macro::TokenStream;
 
 mod codegen;
+mod derive;
 mod error;
 mod expand;
 mod ir;
@@ -101,4 +102,78 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::derivative(args.into(), item.into()).into()
+}
+
+/// Derives `ad::Adjoint` for a struct or an enum: generates its adjoint (gradient) type,
+/// `NameAdjoint`, and the impl.
+///
+/// The adjoint type has the fields of the type (the same names, positions, visibilities and
+/// variants), each of the adjoint type of the field's type, `<FieldTy as ad::Adjoint>::Adj`:
+/// `f64` for `f64`, `[f64; 3]` for `[f64; 3]`, `Vec<f64>` for `Vec<f64>` and `&[f64]`,
+/// `ParticleAdjoint` for a field of a type `Particle` that derives `Adjoint`, and the
+/// zero-sized `ad::Zero` for inactive data (integers, `bool`, strings), which costs nothing.
+/// It implements `Clone`, `Debug` and `PartialEq`, and has the visibility of the type.
+///
+/// ```
+/// #[derive(Clone, ad::Adjoint)]
+/// pub struct Particle {
+///     pub pos: [f64; 3],
+///     pub vel: [f64; 3],
+///     pub mass: f64,
+///     pub id: usize,
+/// }
+///
+/// use ad::Adjoint;
+///
+/// let p = Particle { pos: [1.0, 2.0, 3.0], vel: [0.0; 3], mass: 2.0, id: 7 };
+/// let mut grad: ParticleAdjoint = p.zero_adjoint();
+/// assert_eq!(grad.pos, [0.0; 3]);
+/// assert_eq!(grad.id, ad::Zero);
+///
+/// // `accumulate` adds field by field.
+/// let step = ParticleAdjoint { pos: [1.0, 0.0, 0.0], vel: [0.0; 3], mass: 0.5, id: ad::Zero };
+/// Particle::accumulate(&mut grad, &step);
+/// Particle::accumulate(&mut grad, &step);
+/// assert_eq!(grad.pos, [2.0, 0.0, 0.0]);
+/// assert_eq!(grad.mass, 1.0);
+/// ```
+///
+/// # The impl
+///
+/// For the struct above, the derive generates
+///
+/// ```text
+/// pub struct ParticleAdjoint {
+///     pub pos: <[f64; 3] as ::ad::Adjoint>::Adj,   // [f64; 3]
+///     pub vel: <[f64; 3] as ::ad::Adjoint>::Adj,   // [f64; 3]
+///     pub mass: <f64 as ::ad::Adjoint>::Adj,       // f64
+///     pub id: <usize as ::ad::Adjoint>::Adj,       // ad::Zero
+/// }
+/// // Clone, Debug and PartialEq, field by field
+///
+/// impl ::ad::Adjoint for Particle {
+///     type Adj = ParticleAdjoint;
+///     // A zero of each field, of the field's shape (lengths of `Vec`s included).
+///     fn zero_adjoint(&self) -> ParticleAdjoint { .. }
+///     // `Adjoint::accumulate` of each field.
+///     fn accumulate(acc: &mut ParticleAdjoint, other: &ParticleAdjoint) { .. }
+/// }
+/// ```
+///
+/// - Tuple structs get a tuple struct (`struct Pair(f64, Vec<f64>)` → `PairAdjoint(f64,
+///   Vec<f64>)`), unit structs a unit struct.
+/// - Enums get an enum with the same variants. `zero_adjoint` keeps the variant of the value;
+///   `accumulate` panics, naming the type, when the two adjoints are different variants.
+/// - Generic types get a generic adjoint type (`struct Layer<T> { w: Vec<T> }` →
+///   `LayerAdjoint<T>`), with a bound `FieldTy: ad::Adjoint` for each field whose type names a
+///   generic parameter (`where Vec<T>: ad::Adjoint`), on the adjoint type and on the impl;
+///   a recursive field (`kids: Vec<Tree<T>>` in `Tree<T>`) needs none.
+///   Lifetimes are kept: `struct View<'a> { xs: &'a [f64] }` → `ViewAdjoint<'a>`, whose `xs`
+///   is a `Vec<f64>`.
+/// - Recursive types work through a `Box` or a `Vec` (`Box<T>`'s adjoint is `Box<T::Adj>`).
+/// - `#[adjoint(name = ParticleGrad)]` on the type names the adjoint type `ParticleGrad`.
+/// - Unions are rejected: which field of a union holds its value is not known.
+#[proc_macro_derive(Adjoint, attributes(adjoint))]
+pub fn derive_adjoint(input: TokenStream) -> TokenStream {
+    derive::adjoint(input.into()).into()
 }
