@@ -109,7 +109,8 @@ fn main() {
     let first = mlp.loss(&xs, &ys);
     println!("step    loss");
     for step in 0..=steps {
-        let (loss, grad) = mlp.loss_grad(&xs, &ys);
+        // (`xs` and `ys` are active too: their adjoints are the rest of the gradient.)
+        let (loss, (grad, _, _)) = mlp.loss_grad(&xs, &ys);
         if step % 50 == 0 {
             println!("{step:4}    {loss:.6}");
         }

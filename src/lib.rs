@@ -166,7 +166,7 @@
 #![forbid(unsafe_code)]
 
 pub use ad_macros::{derivative, reverse, Adjoint};
-pub use ad_runtime::{adjoint, check, cps, rules, Adjoint, Float, ValueStack, Zero};
+pub use ad_runtime::{adjoint, check, cps, rules, Accumulate, Adjoint, Float, ValueStack, Zero};
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that
 /// function has no derivative. Its `fwd` and `rev` accept anything, so the only error the

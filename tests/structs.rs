@@ -271,7 +271,7 @@ fn a_mut_method_vjp() {
     let ((), (dp, df)) = p.push_vjp(0.5, seed);
     assert_eq!(p.vel[0], p0.vel[0] + 0.5 / p0.mass);
     assert_eq!(dp.vel, [1.0, 0.0]);
-    assert_eq!(dp.mass, -0.5 / (p0.mass * p0.mass));
+    assert_relative_eq!(dp.mass, -0.5 / (p0.mass * p0.mass), max_relative = 1e-14);
     assert_eq!(df, 1.0 / p0.mass);
 }
 

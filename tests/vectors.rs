@@ -774,3 +774,32 @@ fn a_vec_local_to_an_if_arm_and_a_tuple_result() {
     let ((_, _), (dx, dy)) = local_to_an_arm_vjp(-x, y, (1.0, vec![10.0, 100.0]));
     assert_eq!((dx, dy), (2.0 + 100.0, 10.0));
 }
+
+#[reverse]
+fn widen(x: &[f64], n: usize) -> Vec<f64> {
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        y[i] = x[i % x.len()] * (i as f64 + 1.0);
+    }
+    y
+}
+
+#[reverse]
+fn widen_chain(x: &[f64]) -> f64 {
+    let mut h = x.to_vec();
+    for l in 0..3 {
+        h = widen(&h, 3 - l);
+    }
+    h[0] + h[0] * x[1]
+}
+
+/// A `Vec` assigned a call's result of another length in a loop: the snapshot of the `Vec`
+/// passed to the call has its own length (it used to take the final length, and panicked).
+#[test]
+fn a_vec_reassigned_from_calls_of_other_lengths() {
+    let x = [2.0, 3.0];
+    let (v, g) = widen_chain_grad(&x);
+    assert_eq!(v, widen_chain(&x));
+    // h[0] = x0 after the three calls: v = x0 + x0 x1.
+    assert_eq!(g, [1.0 + x[1], x[0]]);
+}

@@ -875,6 +875,14 @@ impl Container<'_> {
                     #accumulate
                 }
             }
+
+            impl #impl_generics ::ad::Accumulate for #adjoint #ty_generics #where_clause {
+                #[inline]
+                #[track_caller]
+                fn accumulate(&mut self, other: &Self) {
+                    <#ident #ty_generics as ::ad::Adjoint>::accumulate(self, other)
+                }
+            }
         }
     }
 }

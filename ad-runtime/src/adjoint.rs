@@ -53,7 +53,7 @@ use crate::Float;
 )]
 pub trait Adjoint {
     /// The type of the adjoint (gradient) of a value of this type.
-    type Adj: Clone + core::fmt::Debug + PartialEq;
+    type Adj: Clone + core::fmt::Debug + PartialEq + crate::Accumulate;
 
     /// An adjoint of zeros with the shape of `self` (same lengths).
     fn zero_adjoint(&self) -> Self::Adj;

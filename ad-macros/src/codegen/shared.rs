@@ -454,7 +454,15 @@ impl Emitter<'_> {
                     .enumerate()
                     .map(|(k, arg)| {
                         let repeated = call.args[..k].iter().any(|a| a == arg);
+                        let path = call.paths.get(k).and_then(Option::as_ref);
                         match arg {
+                            // A second part of the same aggregate (`g(&ps[i], &ps[j])`).
+                            Operand::Var(v) if repeated && self.plan.active(*v) && path.is_some() => {
+                                let (decl, sink, add) = self.duplicate_place_sink(*v, path, k);
+                                before.extend(decl);
+                                after.extend(add);
+                                sink
+                            }
                             Operand::Var(v) if repeated && self.plan.active(*v) => {
                                 let (decl, sink, add) = self.duplicate_sink(*v, k);
                                 before.extend(decl);
@@ -861,6 +869,26 @@ impl Emitter<'_> {
                 quote!(#path(#(#args),*))
             }
         }
+    }
+
+    /// For the `k`-th argument of a call that passes a part (`path`) of the aggregate `v`
+    /// after another argument from `v`: a zeroed local sink shaped like the part, and the
+    /// statement that adds it into the part's adjoint after the call.
+    fn duplicate_place_sink(
+        &self,
+        v: VarId,
+        path: Option<&crate::ir::Path>,
+        k: usize,
+    ) -> (TokenStream, TokenStream, TokenStream) {
+        let local = format_ident!("__dup{}", k, span = Span::mixed_site());
+        let name = &self.body.vars[v].name;
+        let adj = &self.adj[v];
+        let path = path.map(|p| self.path(p)).unwrap_or_default();
+        (
+            quote!(let mut #local = ::ad::__private::zeros_like(&#name #path);),
+            quote!(&mut #local),
+            quote!(::ad::__private::Accumulate::accumulate(&mut #adj #path, &#local);),
+        )
     }
 
     /// Where the callee adds the adjoint of `arg` (or of the part `path` of the aggregate

@@ -220,6 +220,14 @@ impl Inserter<'_> {
         var.temp = true;
         self.body.vars.push(var);
         let snap = self.body.vars.len() - 1;
+        // A `Vec` whose length changes has that length only where it was measured: the
+        // snapshot's adjoint takes the snapshot's own length (the reverse sweep reads the
+        // snapshot anyway). A snapshot of a `mut` aggregate copy keeps its shape.
+        if let super::Ty::Array(info) = &mut self.body.vars[snap].ty {
+            if matches!(info.shape, super::Shape::Len(_)) {
+                info.shape = super::Shape::Like(snap);
+            }
+        }
         self.activity.push(self.activity.active(m));
         stmts.push(Stmt {
             kind: StmtKind::Let {

@@ -321,6 +321,8 @@ impl Lowerer<'_> {
         } else {
             match self.lower_expr(right, out) {
                 Value::Op(Operand::Var(w)) if self.vars[w].ty.is_array() => Some(w),
+                // A call's result assigned to a `Vec` is an array (`h = layer.forward(&h);`).
+                Value::Op(Operand::Var(w)) if self.array_result(w) => Some(w),
                 Value::Error => return true,
                 _ => {
                     self.cx.error(

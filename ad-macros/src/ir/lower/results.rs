@@ -23,6 +23,9 @@ use crate::ir::{ArrayInfo, Shape};
 pub(super) enum ResultShape {
     /// `let out = g(..)` with `out` used as an array.
     Array,
+    /// `let p = g(..)` with `p` used as an aggregate (`p.pos[0]`, `p.energy()`), or
+    /// annotated with a type of one.
+    Aggregate,
     /// `let (a, b, ..) = g(..)`: whether each part is used as an array.
     Parts(Vec<bool>),
 }
@@ -36,7 +39,7 @@ impl Lowerer<'_> {
             return;
         };
         let Some(init) = &local.init else { return };
-        if !matches!(&*init.expr, syn::Expr::Call(_)) {
+        if !matches!(&*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) {
             return;
         }
         let rest = &stmts[k + 1..];
@@ -47,7 +50,19 @@ impl Lowerer<'_> {
         self.result_shape = match pat {
             syn::Pat::Ident(p) => {
                 let array = annot.is_some_and(is_array_type) || used_as_array(rest, &p.ident);
-                array.then_some(ResultShape::Array)
+                let aggregate = match annot {
+                    Some(ty) => {
+                        !is_array_type(ty)
+                            && crate::parse::float_of(ty).is_none()
+                            && !crate::parse::is_inactive_type(ty)
+                    }
+                    None => used_as_aggregate(rest, &p.ident),
+                };
+                if array {
+                    Some(ResultShape::Array)
+                } else {
+                    aggregate.then_some(ResultShape::Aggregate)
+                }
             }
             syn::Pat::Tuple(t) => Some(ResultShape::Parts(
                 t.elems
@@ -70,6 +85,11 @@ impl Lowerer<'_> {
     pub(super) fn call_result_ty(&mut self) -> Option<Ty> {
         match self.result_shape.take()? {
             ResultShape::Array => Some(array_like(None)),
+            ResultShape::Aggregate => Some(Ty::Array(ArrayInfo {
+                elem: None,
+                shape: Shape::Like(usize::MAX),
+                agg: true,
+            })),
             // A tuple: typed by rustc, reached through its parts.
             ResultShape::Parts(arrays) => {
                 self.pending_parts = Some(arrays);
@@ -185,6 +205,43 @@ fn is_array_type(ty: &syn::Type) -> bool {
 }
 
 /// Whether `stmts` index `name`, iterate it, take its length or borrow it (`&name`).
+/// Whether `stmts` read a named field of `name` (`p.pos[0]`) or call a method on it that is
+/// not a float intrinsic (`p.energy()`): `name` is an aggregate.
+fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+    struct Finder<'a> {
+        name: &'a syn::Ident,
+        found: bool,
+    }
+    impl Finder<'_> {
+        fn is_name(&self, expr: &syn::Expr) -> bool {
+            match expr {
+                syn::Expr::Path(p) => p.path.is_ident(self.name),
+                syn::Expr::Paren(p) => self.is_name(&p.expr),
+                syn::Expr::Reference(r) => self.is_name(&r.expr),
+                _ => false,
+            }
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_field(&mut self, e: &'ast syn::ExprField) {
+            self.found |= matches!(e.member, syn::Member::Named(_)) && self.is_name(&e.base);
+            syn::visit::visit_expr_field(self, e);
+        }
+        fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+            let method = e.method.to_string();
+            self.found |= self.is_name(&e.receiver)
+                && crate::rules::lookup(&method).is_none()
+                && !matches!(method.as_str(), "clone" | "to_owned" | "into");
+            syn::visit::visit_expr_method_call(self, e);
+        }
+    }
+    let mut finder = Finder { name, found: false };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.found
+}
+
 fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     struct Finder<'a> {
         name: &'a syn::Ident,
