@@ -112,8 +112,8 @@ fn main() {
             let (mut up, mut down) = (particles.clone(), particles.clone());
             *field(&mut up[i]) += h;
             *field(&mut down[i]) -= h;
-            let fd = (total_energy(&up, &springs, g) - total_energy(&down, &springs, g))
-                / (2.0 * h);
+            let fd =
+                (total_energy(&up, &springs, g) - total_energy(&down, &springs, g)) / (2.0 * h);
             let err = (exact - fd).abs() / fd.abs().max(1.0);
             assert!(err < 1e-6, "particle {i} {name}: {exact} vs {fd}");
             worst = worst.max(err);

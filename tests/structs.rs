@@ -144,7 +144,11 @@ fn a_mut_struct_parameter() {
     // pos0' = pos0 + dt (vel0 + dt f / m): closed form.
     assert_eq!(dp.pos, [1.0, 0.0]);
     assert_eq!(dp.vel, [0.1, 0.0]);
-    assert_relative_eq!(dp.mass, -0.01 * 1.5 / (p0.mass * p0.mass), max_relative = 1e-14);
+    assert_relative_eq!(
+        dp.mass,
+        -0.01 * 1.5 / (p0.mass * p0.mass),
+        max_relative = 1e-14
+    );
     assert_relative_eq!(df, 0.01 / p0.mass, max_relative = 1e-14);
     assert_relative_eq!(
         ddt,
@@ -361,7 +365,10 @@ fn nested_structs_and_methods_of_their_fields() {
     assert_relative_eq!(ds.ends.1.pos[0], -3.0 * dx, max_relative = 1e-14);
     assert_eq!(
         ds.ends.0.vel,
-        [s.ends.0.mass * s.ends.0.vel[0], s.ends.0.mass * s.ends.0.vel[1]]
+        [
+            s.ends.0.mass * s.ends.0.vel[0],
+            s.ends.0.mass * s.ends.0.vel[1]
+        ]
     );
     let dy = s.ends.0.pos[1] - s.ends.1.pos[1];
     assert_relative_eq!(ds.k, 0.5 * (dx * dx + dy * dy), max_relative = 1e-14);

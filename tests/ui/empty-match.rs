@@ -3,7 +3,7 @@ use ad::reverse;
 
 enum Never {}
 
-#[reverse]
+#[reverse(wrt(x))]
 fn f(x: f64, n: Never) -> f64 {
     let k: f64 = match n {}; //~ ERROR a `match` without arms is not supported
     x * k

@@ -1,12 +1,16 @@
-// Methods are not supported; the error points at the `self` receiver.
+// Methods and structs are differentiated by the default backend; `#[reverse(cps)]` rejects
+// them at the receiver.
 use ad::reverse;
 
-struct S;
+#[derive(Clone, ad::Adjoint)]
+struct S {
+    k: f64,
+}
 
 impl S {
-    #[reverse]
-    fn f(&self, x: f64) -> f64 { //~ ERROR methods are not supported
-        x * x
+    #[reverse(cps)]
+    fn f(&self, x: f64) -> f64 { //~ ERROR #[reverse(cps)] does not differentiate structs
+        self.k * x * x
     }
 }
 

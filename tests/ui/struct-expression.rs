@@ -1,14 +1,15 @@
-// A struct expression is rejected at the struct path.
+// A struct expression's field must be a value the macro can name: a tuple is rejected.
 use ad::reverse;
 
+#[derive(Clone, ad::Adjoint)]
 struct P {
-    x: f64,
+    t: (f64, f64),
 }
 
 #[reverse]
 fn f(x: f64) -> f64 {
-    let p = P { x }; //~ ERROR struct expressions are not supported
-    p.x * x
+    let p = P { t: (x, 2.0 * x) }; //~ ERROR takes a number, an array or a struct
+    p.t.0 * x
 }
 
 fn main() {}

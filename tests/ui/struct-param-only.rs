@@ -1,12 +1,16 @@
+// Struct update syntax is rejected at the base.
 use ad::reverse;
 
+#[derive(Clone, ad::Adjoint)]
 pub struct Point {
     pub x: f64,
+    pub y: f64,
 }
 
 #[reverse]
-fn f(p: &Point) -> f64 {
-    p.x * 2.0
+fn f(p: &Point, t: f64) -> f64 {
+    let q = Point { x: t, ..p.clone() }; //~ ERROR struct update syntax
+    q.x * q.y
 }
 
 fn main() {}

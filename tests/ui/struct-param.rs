@@ -1,4 +1,5 @@
-// A user struct named in `wrt(..)` cannot be differentiated yet; the error points at it.
+// A user struct without `#[derive(ad::Adjoint)]` has no adjoint: the error is at the
+// parameter's type and names the derive.
 use ad::reverse;
 
 #[derive(Clone, Copy)]
@@ -6,8 +7,8 @@ struct P {
     x: f64,
 }
 
-#[reverse(wrt(p))] //~ ERROR
-fn f(p: P) -> f64 {
+#[reverse]
+fn f(p: P) -> f64 { //~ ERROR `P` has no adjoint
     p.x * p.x
 }
 

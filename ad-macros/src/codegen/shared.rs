@@ -457,7 +457,9 @@ impl Emitter<'_> {
                         let path = call.paths.get(k).and_then(Option::as_ref);
                         match arg {
                             // A second part of the same aggregate (`g(&ps[i], &ps[j])`).
-                            Operand::Var(v) if repeated && self.plan.active(*v) && path.is_some() => {
+                            Operand::Var(v)
+                                if repeated && self.plan.active(*v) && path.is_some() =>
+                            {
                                 let (decl, sink, add) = self.duplicate_place_sink(*v, path, k);
                                 before.extend(decl);
                                 after.extend(add);
@@ -737,7 +739,11 @@ impl Emitter<'_> {
             .zip(&call.by_mut)
             .enumerate()
             .map(|(k, ((arg, &by_ref), &by_mut))| {
-                let path = call.paths.get(k).and_then(Option::as_ref).map(|p| self.path(p));
+                let path = call
+                    .paths
+                    .get(k)
+                    .and_then(Option::as_ref)
+                    .map(|p| self.path(p));
                 if by_mut {
                     let arg = self.op(arg);
                     return match (rev, method && k == 0) {

@@ -9,4 +9,6 @@ mod args;
 mod signature;
 
 pub(crate) use args::{derivative_args, Args, Backend};
-pub(crate) use signature::{adjoint_of, float_of, is_inactive_type, ParamKind, Passing, RetTy, Signature};
+pub(crate) use signature::{
+    adjoint_of, float_of, is_inactive_type, ParamKind, Passing, RetTy, Signature,
+};

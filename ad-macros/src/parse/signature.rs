@@ -102,8 +102,14 @@ impl ParamKind {
 }
 
 /// `<ty as ::ad::Adjoint>::Adj`: the adjoint type of a user type or nested container.
+/// Located at the type, so that a type without an adjoint is reported there.
 pub(crate) fn adjoint_of(ty: &TokenStream) -> TokenStream {
-    quote!(<#ty as ::ad::Adjoint>::Adj)
+    let span = ty
+        .clone()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+    quote::quote_spanned!(span=> <#ty as ::ad::Adjoint>::Adj)
 }
 
 /// The shape of the return type.
@@ -191,10 +197,7 @@ impl Signature {
         } else {
             FloatTy::F64
         };
-        let in_impl = sig
-            .inputs
-            .iter()
-            .any(|a| matches!(a, FnArg::Receiver(_)))
+        let in_impl = sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
             || mentions_self(&sig.to_token_stream());
         Signature {
             params,

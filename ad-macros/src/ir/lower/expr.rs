@@ -650,7 +650,49 @@ impl Lowerer<'_> {
                  out (`let t = a; a = b; b = t;`)"
             ));
         }
-        None
+        // A trait's method (`Add::add(x, y)`) or a library type's (`std::cell::Cell::new`)
+        // has no companions; an annotated associated function (`Particle::energy(&p)`,
+        // `Self::step(..)`) has.
+        const TRAITS: &[&str] = &[
+            "Add",
+            "Sub",
+            "Mul",
+            "Div",
+            "Rem",
+            "Neg",
+            "AddAssign",
+            "SubAssign",
+            "MulAssign",
+            "DivAssign",
+            "From",
+            "Into",
+            "Clone",
+            "Default",
+            "Iterator",
+            "Sum",
+            "Product",
+            "PartialOrd",
+            "Ord",
+            "PartialEq",
+            "Float",
+            "Cell",
+            "RefCell",
+            "Box",
+            "Rc",
+            "Arc",
+            "Vec",
+            "Option",
+            "Some",
+            "Result",
+            "Ok",
+            "Err",
+        ];
+        let library = matches!(
+            segments[0].ident.to_string().as_str(),
+            "std" | "core" | "alloc"
+        );
+        let trait_like = TRAITS.iter().any(|t| owner.ident == t);
+        (is_associated_path(path) && (library || trait_like)).then(|| ASSOCIATED_CALL.to_string())
     }
 
     /// `g(a, w, k)` where a float flows into `g`: a call through `g`'s split companions.
@@ -673,16 +715,19 @@ impl Lowerer<'_> {
 
     /// `recv.name(a, b)` on an aggregate (`self.layer(x)`, `p.energy()`): a call of an
     /// annotated method through its companions, with the receiver as the first argument.
-    fn lower_user_method_call(
-        &mut self,
-        call: &syn::ExprMethodCall,
-        out: &mut Vec<Stmt>,
-    ) -> Value {
+    fn lower_user_method_call(&mut self, call: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Value {
         let kind = crate::ir::CalleeKind::Method(call.method.clone());
         let mut args: Vec<&syn::Expr> = vec![&call.receiver];
         args.extend(call.args.iter());
         let key = call.method.to_token_stream();
-        self.lower_companion_call(key, kind, call.method.span(), &args, call.method.span(), out)
+        self.lower_companion_call(
+            key,
+            kind,
+            call.method.span(),
+            &args,
+            call.method.span(),
+            out,
+        )
     }
 
     /// A call through the split companions of the callee `key` (a path, or a method's name).
@@ -730,13 +775,14 @@ impl Lowerer<'_> {
             if self.is_place_expr(arg) {
                 let reference = match super::strip(arg) {
                     syn::Expr::Reference(r) => Some(r.mutability.is_some()),
-                    syn::Expr::Path(p) => p
-                        .path
-                        .get_ident()
-                        .and_then(|i| match self.lookup(&i.to_string()) {
-                            Some(Binding::Place(place)) => Some(place.mutable),
-                            _ => None,
-                        }),
+                    syn::Expr::Path(p) => {
+                        p.path
+                            .get_ident()
+                            .and_then(|i| match self.lookup(&i.to_string()) {
+                                Some(Binding::Place(place)) => Some(place.mutable),
+                                _ => None,
+                            })
+                    }
                     _ => None,
                 };
                 let Some(place) = self.place_expr(arg, out) else {
@@ -1403,6 +1449,17 @@ impl Lowerer<'_> {
                     ),
                 }
             }
+            // `*calls += 1` through a `&mut` to inactive data (a counter): as written.
+            syn::Expr::Unary(u)
+                if matches!(u.op, syn::UnOp::Deref(_))
+                    && !self.is_float_expr(right)
+                    && matches!(&*u.expr, syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+                        matches!(self.lookup(&i.to_string()), Some(Binding::Var(v))
+                            if !self.vars[*v].ty.is_float() && !self.vars[*v].ty.is_array())
+                    })) =>
+            {
+                self.opaque_stmt(expr, out);
+            }
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => self.cx.error(
                 left,
                 "assigning through a reference is not supported by #[reverse]; return the value instead",
@@ -1447,7 +1504,10 @@ impl Lowerer<'_> {
             return;
         }
         if place.steps.is_empty() {
-            self.cx.error(left, "#[reverse] cannot assign a whole aggregate through a reference; assign its fields");
+            self.cx.error(
+                left,
+                "#[reverse] cannot assign a whole aggregate through a reference; assign its fields",
+            );
             return;
         }
         let value = self.lower_expr(right, out);
@@ -1466,7 +1526,10 @@ impl Lowerer<'_> {
                     left.span(),
                 );
                 let ty = join(&self.ty_of(&old), &self.ty_of(&value));
-                (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
+                (
+                    AssignOp::Set,
+                    self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()),
+                )
             }
             Some(AssignKind::Unsupported) => {
                 self.cx.error(expr, COMPOUND_ASSIGN);
@@ -1660,9 +1723,10 @@ const EXPECTED_NUMBER: &str = "expected a number";
 const COMPOUND_ASSIGN: &str = "this compound assignment is not supported on floats";
 
 /// The one message for a call of an associated function with float arguments.
-const ASSOCIATED_CALL: &str = "#[reverse] cannot differentiate calls of associated functions \
-     or trait methods (`Type::f(..)`, `Trait::f(..)`) yet; write the operation itself (`x + y` \
-     for `Add::add(x, y)`), or call a free function annotated with #[reverse]";
+const ASSOCIATED_CALL: &str = "#[reverse] cannot differentiate calls of trait methods and of \
+     library types' associated functions (`Trait::f(..)`, `std::..::f(..)`); write the \
+     operation itself (`x + y` for `Add::add(x, y)`), or call a function or method annotated \
+     with #[reverse] (`Type::f(..)`, `value.f(..)`)";
 
 /// The error for a float method that is not in the rule table.
 fn not_an_intrinsic(name: &str) -> String {
