@@ -777,25 +777,3 @@ fn mut_slice_passed_twice_to_a_reader() {
     let (v, (gx, gs)) = norm_of_mut_grad(3.0, &mut s);
     assert_eq!((v, gx, gs), (15.0, 5.0, vec![6.0, 12.0]));
 }
-
-#[reverse]
-fn counted(x: f64, calls: &mut usize) -> f64 {
-    *calls += 1;
-    x * x
-}
-
-#[reverse]
-fn counted_twice(x: f64, calls: &mut usize) -> f64 {
-    counted(x, calls) + counted(2.0 * x, calls)
-}
-
-/// A `&mut` to inactive data (a call counter) is written as the function writes it, once per
-/// call of the function or of its gradient, and is not part of the gradient.
-#[test]
-fn a_mut_counter_parameter() {
-    let mut calls = 0;
-    let (v, dx) = counted_grad(3.0, &mut calls);
-    assert_eq!((v, dx, calls), (9.0, 6.0, 1));
-    let (v, dx) = counted_twice_grad(3.0, &mut calls);
-    assert_eq!((v, dx, calls), (45.0, 30.0, 3));
-}

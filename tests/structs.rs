@@ -373,3 +373,25 @@ fn nested_structs_and_methods_of_their_fields() {
     let dy = s.ends.0.pos[1] - s.ends.1.pos[1];
     assert_relative_eq!(ds.k, 0.5 * (dx * dx + dy * dy), max_relative = 1e-14);
 }
+
+#[reverse]
+fn counted(x: f64, calls: &mut usize) -> f64 {
+    *calls += 1;
+    x * x
+}
+
+#[reverse]
+fn counted_twice(x: f64, calls: &mut usize) -> f64 {
+    counted(x, calls) + counted(2.0 * x, calls)
+}
+
+/// (Not under `#[reverse(cps)]`, which rejects it.) A `&mut` to inactive data (a call counter) is written as the function writes it, once per
+/// call of the function or of its gradient, and is not part of the gradient.
+#[test]
+fn a_mut_counter_parameter() {
+    let mut calls = 0;
+    let (v, dx) = counted_grad(3.0, &mut calls);
+    assert_eq!((v, dx, calls), (9.0, 6.0, 1));
+    let (v, dx) = counted_twice_grad(3.0, &mut calls);
+    assert_eq!((v, dx, calls), (45.0, 30.0, 3));
+}

@@ -73,6 +73,19 @@ fn reject_aggregates_in_cps(cx: &Errors, body: &ir::Body, sig: &parse::Signature
         .callees
         .iter()
         .find(|c| c.kind != ir::CalleeKind::Function);
+    // (A `&mut` to inactive data would be captured by several continuations.)
+    let inactive_mut = sig.params.iter().find(|p| {
+        matches!(p.kind, parse::ParamKind::Inactive)
+            && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some())
+    });
+    if let Some(p) = inactive_mut {
+        cx.error(
+            &p.ty,
+            "#[reverse(cps)] does not take `&mut` parameters of inactive data (a counter) yet; \
+             use the default backend, #[reverse]",
+        );
+        return;
+    }
     let span = match (first, &sig.ret, method) {
         (Some(var), _, _) => var.span,
         (None, parse::RetTy::Aggregate(ty), _) => syn::spanned::Spanned::span(ty),
