@@ -158,7 +158,75 @@
 //! assert_eq!(grad.coupling, -2.0);
 //! ```
 //!
-//! See [`macro@Adjoint`] for what the derive generates.
+//! See [`macro@Adjoint`] for what the derive generates. (`Adjoint::accumulate` needs the
+//! value's type; [`Accumulate`] adds two adjoints named by the adjoint's type alone, which is
+//! what generated code calls; the derive implements both.)
+//!
+//! # Structs, methods and nested containers in `#[reverse]` code
+//!
+//! A parameter whose type is a user struct, a nested container (`&[[f64; 3]]`,
+//! `Vec<Vec<f64>>`) or a tuple is differentiated through its `Adjoint`: its gradient is its
+//! adjoint (a `ParticleAdjoint` for `&Particle`, a `Vec<ParticleAdjoint>` for `&[Particle]`).
+//! The macro never needs the types: a read `p.pos[i]` in the body becomes
+//! `__adj_p.pos[i] += ..` in the reverse sweep, and rustc checks both. Methods (`&self`,
+//! `&mut self`, `self`) and associated functions in `impl` blocks are annotated like
+//! functions, and call each other through their companions:
+//!
+//! ```
+//! use ad::reverse;
+//!
+//! #[derive(Clone, Debug, ad::Adjoint)]
+//! pub struct Particle {
+//!     pub pos: [f64; 2],
+//!     pub vel: [f64; 2],
+//!     pub mass: f64,
+//! }
+//!
+//! impl Particle {
+//!     #[reverse]
+//!     pub fn kinetic(&self) -> f64 {
+//!         0.5 * self.mass * (self.vel[0] * self.vel[0] + self.vel[1] * self.vel[1])
+//!     }
+//!
+//!     /// One explicit Euler step, in place.
+//!     #[reverse]
+//!     pub fn step(&mut self, dt: f64) {
+//!         self.pos[0] += dt * self.vel[0];
+//!         self.pos[1] += dt * self.vel[1];
+//!     }
+//! }
+//!
+//! /// The kinetic energy of every particle, plus the height of the first after a step.
+//! #[reverse]
+//! fn score(ps: &[Particle], dt: f64) -> f64 {
+//!     let mut e = 0.0;
+//!     for i in 0..ps.len() {
+//!         e += ps[i].kinetic();
+//!     }
+//!     let mut first = ps[0].clone();
+//!     first.step(dt);
+//!     e + first.pos[1]
+//! }
+//!
+//! let ps = vec![
+//!     Particle { pos: [0.0, 1.0], vel: [1.0, 2.0], mass: 2.0 },
+//!     Particle { pos: [3.0, 0.0], vel: [0.5, 0.0], mass: 4.0 },
+//! ];
+//! let (e, (dps, ddt)) = score_grad(&ps, 0.1);
+//! assert_eq!(e, score(&ps, 0.1));
+//! // ∂/∂vel of ½ m |v|² is m v; the step adds dt to ∂/∂vel[1] of the first particle.
+//! assert_eq!(dps[0].vel, [2.0, 4.0 + 0.1]);
+//! assert_eq!(dps[1].vel, [2.0, 0.0]);
+//! assert_eq!(dps[0].pos, [0.0, 1.0]);
+//! assert_eq!(dps[1].mass, 0.5 * 0.25);
+//! assert_eq!(ddt, 2.0);
+//! ```
+//!
+//! A `&mut` struct parameter (`&mut self` included) is an input and an output like a `&mut`
+//! float: `step_vjp(&mut p, dt, seed)` takes the adjoint of the particle on return as its seed
+//! and gives that of the particle on entry. The body works on a clone of it (so such a type
+//! is `Clone + Send + 'static`), written back on return. The CPS backend, `#[reverse(cps)]`,
+//! rejects aggregates for now.
 //!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
 //! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the finite-difference

@@ -41,9 +41,10 @@ mod rules;
 ///
 /// `G` holds the adjoint of each active parameter in order (a tuple when there are several,
 /// the bare adjoint when there is one): `f64`/`f32` for scalars, `[f64; N]` for arrays,
-/// `Vec<f64>` for `&[f64]`, `Vec<f64>` and `&Vec<f64>`. Parameters of other types
-/// (integers, `bool`, user types) are inactive. `#[reverse(wrt(a, b))]` makes only the named
-/// parameters active.
+/// `Vec<f64>` for `&[f64]`, `Vec<f64>` and `&Vec<f64>`, and `<T as ad::Adjoint>::Adj` for a
+/// user type with `#[derive(ad::Adjoint)]`, a nested container or a tuple (`self` too: the
+/// attribute applies to methods and associated functions). Integers, `bool`, `char` and
+/// strings are inactive. `#[reverse(wrt(a, b))]` makes only the named parameters active.
 ///
 /// ```
 /// use ad::reverse;

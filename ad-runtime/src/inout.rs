@@ -22,7 +22,7 @@ use crate::Float;
 /// point to: the body works on a clone, written back on return like [`InOut`]'s.
 pub trait AggInOut {
     /// The value on entry, owned: a clone, or a `Vec` for a slice.
-    type Owned: Clone + 'static;
+    type Owned: Clone + Send + 'static;
     /// A copy of the value.
     fn entry(&self) -> Self::Owned;
     /// Overwrites the value with `value`, the copy the body wrote.
@@ -33,7 +33,7 @@ pub trait AggInOut {
     fn write_back(&mut self, value: &Self::Owned);
 }
 
-impl<T: Clone + 'static> AggInOut for T {
+impl<T: Clone + Send + 'static> AggInOut for T {
     type Owned = T;
     #[inline]
     fn entry(&self) -> T {
@@ -45,7 +45,7 @@ impl<T: Clone + 'static> AggInOut for T {
     }
 }
 
-impl<T: Clone + 'static> AggInOut for [T] {
+impl<T: Clone + Send + 'static> AggInOut for [T] {
     type Owned = Vec<T>;
     #[inline]
     fn entry(&self) -> Vec<T> {

@@ -29,7 +29,7 @@ pub struct ValueStack {
     i32s: Vec<i32>,
     bits: BitStack,
     /// Values of other types (a `&mut` aggregate parameter's value on entry), boxed.
-    others: Vec<Box<dyn core::any::Any>>,
+    others: Vec<Box<dyn core::any::Any + Send>>,
 }
 
 impl ValueStack {
@@ -102,7 +102,7 @@ impl ValueStack {
     }
 
     /// Pushes a value of any type (a user struct a reverse sweep reads again), boxed.
-    pub fn push_any<T: 'static>(&mut self, value: T) {
+    pub fn push_any<T: Send + 'static>(&mut self, value: T) {
         self.others.push(Box::new(value));
     }
 
@@ -113,7 +113,7 @@ impl ValueStack {
     /// If that value is not a `T`, or there is none: generated code pops exactly what it
     /// pushed, so this is a bug in `#[reverse]` (please report it).
     #[track_caller]
-    pub fn pop_any<T: 'static>(&mut self) -> T {
+    pub fn pop_any<T: Send + 'static>(&mut self) -> T {
         match self.others.pop().map(|b| b.downcast::<T>()) {
             Some(Ok(value)) => *value,
             _ => underflow(core::any::type_name::<T>()),
