@@ -387,4 +387,10 @@ pub(crate) mod snapshots {
     fn vectors() {
         check("vectors");
     }
+
+    /// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).
+    #[test]
+    fn structs() {
+        check("structs");
+    }
 }

@@ -335,7 +335,8 @@ impl<'b> Printer<'b> {
                     .iter()
                     .zip(call.by_ref.iter().chain(std::iter::repeat(&false)))
                     .zip(call.by_mut.iter().chain(std::iter::repeat(&false)))
-                    .map(|((a, &r), &m)| {
+                    .enumerate()
+                    .map(|(k, ((a, &r), &m))| {
                         let by = if m {
                             "&mut "
                         } else if r {
@@ -343,7 +344,11 @@ impl<'b> Printer<'b> {
                         } else {
                             ""
                         };
-                        format!("{by}{}", self.op(a))
+                        let path = match call.paths.get(k) {
+                            Some(Some(p)) => self.path(p),
+                            _ => String::new(),
+                        };
+                        format!("{by}{}{path}", self.op(a))
                     })
                     .collect();
                 let path = self
@@ -731,6 +736,11 @@ mod snapshots {
     #[test]
     fn ir_vectors() {
         check("vectors");
+    }
+
+    #[test]
+    fn ir_structs() {
+        check("structs");
     }
 
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
