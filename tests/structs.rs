@@ -395,3 +395,57 @@ fn a_mut_counter_parameter() {
     let (v, dx) = counted_twice_grad(3.0, &mut calls);
     assert_eq!((v, dx, calls), (45.0, 30.0, 3));
 }
+
+/// A tuple struct.
+#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+pub struct Pair(pub f64, pub [f64; 2]);
+
+#[reverse]
+fn make_pair(x: f64) -> Pair {
+    Pair(x * x, [x.sin(), 3.0])
+}
+
+#[reverse]
+fn pair_norm(p: &Pair, k: f64) -> f64 {
+    let q = Pair(p.0 * k, p.1);
+    q.0 * q.0 + q.1[0] * q.1[1]
+}
+
+#[test]
+fn tuple_structs_as_parameters_results_and_constructors() {
+    let (p, dx) = make_pair_vjp(0.5, PairAdjoint(2.0, [1.0, 0.0]));
+    assert_eq!(p, make_pair(0.5));
+    assert_eq!(dx, 2.0 * 2.0 * 0.5 + 0.5f64.cos());
+    let p = Pair(1.5, [2.0, -3.0]);
+    let (v, (dp, dk)) = pair_norm_grad(&p, 2.0);
+    assert_eq!(v, pair_norm(&p, 2.0));
+    // v = (k p0)^2 + p1[0] p1[1].
+    assert_eq!(dp, PairAdjoint(2.0 * 2.0 * 2.0 * 1.5, [-3.0, 2.0]));
+    assert_eq!(dk, 2.0 * 2.0 * 1.5 * 1.5);
+}
+
+#[reverse]
+fn optional_scale(x: f64, scale: Option<f64>) -> f64 {
+    let s: f64 = scale.unwrap_or(1.0);
+    x * x * s
+}
+
+/// An `Option` parameter is inactive: an option, not a value to differentiate.
+#[test]
+fn an_option_parameter_is_inactive() {
+    assert_eq!(optional_scale_grad(3.0, Some(2.0)), (18.0, 12.0));
+    assert_eq!(optional_scale_grad(3.0, None), (9.0, 6.0));
+}
+
+#[reverse]
+fn through_two_references(x: &&[f64]) -> f64 {
+    x[0] * x[1]
+}
+
+/// `&&[f64]` is a slice parameter.
+#[test]
+fn a_reference_to_a_slice_reference() {
+    let v = [2.0, 5.0];
+    let s: &[f64] = &v;
+    assert_eq!(through_two_references_grad(&s), (10.0, vec![5.0, 2.0]));
+}

@@ -299,16 +299,25 @@ impl Emitter<'_> {
             }
             Rhs::StructLit(lit) => {
                 let path = &lit.path;
-                let fields = lit.fields.iter().map(|(member, op)| {
-                    // (The reverse sweep may read an array or aggregate field's variable.)
-                    let array = op.var().is_some_and(|v| self.body.vars[v].ty.is_array());
-                    let op = self.op(op);
-                    match array {
-                        true => quote!(#member: ::core::clone::Clone::clone(&#op)),
-                        false => quote!(#member: #op),
-                    }
-                });
-                quote!(#path { #(#fields),* })
+                let values: Vec<TokenStream> = lit
+                    .fields
+                    .iter()
+                    .map(|(_, op)| {
+                        // (The reverse sweep may read an array or aggregate field's variable.)
+                        let array = op.var().is_some_and(|v| self.body.vars[v].ty.is_array());
+                        let op = self.op(op);
+                        match array {
+                            true => quote!(::core::clone::Clone::clone(&#op)),
+                            false => op,
+                        }
+                    })
+                    .collect();
+                if lit.tuple {
+                    quote!(#path(#(#values),*))
+                } else {
+                    let members = lit.fields.iter().map(|(m, _)| m);
+                    quote!(#path { #(#members: #values),* })
+                }
             }
             Rhs::ToVec(a) => {
                 let a = self.receiver(a);

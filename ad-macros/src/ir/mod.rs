@@ -412,6 +412,8 @@ impl Path {
 pub(crate) struct StructLit {
     pub path: TokenStream,
     pub fields: Vec<(TokenStream, Operand)>,
+    /// A tuple struct's constructor, `Pair(a, b)` (the fields are `0`, `1`, ..).
+    pub tuple: bool,
 }
 
 /// A call of a function with a derivative, through its split companions `g::fwd` and

@@ -102,15 +102,43 @@ impl ParamKind {
 }
 
 /// `<ty as ::ad::Adjoint>::Adj`: the adjoint type of a user type or nested container.
-/// Located at the type, so that a type without an adjoint is reported there.
+/// Located at the type, so that a type without an adjoint is reported there. The adjoint of
+/// a reference is that of its target and does not depend on lifetimes: references inside the
+/// type get `'static` (a return type cannot elide them).
 pub(crate) fn adjoint_of(ty: &TokenStream) -> TokenStream {
     let span = ty
         .clone()
         .into_iter()
         .next()
         .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+    let ty = match syn::parse2::<Type>(ty.clone()) {
+        Ok(mut parsed) => {
+            StaticLifetimes.visit_type_mut(&mut parsed);
+            parsed.to_token_stream()
+        }
+        Err(_) => ty.clone(),
+    };
     quote::quote_spanned!(span=> <#ty as ::ad::Adjoint>::Adj)
 }
+
+/// Gives every reference in a type the lifetime `'static` (see `adjoint_of`).
+struct StaticLifetimes;
+
+impl syn::visit_mut::VisitMut for StaticLifetimes {
+    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
+        r.lifetime = Some(syn::Lifetime::new(
+            "'static",
+            proc_macro2::Span::call_site(),
+        ));
+        syn::visit_mut::visit_type_reference_mut(self, r);
+    }
+
+    fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
+        *l = syn::Lifetime::new("'static", l.span());
+    }
+}
+
+use syn::visit_mut::VisitMut as _;
 
 /// The shape of the return type.
 #[derive(Clone, Debug)]
@@ -386,6 +414,13 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
         return Some((ParamKind::Scalar(t), Passing::Value));
     }
     match ty {
+        // `&&[f64]`: as `&[f64]` (the body reads through both references alike).
+        Type::Reference(reference)
+            if reference.mutability.is_none()
+                && matches!(&*reference.elem, Type::Reference(inner) if inner.mutability.is_none()) =>
+        {
+            param_kind(cx, &reference.elem)
+        }
         Type::Reference(reference) => {
             let kind = match value_kind(&reference.elem) {
                 // `&[f64]`, `&[f64; N]`, `&Vec<f64>` are used as they are.
@@ -431,12 +466,36 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
 /// can hold a float the body could differentiate (integers, `bool`, `char`, strings,
 /// containers of these, function types, trait objects), else an aggregate.
 fn aggregate_or_inactive(ty: &Type) -> ParamKind {
-    if is_inactive_type(ty) {
+    if is_inactive_type(ty) || is_library_wrapper(ty) {
         ParamKind::Inactive
     } else {
         ParamKind::Aggregate {
-            ty: ty.to_token_stream(),
+            ty: strip_references(ty).to_token_stream(),
         }
+    }
+}
+
+/// `Option<..>` and `Result<..>` parameters are inactive (options, not values to
+/// differentiate: their methods have no derivative).
+fn is_library_wrapper(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Option" || s.ident == "Result"),
+        Type::Reference(r) => is_library_wrapper(&r.elem),
+        _ => false,
+    }
+}
+
+/// `ty` without the references around it: `&&[T]` → `[T]`.
+fn strip_references(ty: &Type) -> &Type {
+    match ty {
+        Type::Reference(r) => strip_references(&r.elem),
+        Type::Group(g) => strip_references(&g.elem),
+        Type::Paren(p) => strip_references(&p.elem),
+        other => other,
     }
 }
 

@@ -469,7 +469,14 @@ impl Emitter<'_> {
                     }
                     Shape::Like(p) => {
                         let name = &self.body.vars[*p].name;
-                        quote!(::ad::__private::zeros_like(&#name))
+                        let zeros = quote!(::ad::__private::zeros_like(&#name));
+                        // (A parameter's type without an adjoint is reported at the type.)
+                        match self.body.vars[*p].param {
+                            Some(i) if info.agg => {
+                                respan(zeros, syn::spanned::Spanned::span(&self.sig.params[i].ty))
+                            }
+                            _ => zeros,
+                        }
                     }
                     Shape::Place(p, path) => {
                         let name = &self.body.vars[*p].name;

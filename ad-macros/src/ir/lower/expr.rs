@@ -593,6 +593,11 @@ impl Lowerer<'_> {
             }
         }
         if let syn::Expr::Path(func) = &*call.func {
+            if let Some(value) = self.lower_constructor(call, &func.path, out) {
+                return value;
+            }
+        }
+        if let syn::Expr::Path(func) = &*call.func {
             let float_arg = call.args.iter().any(|a| {
                 self.is_float_expr(a)
                     || self.is_place_expr(a)
@@ -1185,6 +1190,72 @@ impl Lowerer<'_> {
         self.opaque_value(expr, Ty::Unknown, out)
     }
 
+    /// `Pair(x, y)`: a tuple struct's constructor (a `CamelCase` name, by Rust's naming
+    /// convention), an aggregate like a struct expression; `Shape::Circle(r)`, an enum
+    /// variant's, is rejected. `None` for any other call.
+    fn lower_constructor(
+        &mut self,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let last = path.segments.last()?;
+        let camel = last
+            .ident
+            .to_string()
+            .starts_with(|c: char| c.is_ascii_uppercase());
+        let wrapper = ["Some", "Ok", "Err", "Box", "Rc", "Arc"]
+            .iter()
+            .any(|w| last.ident == w);
+        if !camel
+            || wrapper
+            || !call
+                .args
+                .iter()
+                .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
+        {
+            return None;
+        }
+        if path.segments.len() > 1 {
+            let owner = &path.segments[path.segments.len() - 2].ident;
+            if owner
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+                && owner != "Self"
+            {
+                self.cx.error(
+                    path,
+                    "enum values are not supported by #[reverse] yet; use a struct, or one \
+                     function per variant",
+                );
+                return Some(Value::Error);
+            }
+        }
+        let mut fields = Vec::new();
+        for (k, arg) in call.args.iter().enumerate() {
+            let member = syn::Member::Unnamed(syn::Index::from(k));
+            let op = if self.is_place_expr(arg) {
+                let place = self.place_expr(arg, out)?;
+                self.copy_place(place, arg.span(), out)
+            } else {
+                match self.lower_expr(arg, out) {
+                    Value::Op(op) => op,
+                    Value::Error => return Some(Value::Error),
+                    _ => {
+                        self.cx.error(
+                            arg,
+                            "#[reverse] takes a number, an array or a struct as the value of a \
+                             field; bind this value to a name of its own first",
+                        );
+                        return Some(Value::Error);
+                    }
+                }
+            };
+            fields.push((member.to_token_stream(), op));
+        }
+        Some(self.struct_value(path.to_token_stream(), fields, true, call.span(), out))
+    }
+
     /// `Particle { pos: [x, y, z], mass: m }`: an aggregate (see `places`).
     fn lower_struct(&mut self, s: &syn::ExprStruct, out: &mut Vec<Stmt>) -> Value {
         if let Some(rest) = &s.rest {
@@ -1224,15 +1295,29 @@ impl Lowerer<'_> {
             };
             fields.push((field.member.to_token_stream(), op));
         }
-        let var = self.fresh("s", Ty::Unknown, false, s.span());
+        self.struct_value(s.path.to_token_stream(), fields, false, s.span(), out)
+    }
+
+    /// `let __s = path { fields };` (or `path(fields)` for a tuple struct): an aggregate
+    /// whose adjoint is shaped like itself.
+    fn struct_value(
+        &mut self,
+        path: proc_macro2::TokenStream,
+        fields: Vec<(proc_macro2::TokenStream, Operand)>,
+        tuple: bool,
+        span: proc_macro2::Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let var = self.fresh("s", Ty::Unknown, false, span);
         self.vars[var].ty = Ty::Array(ArrayInfo {
             elem: None,
             shape: Shape::Like(var),
             agg: true,
         });
         let lit = crate::ir::StructLit {
-            path: s.path.to_token_stream(),
+            path,
             fields,
+            tuple,
         };
         out.push(IrStmt {
             kind: StmtKind::Let {
@@ -1240,7 +1325,7 @@ impl Lowerer<'_> {
                 rhs: Rhs::StructLit(lit),
                 ty: None,
             },
-            span: s.span(),
+            span,
         });
         Value::Op(Operand::Var(var))
     }
