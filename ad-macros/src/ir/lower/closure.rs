@@ -165,6 +165,12 @@ impl Lowerer<'_> {
             }
             (syn::Pat::Ident(p), Value::Closure(c)) => self.bind(&p.ident, Binding::Closure(c)),
             (syn::Pat::Ident(p), Value::View(v)) => self.bind(&p.ident, Binding::View(v)),
+            // An item of a chain over an aggregate: the closure reads the place.
+            (syn::Pat::Ident(p), Value::Place(place))
+                if p.mutability.is_none() && p.subpat.is_none() =>
+            {
+                self.bind(&p.ident, Binding::Place(place))
+            }
             (syn::Pat::Ident(p), Value::Tuple(items)) => {
                 let binding = self.tuple_binding(&p.ident, items, out);
                 self.bind(&p.ident, binding);
@@ -338,6 +344,7 @@ impl VisitMut for Hoister<'_, '_, '_> {
                     }
                     Value::Closure(c) => self.bind(expr, Binding::Closure(c)),
                     Value::View(v) => self.bind(expr, Binding::View(v)),
+                    Value::Place(p) => self.bind(expr, Binding::Place(p)),
                     Value::Error | Value::Never => self.bind(expr, Binding::Poisoned),
                 }
             }

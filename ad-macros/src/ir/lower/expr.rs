@@ -20,6 +20,8 @@ impl Lowerer<'_> {
         let before = self.cx.count();
         match self.lower_expr_inner(expr, out) {
             Value::Unit if self.cx.count() > before => Value::Error,
+            // A part of an aggregate used as a value (`t.0` of a zipped item): read it.
+            Value::Place(place) => self.load(place, expr.span(), out),
             value => value,
         }
     }
@@ -188,6 +190,12 @@ impl Lowerer<'_> {
                 // `*x` for an array behind a reference (`x: &[f64; 3]`): the array.
                 if let Some(v) = self.array_var(super::rename::strip_derefs(&unary.expr)) {
                     return Value::Op(Operand::Var(v));
+                }
+                // `*v` for an item of a loop over a part of an aggregate: the place.
+                if self.is_place_expr(&unary.expr) {
+                    if let Some(place) = self.place_expr(&unary.expr, out) {
+                        return self.load(place, unary.span(), out);
+                    }
                 }
                 self.cx.error(
                     star,
@@ -448,7 +456,8 @@ impl Lowerer<'_> {
         let container = matches!(
             name.as_str(),
             "len" | "is_empty" | "iter" | "iter_mut" | "into_iter" | "clone" | "to_vec"
-        ) || super::iter::CONSUMERS.contains(&name.as_str())
+        ) || super::views::SLICE_METHODS.contains(&name.as_str())
+            || super::iter::CONSUMERS.contains(&name.as_str())
             || rename_is_killing(&name);
         if name == "clone" && call.args.is_empty() && self.is_place_expr(&call.receiver) {
             if let Some(place) = self.place_expr(&call.receiver, out) {
@@ -673,16 +682,19 @@ impl Lowerer<'_> {
 
     /// `recv.name(a, b)` on an aggregate (`self.layer(x)`, `p.energy()`): a call of an
     /// annotated method through its companions, with the receiver as the first argument.
-    fn lower_user_method_call(
-        &mut self,
-        call: &syn::ExprMethodCall,
-        out: &mut Vec<Stmt>,
-    ) -> Value {
+    fn lower_user_method_call(&mut self, call: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Value {
         let kind = crate::ir::CalleeKind::Method(call.method.clone());
         let mut args: Vec<&syn::Expr> = vec![&call.receiver];
         args.extend(call.args.iter());
         let key = call.method.to_token_stream();
-        self.lower_companion_call(key, kind, call.method.span(), &args, call.method.span(), out)
+        self.lower_companion_call(
+            key,
+            kind,
+            call.method.span(),
+            &args,
+            call.method.span(),
+            out,
+        )
     }
 
     /// A call through the split companions of the callee `key` (a path, or a method's name).
@@ -730,13 +742,14 @@ impl Lowerer<'_> {
             if self.is_place_expr(arg) {
                 let reference = match super::strip(arg) {
                     syn::Expr::Reference(r) => Some(r.mutability.is_some()),
-                    syn::Expr::Path(p) => p
-                        .path
-                        .get_ident()
-                        .and_then(|i| match self.lookup(&i.to_string()) {
-                            Some(Binding::Place(place)) => Some(place.mutable),
-                            _ => None,
-                        }),
+                    syn::Expr::Path(p) => {
+                        p.path
+                            .get_ident()
+                            .and_then(|i| match self.lookup(&i.to_string()) {
+                                Some(Binding::Place(place)) => Some(place.mutable),
+                                _ => None,
+                            })
+                    }
                     _ => None,
                 };
                 let Some(place) = self.place_expr(arg, out) else {
@@ -1359,8 +1372,8 @@ impl Lowerer<'_> {
                     return;
                 };
                 let idx = match target {
-                    Some((_, j)) => j,
-                    None => self.lower_int_operand(&index.index, Ty::Usize, out),
+                    Some((_, path)) => path,
+                    None => Path::index(self.lower_int_operand(&index.index, Ty::Usize, out)),
                 };
                 let value = self.lower_expr(right, out);
                 let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
@@ -1375,7 +1388,7 @@ impl Lowerer<'_> {
                             Ty::Array(info) => info.elem,
                             _ => None,
                         };
-                        let old = self.let_temp(out, Rhs::Index(array, Path::index(idx.clone())), Ty::Float(elem), index.span());
+                        let old = self.let_temp(out, Rhs::Index(array, idx.clone()), Ty::Float(elem), index.span());
                         let ty = join(&self.ty_of(&old), &self.ty_of(&value));
                         (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
                     }
@@ -1384,7 +1397,7 @@ impl Lowerer<'_> {
                         return;
                     }
                 };
-                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: Path::index(idx), op, value }, span: expr.span() });
+                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: idx, op, value }, span: expr.span() });
             }
             syn::Expr::Field(_) => self.cx.error(
                 left,
@@ -1447,7 +1460,10 @@ impl Lowerer<'_> {
             return;
         }
         if place.steps.is_empty() {
-            self.cx.error(left, "#[reverse] cannot assign a whole aggregate through a reference; assign its fields");
+            self.cx.error(
+                left,
+                "#[reverse] cannot assign a whole aggregate through a reference; assign its fields",
+            );
             return;
         }
         let value = self.lower_expr(right, out);
@@ -1466,7 +1482,10 @@ impl Lowerer<'_> {
                     left.span(),
                 );
                 let ty = join(&self.ty_of(&old), &self.ty_of(&value));
-                (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
+                (
+                    AssignOp::Set,
+                    self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()),
+                )
             }
             Some(AssignKind::Unsupported) => {
                 self.cx.error(expr, COMPOUND_ASSIGN);
@@ -1740,7 +1759,8 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Tuple(inner) => binding_value(inner),
                 Binding::Closure(c) => Value::Closure(c.clone()),
                 Binding::View(v) => Value::View(v.clone()),
-                Binding::Place(_) | Binding::Poisoned => Value::Error,
+                Binding::Place(p) => Value::Place(p.clone()),
+                Binding::Poisoned => Value::Error,
             })
             .collect(),
     )

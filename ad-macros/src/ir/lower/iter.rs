@@ -172,7 +172,9 @@ impl Lowerer<'_> {
         if let Some(array) = self.array_var(plain) {
             return Some(Ok((View::whole(array, false), true)));
         }
-        if !self.is_view_expr(expr) {
+        // A sequence of aggregates or an array inside one (`ps`, `p.pos`, `self.w[i]`): its
+        // items are places.
+        if !self.is_view_expr(expr) && !self.is_place_expr(plain) {
             return None;
         }
         Some(self.view_expr(expr, out)?.map(|v| (v, false)))
@@ -460,6 +462,7 @@ impl Lowerer<'_> {
             Ty::Array(info) => info.elem,
             _ => None,
         };
+        let aggregate = self.is_aggregate(array);
         let position = match &view.start {
             None => index,
             Some(s) => {
@@ -475,12 +478,17 @@ impl Lowerer<'_> {
                 ))
             }
         };
+        if aggregate {
+            // A part of an aggregate (a struct, or a float of `p.pos.iter()`): read where it
+            // is used.
+            return Value::Place(view.element_place(position, false));
+        }
         let var = self.fresh("x", Ty::Float(elem), false, span);
         self.vars[var].deref = by_ref;
         out.push(Stmt {
             kind: StmtKind::Let {
                 var,
-                rhs: Rhs::Index(array, Path::index(position)),
+                rhs: Rhs::Index(array, view.path(position)),
                 ty: None,
             },
             span,
@@ -543,6 +551,18 @@ impl Lowerer<'_> {
     /// The consumer's work for one item.
     fn consume(&mut self, step: &Step<'_, '_>, item: Value, out: &mut Vec<Stmt>) -> Value {
         let (span, index) = (step.span, step.index);
+        // A float inside an aggregate (`p.pos.iter().sum()`): its value.
+        let item = match item {
+            Value::Place(place)
+                if matches!(
+                    step.consumer,
+                    Consumer::Sum | Consumer::Product | Consumer::Collect
+                ) =>
+            {
+                self.load(place, span, out)
+            }
+            item => item,
+        };
         match (step.consumer, step.acc) {
             (Consumer::Sum, Some(acc)) => match item {
                 Value::Op(op) => {
