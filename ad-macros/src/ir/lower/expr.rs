@@ -464,6 +464,12 @@ impl Lowerer<'_> {
                 return Value::Op(self.copy_place(place, expr.span(), out));
             }
         }
+        // `ps.to_vec()` of a whole sequence of aggregates: an owned copy, as `clone`.
+        if name == "to_vec" && call.args.is_empty() && self.is_aggregate_var(&call.receiver) {
+            if let Some(place) = self.place_expr(&call.receiver, out) {
+                return Value::Op(self.copy_place(place, expr.span(), out));
+            }
+        }
         if !container && call.turbofish.is_none() && self.is_place_expr(&call.receiver) {
             return self.lower_user_method_call(call, out);
         }

@@ -43,6 +43,13 @@ impl Lowerer<'_> {
         matches!(&self.vars[var].ty, Ty::Array(info) if info.agg)
     }
 
+    /// Whether `expr` is a name bound to a whole aggregate variable.
+    pub(super) fn is_aggregate_var(&self, expr: &syn::Expr) -> bool {
+        matches!(strip(expr), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+            matches!(self.lookup(&i.to_string()), Some(Binding::Var(v)) if self.is_aggregate(*v))
+        }))
+    }
+
     /// Whether `expr` denotes a place in an aggregate (without lowering it): a name bound to
     /// an aggregate or a place, followed by fields and non-range indices.
     pub(super) fn is_place_expr(&self, expr: &syn::Expr) -> bool {
