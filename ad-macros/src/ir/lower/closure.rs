@@ -132,7 +132,15 @@ impl Lowerer<'_> {
             self.bind_param(pat, arg, out);
         }
         self.closure_depth += 1;
-        let value = self.lower_expr(&expr.body, out);
+        let value = match self.is_place_expr(&expr.body) {
+            // `|p| p.pos` in a chain over aggregates: the part itself, which the next stage
+            // reads (`.map(|v| v[0])`); a call in an expression reads it at once (`lower_expr`).
+            true => match self.place_expr(&expr.body, out) {
+                Some(place) => Value::Place(place),
+                None => Value::Error,
+            },
+            false => self.lower_expr(&expr.body, out),
+        };
         self.closure_depth -= 1;
         self.scopes = saved;
         self.loops = saved_loops;
