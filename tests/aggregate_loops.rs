@@ -995,7 +995,10 @@ fn items_passed_to_functions_methods_and_clones_match_finite_differences() {
     let (e, (dps, df)) = item_calls_grad(&ps, 1.3);
     assert_close(e, item_calls_plain(&ps, 1.3));
     check_particles(|q| item_calls_plain(q, 1.3), &ps, &dps);
-    let expected: f64 = ps.iter().map(|p| p.mass + p.mass * p.pos[1] + p.pos[0]).sum();
+    let expected: f64 = ps
+        .iter()
+        .map(|p| p.mass + p.mass * p.pos[1] + p.pos[0])
+        .sum();
     assert_close(df, expected);
 }
 

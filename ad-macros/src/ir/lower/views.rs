@@ -1058,8 +1058,9 @@ impl Lowerer<'_> {
         if self.is_aggregate(base) && self.vars[base].mutable {
             self.cx.error(
                 expr,
-                "#[reverse] iterates over a `mut` aggregate by reference; write `&xs` or \
-                 `xs.iter()` (or `xs.iter_mut()` to change the items)",
+                "#[reverse] iterates over a `mut` aggregate by reference: it binds the items \
+                 to the elements themselves, which the body could change while Rust iterates \
+                 over a copy; write `&xs` or `xs.iter()` (`xs.iter_mut()` to change the items)",
             );
             return Err(());
         }
