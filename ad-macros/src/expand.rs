@@ -374,4 +374,11 @@ pub(crate) mod snapshots {
     fn vectors() {
         check("vectors");
     }
+
+    /// Loops, slices and chains over aggregates: the items are places (`ps[__i1].mass`),
+    /// nothing is copied.
+    #[test]
+    fn aggregate_loops() {
+        check("aggregate_loops");
+    }
 }

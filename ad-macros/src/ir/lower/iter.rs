@@ -424,7 +424,21 @@ impl Lowerer<'_> {
                 self.stages(step, rest, zipped, item, out)
             }
             Stage::Filter(p) => {
-                let keep = self.call_value(p, vec![item.clone()], out);
+                let keep = match self.call_value(p, vec![item.clone()], out) {
+                    // `|p| p.alive`: a `bool` field, read as written.
+                    Value::Place(place) => {
+                        let (tokens, reads) = self.place_tokens(&place, step.span);
+                        let opaque = Opaque::generated(tokens, reads);
+                        Value::Op(Operand::Var(self.let_opaque(
+                            out,
+                            "c",
+                            Ty::Bool,
+                            opaque,
+                            step.span,
+                        )))
+                    }
+                    keep => keep,
+                };
                 let Some(cond) =
                     self.number(keep, *p, "the closure of `filter` must return a `bool`")
                 else {
@@ -599,7 +613,12 @@ impl Lowerer<'_> {
                 _ => self.not_a_number(span),
             },
             (Consumer::Fold(_, f), Some(acc)) => {
-                match self.call_value(f, vec![Value::Op(Operand::Var(acc)), item], out) {
+                let value = match self.call_value(f, vec![Value::Op(Operand::Var(acc)), item], out)
+                {
+                    Value::Place(place) => self.load(place, span, out),
+                    value => value,
+                };
+                match value {
                     Value::Op(op) => {
                         out.push(Stmt {
                             kind: StmtKind::Assign {
