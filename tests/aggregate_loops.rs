@@ -2,23 +2,38 @@
 //! `self.layers`): the items are places, read where they are used; gradients are checked
 //! against closed forms and central finite differences.
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "the closed forms read more clearly by index"
+)]
+
 use ad::reverse;
 
 // ---- the test's types, with hand-written adjoints ---------------------------------------
 
+/// A point mass.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Particle {
+    /// Position.
     pub pos: [f64; 2],
+    /// Velocity.
     pub vel: [f64; 2],
+    /// Mass.
     pub mass: f64,
+    /// An inactive label.
     pub id: usize,
 }
 
+/// The adjoint of a [`Particle`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParticleAdj {
+    /// Position.
     pub pos: [f64; 2],
+    /// Velocity.
     pub vel: [f64; 2],
+    /// Mass.
     pub mass: f64,
+    /// An inactive label has no adjoint.
     pub id: ad::Zero,
 }
 
@@ -48,13 +63,18 @@ impl ad::__private::Accumulate for ParticleAdj {
 /// One dense layer: `y = tanh(w x + b)`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layer {
+    /// Weights, row by row.
     pub w: Vec<Vec<f64>>,
+    /// Biases.
     pub b: Vec<f64>,
 }
 
+/// The adjoint of a [`Layer`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LayerAdj {
+    /// Weights, row by row.
     pub w: Vec<Vec<f64>>,
+    /// Biases.
     pub b: Vec<f64>,
 }
 
@@ -87,13 +107,18 @@ impl ad::__private::Accumulate for LayerAdj {
 /// A stack of layers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Net {
+    /// The layers, first to last.
     pub layers: Vec<Layer>,
+    /// Output scale.
     pub scale: f64,
 }
 
+/// The adjoint of a [`Net`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetAdj {
+    /// The layers' adjoints.
     pub layers: Vec<LayerAdj>,
+    /// Output scale.
     pub scale: f64,
 }
 
@@ -122,13 +147,18 @@ impl ad::__private::Accumulate for NetAdj {
 /// Particles under a uniform field.
 #[derive(Clone, Debug, PartialEq)]
 pub struct System {
+    /// The particles.
     pub particles: Vec<Particle>,
+    /// Field strength.
     pub g: f64,
 }
 
+/// The adjoint of a [`System`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SystemAdj {
+    /// The particles' adjoints.
     pub particles: Vec<ParticleAdj>,
+    /// Field strength.
     pub g: f64,
 }
 
@@ -290,6 +320,7 @@ fn for_over_slice_of_structs_matches_closed_form() {
     }
 }
 
+#[allow(clippy::ptr_arg, reason = "`&Vec` of structs is the form under test")]
 #[reverse]
 fn potential_iter(ps: &Vec<Particle>, g: f64) -> f64 {
     let mut u = 0.0;
@@ -629,6 +660,7 @@ fn layers_of_a_net_match_finite_differences() {
 }
 
 /// Nested `Vec<Vec<f64>>` (and `&[[f64; 3]]`) iterated row by row, element by element.
+#[allow(clippy::ptr_arg, reason = "`&Vec<Vec<f64>>` is the form under test")]
 #[reverse]
 fn frobenius(m: &Vec<Vec<f64>>, a: &[[f64; 3]]) -> f64 {
     let mut s = 0.0;
@@ -756,14 +788,15 @@ fn euler_step_iter_mut_vjp_matches_finite_differences() {
 }
 
 impl System {
-    /// `&mut self`: `iter_mut` over `self.particles`, reading `self.g` in the body.
+    /// `&mut self`: `iter_mut().enumerate()` over `self.particles` and `&mut self.particles`,
+    /// reading `self.g` in the bodies.
     #[reverse]
     fn kick(&mut self, dt: f64) {
-        for p in self.particles.iter_mut() {
-            p.vel[1] -= dt * self.g * p.mass;
+        for (i, p) in self.particles.iter_mut().enumerate() {
+            p.vel[1] -= (i as f64 + 1.0) * dt * self.g * p.mass;
         }
-        for (i, p) in (&mut self.particles).into_iter().enumerate() {
-            p.pos[0] += (i as f64 + 1.0) * dt * p.vel[0];
+        for p in &mut self.particles {
+            p.pos[0] += dt * p.vel[0] * self.g;
         }
     }
 
