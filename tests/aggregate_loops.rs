@@ -1091,3 +1091,41 @@ fn iter_mut_zip_with_method_calls_vjp_matches_finite_differences() {
         panic!("{e}");
     }
 }
+
+// ---- slices and windows of sequences of structs --------------------------------------------
+
+/// `windows` of structs, a slice of structs iterated and indexed, and two parts of one item
+/// passed to an annotated function.
+#[reverse]
+fn neighbours(ps: &[Particle]) -> f64 {
+    let mut s = 0.0;
+    for w in ps.windows(2) {
+        s += w[0].mass * w[1].pos[0];
+    }
+    for p in &ps[1..] {
+        s += dot(&p.pos, &p.vel);
+    }
+    let tail = &ps[1..];
+    s + tail[1].vel[0] * tail.len() as f64
+}
+
+fn neighbours_plain(ps: &[Particle]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..ps.len() - 1 {
+        s += ps[i].mass * ps[i + 1].pos[0];
+    }
+    for p in &ps[1..] {
+        s += p.pos[0] * p.vel[0] + p.pos[1] * p.vel[1];
+    }
+    s + ps[2].vel[0] * (ps.len() - 1) as f64
+}
+
+#[test]
+fn windows_and_slices_of_structs_match_finite_differences() {
+    let ps = particles();
+    let (s, dps) = neighbours_grad(&ps);
+    assert_close(s, neighbours_plain(&ps));
+    check_particles(neighbours_plain, &ps, &dps);
+    assert_close(dps[1].pos[0], ps[0].mass + ps[1].vel[0]);
+    assert_close(dps[2].vel[0], ps[2].pos[0] + 2.0);
+}

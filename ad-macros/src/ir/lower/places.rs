@@ -66,7 +66,8 @@ impl Lowerer<'_> {
             }
             syn::Expr::Field(f) => self.is_place_expr(&f.base),
             syn::Expr::Index(i) => {
-                !matches!(strip(&i.index), syn::Expr::Range(_)) && self.is_place_expr(&i.expr)
+                !matches!(strip(&i.index), syn::Expr::Range(_))
+                    && (self.is_place_expr(&i.expr) || self.is_aggregate_view(&i.expr))
             }
             syn::Expr::Reference(r) => self.is_place_expr(&r.expr),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
@@ -98,6 +99,10 @@ impl Lowerer<'_> {
                 Some(place)
             }
             syn::Expr::Index(i) if !matches!(strip(&i.index), syn::Expr::Range(_)) => {
+                if self.is_aggregate_view(&i.expr) {
+                    // `w[0]` of a window or slice of a sequence of aggregates (see `views`).
+                    return self.aggregate_view_element(&i.expr, &i.index, out);
+                }
                 let mut place = self.place_expr(&i.expr, out)?;
                 let index = self.fixed_index(&i.index, out);
                 place.steps.push(Step::Index(index));

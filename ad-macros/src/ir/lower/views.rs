@@ -431,6 +431,29 @@ impl Lowerer<'_> {
         Value::Op(self.let_temp(out, Rhs::Index(view.base, view.path(pos)), ty, expr.span()))
     }
 
+    /// Whether `expr` is a name bound to a view of a sequence of aggregates (`let t =
+    /// &ps[1..];`, a window of `ps.windows(2)`), whose elements are places.
+    pub(super) fn is_aggregate_view(&self, expr: &syn::Expr) -> bool {
+        matches!(strip(expr), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+            matches!(self.lookup(&i.to_string()), Some(Binding::View(v)) if self.is_aggregate(v.base))
+        }))
+    }
+
+    /// `t[i]` for a view `t` of a sequence of aggregates: the element's place, `i` checked
+    /// against the view's bounds.
+    pub(super) fn aggregate_view_element(
+        &mut self,
+        view: &syn::Expr,
+        index: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Place> {
+        let view = self.view_expr(view, out)?.ok()?;
+        let i = self.lower_int_operand(index, Ty::Usize, out);
+        let pos = self.view_pos(&view, i, true, index.span(), out);
+        let pos = self.frozen(pos, index.span(), out);
+        Some(view.element_place(pos, view.mutable))
+    }
+
     /// The index into the base for `v[i] = ..` on a view; `None` after an error.
     pub(super) fn view_write_index(
         &mut self,
