@@ -1129,3 +1129,37 @@ fn windows_and_slices_of_structs_match_finite_differences() {
     assert_close(dps[1].pos[0], ps[0].mass + ps[1].vel[0]);
     assert_close(dps[2].vel[0], ps[2].pos[0] + 2.0);
 }
+
+// ---- a `&mut` slice of floats iterated as it is: its items are places too -----------------
+
+#[reverse]
+fn doubled_tail(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    let r = &mut y[1..];
+    for v in r {
+        *v *= 2.0 * *v;
+    }
+    y[0] * y[1] + y[2]
+}
+
+#[reverse(cps)]
+fn doubled_tail_cps(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    let r = &mut y[1..];
+    for v in r {
+        *v *= 2.0 * *v;
+    }
+    y[0] * y[1] + y[2]
+}
+
+#[test]
+fn mut_slice_items_written_through_match_closed_form_both_backends() {
+    let x = [1.5, -0.5, 2.0];
+    // y = [x0, 2 x1^2, 2 x2^2]; f = x0 * 2 x1^2 + 2 x2^2.
+    let f = x[0] * 2.0 * x[1] * x[1] + 2.0 * x[2] * x[2];
+    let g = [2.0 * x[1] * x[1], 4.0 * x[0] * x[1], 4.0 * x[2]];
+    for (v, dx) in [doubled_tail_grad(&x), doubled_tail_cps_grad(&x)] {
+        assert_close(v, f);
+        assert_all_close(&dx, &g);
+    }
+}

@@ -19,7 +19,10 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`. Adaptors: `.zip(ys)` (with
+//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`; `xs` may be a sequence of
+//! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
+//! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
+//! a part of its item (`|p| p.pos`) passes the place on. Adaptors: `.zip(ys)` (with
 //! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
 //! `.cloned()`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
 //! `Vec`), `.for_each(f)`.

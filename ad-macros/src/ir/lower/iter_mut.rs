@@ -13,7 +13,9 @@
 //! ```
 //!
 //! Forms: `xs.iter_mut()` or `&mut xs`, then `.enumerate()` or `.zip(ys)` (with `ys.iter()`,
-//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip.
+//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip. A loop that walks an
+//! aggregate or an array inside one (`ps.iter_mut()`, `p.vel.iter_mut()`) is lowered by
+//! `views` instead, with places as items (`iterates_places`).
 
 use proc_macro2::TokenStream;
 

@@ -18,6 +18,25 @@
 //! (`view::` is `::ad::__private::view::`, the runtime's index arithmetic, which panics where
 //! the slice operations do.) A view passed to an annotated function is the one place a copy
 //! is made: the callee takes a slice, and its adjoint flows back through the copy's.
+//!
+//! The base may also be an array inside an aggregate (`self.w[i]`, `p.vel`: the view's
+//! `prefix` is the path to it, see `places`), or an aggregate that is itself a sequence
+//! (`ps: &[Particle]`, `m: &[Vec<f64>]`, `&self.layers`). Every operation above works on such
+//! a view unchanged. The items of a loop over a sequence of aggregates, and the items a loop
+//! takes by `&mut` (`iter_mut()`, `&mut xs`), are *places*: the name denotes the element
+//! itself, read where it is used and written through (`p.vel[0] += ..`, `*v = ..`), so
+//! nothing is copied.
+//!
+//! ```text
+//! // Before                             // After
+//! for (row, bi) in                      let __n0 = self.w.len().min(self.b.len());
+//!     self.w.iter().zip(&self.b) {      for __i1 in 0..__n0 {   (row is self.w[__i1],
+//!                                                                bi is self.b[__i1])
+//!     s += row[0] * bi;                     let __t2 = self.w[__i1][0];
+//!                                           let __t3 = self.b[__i1];
+//!                                           ..
+//! }                                     }
+//! ```
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
