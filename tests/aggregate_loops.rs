@@ -1137,7 +1137,7 @@ fn doubled_tail(x: &[f64]) -> f64 {
     let mut y = x.to_vec();
     let r = &mut y[1..];
     for v in r {
-        *v *= 2.0 * *v;
+        *v = 2.0 * *v * *v;
     }
     y[0] * y[1] + y[2]
 }
@@ -1147,7 +1147,7 @@ fn doubled_tail_cps(x: &[f64]) -> f64 {
     let mut y = x.to_vec();
     let r = &mut y[1..];
     for v in r {
-        *v *= 2.0 * *v;
+        *v = 2.0 * *v * *v;
     }
     y[0] * y[1] + y[2]
 }

@@ -101,7 +101,7 @@ impl Lowerer<'_> {
             syn::Expr::Index(i) if !matches!(strip(&i.index), syn::Expr::Range(_)) => {
                 if self.is_aggregate_view(&i.expr) {
                     // `w[0]` of a window or slice of a sequence of aggregates (see `views`).
-                    return self.aggregate_view_element(&i.expr, &i.index, out);
+                    return self.aggregate_view_element(i, out);
                 }
                 let mut place = self.place_expr(&i.expr, out)?;
                 let index = self.fixed_index(&i.index, out);

@@ -462,12 +462,12 @@ impl Lowerer<'_> {
     /// against the view's bounds.
     pub(super) fn aggregate_view_element(
         &mut self,
-        view: &syn::Expr,
-        index: &syn::Expr,
+        index: &syn::ExprIndex,
         out: &mut Vec<Stmt>,
     ) -> Option<Place> {
-        let view = self.view_expr(view, out)?.ok()?;
-        let i = self.lower_int_operand(index, Ty::Usize, out);
+        let view = self.view_expr(&index.expr, out)?.ok()?;
+        let i = self.lower_int_operand(&index.index, Ty::Usize, out);
+        // (The whole indexing expression's span: see `slice`.)
         let pos = self.view_pos(&view, i, true, index.span(), out);
         let pos = self.frozen(pos, index.span(), out);
         Some(view.element_place(pos, view.mutable))
