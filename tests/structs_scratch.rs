@@ -17,12 +17,7 @@ pub struct ParticleAdj {
 impl ad::Adjoint for Particle {
     type Adj = ParticleAdj;
     fn zero_adjoint(&self) -> ParticleAdj {
-        ParticleAdj {
-            pos: [0.0; 2],
-            vel: [0.0; 2],
-            mass: 0.0,
-            id: ad::Zero,
-        }
+        ParticleAdj { pos: [0.0; 2], vel: [0.0; 2], mass: 0.0, id: ad::Zero }
     }
     fn accumulate(acc: &mut ParticleAdj, o: &ParticleAdj) {
         ad::__private::Accumulate::accumulate(acc, o)
@@ -62,12 +57,7 @@ fn step(p: &mut Particle, dt: f64) {
 
 #[reverse]
 fn run(p: &Particle, dt: f64) -> f64 {
-    let mut q = Particle {
-        pos: p.pos,
-        vel: [p.vel[0], p.vel[1] * 2.0],
-        mass: p.mass,
-        id: 0,
-    };
+    let mut q = Particle { pos: p.pos, vel: [p.vel[0], p.vel[1] * 2.0], mass: p.mass, id: 0 };
     for _ in 0..3 {
         step(&mut q, dt);
     }
@@ -94,18 +84,11 @@ fn uses_methods(p: &Particle, f: f64) -> f64 {
 }
 
 impl Particle {
-    fn clone_like(&self) -> Particle {
-        self.clone()
-    }
+    fn clone_like(&self) -> Particle { self.clone() }
 }
 
 fn p0() -> Particle {
-    Particle {
-        pos: [1.0, 2.0],
-        vel: [0.5, -1.5],
-        mass: 3.0,
-        id: 7,
-    }
+    Particle { pos: [1.0, 2.0], vel: [0.5, -1.5], mass: 3.0, id: 7 }
 }
 
 #[test]

@@ -40,7 +40,7 @@ pub mod rules;
 pub mod stack;
 pub mod view;
 
-pub use accumulate::Accumulate;
 pub use adjoint::{Adjoint, Zero};
+pub use accumulate::Accumulate;
 pub use float::Float;
 pub use stack::ValueStack;

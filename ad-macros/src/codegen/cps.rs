@@ -205,9 +205,7 @@ fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option<TokenStrea
                 let t = elem.ident();
                 quote!(#sink: impl ::ad::__private::cps::CellsArg<#t>)
             }
-            ParamKind::Aggregate { .. } | ParamKind::Inactive => {
-                quote!(_: ::ad::__private::Discard)
-            }
+            ParamKind::Aggregate { .. } | ParamKind::Inactive => quote!(_: ::ad::__private::Discard),
         }
     });
     let k = format_ident!("__ad_k", span = Span::mixed_site());

@@ -200,16 +200,19 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
             let (seed, ident) = (inout::seed(&p.ident), &p.ident);
             quote!(let #seed = ::ad::__private::zeros_like(&*#ident);)
         });
-        (TokenStream::new(), {
-            let vjp = match sig.in_impl {
-                true => quote!(Self::#vjp),
-                false => quote!(#vjp),
-            };
-            quote! {
-                #(#make)*
-                #vjp(#(#args,)* #one, #(#zeros),*)
-            }
-        })
+        (
+            TokenStream::new(),
+            {
+                let vjp = match sig.in_impl {
+                    true => quote!(Self::#vjp),
+                    false => quote!(#vjp),
+                };
+                quote! {
+                    #(#make)*
+                    #vjp(#(#args,)* #one, #(#zeros),*)
+                }
+            },
+        )
     };
     quote! {
         #[doc = #doc]

@@ -730,11 +730,7 @@ impl Emitter<'_> {
             .zip(&call.by_mut)
             .enumerate()
             .map(|(k, ((arg, &by_ref), &by_mut))| {
-                let path = call
-                    .paths
-                    .get(k)
-                    .and_then(Option::as_ref)
-                    .map(|p| self.path(p));
+                let path = call.paths.get(k).and_then(Option::as_ref).map(|p| self.path(p));
                 if by_mut {
                     let arg = self.op(arg);
                     return match (rev, method && k == 0) {

@@ -452,11 +452,7 @@ impl Call {
 
     /// The index operands of the argument paths, in order.
     pub(crate) fn path_operands(&self) -> Vec<&Operand> {
-        self.paths
-            .iter()
-            .flatten()
-            .flat_map(Path::operands)
-            .collect()
+        self.paths.iter().flatten().flat_map(Path::operands).collect()
     }
 }
 

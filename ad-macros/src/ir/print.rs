@@ -304,7 +304,11 @@ impl<'b> Printer<'b> {
                 tokens(&lit.path),
                 lit.fields
                     .iter()
-                    .map(|(m, op)| format!("{}: {}", tokens(m), self.op(op)))
+                    .map(|(m, op)| format!(
+                        "{}: {}",
+                        tokens(m),
+                        self.op(op)
+                    ))
                     .collect::<Vec<_>>()
                     .join(", ")
             ),

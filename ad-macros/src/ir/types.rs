@@ -30,7 +30,9 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
                 }
             }
             // (The floats of an aggregate may have different precisions.)
-            Rhs::Index(array, _) if !is_aggregate(body, *array) => links.push((*var, *array)),
+            Rhs::Index(array, _) if !is_aggregate(body, *array) => {
+                links.push((*var, *array))
+            }
             Rhs::Index(..) => {}
             Rhs::ArrayLit(items) => items.iter().for_each(|a| link(&mut links, *var, a)),
             Rhs::Cast(..) | Rhs::Opaque(_) | Rhs::Guard(_) | Rhs::Call(_) | Rhs::Part(..) => {}

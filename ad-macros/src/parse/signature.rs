@@ -191,7 +191,10 @@ impl Signature {
         } else {
             FloatTy::F64
         };
-        let in_impl = sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
+        let in_impl = sig
+            .inputs
+            .iter()
+            .any(|a| matches!(a, FnArg::Receiver(_)))
             || mentions_self(&sig.to_token_stream());
         Signature {
             params,

@@ -688,19 +688,16 @@ impl Lowerer<'_> {
 
     /// `recv.name(a, b)` on an aggregate (`self.layer(x)`, `p.energy()`): a call of an
     /// annotated method through its companions, with the receiver as the first argument.
-    fn lower_user_method_call(&mut self, call: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Value {
+    fn lower_user_method_call(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
         let kind = crate::ir::CalleeKind::Method(call.method.clone());
         let mut args: Vec<&syn::Expr> = vec![&call.receiver];
         args.extend(call.args.iter());
         let key = call.method.to_token_stream();
-        self.lower_companion_call(
-            key,
-            kind,
-            call.method.span(),
-            &args,
-            call.method.span(),
-            out,
-        )
+        self.lower_companion_call(key, kind, call.method.span(), &args, call.method.span(), out)
     }
 
     /// A call through the split companions of the callee `key` (a path, or a method's name).
@@ -748,14 +745,13 @@ impl Lowerer<'_> {
             if self.is_place_expr(arg) {
                 let reference = match super::strip(arg) {
                     syn::Expr::Reference(r) => Some(r.mutability.is_some()),
-                    syn::Expr::Path(p) => {
-                        p.path
-                            .get_ident()
-                            .and_then(|i| match self.lookup(&i.to_string()) {
-                                Some(Binding::Place(place)) => Some(place.mutable),
-                                _ => None,
-                            })
-                    }
+                    syn::Expr::Path(p) => p
+                        .path
+                        .get_ident()
+                        .and_then(|i| match self.lookup(&i.to_string()) {
+                            Some(Binding::Place(place)) => Some(place.mutable),
+                            _ => None,
+                        }),
                     _ => None,
                 };
                 let Some(place) = self.place_expr(arg, out) else {
@@ -1466,10 +1462,7 @@ impl Lowerer<'_> {
             return;
         }
         if place.steps.is_empty() {
-            self.cx.error(
-                left,
-                "#[reverse] cannot assign a whole aggregate through a reference; assign its fields",
-            );
+            self.cx.error(left, "#[reverse] cannot assign a whole aggregate through a reference; assign its fields");
             return;
         }
         let value = self.lower_expr(right, out);
@@ -1488,10 +1481,7 @@ impl Lowerer<'_> {
                     left.span(),
                 );
                 let ty = join(&self.ty_of(&old), &self.ty_of(&value));
-                (
-                    AssignOp::Set,
-                    self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()),
-                )
+                (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
             }
             Some(AssignKind::Unsupported) => {
                 self.cx.error(expr, COMPOUND_ASSIGN);

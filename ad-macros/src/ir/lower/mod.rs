@@ -50,9 +50,9 @@ mod grow;
 mod iter;
 mod iter_mut;
 mod jumps;
-mod places;
 mod rename;
 mod results;
+mod places;
 mod scope;
 mod views;
 

@@ -54,16 +54,14 @@ impl Lowerer<'_> {
     /// an aggregate or a place, followed by fields and non-range indices.
     pub(super) fn is_place_expr(&self, expr: &syn::Expr) -> bool {
         match strip(expr) {
-            syn::Expr::Path(p) => {
-                p.qself.is_none()
-                    && p.path
-                        .get_ident()
-                        .is_some_and(|i| match self.lookup(&i.to_string()) {
-                            Some(Binding::Var(v)) => self.is_aggregate(*v),
-                            Some(Binding::Place(_)) => true,
-                            _ => false,
-                        })
-            }
+            syn::Expr::Path(p) => p.qself.is_none()
+                && p.path.get_ident().is_some_and(|i| {
+                    match self.lookup(&i.to_string()) {
+                        Some(Binding::Var(v)) => self.is_aggregate(*v),
+                        Some(Binding::Place(_)) => true,
+                        _ => false,
+                    }
+                }),
             syn::Expr::Field(f) => self.is_place_expr(&f.base),
             syn::Expr::Index(i) => {
                 !matches!(strip(&i.index), syn::Expr::Range(_))
