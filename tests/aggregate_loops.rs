@@ -1163,3 +1163,60 @@ fn mut_slice_items_written_through_match_closed_form_both_backends() {
         assert_all_close(&dx, &g);
     }
 }
+
+// ---- a `bool` field as a filter -------------------------------------------------------------
+
+/// A value with a switch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tagged {
+    /// The value.
+    pub x: f64,
+    /// Whether it counts.
+    pub on: bool,
+}
+
+/// The adjoint of a [`Tagged`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaggedAdj {
+    /// The value's adjoint.
+    pub x: f64,
+    /// A `bool` has no adjoint.
+    pub on: ad::Zero,
+}
+
+impl ad::Adjoint for Tagged {
+    type Adj = TaggedAdj;
+    fn zero_adjoint(&self) -> TaggedAdj {
+        TaggedAdj {
+            x: 0.0,
+            on: ad::Zero,
+        }
+    }
+    fn accumulate(acc: &mut TaggedAdj, o: &TaggedAdj) {
+        ad::__private::Accumulate::accumulate(acc, o)
+    }
+}
+
+impl ad::__private::Accumulate for TaggedAdj {
+    fn accumulate(&mut self, o: &Self) {
+        self.x += o.x;
+    }
+}
+
+#[reverse]
+fn switched(ts: &[Tagged]) -> f64 {
+    ts.iter().filter(|t| t.on).map(|t| t.x * t.x).sum::<f64>()
+}
+
+#[test]
+fn filter_on_a_bool_field_matches_closed_form() {
+    let ts = [
+        Tagged { x: 1.5, on: true },
+        Tagged { x: -2.0, on: false },
+        Tagged { x: 0.5, on: true },
+    ];
+    let (s, dts) = switched_grad(&ts);
+    assert_close(s, 1.5 * 1.5 + 0.5 * 0.5);
+    let dx: Vec<f64> = dts.iter().map(|d| d.x).collect();
+    assert_all_close(&dx, &[3.0, 0.0, 1.0]);
+}
