@@ -393,4 +393,11 @@ pub(crate) mod snapshots {
     fn structs() {
         check("structs");
     }
+
+    /// Loops, slices and chains over aggregates: the items are places (`ps[__i1].mass`),
+    /// nothing is copied.
+    #[test]
+    fn aggregate_loops() {
+        check("aggregate_loops");
+    }
 }

@@ -161,10 +161,23 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
     let vis = &func.vis;
     let generics = &func.sig.generics;
     let where_clause = &func.sig.generics.where_clause;
-    // The parameters without `mut`: `f_grad` only passes them on.
-    let params = sig.params.iter().map(|p| {
-        let (name, ty) = (&p.ident, &p.ty);
-        quote!(#name: #ty)
+    // The parameters without `mut`: `f_grad` only passes them on. A receiver as written
+    // (`&self`): `self: &Self` trips clippy's `needless_arbitrary_self_type` in user crates.
+    let params = sig.params.iter().map(|p| match func.sig.receiver() {
+        Some(receiver) if p.ident == "self" && receiver.colon_token.is_none() => {
+            let (reference, mutability) = (&receiver.reference, &receiver.mutability);
+            let (and, lifetime) = (
+                reference.as_ref().map(|r| r.0),
+                reference.as_ref().map(|r| &r.1),
+            );
+            let mutability = mutability.filter(|_| reference.is_some());
+            let self_token = &receiver.self_token;
+            quote!(#and #lifetime #mutability #self_token)
+        }
+        _ => {
+            let (name, ty) = (&p.ident, &p.ty);
+            quote!(#name: #ty)
+        }
     });
     let args = sig.params.iter().map(|p| &p.ident);
     let ret = match &func.sig.output {

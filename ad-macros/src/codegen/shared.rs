@@ -475,7 +475,8 @@ impl Emitter<'_> {
                                 sink
                             }
                             Operand::Var(v) if repeated && self.plan.active(*v) => {
-                                let (decl, sink, add) = self.duplicate_sink(*v, k);
+                                let path = call.paths.get(k).and_then(Option::as_ref);
+                                let (decl, sink, add) = self.duplicate_sink(*v, k, path);
                                 before.extend(decl);
                                 after.extend(add);
                                 sink
@@ -800,16 +801,23 @@ impl Emitter<'_> {
 
     /// For the `k`-th argument of a call that passes the active variable `v` again: the
     /// declaration of a zeroed local sink, the sink, and the statement that adds the local into
-    /// the adjoint of `v` after the call.
-    fn duplicate_sink(&self, v: VarId, k: usize) -> (TokenStream, TokenStream, TokenStream) {
+    /// the adjoint of `v` after the call. For a part of an aggregate (`g(&l.w[0], &l.b)`), the
+    /// local is shaped like the aggregate and the sink is the same part of it.
+    fn duplicate_sink(
+        &self,
+        v: VarId,
+        k: usize,
+        path: Option<&crate::ir::Path>,
+    ) -> (TokenStream, TokenStream, TokenStream) {
         let local = format_ident!("__dup{}", k, span = Span::mixed_site());
         let var = &self.body.vars[v];
         let adj = &self.adj[v];
         if self.is_aggregate(v) {
             let name = &var.name;
+            let path = path.map(|p| self.path(p));
             return (
                 quote!(let mut #local = ::ad::__private::zeros_like(&#name);),
-                quote!(&mut #local),
+                quote!(&mut #local #path),
                 {
                     let adj = self.agg_adj_mut(v);
                     quote!(::ad::__private::Accumulate::accumulate(#adj, &#local);)

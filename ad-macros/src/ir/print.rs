@@ -743,6 +743,11 @@ mod snapshots {
         check("structs");
     }
 
+    #[test]
+    fn ir_aggregate_loops() {
+        check("aggregate_loops");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]

@@ -66,6 +66,7 @@ impl Lowerer<'_> {
                     }
                     Value::Closure(closure) => self.bind(&p.ident, Binding::Closure(closure)),
                     Value::View(view) => self.bind(&p.ident, Binding::View(view)),
+                    Value::Place(place) => self.bind(&p.ident, Binding::Place(place)),
                     Value::Error => self.bind(&p.ident, Binding::Poisoned),
                     Value::Unit | Value::Never => {
                         self.cx
@@ -239,6 +240,7 @@ impl Lowerer<'_> {
                 Value::Tuple(inner) => bindings.push(self.tuple_binding(&name, inner, out)),
                 Value::Closure(c) => bindings.push(Binding::Closure(c)),
                 Value::View(v) => bindings.push(Binding::View(v)),
+                Value::Place(p) => bindings.push(Binding::Place(p)),
                 Value::Error => bindings.push(Binding::Poisoned),
                 Value::Unit | Value::Never => {
                     self.cx

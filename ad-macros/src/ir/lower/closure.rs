@@ -132,7 +132,15 @@ impl Lowerer<'_> {
             self.bind_param(pat, arg, out);
         }
         self.closure_depth += 1;
-        let value = self.lower_expr(&expr.body, out);
+        let value = match self.is_place_expr(&expr.body) {
+            // `|p| p.pos` in a chain over aggregates: the part itself, which the next stage
+            // reads (`.map(|v| v[0])`); a call in an expression reads it at once (`lower_expr`).
+            true => match self.place_expr(&expr.body, out) {
+                Some(place) => Value::Place(place),
+                None => Value::Error,
+            },
+            false => self.lower_expr(&expr.body, out),
+        };
         self.closure_depth -= 1;
         self.scopes = saved;
         self.loops = saved_loops;
@@ -165,6 +173,12 @@ impl Lowerer<'_> {
             }
             (syn::Pat::Ident(p), Value::Closure(c)) => self.bind(&p.ident, Binding::Closure(c)),
             (syn::Pat::Ident(p), Value::View(v)) => self.bind(&p.ident, Binding::View(v)),
+            // An item of a chain over an aggregate: the closure reads the place.
+            (syn::Pat::Ident(p), Value::Place(place))
+                if p.mutability.is_none() && p.subpat.is_none() =>
+            {
+                self.bind(&p.ident, Binding::Place(place))
+            }
             (syn::Pat::Ident(p), Value::Tuple(items)) => {
                 let binding = self.tuple_binding(&p.ident, items, out);
                 self.bind(&p.ident, binding);
@@ -338,6 +352,7 @@ impl VisitMut for Hoister<'_, '_, '_> {
                     }
                     Value::Closure(c) => self.bind(expr, Binding::Closure(c)),
                     Value::View(v) => self.bind(expr, Binding::View(v)),
+                    Value::Place(p) => self.bind(expr, Binding::Place(p)),
                     Value::Error | Value::Never => self.bind(expr, Binding::Poisoned),
                 }
             }

@@ -678,6 +678,10 @@ impl Lowerer<'_> {
             return None;
         };
         let array = *array;
+        if self.is_aggregate(array) {
+            // Its items are aggregates: places (see `views`).
+            return None;
+        }
         // A slice or a reference iterated by value still yields references.
         let by_ref = by_ref
             || self.vars[array].param.is_some_and(|i| {

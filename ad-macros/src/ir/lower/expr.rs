@@ -20,6 +20,8 @@ impl Lowerer<'_> {
         let before = self.cx.count();
         match self.lower_expr_inner(expr, out) {
             Value::Unit if self.cx.count() > before => Value::Error,
+            // A part of an aggregate used as a value (`t.0` of a zipped item): read it.
+            Value::Place(place) => self.load(place, expr.span(), out),
             value => value,
         }
     }
@@ -188,6 +190,12 @@ impl Lowerer<'_> {
                 // `*x` for an array behind a reference (`x: &[f64; 3]`): the array.
                 if let Some(v) = self.array_var(super::rename::strip_derefs(&unary.expr)) {
                     return Value::Op(Operand::Var(v));
+                }
+                // `*v` for an item of a loop over a part of an aggregate: the place.
+                if self.is_place_expr(&unary.expr) {
+                    if let Some(place) = self.place_expr(&unary.expr, out) {
+                        return self.load(place, unary.span(), out);
+                    }
                 }
                 self.cx.error(
                     star,
@@ -448,9 +456,16 @@ impl Lowerer<'_> {
         let container = matches!(
             name.as_str(),
             "len" | "is_empty" | "iter" | "iter_mut" | "into_iter" | "clone" | "to_vec"
-        ) || super::iter::CONSUMERS.contains(&name.as_str())
+        ) || super::views::SLICE_METHODS.contains(&name.as_str())
+            || super::iter::CONSUMERS.contains(&name.as_str())
             || rename_is_killing(&name);
         if name == "clone" && call.args.is_empty() && self.is_place_expr(&call.receiver) {
+            if let Some(place) = self.place_expr(&call.receiver, out) {
+                return Value::Op(self.copy_place(place, expr.span(), out));
+            }
+        }
+        // `ps.to_vec()` of a whole sequence of aggregates: an owned copy, as `clone`.
+        if name == "to_vec" && call.args.is_empty() && self.is_aggregate_var(&call.receiver) {
             if let Some(place) = self.place_expr(&call.receiver, out) {
                 return Value::Op(self.copy_place(place, expr.span(), out));
             }
@@ -1490,8 +1505,8 @@ impl Lowerer<'_> {
                     return;
                 };
                 let idx = match target {
-                    Some((_, j)) => j,
-                    None => self.lower_int_operand(&index.index, Ty::Usize, out),
+                    Some((_, path)) => path,
+                    None => Path::index(self.lower_int_operand(&index.index, Ty::Usize, out)),
                 };
                 let value = self.lower_expr(right, out);
                 let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
@@ -1506,7 +1521,7 @@ impl Lowerer<'_> {
                             Ty::Array(info) => info.elem,
                             _ => None,
                         };
-                        let old = self.let_temp(out, Rhs::Index(array, Path::index(idx.clone())), Ty::Float(elem), index.span());
+                        let old = self.let_temp(out, Rhs::Index(array, idx.clone()), Ty::Float(elem), index.span());
                         let ty = join(&self.ty_of(&old), &self.ty_of(&value));
                         (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
                     }
@@ -1515,7 +1530,7 @@ impl Lowerer<'_> {
                         return;
                     }
                 };
-                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: Path::index(idx), op, value }, span: expr.span() });
+                out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: idx, op, value }, span: expr.span() });
             }
             syn::Expr::Field(_) => self.cx.error(
                 left,
@@ -1889,7 +1904,8 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Tuple(inner) => binding_value(inner),
                 Binding::Closure(c) => Value::Closure(c.clone()),
                 Binding::View(v) => Value::View(v.clone()),
-                Binding::Place(_) | Binding::Poisoned => Value::Error,
+                Binding::Place(p) => Value::Place(p.clone()),
+                Binding::Poisoned => Value::Error,
             })
             .collect(),
     )

@@ -19,7 +19,10 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`. Adaptors: `.zip(ys)` (with
+//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`; `xs` may be a sequence of
+//! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
+//! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
+//! a part of its item (`|p| p.pos`) passes the place on. Adaptors: `.zip(ys)` (with
 //! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
 //! `.cloned()`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
 //! `Vec`), `.for_each(f)`.
@@ -172,7 +175,9 @@ impl Lowerer<'_> {
         if let Some(array) = self.array_var(plain) {
             return Some(Ok((View::whole(array, false), true)));
         }
-        if !self.is_view_expr(expr) {
+        // A sequence of aggregates or an array inside one (`ps`, `p.pos`, `self.w[i]`): its
+        // items are places.
+        if !self.is_view_expr(expr) && !self.is_place_expr(plain) {
             return None;
         }
         Some(self.view_expr(expr, out)?.map(|v| (v, false)))
@@ -422,7 +427,21 @@ impl Lowerer<'_> {
                 self.stages(step, rest, zipped, item, out)
             }
             Stage::Filter(p) => {
-                let keep = self.call_value(p, vec![item.clone()], out);
+                let keep = match self.call_value(p, vec![item.clone()], out) {
+                    // `|p| p.alive`: a `bool` field, read as written.
+                    Value::Place(place) => {
+                        let (tokens, reads) = self.place_tokens(&place, step.span);
+                        let opaque = Opaque::generated(tokens, reads);
+                        Value::Op(Operand::Var(self.let_opaque(
+                            out,
+                            "c",
+                            Ty::Bool,
+                            opaque,
+                            step.span,
+                        )))
+                    }
+                    keep => keep,
+                };
                 let Some(cond) =
                     self.number(keep, *p, "the closure of `filter` must return a `bool`")
                 else {
@@ -460,6 +479,7 @@ impl Lowerer<'_> {
             Ty::Array(info) => info.elem,
             _ => None,
         };
+        let aggregate = self.is_aggregate(array);
         let position = match &view.start {
             None => index,
             Some(s) => {
@@ -475,12 +495,17 @@ impl Lowerer<'_> {
                 ))
             }
         };
+        if aggregate {
+            // A part of an aggregate (a struct, or a float of `p.pos.iter()`): read where it
+            // is used.
+            return Value::Place(view.element_place(position, false));
+        }
         let var = self.fresh("x", Ty::Float(elem), false, span);
         self.vars[var].deref = by_ref;
         out.push(Stmt {
             kind: StmtKind::Let {
                 var,
-                rhs: Rhs::Index(array, Path::index(position)),
+                rhs: Rhs::Index(array, view.path(position)),
                 ty: None,
             },
             span,
@@ -543,6 +568,18 @@ impl Lowerer<'_> {
     /// The consumer's work for one item.
     fn consume(&mut self, step: &Step<'_, '_>, item: Value, out: &mut Vec<Stmt>) -> Value {
         let (span, index) = (step.span, step.index);
+        // A float inside an aggregate (`p.pos.iter().sum()`): its value.
+        let item = match item {
+            Value::Place(place)
+                if matches!(
+                    step.consumer,
+                    Consumer::Sum | Consumer::Product | Consumer::Collect
+                ) =>
+            {
+                self.load(place, span, out)
+            }
+            item => item,
+        };
         match (step.consumer, step.acc) {
             (Consumer::Sum, Some(acc)) => match item {
                 Value::Op(op) => {
@@ -579,7 +616,12 @@ impl Lowerer<'_> {
                 _ => self.not_a_number(span),
             },
             (Consumer::Fold(_, f), Some(acc)) => {
-                match self.call_value(f, vec![Value::Op(Operand::Var(acc)), item], out) {
+                let value = match self.call_value(f, vec![Value::Op(Operand::Var(acc)), item], out)
+                {
+                    Value::Place(place) => self.load(place, span, out),
+                    value => value,
+                };
+                match value {
                     Value::Op(op) => {
                         out.push(Stmt {
                             kind: StmtKind::Assign {

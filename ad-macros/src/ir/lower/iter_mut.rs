@@ -13,7 +13,9 @@
 //! ```
 //!
 //! Forms: `xs.iter_mut()` or `&mut xs`, then `.enumerate()` or `.zip(ys)` (with `ys.iter()`,
-//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip.
+//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip. A loop that walks an
+//! aggregate or an array inside one (`ps.iter_mut()`, `p.vel.iter_mut()`) is lowered by
+//! `views` instead, with places as items (`iterates_places`).
 
 use proc_macro2::TokenStream;
 
@@ -29,7 +31,8 @@ struct Elements {
 impl Lowerer<'_> {
     /// Whether `f` loops over `iter_mut()` or `&mut xs`.
     pub(super) fn is_iter_mut(&self, f: &syn::ExprForLoop) -> bool {
-        mentions_iter_mut(&f.expr) || self.iter_mut_chain(&f.expr).is_some()
+        (mentions_iter_mut(&f.expr) || self.iter_mut_chain(&f.expr).is_some())
+            && !self.iterates_places(&f.expr)
     }
 
     /// The loop kind of `for PAT in xs.iter_mut()..`, with the element copies in `prelude` and
@@ -207,8 +210,12 @@ impl Lowerer<'_> {
         let span = call.method.span();
         let desugared: syn::Expr = match call.method.to_string().as_str() {
             "fill" if call.args.len() == 1 => {
-                let array = self.array_var(strip(&call.receiver))?;
-                if !self.vars[array].mutable {
+                // A float array bound to a name, or one inside a `mut` aggregate.
+                let mutable = match self.array_var(strip(&call.receiver)) {
+                    Some(array) => self.vars[array].mutable,
+                    None => self.is_place_expr(&call.receiver),
+                };
+                if !mutable {
                     return None;
                 }
                 let receiver = &call.receiver;

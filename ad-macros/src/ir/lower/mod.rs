@@ -133,6 +133,9 @@ enum Value {
     Error,
     /// A slice of a float array (see `views`).
     View(views::View),
+    /// An item of an iterator chain over an aggregate (`ps.iter().map(|p| ..)`): a part of
+    /// it, which the closure's parameter binds (see `places`). `lower_expr` never returns one.
+    Place(places::Place),
 }
 
 /// What to do with the tail expression of a block.
@@ -436,10 +439,12 @@ impl<'a> Lowerer<'a> {
                 span: expr.span(),
             }),
             Value::Never | Value::Unit | Value::Error => {}
-            Value::Tuple(_) | Value::Closure(_) | Value::View(_) => self.cx.error(
-                expr,
-                "expected a scalar result, found a tuple, a slice or a closure",
-            ),
+            Value::Tuple(_) | Value::Closure(_) | Value::View(_) | Value::Place(_) => {
+                self.cx.error(
+                    expr,
+                    "expected a scalar result, found a tuple, a slice or a closure",
+                )
+            }
         }
     }
 

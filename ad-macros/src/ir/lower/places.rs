@@ -43,6 +43,13 @@ impl Lowerer<'_> {
         matches!(&self.vars[var].ty, Ty::Array(info) if info.agg)
     }
 
+    /// Whether `expr` is a name bound to a whole aggregate variable.
+    pub(super) fn is_aggregate_var(&self, expr: &syn::Expr) -> bool {
+        matches!(strip(expr), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+            matches!(self.lookup(&i.to_string()), Some(Binding::Var(v)) if self.is_aggregate(*v))
+        }))
+    }
+
     /// Whether `expr` denotes a place in an aggregate (without lowering it): a name bound to
     /// an aggregate or a place, followed by fields and non-range indices.
     pub(super) fn is_place_expr(&self, expr: &syn::Expr) -> bool {
@@ -59,7 +66,8 @@ impl Lowerer<'_> {
             }
             syn::Expr::Field(f) => self.is_place_expr(&f.base),
             syn::Expr::Index(i) => {
-                !matches!(strip(&i.index), syn::Expr::Range(_)) && self.is_place_expr(&i.expr)
+                !matches!(strip(&i.index), syn::Expr::Range(_))
+                    && (self.is_place_expr(&i.expr) || self.is_aggregate_view(&i.expr))
             }
             syn::Expr::Reference(r) => self.is_place_expr(&r.expr),
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
@@ -91,6 +99,10 @@ impl Lowerer<'_> {
                 Some(place)
             }
             syn::Expr::Index(i) if !matches!(strip(&i.index), syn::Expr::Range(_)) => {
+                if self.is_aggregate_view(&i.expr) {
+                    // `w[0]` of a window or slice of a sequence of aggregates (see `views`).
+                    return self.aggregate_view_element(i, out);
+                }
                 let mut place = self.place_expr(&i.expr, out)?;
                 let index = self.fixed_index(&i.index, out);
                 place.steps.push(Step::Index(index));

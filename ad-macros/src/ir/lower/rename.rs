@@ -362,6 +362,13 @@ impl Renamer<'_, '_> {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
                 // `*x`, `**x` on an element the IR holds by value: `x`.
                 if let syn::Expr::Path(p) = strip_derefs(&u.expr) {
+                    // `*v` on an item of a loop over a part of an aggregate: the place.
+                    if p.qself.is_none() && self.place_of(&p.path).is_some() {
+                        let mut path = syn::Expr::Path(p.clone());
+                        self.visit_expr_inner(&mut path);
+                        *expr = path;
+                        return;
+                    }
                     if let Some(v) = self.var_of(&p.path) {
                         // (The body's copy of a `&mut` array parameter is owned too.)
                         if self.lowerer.vars[v].deref || self.lowerer.mut_refs.contains(&v) {
@@ -400,8 +407,10 @@ impl Renamer<'_, '_> {
                 let (s, n, reads) = self.lowerer.view_parts(&view);
                 self.reads.extend(reads);
                 let base = self.path_expr(view.base, index.expr.span());
+                let (prefix, reads) = self.lowerer.prefix_tokens(&view.prefix);
+                self.reads.extend(reads);
                 let i = &index.index;
-                *expr = syn::parse_quote!(#base[::ad::__private::view::index(#s, #n, #i)]);
+                *expr = syn::parse_quote!(#base #prefix [::ad::__private::view::index(#s, #n, #i)]);
             }
             syn::Expr::MethodCall(call)
                 if call.args.is_empty()

@@ -18,22 +18,47 @@
 //! (`view::` is `::ad::__private::view::`, the runtime's index arithmetic, which panics where
 //! the slice operations do.) A view passed to an annotated function is the one place a copy
 //! is made: the callee takes a slice, and its adjoint flows back through the copy's.
+//!
+//! The base may also be an array inside an aggregate (`self.w[i]`, `p.vel`: the view's
+//! `prefix` is the path to it, see `places`), or an aggregate that is itself a sequence
+//! (`ps: &[Particle]`, `m: &[Vec<f64>]`, `&self.layers`). Every operation above works on such
+//! a view unchanged. The items of a loop over a sequence of aggregates, and the items a loop
+//! takes by `&mut` (`iter_mut()`, `&mut xs`), are *places*: the name denotes the element
+//! itself, read where it is used and written through (`p.vel[0] += ..`, `*v = ..`), so
+//! nothing is copied.
+//!
+//! ```text
+//! // Before                             // After
+//! for (row, bi) in                      let __n0 = self.w.len().min(self.b.len());
+//!     self.w.iter().zip(&self.b) {      for __i1 in 0..__n0 {   (row is self.w[__i1],
+//!                                                                bi is self.b[__i1])
+//!     s += row[0] * bi;                     let __t2 = self.w[__i1][0];
+//!                                           let __t3 = self.b[__i1];
+//!                                           ..
+//! }                                     }
+//! ```
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 use syn::Ident;
 
+use super::places::Place;
 use super::{strip, Binding, Lowerer, Value};
 use crate::ir::{
-    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, Path, RangeLoop, Rhs, Shape, Stmt,
-    StmtKind, Ty, VarId, Walk,
+    ArrayInfo, AssignOp, LitKind, LoopKind, Opaque, Operand, Path, RangeLoop, Rhs, Shape, Step,
+    Stmt, StmtKind, Ty, VarId, Walk,
 };
 
-/// Elements `start .. start + len` of the float array `base`.
+/// Elements `start .. start + len` of the float array `base`, or of the array at `prefix` in
+/// the aggregate `base` (`self.w[i]`, `p.pos`: see `places`).
 #[derive(Clone, Debug)]
 pub(super) struct View {
     pub base: VarId,
+    /// The path from the aggregate `base` to the array: element `j` is `base<prefix>[j]`,
+    /// and the length is `base<prefix>.len()`. Empty for a float array variable, and for an
+    /// aggregate that is itself a sequence (`ps: &[Particle]`, `m: &[Vec<f64>]`).
+    pub prefix: Vec<Step>,
     /// `None`: from the first element.
     pub start: Option<Operand>,
     /// `None`: to the end of `base` (`base.len()` elements).
@@ -47,14 +72,50 @@ impl View {
     pub(super) fn whole(base: VarId, mutable: bool) -> View {
         View {
             base,
+            prefix: Vec::new(),
             start: None,
             len: None,
             mutable,
         }
     }
 
+    /// The whole array (or sequence of aggregates) at `place`.
+    pub(super) fn of_place(place: Place) -> View {
+        View {
+            base: place.root,
+            prefix: place.steps,
+            start: None,
+            len: None,
+            mutable: place.mutable,
+        }
+    }
+
+    /// A float array variable, whole.
     fn is_whole(&self) -> bool {
+        self.prefix.is_empty() && self.spans_base()
+    }
+
+    /// All of the array at `prefix`, from its first element.
+    fn spans_base(&self) -> bool {
         self.start.is_none() && self.len.is_none()
+    }
+
+    /// The path from `base` to element `pos` of the array (`pos` counts from the array's
+    /// first element, not the view's: see `view_pos`).
+    pub(super) fn path(&self, pos: Operand) -> Path {
+        let mut steps = self.prefix.clone();
+        steps.push(Step::Index(pos));
+        Path(steps)
+    }
+
+    /// Element `pos` of the array as a place (an item of a sequence of aggregates, or a
+    /// float reached through `&mut`): `base<prefix>[pos]`.
+    pub(super) fn element_place(&self, pos: Operand, mutable: bool) -> Place {
+        Place {
+            root: self.base,
+            steps: self.path(pos).0,
+            mutable,
+        }
     }
 }
 
@@ -63,6 +124,18 @@ pub(super) const VIEW_USE: &str = "#[reverse] follows a slice of a float array (
      `split_at`, a chunk or window) through indexing (`v[i]`, `v[i] = ..` through `&mut`), \
      `.len()`, `.is_empty()`, `for` loops and iterator chains over it, slicing it again, \
      `copy_from_slice`, and passing it to an annotated function; use one of these here";
+
+/// Methods of slices that this module lowers on an array inside an aggregate too
+/// (`self.w[i].copy_from_slice(x)`), rather than taking them for methods of the user's type.
+pub(super) const SLICE_METHODS: &[&str] = &[
+    "split_at",
+    "split_at_mut",
+    "copy_from_slice",
+    "chunks",
+    "chunks_exact",
+    "windows",
+    "fill",
+];
 
 /// A sequence a `for` loop walks.
 enum Seq {
@@ -80,6 +153,15 @@ enum Seq {
         size: Operand,
         kind: Chunking,
     },
+}
+
+/// How a loop takes the elements of its source: `xs.iter()`, `xs.iter_mut()`, or as
+/// written (`xs`, `&xs`, `&mut xs`, `xs.into_iter()`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Shared,
+    Mut,
+    Value,
 }
 
 enum Src {
@@ -140,10 +222,34 @@ impl Lowerer<'_> {
         match &view.len {
             Some(op) => (op_tokens(self, op), op_reads(op)),
             None => {
-                let base = &self.vars[view.base].name;
-                (quote!(#base.len()), vec![view.base])
+                let (base, reads) = self.view_array_tokens(view);
+                (quote!(#base.len()), reads)
             }
         }
+    }
+
+    /// The array a view is part of, as tokens (`x`, `self.w[__i3]`), and the variables they
+    /// read.
+    pub(super) fn view_array_tokens(&self, view: &View) -> (TokenStream, Vec<VarId>) {
+        let base = &self.vars[view.base].name;
+        let (prefix, mut reads) = self.prefix_tokens(&view.prefix);
+        reads.push(view.base);
+        (quote!(#base #prefix), reads)
+    }
+
+    /// The steps of a view's prefix as tokens (`.w[__i3]`), and the variables they read.
+    pub(super) fn prefix_tokens(&self, prefix: &[Step]) -> (TokenStream, Vec<VarId>) {
+        let mut reads = Vec::new();
+        let steps = prefix.iter().map(|step| match step {
+            Step::Index(i) => {
+                reads.extend(i.var());
+                let i = op_tokens(self, i);
+                quote!([#i])
+            }
+            Step::Field(m) => quote!(.#m),
+        });
+        let tokens = quote!(#(#steps)*);
+        (tokens, reads)
     }
 
     /// The start and the length of `view`, as tokens, and the variables they read.
@@ -172,7 +278,9 @@ impl Lowerer<'_> {
             syn::Expr::Reference(r) => {
                 let mut view = self.view_expr(&r.expr, out)?;
                 if let Ok(v) = &mut view {
-                    v.mutable = r.mutability.is_some();
+                    // (A part of an aggregate is mutable through `&mut` only when its root is.)
+                    let place = self.is_aggregate(v.base);
+                    v.mutable = r.mutability.is_some() && (v.mutable || !place);
                 }
                 Some(view)
             }
@@ -184,6 +292,8 @@ impl Lowerer<'_> {
                         let mutable = self.vars[*v].mutable;
                         Some(Ok(View::whole(*v, mutable)))
                     }
+                    // `for v in row.iter()` with `let row = &self.w[i];`.
+                    Binding::Place(place) => Some(Ok(View::of_place(place.clone()))),
                     Binding::Poisoned => Some(Err(())),
                     _ => None,
                 }
@@ -196,10 +306,19 @@ impl Lowerer<'_> {
                     };
                     Some(Ok(self.slice(base, range, index.span(), out)))
                 }
-                _ => None,
+                _ => self.place_view(expr, out),
             },
-            _ => None,
+            _ => self.place_view(expr, out),
         }
+    }
+
+    /// The array at a place in an aggregate (`self.w[i]`, `p.pos`, `self.layers`), whole.
+    fn place_view(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Result<View, ()>> {
+        if !self.is_place_expr(expr) {
+            return None;
+        }
+        let place = self.place_expr(expr, out)?;
+        Some(Ok(View::of_place(place)))
     }
 
     /// Whether `expr` denotes a view of a float array (without lowering it).
@@ -212,7 +331,9 @@ impl Lowerer<'_> {
                 .is_some_and(|i| matches!(self.lookup(&i.to_string()), Some(Binding::View(_)))),
             syn::Expr::Index(index) => {
                 matches!(&*index.index, syn::Expr::Range(_))
-                    && (self.is_view_expr(&index.expr) || self.array_var(&index.expr).is_some())
+                    && (self.is_view_expr(&index.expr)
+                        || self.array_var(&index.expr).is_some()
+                        || self.is_place_expr(&index.expr))
             }
             _ => false,
         }
@@ -276,10 +397,9 @@ impl Lowerer<'_> {
             }
         };
         View {
-            base: base.base,
             start,
             len: Some(len),
-            mutable: base.mutable,
+            ..base
         }
     }
 
@@ -293,7 +413,7 @@ impl Lowerer<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Operand {
-        if view.is_whole() || (!checked && view.start.is_none()) {
+        if view.spans_base() || (!checked && view.start.is_none()) {
             return i;
         }
         let (s, mut reads) = self.view_start_tokens(view);
@@ -327,12 +447,30 @@ impl Lowerer<'_> {
         let i = self.lower_int_operand(index, Ty::Usize, out);
         let pos = self.view_pos(view, i, true, expr.span(), out);
         let ty = self.elem_ty(view.base);
-        Value::Op(self.let_temp(
-            out,
-            Rhs::Index(view.base, Path::index(pos)),
-            ty,
-            expr.span(),
-        ))
+        Value::Op(self.let_temp(out, Rhs::Index(view.base, view.path(pos)), ty, expr.span()))
+    }
+
+    /// Whether `expr` is a name bound to a view of a sequence of aggregates (`let t =
+    /// &ps[1..];`, a window of `ps.windows(2)`), whose elements are places.
+    pub(super) fn is_aggregate_view(&self, expr: &syn::Expr) -> bool {
+        matches!(strip(expr), syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| {
+            matches!(self.lookup(&i.to_string()), Some(Binding::View(v)) if self.is_aggregate(v.base))
+        }))
+    }
+
+    /// `t[i]` for a view `t` of a sequence of aggregates: the element's place, `i` checked
+    /// against the view's bounds.
+    pub(super) fn aggregate_view_element(
+        &mut self,
+        index: &syn::ExprIndex,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Place> {
+        let view = self.view_expr(&index.expr, out)?.ok()?;
+        let i = self.lower_int_operand(&index.index, Ty::Usize, out);
+        // (The whole indexing expression's span: see `slice`.)
+        let pos = self.view_pos(&view, i, true, index.span(), out);
+        let pos = self.frozen(pos, index.span(), out);
+        Some(view.element_place(pos, view.mutable))
     }
 
     /// The index into the base for `v[i] = ..` on a view; `None` after an error.
@@ -391,16 +529,15 @@ impl Lowerer<'_> {
             }
         };
         let left = View {
-            base: base.base,
-            start: base.start.clone(),
             len: Some(mid),
             mutable,
+            ..base.clone()
         };
         let right = View {
-            base: base.base,
             start: Some(right_start),
             len: Some(rest),
             mutable,
+            ..base
         };
         Some(Value::Tuple(vec![Value::View(left), Value::View(right)]))
     }
@@ -442,12 +579,12 @@ impl Lowerer<'_> {
         let (i, range) = self.counter(&n, span);
         let from = self.view_pos(&src, Operand::Var(i), false, span, &mut body);
         let ty = self.elem_ty(src.base);
-        let value = self.let_temp(&mut body, Rhs::Index(src.base, Path::index(from)), ty, span);
+        let value = self.let_temp(&mut body, Rhs::Index(src.base, src.path(from)), ty, span);
         let to = self.view_pos(&dst, Operand::Var(i), false, span, &mut body);
         body.push(Stmt {
             kind: StmtKind::IndexAssign {
                 array: dst.base,
-                index: Path::index(to),
+                index: dst.path(to),
                 op: AssignOp::Set,
                 value,
             },
@@ -491,6 +628,15 @@ impl Lowerer<'_> {
             return Some(Ok((view.base, None)));
         }
         let span = arg.span();
+        if self.is_aggregate(view.base) {
+            // The copy would be a float `Vec`, and the elements may be aggregates.
+            self.cx.error(
+                arg,
+                "#[reverse] passes a part of an aggregate to an annotated function whole \
+                 (`&self.w[i]`, `&ps`), not a slice of it; pass the whole part and the bounds",
+            );
+            return Some(Err(()));
+        }
         let n = match &view.len {
             Some(n) => n.clone(),
             None => {
@@ -521,12 +667,7 @@ impl Lowerer<'_> {
         let (i, range) = self.counter(&n, span);
         let from = self.view_pos(&view, Operand::Var(i), false, span, &mut body);
         let ty = self.elem_ty(view.base);
-        let value = self.let_temp(
-            &mut body,
-            Rhs::Index(view.base, Path::index(from)),
-            ty,
-            span,
-        );
+        let value = self.let_temp(&mut body, Rhs::Index(view.base, view.path(from)), ty, span);
         body.push(Stmt {
             kind: StmtKind::IndexAssign {
                 array: copy,
@@ -562,7 +703,7 @@ impl Lowerer<'_> {
         body.push(Stmt {
             kind: StmtKind::IndexAssign {
                 array: view.base,
-                index: Path::index(to),
+                index: view.path(to),
                 op: AssignOp::Set,
                 value,
             },
@@ -642,7 +783,7 @@ impl Lowerer<'_> {
         &mut self,
         index: &syn::ExprIndex,
         out: &mut Vec<Stmt>,
-    ) -> Option<Option<(VarId, Operand)>> {
+    ) -> Option<Option<(VarId, Path)>> {
         if self.array_var(&index.expr).is_some() || !self.is_view_expr(&index.expr) {
             return None;
         }
@@ -651,7 +792,7 @@ impl Lowerer<'_> {
             Err(()) => return Some(None),
         };
         let j = self.view_write_index(&view, &index.index, index.span(), out);
-        Some(j.map(|j| (view.base, j)))
+        Some(j.map(|j| (view.base, view.path(j))))
     }
 
     /// `split_at`, `split_at_mut` and `copy_from_slice` on a float array or a view.
@@ -666,7 +807,9 @@ impl Lowerer<'_> {
             ("split_at" | "split_at_mut" | "copy_from_slice", 1)
         );
         if !known
-            || !(self.is_view_expr(&call.receiver) || self.array_var(&call.receiver).is_some())
+            || !(self.is_view_expr(&call.receiver)
+                || self.array_var(&call.receiver).is_some()
+                || self.is_place_expr(&call.receiver))
         {
             return None;
         }
@@ -747,6 +890,29 @@ impl Lowerer<'_> {
         let (i, kind) = self.counter(&n, span);
         let ok = self.bind_item(&f.pat, &seq, i, &n, prelude);
         Some(ok.then_some(kind))
+    }
+
+    /// Whether the sequence of a `for` loop walks an aggregate or an array inside one
+    /// (`ps.iter_mut()`, `&mut self.particles`, `p.vel.iter_mut().zip(..)`): such loops bind
+    /// their items to places here, even through `iter_mut` (which `iter_mut` copies for float
+    /// arrays).
+    pub(super) fn iterates_places(&self, expr: &syn::Expr) -> bool {
+        match strip(expr) {
+            syn::Expr::MethodCall(m) => {
+                self.iterates_places(&m.receiver) || m.args.iter().any(|a| self.iterates_places(a))
+            }
+            syn::Expr::Reference(r) => self.iterates_places(&r.expr),
+            syn::Expr::Index(i) if matches!(strip(&i.index), syn::Expr::Range(_)) => {
+                self.iterates_places(&i.expr)
+            }
+            syn::Expr::Path(p) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::View(v)) => self.is_aggregate(v.base),
+                    _ => self.is_place_expr(expr),
+                }
+            }
+            other => self.is_place_expr(other),
+        }
     }
 
     /// Reads a sequence; `None` if `expr` is not one this module handles.
@@ -846,8 +1012,13 @@ impl Lowerer<'_> {
                         }
                         Err(()) => Some(Err(())),
                     },
-                    ("iter" | "into_iter", 0) => {
-                        let src = self.source(&m.receiver, pre)?;
+                    ("iter" | "into_iter" | "iter_mut", 0) => {
+                        let access = match name.as_str() {
+                            "iter" => Access::Shared,
+                            "iter_mut" => Access::Mut,
+                            _ => Access::Value,
+                        };
+                        let src = self.source(&m.receiver, access, pre)?;
                         Some(src.map(|src| Seq::Elems { src, rev: false }))
                     }
                     ("chunks" | "chunks_exact" | "windows", 1) => {
@@ -868,16 +1039,22 @@ impl Lowerer<'_> {
                 }
             }
             other => {
-                let src = self.source(other, pre)?;
+                let src = self.source(other, Access::Value, pre)?;
                 Some(src.map(|src| Seq::Elems { src, rev: false }))
             }
         }
     }
 
-    /// The elements a sequence starts from: a float array or view, or inactive data.
-    fn source(&mut self, expr: &syn::Expr, pre: &mut Vec<Stmt>) -> Option<Result<Src, ()>> {
+    /// The elements a sequence starts from: a float array or view, or inactive data. A
+    /// view's `mutable` says afterwards whether its items are yielded by `&mut`.
+    fn source(
+        &mut self,
+        expr: &syn::Expr,
+        access: Access,
+        pre: &mut Vec<Stmt>,
+    ) -> Option<Result<Src, ()>> {
         if let Some(view) = self.view_expr(expr, pre) {
-            return Some(view.map(Src::View));
+            return Some(view.and_then(|view| self.access(view, expr, access).map(Src::View)));
         }
         let inner = match strip(expr) {
             syn::Expr::Reference(r) if r.mutability.is_none() => strip(&r.expr),
@@ -892,6 +1069,44 @@ impl Lowerer<'_> {
             }
             _ => None,
         }
+    }
+
+    /// `view` as `expr` yields it under `access`: its items are mutable only through
+    /// `iter_mut()`, `&mut`, or a `&mut` slice iterated as it is.
+    ///
+    /// Iterating an owned aggregate by value (`for p in ps`, `for v in p.vel`) of a `mut`
+    /// variable is rejected: the items are bound to the elements themselves (places), and
+    /// the body could change the variable while Rust iterates over a copy of it (an array of
+    /// `Copy` items).
+    fn access(&self, view: View, expr: &syn::Expr, access: Access) -> Result<View, ()> {
+        let mutable = match (access, strip(expr)) {
+            (Access::Shared, _) => false,
+            (Access::Mut, _) | (Access::Value, syn::Expr::Reference(_)) => view.mutable,
+            (Access::Value, syn::Expr::Path(p)) => {
+                match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    // A slice bound by `let v = &mut x[..]` or a place by `&mut`: a reference.
+                    Some(Binding::View(_) | Binding::Place(_)) => view.mutable,
+                    Some(Binding::Var(v)) if self.mut_refs.contains(v) => true,
+                    _ => self.by_value(view.base, expr)?,
+                }
+            }
+            (Access::Value, _) => self.by_value(view.base, expr)?,
+        };
+        Ok(View { mutable, ..view })
+    }
+
+    /// The items of an owned array iterated by value are not mutable; see `access`.
+    fn by_value(&self, base: VarId, expr: &syn::Expr) -> Result<bool, ()> {
+        if self.is_aggregate(base) && self.vars[base].mutable {
+            self.cx.error(
+                expr,
+                "#[reverse] iterates over a `mut` aggregate by reference: it binds the items \
+                 to the elements themselves, which the body could change while Rust iterates \
+                 over a copy; write `&xs` or `xs.iter()` (`xs.iter_mut()` to change the items)",
+            );
+            return Err(());
+        }
+        Ok(false)
     }
 
     /// The number of items of `seq`, as tokens and the variables they read.
@@ -957,6 +1172,15 @@ impl Lowerer<'_> {
         match seq {
             Seq::Elems { src, rev } => {
                 let (ident, by_ref) = match pat {
+                    syn::Pat::Ident(p) if p.mutability.is_some() && self.yields_places(src) => {
+                        self.cx.error(
+                            p,
+                            "#[reverse] binds the items of this loop to the elements \
+                             themselves, not to copies; remove the `mut`, and copy an item \
+                             with `let mut q = p.clone();` if the body changes it",
+                        );
+                        return false;
+                    }
                     syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
                         (p.ident.clone(), true)
                     }
@@ -1060,6 +1284,7 @@ impl Lowerer<'_> {
                 };
                 let chunk = View {
                     base: view.base,
+                    prefix: view.prefix.clone(),
                     start: Some(start),
                     len: Some(len),
                     mutable: false,
@@ -1068,6 +1293,11 @@ impl Lowerer<'_> {
                 true
             }
         }
+    }
+
+    /// Whether the items of `src` are bound as places (see `bind_element`).
+    fn yields_places(&self, src: &Src) -> bool {
+        matches!(src, Src::View(view) if self.is_aggregate(view.base) || view.mutable)
     }
 
     fn pattern_error(&self, pat: &syn::Pat) -> bool {
@@ -1089,6 +1319,16 @@ impl Lowerer<'_> {
     ) {
         let span = ident.span();
         let var = match src {
+            Src::View(view) if self.yields_places(src) => {
+                // An item of a sequence of aggregates, or of an array inside one, or a float
+                // yielded by `&mut`: a place, so that `p.vel[0] += ..` and `*v = ..` write
+                // the root and nothing is copied.
+                let pos = self.view_pos(view, index, false, span, body);
+                let place = view.element_place(pos, view.mutable);
+                self.for_bindings
+                    .push((ident.clone(), Binding::Place(place)));
+                return;
+            }
             Src::View(view) => {
                 let pos = self.view_pos(view, index, false, span, body);
                 let ty = self.elem_ty(view.base);
@@ -1096,7 +1336,7 @@ impl Lowerer<'_> {
                 body.push(Stmt {
                     kind: StmtKind::Let {
                         var,
-                        rhs: Rhs::Index(view.base, Path::index(pos)),
+                        rhs: Rhs::Index(view.base, view.path(pos)),
                         ty: None,
                     },
                     span,
