@@ -123,6 +123,20 @@ fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     }
 }
 
+/// `(R, G)`, located at the first aggregate parameter's type if there is one: a type without
+/// an adjoint makes the tuple ill-formed, and rustc reports that at the tuple.
+fn result_type(sig: &Signature, ret: &TokenStream, grad: &TokenStream) -> TokenStream {
+    let tuple = quote!((#ret, #grad));
+    let aggregate = sig
+        .params
+        .iter()
+        .find(|p| p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }));
+    match aggregate {
+        Some(p) => shared::respan(tuple, syn::spanned::Spanned::span(&p.ty)),
+        None => tuple,
+    }
+}
+
 /// `fn NAME_vjp(<params>, __seed: Ř) -> (R, G)`.
 pub(crate) fn vjp_signature(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let name = format_ident!("{}_vjp", func.sig.ident, span = func.sig.ident.span());
@@ -139,8 +153,9 @@ pub(crate) fn vjp_signature(func: &syn::ItemFn, sig: &Signature) -> TokenStream 
         syn::ReturnType::Default => quote!(()),
     };
     let grad = sig.gradient_type();
+    let result = result_type(sig, &ret, &grad);
     quote! {
-        fn #name #generics (#(#params,)* #seed #(#outputs,)*) -> (#ret, #grad) #where_clause
+        fn #name #generics (#(#params,)* #seed #(#outputs,)*) -> #result #where_clause
     }
 }
 
@@ -185,6 +200,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         syn::ReturnType::Default => quote!(()),
     };
     let grad = sig.gradient_type();
+    let result = result_type(sig, &ret, &grad);
     let one = shared::one(*float);
     let doc = grad_doc(func, sig);
     let inherited = inherited_attrs(func);
@@ -205,9 +221,18 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
                 true => quote!(Self::#vjp),
                 false => quote!(#vjp),
             };
+            let call = quote!(#vjp(#(#args,)* #one, #(#zeros),*));
+            // (At an aggregate parameter's type, as the result type: see `result_type`.)
+            let call =
+                match sig.params.iter().find(|p| {
+                    p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. })
+                }) {
+                    Some(p) => shared::respan(call, syn::spanned::Spanned::span(&p.ty)),
+                    None => call,
+                };
             quote! {
                 #(#make)*
-                #vjp(#(#args,)* #one, #(#zeros),*)
+                #call
             }
         })
     };
@@ -217,7 +242,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         #[inline]
         #[allow(dead_code, reason = "generated next to the function; callers may use either")]
         #allow
-        #vis fn #name #generics (#(#params),*) -> (#ret, #grad) #where_clause {
+        #vis fn #name #generics (#(#params),*) -> #result #where_clause {
             #body
         }
     }

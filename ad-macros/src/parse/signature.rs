@@ -475,15 +475,15 @@ fn aggregate_or_inactive(ty: &Type) -> ParamKind {
     }
 }
 
-/// `Option<..>` and `Result<..>` parameters are inactive (options, not values to
-/// differentiate: their methods have no derivative).
+/// `Option`, `Result`, `Box`, `Rc` and `Arc` parameters are inactive (options and handles,
+/// not values to differentiate: their methods have no derivative).
 fn is_library_wrapper(ty: &Type) -> bool {
     match ty {
-        Type::Path(p) => p
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "Option" || s.ident == "Result"),
+        Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            ["Option", "Result", "Box", "Rc", "Arc"]
+                .iter()
+                .any(|w| s.ident == w)
+        }),
         Type::Reference(r) => is_library_wrapper(&r.elem),
         _ => false,
     }

@@ -87,7 +87,9 @@ pub(in crate::codegen) fn emit(
                 ParamKind::Scalar(_) => quote!(mut #sink: impl ::ad::__private::ScalarInOut<#t>),
                 ParamKind::Aggregate { ty } => {
                     let ty = crate::parse::adjoint_of(ty);
-                    quote!(#sink: &mut #ty)
+                    let at = syn::spanned::Spanned::span(&param.ty);
+                    let reference = super::super::shared::respan(quote!(&mut #ty), at);
+                    quote!(#sink: #reference)
                 }
                 _ => quote!(mut #sink: impl ::ad::__private::ArrayInOut<#t>),
             });
@@ -113,7 +115,9 @@ pub(in crate::codegen) fn emit(
             // The caller's adjoint, added into in place (`__adj_p.pos[0] += ..`).
             ParamKind::Aggregate { ty } => {
                 let ty = crate::parse::adjoint_of(ty);
-                sinks.push(quote!(#adj: &mut #ty));
+                let at = syn::spanned::Spanned::span(&param.ty);
+                let sink = super::super::shared::respan(quote!(&mut #ty), at);
+                sinks.push(quote!(#adj: #sink));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::ad::__private::Discard)),
         }
@@ -162,6 +166,10 @@ pub(in crate::codegen) fn emit(
         };
     }
     let returns = super::super::returns(func);
+    // (At the function's name: an error in a companion's signature, such as a parameter type
+    // without an adjoint, is reported at the user's code.)
+    let fwd_name = format_ident!("fwd", span = name.span());
+    let rev_name = format_ident!("rev", span = name.span());
     quote! {
         #[doc(hidden)]
         #inherited
@@ -178,7 +186,7 @@ pub(in crate::codegen) fn emit(
         impl #name {
             /// The forward sweep of the function, for callers: pushes what `rev` pops.
             #allow
-            #vis fn fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) #ret #where_clause {
+            #vis fn #fwd_name #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) #ret #where_clause {
                 #callees
                 #prologue
                 #forward
@@ -189,7 +197,7 @@ pub(in crate::codegen) fn emit(
             /// The reverse sweep of the function, for callers: adds the adjoints of the
             /// parameters, scaled by the seed, into the sinks.
             #allow
-            #vis fn rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
+            #vis fn #rev_name #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
                 #rev_prologue
                 #reverse
