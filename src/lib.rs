@@ -232,7 +232,7 @@ pub mod __private {
     };
     pub use ad_runtime::call::{
         require_derivative, restore, ArraySink, Differentiable, Discard, PartOf, Returns,
-        ScalarSink,
+        ReturnsAt, ScalarSink,
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{

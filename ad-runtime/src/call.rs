@@ -178,6 +178,19 @@ pub trait Returns {
     type Output;
 }
 
+/// The return type of a function with a derivative at the float type `F`: for a function
+/// generic over `T: Float`, its return type with `T = F`; for any other, [`Returns::Output`].
+/// A caller names the result's float type, which it knows, and not whether the callee is
+/// generic, which it does not.
+pub trait ReturnsAt<F> {
+    /// The function's return type at `F`.
+    type Output;
+}
+
+impl<F, C: Returns> ReturnsAt<F> for C {
+    type Output = C::Output;
+}
+
 /// The type of part `K` of a tuple (a caller's `let (a, b) = g(..);`).
 pub trait PartOf<const K: usize> {
     /// The type of the part.

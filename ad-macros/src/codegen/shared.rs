@@ -80,11 +80,12 @@ fn adjoint_names(body: &Body) -> Vec<syn::Ident> {
         .collect()
 }
 
-/// The literal `1.0_f64` (or `_f32`): the seed of `NAME_grad`.
+/// The literal `1.0_f64` (or `_f32`, or `<T as ::ad::Float>::ONE`): the seed of `NAME_grad`.
 pub(super) fn one(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "1.0_f64",
         FloatTy::F32 => "1.0_f32",
+        FloatTy::Generic(_) => return generic_const(t, "ONE"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
@@ -94,13 +95,58 @@ pub(super) fn stack() -> syn::Ident {
     crate::ir::names::generated("stack")
 }
 
-/// The literal `0.0_f64` (or `_f32`).
+/// The literal `0.0_f64` (or `_f32`, or `<T as ::ad::Float>::ZERO`).
 pub(super) fn zero(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "0.0_f64",
         FloatTy::F32 => "0.0_f32",
+        FloatTy::Generic(_) => return generic_const(t, "ZERO"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
+}
+
+/// A zero whose type rustc infers from its use: `0.0` for a primitive (an adjoint reset,
+/// `__adj_x = 0.0;`), `<T as ::ad::Float>::ZERO` for a type parameter, which has no literals.
+pub(super) fn zero_untyped(t: FloatTy) -> TokenStream {
+    match t {
+        FloatTy::Generic(_) => zero(t),
+        FloatTy::F32 | FloatTy::F64 => quote!(0.0),
+    }
+}
+
+/// The float literal `tokens` (`0.0`, `-0.0`, `1.0`, `0.5`) as a value of the type parameter
+/// `t`: `<T as ::ad::Float>::ZERO`, `-<T as ::ad::Float>::ZERO`, `..::ONE`,
+/// `..::from_f64(0.5)`. Anything else is kept as written.
+fn generic_literal(tokens: &TokenStream, t: FloatTy) -> TokenStream {
+    match syn::parse2::<syn::Expr>(tokens.clone()) {
+        Ok(syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Float(lit),
+            ..
+        })) => match lit.base10_parse::<f64>() {
+            Ok(0.0) => generic_const(t, "ZERO"),
+            Ok(1.0) => generic_const(t, "ONE"),
+            _ => {
+                let q = t.qualifier();
+                quote!(#q::from_f64(#lit))
+            }
+        },
+        Ok(syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        })) => {
+            let inner = generic_literal(&expr.to_token_stream(), t);
+            quote!(-#inner)
+        }
+        _ => tokens.clone(),
+    }
+}
+
+/// `<T as ::ad::Float>::NAME` for the type parameter `t`.
+fn generic_const(t: FloatTy, name: &str) -> TokenStream {
+    let t = t.qualifier();
+    let name = syn::Ident::new(name, Span::call_site());
+    quote!(#t::#name)
 }
 
 impl Emitter<'_> {
@@ -109,6 +155,19 @@ impl Emitter<'_> {
         match op {
             Operand::Var(v) => self.body.vars[*v].name.to_token_stream(),
             Operand::Lit(tokens, _) => tokens.clone(),
+        }
+    }
+
+    /// An operand that is a value (or the elements) of `v`: as [`Emitter::op`], except for a
+    /// float literal lowering made (the `0.0` a `return` slot or a sum starts from) where `v`
+    /// has a type parameter for its type, which has no literals: `<T as ::ad::Float>::ZERO`.
+    fn op_typed(&self, op: &Operand, v: VarId) -> TokenStream {
+        let t = self.float_of(v);
+        match op {
+            Operand::Lit(tokens, crate::ir::LitKind::Float(_)) if t.is_generic() => {
+                generic_literal(tokens, t)
+            }
+            _ => self.op(op),
         }
     }
 
@@ -227,7 +286,7 @@ impl Emitter<'_> {
                 let a = &self.body.vars[*a].name;
                 quote!(::core::clone::Clone::clone(&#a))
             }
-            Rhs::Copy(a) => self.op(a),
+            Rhs::Copy(a) => self.op_typed(a, out),
             Rhs::Neg(a) => {
                 let a = self.op(a);
                 quote_spanned!(span=> -#a)
@@ -254,7 +313,7 @@ impl Emitter<'_> {
                     _ => {
                         // A constant receiver: name the type (`f64::powf(2.0, x)`), since
                         // `2.0.powf(x)` does not compile.
-                        let t = self.float_of(out).ident();
+                        let t = self.float_of(out).qualifier();
                         let args = args.iter().map(|a| self.op(a));
                         quote!(#t::#method(#(#args),*))
                     }
@@ -281,11 +340,11 @@ impl Emitter<'_> {
                 quote!([#(#items),*])
             }
             Rhs::ArrayRepeat(e, n) => {
-                let e = self.op(e);
+                let e = self.op_typed(e, out);
                 quote!([#e; #n])
             }
             Rhs::VecRepeat(e, n) => {
-                let (e, n) = (self.op(e), self.op(n));
+                let (e, n) = (self.op_typed(e, out), self.op(n));
                 quote!(::std::vec![#e; #n])
             }
             Rhs::VecNew(None) => quote!(::std::vec::Vec::new()),
@@ -560,7 +619,7 @@ impl Emitter<'_> {
         }
         let function = match rule.partial {
             Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
-            Partial::Zero => return quote!(0.0),
+            Partial::Zero => return zero_untyped(self.float_of(out)),
         };
         let mut inputs: Vec<TokenStream> = rule
             .reads_args
@@ -848,7 +907,8 @@ impl Emitter<'_> {
                 Some(which) => {
                     let alias = &callee.alias;
                     let which = format_ident!("{}", which);
-                    quote!(#alias::#which(#(#args),*))
+                    let turbofish = super::turbofish(&callee.path);
+                    quote!(#alias::#which #turbofish(#(#args),*))
                 }
                 None => {
                     let path = &callee.path;
