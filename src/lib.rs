@@ -177,31 +177,10 @@ macro_rules! __callee_fallback {
     ($name:ident, $result:ident; $($arg:ident)*; $($sink:ident)*) => {
         #[allow(non_camel_case_types, dead_code)]
         pub struct $name {}
-        /// The stand-in's result: of either precision, so the missing derivative is the only
+        /// The stand-in's result: of any float type, so the missing derivative is the only
         /// error.
         #[allow(non_camel_case_types, dead_code)]
-        #[derive(Default)]
-        pub struct $result;
-        impl $crate::__private::ResultOf<f32> for $result {
-            fn result(self) -> f32 {
-                ::core::unreachable!()
-            }
-        }
-        impl $crate::__private::ResultOf<f64> for $result {
-            fn result(self) -> f64 {
-                ::core::unreachable!()
-            }
-        }
-        impl $crate::__private::SeedOf<$result> for f32 {
-            fn seed(self) -> $result {
-                ::core::unreachable!()
-            }
-        }
-        impl $crate::__private::SeedOf<$result> for f64 {
-            fn seed(self) -> $result {
-                ::core::unreachable!()
-            }
-        }
+        pub type $result = $crate::__private::StandInResult;
         impl $crate::__private::Returns for $name {
             type Output = $result;
         }
@@ -236,7 +215,7 @@ pub mod __private {
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{
-        expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
+        expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf, StandInResult,
     };
     pub use ad_runtime::grow::{
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,

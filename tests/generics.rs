@@ -354,3 +354,32 @@ fn tuple_result_closure_and_iterator_sum() {
         close32(dx[i], 1.0 / 3.0 + 0.5 * 4.0 * (x[i] - mean));
     }
 }
+
+// ---- a generic hand-written pullback --------------------------------------------------------
+
+/// `ln(1 + e^x)`, with a pullback that is deliberately 10 times too large: the gradient of a
+/// caller shows that it was used.
+#[ad::derivative(vjp = softplus_pullback)]
+fn softplus<T: Float>(x: T) -> T {
+    (T::ONE + x.exp()).ln()
+}
+
+fn softplus_pullback<T: Float>(x: T, _out: T, seed: T) -> T {
+    T::from_i32(10) * seed / (T::ONE + (-x).exp())
+}
+
+#[reverse]
+fn uses_softplus<T: Float>(x: T) -> T {
+    softplus(x * x)
+}
+
+#[test]
+fn generic_custom_derivative() {
+    let sigmoid = |t: f64| 1.0 / (1.0 + (-t).exp());
+    let (v, dx) = uses_softplus_grad(0.6_f64);
+    close64(v, (1.0 + 0.36_f64.exp()).ln(), 1e-15);
+    close64(dx, 10.0 * sigmoid(0.36) * 1.2, 1e-14);
+    let (_, dx) = uses_softplus_grad(0.6_f32);
+    let x = f64::from(0.6_f32);
+    close32(dx, 10.0 * sigmoid(x * x) * 2.0 * x);
+}

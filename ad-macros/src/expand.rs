@@ -374,4 +374,10 @@ pub(crate) mod snapshots {
     fn vectors() {
         check("vectors");
     }
+
+    /// Generic functions over `ad::Float`: `T` and its constants where others have `f64`.
+    #[test]
+    fn generics() {
+        check("generics");
+    }
 }

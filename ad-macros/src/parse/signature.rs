@@ -339,14 +339,29 @@ fn float_params(cx: &Errors, generics: &syn::Generics, args: &Args) -> Vec<Float
             })
             .filter(|t| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident)))
             .flat_map(|t| &t.bounds);
-        if !param.bounds.iter().chain(in_where).any(is_float_bound) {
+        let bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().chain(in_where).collect();
+        if !bounds.iter().any(|b| is_float_bound(b)) {
             let name = &param.ident;
+            // Another crate's `Float` (`num_traits::Float`) is named, so that the user sees
+            // why it is not taken.
+            let other = bounds.iter().find_map(|b| match b {
+                syn::TypeParamBound::Trait(t)
+                    if t.path.segments.last().is_some_and(|s| s.ident == "Float") =>
+                {
+                    Some(t.path.to_token_stream().to_string().replace(' ', ""))
+                }
+                _ => None,
+            });
+            let found = match other {
+                Some(other) => format!("`{name}` is bounded by `{other}`, not by `ad::Float`"),
+                None => format!("`{name}` is not bounded by `ad::Float`"),
+            };
             cx.error(
                 param,
                 format!(
                     "#[reverse] differentiates generic functions over float types only, and \
-                     `{name}` is not bounded by `ad::Float`; write `{name}: Float` (with \
-                     `use ad::Float;`), or write the function for a concrete type"
+                     {found}; write `{name}: Float` (with `use ad::Float;`), or write the \
+                     function for a concrete type"
                 ),
             );
             continue;
@@ -805,6 +820,40 @@ mod tests {
         assert_eq!(
             read(parse_quote!(fn f(x: f64, k: i32) -> f64), args).err(),
             Some(2)
+        );
+    }
+
+    #[test]
+    fn float_type_parameters() {
+        // In the list, in a `where` clause, by path, beside other bounds and lifetimes.
+        let sig = read(
+            parse_quote!(fn f<'a, T: Copy + Float, U>(x: T, w: &'a [U], v: &mut Vec<T>, a: [U; 2]) -> (T, [U; 2]) where U: ad::Float + Default),
+            Args::default(),
+        )
+        .ok()
+        .unwrap();
+        let (t, u) = (FloatTy::generic("T"), FloatTy::generic("U"));
+        assert_eq!(sig.generics, [t, u]);
+        assert_eq!(sig.default_float, t);
+        assert!(matches!(sig.params[0].kind, ParamKind::Scalar(k) if k == t));
+        assert!(matches!(sig.params[1].kind, ParamKind::Slice { elem } if elem == u));
+        assert_eq!(sig.params[2].passing, Passing::MutRef);
+        assert!(matches!(sig.params[3].kind, ParamKind::Array { elem, .. } if elem == u));
+        assert_eq!(sig.ret.seed_type().to_string(), "(T , [U ; 2] ,)");
+        assert!(sig.params.iter().all(|p| p.active));
+    }
+
+    #[test]
+    fn other_type_parameters_are_rejected() {
+        let unbounded = parse_quote!(fn f<T: Copy, U: num_traits::Float>(x: T, y: U) -> f64);
+        assert_eq!(read(unbounded, Args::default()).err(), Some(2));
+        let cps = Args {
+            backend: super::super::Backend::Cps,
+            ..Args::default()
+        };
+        assert_eq!(
+            read(parse_quote!(fn f<T: Float>(x: T) -> T), cps).err(),
+            Some(1)
         );
     }
 
