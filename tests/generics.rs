@@ -383,3 +383,60 @@ fn generic_custom_derivative() {
     let x = f64::from(0.6_f32);
     close32(dx, 10.0 * sigmoid(x * x) * 2.0 * x);
 }
+
+// ---- a CPS caller ---------------------------------------------------------------------------
+
+/// A `#[reverse(cps)]` function calling the generic `poly` (through its CPS companion).
+#[reverse(cps)]
+fn cps_caller(x: f64) -> f64 {
+    let w = [2.0, -1.0, 0.5];
+    poly(x, &w) * x
+}
+
+#[test]
+fn generic_callee_from_a_cps_caller() {
+    let w = [2.0, -1.0, 0.5];
+    let (p, (dp, _)) = poly_by_hand(0.7, &w);
+    let (v, dx) = cps_caller_grad(0.7);
+    close64(v, p * 0.7, 1e-15);
+    close64(dx, dp * 0.7 + p, 1e-14);
+}
+
+// ---- `&mut T` in and out, a `Vec<T>` result -------------------------------------------------
+
+/// Adds `x²` into the accumulator `acc` (an input and an output) and returns the prefix
+/// products of `w` scaled by the old accumulator.
+#[reverse]
+fn accumulate<T: Float>(x: T, w: &[T], acc: &mut T) -> Vec<T> {
+    let old = *acc;
+    *acc = old + x * x;
+    let mut out = vec![T::ZERO; w.len()];
+    let mut p = old;
+    for i in 0..w.len() {
+        p = p * w[i];
+        out[i] = p;
+    }
+    out
+}
+
+#[test]
+fn mut_scalar_and_vec_result() {
+    let w = [2.0, 3.0];
+    let mut acc = 1.5_f64;
+    // Seeds: (1, 1) on the result, 0.5 on the accumulator's value on return.
+    let (out, (dx, dw, dacc)) = accumulate_vjp(0.4, &w, &mut acc, vec![1.0, 1.0], 0.5);
+    assert_eq!(out, [3.0, 9.0]);
+    assert_eq!(acc, 1.5 + 0.4 * 0.4);
+    // out = (a w0, a w0 w1): d/da = w0 + w0 w1 (+ 0.5 through acc), d/dw0 = a + a w1,
+    // d/dw1 = a w0; d/dx = 0.5 * 2x.
+    close64(dx, 0.5 * 0.8, 1e-15);
+    close64(dw[0], 1.5 + 1.5 * 3.0, 1e-15);
+    close64(dw[1], 1.5 * 2.0, 1e-15);
+    close64(dacc, 2.0 + 6.0 + 0.5, 1e-15);
+
+    let mut acc = 1.5_f32;
+    let (out, (dx, dw, dacc)) = accumulate_vjp(0.5_f32, &[2.0, 3.0], &mut acc, vec![1.0, 1.0], 0.5);
+    assert_eq!(out, [3.0, 9.0]);
+    assert_eq!(acc, 1.75);
+    assert_eq!((dx, dw, dacc), (0.5, vec![6.0, 3.0], 8.5));
+}

@@ -567,7 +567,7 @@ impl Lowerer<'_> {
                             return value;
                         }
                     }
-                    if name == "from" && call.args.len() == 1 {
+                    if name == "from" && call.args.len() == 1 && !float.is_generic() {
                         return self.cast_to(&call.args[0], float, expr, out);
                     }
                     if let Some(value) = self.lower_float_conversion(expr, call, name, float, out) {
