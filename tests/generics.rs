@@ -27,6 +27,10 @@ fn fd(f: impl Fn(&[f64]) -> f64, x: &[f64], i: usize) -> f64 {
 
 /// The example of the issue: Horner's scheme, then `sin`, halved.
 #[reverse]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "the example of the issue, as written"
+)]
 fn poly<T: Float>(x: T, w: &[T]) -> T {
     let mut acc = T::ZERO;
     for i in 0..w.len() {
@@ -135,7 +139,7 @@ fn piecewise<T: Float>(x: T, a: T) -> T {
     let mut y = if x > T::ZERO { x * a } else { -x * x };
     let mut steps = 0;
     while y > T::ONE {
-        y = y * T::from_f64(0.5);
+        y *= T::from_f64(0.5);
         steps += 1;
     }
     y + T::from_i32(steps) * a
@@ -200,8 +204,8 @@ fn mut_slice_output_at_both_precisions() {
 #[reverse]
 fn weighted<T: Float>(v: Vec<T>, s: &T) -> T {
     let mut total = T::ZERO;
-    for i in 0..v.len() {
-        total += v[i] * T::from_i32(i as i32 + 1);
+    for (i, &vi) in v.iter().enumerate() {
+        total += vi * T::from_i32(i as i32 + 1);
     }
     total * *s
 }
@@ -331,8 +335,8 @@ fn stats<T: Float>(x: &[T], scale: T) -> (T, T) {
     let sq = |t: T| t * t * scale;
     let mean = x.iter().copied().sum::<T>() / T::from_i32(x.len() as i32);
     let mut spread = T::ZERO;
-    for i in 0..x.len() {
-        spread += sq(x[i] - mean);
+    for &xi in x {
+        spread += sq(xi - mean);
     }
     (mean, spread)
 }
@@ -413,7 +417,7 @@ fn accumulate<T: Float>(x: T, w: &[T], acc: &mut T) -> Vec<T> {
     let mut out = vec![T::ZERO; w.len()];
     let mut p = old;
     for i in 0..w.len() {
-        p = p * w[i];
+        p *= w[i];
         out[i] = p;
     }
     out

@@ -66,7 +66,7 @@ impl<T: Float> ScalarSink<T> for &mut T {
     }
     #[inline]
     fn add(&mut self, adjoint: T) {
-        **self = **self + adjoint;
+        **self += adjoint;
     }
 }
 
@@ -97,7 +97,7 @@ impl<T: Float> ArraySink<T> for &mut [T] {
     }
     #[inline]
     fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] = self[index] + adjoint;
+        self[index] += adjoint;
     }
     #[inline]
     fn add_all(&mut self, adjoint: &[T]) {
@@ -117,7 +117,7 @@ impl<T: Float, const N: usize> ArraySink<T> for &mut [T; N] {
     }
     #[inline]
     fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] = self[index] + adjoint;
+        self[index] += adjoint;
     }
     #[inline]
     fn add_all(&mut self, adjoint: &[T]) {
@@ -137,7 +137,7 @@ impl<T: Float> ArraySink<T> for &mut Vec<T> {
     }
     #[inline]
     fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] = self[index] + adjoint;
+        self[index] += adjoint;
     }
     #[inline]
     fn add_all(&mut self, adjoint: &[T]) {
