@@ -444,3 +444,46 @@ fn mut_scalar_and_vec_result() {
     assert_eq!(acc, 1.75);
     assert_eq!((dx, dw, dacc), (0.5, vec![6.0, 3.0], 8.5));
 }
+
+// ---- an array result of a generic callee, kept for the reverse sweep --------------------------
+
+#[reverse]
+fn pair<T: Float>(x: T) -> [T; 2] {
+    [x * x, x.exp()]
+}
+
+/// In a loop, the callee's array result is popped by the reverse sweep as `[T; 2]` (its type
+/// named through `ReturnsAt<T>`); a lifetime and a `where` clause on the other callee.
+#[reverse]
+fn use_pair<T: Float>(x: T, n: usize) -> T {
+    let mut acc = T::ZERO;
+    for _ in 0..n {
+        let p = pair(x);
+        acc += p[0] * p[1];
+    }
+    let v = vec![x, x];
+    acc + dot(&v, &v)
+}
+
+#[reverse]
+fn dot<'a, T>(a: &'a [T], b: &'a [T]) -> T
+where
+    T: Float,
+{
+    let mut s = T::ZERO;
+    for (ai, bi) in a.iter().zip(b) {
+        s += *ai * *bi;
+    }
+    s
+}
+
+#[test]
+fn array_result_of_a_generic_callee_in_a_loop() {
+    // n x² eˣ + 2 x²: derivative n (2x + x²) eˣ + 4x.
+    let x = 0.5_f64;
+    let (v, dx) = use_pair_grad(x, 3);
+    close64(v, 3.0 * x * x * x.exp() + 2.0 * x * x, 1e-15);
+    close64(dx, 3.0 * (2.0 * x + x * x) * x.exp() + 4.0 * x, 1e-15);
+    let (_, dx) = use_pair_grad(0.5_f32, 3);
+    close32(dx, 3.0 * (2.0 * x + x * x) * x.exp() + 4.0 * x);
+}
