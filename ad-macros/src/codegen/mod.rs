@@ -9,6 +9,7 @@
 //! - `tape/`: the tape backend, its storage plan (`tape::plan`) and the split companions;
 //! - `cps`: the continuation-passing backend;
 //! - `shared`: what both emit alike, the primal statements and the adjoint contributions;
+//! - `generic`: the constants of a float type parameter (`<T as ::ad::Float>::ZERO`);
 //! - `derivative`: `#[ad::derivative]`.
 
 use proc_macro2::TokenStream;
@@ -20,6 +21,7 @@ use tape::plan::Plan;
 
 mod cps;
 pub(crate) mod derivative;
+mod generic;
 pub(crate) mod grow;
 mod inout;
 mod shared;

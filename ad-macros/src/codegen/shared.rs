@@ -85,7 +85,7 @@ pub(super) fn one(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "1.0_f64",
         FloatTy::F32 => "1.0_f32",
-        FloatTy::Generic(_) => return generic_const(t, "ONE"),
+        FloatTy::Generic(_) => return super::generic::constant(t, "ONE"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
@@ -100,53 +100,9 @@ pub(super) fn zero(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "0.0_f64",
         FloatTy::F32 => "0.0_f32",
-        FloatTy::Generic(_) => return generic_const(t, "ZERO"),
+        FloatTy::Generic(_) => return super::generic::constant(t, "ZERO"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
-}
-
-/// A zero whose type rustc infers from its use: `0.0` for a primitive (an adjoint reset,
-/// `__adj_x = 0.0;`), `<T as ::ad::Float>::ZERO` for a type parameter, which has no literals.
-pub(super) fn zero_untyped(t: FloatTy) -> TokenStream {
-    match t {
-        FloatTy::Generic(_) => zero(t),
-        FloatTy::F32 | FloatTy::F64 => quote!(0.0),
-    }
-}
-
-/// The float literal `tokens` (`0.0`, `-0.0`, `1.0`, `0.5`) as a value of the type parameter
-/// `t`: `<T as ::ad::Float>::ZERO`, `-<T as ::ad::Float>::ZERO`, `..::ONE`,
-/// `..::from_f64(0.5)`. Anything else is kept as written.
-fn generic_literal(tokens: &TokenStream, t: FloatTy) -> TokenStream {
-    match syn::parse2::<syn::Expr>(tokens.clone()) {
-        Ok(syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Float(lit),
-            ..
-        })) => match lit.base10_parse::<f64>() {
-            Ok(0.0) => generic_const(t, "ZERO"),
-            Ok(1.0) => generic_const(t, "ONE"),
-            _ => {
-                let q = t.qualifier();
-                quote!(#q::from_f64(#lit))
-            }
-        },
-        Ok(syn::Expr::Unary(syn::ExprUnary {
-            op: syn::UnOp::Neg(_),
-            expr,
-            ..
-        })) => {
-            let inner = generic_literal(&expr.to_token_stream(), t);
-            quote!(-#inner)
-        }
-        _ => tokens.clone(),
-    }
-}
-
-/// `<T as ::ad::Float>::NAME` for the type parameter `t`.
-fn generic_const(t: FloatTy, name: &str) -> TokenStream {
-    let t = t.qualifier();
-    let name = syn::Ident::new(name, Span::call_site());
-    quote!(#t::#name)
 }
 
 impl Emitter<'_> {
@@ -155,19 +111,6 @@ impl Emitter<'_> {
         match op {
             Operand::Var(v) => self.body.vars[*v].name.to_token_stream(),
             Operand::Lit(tokens, _) => tokens.clone(),
-        }
-    }
-
-    /// An operand that is a value (or the elements) of `v`: as [`Emitter::op`], except for a
-    /// float literal lowering made (the `0.0` a `return` slot or a sum starts from) where `v`
-    /// has a type parameter for its type, which has no literals: `<T as ::ad::Float>::ZERO`.
-    fn op_typed(&self, op: &Operand, v: VarId) -> TokenStream {
-        let t = self.float_of(v);
-        match op {
-            Operand::Lit(tokens, crate::ir::LitKind::Float(_)) if t.is_generic() => {
-                generic_literal(tokens, t)
-            }
-            _ => self.op(op),
         }
     }
 
@@ -619,7 +562,7 @@ impl Emitter<'_> {
         }
         let function = match rule.partial {
             Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
-            Partial::Zero => return zero_untyped(self.float_of(out)),
+            Partial::Zero => return super::generic::zero_untyped(self.float_of(out)),
         };
         let mut inputs: Vec<TokenStream> = rule
             .reads_args

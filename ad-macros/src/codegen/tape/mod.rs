@@ -482,7 +482,7 @@ impl Emitter<'_> {
                 }
             }
             Ty::Float(Some(t)) => super::shared::zero(*t),
-            _ => super::shared::zero_untyped(self.sig.default_float),
+            _ => super::generic::zero_untyped(self.sig.default_float),
         }
     }
 
@@ -516,7 +516,7 @@ impl Emitter<'_> {
                             return TokenStream::new();
                         }
                         let contrib = self.contrib(value, quote!(#adj), false);
-                        let zero = super::shared::zero_untyped(self.float_of(*var));
+                        let zero = super::generic::zero_untyped(self.float_of(*var));
                         quote!(#contrib #adj = #zero;)
                     }
                     AssignOp::Add => self.contrib(value, quote!(#adj), false),
@@ -539,7 +539,7 @@ impl Emitter<'_> {
                         // its zero, and `Zero`'s for inactive data.)
                         let zero = match self.is_aggregate(*array) {
                             true => quote!(::core::default::Default::default()),
-                            false => super::shared::zero_untyped(self.float_of(*array)),
+                            false => super::generic::zero_untyped(self.float_of(*array)),
                         };
                         quote!(#contrib #element = #zero;)
                     }
@@ -554,7 +554,7 @@ impl Emitter<'_> {
                     .filter(|w| self.plan.active(**w) && self.body.vars[**w].ty.is_float())
                     .map(|w| {
                         let adj = &self.adj[*w];
-                        let zero = super::shared::zero_untyped(self.float_of(*w));
+                        let zero = super::generic::zero_untyped(self.float_of(*w));
                         quote!(#adj = #zero;)
                     });
                 quote!(#(#resets)*)
