@@ -61,9 +61,9 @@ pub(crate) enum Passing {
 /// The shape of a parameter, as far as differentiation cares.
 #[derive(Clone, Debug)]
 pub(crate) enum ParamKind {
-    /// `f64` or `f32`.
+    /// `f64`, `f32` or a float type parameter `T`.
     Scalar(FloatTy),
-    /// `[f64; N]` or `&[f64; N]`.
+    /// `[f64; N]` or `&[f64; N]` (and so on for `f32` and `T`).
     Array { elem: FloatTy, len: TokenStream },
     /// `&[f64]`, `Vec<f64>`, `&Vec<f64>`.
     Slice { elem: FloatTy },
