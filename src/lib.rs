@@ -97,6 +97,50 @@
 //! an `if` is one closure, monomorphised, called from both arms. Prefer the tape backend for
 //! long loops; the README measures both.
 //!
+//! # Generic functions
+//!
+//! A type parameter bounded by [`Float`] (`T: Float` or `T: ad::Float`, in the `<..>` list or
+//! in a `where` clause, with other bounds or not) is a float type of the function: one body
+//! serves `f64` and `f32`, and `NAME_grad`, `NAME_vjp` and the companions that callers use
+//! are generic in the same way. Parameters of type `T`, `&T`, `[T; N]`, `&[T]`, `Vec<T>`,
+//! `&mut T`, `&mut [T]` are active as their `f64` forms are, and `T`, `[T; N]`, `Vec<T>` and
+//! tuples of these can be returned. Write constants as `T::ZERO`, `T::ONE`, `T::from_f64(0.5)`
+//! and `T::from_i32(3)`, and intrinsics as methods (`x.sin()`, `x.powi(2)`, `x.max(y)`):
+//!
+//! ```
+//! use ad::{reverse, Float};
+//!
+//! #[reverse]
+//! fn poly<T: Float>(x: T, w: &[T]) -> T {
+//!     let mut acc = T::ZERO;
+//!     for i in 0..w.len() {
+//!         acc = acc * x + w[i];
+//!     }
+//!     acc.sin() * T::from_f64(0.5)
+//! }
+//!
+//! // Called from other annotated functions, generic or not, it composes.
+//! #[reverse]
+//! fn twice(x: f64) -> f64 {
+//!     let w = [1.0, 2.0];
+//!     poly(poly(x, &w), &w)
+//! }
+//!
+//! let (v, (dx, dw)) = poly_grad(0.3_f64, &[1.0, 2.0]);
+//! assert_eq!(v, 0.5 * 2.3_f64.sin());
+//! assert_eq!((dx, dw[1]), (0.5 * 2.3_f64.cos(), 0.5 * 2.3_f64.cos()));
+//! let (v, (dx, _)) = poly_grad(0.3_f32, &[1.0, 2.0]); // the same code, in f32
+//! assert!((v - 0.5 * 2.3_f32.sin()).abs() < 1e-6 && (dx - 0.5 * 2.3_f32.cos()).abs() < 1e-6);
+//! let (_, d) = twice_grad(0.3);
+//! let a = 0.5 * 2.3_f64.sin();
+//! assert!((d - 0.5 * (a + 2.0).cos() * 0.5 * 2.3_f64.cos()).abs() < 1e-15);
+//! ```
+//!
+//! Type parameters not bounded by `Float` (and const generic parameters) are rejected at the
+//! parameter; so is a generic function under `#[reverse(cps)]`, which does not differentiate
+//! generic functions yet (it calls generic `#[reverse]` functions, though). `T::from_f64(..)`
+//! of a differentiated value is an error: it makes a constant, dropping the derivative.
+//!
 //! # User types: the `Adjoint` trait
 //!
 //! The gradient of a value has the shape of the value: a float for a float, an array for an
@@ -245,31 +289,10 @@ macro_rules! __callee_fallback {
     ($name:ident, $result:ident; $($arg:ident)*; $($sink:ident)*) => {
         #[allow(non_camel_case_types, dead_code)]
         pub struct $name {}
-        /// The stand-in's result: of either precision, so the missing derivative is the only
+        /// The stand-in's result: of any float type, so the missing derivative is the only
         /// error.
         #[allow(non_camel_case_types, dead_code)]
-        #[derive(Default)]
-        pub struct $result;
-        impl $crate::__private::ResultOf<f32> for $result {
-            fn result(self) -> f32 {
-                ::core::unreachable!()
-            }
-        }
-        impl $crate::__private::ResultOf<f64> for $result {
-            fn result(self) -> f64 {
-                ::core::unreachable!()
-            }
-        }
-        impl $crate::__private::SeedOf<$result> for f32 {
-            fn seed(self) -> $result {
-                ::core::unreachable!()
-            }
-        }
-        impl $crate::__private::SeedOf<$result> for f64 {
-            fn seed(self) -> $result {
-                ::core::unreachable!()
-            }
-        }
+        pub type $result = $crate::__private::StandInResult;
         impl $crate::__private::Returns for $name {
             type Output = $result;
         }
@@ -300,11 +323,11 @@ pub mod __private {
     };
     pub use ad_runtime::call::{
         require_derivative, restore, ArraySink, Differentiable, Discard, PartOf, Returns,
-        ScalarSink,
+        ReturnsAt, ScalarSink,
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{
-        expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf,
+        expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf, StandInResult,
     };
     pub use ad_runtime::grow::{
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,

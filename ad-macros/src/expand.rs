@@ -400,4 +400,10 @@ pub(crate) mod snapshots {
     fn aggregate_loops() {
         check("aggregate_loops");
     }
+
+    /// Generic functions over `ad::Float`: `T` and its constants where others have `f64`.
+    #[test]
+    fn generics() {
+        check("generics");
+    }
 }

@@ -407,7 +407,7 @@ pub fn zeros_like<V: Adjoint + ?Sized>(value: &V) -> V::Adj {
 pub fn add_assign<T: Float>(acc: &mut [T], other: &[T]) {
     assert_eq!(acc.len(), other.len(), "ad: adjoints of different lengths");
     for (a, &o) in acc.iter_mut().zip(other) {
-        *a = *a + o;
+        *a += o;
     }
 }
 

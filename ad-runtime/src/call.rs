@@ -66,7 +66,7 @@ impl<T: Float> ScalarSink<T> for &mut T {
     }
     #[inline]
     fn add(&mut self, adjoint: T) {
-        **self = **self + adjoint;
+        **self += adjoint;
     }
 }
 
@@ -97,7 +97,7 @@ impl<T: Float> ArraySink<T> for &mut [T] {
     }
     #[inline]
     fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] = self[index] + adjoint;
+        self[index] += adjoint;
     }
     #[inline]
     fn add_all(&mut self, adjoint: &[T]) {
@@ -117,7 +117,7 @@ impl<T: Float, const N: usize> ArraySink<T> for &mut [T; N] {
     }
     #[inline]
     fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] = self[index] + adjoint;
+        self[index] += adjoint;
     }
     #[inline]
     fn add_all(&mut self, adjoint: &[T]) {
@@ -137,7 +137,7 @@ impl<T: Float> ArraySink<T> for &mut Vec<T> {
     }
     #[inline]
     fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] = self[index] + adjoint;
+        self[index] += adjoint;
     }
     #[inline]
     fn add_all(&mut self, adjoint: &[T]) {
@@ -176,6 +176,19 @@ impl<T> ArraySink<T> for Discard {
 pub trait Returns {
     /// The function's return type.
     type Output;
+}
+
+/// The return type of a function with a derivative at the float type `F`: for a function
+/// generic over `T: Float`, its return type with `T = F`; for any other, [`Returns::Output`].
+/// A caller names the result's float type, which it knows, and not whether the callee is
+/// generic, which it does not.
+pub trait ReturnsAt<F> {
+    /// The function's return type at `F`.
+    type Output;
+}
+
+impl<F, C: Returns> ReturnsAt<F> for C {
+    type Output = C::Output;
 }
 
 /// The type of part `K` of a tuple (a caller's `let (a, b) = g(..);`).

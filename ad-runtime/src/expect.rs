@@ -13,6 +13,8 @@
 //! - [`expect_pullback`]: the result of a hand-written pullback of `#[ad::derivative]`, at
 //!   the pullback.
 
+use crate::Float;
+
 /// A callee's result where `#[reverse]` expects a value of type `T`.
 #[diagnostic::on_unimplemented(
     message = "this call returns `{Self}`, but #[reverse] takes its result for `{T}`",
@@ -70,6 +72,25 @@ impl SeedOf<f64> for f32 {
     #[inline]
     fn seed(self) -> f64 {
         self as f64
+    }
+}
+
+/// The result of the stand-in that generated code calls in place of a function without a
+/// derivative (`ad::__callee_fallback!`): of any float type, and seeded by any, so that the
+/// missing derivative is the only error, in code over `f64`, `f32` or a `T: Float` alike.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StandInResult;
+
+impl<T: Float> ResultOf<T> for StandInResult {
+    fn result(self) -> T {
+        unreachable!("a stand-in is never called: its caller does not compile")
+    }
+}
+
+impl<T: Float> SeedOf<StandInResult> for T {
+    fn seed(self) -> StandInResult {
+        StandInResult
     }
 }
 

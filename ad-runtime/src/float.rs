@@ -1,19 +1,75 @@
-//! The [`Float`] trait: the scalar types (`f64`, `f32`) that `#[reverse]` differentiates.
+//! The [`Float`] trait: the scalar types (`f64`, `f32`) that `#[reverse]` differentiates, and
+//! the bound of generic functions it differentiates (`fn f<T: ad::Float>(x: T) -> T`).
 
-/// A floating-point scalar that derivative rules are written for: `f64` or `f32`.
+use crate::accumulate::Accumulate;
+use crate::adjoint::Adjoint;
+use crate::inout::InOut;
+use crate::stack::Record;
+
+/// A floating-point scalar: `f64` or `f32`.
 ///
-/// The trait forwards to the inherent methods of the primitive types, so that each rule in
-/// [`crate::rules`] is written once for both precisions. It is sealed: no other type can
-/// implement it.
+/// It serves two purposes:
+///
+/// - The derivative rules in [`crate::rules`] are written once for both precisions over it.
+/// - It is the bound of generic functions under `#[reverse]`: a type parameter `T: Float` is a
+///   float type of the function, so that one body serves both precisions:
+///
+/// ```
+/// use ad_runtime::Float;
+///
+/// /// Horner's scheme, for both precisions (under `#[ad::reverse]`, differentiated too).
+/// fn poly<T: Float>(x: T, w: &[T]) -> T {
+///     let mut acc = T::ZERO;
+///     for i in 0..w.len() {
+///         acc = acc * x + w[i];
+///     }
+///     acc.sin() * T::from_f64(0.5)
+/// }
+///
+/// assert_eq!(poly(0.3_f64, &[1.0, 2.0]), (0.3_f64 + 2.0).sin() * 0.5);
+/// assert_eq!(poly(0.3_f32, &[1.0, 2.0]), (0.3_f32 + 2.0).sin() * 0.5);
+/// ```
+///
+/// In generic code, write constants as [`Float::ZERO`], [`Float::ONE`], `T::from_f64(0.5)` and
+/// `T::from_i32(3)`, and the intrinsics as methods (`x.sin()`, `x.powi(2)`, `x.max(y)`): the
+/// trait has a method for every intrinsic of the rule table ([`crate::rules::INTRINSICS`]),
+/// each forwarding to the inherent method of the same name.
+///
+/// # Not only primitives
+///
+/// The trait is sealed for now: `f64` and `f32` implement it. It is meant to be implemented by
+/// a forward-mode dual number (`Dual<T>`) next, so that generated adjoint code can run on dual
+/// numbers (forward-over-reverse). Therefore nothing may assume that a `T: Float` is a
+/// primitive, neither the code `#[reverse]` generates for a generic function nor the rules:
+/// no `as T` casts, no float literals of type `T` (`0.0`), no inherent items of the primitive
+/// types (`T::EPSILON`, `T::MAX`); constants come from [`Float::ZERO`], [`Float::ONE`],
+/// [`Float::from_f64`] and [`Float::from_i32`], and every operation from this trait and its
+/// supertraits. The supertraits are those a dual number can implement: arithmetic and compound
+/// assignment, comparison (of the values), sums, and the runtime traits generated code needs
+/// ([`Record`] to keep values on the value stack, [`Adjoint`] and [`Accumulate`] for its
+/// adjoint, which has the type of the value, and [`InOut`] for `&mut` parameters).
 pub trait Float:
     Copy
     + PartialOrd
     + core::fmt::Debug
+    + Default
     + core::ops::Add<Output = Self>
     + core::ops::Sub<Output = Self>
     + core::ops::Mul<Output = Self>
     + core::ops::Div<Output = Self>
+    + core::ops::Rem<Output = Self>
     + core::ops::Neg<Output = Self>
+    + core::ops::AddAssign
+    + core::ops::SubAssign
+    + core::ops::MulAssign
+    + core::ops::DivAssign
+    + core::iter::Sum
+    + for<'a> core::iter::Sum<&'a Self>
+    + core::iter::Product
+    + Record
+    + Adjoint<Adj = Self>
+    + Accumulate
+    + InOut<Owned = Self>
     + sealed::Sealed
 {
     /// `0`.
@@ -32,28 +88,80 @@ pub trait Float:
     fn from_f64(x: f64) -> Self;
     /// Converts to `f64` exactly.
     fn to_f64(self) -> f64;
-    /// `self.sin()`.
-    fn sin(self) -> Self;
     /// `self.sin_cos()`.
     fn sin_cos(self) -> (Self, Self);
+    /// `self.powi(k)`.
+    fn powi(self, k: i32) -> Self;
+    /// `self.sin()`.
+    fn sin(self) -> Self;
     /// `self.cos()`.
     fn cos(self) -> Self;
+    /// `self.tan()`.
+    fn tan(self) -> Self;
+    /// `self.asin()`.
+    fn asin(self) -> Self;
+    /// `self.acos()`.
+    fn acos(self) -> Self;
+    /// `self.atan()`.
+    fn atan(self) -> Self;
     /// `self.sinh()`.
     fn sinh(self) -> Self;
     /// `self.cosh()`.
     fn cosh(self) -> Self;
-    /// `self.sqrt()`.
-    fn sqrt(self) -> Self;
+    /// `self.tanh()`.
+    fn tanh(self) -> Self;
+    /// `self.asinh()`.
+    fn asinh(self) -> Self;
+    /// `self.acosh()`.
+    fn acosh(self) -> Self;
+    /// `self.atanh()`.
+    fn atanh(self) -> Self;
+    /// `self.exp()`.
+    fn exp(self) -> Self;
+    /// `self.exp2()`.
+    fn exp2(self) -> Self;
+    /// `self.exp_m1()`.
+    fn exp_m1(self) -> Self;
     /// `self.ln()`.
     fn ln(self) -> Self;
-    /// `self.powi(k)`.
-    fn powi(self, k: i32) -> Self;
-    /// `self.powf(y)`.
-    fn powf(self, y: Self) -> Self;
-    /// `self.trunc()`.
-    fn trunc(self) -> Self;
+    /// `self.ln_1p()`.
+    fn ln_1p(self) -> Self;
+    /// `self.log2()`.
+    fn log2(self) -> Self;
+    /// `self.log10()`.
+    fn log10(self) -> Self;
+    /// `self.sqrt()`.
+    fn sqrt(self) -> Self;
+    /// `self.cbrt()`.
+    fn cbrt(self) -> Self;
+    /// `self.abs()`.
+    fn abs(self) -> Self;
     /// `self.recip()`.
     fn recip(self) -> Self;
+    /// `self.signum()`.
+    fn signum(self) -> Self;
+    /// `self.floor()`.
+    fn floor(self) -> Self;
+    /// `self.ceil()`.
+    fn ceil(self) -> Self;
+    /// `self.round()`.
+    fn round(self) -> Self;
+    /// `self.trunc()`.
+    fn trunc(self) -> Self;
+    /// `self.atan2(other)`.
+    fn atan2(self, other: Self) -> Self;
+    /// `self.log(other)`.
+    fn log(self, other: Self) -> Self;
+    /// `self.powf(other)`.
+    fn powf(self, other: Self) -> Self;
+    /// `self.hypot(other)`.
+    fn hypot(self, other: Self) -> Self;
+    /// `self.max(other)`.
+    fn max(self, other: Self) -> Self;
+    /// `self.min(other)`.
+    fn min(self, other: Self) -> Self;
+    /// `self.mul_add(a, b)`: `self * a + b` with one rounding.
+    fn mul_add(self, a: Self, b: Self) -> Self;
 }
 
 mod sealed {
@@ -83,16 +191,36 @@ macro_rules! impl_float {
                 self as f64
             }
             #[inline]
-            fn sin(self) -> Self {
-                $t::sin(self)
-            }
-            #[inline]
             fn sin_cos(self) -> (Self, Self) {
                 $t::sin_cos(self)
             }
             #[inline]
+            fn powi(self, k: i32) -> Self {
+                $t::powi(self, k)
+            }
+            #[inline]
+            fn sin(self) -> Self {
+                $t::sin(self)
+            }
+            #[inline]
             fn cos(self) -> Self {
                 $t::cos(self)
+            }
+            #[inline]
+            fn tan(self) -> Self {
+                $t::tan(self)
+            }
+            #[inline]
+            fn asin(self) -> Self {
+                $t::asin(self)
+            }
+            #[inline]
+            fn acos(self) -> Self {
+                $t::acos(self)
+            }
+            #[inline]
+            fn atan(self) -> Self {
+                $t::atan(self)
             }
             #[inline]
             fn sinh(self) -> Self {
@@ -103,28 +231,112 @@ macro_rules! impl_float {
                 $t::cosh(self)
             }
             #[inline]
-            fn sqrt(self) -> Self {
-                $t::sqrt(self)
+            fn tanh(self) -> Self {
+                $t::tanh(self)
+            }
+            #[inline]
+            fn asinh(self) -> Self {
+                $t::asinh(self)
+            }
+            #[inline]
+            fn acosh(self) -> Self {
+                $t::acosh(self)
+            }
+            #[inline]
+            fn atanh(self) -> Self {
+                $t::atanh(self)
+            }
+            #[inline]
+            fn exp(self) -> Self {
+                $t::exp(self)
+            }
+            #[inline]
+            fn exp2(self) -> Self {
+                $t::exp2(self)
+            }
+            #[inline]
+            fn exp_m1(self) -> Self {
+                $t::exp_m1(self)
             }
             #[inline]
             fn ln(self) -> Self {
                 $t::ln(self)
             }
             #[inline]
-            fn powi(self, k: i32) -> Self {
-                $t::powi(self, k)
+            fn ln_1p(self) -> Self {
+                $t::ln_1p(self)
             }
             #[inline]
-            fn powf(self, y: Self) -> Self {
-                $t::powf(self, y)
+            fn log2(self) -> Self {
+                $t::log2(self)
+            }
+            #[inline]
+            fn log10(self) -> Self {
+                $t::log10(self)
+            }
+            #[inline]
+            fn sqrt(self) -> Self {
+                $t::sqrt(self)
+            }
+            #[inline]
+            fn cbrt(self) -> Self {
+                $t::cbrt(self)
+            }
+            #[inline]
+            fn abs(self) -> Self {
+                $t::abs(self)
+            }
+            #[inline]
+            fn recip(self) -> Self {
+                $t::recip(self)
+            }
+            #[inline]
+            fn signum(self) -> Self {
+                $t::signum(self)
+            }
+            #[inline]
+            fn floor(self) -> Self {
+                $t::floor(self)
+            }
+            #[inline]
+            fn ceil(self) -> Self {
+                $t::ceil(self)
+            }
+            #[inline]
+            fn round(self) -> Self {
+                $t::round(self)
             }
             #[inline]
             fn trunc(self) -> Self {
                 $t::trunc(self)
             }
             #[inline]
-            fn recip(self) -> Self {
-                $t::recip(self)
+            fn atan2(self, other: Self) -> Self {
+                $t::atan2(self, other)
+            }
+            #[inline]
+            fn log(self, other: Self) -> Self {
+                $t::log(self, other)
+            }
+            #[inline]
+            fn powf(self, other: Self) -> Self {
+                $t::powf(self, other)
+            }
+            #[inline]
+            fn hypot(self, other: Self) -> Self {
+                $t::hypot(self, other)
+            }
+            #[inline]
+            fn max(self, other: Self) -> Self {
+                $t::max(self, other)
+            }
+            #[inline]
+            fn min(self, other: Self) -> Self {
+                $t::min(self, other)
+            }
+            #[inline]
+            fn mul_add(self, a: Self, b: Self) -> Self {
+                $t::mul_add(self, a, b)
             }
         }
     };
@@ -132,3 +344,118 @@ macro_rules! impl_float {
 
 impl_float!(f64);
 impl_float!(f32);
+
+#[cfg(test)]
+mod tests {
+    use super::Float;
+    use crate::rules::INTRINSICS;
+
+    /// Intrinsic `name` through the trait: `T::name(x, ..)`.
+    fn through_trait<T: Float>(name: &str, x: T, y: T, z: T) -> T {
+        match name {
+            "sin" => x.sin(),
+            "cos" => x.cos(),
+            "tan" => x.tan(),
+            "asin" => x.asin(),
+            "acos" => x.acos(),
+            "atan" => x.atan(),
+            "atan2" => x.atan2(y),
+            "sinh" => x.sinh(),
+            "cosh" => x.cosh(),
+            "tanh" => x.tanh(),
+            "asinh" => x.asinh(),
+            "acosh" => (x + T::ONE).acosh(),
+            "atanh" => x.atanh(),
+            "exp" => x.exp(),
+            "exp2" => x.exp2(),
+            "exp_m1" => x.exp_m1(),
+            "ln" => x.ln(),
+            "ln_1p" => x.ln_1p(),
+            "log" => x.log(y),
+            "log2" => x.log2(),
+            "log10" => x.log10(),
+            "sqrt" => x.sqrt(),
+            "cbrt" => x.cbrt(),
+            "powi" => x.powi(3),
+            "powf" => x.powf(y),
+            "abs" => (-x).abs(),
+            "hypot" => x.hypot(y),
+            "max" => x.max(y),
+            "min" => x.min(y),
+            "mul_add" => x.mul_add(y, z),
+            "recip" => x.recip(),
+            "signum" => (-x).signum(),
+            "floor" => (x * T::from_i32(7)).floor(),
+            "ceil" => (x * T::from_i32(7)).ceil(),
+            "round" => (x * T::from_i32(7)).round(),
+            "trunc" => (x * T::from_i32(7)).trunc(),
+            other => panic!("`{other}` is in the rule table but not a method of `Float`"),
+        }
+    }
+
+    /// The same intrinsic through the inherent method of `f64`.
+    fn inherent(name: &str, x: f64, y: f64, z: f64) -> f64 {
+        match name {
+            "sin" => x.sin(),
+            "cos" => x.cos(),
+            "tan" => x.tan(),
+            "asin" => x.asin(),
+            "acos" => x.acos(),
+            "atan" => x.atan(),
+            "atan2" => x.atan2(y),
+            "sinh" => x.sinh(),
+            "cosh" => x.cosh(),
+            "tanh" => x.tanh(),
+            "asinh" => x.asinh(),
+            "acosh" => (x + 1.0).acosh(),
+            "atanh" => x.atanh(),
+            "exp" => x.exp(),
+            "exp2" => x.exp2(),
+            "exp_m1" => x.exp_m1(),
+            "ln" => x.ln(),
+            "ln_1p" => x.ln_1p(),
+            "log" => x.log(y),
+            "log2" => x.log2(),
+            "log10" => x.log10(),
+            "sqrt" => x.sqrt(),
+            "cbrt" => x.cbrt(),
+            "powi" => x.powi(3),
+            "powf" => x.powf(y),
+            "abs" => (-x).abs(),
+            "hypot" => x.hypot(y),
+            "max" => x.max(y),
+            "min" => x.min(y),
+            "mul_add" => x.mul_add(y, z),
+            "recip" => x.recip(),
+            "signum" => (-x).signum(),
+            "floor" => (x * 7.0).floor(),
+            "ceil" => (x * 7.0).ceil(),
+            "round" => (x * 7.0).round(),
+            "trunc" => (x * 7.0).trunc(),
+            other => panic!("no inherent method for `{other}` in this test"),
+        }
+    }
+
+    /// Every intrinsic of the rule table is a method of `Float` that forwards to the inherent
+    /// method (so that generic code under `#[reverse]` can call it).
+    #[test]
+    fn every_intrinsic_is_a_forwarding_method() {
+        let (x, y, z) = (0.3_f64, 1.7_f64, -0.4_f64);
+        for row in INTRINSICS {
+            let expected = inherent(row.name, x, y, z);
+            assert_eq!(
+                through_trait(row.name, x, y, z).to_bits(),
+                expected.to_bits(),
+                "{}",
+                row.name
+            );
+            // `f32` forwards too (to its own method: close to the `f64` value).
+            let single = through_trait(row.name, x as f32, y as f32, z as f32);
+            assert!(
+                (f64::from(single) - expected).abs() <= 1e-5 * expected.abs().max(1.0),
+                "{}: f32 {single} against f64 {expected}",
+                row.name
+            );
+        }
+    }
+}

@@ -40,7 +40,7 @@ pub fn vec_restore_len<T: Float>(adj: &mut Vec<T>, old: usize) -> T {
     let mut sum = T::ZERO;
     if adj.len() > old {
         for &a in &adj[old..] {
-            sum = sum + a;
+            sum += a;
         }
         adj.truncate(old);
     } else {
@@ -75,7 +75,7 @@ pub fn vec_split_tail<T: Float>(adj: &mut Vec<T>, old: usize) -> Vec<T> {
 pub fn cells_sum<T: Float>(cells: &[crate::cps::NumR<T>]) -> T {
     let mut sum = T::ZERO;
     for c in cells {
-        sum = sum + c.adjoint();
+        sum += c.adjoint();
     }
     sum
 }

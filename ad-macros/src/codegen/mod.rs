@@ -9,6 +9,7 @@
 //! - `tape/`: the tape backend, its storage plan (`tape::plan`) and the split companions;
 //! - `cps`: the continuation-passing backend;
 //! - `shared`: what both emit alike, the primal statements and the adjoint contributions;
+//! - `generic`: the constants of a float type parameter (`<T as ::ad::Float>::ZERO`);
 //! - `derivative`: `#[ad::derivative]`.
 
 use proc_macro2::TokenStream;
@@ -20,6 +21,7 @@ use tape::plan::Plan;
 
 mod cps;
 pub(crate) mod derivative;
+mod generic;
 pub(crate) mod grow;
 mod inout;
 mod shared;
@@ -73,12 +75,15 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     }
 }
 
-/// The path of the primal function: `f`, or `Self::f` for a method.
+/// The path of the primal function: `f`, `f::<T>` for a generic one (naming its type
+/// parameters, which nothing else would infer), or `Self::f` for a method.
 pub(crate) fn primal_path(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let name = &func.sig.ident;
+    let types: Vec<&syn::Ident> = func.sig.generics.type_params().map(|t| &t.ident).collect();
+    let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
     match sig.in_impl {
-        true => quote!(Self::#name),
-        false => quote!(#name),
+        true => quote!(Self::#name #turbofish),
+        false => quote!(#name #turbofish),
     }
 }
 
@@ -249,23 +254,40 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
 }
 
 /// `impl Returns for NAME { type Output = R; }`: a caller that keeps an array result of the
-/// function for its reverse sweep pops it as `R`. Not for a function with generic parameters
-/// (lifetimes), whose return type may name them.
+/// function for its reverse sweep pops it as `R`. For a function generic over one float type
+/// `T`, `impl<T: Float> ReturnsAt<T> for NAME { type Output = R; }`: the caller names the
+/// result's float type (`ReturnsAt<f64>`, which every `Returns` implements). Not for a function
+/// with lifetime parameters or several type parameters, whose return type may name parameters
+/// an impl could not constrain.
 pub(crate) fn returns(func: &syn::ItemFn) -> TokenStream {
-    if !func.sig.generics.params.is_empty() {
-        return TokenStream::new();
-    }
     let name = &func.sig.ident;
     let ret = match &func.sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
     let inherited = inherited_attrs(func);
-    quote! {
-        #inherited
-        impl ::ad::__private::Returns for #name {
-            type Output = #ret;
+    let generics = &func.sig.generics;
+    if generics.params.is_empty() {
+        return quote! {
+            #inherited
+            impl ::ad::__private::Returns for #name {
+                type Output = #ret;
+            }
+        };
+    }
+    let types: Vec<&syn::TypeParam> = generics.type_params().collect();
+    match types.as_slice() {
+        [t] if generics.params.len() == 1 => {
+            let t = &t.ident;
+            let where_clause = &generics.where_clause;
+            quote! {
+                #inherited
+                impl #generics ::ad::__private::ReturnsAt<#t> for #name #where_clause {
+                    type Output = #ret;
+                }
+            }
         }
+        _ => TokenStream::new(),
     }
 }
 
@@ -356,7 +378,7 @@ pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
         quote!(::ad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
     });
     let imports = functions().map(|callee| {
-        let (path, alias) = (&callee.path, &callee.alias);
+        let (path, alias) = (import_path(&callee.path), &callee.alias);
         // The alias at the user's span, so the missing-derivative error points at the call.
         let mut at_call = alias.clone();
         at_call.set_span(callee.span);
@@ -374,6 +396,36 @@ pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
         #[allow(unused_imports)]
         use #module::*;
         #(#imports)*
+    }
+}
+
+/// The path a callee is imported by: as written, without the generic arguments of its last
+/// segment (`poly` for `poly::<T>`), which the calls of its companions repeat instead
+/// (`__callee0::fwd::<T>(..)`, see [`turbofish`]).
+fn import_path(path: &TokenStream) -> TokenStream {
+    match syn::parse2::<syn::Path>(path.clone()) {
+        Ok(mut path) => {
+            if let Some(last) = path.segments.last_mut() {
+                last.arguments = syn::PathArguments::None;
+            }
+            quote!(#path)
+        }
+        Err(_) => path.clone(),
+    }
+}
+
+/// The generic arguments written on a callee's path, as a turbofish (`::<T>` of
+/// `poly::<T>`), or nothing.
+pub(crate) fn turbofish(path: &TokenStream) -> TokenStream {
+    let Ok(path) = syn::parse2::<syn::Path>(path.clone()) else {
+        return TokenStream::new();
+    };
+    match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(args)) => {
+            let args = &args.args;
+            quote!(::<#args>)
+        }
+        _ => TokenStream::new(),
     }
 }
 

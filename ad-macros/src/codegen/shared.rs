@@ -80,11 +80,12 @@ fn adjoint_names(body: &Body) -> Vec<syn::Ident> {
         .collect()
 }
 
-/// The literal `1.0_f64` (or `_f32`): the seed of `NAME_grad`.
+/// The literal `1.0_f64` (or `_f32`, or `<T as ::ad::Float>::ONE`): the seed of `NAME_grad`.
 pub(super) fn one(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "1.0_f64",
         FloatTy::F32 => "1.0_f32",
+        FloatTy::Generic(_) => return super::generic::constant(t, "ONE"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
@@ -94,11 +95,12 @@ pub(super) fn stack() -> syn::Ident {
     crate::ir::names::generated("stack")
 }
 
-/// The literal `0.0_f64` (or `_f32`).
+/// The literal `0.0_f64` (or `_f32`, or `<T as ::ad::Float>::ZERO`).
 pub(super) fn zero(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "0.0_f64",
         FloatTy::F32 => "0.0_f32",
+        FloatTy::Generic(_) => return super::generic::constant(t, "ZERO"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
@@ -227,7 +229,7 @@ impl Emitter<'_> {
                 let a = &self.body.vars[*a].name;
                 quote!(::core::clone::Clone::clone(&#a))
             }
-            Rhs::Copy(a) => self.op(a),
+            Rhs::Copy(a) => self.op_typed(a, out),
             Rhs::Neg(a) => {
                 let a = self.op(a);
                 quote_spanned!(span=> -#a)
@@ -254,7 +256,7 @@ impl Emitter<'_> {
                     _ => {
                         // A constant receiver: name the type (`f64::powf(2.0, x)`), since
                         // `2.0.powf(x)` does not compile.
-                        let t = self.float_of(out).ident();
+                        let t = self.float_of(out).qualifier();
                         let args = args.iter().map(|a| self.op(a));
                         quote!(#t::#method(#(#args),*))
                     }
@@ -281,11 +283,11 @@ impl Emitter<'_> {
                 quote!([#(#items),*])
             }
             Rhs::ArrayRepeat(e, n) => {
-                let e = self.op(e);
+                let e = self.op_typed(e, out);
                 quote!([#e; #n])
             }
             Rhs::VecRepeat(e, n) => {
-                let (e, n) = (self.op(e), self.op(n));
+                let (e, n) = (self.op_typed(e, out), self.op(n));
                 quote!(::std::vec![#e; #n])
             }
             Rhs::VecNew(None) => quote!(::std::vec::Vec::new()),
@@ -570,7 +572,7 @@ impl Emitter<'_> {
         }
         let function = match rule.partial {
             Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
-            Partial::Zero => return quote!(0.0),
+            Partial::Zero => return super::generic::zero_untyped(self.float_of(out)),
         };
         let mut inputs: Vec<TokenStream> = rule
             .reads_args
@@ -865,7 +867,8 @@ impl Emitter<'_> {
                 Some(which) => {
                     let alias = &callee.alias;
                     let which = format_ident!("{}", which);
-                    quote!(#alias::#which(#(#args),*))
+                    let turbofish = super::turbofish(&callee.path);
+                    quote!(#alias::#which #turbofish(#(#args),*))
                 }
                 None => {
                     let path = &callee.path;

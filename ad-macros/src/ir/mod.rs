@@ -111,21 +111,70 @@ pub(crate) type VarId = usize;
 /// Index of a [`Block`] (see [`Block::id`]).
 pub(crate) type BlockId = usize;
 
-/// Precision of a float value.
+/// Precision of a float value: a primitive, or a type parameter of the function bounded by
+/// `ad::Float` (`fn f<T: Float>(x: T)`), which rustc instantiates with either.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FloatTy {
     F32,
     F64,
+    /// The type parameter of this name. The name is interned (see [`FloatTy::generic`]), so
+    /// that `FloatTy` stays `Copy` and every pass reads it like the primitives.
+    Generic(&'static str),
 }
 
 impl FloatTy {
-    /// `f32` or `f64`, as a type token.
+    /// The type parameter `name` of the function being expanded.
+    ///
+    /// The name is leaked once per distinct name for the life of the proc-macro server (in
+    /// practice one: `T`), through a table of the names seen so far. Keeping it in the
+    /// `Signature` instead would mean a lifetime on `FloatTy`, or a lookup, in every pass
+    /// and type of the IR that carries a precision; a `&'static str` costs a few bytes once.
+    pub(crate) fn generic(name: &str) -> FloatTy {
+        use std::cell::RefCell;
+        use std::collections::HashSet;
+        thread_local! {
+            static NAMES: RefCell<HashSet<&'static str>> = RefCell::new(HashSet::new());
+        }
+        NAMES.with(|names| {
+            let mut names = names.borrow_mut();
+            let interned = match names.get(name) {
+                Some(interned) => *interned,
+                None => {
+                    let leaked: &'static str = Box::leak(name.to_owned().into_boxed_str());
+                    names.insert(leaked);
+                    leaked
+                }
+            };
+            FloatTy::Generic(interned)
+        })
+    }
+
+    /// `f32`, `f64` or `T`, as a type token. (At the call site, where the user's `T` is in
+    /// scope.)
     pub(crate) fn ident(self) -> Ident {
         let name = match self {
             FloatTy::F32 => "f32",
             FloatTy::F64 => "f64",
+            FloatTy::Generic(name) => name,
         };
         Ident::new(name, Span::call_site())
+    }
+
+    /// The type as the qualifier of an associated function: `f64` (`f64::powf(2.0, x)`), or
+    /// `<T as ::ad::Float>` (`<T as ::ad::Float>::powf(c, x)`), which names the trait's
+    /// method even where another bound of `T` has a method of the same name.
+    pub(crate) fn qualifier(self) -> TokenStream {
+        let ident = self.ident();
+        match self {
+            FloatTy::F32 | FloatTy::F64 => quote::quote!(#ident),
+            FloatTy::Generic(_) => quote::quote!(<#ident as ::ad::Float>),
+        }
+    }
+
+    /// Whether this is a type parameter: its constants are `<T as ::ad::Float>::ZERO` and
+    /// the like, never literals.
+    pub(crate) fn is_generic(self) -> bool {
+        matches!(self, FloatTy::Generic(_))
     }
 }
 

@@ -748,6 +748,11 @@ mod snapshots {
         check("aggregate_loops");
     }
 
+    #[test]
+    fn ir_generics() {
+        check("generics");
+    }
+
     /// The contract of the IR holds for every `#[reverse]` function of the workspace's tests
     /// and examples (at any depth: in modules and test functions).
     #[test]

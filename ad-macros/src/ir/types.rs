@@ -120,6 +120,8 @@ fn cast_call_results(body: &mut Body, links: &[(VarId, VarId)], default: FloatTy
     let other = match default {
         FloatTy::F32 => FloatTy::F64,
         FloatTy::F64 => FloatTy::F32,
+        // (Nothing is cast to a type parameter: `as T` is not Rust.)
+        FloatTy::Generic(_) => return false,
     };
     let mut settled = false;
     for a in casts {

@@ -16,9 +16,13 @@ pub(crate) struct Signature {
     pub ret: RetTy,
     /// Whether the signature had no error (only then are `NAME_grad` and `NAME_vjp` emitted).
     pub valid: bool,
-    /// The precision of literals that nothing else pins down: `f32` when every float
-    /// parameter is `f32`, else `f64`.
+    /// The precision of literals that nothing else pins down: the first float type
+    /// parameter of a generic function, else `f32` when every float parameter is `f32`, else
+    /// `f64`.
     pub default_float: FloatTy,
+    /// The type parameters bounded by `ad::Float` (`fn f<T: Float>`): float types of the
+    /// function, like `f64` and `f32`.
+    pub generics: Vec<FloatTy>,
     /// A method or an associated function (it has a receiver, or its signature names
     /// `Self`): the generated items are associated functions beside it, and its companions
     /// are `__ad_fwd_NAME` and `__ad_rev_NAME` instead of a marker struct.
@@ -57,9 +61,9 @@ pub(crate) enum Passing {
 /// The shape of a parameter, as far as differentiation cares.
 #[derive(Clone, Debug)]
 pub(crate) enum ParamKind {
-    /// `f64` or `f32`.
+    /// `f64`, `f32` or a float type parameter `T`.
     Scalar(FloatTy),
-    /// `[f64; N]` or `&[f64; N]`.
+    /// `[f64; N]` or `&[f64; N]` (and so on for `f32` and `T`).
     Array { elem: FloatTy, len: TokenStream },
     /// `&[f64]`, `Vec<f64>`, `&Vec<f64>`.
     Slice { elem: FloatTy },
@@ -197,16 +201,17 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
+        let generics = float_params(cx, &sig.generics, args);
         let mut params = Vec::new();
         for input in &sig.inputs {
-            if let Some(param) = read_param(cx, input) {
+            if let Some(param) = read_param(cx, input, &generics) {
                 params.push(param);
             }
         }
         let outputs = params
             .iter()
             .any(|p| p.passing == Passing::MutRef && !p.rejected);
-        let ret = read_return(cx, sig, outputs);
+        let ret = read_return(cx, sig, outputs, &generics);
         let params_ok = cx.count() == before;
         mark_active(cx, &sig.inputs, &mut params, args, params_ok);
         let valid = cx.count() == before && ret.is_some();
@@ -220,10 +225,10 @@ impl Signature {
             })
             .collect();
         ret.floats(&mut floats);
-        let default_float = if !floats.is_empty() && floats.iter().all(|t| *t == FloatTy::F32) {
-            FloatTy::F32
-        } else {
-            FloatTy::F64
+        let default_float = match generics.first() {
+            Some(t) => *t,
+            None if !floats.is_empty() && floats.iter().all(|t| *t == FloatTy::F32) => FloatTy::F32,
+            None => FloatTy::F64,
         };
         let in_impl = sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
             || mentions_self(&sig.to_token_stream());
@@ -231,9 +236,36 @@ impl Signature {
             params,
             ret,
             default_float,
+            generics,
             valid,
             in_impl,
         }
+    }
+
+    /// The float precision named by `ty`: `f64`, `f32`, or a float type parameter (`T`).
+    pub(crate) fn float_of(&self, ty: &Type) -> Option<FloatTy> {
+        float_of_in(ty, &self.generics)
+    }
+
+    /// The float type named `ident` (`f64`, `f32`, `T`), as in the path `T::ZERO`.
+    pub(crate) fn float_named(&self, ident: &Ident) -> Option<FloatTy> {
+        float_named(ident, &self.generics)
+    }
+
+    /// The float type a path names in one of its segments: `f64` in `f64::EPSILON` and
+    /// `std::f64::consts::PI`, `T` in `T::ZERO` and `<T as Float>::ONE` (the qualified
+    /// self type `qself`).
+    pub(crate) fn float_in_path(
+        &self,
+        qself: Option<&syn::QSelf>,
+        path: &syn::Path,
+    ) -> Option<FloatTy> {
+        let qualified = qself.and_then(|q| self.float_of(&q.ty));
+        qualified.or_else(|| {
+            path.segments
+                .iter()
+                .find_map(|s| self.float_named(&s.ident))
+        })
     }
 
     /// The same signature with every float parameter active (for split companions).
@@ -302,12 +334,8 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
     }
     for param in sig.generics.params.iter() {
         match param {
-            syn::GenericParam::Lifetime(_) => {}
-            syn::GenericParam::Type(t) => cx.error(
-                t,
-                "generic functions are not supported by #[reverse]; write the function for \
-                 `f64` (or `f32`)",
-            ),
+            // (Type parameters: `float_params`.)
+            syn::GenericParam::Lifetime(_) | syn::GenericParam::Type(_) => {}
             syn::GenericParam::Const(c) => cx.error(
                 c,
                 "const generic parameters are not supported by #[reverse]; use a `const` item \
@@ -323,12 +351,93 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
     }
 }
 
-fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
+/// The type parameters bounded by `ad::Float`, in the `<..>` list or in the `where` clause:
+/// float types of the function. Any other type parameter is an error: the macro could not
+/// tell whether its values carry derivatives.
+fn float_params(cx: &Errors, generics: &syn::Generics, args: &Args) -> Vec<FloatTy> {
+    let mut floats = Vec::new();
+    for param in generics.type_params() {
+        let in_where = generics
+            .where_clause
+            .iter()
+            .flat_map(|w| &w.predicates)
+            .filter_map(|p| match p {
+                syn::WherePredicate::Type(t) => Some(t),
+                _ => None,
+            })
+            .filter(|t| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident)))
+            .flat_map(|t| &t.bounds);
+        let bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().chain(in_where).collect();
+        if !bounds.iter().any(|b| is_float_bound(b)) {
+            let name = &param.ident;
+            // Another crate's `Float` (`num_traits::Float`) is named, so that the user sees
+            // why it is not taken.
+            let other = bounds.iter().find_map(|b| match b {
+                syn::TypeParamBound::Trait(t)
+                    if t.path.segments.last().is_some_and(|s| s.ident == "Float") =>
+                {
+                    Some(t.path.to_token_stream().to_string().replace(' ', ""))
+                }
+                _ => None,
+            });
+            let found = match other {
+                Some(other) => format!("`{name}` is bounded by `{other}`, not by `ad::Float`"),
+                None => format!("`{name}` is not bounded by `ad::Float`"),
+            };
+            cx.error(
+                param,
+                format!(
+                    "#[reverse] differentiates generic functions over float types only, and \
+                     {found}; write `{name}: Float` (with `use ad::Float;`), or write the \
+                     function for a concrete type"
+                ),
+            );
+            continue;
+        }
+        if args.backend == super::Backend::Cps {
+            // At the parameter: the backend is the choice to change.
+            cx.error(
+                &param.ident,
+                "#[reverse(cps)] does not differentiate generic functions yet; use the default \
+                 backend, #[reverse], or write the function for `f64` or `f32`",
+            );
+            continue;
+        }
+        floats.push(FloatTy::generic(&param.ident.to_string()));
+    }
+    floats
+}
+
+/// Whether `bound` is the library's float trait: `Float`, `ad::Float` or `::ad::Float` (not
+/// another crate's trait of that name, `num_traits::Float`, whose types the generated code
+/// could not use).
+fn is_float_bound(bound: &syn::TypeParamBound) -> bool {
+    let syn::TypeParamBound::Trait(t) = bound else {
+        return false;
+    };
+    if !matches!(t.modifier, syn::TraitBoundModifier::None) {
+        return false;
+    }
+    let segments: Vec<&syn::PathSegment> = t.path.segments.iter().collect();
+    let plain = |s: &syn::PathSegment| s.arguments.is_empty();
+    match segments.as_slice() {
+        [last] => last.ident == "Float" && plain(last),
+        [krate, last] => {
+            (krate.ident == "ad" || krate.ident == "ad_runtime")
+                && last.ident == "Float"
+                && plain(krate)
+                && plain(last)
+        }
+        _ => false,
+    }
+}
+
+fn read_param(cx: &Errors, input: &FnArg, generics: &[FloatTy]) -> Option<Param> {
     let typed = match input {
         // `self`, `&self`, `&mut self`, `self: &Self`: an aggregate named `self`.
         FnArg::Receiver(receiver) => {
             let ty = (*receiver.ty).clone();
-            let (kind, passing) = param_kind(cx, &ty)?;
+            let (kind, passing) = param_kind(cx, &ty, generics)?;
             return Some(Param {
                 ident: Ident::new("self", receiver.self_token.span),
                 mutable: receiver.mutability.is_some() && receiver.reference.is_none(),
@@ -355,7 +464,7 @@ fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
         }
     };
     // A rejected type still names a parameter the body uses: keep it, inactive.
-    let kind = param_kind(cx, &typed.ty);
+    let kind = param_kind(cx, &typed.ty, generics);
     let rejected = kind.is_none();
     let (kind, passing) = kind.unwrap_or((ParamKind::Inactive, Passing::Value));
     Some(Param {
@@ -369,22 +478,35 @@ fn read_param(cx: &Errors, input: &FnArg) -> Option<Param> {
     })
 }
 
-/// The float precision named by `ty`, if it is `f64` or `f32`.
+/// The float precision named by `ty`, if it is `f64` or `f32`. (A type parameter is a float
+/// type only in its function: see [`Signature::float_of`].)
 pub(crate) fn float_of(ty: &Type) -> Option<FloatTy> {
+    float_of_in(ty, &[])
+}
+
+/// The float precision named by `ty`: `f64`, `f32`, or one of the float type parameters
+/// `generics`.
+fn float_of_in(ty: &Type, generics: &[FloatTy]) -> Option<FloatTy> {
     match ty {
-        Type::Path(p) if p.qself.is_none() => {
-            if p.path.is_ident("f64") {
-                Some(FloatTy::F64)
-            } else if p.path.is_ident("f32") {
-                Some(FloatTy::F32)
-            } else {
-                None
-            }
-        }
-        Type::Paren(inner) => float_of(&inner.elem),
-        Type::Group(inner) => float_of(&inner.elem),
+        Type::Path(p) if p.qself.is_none() => float_named(p.path.get_ident()?, generics),
+        Type::Paren(inner) => float_of_in(&inner.elem, generics),
+        Type::Group(inner) => float_of_in(&inner.elem, generics),
         _ => None,
     }
+}
+
+/// The float type named `ident`: `f64`, `f32`, or one of the float type parameters.
+fn float_named(ident: &Ident, generics: &[FloatTy]) -> Option<FloatTy> {
+    if ident == "f64" {
+        return Some(FloatTy::F64);
+    }
+    if ident == "f32" {
+        return Some(FloatTy::F32);
+    }
+    generics
+        .iter()
+        .copied()
+        .find(|t| matches!(t, FloatTy::Generic(name) if ident == name))
 }
 
 /// `Vec<T>` → `T`.
@@ -405,12 +527,12 @@ fn vec_elem(ty: &Type) -> Option<&Type> {
 
 use syn::TypeGroup as Group;
 
-fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
+fn param_kind(cx: &Errors, ty: &Type, generics: &[FloatTy]) -> Option<(ParamKind, Passing)> {
     // A type passed through a `macro_rules!` fragment (`$t:ty`) arrives in an invisible group.
     if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
-        return param_kind(cx, elem);
+        return param_kind(cx, elem, generics);
     }
-    if let Some(t) = float_of(ty) {
+    if let Some(t) = float_of_in(ty, generics) {
         return Some((ParamKind::Scalar(t), Passing::Value));
     }
     match ty {
@@ -419,13 +541,13 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
             if reference.mutability.is_none()
                 && matches!(&*reference.elem, Type::Reference(inner) if inner.mutability.is_none()) =>
         {
-            param_kind(cx, &reference.elem)
+            param_kind(cx, &reference.elem, generics)
         }
         Type::Reference(reference) => {
-            let kind = match value_kind(&reference.elem) {
+            let kind = match value_kind(&reference.elem, generics) {
                 // `&[f64]`, `&[f64; N]`, `&Vec<f64>` are used as they are.
                 Some(kind) => kind,
-                None => match unsized_kind(&reference.elem) {
+                None => match unsized_kind(&reference.elem, generics) {
                     Some(kind) => kind,
                     None => aggregate_or_inactive(&reference.elem),
                 },
@@ -456,7 +578,7 @@ fn param_kind(cx: &Errors, ty: &Type) -> Option<(ParamKind, Passing)> {
             None
         }
         _ => Some((
-            value_kind(ty).unwrap_or_else(|| aggregate_or_inactive(ty)),
+            value_kind(ty, generics).unwrap_or_else(|| aggregate_or_inactive(ty)),
             Passing::Value,
         )),
     }
@@ -538,30 +660,32 @@ pub(crate) fn is_inactive_type(ty: &Type) -> bool {
 }
 
 /// The kind of a float, float array or `Vec` of floats passed by value.
-fn value_kind(ty: &Type) -> Option<ParamKind> {
+fn value_kind(ty: &Type, generics: &[FloatTy]) -> Option<ParamKind> {
     if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
-        return value_kind(elem);
+        return value_kind(elem, generics);
     }
-    if let Some(t) = float_of(ty) {
+    if let Some(t) = float_of_in(ty, generics) {
         return Some(ParamKind::Scalar(t));
     }
     match ty {
-        Type::Array(array) => float_of(&array.elem).map(|elem| ParamKind::Array {
+        Type::Array(array) => float_of_in(&array.elem, generics).map(|elem| ParamKind::Array {
             elem,
             len: array.len.to_token_stream(),
         }),
         _ => vec_elem(ty)
-            .and_then(float_of)
+            .and_then(|t| float_of_in(t, generics))
             .map(|elem| ParamKind::Slice { elem }),
     }
 }
 
 /// The kind of a float slice `[f64]` (behind a reference).
-fn unsized_kind(ty: &Type) -> Option<ParamKind> {
+fn unsized_kind(ty: &Type, generics: &[FloatTy]) -> Option<ParamKind> {
     match ty {
-        Type::Slice(slice) => float_of(&slice.elem).map(|elem| ParamKind::Slice { elem }),
+        Type::Slice(slice) => {
+            float_of_in(&slice.elem, generics).map(|elem| ParamKind::Slice { elem })
+        }
         Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) => {
-            unsized_kind(elem)
+            unsized_kind(elem, generics)
         }
         _ => None,
     }
@@ -571,7 +695,12 @@ const RETURN_HELP: &str = "#[reverse] differentiates functions that return float
                            `f32`, `[f64; N]`, `Vec<f64>` or a tuple of these";
 
 /// The return type; `()` when `outputs` (the function has `&mut` float parameters).
-fn read_return(cx: &Errors, sig: &syn::Signature, outputs: bool) -> Option<RetTy> {
+fn read_return(
+    cx: &Errors,
+    sig: &syn::Signature,
+    outputs: bool,
+    generics: &[FloatTy],
+) -> Option<RetTy> {
     match &sig.output {
         ReturnType::Default if outputs => Some(RetTy::Unit),
         ReturnType::Type(_, ty)
@@ -589,23 +718,23 @@ fn read_return(cx: &Errors, sig: &syn::Signature, outputs: bool) -> Option<RetTy
             );
             None
         }
-        ReturnType::Type(_, ty) => ret_ty(cx, ty),
+        ReturnType::Type(_, ty) => ret_ty(cx, ty, generics),
     }
 }
 
-fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
+fn ret_ty(cx: &Errors, ty: &Type, generics: &[FloatTy]) -> Option<RetTy> {
     if let Type::Group(Group { elem, .. }) | Type::Paren(syn::TypeParen { elem, .. }) = ty {
-        return ret_ty(cx, elem);
+        return ret_ty(cx, elem, generics);
     }
-    if let Some(t) = float_of(ty) {
+    if let Some(t) = float_of_in(ty, generics) {
         return Some(RetTy::Scalar(t));
     }
-    if let Some(elem) = vec_elem(ty).and_then(float_of) {
+    if let Some(elem) = vec_elem(ty).and_then(|t| float_of_in(t, generics)) {
         return Some(RetTy::Vec(elem));
     }
     match ty {
         Type::Array(array) => {
-            if let Some(elem) = float_of(&array.elem) {
+            if let Some(elem) = float_of_in(&array.elem, generics) {
                 return Some(RetTy::Array {
                     elem,
                     len: array.len.to_token_stream(),
@@ -613,7 +742,11 @@ fn ret_ty(cx: &Errors, ty: &Type) -> Option<RetTy> {
             }
         }
         Type::Tuple(tuple) if !tuple.elems.is_empty() => {
-            let items: Vec<Option<RetTy>> = tuple.elems.iter().map(|t| ret_ty(cx, t)).collect();
+            let items: Vec<Option<RetTy>> = tuple
+                .elems
+                .iter()
+                .map(|t| ret_ty(cx, t, generics))
+                .collect();
             return items
                 .into_iter()
                 .collect::<Option<Vec<_>>>()
@@ -746,6 +879,40 @@ mod tests {
         assert_eq!(
             read(parse_quote!(fn f(x: f64, k: i32) -> f64), args).err(),
             Some(2)
+        );
+    }
+
+    #[test]
+    fn float_type_parameters() {
+        // In the list, in a `where` clause, by path, beside other bounds and lifetimes.
+        let sig = read(
+            parse_quote!(fn f<'a, T: Copy + Float, U>(x: T, w: &'a [U], v: &mut Vec<T>, a: [U; 2]) -> (T, [U; 2]) where U: ad::Float + Default),
+            Args::default(),
+        )
+        .ok()
+        .unwrap();
+        let (t, u) = (FloatTy::generic("T"), FloatTy::generic("U"));
+        assert_eq!(sig.generics, [t, u]);
+        assert_eq!(sig.default_float, t);
+        assert!(matches!(sig.params[0].kind, ParamKind::Scalar(k) if k == t));
+        assert!(matches!(sig.params[1].kind, ParamKind::Slice { elem } if elem == u));
+        assert_eq!(sig.params[2].passing, Passing::MutRef);
+        assert!(matches!(sig.params[3].kind, ParamKind::Array { elem, .. } if elem == u));
+        assert_eq!(sig.ret.seed_type().to_string(), "(T , [U ; 2] ,)");
+        assert!(sig.params.iter().all(|p| p.active));
+    }
+
+    #[test]
+    fn other_type_parameters_are_rejected() {
+        let unbounded = parse_quote!(fn f<T: Copy, U: num_traits::Float>(x: T, y: U) -> f64);
+        assert_eq!(read(unbounded, Args::default()).err(), Some(2));
+        let cps = Args {
+            backend: super::super::Backend::Cps,
+            ..Args::default()
+        };
+        assert_eq!(
+            read(parse_quote!(fn f<T: Float>(x: T) -> T), cps).err(),
+            Some(1)
         );
     }
 

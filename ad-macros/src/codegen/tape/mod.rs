@@ -399,7 +399,8 @@ impl Emitter<'_> {
     }
 
     /// The type of `v` when it is the result of a call (or a part of it):
-    /// `<__callee0 as Returns>::Output`, `<<__callee0 as Returns>::Output as PartOf<1>>::Part`.
+    /// `<__callee0 as ReturnsAt<f64>>::Output`,
+    /// `<<__callee0 as ReturnsAt<f64>>::Output as PartOf<1>>::Part`.
     fn result_type(&self, v: VarId) -> Option<TokenStream> {
         let returns = |t: VarId| match self.plan.defs.get(&t) {
             Some(Rhs::Call(call)) => {
@@ -409,7 +410,9 @@ impl Emitter<'_> {
                     return None;
                 }
                 let alias = &callee.alias;
-                Some(quote!(<#alias as ::ad::__private::Returns>::Output))
+                // The callee may be generic: its return type at the float type of `v`.
+                let t = self.float_of(v).ident();
+                Some(quote!(<#alias as ::ad::__private::ReturnsAt<#t>>::Output))
             }
             _ => None,
         };
@@ -486,7 +489,7 @@ impl Emitter<'_> {
                 }
             }
             Ty::Float(Some(t)) => super::shared::zero(*t),
-            _ => quote!(0.0),
+            _ => super::generic::zero_untyped(self.sig.default_float),
         }
     }
 
@@ -520,7 +523,8 @@ impl Emitter<'_> {
                             return TokenStream::new();
                         }
                         let contrib = self.contrib(value, quote!(#adj), false);
-                        quote!(#contrib #adj = 0.0;)
+                        let zero = super::generic::zero_untyped(self.float_of(*var));
+                        quote!(#contrib #adj = #zero;)
                     }
                     AssignOp::Add => self.contrib(value, quote!(#adj), false),
                     AssignOp::Sub => self.contrib(value, quote!(#adj), true),
@@ -542,7 +546,7 @@ impl Emitter<'_> {
                         // its zero, and `Zero`'s for inactive data.)
                         let zero = match self.is_aggregate(*array) {
                             true => quote!(::core::default::Default::default()),
-                            false => quote!(0.0),
+                            false => super::generic::zero_untyped(self.float_of(*array)),
                         };
                         quote!(#contrib #element = #zero;)
                     }
@@ -557,7 +561,8 @@ impl Emitter<'_> {
                     .filter(|w| self.plan.active(**w) && self.body.vars[**w].ty.is_float())
                     .map(|w| {
                         let adj = &self.adj[*w];
-                        quote!(#adj = 0.0;)
+                        let zero = super::generic::zero_untyped(self.float_of(*w));
+                        quote!(#adj = #zero;)
                     });
                 quote!(#(#resets)*)
             }

@@ -148,7 +148,7 @@ impl Lowerer<'_> {
         first_new: VarId,
         out: &mut Vec<Stmt>,
     ) -> VarId {
-        let annot_float = annot.as_ref().and_then(crate::parse::float_of);
+        let annot_float = annot.as_ref().and_then(|t| self.sig.float_of(t));
         if let Operand::Var(t) = op {
             let fresh_temp = t >= first_new && self.vars[t].temp && self.vars[t].param.is_none();
             let last_defines = matches!(out.last(), Some(Stmt { kind: StmtKind::Let { var, .. }, .. }) if *var == t);
@@ -208,7 +208,7 @@ impl Lowerer<'_> {
         } else if let Some(ty) = annot {
             // A type that mentions a float (`Vec<f32>`, `Option<f64>`) may hold differentiated
             // values: it stays unknown rather than known-inactive.
-            if matches!(self.vars[id].ty, Ty::Unknown) && !mentions_float_type(ty) {
+            if matches!(self.vars[id].ty, Ty::Unknown) && !mentions_float_type(ty, self.sig) {
                 self.vars[id].ty = inactive_param_ty(ty);
             }
         }

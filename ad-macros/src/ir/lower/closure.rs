@@ -220,7 +220,7 @@ impl Lowerer<'_> {
     pub(super) fn closure_call_is_float(&self, func: &syn::Expr, args: &[&syn::Expr]) -> bool {
         let closure_is_float = |closure: &syn::ExprClosure| {
             closure.inputs.iter().any(|input| match input {
-                syn::Pat::Type(typed) => crate::parse::float_of(&typed.ty).is_some(),
+                syn::Pat::Type(typed) => self.sig.float_of(&typed.ty).is_some(),
                 _ => false,
             }) || self.mentions_float(&closure.body)
         };

@@ -157,13 +157,10 @@ impl Lowerer<'_> {
                 }
             }
         }
-        // A constant (`PI`, `N`, `f64::EPSILON`): emitted as written.
-        let kind = if path.path.segments.iter().any(|s| s.ident == "f64") {
-            LitKind::Float(Some(FloatTy::F64))
-        } else if path.path.segments.iter().any(|s| s.ident == "f32") {
-            LitKind::Float(Some(FloatTy::F32))
-        } else {
-            LitKind::Unknown
+        // A constant (`PI`, `N`, `f64::EPSILON`, `T::ZERO`): emitted as written.
+        let kind = match self.sig.float_in_path(path.qself.as_ref(), &path.path) {
+            Some(t) => LitKind::Float(Some(t)),
+            None => LitKind::Unknown,
         };
         Value::Op(Operand::Lit(path.to_token_stream(), kind))
     }
@@ -348,11 +345,10 @@ impl Lowerer<'_> {
             syn::Expr::Path(path) => match self.lower_path_peek(path) {
                 Some(Ty::Float(_)) | Some(Ty::Array(_)) => true,
                 Some(_) => false,
-                None => path
-                    .path
-                    .segments
-                    .iter()
-                    .any(|s| s.ident == "f64" || s.ident == "f32"),
+                None => self
+                    .sig
+                    .float_in_path(path.qself.as_ref(), &path.path)
+                    .is_some(),
             },
             syn::Expr::Paren(p) => self.is_float_expr(&p.expr),
             syn::Expr::Group(g) => self.is_float_expr(&g.expr),
@@ -378,10 +374,7 @@ impl Lowerer<'_> {
             }
             syn::Expr::Call(call) => match &*call.func {
                 syn::Expr::Path(p) => {
-                    p.path
-                        .segments
-                        .iter()
-                        .any(|s| s.ident == "f64" || s.ident == "f32")
+                    self.sig.float_in_path(p.qself.as_ref(), &p.path).is_some()
                         || call
                             .args
                             .iter()
@@ -571,12 +564,9 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
-            if let [ty, name] = segments.as_slice() {
-                let float = match ty.as_str() {
-                    "f64" => Some(FloatTy::F64),
-                    "f32" => Some(FloatTy::F32),
-                    _ => None,
-                };
+            if let [_, name] = segments.as_slice() {
+                // `f64::sin(x)`, `T::sin(x)`, `T::from_f64(0.5)`.
+                let float = self.sig.float_named(&func.path.segments[0].ident);
                 if let Some(float) = float {
                     if let Some(rule) = rules::lookup(name) {
                         let expected = rule.arity + usize::from(rule.int_exponent);
@@ -592,8 +582,11 @@ impl Lowerer<'_> {
                             return value;
                         }
                     }
-                    if name == "from" && call.args.len() == 1 {
+                    if name == "from" && call.args.len() == 1 && !float.is_generic() {
                         return self.cast_to(&call.args[0], float, expr, out);
+                    }
+                    if let Some(value) = self.lower_float_conversion(expr, call, name, float, out) {
+                        return value;
                     }
                     if call.args.iter().any(|a| self.is_float_expr(a)) {
                         let at = func

@@ -28,8 +28,8 @@ impl Lowerer<'_> {
     ) -> Option<Value> {
         let (cap, turbofish) = new_vec_call(strip(init))?;
         let elem = match (annot, turbofish) {
-            (Some(ty), _) => Some(vec_elem(ty)?),
-            (None, Some(ty)) => Some(crate::parse::float_of(ty)?),
+            (Some(ty), _) => Some(vec_elem(ty, self.sig)?),
+            (None, Some(ty)) => Some(self.sig.float_of(ty)?),
             (None, None) => None,
         };
         let cap = cap.map(|n| self.lower_int_operand(n, Ty::Usize, out));
@@ -578,9 +578,9 @@ fn new_vec_call(expr: &syn::Expr) -> Option<(Option<&syn::Expr>, Option<&syn::Ty
     }
 }
 
-/// The float element type of `Vec<f64>` / `Vec<f32>`, `None` for any other type (`Vec<_>`
+/// The float element type of `Vec<f64>` / `Vec<f32>` / `Vec<T>`, `None` for any other type (`Vec<_>`
 /// included: its elements may be anything).
-fn vec_elem(ty: &syn::Type) -> Option<FloatTy> {
+fn vec_elem(ty: &syn::Type, sig: &crate::parse::Signature) -> Option<FloatTy> {
     let syn::Type::Path(p) = ty else {
         return None;
     };
@@ -592,7 +592,7 @@ fn vec_elem(ty: &syn::Type) -> Option<FloatTy> {
         return None;
     };
     match a.args.first()? {
-        syn::GenericArgument::Type(t) => crate::parse::float_of(t),
+        syn::GenericArgument::Type(t) => sig.float_of(t),
         _ => None,
     }
 }

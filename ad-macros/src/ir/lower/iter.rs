@@ -266,7 +266,7 @@ impl Lowerer<'_> {
                 } else {
                     quote!(1.0)
                 };
-                let float = turbofish_float(call);
+                let float = turbofish_float(call, self.sig);
                 let var = self.fresh("acc", Ty::Float(float), true, span);
                 out.push(Stmt {
                     kind: StmtKind::Let {
@@ -683,11 +683,14 @@ fn is_zero(expr: &syn::Expr) -> bool {
     matches!(strip(expr), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
 }
 
-/// The float type named by `.sum::<f64>()`.
-fn turbofish_float(call: &syn::ExprMethodCall) -> Option<crate::ir::FloatTy> {
+/// The float type named by `.sum::<f64>()` (or `.sum::<T>()`).
+fn turbofish_float(
+    call: &syn::ExprMethodCall,
+    sig: &crate::parse::Signature,
+) -> Option<crate::ir::FloatTy> {
     let turbofish = call.turbofish.as_ref()?;
     match turbofish.args.first()? {
-        syn::GenericArgument::Type(ty) => crate::parse::float_of(ty),
+        syn::GenericArgument::Type(ty) => sig.float_of(ty),
         _ => None,
     }
 }

@@ -3,9 +3,10 @@
 //! By concern: `scope` (variables, scopes, blocks), `bind` (`let` and patterns), `jumps`
 //! (flags and guards for `return`/`break`/`continue`), `expr` (expressions), `control`
 //! (branches, `match`, and loops, built in one place by `push_loop`), `iter` (iterator chains
-//! lowered to loops), `closure` (closures inlined at their calls), `rename` (the opaque parts,
-//! renamed), `views` (slices of float arrays as base + offset + length, and the `for` loops
-//! over them). This module holds the entry point and the statement lists.
+//! lowered to loops), `closure` (closures inlined at their calls), `conversions` (`T::from_f64`
+//! and `T::from_i32` in generic code), `rename` (the opaque parts, renamed), `views` (slices of
+//! float arrays as base + offset + length, and the `for` loops over them). This module holds
+//! the entry point and the statement lists.
 //!
 //! In: the `syn::Block` of the function and its validated signature. Out: a [`Body`], or
 //! errors at the spans of every construct outside the supported subset (lowering keeps going
@@ -45,6 +46,7 @@ mod bind;
 mod checks;
 mod closure;
 mod control;
+mod conversions;
 mod expr;
 mod grow;
 mod iter;
@@ -565,10 +567,17 @@ fn inactive_param_ty(ty: &syn::Type) -> Ty {
     }
 }
 
-/// Whether `ty` names `f32` or `f64` anywhere (`Vec<f64>`, `[f32; 3]`, `Option<f64>`).
-fn mentions_float_type(ty: &syn::Type) -> bool {
-    let text = ty.to_token_stream().to_string();
-    text.contains("f32") || text.contains("f64")
+/// Whether `ty` names a float type anywhere (`Vec<f64>`, `[f32; 3]`, `Option<T>` for a float
+/// type parameter `T` of `sig`).
+fn mentions_float_type(ty: &syn::Type, sig: &Signature) -> bool {
+    fn any_ident(tokens: proc_macro2::TokenStream, sig: &Signature) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => sig.float_named(&i).is_some(),
+            proc_macro2::TokenTree::Group(g) => any_ident(g.stream(), sig),
+            _ => false,
+        })
+    }
+    any_ident(ty.to_token_stream(), sig)
 }
 
 /// `expr` without the parentheses (and invisible groups) around it.

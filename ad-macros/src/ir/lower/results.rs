@@ -53,7 +53,7 @@ impl Lowerer<'_> {
                 let aggregate = match annot {
                     Some(ty) => {
                         !is_array_type(ty)
-                            && crate::parse::float_of(ty).is_none()
+                            && self.sig.float_of(ty).is_none()
                             && !crate::parse::is_inactive_type(ty)
                     }
                     None => used_as_aggregate(rest, &p.ident),
@@ -135,7 +135,7 @@ impl Lowerer<'_> {
             let ty = if array {
                 array_like(None)
             } else {
-                Ty::Float(annot.as_ref().and_then(crate::parse::float_of))
+                Ty::Float(annot.as_ref().and_then(|t| self.sig.float_of(t)))
             };
             let Operand::Var(part) = self.let_temp(out, Rhs::Part(t, k), ty, span) else {
                 continue;

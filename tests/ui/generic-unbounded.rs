@@ -1,0 +1,10 @@
+// A type parameter not bounded by `ad::Float` is rejected at the parameter: the macro cannot
+// tell whether its values carry derivatives.
+use ad::reverse;
+
+#[reverse]
+fn f<T: Into<f64>>(x: f64, _t: T) -> f64 { //~ ERROR `T` is not bounded by `ad::Float`
+    x * x
+}
+
+fn main() {}
