@@ -69,6 +69,9 @@ pub fn total_energy(particles: &[Particle], springs: &Springs, g: f64) -> f64 {
     e
 }
 
+/// A float of a particle, by name: for the finite-difference check.
+type Field = fn(&mut Particle) -> &mut f64;
+
 fn main() {
     let particles: Vec<Particle> = (0..4)
         .map(|i| {
@@ -101,7 +104,7 @@ fn main() {
     let h = 1e-6;
     let mut worst: f64 = 0.0;
     for i in 0..particles.len() {
-        let fields: [(&str, f64, fn(&mut Particle) -> &mut f64); 5] = [
+        let fields: [(&str, f64, Field); 5] = [
             ("pos[0]", d_particles[i].pos[0], |p| &mut p.pos[0]),
             ("pos[1]", d_particles[i].pos[1], |p| &mut p.pos[1]),
             ("vel[0]", d_particles[i].vel[0], |p| &mut p.vel[0]),

@@ -26,10 +26,10 @@ impl Layer {
     #[reverse]
     pub fn forward(&self, x: &[f64]) -> Vec<f64> {
         let mut y = vec![0.0; self.b.len()];
-        for i in 0..self.b.len() {
-            let mut s = self.b[i];
-            for j in 0..x.len() {
-                s += self.w[i][j] * x[j];
+        for (i, (row, b)) in self.w.iter().zip(&self.b).enumerate() {
+            let mut s = *b;
+            for (w, xi) in row.iter().zip(x) {
+                s += w * xi;
             }
             y[i] = if self.hidden { s.tanh() } else { s };
         }
@@ -49,8 +49,8 @@ impl Mlp {
     #[reverse]
     pub fn forward(&self, x: &[f64]) -> Vec<f64> {
         let mut h = x.to_vec();
-        for l in 0..self.layers.len() {
-            h = self.layers[l].forward(&h);
+        for layer in &self.layers {
+            h = layer.forward(&h);
         }
         h
     }

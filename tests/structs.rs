@@ -449,3 +449,98 @@ fn a_reference_to_a_slice_reference() {
     let s: &[f64] = &v;
     assert_eq!(through_two_references_grad(&s), (10.0, vec![5.0, 2.0]));
 }
+
+/// A dense layer of an MLP.
+#[derive(Clone, Debug, ad::Adjoint)]
+pub struct Dense {
+    /// Weights, one row per output.
+    pub w: Vec<Vec<f64>>,
+    /// Biases.
+    pub b: Vec<f64>,
+}
+
+impl Dense {
+    #[reverse]
+    fn apply(&self, x: &[f64]) -> Vec<f64> {
+        let mut y = vec![0.0; self.b.len()];
+        for (i, (row, b)) in self.w.iter().zip(&self.b).enumerate() {
+            let mut s = *b;
+            for (w, xi) in row.iter().zip(x) {
+                s += w * xi;
+            }
+            y[i] = s.tanh();
+        }
+        y
+    }
+}
+
+/// A two-layer perceptron.
+#[derive(Clone, Debug, ad::Adjoint)]
+pub struct Net {
+    /// The layers, input first.
+    pub layers: Vec<Dense>,
+}
+
+impl Net {
+    #[reverse]
+    fn predict(&self, x: &[f64]) -> Vec<f64> {
+        let mut h = x.to_vec();
+        for layer in &self.layers {
+            h = layer.apply(&h);
+        }
+        h
+    }
+
+    #[reverse]
+    fn loss(&self, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut total = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let out: Vec<f64> = self.predict(x);
+            let e = out[0] - y;
+            total += e * e;
+        }
+        total
+    }
+}
+
+#[test]
+fn an_mlp_loss_gradient_matches_finite_differences() {
+    let net = Net {
+        layers: vec![
+            Dense {
+                w: vec![vec![0.3, -0.2], vec![0.5, 0.1], vec![-0.4, 0.6]],
+                b: vec![0.1, -0.1, 0.05],
+            },
+            Dense {
+                w: vec![vec![0.7, -0.5, 0.2]],
+                b: vec![0.0],
+            },
+        ],
+    };
+    let xs = vec![vec![0.5, -1.0], vec![1.5, 0.25], vec![-0.3, 0.8]];
+    let ys = [0.2, -0.4, 0.6];
+    let (l, (d, _, _)) = net.loss_grad(&xs, &ys);
+    assert_eq!(l, net.loss(&xs, &ys));
+    let h = 1e-6;
+    for (li, layer) in net.layers.iter().enumerate() {
+        for i in 0..layer.w.len() {
+            for j in 0..layer.w[i].len() {
+                let (mut up, mut down) = (net.clone(), net.clone());
+                up.layers[li].w[i][j] += h;
+                down.layers[li].w[i][j] -= h;
+                let fd = (up.loss(&xs, &ys) - down.loss(&xs, &ys)) / (2.0 * h);
+                assert_relative_eq!(
+                    d.layers[li].w[i][j],
+                    fd,
+                    epsilon = 1e-8,
+                    max_relative = 1e-6
+                );
+            }
+            let (mut up, mut down) = (net.clone(), net.clone());
+            up.layers[li].b[i] += h;
+            down.layers[li].b[i] -= h;
+            let fd = (up.loss(&xs, &ys) - down.loss(&xs, &ys)) / (2.0 * h);
+            assert_relative_eq!(d.layers[li].b[i], fd, epsilon = 1e-8, max_relative = 1e-6);
+        }
+    }
+}
