@@ -105,44 +105,38 @@ impl<T: Float> ArraySink<T> for &mut [T] {
     }
 }
 
-/// A fixed-size array's adjoint (a field of a struct's adjoint, `&mut __adj_p.pos`).
-impl<T: Float, const N: usize> ArraySink<T> for &mut [T; N] {
-    type Reborrow<'b>
-        = &'b mut [T]
-    where
-        Self: 'b;
-    #[inline]
-    fn reborrow(&mut self) -> &mut [T] {
-        &mut self[..]
-    }
-    #[inline]
-    fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] += adjoint;
-    }
-    #[inline]
-    fn add_all(&mut self, adjoint: &[T]) {
-        crate::adjoint::add_assign(&mut self[..], adjoint);
-    }
+/// The sinks that own their elements' storage elsewhere: a fixed-size array's adjoint (a
+/// field of a struct's adjoint, `&mut __adj_p.pos`) and a `Vec`'s (`&mut __adj_layer.w`),
+/// as `&mut [T]`.
+macro_rules! array_sink_as_slice {
+    ($($(#[$doc:meta])* [$($generics:tt)*] $ty:ty;)*) => {$(
+        $(#[$doc])*
+        impl<$($generics)*> ArraySink<T> for &mut $ty {
+            type Reborrow<'b>
+                = &'b mut [T]
+            where
+                Self: 'b;
+            #[inline]
+            fn reborrow(&mut self) -> &mut [T] {
+                &mut self[..]
+            }
+            #[inline]
+            fn add_at(&mut self, index: usize, adjoint: T) {
+                self[index] += adjoint;
+            }
+            #[inline]
+            fn add_all(&mut self, adjoint: &[T]) {
+                crate::adjoint::add_assign(&mut self[..], adjoint);
+            }
+        }
+    )*};
 }
 
-/// A `Vec`'s adjoint (a field of a struct's adjoint, `&mut __adj_layer.w`).
-impl<T: Float> ArraySink<T> for &mut Vec<T> {
-    type Reborrow<'b>
-        = &'b mut [T]
-    where
-        Self: 'b;
-    #[inline]
-    fn reborrow(&mut self) -> &mut [T] {
-        &mut self[..]
-    }
-    #[inline]
-    fn add_at(&mut self, index: usize, adjoint: T) {
-        self[index] += adjoint;
-    }
-    #[inline]
-    fn add_all(&mut self, adjoint: &[T]) {
-        crate::adjoint::add_assign(&mut self[..], adjoint);
-    }
+array_sink_as_slice! {
+    /// A fixed-size array's adjoint.
+    [T: Float, const N: usize] [T; N];
+    /// A `Vec`'s adjoint.
+    [T: Float] Vec<T>;
 }
 
 /// The sink for an argument whose adjoint the caller does not need.

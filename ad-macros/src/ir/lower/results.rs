@@ -204,7 +204,18 @@ fn is_array_type(ty: &syn::Type) -> bool {
     }
 }
 
-/// Whether `stmts` index `name`, iterate it, take its length or borrow it (`&name`).
+/// Whether `expr` is `name`, in parentheses or behind `&` (and `&mut` if `mutable`).
+fn is_name(expr: &syn::Expr, name: &syn::Ident, mutable: bool) -> bool {
+    match expr {
+        syn::Expr::Path(p) => p.path.is_ident(name),
+        syn::Expr::Paren(p) => is_name(&p.expr, name, mutable),
+        syn::Expr::Reference(r) if mutable || r.mutability.is_none() => {
+            is_name(&r.expr, name, mutable)
+        }
+        _ => false,
+    }
+}
+
 /// Whether `stmts` read a named field of `name` (`p.pos[0]`) or call a method on it that is
 /// not a float intrinsic (`p.energy()`): `name` is an aggregate.
 fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
@@ -214,12 +225,7 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     }
     impl Finder<'_> {
         fn is_name(&self, expr: &syn::Expr) -> bool {
-            match expr {
-                syn::Expr::Path(p) => p.path.is_ident(self.name),
-                syn::Expr::Paren(p) => self.is_name(&p.expr),
-                syn::Expr::Reference(r) => self.is_name(&r.expr),
-                _ => false,
-            }
+            is_name(expr, self.name, true)
         }
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
@@ -242,6 +248,7 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     finder.found
 }
 
+/// Whether `stmts` index `name`, iterate it, take its length or borrow it (`&name`).
 fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     struct Finder<'a> {
         name: &'a syn::Ident,
@@ -249,12 +256,7 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     }
     impl Finder<'_> {
         fn is_name(&self, expr: &syn::Expr) -> bool {
-            match expr {
-                syn::Expr::Path(p) => p.path.is_ident(self.name),
-                syn::Expr::Paren(p) => self.is_name(&p.expr),
-                syn::Expr::Reference(r) if r.mutability.is_none() => self.is_name(&r.expr),
-                _ => false,
-            }
+            is_name(expr, self.name, false)
         }
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
