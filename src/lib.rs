@@ -327,7 +327,8 @@ pub mod __private {
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{
-        expect_pullback, expect_result, seed_for, PullbackOf, ResultOf, SeedOf, StandInResult,
+        expect_pullback, expect_result, same_type, seed_for, PullbackOf, ResultOf, SeedOf,
+        StandInResult,
     };
     pub use ad_runtime::grow::{
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,

@@ -138,3 +138,9 @@ mod tests {
         );
     }
 }
+
+/// Makes rustc infer that `value` has the type of `like`: the reverse sweep pops a copy of a
+/// part of a struct (`let q = ps[0].clone();`) whose type the macro cannot name, and names it
+/// by the part it copies.
+#[inline]
+pub fn same_type<T: ?Sized>(_value: &T, _like: &T) {}

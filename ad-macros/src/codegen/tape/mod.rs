@@ -321,10 +321,21 @@ impl Emitter<'_> {
         let pops = saves.iter().rev().map(|&v| {
             let name = &self.body.vars[v].name;
             match &self.body.vars[v].ty {
-                Ty::Array(info) if info.agg => {
-                    let ty = self.aggregate_type(v);
-                    quote!(let #name: #ty = #stack.pop_any::<#ty>();)
-                }
+                // A copy of a part of a parameter: typed like the part.
+                Ty::Array(info) if info.agg => match self.plan.defs.get(&v) {
+                    Some(Rhs::Index(root, path)) => {
+                        let root = &self.body.vars[*root].name;
+                        let path = self.path(path);
+                        quote! {
+                            let #name = #stack.pop_any();
+                            ::ad::__private::same_type(&#name, &#root #path);
+                        }
+                    }
+                    _ => {
+                        let ty = self.aggregate_type(v);
+                        quote!(let #name: #ty = #stack.pop_any::<#ty>();)
+                    }
+                },
                 Ty::Array(info) => {
                     let t = info.elem.unwrap_or(self.sig.default_float).ident();
                     match &info.shape {

@@ -370,8 +370,9 @@ impl Planner<'_> {
                         self.body.vars[var].span,
                         format!(
                             "#[reverse] must keep `{}` (a struct or nested container) for the \
-                             reverse sweep of this loop but does not know its type; build it \
-                             outside the loop, or from a struct expression or a call",
+                             reverse sweep (of a loop, or of a caller) but cannot name its type; \
+                             build it from a struct expression or a call, or copy a parameter \
+                             or a part of one at constant indices",
                             self.body.vars[var].name
                         ),
                     );
@@ -424,6 +425,14 @@ impl Planner<'_> {
                 self.body.callees[call.callee].kind == crate::ir::CalleeKind::Function
             }
             Some(Rhs::Copy(Operand::Var(w))) => self.aggregate_typed(*w),
+            // A copy of a part of a parameter at constant indices: named by the part.
+            Some(Rhs::Index(root, path)) => {
+                self.body.vars[*root].param.is_some()
+                    && path
+                        .operands()
+                        .iter()
+                        .all(|i| matches!(i, Operand::Lit(..)))
+            }
             _ => false,
         }
     }
