@@ -127,6 +127,12 @@ pub fn expect_pullback<G, U: PullbackOf<G>>(value: U) -> G {
     value.adjoints()
 }
 
+/// Makes rustc infer that `value` has the type of `like`: the reverse sweep pops a copy of a
+/// part of a struct (`let q = ps[0].clone();`) whose type the macro cannot name, and names it
+/// by the part it copies.
+#[inline]
+pub fn same_type<T: ?Sized>(_value: &T, _like: &T) {}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -138,9 +144,3 @@ mod tests {
         );
     }
 }
-
-/// Makes rustc infer that `value` has the type of `like`: the reverse sweep pops a copy of a
-/// part of a struct (`let q = ps[0].clone();`) whose type the macro cannot name, and names it
-/// by the part it copies.
-#[inline]
-pub fn same_type<T: ?Sized>(_value: &T, _like: &T) {}
