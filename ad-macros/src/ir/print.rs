@@ -750,6 +750,11 @@ mod snapshots {
     }
 
     #[test]
+    fn ir_enums() {
+        check("enums");
+    }
+
+    #[test]
     fn ir_aggregate_loops() {
         check("aggregate_loops");
     }
