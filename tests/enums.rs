@@ -92,7 +92,7 @@ fn shapes() -> Vec<Shape> {
 #[reverse]
 fn area(s: &Shape, k: f64) -> f64 {
     match s {
-        Shape::Circle(r) => 3.14 * r * r * k,
+        Shape::Circle(r) => 3.0 * r * r * k,
         Shape::Rect { w, h } => w * h * k,
         Shape::Empty => 0.0,
         Shape::Poly(pts) => pts[0] * pts[1] * k + pts[2],
@@ -107,9 +107,9 @@ fn each_arm_kind_closed_form() {
     assert_relative_eq!(dk, 6.0);
 
     let (a, (ds, dk)) = area_grad(&Shape::Circle(2.0), 0.5);
-    assert_relative_eq!(a, 3.14 * 4.0 * 0.5);
-    assert_close(&ds, &ShapeAdjoint::Circle(2.0 * 3.14 * 2.0 * 0.5));
-    assert_relative_eq!(dk, 3.14 * 4.0);
+    assert_relative_eq!(a, 3.0 * 4.0 * 0.5);
+    assert_close(&ds, &ShapeAdjoint::Circle(2.0 * 3.0 * 2.0 * 0.5));
+    assert_relative_eq!(dk, 3.0 * 4.0);
 
     let (a, (ds, dk)) = area_grad(&Shape::Empty, 0.5);
     assert_eq!((a, ds, dk), (0.0, ShapeAdjoint::Empty, 0.0));
@@ -161,6 +161,10 @@ fn total(shapes: &[Shape], k: f64) -> f64 {
             Shape::Poly(p) => p[0] + p[1] * p[2],
         };
     }
+    #[allow(
+        clippy::needless_range_loop,
+        reason = "`shapes[i]` as a scrutinee is the case"
+    )]
     for i in 0..shapes.len() {
         sum += match shapes[i] {
             Shape::Circle(r) => r,

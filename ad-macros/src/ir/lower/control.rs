@@ -202,20 +202,21 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `match` on an inactive value becomes a chain of `if`s on `matches!`.
+    /// `match` on an inactive value becomes a chain of `if`s on `matches!`; so does one on a
+    /// place of an aggregate whose arms bind the fields of its variants (see `enums`).
     fn lower_match(
         &mut self,
         expr_match: &syn::ExprMatch,
         out: &mut Vec<Stmt>,
         want: bool,
     ) -> (Value, Jumps) {
-        let Some((last, arms)) = expr_match.arms.split_last() else {
+        if expr_match.arms.is_empty() {
             self.cx.error(
                 expr_match,
                 "a `match` without arms is not supported by #[reverse]",
             );
             return (Value::Unit, Jumps::default());
-        };
+        }
         let scrutinee = &expr_match.expr;
         // A `match` on a place of an aggregate whose arms bind its variants' fields (see
         // `enums`): each binding is a place, each test a pattern without bindings.
@@ -268,7 +269,6 @@ impl Lowerer<'_> {
         for arm in &expr_match.arms {
             self.reject_bindings(&arm.pat);
         }
-        let _ = (last, arms);
         let arms: Vec<(syn::Arm, Vec<(syn::Ident, Binding)>)> = expr_match
             .arms
             .iter()

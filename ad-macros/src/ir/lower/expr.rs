@@ -1199,8 +1199,8 @@ impl Lowerer<'_> {
     }
 
     /// `Pair(x, y)`: a tuple struct's constructor (a `CamelCase` name, by Rust's naming
-    /// convention), an aggregate like a struct expression; `Shape::Circle(r)`, an enum
-    /// variant's, is rejected. `None` for any other call.
+    /// convention), an aggregate like a struct expression, or an enum variant's
+    /// (`Shape::Circle(r)`, see `enums`). `None` for any other call.
     fn lower_constructor(
         &mut self,
         call: &syn::ExprCall,
