@@ -394,6 +394,13 @@ pub(crate) mod snapshots {
         check("structs");
     }
 
+    /// Enums: `match` arms that bind variant fields (direct `match` reads, no clones),
+    /// variant expressions, an enum result.
+    #[test]
+    fn enums() {
+        check("enums");
+    }
+
     /// Loops, slices and chains over aggregates: the items are places (`ps[__i1].mass`),
     /// nothing is copied.
     #[test]

@@ -357,6 +357,30 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
 /// The fallback's `fwd`/`rev` accept anything, so the only error the user sees for a
 /// callee without a derivative is the one from `require_derivative`, at the call.
 pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
+    let enums = enum_aliases(body);
+    let callees = callee_imports(body, check);
+    quote!(#enums #callees)
+}
+
+/// The adjoint type of each enum the body matches on or builds, under a local name that a
+/// pattern can use (a pattern cannot name a variant through a projection):
+///
+/// ```text
+/// type __AdjShape = <Shape as ::ad::Adjoint>::Adj;
+/// ```
+fn enum_aliases(body: &Body) -> TokenStream {
+    let aliases = body.enums.iter().map(|e| {
+        let (alias, ty) = (&e.alias, &e.enum_ty);
+        quote! {
+            // (The forward sweep reads no adjoint.)
+            #[allow(dead_code)]
+            type #alias = <#ty as ::ad::Adjoint>::Adj;
+        }
+    });
+    quote!(#(#aliases)*)
+}
+
+fn callee_imports(body: &Body, check: bool) -> TokenStream {
     if body.callees.is_empty() {
         return TokenStream::new();
     }

@@ -116,16 +116,37 @@ impl Emitter<'_> {
 
     /// A path into an array or aggregate: `[i]`, `.pos[i]`, `[i][j]`.
     pub(super) fn path(&self, path: &crate::ir::Path) -> TokenStream {
-        path.0
+        self.place(TokenStream::new(), path, false, false)
+    }
+
+    /// The part `path` of the adjoint of the aggregate `v`, as a place to add into:
+    /// `__adj_p.pos[i]`. (A `match` on a variant borrows the adjoint by `&mut`, which a sink,
+    /// an immutable `&mut` binding, gives as `*__adj_s`.)
+    pub(super) fn adj_place(&self, v: VarId, path: &crate::ir::Path) -> TokenStream {
+        let adj = &self.adj[v];
+        let variant = path
+            .0
             .iter()
-            .map(|step| match step {
-                crate::ir::Step::Index(i) => {
-                    let i = self.op(i);
-                    quote!([#i])
-                }
-                crate::ir::Step::Field(m) => quote!(.#m),
-            })
-            .collect()
+            .any(|s| matches!(s, crate::ir::Step::Variant(_)));
+        let base = match variant && self.is_sink(v) {
+            true => quote!((*#adj)),
+            false => quote!(#adj),
+        };
+        self.place(base, path, true, true)
+    }
+
+    /// `base` followed by `path`, as a place: `p.pos[i]`, or through an enum variant
+    /// `(*match &s { Shape::Circle(__v, ..) => __v, _ => unreachable!() })` (see
+    /// `ir::Variant::place`). `mutable` borrows the variants' values by `&mut` (a write);
+    /// `adjoint` matches on the adjoint's variants (`base` is an adjoint).
+    pub(super) fn place(
+        &self,
+        base: TokenStream,
+        path: &crate::ir::Path,
+        mutable: bool,
+        adjoint: bool,
+    ) -> TokenStream {
+        path.place(base, mutable, adjoint, |i| self.op(i))
     }
 
     /// An operand as the receiver of a method call (`(-1.0).abs()` needs the parentheses).
@@ -270,13 +291,12 @@ impl Emitter<'_> {
             // A copy of a part of an aggregate (a struct, an array): cloned.
             Rhs::Index(array, index) if self.is_aggregate(out) => {
                 let array = &self.body.vars[*array].name;
-                let path = self.path(index);
-                quote!(::core::clone::Clone::clone(&#array #path))
+                let place = self.place(quote!(#array), index, false, false);
+                quote!(::core::clone::Clone::clone(&#place))
             }
             Rhs::Index(array, index) => {
                 let array = &self.body.vars[*array].name;
-                let path = self.path(index);
-                quote!(#array #path)
+                self.place(quote!(#array), index, false, false)
             }
             Rhs::ArrayLit(items) => {
                 let items = items.iter().map(|i| self.op(i));
@@ -441,12 +461,12 @@ impl Emitter<'_> {
                         quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
                     }
                     _ if self.is_aggregate(out) => {
-                        let path = self.path(index);
-                        quote!(::ad::__private::Accumulate::accumulate(&mut #array_adj #path, &#adj);)
+                        let place = self.adj_place(*array, index);
+                        quote!(::ad::__private::Accumulate::accumulate(&mut #place, &#adj);)
                     }
                     _ => {
-                        let path = self.path(index);
-                        quote!(#array_adj #path += #adj;)
+                        let place = self.adj_place(*array, index);
+                        quote!(#place += #adj;)
                     }
                 };
             }
@@ -499,7 +519,21 @@ impl Emitter<'_> {
             }
             Rhs::StructLit(lit) => {
                 for (member, item) in &lit.fields {
-                    items.push((item, quote!(#adj.#member), false));
+                    let field = match &lit.variant {
+                        // The adjoint of a variant's field: `(*match &__adj_s {
+                        // __AdjShape::Circle(__v, ..) => __v, _ => unreachable!() })` (a
+                        // zero adjoint keeps the value's variant; a seed must have it too).
+                        Some(variant) => {
+                            let variant = crate::ir::Variant {
+                                field: syn::parse2(member.clone())
+                                    .expect("a struct expression's member"),
+                                ..variant.clone()
+                            };
+                            variant.place(quote!(#adj), false, true)
+                        }
+                        None => quote!(#adj.#member),
+                    };
+                    items.push((item, field, false));
                 }
             }
             Rhs::ArrayLit(elems) | Rhs::VecLit(elems) => {
@@ -751,26 +785,34 @@ impl Emitter<'_> {
             .zip(&call.by_mut)
             .enumerate()
             .map(|(k, ((arg, &by_ref), &by_mut))| {
-                let path = call
-                    .paths
-                    .get(k)
-                    .and_then(Option::as_ref)
-                    .map(|p| self.path(p));
-                if by_mut {
+                let path = call.paths.get(k).and_then(Option::as_ref);
+                let place = |mutable| {
                     let arg = self.op(arg);
+                    match path {
+                        Some(path) => self.place(arg, path, mutable, false),
+                        None => arg,
+                    }
+                };
+                if by_mut {
                     return match (rev, method && k == 0) {
                         // (A `&mut self` method's reverse takes `&self` to be found by rustc.)
-                        (true, true) => quote!(&#arg #path),
+                        (true, true) => {
+                            let place = place(false);
+                            quote!(&#place)
+                        }
                         (true, false) => quote!(::ad::__private::passed_mut()),
-                        (false, _) => quote!(&mut #arg #path),
+                        (false, _) => {
+                            let place = place(true);
+                            quote!(&mut #place)
+                        }
                     };
                 }
-                if let Some(path) = path {
-                    let arg = self.op(arg);
+                if path.is_some() {
+                    let place = place(false);
                     return match by_ref {
-                        true => quote!(&#arg #path),
+                        true => quote!(&#place),
                         // (A part passed by value: a float is copied, anything else cloned.)
-                        false => quote!(::core::clone::Clone::clone(&#arg #path)),
+                        false => quote!(::core::clone::Clone::clone(&#place)),
                     };
                 }
                 // (A reference parameter is passed as it is: `&Vec<f64>` coerces to `&[f64]`.)
@@ -816,10 +858,13 @@ impl Emitter<'_> {
         let adj = &self.adj[v];
         if self.is_aggregate(v) {
             let name = &var.name;
-            let path = path.map(|p| self.path(p));
+            let place = match path {
+                Some(p) => self.place(quote!(#local), p, true, true),
+                None => quote!(#local),
+            };
             return (
                 quote!(let mut #local = ::ad::__private::zeros_like(&#name);),
-                quote!(&mut #local #path),
+                quote!(&mut #place),
                 {
                     let adj = self.agg_adj_mut(v);
                     quote!(::ad::__private::Accumulate::accumulate(#adj, &#local);)
@@ -909,11 +954,17 @@ impl Emitter<'_> {
         let local = format_ident!("__dup{}", k, span = Span::mixed_site());
         let name = &self.body.vars[v].name;
         let adj = &self.adj[v];
-        let path = path.map(|p| self.path(p)).unwrap_or_default();
+        let (value, adj) = match path {
+            Some(p) => (
+                self.place(quote!(#name), p, false, false),
+                self.place(quote!(#adj), p, true, true),
+            ),
+            None => (quote!(#name), quote!(#adj)),
+        };
         (
-            quote!(let mut #local = ::ad::__private::zeros_like(&#name #path);),
+            quote!(let mut #local = ::ad::__private::zeros_like(&#value);),
             quote!(&mut #local),
-            quote!(::ad::__private::Accumulate::accumulate(&mut #adj #path, &#local);),
+            quote!(::ad::__private::Accumulate::accumulate(&mut #adj, &#local);),
         )
     }
 
@@ -922,13 +973,13 @@ impl Emitter<'_> {
     /// argument that is not differentiated here.
     fn sink(&self, arg: &Operand, path: Option<&crate::ir::Path>) -> TokenStream {
         if let (Some(path), Operand::Var(v)) = (path, arg) {
-            let path = self.path(path);
             if self.plan.active(*v) {
-                let adj = &self.adj[*v];
-                return quote!(&mut #adj #path);
+                let place = self.adj_place(*v, path);
+                return quote!(&mut #place);
             }
             let name = &self.body.vars[*v].name;
-            return quote!(&mut ::ad::__private::zeros_like(&#name #path));
+            let place = self.place(quote!(#name), path, false, false);
+            return quote!(&mut ::ad::__private::zeros_like(&#place));
         }
         match arg {
             Operand::Var(v) if self.plan.active(*v) => {

@@ -398,6 +398,120 @@ pub(crate) enum Step {
     Index(Operand),
     /// `.name` or `.0`.
     Field(syn::Member),
+    /// The field `field` of the enum variant `variant`, which the value at this point must
+    /// have (an arm of a `match` on it chose it, or the value was built with it). Rendered
+    /// as a `match` that binds the field (see [`Variant::place`]).
+    Variant(Variant),
+}
+
+/// A field of an enum variant, as a [`Step`] or the variant of a [`StructLit`].
+///
+/// ```text
+/// // Before
+/// match s { Shape::Circle(r) => 3.0 * r, .. }
+/// // After: a read of `r`, and its adjoint's contribution
+/// let __t0 = (*match &s { Shape::Circle(__v, ..) => __v, _ => ::core::unreachable!() });
+/// (*match &mut __adj_s { __AdjShape::Circle(__v, ..) => __v, _ => ::core::unreachable!() }) += ..;
+/// ```
+#[derive(Clone)]
+pub(crate) struct Variant {
+    /// The enum, as the user wrote it before the variant's name (`Shape`, `geo::Shape`).
+    pub enum_ty: TokenStream,
+    /// The variant's name (`Circle`).
+    pub variant: Ident,
+    /// The field (`0`, `w`).
+    pub field: syn::Member,
+    /// The local alias of the enum's adjoint type (`type __AdjShape = <Shape as
+    /// ::ad::Adjoint>::Adj;`, declared by codegen from [`Body::enums`]): a pattern cannot
+    /// name a variant through a projection.
+    pub alias: Ident,
+}
+
+impl Variant {
+    /// `Shape::Circle(_, __v, ..)` or `Shape::Rect { w: __v, .. }` (on the adjoint:
+    /// `__AdjShape::Circle(..)`), binding the field to `bind`.
+    pub(crate) fn pattern(&self, adjoint: bool, bind: &Ident) -> TokenStream {
+        let variant = &self.variant;
+        let path = match adjoint {
+            true => {
+                let alias = &self.alias;
+                quote::quote!(#alias::#variant)
+            }
+            false => {
+                let ty = &self.enum_ty;
+                quote::quote!(#ty::#variant)
+            }
+        };
+        match &self.field {
+            syn::Member::Unnamed(i) => {
+                let skip = (0..i.index).map(|_| quote::quote!(_,));
+                quote::quote!(#path(#(#skip)* #bind, ..))
+            }
+            syn::Member::Named(name) => quote::quote!(#path { #name: #bind, .. }),
+        }
+    }
+
+    /// The field of the value at the place `base` as a place expression:
+    /// `(*match &base { Shape::Circle(__v, ..) => __v, _ => ::core::unreachable!() })`
+    /// (`&mut` when `mutable`; the adjoint's variant when `adjoint`).
+    pub(crate) fn place(&self, base: TokenStream, mutable: bool, adjoint: bool) -> TokenStream {
+        let bind = Ident::new("__v", Span::mixed_site());
+        let pat = self.pattern(adjoint, &bind);
+        let borrow = match mutable {
+            true => quote::quote!(&mut),
+            false => quote::quote!(&),
+        };
+        quote::quote!((*match #borrow #base { #pat => #bind, _ => ::core::unreachable!() }))
+    }
+}
+
+impl PartialEq for Variant {
+    fn eq(&self, other: &Self) -> bool {
+        self.enum_ty.to_string() == other.enum_ty.to_string()
+            && self.variant == other.variant
+            && self.field == other.field
+    }
+}
+
+impl std::fmt::Debug for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Variant({}::{}.", self.enum_ty, self.variant)?;
+        write!(f, "{})", quote::ToTokens::to_token_stream(&self.field))
+    }
+}
+
+/// The adjoint type alias of an enum the body matches on or builds (see [`Variant::alias`]).
+#[derive(Clone, Debug)]
+pub(crate) struct EnumAlias {
+    pub alias: Ident,
+    pub enum_ty: TokenStream,
+}
+
+impl Path {
+    /// `base` followed by the steps, as an expression (a place): `p.pos[i]`, or for a
+    /// [`Step::Variant`] the `match` that reaches the field (see [`Variant::place`]).
+    /// `render` writes an index operand; `mutable` and `adjoint` are as for
+    /// [`Variant::place`].
+    pub(crate) fn place(
+        &self,
+        base: TokenStream,
+        mutable: bool,
+        adjoint: bool,
+        mut render: impl FnMut(&Operand) -> TokenStream,
+    ) -> TokenStream {
+        let mut out = base;
+        for step in &self.0 {
+            out = match step {
+                Step::Index(i) => {
+                    let i = render(i);
+                    quote::quote!(#out[#i])
+                }
+                Step::Field(m) => quote::quote!(#out.#m),
+                Step::Variant(v) => v.place(out, mutable, adjoint),
+            };
+        }
+        out
+    }
 }
 
 impl std::fmt::Debug for Step {
@@ -405,6 +519,7 @@ impl std::fmt::Debug for Step {
         match self {
             Step::Index(i) => f.debug_tuple("Index").field(i).finish(),
             Step::Field(m) => write!(f, "Field({})", quote::ToTokens::to_token_stream(m)),
+            Step::Variant(v) => v.fmt(f),
         }
     }
 }
@@ -414,6 +529,7 @@ impl PartialEq for Step {
         match (self, other) {
             (Step::Index(a), Step::Index(b)) => a == b,
             (Step::Field(a), Step::Field(b)) => a == b,
+            (Step::Variant(a), Step::Variant(b)) => a == b,
             _ => false,
         }
     }
@@ -431,7 +547,7 @@ impl Path {
             .iter()
             .filter_map(|s| match s {
                 Step::Index(i) => Some(i),
-                Step::Field(_) => None,
+                Step::Field(_) | Step::Variant(_) => None,
             })
             .collect()
     }
@@ -442,7 +558,7 @@ impl Path {
             .iter_mut()
             .filter_map(|s| match s {
                 Step::Index(i) => Some(i),
-                Step::Field(_) => None,
+                Step::Field(_) | Step::Variant(_) => None,
             })
             .collect()
     }
@@ -463,6 +579,10 @@ pub(crate) struct StructLit {
     pub fields: Vec<(TokenStream, Operand)>,
     /// A tuple struct's constructor, `Pair(a, b)` (the fields are `0`, `1`, ..).
     pub tuple: bool,
+    /// For an enum variant (`Shape::Circle(a)`, `Shape::Rect { w: a, h: b }`): the enum and
+    /// its adjoint's alias (the `field` of the [`Variant`] is unused). `path` is the
+    /// variant's path, as written.
+    pub variant: Option<Variant>,
 }
 
 /// A call of a function with a derivative, through its split companions `g::fwd` and
@@ -796,4 +916,7 @@ pub(crate) struct Body {
     pub blocks: usize,
     /// The functions with derivatives that the body calls.
     pub callees: Vec<Callee>,
+    /// The enums whose variants the body reaches or builds: codegen declares their adjoint
+    /// aliases once per generated function.
+    pub enums: Vec<EnumAlias>,
 }

@@ -393,6 +393,12 @@ impl<'b> Printer<'b> {
                 crate::ir::Step::Field(m) => {
                     format!(".{}", tokens(&quote::ToTokens::to_token_stream(m)))
                 }
+                crate::ir::Step::Variant(v) => format!(
+                    ".<{}::{}>.{}",
+                    tokens(&v.enum_ty),
+                    v.variant,
+                    tokens(&quote::ToTokens::to_token_stream(&v.field))
+                ),
             })
             .collect()
     }
@@ -741,6 +747,11 @@ mod snapshots {
     #[test]
     fn ir_structs() {
         check("structs");
+    }
+
+    #[test]
+    fn ir_enums() {
+        check("enums");
     }
 
     #[test]

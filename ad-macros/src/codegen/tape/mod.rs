@@ -183,9 +183,10 @@ impl Emitter<'_> {
                 value,
             } => {
                 let name = &self.body.vars[*array].name;
-                let (path, value) = (self.path(index), self.op(value));
+                let place = self.place(quote!(#name), index, true, false);
+                let value = self.op(value);
                 let op = assign_token(*op, span);
-                respan(quote!(#name #path #op #value;), span)
+                respan(quote!(#place #op #value;), span)
             }
             StmtKind::VecOp { vec, op } => respan(self.fwd_vec_op(*vec, op), span),
             StmtKind::Opaque { tokens, .. } => tokens.clone(),
@@ -447,7 +448,10 @@ impl Emitter<'_> {
         }
         match (self.result_type(v), self.plan.defs.get(&v)) {
             (Some(ty), _) => ty,
-            (None, Some(Rhs::StructLit(lit))) => lit.path.clone(),
+            (None, Some(Rhs::StructLit(lit))) => match &lit.variant {
+                Some(variant) => variant.enum_ty.clone(),
+                None => lit.path.clone(),
+            },
             (None, Some(Rhs::Copy(Operand::Var(w)))) => self.aggregate_type(*w),
             _ => quote!(_),
         }
@@ -494,8 +498,8 @@ impl Emitter<'_> {
                     }
                     Shape::Place(p, path) => {
                         let name = &self.body.vars[*p].name;
-                        let path = self.path(path);
-                        quote!(::ad::__private::zeros_like(&#name #path))
+                        let place = self.place(quote!(#name), path, false, false);
+                        quote!(::ad::__private::zeros_like(&#place))
                     }
                 }
             }
@@ -547,9 +551,7 @@ impl Emitter<'_> {
                 op,
                 value,
             } if self.plan.active(*array) => {
-                let adj = &self.adj[*array];
-                let path = self.path(index);
-                let element = quote!(#adj #path);
+                let element = self.adj_place(*array, index);
                 match op {
                     AssignOp::Set => {
                         let contrib = self.contrib(value, element.clone(), false);

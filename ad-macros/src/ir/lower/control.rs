@@ -1,7 +1,7 @@
 //! Lowering of `if`, `match`, blocks and loops.
 
 use proc_macro2::Span;
-use quote::quote;
+use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 
 use super::{strip, Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
@@ -202,44 +202,106 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `match` on an inactive value becomes a chain of `if`s on `matches!`.
+    /// `match` on an inactive value becomes a chain of `if`s on `matches!`; so does one on a
+    /// place of an aggregate whose arms bind the fields of its variants (see `enums`).
     fn lower_match(
         &mut self,
         expr_match: &syn::ExprMatch,
         out: &mut Vec<Stmt>,
         want: bool,
     ) -> (Value, Jumps) {
-        let Some((last, arms)) = expr_match.arms.split_last() else {
+        if expr_match.arms.is_empty() {
             self.cx.error(
                 expr_match,
                 "a `match` without arms is not supported by #[reverse]",
             );
             return (Value::Unit, Jumps::default());
-        };
+        }
         let scrutinee = &expr_match.expr;
-        let subject = self.with_closure_calls(scrutinee, None, out, |this, expr, out| {
-            let mut opaque = this.opaque(&syn::parse_quote!(&(#expr)));
-            opaque.flows.clear();
-            this.let_opaque(out, "m", Ty::Other, opaque, scrutinee.span())
-        });
+        // A `match` on a place of an aggregate whose arms bind its variants' fields (see
+        // `enums`): each binding is a place, each test a pattern without bindings.
+        let binding = expr_match
+            .arms
+            .iter()
+            .any(|arm| super::enums::binds(&arm.pat));
+        if binding && self.is_place_expr(scrutinee) {
+            let mut index_stmts = Vec::new();
+            let place = self.place_expr(scrutinee, &mut index_stmts);
+            out.extend(index_stmts);
+            let Some(place) = place else {
+                return (Value::Error, Jumps::default());
+            };
+            let mut lowered = Vec::new();
+            for arm in &expr_match.arms {
+                let mut binds = Vec::new();
+                if self.arm_bindings(&arm.pat, &place, &mut binds).is_none() {
+                    return (Value::Error, Jumps::default());
+                }
+                let keep = match &arm.guard {
+                    Some((_, guard)) => super::enums::idents_in(guard.to_token_stream()),
+                    None => Vec::new(),
+                };
+                for (ident, _) in &binds {
+                    if keep.contains(&ident.to_string())
+                        && self.lookup(&ident.to_string()).is_some()
+                    {
+                        // The guard is emitted as written, in the function's scope.
+                        self.cx.error(
+                            ident,
+                            "this binding is read by the arm's guard and has the name of a \
+                             variable of the function; rename it",
+                        );
+                        return (Value::Error, Jumps::default());
+                    }
+                }
+                let mut arm = arm.clone();
+                arm.pat = super::enums::test_pattern(&arm.pat, &keep);
+                let binds = binds
+                    .into_iter()
+                    .map(|(ident, place)| (ident, Binding::Place(place)))
+                    .collect();
+                lowered.push((arm, binds));
+            }
+            let subject = self.match_subject(scrutinee, out);
+            return self.lower_arms(subject, &lowered, out, want);
+        }
+        let subject = self.match_subject(scrutinee, out);
         for arm in &expr_match.arms {
             self.reject_bindings(&arm.pat);
         }
-        self.lower_arms(subject, arms, last, out, want)
+        let arms: Vec<(syn::Arm, Vec<(syn::Ident, Binding)>)> = expr_match
+            .arms
+            .iter()
+            .map(|arm| (arm.clone(), Vec::new()))
+            .collect();
+        self.lower_arms(subject, &arms, out, want)
     }
 
+    /// `let __m = &(scrutinee);`, which the arms' tests read.
+    fn match_subject(&mut self, scrutinee: &syn::Expr, out: &mut Vec<Stmt>) -> VarId {
+        self.with_closure_calls(scrutinee, None, out, |this, expr, out| {
+            let mut opaque = this.opaque(&syn::parse_quote!(&(#expr)));
+            opaque.flows.clear();
+            this.let_opaque(out, "m", Ty::Other, opaque, scrutinee.span())
+        })
+    }
+
+    /// The arms as `if`s on `matches!(*subject, pat)`; the last one runs when no earlier one
+    /// matched. Each arm comes with the names its body binds (the fields of a variant).
     fn lower_arms(
         &mut self,
         subject: VarId,
-        arms: &[syn::Arm],
-        last: &syn::Arm,
+        arms: &[(syn::Arm, Vec<(syn::Ident, Binding)>)],
         out: &mut Vec<Stmt>,
         want: bool,
     ) -> (Value, Jumps) {
-        let Some((first, rest)) = arms.split_first() else {
-            // The last arm runs when no earlier one matched.
-            return self.lower_arm_body(&last.body, out, want);
+        let Some(((first, first_binds), rest)) = arms.split_first() else {
+            return (Value::Unit, Jumps::default());
         };
+        if rest.is_empty() {
+            // The last arm runs when no earlier one matched.
+            return self.lower_arm_body(&first.body, first_binds, out, want);
+        }
         let name = self.vars[subject].name.clone();
         let pat = &first.pat;
         let (tokens, mut reads) = match &first.guard {
@@ -265,9 +327,10 @@ impl Lowerer<'_> {
             self.in_value_branch += 1;
         }
         let mut then_stmts = Vec::new();
-        let (then_value, mut jumps) = self.lower_arm_body(&first.body, &mut then_stmts, want);
+        let (then_value, mut jumps) =
+            self.lower_arm_body(&first.body, first_binds, &mut then_stmts, want);
         let mut else_stmts = Vec::new();
-        let (else_value, else_jumps) = self.lower_arms(subject, rest, last, &mut else_stmts, want);
+        let (else_value, else_jumps) = self.lower_arms(subject, rest, &mut else_stmts, want);
         if want {
             self.in_value_branch -= 1;
         }
@@ -295,10 +358,14 @@ impl Lowerer<'_> {
     fn lower_arm_body(
         &mut self,
         body: &syn::Expr,
+        binds: &[(syn::Ident, Binding)],
         out: &mut Vec<Stmt>,
         want: bool,
     ) -> (Value, Jumps) {
         self.push_scope();
+        for (ident, binding) in binds {
+            self.bind(ident, binding.clone());
+        }
         let result = match body {
             syn::Expr::Block(_) | syn::Expr::If(_) | syn::Expr::Match(_) => {
                 self.lower_control(body, out, want)

@@ -1199,8 +1199,8 @@ impl Lowerer<'_> {
     }
 
     /// `Pair(x, y)`: a tuple struct's constructor (a `CamelCase` name, by Rust's naming
-    /// convention), an aggregate like a struct expression; `Shape::Circle(r)`, an enum
-    /// variant's, is rejected. `None` for any other call.
+    /// convention), an aggregate like a struct expression, or an enum variant's
+    /// (`Shape::Circle(r)`, see `enums`). `None` for any other call.
     fn lower_constructor(
         &mut self,
         call: &syn::ExprCall,
@@ -1224,21 +1224,14 @@ impl Lowerer<'_> {
         {
             return None;
         }
-        if path.segments.len() > 1 {
-            let owner = &path.segments[path.segments.len() - 2].ident;
-            if owner
-                .to_string()
-                .starts_with(|c: char| c.is_ascii_uppercase())
-                && owner != "Self"
-            {
-                self.cx.error(
-                    path,
-                    "enum values are not supported by #[reverse] yet; use a struct, or one \
-                     function per variant",
-                );
-                return Some(Value::Error);
-            }
-        }
+        // `Shape::Circle(r)`: an enum variant (see `enums`).
+        let variant = match super::enums::is_variant_path(path) {
+            true => match self.enum_variant(path) {
+                Some(variant) => Some(variant),
+                None => return Some(Value::Error),
+            },
+            false => None,
+        };
         let mut fields = Vec::new();
         for (k, arg) in call.args.iter().enumerate() {
             let member = syn::Member::Unnamed(syn::Index::from(k));
@@ -1261,7 +1254,14 @@ impl Lowerer<'_> {
             };
             fields.push((member.to_token_stream(), op));
         }
-        Some(self.struct_value(path.to_token_stream(), fields, true, call.span(), out))
+        Some(self.struct_value(
+            path.to_token_stream(),
+            fields,
+            true,
+            variant,
+            call.span(),
+            out,
+        ))
     }
 
     /// `Particle { pos: [x, y, z], mass: m }`: an aggregate (see `places`).
@@ -1278,6 +1278,14 @@ impl Lowerer<'_> {
             self.cx.error(&s.path, "#[reverse] needs a struct expression with a plain path (`Particle { .. }`, `Self { .. }`)");
             return Value::Error;
         }
+        // `Shape::Rect { w, h }`: an enum variant (see `enums`).
+        let variant = match super::enums::is_variant_path(&s.path) {
+            true => match self.enum_variant(&s.path) {
+                Some(variant) => Some(variant),
+                None => return Value::Error,
+            },
+            false => None,
+        };
         let mut fields = Vec::new();
         for field in &s.fields {
             // A part of an aggregate may be a float, an array or a struct: a copy of it.
@@ -1303,7 +1311,14 @@ impl Lowerer<'_> {
             };
             fields.push((field.member.to_token_stream(), op));
         }
-        self.struct_value(s.path.to_token_stream(), fields, false, s.span(), out)
+        self.struct_value(
+            s.path.to_token_stream(),
+            fields,
+            false,
+            variant,
+            s.span(),
+            out,
+        )
     }
 
     /// `let __s = path { fields };` (or `path(fields)` for a tuple struct): an aggregate
@@ -1313,6 +1328,7 @@ impl Lowerer<'_> {
         path: proc_macro2::TokenStream,
         fields: Vec<(proc_macro2::TokenStream, Operand)>,
         tuple: bool,
+        variant: Option<crate::ir::Variant>,
         span: proc_macro2::Span,
         out: &mut Vec<Stmt>,
     ) -> Value {
@@ -1326,6 +1342,7 @@ impl Lowerer<'_> {
             path,
             fields,
             tuple,
+            variant,
         };
         out.push(IrStmt {
             kind: StmtKind::Let {

@@ -47,6 +47,7 @@ mod checks;
 mod closure;
 mod control;
 mod conversions;
+mod enums;
 mod expr;
 mod grow;
 mod iter;
@@ -101,6 +102,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         writebacks,
         blocks: lowerer.blocks,
         callees: lowerer.callees,
+        enums: lowerer.enums,
     })
 }
 
@@ -178,6 +180,8 @@ struct Lowerer<'a> {
     for_bindings: Vec<(Ident, Binding)>,
     /// Depth of closure bodies being inlined (growing a vector there is rejected).
     closure_depth: usize,
+    /// The enums whose variants the body reaches or builds (see `enums`).
+    enums: Vec<crate::ir::EnumAlias>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -198,6 +202,7 @@ impl<'a> Lowerer<'a> {
             mut_refs: Vec::new(),
             result_shape: None,
             pending_parts: None,
+            enums: Vec::new(),
             for_bindings: Vec::new(),
             closure_depth: 0,
         };

@@ -264,15 +264,11 @@ impl Lowerer<'_> {
         let mut name = self.vars[place.root].name.clone();
         name.set_span(name.span().located_at(span));
         let mut reads = vec![place.root];
-        let steps = place.steps.iter().map(|step| match step {
-            Step::Index(i) => {
-                reads.extend(i.var());
-                let i = super::views::op_tokens(self, i);
-                quote!([#i])
-            }
-            Step::Field(m) => quote!(.#m),
+        let path = Path(place.steps.clone());
+        reads.extend(path.operands().into_iter().filter_map(Operand::var));
+        let tokens = path.place(quote!(#name), false, false, |i| {
+            super::views::op_tokens(self, i)
         });
-        let tokens = quote!(#name #(#steps)*);
         (tokens, reads)
     }
 }

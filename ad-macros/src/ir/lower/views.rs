@@ -247,6 +247,9 @@ impl Lowerer<'_> {
                 quote!([#i])
             }
             Step::Field(m) => quote!(.#m),
+            // (A view of a part of an enum variant is rejected where it is made:
+            // `view_of_place`.)
+            Step::Variant(_) => unreachable!("a view through an enum variant"),
         });
         let tokens = quote!(#(#steps)*);
         (tokens, reads)
@@ -293,7 +296,10 @@ impl Lowerer<'_> {
                         Some(Ok(View::whole(*v, mutable)))
                     }
                     // `for v in row.iter()` with `let row = &self.w[i];`.
-                    Binding::Place(place) => Some(Ok(View::of_place(place.clone()))),
+                    Binding::Place(place) => {
+                        let place = place.clone();
+                        Some(self.view_of_place(place, expr))
+                    }
                     Binding::Poisoned => Some(Err(())),
                     _ => None,
                 }
@@ -318,7 +324,22 @@ impl Lowerer<'_> {
             return None;
         }
         let place = self.place_expr(expr, out)?;
-        Some(Ok(View::of_place(place)))
+        Some(self.view_of_place(place, expr))
+    }
+
+    /// The view of the whole array at `place`; an error for a part of an enum variant's
+    /// payload, which is reached through a `match` that a view's prefix cannot hold.
+    fn view_of_place(&mut self, place: Place, expr: &syn::Expr) -> Result<View, ()> {
+        if place.steps.iter().any(|s| matches!(s, Step::Variant(_))) {
+            self.cx.error(
+                expr,
+                "a slice or iterator over a part of an enum variant is not supported by \
+                 #[reverse]; index it in a loop over its indices (`for i in 0..N { .. pts[i] \
+                 .. }`)",
+            );
+            return Err(());
+        }
+        Ok(View::of_place(place))
     }
 
     /// Whether `expr` denotes a view of a float array (without lowering it).

@@ -1,0 +1,19 @@
+// A `mut` binding of a variant's field is rejected at the binding.
+#[derive(Clone, ad::Adjoint)]
+pub enum Shape {
+    Circle(f64),
+    Square(f64),
+}
+
+#[ad::reverse]
+fn area(s: &Shape) -> f64 {
+    match *s {
+        Shape::Circle(mut r) => { //~ ERROR a `mut` or `@` binding
+            r *= 2.0;
+            r
+        }
+        Shape::Square(a) => a * a,
+    }
+}
+
+fn main() {}

@@ -1,0 +1,15 @@
+// An or-pattern that binds a variant's field is rejected at the pattern.
+#[derive(Clone, ad::Adjoint)]
+pub enum Shape {
+    Circle(f64),
+    Square(f64),
+}
+
+#[ad::reverse]
+fn size(s: &Shape) -> f64 {
+    match s {
+        Shape::Circle(x) | Shape::Square(x) => x * x, //~ ERROR an or-pattern
+    }
+}
+
+fn main() {}
