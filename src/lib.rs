@@ -335,6 +335,7 @@ pub mod __private {
     pub use ad_runtime::inout::{
         output_seed, passed_mut, AggInOut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };
+    pub use ad_runtime::linalg;
     pub use ad_runtime::rules;
     pub use ad_runtime::view;
     pub use ad_runtime::ValueStack;
