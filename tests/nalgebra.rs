@@ -35,7 +35,11 @@ fn bilinear(m: Matrix3<f64>, v: Vector3<f64>, w: Vector3<f64>) -> f64 {
 
 #[test]
 fn bilinear_form_has_closed_form_gradients() {
-    let (m, v, w) = (m0(), Vector3::new(0.5, -1.0, 2.0), Vector3::new(1.5, 0.25, -0.75));
+    let (m, v, w) = (
+        m0(),
+        Vector3::new(0.5, -1.0, 2.0),
+        Vector3::new(1.5, 0.25, -0.75),
+    );
     let (y, (dm, dv, dw)) = bilinear_grad(m, v, w);
     assert_relative_eq!(y, w.dot(&(m * v)), epsilon = 1e-12);
     // ∂(wᵀ M v)/∂M = w vᵀ, /∂v = Mᵀ w, /∂w = M v.
@@ -140,8 +144,18 @@ fn operation_inside_a_loop_matches_finite_differences() {
     };
     let (y, (dm, dv)) = powers_grad(m, v, 4);
     assert_relative_eq!(y, f(&m, &v), epsilon = 1e-10);
-    assert_relative_eq!(dm, fd(|m| f(m, &v), &m), epsilon = 1e-5, max_relative = 1e-7);
-    assert_relative_eq!(dv, fd(|v| f(&m, v), &v), epsilon = 1e-5, max_relative = 1e-7);
+    assert_relative_eq!(
+        dm,
+        fd(|m| f(m, &v), &m),
+        epsilon = 1e-5,
+        max_relative = 1e-7
+    );
+    assert_relative_eq!(
+        dv,
+        fd(|v| f(&m, v), &v),
+        epsilon = 1e-5,
+        max_relative = 1e-7
+    );
 }
 
 #[reverse]
@@ -185,7 +199,11 @@ fn difference_quotient(a: Vector3<f64>, b: Vector3<f64>, t: f64) -> f64 {
 
 #[test]
 fn division_by_a_scalar_matches_finite_differences() {
-    let (a, b, t) = (Vector3::new(1.0, 2.0, 3.0), Vector3::new(0.5, -0.5, 1.0), 0.8);
+    let (a, b, t) = (
+        Vector3::new(1.0, 2.0, 3.0),
+        Vector3::new(0.5, -0.5, 1.0),
+        0.8,
+    );
     let f = |a: &Vector3<f64>, b: &Vector3<f64>, t: f64| {
         let d = (a - b) / t;
         d[0] * d[1] + d[2]
@@ -195,5 +213,9 @@ fn division_by_a_scalar_matches_finite_differences() {
     assert_relative_eq!(da, fd(|a| f(a, &b, t), &a), epsilon = 1e-6);
     assert_relative_eq!(db, -da, epsilon = 1e-12);
     let h = 1e-6;
-    assert_relative_eq!(dt, (f(&a, &b, t + h) - f(&a, &b, t - h)) / (2.0 * h), epsilon = 1e-6);
+    assert_relative_eq!(
+        dt,
+        (f(&a, &b, t + h) - f(&a, &b, t - h)) / (2.0 * h),
+        epsilon = 1e-6
+    );
 }

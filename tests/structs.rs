@@ -281,7 +281,10 @@ fn a_mut_method_vjp() {
 
 /// Nested float containers as parameters.
 #[reverse]
-#[allow(clippy::ptr_arg, reason = "a `&Vec<Vec<f64>>` parameter is what this test is about")]
+#[allow(
+    clippy::ptr_arg,
+    reason = "a `&Vec<Vec<f64>>` parameter is what this test is about"
+)]
 fn frobenius(m: &[[f64; 3]], v: &Vec<Vec<f64>>) -> f64 {
     let mut s = 0.0;
     for i in 0..m.len() {

@@ -60,7 +60,9 @@ macro_rules! matrices_of {
         }
 
         // c = a + b: a̅ += c̅, b̅ += c̅.
-        impl<const R: usize, const C: usize> Binary<op::Add, SMatrix<$t, R, C>> for SMatrix<$t, R, C> {
+        impl<const R: usize, const C: usize> Binary<op::Add, SMatrix<$t, R, C>>
+            for SMatrix<$t, R, C>
+        {
             type Output = Self;
             #[inline]
             fn value(self, b: Self) -> Self {
@@ -73,7 +75,9 @@ macro_rules! matrices_of {
         }
 
         // c = a - b: a̅ += c̅, b̅ -= c̅.
-        impl<const R: usize, const C: usize> Binary<op::Sub, SMatrix<$t, R, C>> for SMatrix<$t, R, C> {
+        impl<const R: usize, const C: usize> Binary<op::Sub, SMatrix<$t, R, C>>
+            for SMatrix<$t, R, C>
+        {
             type Output = Self;
             #[inline]
             fn value(self, b: Self) -> Self {
@@ -149,7 +153,9 @@ macro_rules! matrices_of {
 
         // c = ⟨a, b⟩ (the sum of the elementwise products, for matrices too): a̅ += c̅ b,
         // b̅ += c̅ a.
-        impl<const R: usize, const C: usize> Binary<op::Dot, SMatrix<$t, R, C>> for SMatrix<$t, R, C> {
+        impl<const R: usize, const C: usize> Binary<op::Dot, SMatrix<$t, R, C>>
+            for SMatrix<$t, R, C>
+        {
             type Output = $t;
             #[inline]
             fn value(self, b: Self) -> $t {
@@ -268,6 +274,9 @@ mod tests {
         let mut d = Vector3::new(0.0_f32, 0.0, 0.0);
         linalg::__ad_rev_norm(Vector3::<f32>::zeros(), 1.0, (), &mut d);
         assert_eq!(d, Vector3::zeros());
-        assert_eq!(<Vector3<f32> as Adjoint>::zero_adjoint(&Vector3::new(1.0, 2.0, 3.0)), d);
+        assert_eq!(
+            <Vector3<f32> as Adjoint>::zero_adjoint(&Vector3::new(1.0, 2.0, 3.0)),
+            d
+        );
     }
 }

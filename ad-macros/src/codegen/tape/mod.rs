@@ -459,7 +459,9 @@ impl Emitter<'_> {
             .map(|a| match a {
                 Operand::Var(w) if self.is_aggregate(*w) => self.aggregate_type(*w),
                 Operand::Var(w) => quote::ToTokens::into_token_stream(self.float_of(*w).ident()),
-                Operand::Lit(..) => quote::ToTokens::into_token_stream(self.sig.default_float.ident()),
+                Operand::Lit(..) => {
+                    quote::ToTokens::into_token_stream(self.sig.default_float.ident())
+                }
             })
             .collect();
         let linalg = quote!(::ad::__private::linalg);

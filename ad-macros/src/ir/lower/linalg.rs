@@ -237,8 +237,7 @@ pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
     let [ad, private, linalg, name] = names.as_slice() else {
         return None;
     };
-    if path.leading_colon.is_none() || ad != "ad" || private != "__private" || linalg != "linalg"
-    {
+    if path.leading_colon.is_none() || ad != "ad" || private != "__private" || linalg != "linalg" {
         return None;
     }
     let marker = match name.as_str() {
