@@ -272,6 +272,33 @@
 //! is `Clone + Send + 'static`), written back on return. The CPS backend, `#[reverse(cps)]`,
 //! rejects aggregates for now.
 //!
+//! # `nalgebra` vectors and matrices (feature `nalgebra`)
+//!
+//! With the feature `nalgebra`, `nalgebra`'s fixed-size matrices and vectors (`SMatrix<f64, R,
+//! C>`: `Vector3<f64>`, `Matrix3<f32>`, ..) are active values whose gradient is a matrix of the
+//! same type. In the body, `a + b`, `a - b`, `-a`, `s * a`, `a * s`, `a / s`, `m * v`, `m * n`
+//! and the methods `.dot(&b)`, `.cross(&b)`, `.norm()`, `.norm_squared()` and `.transpose()`
+//! are differentiated by the runtime's rules (`ad_runtime::linalg`), not through `nalgebra`'s
+//! code; `v[0]`, `v.x` read elements. An operation without a rule (a product of two vectors, `%`,
+//! two user structs added) is a compile error at the operation; a method of your own type named
+//! like one of these is taken for it, so name such a method otherwise.
+//!
+//! ```
+//! use nalgebra::{Matrix3, Vector3};
+//!
+//! #[ad::reverse]
+//! fn bilinear(m: Matrix3<f64>, v: Vector3<f64>, w: Vector3<f64>) -> f64 {
+//!     (m * v).dot(&w)
+//! }
+//!
+//! let (m, v, w) = (Matrix3::identity() * 2.0, Vector3::new(1.0, 2.0, 3.0), Vector3::x());
+//! let (y, (dm, dv, dw)) = bilinear_grad(m, v, w);
+//! assert_eq!(y, 2.0);
+//! assert_eq!(dm, w * v.transpose()); // ∂(wᵀ M v)/∂M = w vᵀ
+//! assert_eq!(dv, m.transpose() * w);
+//! assert_eq!(dw, m * v);
+//! ```
+//!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
 //! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the finite-difference
 //! [`check`]er, and the [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
@@ -336,6 +363,7 @@ pub mod __private {
     pub use ad_runtime::inout::{
         output_seed, passed_mut, AggInOut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };
+    pub use ad_runtime::linalg;
     pub use ad_runtime::rules;
     pub use ad_runtime::view;
     pub use ad_runtime::ValueStack;

@@ -36,6 +36,9 @@ pub mod expect;
 pub mod float;
 pub mod grow;
 pub mod inout;
+pub mod linalg;
+#[cfg(feature = "nalgebra")]
+pub mod nalgebra;
 pub mod rules;
 pub mod stack;
 pub mod view;

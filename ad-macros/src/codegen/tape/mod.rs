@@ -446,6 +446,9 @@ impl Emitter<'_> {
                 return quote!(<#ty as ::ad::__private::AggInOut>::Owned);
             }
         }
+        if let Some(ty) = self.rule_result_type(v) {
+            return ty;
+        }
         match (self.result_type(v), self.plan.defs.get(&v)) {
             (Some(ty), _) => ty,
             (None, Some(Rhs::StructLit(lit))) => match &lit.variant {
@@ -455,6 +458,33 @@ impl Emitter<'_> {
             (None, Some(Rhs::Copy(Operand::Var(w)))) => self.aggregate_type(*w),
             _ => quote!(_),
         }
+    }
+
+    /// The type of the result of a rule of the runtime (`let t = m * v;`, see
+    /// `ir::lower::linalg`), from the types of its operands:
+    /// `linalg::BinaryOutput<linalg::op::Mul, Matrix3<f64>, Vector3<f64>>`.
+    fn rule_result_type(&self, v: VarId) -> Option<TokenStream> {
+        let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
+            return None;
+        };
+        let marker = crate::ir::lower::linalg::rule_marker(&self.body.callees[call.callee])?;
+        let args: Vec<TokenStream> = call
+            .args
+            .iter()
+            .map(|a| match a {
+                Operand::Var(w) if self.is_aggregate(*w) => self.aggregate_type(*w),
+                Operand::Var(w) => quote::ToTokens::into_token_stream(self.float_of(*w).ident()),
+                Operand::Lit(..) => {
+                    quote::ToTokens::into_token_stream(self.sig.default_float.ident())
+                }
+            })
+            .collect();
+        let linalg = quote!(::ad::__private::linalg);
+        Some(match args.as_slice() {
+            [a] => quote!(#linalg::UnaryOutput<#linalg::op::#marker, #a>),
+            [a, b] => quote!(#linalg::BinaryOutput<#linalg::op::#marker, #a, #b>),
+            _ => return None,
+        })
     }
 
     /// The type a saved value is popped as.

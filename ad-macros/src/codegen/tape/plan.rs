@@ -422,7 +422,17 @@ impl Planner<'_> {
         match self.plan.defs.get(&var) {
             Some(Rhs::StructLit(_) | Rhs::Part(..)) => true,
             Some(Rhs::Call(call)) => {
-                self.body.callees[call.callee].kind == crate::ir::CalleeKind::Function
+                let callee = &self.body.callees[call.callee];
+                match crate::ir::lower::linalg::rule_marker(callee) {
+                    // A rule of the runtime (`m * v`): typed when its aggregate operands are.
+                    Some(_) => call.args.iter().all(|a| match a {
+                        Operand::Var(w) if self.body.vars[*w].ty.is_array() => {
+                            self.aggregate_typed(*w)
+                        }
+                        _ => true,
+                    }),
+                    None => callee.kind == crate::ir::CalleeKind::Function,
+                }
             }
             Some(Rhs::Copy(Operand::Var(w))) => self.aggregate_typed(*w),
             // A copy of a part of a parameter at constant indices: named by the part.

@@ -172,6 +172,9 @@ impl Lowerer<'_> {
                     Value::Op(Operand::Lit(quote!(#minus #tokens), kind))
                 }
                 Value::Op(op) => {
+                    if let Some(value) = self.lower_linalg_neg(&op, unary.span(), out) {
+                        return value;
+                    }
                     let ty = self.ty_of(&op);
                     Value::Op(self.let_temp(out, Rhs::Neg(op), ty, unary.span()))
                 }
@@ -298,6 +301,10 @@ impl Lowerer<'_> {
         ) else {
             return Value::Error;
         };
+        // An operand is a vector or matrix: the runtime's rule (see `linalg`).
+        if let Some(value) = self.lower_linalg_binary(op, &a, &b, bin.op.span(), out) {
+            return value;
+        }
         if let (Operand::Lit(..), Operand::Lit(..)) = (&a, &b) {
             // A constant expression: one inactive `let`.
             return self.opaque_value(expr, Ty::Float(None), out);
@@ -436,6 +443,10 @@ impl Lowerer<'_> {
         call: &syn::ExprMethodCall,
         out: &mut Vec<Stmt>,
     ) -> Value {
+        // `.dot(..)`, `.norm()`, .. of a vector or matrix: the runtime's rule (see `linalg`).
+        if let Some(value) = self.lower_linalg_method(call, out) {
+            return value;
+        }
         let name = call.method.to_string();
         if let Some(rule) = rules::lookup(&name) {
             let expected = rule.arity - 1 + usize::from(rule.int_exponent);

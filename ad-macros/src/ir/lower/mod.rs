@@ -53,6 +53,7 @@ mod grow;
 mod iter;
 mod iter_mut;
 mod jumps;
+pub(crate) mod linalg;
 mod places;
 mod rename;
 mod results;

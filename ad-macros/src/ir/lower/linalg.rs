@@ -1,0 +1,257 @@
+//! Arithmetic on aggregates (`nalgebra`'s vectors and matrices): calls of the runtime's rules.
+//!
+//! An arithmetic operator with an aggregate operand, and the methods `.dot(..)`, `.cross(..)`,
+//! `.norm()`, `.norm_squared()` and `.transpose()` of an aggregate, become a [`Rhs::Call`] of
+//! the function of the same name in `::ad::__private::linalg`, reached through its split
+//! companions like an associated function (`linalg::__ad_fwd_mul`, `linalg::__ad_rev_mul`).
+//! The runtime knows the rule of each operation for each type (`ad_runtime::linalg`); an
+//! operation it has no rule for does not compile, at the operation.
+//!
+//! ```text
+//! // Before                          // After
+//! let y = (m * v).dot(&w);           let __t0 = call ::ad::__private::linalg::mul(m, v);
+//!                                    let y = call ::ad::__private::linalg::dot(__t0, &w);
+//! ```
+//!
+//! The result of an operation that returns a matrix is an aggregate (its elements are places,
+//! `c[0]`; it can be returned); `.dot`, `.norm` and `.norm_squared` return a float.
+
+use proc_macro2::Span;
+use quote::quote;
+
+use super::{strip, Lowerer, Value};
+use crate::ir::{ArrayInfo, BinOp, Call, Callee, CalleeKind, Operand, Path, Rhs, Shape, Stmt, Ty};
+
+/// The methods of a matrix with a rule: name, number of arguments besides the receiver, and
+/// whether the result is a matrix.
+const METHODS: &[(&str, usize, bool)] = &[
+    ("dot", 1, false),
+    ("cross", 1, true),
+    ("norm", 0, false),
+    ("norm_squared", 0, false),
+    ("transpose", 0, true),
+];
+
+/// One argument of a rule's call: its operand, whether it is passed by `&`, and the path to
+/// it when it is a part of an aggregate.
+type Arg = (Operand, bool, Option<Path>);
+
+impl Lowerer<'_> {
+    /// `a op b` where `a` or `b` is an aggregate: `let t = linalg::op(a, b);`, or `None` when
+    /// neither is.
+    pub(super) fn lower_linalg_binary(
+        &mut self,
+        op: BinOp,
+        a: &Operand,
+        b: &Operand,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        if !self.is_aggregate_operand(a) && !self.is_aggregate_operand(b) {
+            return None;
+        }
+        let name = match op {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::Div => "div",
+            BinOp::Rem => {
+                self.cx.error_at(
+                    span,
+                    "`%` of a vector or matrix is not supported by #[reverse]; compute it \
+                     element by element",
+                );
+                return Some(Value::Error);
+            }
+        };
+        let args = vec![(a.clone(), false, None), (b.clone(), false, None)];
+        Some(self.linalg_call(name, args, true, span, out))
+    }
+
+    /// `-a` for an aggregate `a`: `let t = linalg::neg(a);`, or `None` when `a` is not one.
+    pub(super) fn lower_linalg_neg(
+        &mut self,
+        a: &Operand,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        if !self.is_aggregate_operand(a) {
+            return None;
+        }
+        Some(self.linalg_call("neg", vec![(a.clone(), false, None)], true, span, out))
+    }
+
+    /// `recv.dot(&b)`, `recv.norm()`, .. on an aggregate receiver (a variable, a part of one,
+    /// or the result of another operation): a call of the rule. `None` for any other method
+    /// call, which lowering handles as before (nothing is lowered then).
+    pub(super) fn lower_linalg_method(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let name = call.method.to_string();
+        let &(_, arity, matrix) = METHODS.iter().find(|(n, ..)| *n == name)?;
+        if call.args.len() != arity || call.turbofish.is_some() {
+            return None;
+        }
+        let receiver_is_place = self.is_place_expr(&call.receiver);
+        let receiver_is_result = matches!(
+            strip(&call.receiver),
+            syn::Expr::Binary(_) | syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
+        ) && self.is_float_expr(&call.receiver);
+        if !receiver_is_place && !receiver_is_result {
+            return None;
+        }
+        let mut args = Vec::new();
+        for (k, arg) in std::iter::once(&*call.receiver)
+            .chain(call.args.iter())
+            .enumerate()
+        {
+            let arg = match self.linalg_arg(arg, out) {
+                Some(arg) => arg,
+                None => return Some(Value::Error),
+            };
+            if k == 0 && !receiver_is_place && !self.is_aggregate_operand(&arg.0) {
+                // `(x * y).norm()` of floats: no such method.
+                self.cx.error(
+                    &call.method,
+                    format!(
+                        "`.{name}()` is differentiated on vectors and matrices (`nalgebra`'s, \
+                         with the feature `nalgebra`); this receiver is a number"
+                    ),
+                );
+                return Some(Value::Error);
+            }
+            args.push(arg);
+        }
+        Some(self.linalg_call(&name, args, matrix, call.method.span(), out))
+    }
+
+    /// An argument of a rule: a part of an aggregate by its path (`&b`, `p.pos`), or a value.
+    fn linalg_arg(&mut self, arg: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Arg> {
+        if self.is_place_expr(arg) {
+            let by_ref = matches!(strip(arg), syn::Expr::Reference(_));
+            let place = self.place_expr(arg, out)?;
+            let path = (!place.steps.is_empty()).then(|| Path(place.steps));
+            return Some((Operand::Var(place.root), by_ref, path));
+        }
+        let inner = match strip(arg) {
+            syn::Expr::Reference(r) if r.mutability.is_none() => &*r.expr,
+            other => other,
+        };
+        match self.lower_expr(inner, out) {
+            Value::Op(op) => Some((op, false, None)),
+            Value::Error => None,
+            _ => {
+                self.cx.error(
+                    arg,
+                    "#[reverse] differentiates this operation on vectors, matrices and numbers; \
+                     this argument is none of these",
+                );
+                None
+            }
+        }
+    }
+
+    /// Whether `op` is a variable holding a whole aggregate.
+    fn is_aggregate_operand(&self, op: &Operand) -> bool {
+        op.var().is_some_and(|v| self.is_aggregate(v))
+    }
+
+    /// `let t = ::ad::__private::linalg::name(args);` through the companions of `name`; `t`
+    /// is an aggregate when `matrix`, a float otherwise.
+    fn linalg_call(
+        &mut self,
+        name: &str,
+        args: Vec<Arg>,
+        matrix: bool,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let ident = syn::Ident::new(name, span);
+        let path = quote!(::ad::__private::linalg::#ident);
+        let text = path.to_string();
+        let callee = match self
+            .callees
+            .iter()
+            .position(|c| c.path.to_string() == text && c.kind == CalleeKind::Associated)
+        {
+            Some(i) => i,
+            None => {
+                let alias = self.names.fresh("callee");
+                self.callees.push(Callee {
+                    path,
+                    span,
+                    alias,
+                    arity: args.len(),
+                    kind: CalleeKind::Associated,
+                });
+                self.callees.len() - 1
+            }
+        };
+        let n = args.len();
+        let (mut operands, mut by_ref, mut paths) = (Vec::new(), Vec::new(), Vec::new());
+        for (op, r, p) in args {
+            operands.push(op);
+            by_ref.push(r);
+            paths.push(p);
+        }
+        let rhs = Rhs::Call(Call {
+            callee,
+            args: operands,
+            by_ref,
+            by_mut: vec![false; n],
+            parts: Vec::new(),
+            paths,
+            method: false,
+        });
+        let ty = match matrix {
+            // The shape of the result's adjoint is that of the result (set below).
+            true => Ty::Array(ArrayInfo {
+                elem: None,
+                shape: Shape::Like(usize::MAX),
+                agg: true,
+            }),
+            false => Ty::Float(None),
+        };
+        let result = self.let_temp(out, rhs, ty, span);
+        if let Operand::Var(v) = result {
+            if let Ty::Array(info) = &mut self.vars[v].ty {
+                info.shape = Shape::Like(v);
+            }
+        }
+        Value::Op(result)
+    }
+}
+
+/// The marker type of the rule a call of `callee` goes through (`Mul` for
+/// `::ad::__private::linalg::mul`), when it is one of the runtime's rules: codegen names the
+/// type of its result with it (`linalg::BinaryOutput<linalg::op::Mul, A, B>`), so that the
+/// result can be kept on the value stack inside a loop.
+pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
+    if callee.kind != CalleeKind::Associated {
+        return None;
+    }
+    let path: syn::Path = syn::parse2(callee.path.clone()).ok()?;
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let [ad, private, linalg, name] = names.as_slice() else {
+        return None;
+    };
+    if path.leading_colon.is_none() || ad != "ad" || private != "__private" || linalg != "linalg" {
+        return None;
+    }
+    let marker = match name.as_str() {
+        "add" => "Add",
+        "sub" => "Sub",
+        "mul" => "Mul",
+        "div" => "Div",
+        "dot" => "Dot",
+        "cross" => "Cross",
+        "neg" => "Neg",
+        "norm" => "Norm",
+        "norm_squared" => "NormSquared",
+        "transpose" => "Transpose",
+        _ => return None,
+    };
+    Some(syn::Ident::new(marker, Span::call_site()))
+}
