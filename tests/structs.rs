@@ -548,3 +548,33 @@ fn an_mlp_loss_gradient_matches_finite_differences() {
         }
     }
 }
+
+/// Integer fields next to a float one.
+#[derive(Clone, ad::Adjoint)]
+pub struct Counts {
+    /// A count, used as a float.
+    pub n: usize,
+    /// An exponent.
+    pub k: i32,
+    /// A weight.
+    pub w: f64,
+}
+
+#[reverse]
+fn counted_weight(q: &Counts, x: f64) -> f64 {
+    let m = q.n as f64;
+    let e = q.k;
+    x * m * q.w + x.powi(e)
+}
+
+/// Integer fields read as a cast and as an exponent carry no derivative; their adjoints are
+/// `ad::Zero`.
+#[test]
+fn integer_fields_cast_and_used_as_exponents() {
+    let q = Counts { n: 3, k: 2, w: 0.5 };
+    let (v, (dq, dx)) = counted_weight_grad(&q, 2.0);
+    assert_eq!(v, counted_weight(&q, 2.0));
+    assert_eq!(dx, 3.0 * 0.5 + 2.0 * 2.0);
+    assert_eq!(dq.w, 2.0 * 3.0);
+    assert_eq!((dq.n, dq.k), (ad::Zero, ad::Zero));
+}

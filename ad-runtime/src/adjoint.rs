@@ -125,6 +125,24 @@ pub trait Adjoint {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Zero;
 
+/// Adding a float's adjoint to an inactive value's does nothing: generated code reads a field
+/// it takes for a float (`p.n as f64`) and adds the read's adjoint into the field's adjoint,
+/// which for an integer field is `Zero`.
+macro_rules! zero_absorbs {
+    ($($t:ty)*) => {$(
+        impl core::ops::AddAssign<$t> for Zero {
+            #[inline]
+            fn add_assign(&mut self, _: $t) {}
+        }
+        impl core::ops::SubAssign<$t> for Zero {
+            #[inline]
+            fn sub_assign(&mut self, _: $t) {}
+        }
+    )*};
+}
+
+zero_absorbs!(f64 f32);
+
 /// Panics unless two adjoints have the same length.
 #[inline]
 #[track_caller]
