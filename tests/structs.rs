@@ -578,3 +578,27 @@ fn integer_fields_cast_and_used_as_exponents() {
     assert_eq!(dq.w, 2.0 * 3.0);
     assert_eq!((dq.n, dq.k), (ad::Zero, ad::Zero));
 }
+
+#[reverse]
+fn leapfrog(p: &Particle, dt: f64) -> f64 {
+    let mut q = p.clone();
+    for _ in 0..5 {
+        q.vel[0] -= dt * q.pos[0] * q.mass;
+        q.pos[0] += dt * q.vel[0];
+        q.vel[1] = q.vel[1] * 0.9 + q.pos[0];
+    }
+    q.pos[0] * q.vel[1]
+}
+
+/// A `mut` copy of a struct updated field by field in a loop (each overwritten float is kept
+/// for the reverse sweep).
+#[test]
+fn a_struct_updated_in_a_loop_matches_finite_differences() {
+    let p = particle(0.2);
+    let (v, (dp, ddt)) = leapfrog_grad(&p, 0.1);
+    assert_eq!(v, leapfrog(&p, 0.1));
+    assert_close(&dp, &fd_particle(|q| leapfrog(q, 0.1), &p));
+    let h = 1e-6;
+    let fd = (leapfrog(&p, 0.1 + h) - leapfrog(&p, 0.1 - h)) / (2.0 * h);
+    assert_relative_eq!(ddt, fd, max_relative = 1e-6);
+}

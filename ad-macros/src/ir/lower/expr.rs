@@ -1673,6 +1673,14 @@ impl Lowerer<'_> {
         }
         let float_target = match &self.vars[var].ty {
             Ty::Float(_) => true,
+            Ty::Array(info) if info.agg => {
+                self.cx.error(
+                    expr,
+                    "assigning a whole struct is not supported by #[reverse]; assign its fields \
+                     (`q.pos[0] = ..;`), or bind the new value to a new name (`let q2 = ..;`)",
+                );
+                return;
+            }
             Ty::Array(_) => {
                 self.cx.error(
                     expr,
