@@ -1529,27 +1529,12 @@ impl Lowerer<'_> {
                     Some((_, path)) => path,
                     None => Path::index(self.lower_int_operand(&index.index, Ty::Usize, out)),
                 };
-                let value = self.lower_expr(right, out);
-                let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
-                    return;
+                let elem = match &self.vars[array].ty {
+                    Ty::Array(info) => info.elem,
+                    _ => None,
                 };
-                let (op, value) = match op.map(assign_kind) {
-                    None => (AssignOp::Set, value),
-                    Some(AssignKind::Add) => (AssignOp::Add, value),
-                    Some(AssignKind::Sub) => (AssignOp::Sub, value),
-                    Some(AssignKind::Other(bin)) => {
-                        let elem = match &self.vars[array].ty {
-                            Ty::Array(info) => info.elem,
-                            _ => None,
-                        };
-                        let old = self.let_temp(out, Rhs::Index(array, idx.clone()), Ty::Float(elem), index.span());
-                        let ty = join(&self.ty_of(&old), &self.ty_of(&value));
-                        (AssignOp::Set, self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()))
-                    }
-                    Some(AssignKind::Unsupported) => {
-                        self.cx.error(expr, COMPOUND_ASSIGN);
-                        return;
-                    }
+                let Some((op, value)) = self.element_assignment(expr, array, &idx, elem, index.span(), right, op, out) else {
+                    return;
                 };
                 out.push(IrStmt { kind: StmtKind::IndexAssign { array, index: idx, op, value }, span: expr.span() });
             }
@@ -1631,33 +1616,47 @@ impl Lowerer<'_> {
             );
             return;
         }
-        let value = self.lower_expr(right, out);
-        let Some(value) = self.number(value, right, EXPECTED_NUMBER) else {
+        let path = Path(place.steps.clone());
+        let Some((op, value)) =
+            self.element_assignment(expr, place.root, &path, None, left.span(), right, op, out)
+        else {
             return;
         };
-        let (op, value) = match op.map(assign_kind) {
-            None => (AssignOp::Set, value),
-            Some(AssignKind::Add) => (AssignOp::Add, value),
-            Some(AssignKind::Sub) => (AssignOp::Sub, value),
+        self.store(place, op, value, expr.span(), out);
+    }
+
+    /// The operator and the value of `array<path> op= right`: `=`, `+=` and `-=` as they are,
+    /// any other compound assignment as `=` of the operation on the element's old value
+    /// (`elem` is its precision, when known). `None` after an error.
+    #[allow(clippy::too_many_arguments)]
+    fn element_assignment(
+        &mut self,
+        expr: &syn::Expr,
+        array: VarId,
+        path: &Path,
+        elem: Option<FloatTy>,
+        at: proc_macro2::Span,
+        right: &syn::Expr,
+        op: Option<syn::BinOp>,
+        out: &mut Vec<Stmt>,
+    ) -> Option<(AssignOp, Operand)> {
+        let value = self.lower_expr(right, out);
+        let value = self.number(value, right, EXPECTED_NUMBER)?;
+        match op.map(assign_kind) {
+            None => Some((AssignOp::Set, value)),
+            Some(AssignKind::Add) => Some((AssignOp::Add, value)),
+            Some(AssignKind::Sub) => Some((AssignOp::Sub, value)),
             Some(AssignKind::Other(bin)) => {
-                let old = self.let_temp(
-                    out,
-                    Rhs::Index(place.root, Path(place.steps.clone())),
-                    Ty::Float(None),
-                    left.span(),
-                );
+                let old = self.let_temp(out, Rhs::Index(array, path.clone()), Ty::Float(elem), at);
                 let ty = join(&self.ty_of(&old), &self.ty_of(&value));
-                (
-                    AssignOp::Set,
-                    self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span()),
-                )
+                let new = self.let_temp(out, Rhs::Binary(bin, old, value), ty, expr.span());
+                Some((AssignOp::Set, new))
             }
             Some(AssignKind::Unsupported) => {
                 self.cx.error(expr, COMPOUND_ASSIGN);
-                return;
+                None
             }
-        };
-        self.store(place, op, value, expr.span(), out);
+        }
     }
 
     fn assign_var(
