@@ -261,10 +261,25 @@ pub(crate) mod snapshots {
     pub(crate) fn reverse_functions(source: &str) -> Vec<(TokenStream, syn::ItemFn)> {
         let file: syn::File = syn::parse_str(source).unwrap();
         let mut functions = Vec::new();
-        for item in file.items {
-            let syn::Item::Fn(mut func) = item else {
-                continue;
-            };
+        // Functions, and the methods of `impl` blocks (as functions: the expansion is the same).
+        let candidates = file.items.into_iter().flat_map(|item| match item {
+            syn::Item::Fn(func) => vec![func],
+            syn::Item::Impl(block) => block
+                .items
+                .into_iter()
+                .filter_map(|item| match item {
+                    syn::ImplItem::Fn(m) => Some(syn::ItemFn {
+                        attrs: m.attrs,
+                        vis: m.vis,
+                        sig: m.sig,
+                        block: Box::new(m.block),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        });
+        for mut func in candidates {
             let attr = func.attrs.iter().position(|a| {
                 a.path()
                     .segments
