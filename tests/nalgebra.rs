@@ -4,7 +4,7 @@
 
 use ad::reverse;
 use approx::assert_relative_eq;
-use nalgebra::{Matrix3, Vector3};
+use nalgebra::{Matrix2, Matrix3, Vector3};
 
 /// Central finite differences of `f` along every element of a matrix `x`.
 fn fd<const R: usize, const C: usize>(
@@ -218,4 +218,18 @@ fn division_by_a_scalar_matches_finite_differences() {
         (f(&a, &b, t + h) - f(&a, &b, t - h)) / (2.0 * h),
         epsilon = 1e-6
     );
+}
+
+#[reverse]
+fn entries(m: &Matrix2<f64>, i: usize) -> f64 {
+    m[(0, 1)] * 2.0 + m[(i, 0)]
+}
+
+/// `m[(row, column)]` reads one entry, and its adjoint is that entry of the gradient matrix.
+#[test]
+fn entries_by_row_and_column() {
+    let m = Matrix2::new(1.0, 2.0, 3.0, 4.0);
+    let (v, d) = entries_grad(&m, 1);
+    assert_eq!(v, 2.0 * 2.0 + 3.0);
+    assert_eq!(d, Matrix2::new(0.0, 2.0, 1.0, 0.0));
 }
