@@ -1100,16 +1100,10 @@ mod tests {
             attrs: Vec::new(),
             items,
         });
-        let expected_path = dir.join(format!("{name}.expanded.rs"));
-        if std::env::var_os("AD_SNAPSHOTS").is_some_and(|v| v == "overwrite") {
-            std::fs::write(&expected_path, &actual).unwrap();
-            return;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        assert!(
-            expected == actual,
-            "expansion of {name} changed; run with AD_SNAPSHOTS=overwrite and review.\n\
-             --- actual ---\n{actual}"
+        crate::expand::snapshots::assert_snapshot(
+            &dir.join(format!("{name}.expanded.rs")),
+            &format!("expansion of {name}"),
+            &actual,
         );
     }
 

@@ -317,16 +317,24 @@ pub(crate) mod snapshots {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
         let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
         let actual = expand_source(&source);
-        let expected_path = dir.join(format!("{name}.expanded.rs"));
+        assert_snapshot(
+            &dir.join(format!("{name}.expanded.rs")),
+            &format!("expansion of {name}"),
+            &actual,
+        );
+    }
+
+    /// Compares `actual` with the snapshot at `path` (`what` names it in the failure), or
+    /// rewrites the snapshot under `AD_SNAPSHOTS=overwrite`.
+    pub(crate) fn assert_snapshot(path: &Path, what: &str, actual: &str) {
         if std::env::var_os("AD_SNAPSHOTS").is_some_and(|v| v == "overwrite") {
-            std::fs::write(&expected_path, &actual).unwrap();
+            std::fs::write(path, actual).unwrap();
             return;
         }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
+        let expected = std::fs::read_to_string(path).unwrap_or_default();
         assert!(
             expected == actual,
-            "expansion of {name} changed; run with AD_SNAPSHOTS=overwrite and review.\n\
-             --- actual ---\n{actual}"
+            "{what} changed; run with AD_SNAPSHOTS=overwrite and review.\n--- actual ---\n{actual}"
         );
     }
 

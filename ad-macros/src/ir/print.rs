@@ -676,16 +676,10 @@ mod snapshots {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
         let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
         let actual = ir_of_source(&source);
-        let expected_path = dir.join(format!("{name}.ir"));
-        if std::env::var_os("AD_SNAPSHOTS").is_some_and(|v| v == "overwrite") {
-            std::fs::write(&expected_path, &actual).unwrap();
-            return;
-        }
-        let expected = std::fs::read_to_string(&expected_path).unwrap_or_default();
-        assert!(
-            expected == actual,
-            "IR of {name} changed; run with AD_SNAPSHOTS=overwrite and review.\n\
-             --- actual ---\n{actual}"
+        crate::expand::snapshots::assert_snapshot(
+            &dir.join(format!("{name}.ir")),
+            &format!("IR of {name}"),
+            &actual,
         );
     }
 
