@@ -304,7 +304,7 @@
 //! [`check`]er, and the [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
 #![forbid(unsafe_code)]
 
-pub use ad_macros::{derivative, reverse, Adjoint};
+pub use ad_macros::{derivative, forward, reverse, Adjoint};
 pub use ad_runtime::{adjoint, check, cps, rules, Accumulate, Adjoint, Float, ValueStack, Zero};
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that

@@ -62,6 +62,118 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     )
 }
 
+/// Expands `#[forward(args)] item`: `NAME_jvp` and the companion `__ad_jvp_NAME`.
+pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(err) => {
+            let err = syn::Error::new(err.span(), "#[ad::forward] applies to a function (`fn`)");
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
+        let name = &func.sig.ident;
+        let message = format!("`{name}` has #[ad::forward] twice; remove this one");
+        let err = syn::Error::new_spanned(attr, message).to_compile_error();
+        return quote!(#err #func);
+    }
+    // With `#[reverse]` too, that attribute reports the errors the two have in common.
+    let quiet = func.attrs.iter().any(|a| is_named(a, "reverse"));
+    let cx = Errors::new();
+    let args = parse::Args::from_tokens(&cx, args);
+    if args.backend == parse::Backend::Cps {
+        cx.error_at(
+            proc_macro2::Span::call_site(),
+            "`cps` selects a reverse-mode backend; #[ad::forward] takes only `wrt(...)`",
+        );
+    }
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    let body = ir::lower::lower(&cx, &sig, &func.block);
+    let fail = |cx: Errors, sig: Option<&parse::Signature>| {
+        let errors = match (quiet, cx.check()) {
+            (false, Err(err)) => err.to_compile_error(),
+            _ => TokenStream::new(),
+        };
+        let stubs = sig
+            .map(|sig| codegen::forward::stubs(&func, sig))
+            .unwrap_or_default();
+        quote! {
+            #errors
+            #func
+            #stubs
+        }
+    };
+    if !sig.valid || has_duplicate_param(&sig) {
+        return fail(cx, Some(&sig).filter(|s| s.valid));
+    }
+    let Some(mut body) = body else {
+        return fail(cx, Some(&sig));
+    };
+    ir::types::resolve(&mut body, sig.default_float);
+    if let Some((span, what)) = reject_in_forward(&body, &sig) {
+        let message = format!(
+            "#[ad::forward] does not differentiate {what} yet; use #[reverse] for this function"
+        );
+        // (Reported even beside `#[reverse]`: only forward mode lacks it.)
+        let err = syn::Error::new(span, message).to_compile_error();
+        let stubs = codegen::forward::stubs(&func, &sig);
+        return quote!(#err #func #stubs);
+    }
+    let Some((jvp_body, jvp_plan)) = analyse(&cx, body.clone(), &sig, false) else {
+        return fail(cx, Some(&sig));
+    };
+    let split_sig = sig.all_active();
+    let Some((split_body, split_plan)) = analyse(&cx, body, &split_sig, true) else {
+        return fail(cx, Some(&sig));
+    };
+    let items = codegen::forward::emit(
+        &func,
+        &sig,
+        (&jvp_body, &jvp_plan),
+        (&split_sig, &split_body, &split_plan),
+    );
+    quote! {
+        #func
+        #items
+    }
+}
+
+/// Whether `attr` is `#[name]` or `#[path::name]`.
+fn is_named(attr: &syn::Attribute, name: &str) -> bool {
+    attr.path().segments.last().is_some_and(|s| s.ident == name)
+}
+
+/// What forward mode does not differentiate yet (structs and other aggregates, methods): the
+/// first such construct, with its description.
+fn reject_in_forward(
+    body: &ir::Body,
+    sig: &parse::Signature,
+) -> Option<(proc_macro2::Span, &'static str)> {
+    let aggregates = "structs, tuples of arrays, nested containers or methods";
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| matches!(p.kind, parse::ParamKind::Aggregate { .. }))
+    {
+        return Some((syn::spanned::Spanned::span(&p.ty), aggregates));
+    }
+    if let parse::RetTy::Aggregate(ty) = &sig.ret {
+        return Some((syn::spanned::Spanned::span(ty), aggregates));
+    }
+    if let Some(var) = body
+        .vars
+        .iter()
+        .find(|v| matches!(&v.ty, ir::Ty::Array(info) if info.agg))
+    {
+        return Some((var.span, aggregates));
+    }
+    body.callees
+        .iter()
+        .find(|c| matches!(c.kind, ir::CalleeKind::Method(_)))
+        .map(|c| (c.span, aggregates))
+}
+
 /// The CPS backend keeps one cell per float; it has no cells for the floats of a struct or a
 /// nested container yet.
 fn reject_aggregates_in_cps(cx: &Errors, body: &ir::Body, sig: &parse::Signature) {
@@ -259,6 +371,12 @@ pub(crate) mod snapshots {
     /// The `#[reverse]` functions of `source`: the attribute's arguments and the function
     /// without the attribute.
     pub(crate) fn reverse_functions(source: &str) -> Vec<(TokenStream, syn::ItemFn)> {
+        functions_with(source, "reverse")
+    }
+
+    /// The functions and methods of `source` with the attribute `name`, each with the
+    /// attribute's arguments and without the attribute.
+    fn functions_with(source: &str, name: &str) -> Vec<(TokenStream, syn::ItemFn)> {
         let file: syn::File = syn::parse_str(source).unwrap();
         let mut functions = Vec::new();
         // Functions, and the methods of `impl` blocks (as functions: the expansion is the same).
@@ -280,12 +398,10 @@ pub(crate) mod snapshots {
             _ => Vec::new(),
         });
         for mut func in candidates {
-            let attr = func.attrs.iter().position(|a| {
-                a.path()
-                    .segments
-                    .last()
-                    .is_some_and(|s| s.ident == "reverse")
-            });
+            let attr = func
+                .attrs
+                .iter()
+                .position(|a| a.path().segments.last().is_some_and(|s| s.ident == name));
             let args = match attr.map(|i| func.attrs.remove(i)) {
                 Some(attr) => match attr.meta {
                     syn::Meta::List(list) => list.tokens,
@@ -301,6 +417,16 @@ pub(crate) mod snapshots {
     /// Every `#[reverse]` function of `source` expanded and pretty-printed.
     fn expand_source(source: &str) -> String {
         let mut items = Vec::new();
+        // `#[forward]`'s items, without the function (which `#[reverse]`'s expansion shows).
+        for (args, func) in functions_with(source, "forward") {
+            let tokens = super::forward(args, quote::quote!(#func));
+            let expanded: syn::File = syn::parse2(tokens).unwrap();
+            items.extend(
+                expanded.items.into_iter().filter(
+                    |item| !matches!(item, syn::Item::Fn(f) if f.sig.ident == func.sig.ident),
+                ),
+            );
+        }
         for (args, func) in reverse_functions(source) {
             let tokens = super::reverse(args, quote::quote!(#func));
             let expanded: syn::File = syn::parse2(tokens).unwrap();
@@ -422,6 +548,11 @@ pub(crate) mod snapshots {
     #[test]
     fn enums() {
         check("enums");
+    }
+
+    #[test]
+    fn forward() {
+        check("forward");
     }
 
     /// Loops, slices and chains over aggregates: the items are places (`ps[__i1].mass`),

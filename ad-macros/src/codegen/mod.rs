@@ -21,6 +21,7 @@ use tape::plan::Plan;
 
 mod cps;
 pub(crate) mod derivative;
+pub(crate) mod forward;
 mod generic;
 pub(crate) mod grow;
 mod inout;
@@ -368,7 +369,7 @@ pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
 /// ```text
 /// type __AdjShape = <Shape as ::ad::Adjoint>::Adj;
 /// ```
-fn enum_aliases(body: &Body) -> TokenStream {
+pub(super) fn enum_aliases(body: &Body) -> TokenStream {
     let aliases = body.enums.iter().map(|e| {
         let (alias, ty) = (&e.alias, &e.enum_ty);
         quote! {

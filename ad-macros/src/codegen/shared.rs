@@ -63,12 +63,18 @@ impl<'a> Emitter<'a> {
 /// dropped), made unique against every variable and every other adjoint (`t0` and `__t0`
 /// would both give `__adj_t0`). Mixed-site, like every generated local.
 fn adjoint_names(body: &Body) -> Vec<syn::Ident> {
+    derived_names(body, "adj")
+}
+
+/// Names derived from each variable's: `__PREFIX_NAME` (`__adj_x`, `__tan_x`), unique as
+/// [`adjoint_names`] makes them.
+pub(super) fn derived_names(body: &Body, prefix: &str) -> Vec<syn::Ident> {
     let mut used: std::collections::HashSet<String> =
         body.vars.iter().map(|v| v.name.to_string()).collect();
     body.vars
         .iter()
         .map(|v| {
-            let base = format!("__adj_{}", v.name.to_string().trim_start_matches('_'));
+            let base = format!("__{prefix}_{}", v.name.to_string().trim_start_matches('_'));
             let mut candidate = base.clone();
             let mut n = 2;
             while !used.insert(candidate.clone()) {
@@ -604,6 +610,18 @@ impl Emitter<'_> {
         if let Some((_, partial)) = self.fused_partial(out) {
             return quote!(#partial);
         }
+        self.rule_call(out, rule, args, span)
+    }
+
+    /// The call of an intrinsic's partial function from the rule table, on the values it
+    /// reads: `::ad::__private::rules::d_sin(x)`.
+    pub(super) fn rule_call(
+        &self,
+        out: VarId,
+        rule: &crate::rules::Rule,
+        args: &[Operand],
+        span: Span,
+    ) -> TokenStream {
         let function = match rule.partial {
             Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
             Partial::Zero => return super::generic::zero_untyped(self.float_of(out)),

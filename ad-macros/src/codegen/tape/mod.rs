@@ -752,7 +752,7 @@ impl Emitter<'_> {
     }
 }
 
-fn assign_token(op: AssignOp, span: Span) -> TokenStream {
+pub(super) fn assign_token(op: AssignOp, span: Span) -> TokenStream {
     match op {
         AssignOp::Set => quote_spanned!(span=> =),
         AssignOp::Add => quote_spanned!(span=> +=),

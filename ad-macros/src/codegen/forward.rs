@@ -1,0 +1,780 @@
+//! The forward backend (`#[ad::forward]`): `NAME_jvp`, the primal interleaved with tangent
+//! code, derived from the same statement of local partials as the reverse sweep
+//! (`ir::linear`) and the runtime's rule table.
+//!
+//! ```text
+//! // for `let z = x * y; z.sin()`
+//! let z = x * y;
+//! let __tan_z = __tan_x * y + __tan_y * x;              // a * b: terms d·b and d·a
+//! let __t0 = z.sin();
+//! let __tan_t0 = __tan_z * ::ad::__private::rules::d_sin(z);
+//! (__t0, __tan_t0)
+//! ```
+//!
+//! Every active value `v` (activity as for the reverse sweep) has a tangent `__tan_v` of the
+//! same type: a float for a float, an array for an array. Control flow is the primal's: a
+//! loop carries its tangents like its values, with no stack, so forward mode costs a small
+//! constant times the primal in time and nothing more in memory.
+//!
+//! Calls go to the callee's companion `__ad_jvp_NAME(args.., one tangent per argument)`,
+//! which `#[ad::forward]` generates next to `NAME_jvp`: it takes a tangent for every float
+//! parameter, of the parameter's own type, and `ad::Zero` or anything for the others.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+
+use super::shared::{respan, return_span, Emitter};
+use super::tape::assign_token;
+use crate::ir::linear::Scale;
+use crate::ir::{
+    AssignOp, Block, Body, LitKind, Operand, Output, Rhs, Shrink, Stmt, StmtKind, Ty, VarId, VecOp,
+};
+use crate::parse::{ParamKind, Passing, Signature};
+
+use super::tape::plan::Plan;
+
+/// The tangent code of one body.
+struct Tangents<'a> {
+    e: Emitter<'a>,
+    /// The name of each variable's tangent (`__tan_x`), by [`VarId`].
+    tan: Vec<syn::Ident>,
+}
+
+/// The name of the tangent argument of a parameter passed by reference (`&f64`, `&mut`):
+/// its value is bound to the tangent local in the prologue.
+fn tangent_ref(param: &syn::Ident) -> syn::Ident {
+    format_ident!("__ad_tref_{}", param, span = Span::mixed_site())
+}
+
+/// The name of the forward companion of `name`: `__ad_jvp_NAME`.
+pub(crate) fn companion_name(name: &syn::Ident) -> syn::Ident {
+    super::shared::companion_ident(name, "jvp")
+}
+
+/// `NAME_jvp` (the tangents of the `wrt` parameters) and the companion `__ad_jvp_NAME` (a
+/// tangent for every parameter) for `func`.
+pub(crate) fn emit(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    (body, plan): (&Body, &Plan),
+    (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
+) -> TokenStream {
+    let jvp = emit_one(func, sig, body, plan, false);
+    let companion = emit_one(func, split_sig, split_body, split_plan, true);
+    quote! {
+        #jvp
+        #companion
+    }
+}
+
+/// `NAME_jvp`, or with `companion` the companion `__ad_jvp_NAME`.
+fn emit_one(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    body: &Body,
+    plan: &Plan,
+    companion: bool,
+) -> TokenStream {
+    let t = Tangents {
+        e: Emitter::new(body, plan, sig, false, false),
+        tan: super::shared::derived_names(body, "tan"),
+    };
+    let signature = signature(func, sig, &t.tan, companion);
+    let doc = match companion {
+        true => quote!(#[doc(hidden)]),
+        false => {
+            let doc = jvp_doc(func, sig);
+            quote!(#[doc = #doc])
+        }
+    };
+    let vis = &func.vis;
+    let prologue = super::inout::prologue(sig, body);
+    let tangent_prologue = t.prologue();
+    let forward = t.block(&body.block);
+    let write_backs = super::inout::write_backs(sig, body);
+    let tangent_write_backs = t.write_backs();
+    let at_ret = return_span(func);
+    let output = respan(t.e.output_value(&body.output), at_ret);
+    let tangent = respan(t.output_tangent(&body.output), at_ret);
+    let enums = super::enum_aliases(body);
+    let primal = super::primal_path(func, sig);
+    let inherited = super::inherited_attrs(func);
+    quote! {
+        #doc
+        #inherited
+        #[allow(
+            dead_code,
+            unused_mut,
+            unused_variables,
+            unused_assignments,
+            unreachable_code,
+            clippy::too_many_arguments,
+            clippy::neg_multiply,
+            reason = "generated tangent code: declarations are uniform, not minimal, and \
+                      each parameter has a tangent"
+        )]
+        #[inline]
+        #vis #signature {
+            let _ = #primal;
+            #enums
+            #prologue
+            #tangent_prologue
+            #forward
+            #write_backs
+            #tangent_write_backs
+            (#output, #tangent)
+        }
+    }
+}
+
+/// `fn NAME_jvp(<params>, <a tangent per active parameter>) -> (R, Ṙ)`, or the companion's
+/// `fn __ad_jvp_NAME<.., D0, ..>(<params>, <a tangent per parameter>) -> (R, Ṙ)`.
+fn signature(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    tan: &[syn::Ident],
+    companion: bool,
+) -> TokenStream {
+    let ident = &func.sig.ident;
+    let name = match companion {
+        true => companion_name(ident),
+        false => format_ident!("{}_jvp", ident, span = ident.span()),
+    };
+    let mut generics = func.sig.generics.clone();
+    let mut tangents = Vec::new();
+    for (i, p) in sig.params.iter().enumerate() {
+        let float = !matches!(p.kind, ParamKind::Inactive) && p.active;
+        if !float {
+            if companion {
+                // Any tangent for an inactive parameter: callers pass `ad::Zero`.
+                let d = format_ident!("__D{}", i);
+                generics.params.push(syn::parse_quote!(#d));
+                let arg = format_ident!("__ad_tany_{}", i, span = Span::mixed_site());
+                tangents.push(quote!(#arg: #d));
+            }
+            continue;
+        }
+        let ty = &p.ty;
+        let arg = match p.passing {
+            Passing::Value => tan[i].clone(),
+            Passing::Ref | Passing::MutRef => tangent_ref(&p.ident),
+        };
+        tangents.push(quote!(#arg: #ty));
+    }
+    let params = func.sig.inputs.iter().map(|arg| quote!(#arg));
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let tangent_ty = sig.ret.seed_type();
+    let where_clause = &generics.where_clause;
+    quote! {
+        fn #name #generics (#(#params,)* #(#tangents,)*) -> (#ret, #tangent_ty) #where_clause
+    }
+}
+
+fn jvp_doc(func: &syn::ItemFn, sig: &Signature) -> String {
+    let f = func.sig.ident.to_string();
+    let tangents: Vec<String> = sig
+        .params
+        .iter()
+        .filter(|p| p.active)
+        .map(|p| format!("`{}`", p.ident))
+        .collect();
+    format!(
+        " The value of [`{f}`] and its Jacobian-vector product: after the parameters, one \
+         tangent (a direction) per differentiated parameter ({}), of the parameter's type; \
+         returns `({f}(..), ḟ)`, the derivative of the output along the tangents.\n\n \
+         Generated by `#[ad::forward]` as straight-line tangent code (forward mode).",
+        tangents.join(", ")
+    )
+}
+
+impl Tangents<'_> {
+    fn active(&self, v: VarId) -> bool {
+        self.e.plan.active(v)
+    }
+
+    fn var(&self, v: VarId) -> &syn::Ident {
+        &self.e.body.vars[v].name
+    }
+
+    /// The zero tangent of a value: a zero of its float type, or zeros of its shape.
+    fn zero_of(&self, v: VarId) -> TokenStream {
+        match &self.e.body.vars[v].ty {
+            Ty::Float(Some(t)) => super::shared::zero(*t),
+            Ty::Array(_) => {
+                let name = self.var(v);
+                quote!(::ad::__private::zeros_like(&#name))
+            }
+            _ => quote!(::core::default::Default::default()),
+        }
+    }
+
+    /// The tangent of a scalar operand, or `None` when it is constant (inactive).
+    fn tangent(&self, op: &Operand) -> Option<TokenStream> {
+        match op {
+            Operand::Var(v) if self.active(*v) => Some(self.tan[*v].to_token_stream()),
+            _ => None,
+        }
+    }
+
+    /// The tangent of a scalar operand, a typed zero when it is constant.
+    fn tangent_or_zero(&self, op: &Operand, of: VarId) -> TokenStream {
+        match (self.tangent(op), op) {
+            (Some(t), _) => t,
+            (None, Operand::Var(v)) => self.zero_of(*v),
+            (None, Operand::Lit(..)) => super::shared::zero(self.e.float_of(of)),
+        }
+    }
+
+    /// Binds the tangents of the parameters passed by reference to their values.
+    fn prologue(&self) -> TokenStream {
+        let mut out = TokenStream::new();
+        for (i, p) in self.e.sig.params.iter().enumerate() {
+            if !p.active || matches!(p.kind, ParamKind::Inactive) {
+                continue;
+            }
+            let (tan, reference) = (&self.tan[i], tangent_ref(&p.ident));
+            match p.passing {
+                Passing::Ref => {
+                    let t = p.kind.elem().ident();
+                    out.extend(quote!(let #tan: #t = *#reference;));
+                }
+                Passing::MutRef => {
+                    out.extend(quote!(let #tan = ::ad::__private::InOut::entry(&*#reference);));
+                }
+                Passing::Value => {}
+            }
+        }
+        out
+    }
+
+    /// Writes the tangents of the `&mut` parameters' values on return through their
+    /// tangent references.
+    fn write_backs(&self) -> TokenStream {
+        let writes = self.e.body.writebacks.iter().filter_map(|w| {
+            let param = &self.e.sig.params[w.param];
+            if !param.active {
+                return None;
+            }
+            let reference = tangent_ref(&param.ident);
+            let value = match self.active(w.var) {
+                true => self.tan[w.var].to_token_stream(),
+                false => self.zero_of(w.var),
+            };
+            Some(quote!(::ad::__private::InOut::write_back(&mut *#reference, &#value);))
+        });
+        quote!(#(#writes)*)
+    }
+
+    /// The tangent of the output, shaped like it.
+    fn output_tangent(&self, output: &Output) -> TokenStream {
+        match output {
+            Output::Scalar(op) => match (self.tangent(op), op) {
+                (Some(t), _) => t,
+                (None, Operand::Var(v)) => self.zero_of(*v),
+                (None, Operand::Lit(..)) => match &self.e.sig.ret {
+                    crate::parse::RetTy::Scalar(t) => super::shared::zero(*t),
+                    _ => quote!(::core::default::Default::default()),
+                },
+            },
+            Output::ArrayVar(v) => match self.active(*v) {
+                true => self.tan[*v].to_token_stream(),
+                false => self.zero_of(*v),
+            },
+            Output::Tuple(items) => {
+                let items = items.iter().map(|i| self.output_tangent(i));
+                quote!((#(#items,)*))
+            }
+        }
+    }
+
+    fn block(&self, block: &Block) -> TokenStream {
+        let stmts = block.stmts.iter().map(|s| self.stmt(s));
+        quote!(#(#stmts)*)
+    }
+
+    fn stmt(&self, stmt: &Stmt) -> TokenStream {
+        let span = stmt.span;
+        match &stmt.kind {
+            StmtKind::Let { var, rhs, ty } => self.let_stmt(*var, rhs, ty.as_ref(), span),
+            StmtKind::Assign { var, op, value } => {
+                let name = self.var(*var);
+                let primal = {
+                    let value = self.e.op(value);
+                    let op = assign_token(*op, span);
+                    respan(quote!(#name #op #value;), span)
+                };
+                if !self.active(*var) {
+                    return primal;
+                }
+                let tan = &self.tan[*var];
+                let tangent = match (op, self.tangent(value)) {
+                    (AssignOp::Set, Some(t)) if self.e.body.vars[*var].ty.is_array() => {
+                        quote!(#tan = ::core::clone::Clone::clone(&#t);)
+                    }
+                    (AssignOp::Set, Some(t)) => quote!(#tan = #t;),
+                    (AssignOp::Set, None) => {
+                        let zero = self.zero_of(*var);
+                        quote!(#tan = #zero;)
+                    }
+                    (AssignOp::Add, Some(t)) => quote!(#tan += #t;),
+                    (AssignOp::Sub, Some(t)) => quote!(#tan -= #t;),
+                    (_, None) => TokenStream::new(),
+                };
+                quote!(#primal #tangent)
+            }
+            StmtKind::IndexAssign {
+                array,
+                index,
+                op,
+                value,
+            } => {
+                let name = self.var(*array);
+                let place = self.e.place(quote!(#name), index, true, false);
+                let primal = {
+                    let value = self.e.op(value);
+                    let op = assign_token(*op, span);
+                    respan(quote!(#place #op #value;), span)
+                };
+                if !self.active(*array) {
+                    return primal;
+                }
+                let tan = &self.tan[*array];
+                let place = self.e.place(quote!(#tan), index, true, true);
+                let tangent = match (op, self.tangent(value)) {
+                    (AssignOp::Set, Some(t)) => quote!(#place = #t;),
+                    (AssignOp::Set, None) => {
+                        let zero = super::shared::zero(self.e.float_of(*array));
+                        quote!(#place = #zero;)
+                    }
+                    (AssignOp::Add, Some(t)) => quote!(#place += #t;),
+                    (AssignOp::Sub, Some(t)) => quote!(#place -= #t;),
+                    (_, None) => TokenStream::new(),
+                };
+                quote!(#primal #tangent)
+            }
+            StmtKind::VecOp { vec, op } => {
+                let primal = respan(self.e.fwd_vec_op(*vec, op), span);
+                match self.active(*vec) {
+                    true => {
+                        let tangent = self.vec_op(*vec, op);
+                        quote!(#primal #tangent)
+                    }
+                    false => primal,
+                }
+            }
+            StmtKind::Opaque { tokens, .. } => tokens.clone(),
+            StmtKind::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => self.if_stmt(cond, then, els, phis),
+            StmtKind::Loop(l) => self.loop_stmt(l),
+        }
+    }
+
+    /// The tangent of a change of length of the active `Vec` `vec`: the same change.
+    fn vec_op(&self, vec: VarId, op: &VecOp) -> TokenStream {
+        let tan = &self.tan[vec];
+        let t = self.e.float_of(vec);
+        let value = |a: &Operand| self.tangent(a).unwrap_or_else(|| super::shared::zero(t));
+        match op {
+            VecOp::Push(a) => {
+                let a = value(a);
+                quote!(#tan.push(#a);)
+            }
+            VecOp::Insert(i, a) => {
+                let (i, a) = (self.e.op(i), value(a));
+                quote!(#tan.insert(#i, #a);)
+            }
+            VecOp::Extend { src, .. } => match self.active(*src) {
+                true => {
+                    let src = &self.tan[*src];
+                    quote!(#tan.extend_from_slice(&#src[..]);)
+                }
+                false => {
+                    let src = self.var(*src);
+                    quote!(#tan.extend_from_slice(&::ad::__private::zeros_like(&#src)[..]);)
+                }
+            },
+            VecOp::Resize { len, value: a, .. } => {
+                let (n, a) = (self.e.op(len), value(a));
+                quote!(#tan.resize(#n, #a);)
+            }
+            VecOp::Shrink { how, .. } => match how {
+                Shrink::Truncate(n) => {
+                    let n = self.e.op(n);
+                    quote!(#tan.truncate(#n);)
+                }
+                Shrink::Clear => quote!(#tan.clear();),
+                Shrink::Pop => quote!(#tan.pop();),
+            },
+            VecOp::Swap(i, j) => {
+                let (i, j) = (self.e.op(i), self.e.op(j));
+                quote!(#tan.swap(#i, #j);)
+            }
+        }
+    }
+
+    fn let_stmt(&self, var: VarId, rhs: &Rhs, ty: Option<&TokenStream>, span: Span) -> TokenStream {
+        let v = &self.e.body.vars[var];
+        let name = &v.name;
+        let mutability = v.mutable.then(|| quote!(mut));
+        let active = self.active(var);
+        if let (Rhs::Call(call), true) = (rhs, active) {
+            return self.call(var, call, span);
+        }
+        let annotation = match ty {
+            Some(t) => Some(quote!(: #t)),
+            None => self.e.constant_type(var, rhs),
+        };
+        let primal_rhs = match rhs {
+            // Without a tangent, a call is the primal function's.
+            Rhs::Call(call) => {
+                let args = self.e.call_args(call, false);
+                self.e.companion_call(call, None, args)
+            }
+            _ => self.e.fwd_rhs(var, rhs, span),
+        };
+        let binding = respan(quote!(let #mutability #name #annotation =), span);
+        let primal = quote!(#binding #primal_rhs;);
+        if !active {
+            return primal;
+        }
+        let tan = &self.tan[var];
+        let (pre, value) = self.rhs(var, rhs, span);
+        let annotation = self.e.float_annotation(var);
+        quote! {
+            #primal
+            #pre
+            let #mutability #tan #annotation = #value;
+        }
+    }
+
+    /// The tangent of `let out = rhs;`: statements to run first (a rule's tuple of
+    /// partials), and the value.
+    fn rhs(&self, out: VarId, rhs: &Rhs, span: Span) -> (TokenStream, TokenStream) {
+        let array = self.e.body.vars[out].ty.is_array();
+        match rhs {
+            Rhs::Copy(Operand::Var(a)) if array => {
+                let value = match self.active(*a) {
+                    true => {
+                        let t = &self.tan[*a];
+                        quote!(::core::clone::Clone::clone(&#t))
+                    }
+                    false => self.zero_of(out),
+                };
+                return (TokenStream::new(), value);
+            }
+            Rhs::ToVec(a) => {
+                let value = match self.tangent(a) {
+                    Some(t) => quote!(#t.to_vec()),
+                    None => self.zero_of(out),
+                };
+                return (TokenStream::new(), value);
+            }
+            _ => {}
+        }
+        if let Some(terms) = crate::ir::linear::linearize(rhs) {
+            let operands = rhs.operands();
+            let mut pre = TokenStream::new();
+            let mut sum: Vec<(TokenStream, bool)> = Vec::new();
+            for term in terms {
+                let Some(d) = self.tangent(operands[term.operand]) else {
+                    continue;
+                };
+                let v = |k: usize| self.e.op(operands[k]);
+                let item = match term.scale {
+                    Scale::One => (d, false),
+                    Scale::MinusOne => (d, true),
+                    Scale::Times(k) => {
+                        let b = v(k);
+                        (quote!(#d * #b), false)
+                    }
+                    Scale::Over(k) => {
+                        let b = v(k);
+                        (quote!(#d / #b), false)
+                    }
+                    Scale::MinusOutOver(k) => {
+                        let (outv, b) = (self.var(out), v(k));
+                        (quote!(#d * #outv / #b), true)
+                    }
+                    Scale::RemQuotient => {
+                        let (a, b) = (v(0), v(1));
+                        (quote!(#d * ::ad::__private::rules::d_rem(#a, #b).1), false)
+                    }
+                    Scale::Cast => {
+                        let t = self.e.float_of(out).ident();
+                        (quote!(#d as #t), false)
+                    }
+                    Scale::Rule(which) => {
+                        let Rhs::Intrinsic(rule, args) = rhs else {
+                            continue;
+                        };
+                        let partial = self.e.rule_call(out, rule, args, span);
+                        match which {
+                            None => (quote!(#d * #partial), false),
+                            Some(k) => {
+                                let p = format_ident!("__d{}", out, span = Span::mixed_site());
+                                if pre.is_empty() {
+                                    pre = quote!(let #p = #partial;);
+                                }
+                                let k = syn::Index::from(k);
+                                (quote!(#d * #p.#k), false)
+                            }
+                        }
+                    }
+                };
+                sum.push(item);
+            }
+            let value = match sum.split_first() {
+                None => self.zero_of(out),
+                Some(((first, negate), rest)) => {
+                    let first = match negate {
+                        true => quote!(-(#first)),
+                        false => first.clone(),
+                    };
+                    let rest = rest.iter().map(|(t, negate)| match negate {
+                        true => quote!(- #t),
+                        false => quote!(+ #t),
+                    });
+                    quote!(#first #(#rest)*)
+                }
+            };
+            return (pre, value);
+        }
+        let value = match rhs {
+            Rhs::Index(array, index) => match self.active(*array) {
+                true => {
+                    let t = &self.tan[*array];
+                    let place = self.e.place(quote!(#t), index, false, true);
+                    match self.e.is_aggregate(out) {
+                        true => quote!(::core::clone::Clone::clone(&#place)),
+                        false => place,
+                    }
+                }
+                false => self.zero_of(out),
+            },
+            Rhs::ArrayLit(items) => {
+                let items = items.iter().map(|i| self.tangent_or_zero(i, out));
+                quote!([#(#items),*])
+            }
+            Rhs::VecLit(items) => {
+                let items = items.iter().map(|i| self.tangent_or_zero(i, out));
+                quote!(::std::vec![#(#items),*])
+            }
+            Rhs::ArrayRepeat(e, n) => {
+                let e = self.tangent_or_zero(e, out);
+                quote!([#e; #n])
+            }
+            Rhs::VecRepeat(e, n) => {
+                let (e, n) = (self.tangent_or_zero(e, out), self.e.op(n));
+                quote!(::std::vec![#e; #n])
+            }
+            Rhs::VecNew(None) => quote!(::std::vec::Vec::new()),
+            Rhs::VecNew(Some(n)) => {
+                let n = self.e.op(n);
+                quote!(::std::vec::Vec::with_capacity(#n))
+            }
+            Rhs::Pop(w) => {
+                let t = &self.tan[*w];
+                quote!(::core::option::Option::unwrap(#t.pop()))
+            }
+            Rhs::Remove(w, i) => {
+                let (t, i) = (&self.tan[*w], self.e.op(i));
+                quote!(#t.remove(#i))
+            }
+            Rhs::Part(tuple, k) => match self.active(*tuple) {
+                true => {
+                    let t = &self.tan[*tuple];
+                    let k = syn::Index::from(*k);
+                    quote!(#t.#k)
+                }
+                false => self.zero_of(out),
+            },
+            _ => self.zero_of(out),
+        };
+        (TokenStream::new(), value)
+    }
+
+    /// `let (v, __tan_v) = __ad_jvp_g(args.., tangents..);`: a call with a tangent.
+    fn call(&self, out: VarId, call: &crate::ir::Call, span: Span) -> TokenStream {
+        let v = &self.e.body.vars[out];
+        let (name, tan) = (&v.name, &self.tan[out]);
+        let mutability = v.mutable.then(|| quote!(mut));
+        let mut args = self.e.call_args(call, false);
+        for (k, arg) in call.args.iter().enumerate() {
+            args.push(self.call_tangent(call, k, arg));
+        }
+        let companion = self.companion_call(call, args);
+        let companion = respan(companion, span);
+        quote!(let (#mutability #name, #mutability #tan) = #companion;)
+    }
+
+    /// The tangent passed with argument `k`, passed as the argument is.
+    fn call_tangent(&self, call: &crate::ir::Call, k: usize, arg: &Operand) -> TokenStream {
+        let (by_ref, by_mut) = (call.by_ref[k], call.by_mut[k]);
+        let Operand::Var(v) = arg else {
+            return match arg {
+                Operand::Lit(_, LitKind::Float(_)) => quote!(::core::default::Default::default()),
+                _ => quote!(::ad::Zero),
+            };
+        };
+        let float = match &self.e.body.vars[*v].ty {
+            Ty::Float(_) => Some(false),
+            Ty::Array(info) if !info.agg => Some(true),
+            _ => None,
+        };
+        let Some(array) = float else {
+            return quote!(::ad::Zero);
+        };
+        let tangent = match self.active(*v) {
+            true => self.tan[*v].to_token_stream(),
+            false => {
+                let zero = self.zero_of(*v);
+                match array {
+                    true => quote!((#zero)),
+                    false => quote!(::core::default::Default::default()),
+                }
+            }
+        };
+        match (by_mut, by_ref, array) {
+            (true, _, _) => quote!(&mut #tangent),
+            (false, true, _) => quote!(&#tangent),
+            (false, false, true) if self.active(*v) => {
+                quote!(::core::clone::Clone::clone(&#tangent))
+            }
+            _ => tangent,
+        }
+    }
+
+    /// The call of the callee's forward companion.
+    fn companion_call(&self, call: &crate::ir::Call, args: Vec<TokenStream>) -> TokenStream {
+        use crate::ir::CalleeKind;
+        let callee = &self.e.body.callees[call.callee];
+        match &callee.kind {
+            CalleeKind::Function | CalleeKind::Associated => {
+                let mut path: syn::Path = match syn::parse2(callee.path.clone()) {
+                    Ok(path) => path,
+                    Err(_) => return quote!(::core::unreachable!()),
+                };
+                if let Some(last) = path.segments.last_mut() {
+                    last.ident = companion_name(&last.ident);
+                }
+                quote!(#path(#(#args),*))
+            }
+            CalleeKind::Method(name) => {
+                let method = companion_name(name);
+                let Some((receiver, rest)) = args.split_first() else {
+                    return TokenStream::new();
+                };
+                quote!((#receiver).#method(#(#rest),*))
+            }
+        }
+    }
+
+    fn if_stmt(
+        &self,
+        cond: &Operand,
+        then: &Block,
+        els: &Block,
+        phis: &[crate::ir::Phi],
+    ) -> TokenStream {
+        let cond = self.e.op(cond);
+        let then_body = self.block(then);
+        let else_body = self.block(els);
+        if phis.is_empty() {
+            return quote!(if #cond { #then_body } else { #else_body });
+        }
+        let mut names = Vec::new();
+        let mut types = Vec::new();
+        let mut then_vals = Vec::new();
+        let mut else_vals = Vec::new();
+        for p in phis {
+            names.push(self.var(p.var).to_token_stream());
+            types.push(self.phi_type(p.var));
+            then_vals.push(self.e.op(&p.then));
+            else_vals.push(self.e.op(&p.els));
+            if self.active(p.var) {
+                names.push(self.tan[p.var].to_token_stream());
+                types.push(self.phi_type(p.var));
+                then_vals.push(self.tangent_or_zero(&p.then, p.var));
+                else_vals.push(self.tangent_or_zero(&p.els, p.var));
+            }
+        }
+        quote! {
+            let (#(#names,)*): (#(#types,)*) = if #cond {
+                #then_body
+                (#(#then_vals,)*)
+            } else {
+                #else_body
+                (#(#else_vals,)*)
+            };
+        }
+    }
+
+    fn phi_type(&self, v: VarId) -> TokenStream {
+        match self.e.float_annotation(v) {
+            Some(annotation) => {
+                let ty = annotation.into_iter().skip(1);
+                quote!(#(#ty)*)
+            }
+            None => quote!(_),
+        }
+    }
+
+    fn loop_stmt(&self, l: &crate::ir::Loop) -> TokenStream {
+        let reset = l.cont.map(|c| {
+            let c = self.var(c);
+            quote!(#c = false;)
+        });
+        let exit = (!l.exits.is_empty()).then(|| {
+            let flags = l.exits.iter().map(|f| self.var(*f));
+            quote!(if #(#flags)||* { break; })
+        });
+        let body = self.block(&l.body);
+        let inner = quote!(#reset #body #exit);
+        match &l.kind {
+            crate::ir::LoopKind::While { cond } => {
+                let cond = &cond.expr;
+                quote!(while #cond { #inner })
+            }
+            crate::ir::LoopKind::Infinite => quote!(loop { #inner }),
+            crate::ir::LoopKind::Range(r) => {
+                let var = match r.var {
+                    Some(v) => self.var(v).to_token_stream(),
+                    None => quote!(_),
+                };
+                let range = &r.range.expr;
+                quote!(for #var in #range { #inner })
+            }
+        }
+    }
+}
+
+/// `NAME_jvp` and `__ad_jvp_NAME` with `unreachable!()` bodies, next to the errors of a body
+/// that cannot be differentiated (so that callers get no "cannot find function" errors).
+pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let vis = &func.vis;
+    let tan: Vec<syn::Ident> = sig
+        .params
+        .iter()
+        .map(|p| format_ident!("__tan_{}", p.ident, span = Span::mixed_site()))
+        .collect();
+    let jvp = signature(func, sig, &tan, false);
+    let companion = signature(func, &sig.all_active(), &tan, true);
+    quote! {
+        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+        #vis #jvp {
+            ::core::unreachable!()
+        }
+        #[doc(hidden)]
+        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+        #vis #companion {
+            ::core::unreachable!()
+        }
+    }
+}
