@@ -1,5 +1,10 @@
 //! `#[ad::forward]`: `NAME_jvp` against closed forms, central finite differences and the
 //! reverse mode of the same function (`JVP·v = v·VJP` identities).
+#![allow(
+    clippy::needless_range_loop,
+    clippy::assign_op_pattern,
+    reason = "the forms under test are written as users write them"
+)]
 
 use ad::{forward, reverse};
 
