@@ -1,0 +1,14 @@
+// A call from forward-mode code to a function without `#[ad::forward]`: the callee has no
+// tangent companion, and the error is at the call.
+
+#[ad::reverse]
+fn g(x: f64) -> f64 {
+    x.sin()
+}
+
+#[ad::forward]
+fn f(x: f64) -> f64 {
+    g(x) * 2.0
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+// Forward mode does not take structs yet: the error says so at the parameter's type.
+
+#[derive(Clone, ad::Adjoint)]
+struct Point {
+    x: f64,
+    y: f64,
+}
+
+#[ad::forward]
+fn norm(p: &Point) -> f64 {
+    (p.x * p.x + p.y * p.y).sqrt()
+}
+
+fn main() {}
