@@ -53,13 +53,64 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let Some((split_body, split_plan)) = analyse(&cx, body, &split_sig, true) else {
         return fallback(&func, Some(&sig), cx);
     };
-    codegen::emit(
+    let items = codegen::emit(
         &func,
         &sig,
         (&vjp_body, &vjp_plan),
         (&split_sig, &split_body, &split_plan),
         args.backend,
-    )
+    );
+    let second = match args.hessian {
+        true => second_order(&func, &sig, &args),
+        false => TokenStream::new(),
+    };
+    quote! {
+        #items
+        #second
+    }
+}
+
+/// `#[reverse(hessian)]`: the generic copy of the function (`lift`), expanded like any
+/// `#[reverse]` function, and `NAME_hvp`, `NAME_hessian`, `NAME_hessian_diag` that run its
+/// `_vjp` on `ad::Dual` numbers.
+fn second_order(func: &syn::ItemFn, sig: &parse::Signature, args: &parse::Args) -> TokenStream {
+    let reject = |span: proc_macro2::Span, what: &str| {
+        let message = format!(
+            "#[reverse(hessian)] needs {what}; remove `hessian` or rewrite the function"
+        );
+        syn::Error::new(span, message).to_compile_error()
+    };
+    let parse::RetTy::Scalar(float) = sig.ret else {
+        return reject(codegen::return_span(func), "a function that returns `f64` or `f32`");
+    };
+    if let Some(p) = sig.params.iter().find(|p| {
+        p.passing == parse::Passing::MutRef || matches!(p.kind, parse::ParamKind::Aggregate { .. })
+    }) {
+        return reject(
+            syn::spanned::Spanned::span(&p.ty),
+            "parameters of floats and float arrays passed by value or `&` (not `&mut`, not \
+             structs or nested containers)",
+        );
+    }
+    if sig.in_impl || !func.sig.generics.params.is_empty() {
+        return reject(
+            syn::spanned::Spanned::span(&func.sig.ident),
+            "a free function that is not generic (for a generic one, call its `_vjp` on \
+             `ad::Dual` numbers)",
+        );
+    }
+    let name = match float {
+        ir::FloatTy::F32 => "f32",
+        _ => "f64",
+    };
+    let lifted = crate::lift::lift(func, name);
+    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*)));
+    let lifted_items = reverse(wrt.unwrap_or_default(), quote!(#lifted));
+    let wrappers = codegen::hessian::emit(func, sig);
+    quote! {
+        #lifted_items
+        #wrappers
+    }
 }
 
 /// Expands `#[forward(args)] item`: `NAME_jvp` and the companion `__ad_jvp_NAME`.

@@ -28,6 +28,7 @@ mod derive;
 mod error;
 mod expand;
 mod ir;
+mod lift;
 mod parse;
 mod rules;
 

@@ -22,6 +22,7 @@ use tape::plan::Plan;
 mod cps;
 pub(crate) mod derivative;
 pub(crate) mod forward;
+pub(crate) mod hessian;
 mod generic;
 pub(crate) mod grow;
 mod inout;
@@ -29,6 +30,7 @@ mod shared;
 pub(crate) mod tape;
 
 pub(crate) use crate::parse::Backend;
+pub(crate) use shared::return_span;
 
 /// The items generated for `func`: `plan` for `NAME_vjp`, `split` for the companions.
 pub(crate) fn emit(

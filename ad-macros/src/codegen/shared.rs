@@ -1031,7 +1031,7 @@ pub(crate) fn companion_ident(name: &syn::Ident, which: &str) -> syn::Ident {
 }
 
 /// Where the function's return type is written (its name when it has none).
-pub(super) fn return_span(func: &syn::ItemFn) -> Span {
+pub(crate) fn return_span(func: &syn::ItemFn) -> Span {
     match &func.sig.output {
         syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
         syn::ReturnType::Default => func.sig.ident.span(),

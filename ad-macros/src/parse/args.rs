@@ -15,6 +15,9 @@ pub(crate) struct Args {
     pub wrt: Option<Vec<Ident>>,
     /// `cps`: the backend that generates `NAME_vjp`.
     pub backend: Backend,
+    /// `hessian`: also `NAME_hvp`, `NAME_hessian` and `NAME_hessian_diag` (forward over
+    /// reverse, on a generic copy of the function).
+    pub hessian: bool,
 }
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
@@ -61,10 +64,16 @@ impl Args {
                     }
                     args.backend = Backend::Cps;
                 }
+                syn::Meta::Path(path) if path.is_ident("hessian") => {
+                    if args.hessian {
+                        cx.error(path, "duplicate `hessian` argument");
+                    }
+                    args.hessian = true;
+                }
                 _ => cx.error(
                     meta.path(),
                     format!(
-                        "unknown argument `{}`; expected `wrt(...)` or `cps`",
+                        "unknown argument `{}`; expected `wrt(...)`, `cps` or `hessian`",
                         quote::ToTokens::to_token_stream(meta.path())
                             .to_string()
                             .replace(' ', "")

@@ -1,0 +1,220 @@
+//! The generic copy of a function that `#[reverse(hessian)]` differentiates on dual numbers.
+//!
+//! Second derivatives are forward over reverse: the reverse sweep of `f`, run on
+//! `ad::Dual<f64>` instead of `f64`, carries the directional derivative of the gradient
+//! along the dual parts (`H·v`). The reverse sweep is generated for a copy of `f` that is
+//! generic over its float type, `__ad_lifted_f<__AdF: ad::Float>`, made here by rewriting
+//! the syntax of `f` before the pipeline sees it:
+//!
+//! ```text
+//! fn f(x: f64, w: &[f64]) -> f64 { 2.0 * x + w[0].sin() + (n as f64) }
+//! // becomes
+//! fn __ad_lifted_f<__AdF: ::ad::Float>(x: __AdF, w: &[__AdF]) -> __AdF {
+//!     <__AdF as ::ad::Float>::from_f64(2.0) * x + w[0].sin()
+//!         + <__AdF as ::ad::Float>::from_f64(n as f64)
+//! }
+//! ```
+//!
+//! The type `f64` becomes `__AdF` wherever it is written; a float literal, a cast `e as f64`
+//! and a constant of `f64` (`f64::consts::PI`) become `from_f64` of the same value, which is
+//! exact; `f64::sin(x)` becomes `<__AdF as Float>::sin(x)`. Every other token keeps its span,
+//! so an error in the copy (a cast of a float to an integer, a call of a function that is
+//! not generic) is reported at the user's code.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+use syn::visit_mut::VisitMut;
+
+/// The name of the generic copy of `name`.
+pub(crate) fn lifted_name(name: &syn::Ident) -> syn::Ident {
+    format_ident!("__ad_lifted_{}", name, span = name.span())
+}
+
+/// The float type parameter of the copy.
+pub(crate) fn float_param() -> syn::Ident {
+    syn::Ident::new("__AdF", Span::call_site())
+}
+
+/// The generic copy of `func` (see the module documentation): `float` is the float type the
+/// function is written in (`f64` or `f32`).
+pub(crate) fn lift(func: &syn::ItemFn, float: &str) -> syn::ItemFn {
+    let mut lifted = func.clone();
+    lifted.sig.ident = lifted_name(&func.sig.ident);
+    let t = float_param();
+    lifted
+        .sig
+        .generics
+        .params
+        .push(syn::parse_quote!(#t: ::ad::Float));
+    lifted.attrs.retain(|a| a.path().is_ident("allow"));
+    lifted.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    let mut rewrite = Rewrite {
+        float: float.to_owned(),
+    };
+    rewrite.visit_signature_mut(&mut lifted.sig);
+    rewrite.visit_block_mut(&mut lifted.block);
+    lifted
+}
+
+struct Rewrite {
+    /// `f64` or `f32`.
+    float: String,
+}
+
+impl Rewrite {
+    fn from_f64(&self, value: TokenStream) -> syn::Expr {
+        let t = float_param();
+        syn::parse_quote!(<#t as ::ad::Float>::from_f64(#value))
+    }
+
+    fn is_float(&self, path: &syn::Path) -> bool {
+        path.get_ident().is_some_and(|i| *i == self.float)
+    }
+
+    /// Whether `path` is `f64::NAME`, `f64::consts::NAME`, `std::f64::consts::NAME` or
+    /// `core::f64::consts::NAME`: a constant (or function) of the float type.
+    fn float_item(&self, path: &syn::Path) -> Option<syn::Ident> {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let at = segments.iter().position(|s| *s == self.float)?;
+        let prefix_ok = matches!(
+            segments[..at].iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
+            [] | ["std"] | ["core"]
+        );
+        prefix_ok.then(|| path.segments.last().map(|s| s.ident.clone()))?
+    }
+
+    /// The tokens of `vec![..]` and `[..]`-like macros the pipeline reads, rewritten.
+    fn rewrite_vec(&mut self, mac: &mut syn::Macro) {
+        use syn::parse::Parser;
+        use syn::punctuated::Punctuated;
+        let tokens = mac.tokens.clone();
+        // `vec![x; n]`
+        let repeat = |input: syn::parse::ParseStream<'_>| {
+            let value: syn::Expr = input.parse()?;
+            let _: syn::Token![;] = input.parse()?;
+            let len: syn::Expr = input.parse()?;
+            Ok((value, len))
+        };
+        if let Ok((mut value, len)) = repeat.parse2(tokens.clone()) {
+            self.visit_expr_mut(&mut value);
+            mac.tokens = quote!(#value; #len);
+            return;
+        }
+        if let Ok(mut items) =
+            Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated.parse2(tokens)
+        {
+            for item in items.iter_mut() {
+                self.visit_expr_mut(item);
+            }
+            mac.tokens = items.into_token_stream();
+        }
+    }
+}
+
+impl VisitMut for Rewrite {
+    fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+        if ty.qself.is_none() && self.is_float(&ty.path) {
+            let mut t = float_param();
+            t.set_span(ty.path.segments[0].ident.span());
+            ty.path = syn::Path::from(t);
+            return;
+        }
+        syn::visit_mut::visit_type_path_mut(self, ty);
+    }
+
+    fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+        match expr {
+            syn::Expr::Lit(lit) => {
+                if let syn::Lit::Float(_) = &lit.lit {
+                    let value = lit.to_token_stream();
+                    *expr = self.from_f64(value);
+                }
+                return;
+            }
+            syn::Expr::Cast(cast) => {
+                let to_float = matches!(&*cast.ty, syn::Type::Path(p) if p.qself.is_none() && self.is_float(&p.path));
+                if to_float {
+                    // `n as f64` on an integer: its value, converted.
+                    self.visit_expr_mut(&mut cast.expr);
+                    let inner = &cast.expr;
+                    let float = syn::Ident::new(&self.float, Span::call_site());
+                    *expr = self.from_f64(quote!((#inner) as #float));
+                    return;
+                }
+            }
+            syn::Expr::Path(path) if path.qself.is_none() => {
+                if let Some(name) = self.float_item(&path.path) {
+                    let is_const = name
+                        .to_string()
+                        .chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+                    if is_const {
+                        // The constant's value, converted exactly.
+                        let float = syn::Ident::new(&self.float, Span::call_site());
+                        let consts = path.path.segments.iter().any(|s| s.ident == "consts");
+                        let value = match consts {
+                            true => quote!(::core::#float::consts::#name),
+                            false => quote!(#float::#name),
+                        };
+                        *expr = self.from_f64(value);
+                    } else {
+                        // `f64::sin` as a function: the trait's.
+                        let t = float_param();
+                        *expr = syn::parse_quote!(<#t as ::ad::Float>::#name);
+                    }
+                    return;
+                }
+            }
+            syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
+                self.rewrite_vec(&mut mac.mac);
+                return;
+            }
+            _ => {}
+        }
+        syn::visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        if mac.path.is_ident("vec") {
+            self.rewrite_vec(mac);
+        }
+    }
+
+    // Items nested in the body are not the function's code.
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lifted(source: TokenStream) -> String {
+        let func: syn::ItemFn = syn::parse2(source).unwrap();
+        lift(&func, "f64").to_token_stream().to_string()
+    }
+
+    #[test]
+    fn types_literals_casts_and_constants() {
+        let out = lifted(quote! {
+            fn f(x: f64, w: &[f64], n: usize) -> f64 {
+                let v: Vec<f64> = vec![0.0; n];
+                let c = f64::consts::PI * 2.5 + std::f64::consts::E + f64::EPSILON;
+                f64::max(x, w[0]) * c + (n as f64) + v[0]
+            }
+        });
+        let expected = quote! {
+            #[doc(hidden)]
+            fn __ad_lifted_f<__AdF: ::ad::Float>(x: __AdF, w: &[__AdF], n: usize) -> __AdF {
+                let v: Vec<__AdF> = vec![<__AdF as ::ad::Float>::from_f64(0.0); n];
+                let c = <__AdF as ::ad::Float>::from_f64(::core::f64::consts::PI)
+                    * <__AdF as ::ad::Float>::from_f64(2.5)
+                    + <__AdF as ::ad::Float>::from_f64(::core::f64::consts::E)
+                    + <__AdF as ::ad::Float>::from_f64(f64::EPSILON);
+                <__AdF as ::ad::Float>::max(x, w[0]) * c
+                    + (<__AdF as ::ad::Float>::from_f64((n) as f64))
+                    + v[0]
+            }
+        };
+        assert_eq!(out, expected.to_string());
+    }
+}
