@@ -284,6 +284,7 @@ macro_rules! dual_impls {
             type Output = Self;
             /// `(ab)′ = a′b + ab′`.
             #[inline]
+            #[allow(clippy::suspicious_arithmetic_impl, reason = "the product rule adds two terms")]
             fn mul(self, b: Self) -> Self {
                 let a = self;
                 a.zip(b, a.re * b.re, |ea, eb| ea * b.re + a.re * eb)
@@ -295,6 +296,7 @@ macro_rules! dual_impls {
             /// `(a/b)′ = (a′ - (a/b) b′) / b`: the partials `1/b` and `-out/b` of the reverse
             /// rule.
             #[inline]
+            #[allow(clippy::suspicious_arithmetic_impl, reason = "the quotient rule")]
             fn div(self, b: Self) -> Self {
                 let out = self.re / b.re;
                 self.zip(b, out, |ea, eb| (ea - out * eb) / b.re)
@@ -304,6 +306,7 @@ macro_rules! dual_impls {
         impl<$($gen)*> Rem for $ty {
             type Output = Self;
             #[inline]
+            #[allow(clippy::suspicious_arithmetic_impl, reason = "the chain rule of `%`")]
             fn rem(self, b: Self) -> Self {
                 let (da, db) = rules::d_rem(self.re, b.re);
                 self.zip(b, self.re % b.re, |ea, eb| ea * da + eb * db)
