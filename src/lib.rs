@@ -303,7 +303,7 @@
 //!
 //! [`Dual<T>`](Dual) (a value and one tangent) and [`DualVec<T, N>`](DualVec) (`N` tangents)
 //! implement [`Float`], so a generic function runs on them unchanged and gives derivatives in
-//! forward mode; they nest (`Dual<Dual<f64>>` gives second derivatives). [`forward`] wraps
+//! forward mode; they nest (`Dual<Dual<f64>>` gives second derivatives). [`forward`](mod@forward) wraps
 //! them for closures: `derivative`, `jvp`, `gradient`, `jacobian`, `hessian`.
 //!
 //! ```
@@ -321,7 +321,7 @@
 //!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
 //! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the forward-mode dual numbers
-//! ([`Dual`], [`DualVec`], [`forward`]), the finite-difference [`check`]er, and the
+//! ([`Dual`], [`DualVec`], [`forward`](mod@forward)), the finite-difference [`check`]er, and the
 //! [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
 #![forbid(unsafe_code)]
 
