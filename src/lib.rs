@@ -299,13 +299,37 @@
 //! assert_eq!(dw, m * v);
 //! ```
 //!
+//! # Forward mode: dual numbers
+//!
+//! [`Dual<T>`](Dual) (a value and one tangent) and [`DualVec<T, N>`](DualVec) (`N` tangents)
+//! implement [`Float`], so a generic function runs on them unchanged and gives derivatives in
+//! forward mode; they nest (`Dual<Dual<f64>>` gives second derivatives). [`forward`](mod@forward) wraps
+//! them for closures: `derivative`, `jvp`, `gradient`, `jacobian`, `hessian`.
+//!
+//! ```
+//! use ad::{forward, Dual, Float};
+//!
+//! fn f<T: Float>(p: &[T]) -> T {
+//!     T::from_f64(2.0) * p[0] * p[0] + T::from_f64(3.0) * p[0] * p[1]
+//! }
+//!
+//! let (y, g) = forward::gradient(f::<Dual<f64>>, &[1.0, 2.0]);
+//! assert_eq!((y, g), (8.0, vec![10.0, 3.0]));
+//! let (_, _, h) = forward::hessian(f::<Dual<Dual<f64>>>, &[1.0, 2.0]);
+//! assert_eq!(h, [[4.0, 3.0], [3.0, 0.0]]);
+//! ```
+//!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
-//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the finite-difference
-//! [`check`]er, and the [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
+//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the forward-mode dual numbers
+//! ([`Dual`], [`DualVec`], [`forward`](mod@forward)), the finite-difference [`check`]er, and the
+//! [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
 #![forbid(unsafe_code)]
 
 pub use ad_macros::{derivative, forward, reverse, Adjoint};
-pub use ad_runtime::{adjoint, check, cps, rules, Accumulate, Adjoint, Float, ValueStack, Zero};
+pub use ad_runtime::{
+    adjoint, check, cps, forward, rules, Accumulate, Adjoint, Dual, DualVec, Float, ValueStack,
+    Zero,
+};
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that
 /// function has no derivative. Its `fwd` and `rev` accept anything, so the only error the
@@ -365,6 +389,7 @@ pub mod __private {
     };
     pub use ad_runtime::linalg;
     pub use ad_runtime::rules;
+    pub use ad_runtime::second::{Basis, Flatten, Lift, Unlift};
     pub use ad_runtime::view;
     pub use ad_runtime::ValueStack;
 }

@@ -75,13 +75,15 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `_vjp` on `ad::Dual` numbers.
 fn second_order(func: &syn::ItemFn, sig: &parse::Signature, args: &parse::Args) -> TokenStream {
     let reject = |span: proc_macro2::Span, what: &str| {
-        let message = format!(
-            "#[reverse(hessian)] needs {what}; remove `hessian` or rewrite the function"
-        );
+        let message =
+            format!("#[reverse(hessian)] needs {what}; remove `hessian` or rewrite the function");
         syn::Error::new(span, message).to_compile_error()
     };
     let parse::RetTy::Scalar(float) = sig.ret else {
-        return reject(codegen::return_span(func), "a function that returns `f64` or `f32`");
+        return reject(
+            codegen::return_span(func),
+            "a function that returns `f64` or `f32`",
+        );
     };
     if let Some(p) = sig.params.iter().find(|p| {
         p.passing == parse::Passing::MutRef || matches!(p.kind, parse::ParamKind::Aggregate { .. })

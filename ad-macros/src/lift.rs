@@ -10,14 +10,14 @@
 //! fn f(x: f64, w: &[f64]) -> f64 { 2.0 * x + w[0].sin() + (n as f64) }
 //! // becomes
 //! fn __ad_lifted_f<__AdF: ::ad::Float>(x: __AdF, w: &[__AdF]) -> __AdF {
-//!     <__AdF as ::ad::Float>::from_f64(2.0) * x + w[0].sin()
-//!         + <__AdF as ::ad::Float>::from_f64(n as f64)
+//!     __AdF::from_f64(2.0) * x + w[0].sin()
+//!         + __AdF::from_f64(n as f64)
 //! }
 //! ```
 //!
 //! The type `f64` becomes `__AdF` wherever it is written; a float literal, a cast `e as f64`
 //! and a constant of `f64` (`f64::consts::PI`) become `from_f64` of the same value, which is
-//! exact; `f64::sin(x)` becomes `<__AdF as Float>::sin(x)`. Every other token keeps its span,
+//! exact; `f64::sin(x)` becomes `__AdF::sin(x)`. Every other token keeps its span,
 //! so an error in the copy (a cast of a float to an integer, a call of a function that is
 //! not generic) is reported at the user's code.
 
@@ -64,7 +64,7 @@ struct Rewrite {
 impl Rewrite {
     fn from_f64(&self, value: TokenStream) -> syn::Expr {
         let t = float_param();
-        syn::parse_quote!(<#t as ::ad::Float>::from_f64(#value))
+        syn::parse_quote!(#t::from_f64(#value))
     }
 
     fn is_float(&self, path: &syn::Path) -> bool {
@@ -77,7 +77,11 @@ impl Rewrite {
         let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
         let at = segments.iter().position(|s| *s == self.float)?;
         let prefix_ok = matches!(
-            segments[..at].iter().map(String::as_str).collect::<Vec<_>>().as_slice(),
+            segments[..at]
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+                .as_slice(),
             [] | ["std"] | ["core"]
         );
         prefix_ok.then(|| path.segments.last().map(|s| s.ident.clone()))?
@@ -160,7 +164,7 @@ impl VisitMut for Rewrite {
                     } else {
                         // `f64::sin` as a function: the trait's.
                         let t = float_param();
-                        *expr = syn::parse_quote!(<#t as ::ad::Float>::#name);
+                        *expr = syn::parse_quote!(#t::#name);
                     }
                     return;
                 }
@@ -205,13 +209,13 @@ mod tests {
         let expected = quote! {
             #[doc(hidden)]
             fn __ad_lifted_f<__AdF: ::ad::Float>(x: __AdF, w: &[__AdF], n: usize) -> __AdF {
-                let v: Vec<__AdF> = vec![<__AdF as ::ad::Float>::from_f64(0.0); n];
-                let c = <__AdF as ::ad::Float>::from_f64(::core::f64::consts::PI)
-                    * <__AdF as ::ad::Float>::from_f64(2.5)
-                    + <__AdF as ::ad::Float>::from_f64(::core::f64::consts::E)
-                    + <__AdF as ::ad::Float>::from_f64(f64::EPSILON);
-                <__AdF as ::ad::Float>::max(x, w[0]) * c
-                    + (<__AdF as ::ad::Float>::from_f64((n) as f64))
+                let v: Vec<__AdF> = vec![__AdF::from_f64(0.0); n];
+                let c = __AdF::from_f64(::core::f64::consts::PI)
+                    * __AdF::from_f64(2.5)
+                    + __AdF::from_f64(::core::f64::consts::E)
+                    + __AdF::from_f64(f64::EPSILON);
+                __AdF::max(x, w[0]) * c
+                    + (__AdF::from_f64((n) as f64))
                     + v[0]
             }
         };

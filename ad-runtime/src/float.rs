@@ -1,18 +1,22 @@
-//! The [`Float`] trait: the scalar types (`f64`, `f32`) that `#[reverse]` differentiates, and
-//! the bound of generic functions it differentiates (`fn f<T: ad::Float>(x: T) -> T`).
+//! The [`Float`] trait: the scalar types (`f64`, `f32`, and the dual numbers of forward mode)
+//! that `#[reverse]` differentiates, and the bound of generic functions it differentiates
+//! (`fn f<T: ad::Float>(x: T) -> T`).
 
 use crate::accumulate::Accumulate;
 use crate::adjoint::Adjoint;
 use crate::inout::InOut;
 use crate::stack::Record;
 
-/// A floating-point scalar: `f64` or `f32`.
+/// A floating-point scalar: `f64`, `f32`, or a forward-mode dual number of one of these
+/// ([`Dual<T>`](crate::Dual), [`DualVec<T, N>`](crate::DualVec), nested to any depth).
 ///
-/// It serves two purposes:
+/// It serves three purposes:
 ///
-/// - The derivative rules in [`crate::rules`] are written once for both precisions over it.
+/// - The derivative rules in [`crate::rules`] are written once for both precisions over it,
+///   and for dual numbers, which is what gives them derivatives of any order.
+/// - The dual numbers run the rules: their intrinsics take their tangents from the rule table.
 /// - It is the bound of generic functions under `#[reverse]`: a type parameter `T: Float` is a
-///   float type of the function, so that one body serves both precisions:
+///   float type of the function, so that one body serves both precisions (and dual numbers):
 ///
 /// ```
 /// use ad_runtime::Float;
@@ -28,26 +32,33 @@ use crate::stack::Record;
 ///
 /// assert_eq!(poly(0.3_f64, &[1.0, 2.0]), (0.3_f64 + 2.0).sin() * 0.5);
 /// assert_eq!(poly(0.3_f32, &[1.0, 2.0]), (0.3_f32 + 2.0).sin() * 0.5);
+///
+/// // On a dual number: the value and d/dx = 0.5 · 1 · cos(x + 2).
+/// let y = poly(ad_runtime::Dual::variable(0.3_f64), &[Float::ONE, Float::from_f64(2.0)]);
+/// assert_eq!(y.re, (0.3_f64 + 2.0).sin() * 0.5);
+/// assert_eq!(y.eps, (0.3_f64 + 2.0).cos() * 0.5);
 /// ```
 ///
 /// In generic code, write constants as [`Float::ZERO`], [`Float::ONE`], `T::from_f64(0.5)` and
 /// `T::from_i32(3)`, and the intrinsics as methods (`x.sin()`, `x.powi(2)`, `x.max(y)`): the
-/// trait has a method for every intrinsic of the rule table ([`crate::rules::INTRINSICS`]),
-/// each forwarding to the inherent method of the same name.
+/// trait has a method for every intrinsic of the rule table ([`crate::rules::INTRINSICS`]).
+/// For `f64` and `f32` each forwards to the inherent method of the same name; a dual number
+/// computes its value with the method of `T` and its tangents from the rule table.
 ///
 /// # Not only primitives
 ///
-/// The trait is sealed for now: `f64` and `f32` implement it. It is meant to be implemented by
-/// a forward-mode dual number (`Dual<T>`) next, so that generated adjoint code can run on dual
-/// numbers (forward-over-reverse). Therefore nothing may assume that a `T: Float` is a
-/// primitive, neither the code `#[reverse]` generates for a generic function nor the rules:
-/// no `as T` casts, no float literals of type `T` (`0.0`), no inherent items of the primitive
-/// types (`T::EPSILON`, `T::MAX`); constants come from [`Float::ZERO`], [`Float::ONE`],
-/// [`Float::from_f64`] and [`Float::from_i32`], and every operation from this trait and its
-/// supertraits. The supertraits are those a dual number can implement: arithmetic and compound
-/// assignment, comparison (of the values), sums, and the runtime traits generated code needs
-/// ([`Record`] to keep values on the value stack, [`Adjoint`] and [`Accumulate`] for its
-/// adjoint, which has the type of the value, and [`InOut`] for `&mut` parameters).
+/// The trait is sealed: `f64`, `f32`, [`Dual<T>`](crate::Dual) and
+/// [`DualVec<T, N>`](crate::DualVec) (for any `T: Float`) implement it, so that generic code,
+/// and the adjoint code generated for it, run on dual numbers (forward over reverse, forward
+/// over forward). Therefore nothing may assume that a `T: Float` is a primitive, neither the
+/// code `#[reverse]` generates for a generic function nor the rules: no `as T` casts, no float
+/// literals of type `T` (`0.0`), no inherent items of the primitive types (`T::EPSILON`,
+/// `T::MAX`); constants come from [`Float::ZERO`], [`Float::ONE`], [`Float::from_f64`] and
+/// [`Float::from_i32`], and every operation from this trait and its supertraits. The
+/// supertraits are those a dual number implements: arithmetic and compound assignment,
+/// comparison (of the values only, for a dual number), sums, and the runtime traits generated
+/// code needs ([`Record`] to keep values on the value stack, [`Adjoint`] and [`Accumulate`] for
+/// its adjoint, which has the type of the value, and [`InOut`] for `&mut` parameters).
 pub trait Float:
     Copy
     + PartialOrd
@@ -86,8 +97,14 @@ pub trait Float:
     fn from_i32(k: i32) -> Self;
     /// Converts from `f64`, rounding for `f32`.
     fn from_f64(x: f64) -> Self;
-    /// Converts to `f64` exactly.
+    /// Converts to `f64` exactly (for a dual number, its value).
     fn to_f64(self) -> f64;
+    /// Whether `self` is exactly zero (`0` or `-0`), and for a dual number whether its value
+    /// and every tangent are, at every nesting level (`==` compares values only).
+    ///
+    /// Forward mode uses it to tell a constant's tangent, which contributes nothing even
+    /// where a partial is NaN or infinite (`∂/∂y xʸ` at `x < 0`), from a variable's.
+    fn is_exact_zero(self) -> bool;
     /// `self.sin_cos()`.
     fn sin_cos(self) -> (Self, Self);
     /// `self.powi(k)`.
@@ -168,6 +185,8 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f64 {}
     impl Sealed for f32 {}
+    impl<T: super::Float> Sealed for crate::Dual<T> {}
+    impl<T: super::Float, const N: usize> Sealed for crate::DualVec<T, N> {}
 }
 
 macro_rules! impl_float {
@@ -189,6 +208,10 @@ macro_rules! impl_float {
             #[inline]
             fn to_f64(self) -> f64 {
                 self as f64
+            }
+            #[inline]
+            fn is_exact_zero(self) -> bool {
+                self == 0.0
             }
             #[inline]
             fn sin_cos(self) -> (Self, Self) {

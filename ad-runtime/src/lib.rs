@@ -18,6 +18,11 @@
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the
 //!   marker trait whose absence is the "has no derivative" compile error).
 //! - [`inout`]: `&mut` float parameters, read on entry and written back on return.
+//! - [`Dual`], [`DualVec`] ([`dual`]): forward-mode dual numbers, a value and one or `N`
+//!   tangents, nestable (`Dual<Dual<f64>>` for second derivatives); they implement [`Float`],
+//!   with every intrinsic's tangent from [`rules`].
+//! - [`forward`]: forward mode for closures and generic functions (derivatives, JVPs,
+//!   gradients, Jacobians, Hessians) over those dual numbers.
 //! - [`cps`]: the dual type of the continuation-passing backend (`#[reverse(cps)]`): a value
 //!   and its adjoint cell.
 //! - [`grow`]: the reverse of the operations that grow or shrink a float `Vec`.
@@ -32,18 +37,22 @@ pub mod adjoint;
 pub mod call;
 pub mod check;
 pub mod cps;
+pub mod dual;
 pub mod expect;
 pub mod float;
+pub mod forward;
 pub mod grow;
 pub mod inout;
 pub mod linalg;
 #[cfg(feature = "nalgebra")]
 pub mod nalgebra;
 pub mod rules;
+pub mod second;
 pub mod stack;
 pub mod view;
 
 pub use accumulate::Accumulate;
 pub use adjoint::{Adjoint, Zero};
+pub use dual::{Dual, DualVec};
 pub use float::Float;
 pub use stack::ValueStack;

@@ -145,7 +145,9 @@ impl ValueStack {
     }
 }
 
-/// A value that [`ValueStack`] can store: `f64`, `f32`, `usize`, `i32` and `bool`.
+/// A value that [`ValueStack`] can store: `f64`, `f32`, `usize`, `i32`, `bool`, and the dual
+/// numbers [`Dual`](crate::Dual) and [`DualVec`](crate::DualVec) of these floats (stored as
+/// their value, then their tangents).
 ///
 /// Sealed: these are the types of everything a reverse sweep reads (floats, indices, `powi`
 /// exponents, branch decisions and trip counts).
@@ -165,6 +167,8 @@ mod sealed {
     impl Sealed for usize {}
     impl Sealed for i32 {}
     impl Sealed for bool {}
+    impl<T: crate::Float> Sealed for crate::Dual<T> {}
+    impl<T: crate::Float, const N: usize> Sealed for crate::DualVec<T, N> {}
 }
 
 #[cold]

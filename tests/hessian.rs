@@ -1,0 +1,161 @@
+//! `#[reverse(hessian)]`: Hessian-vector products, Hessians and their diagonals by forward
+//! over reverse, against closed forms and against central finite differences of `NAME_grad`.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "the forms under test are written as users write them"
+)]
+
+use ad::reverse;
+
+/// Pearlmutter & Siskind's example: f(x, y) = 2x² + 3xy + 4y².
+#[reverse(hessian)]
+fn quadratic(x: f64, y: f64) -> f64 {
+    2.0 * x * x + 3.0 * x * y + 4.0 * y * y
+}
+
+#[test]
+fn pearlmutter_siskind_hessian_vector_product() {
+    let (value, (gx, gy), (hx, hy)) = quadratic_hvp(3.0, 4.0, 7.0, 8.0);
+    assert_eq!(value, 18.0 + 36.0 + 64.0);
+    assert_eq!((gx, gy), (4.0 * 3.0 + 3.0 * 4.0, 3.0 * 3.0 + 8.0 * 4.0));
+    assert_eq!((hx, hy), (52.0, 85.0));
+    let (_, _, h) = quadratic_hessian(3.0, 4.0);
+    assert_eq!(h, vec![vec![4.0, 3.0], vec![3.0, 8.0]]);
+    let (_, _, d) = quadratic_hessian_diag(3.0, 4.0);
+    assert_eq!(d, vec![4.0, 8.0]);
+}
+
+#[reverse(hessian)]
+fn rosenbrock(x: &[f64]) -> f64 {
+    let mut sum = 0.0;
+    for i in 0..x.len() - 1 {
+        let a = 1.0 - x[i];
+        let b = x[i + 1] - x[i] * x[i];
+        sum += a * a + 100.0 * b * b;
+    }
+    sum
+}
+
+/// The Hessian by central differences of a gradient.
+fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
+    let h = 1e-5;
+    (0..x.len())
+        .map(|j| {
+            let mut up = x.to_vec();
+            let mut down = x.to_vec();
+            up[j] += h;
+            down[j] -= h;
+            let (gu, gd) = (grad(&up), grad(&down));
+            gu.iter()
+                .zip(&gd)
+                .map(|(a, b)| (a - b) / (2.0 * h))
+                .collect()
+        })
+        .collect()
+}
+
+fn assert_close(a: &[Vec<f64>], b: &[Vec<f64>], tol: f64) {
+    for (ra, rb) in a.iter().zip(b) {
+        for (x, y) in ra.iter().zip(rb) {
+            assert!(
+                (x - y).abs() <= tol * (1.0 + x.abs().max(y.abs())),
+                "{a:?}\n{b:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn rosenbrock_hessian_against_finite_differences_of_the_gradient() {
+    let x = [-1.2, 1.0, 0.3, 0.8];
+    let (value, g, h) = rosenbrock_hessian(&x);
+    assert_eq!(value, rosenbrock(&x));
+    assert_eq!(g, rosenbrock_grad(&x).1);
+    let fd = fd_hessian(|p| rosenbrock_grad(p).1, &x);
+    assert_close(&h, &fd, 1e-6);
+    // Closed form of the 2-D entries: ∂²/∂x0² = 2 - 400 (x1 - x0²) + 800 x0².
+    let x0: f64 = -1.2;
+    assert!((h[0][0] - (2.0 - 400.0 * (1.0 - x0 * x0) + 800.0 * x0 * x0)).abs() < 1e-9);
+    assert_eq!(h[0][1], -400.0 * x0);
+    // Symmetric, and the diagonal agrees.
+    for i in 0..4 {
+        for j in 0..4 {
+            assert!((h[i][j] - h[j][i]).abs() < 1e-9);
+        }
+    }
+    let (_, _, d) = rosenbrock_hessian_diag(&x);
+    assert_eq!(d, (0..4).map(|i| h[i][i]).collect::<Vec<_>>());
+}
+
+/// A one-hidden-layer perceptron's squared loss on one example; the weights are flat.
+#[reverse(hessian, wrt(w1, w2))]
+fn mlp_loss(w1: &[f64], w2: &[f64], x: &[f64], target: f64) -> f64 {
+    let hidden = w2.len();
+    let mut out = 0.0;
+    for j in 0..hidden {
+        let mut z = 0.0;
+        for i in 0..x.len() {
+            z += w1[j * x.len() + i] * x[i];
+        }
+        out += w2[j] * z.tanh();
+    }
+    let e = out - target;
+    0.5 * e * e
+}
+
+#[test]
+fn mlp_loss_hessian_against_finite_differences_of_the_gradient() {
+    let x = [0.5, -1.0, 0.25];
+    let w1: Vec<f64> = (0..6).map(|k| 0.3 * (k as f64) - 0.7).collect();
+    let w2 = [0.8, -0.4];
+    let (_, _, h) = mlp_loss_hessian(&w1, &w2, &x, 0.3);
+    assert_eq!(h.len(), 8);
+    let fd = fd_hessian(
+        |p| {
+            let (_, (g1, g2)) = mlp_loss_grad(&p[..6], &p[6..], &x, 0.3);
+            [g1, g2].concat()
+        },
+        &[w1.clone(), w2.to_vec()].concat(),
+    );
+    assert_close(&h, &fd, 1e-6);
+    // An H·v against the Hessian times v.
+    let v1: Vec<f64> = (0..6).map(|k| (k as f64).sin()).collect();
+    let v2 = [1.0, -2.0];
+    let (_, _, (hv1, hv2)) = mlp_loss_hvp(&w1, &w2, &x, 0.3, &v1, &v2);
+    let v = [v1.clone(), v2.to_vec()].concat();
+    let hv = [hv1, hv2.to_vec()].concat();
+    for i in 0..8 {
+        let expected: f64 = (0..8).map(|j| h[i][j] * v[j]).sum();
+        assert!((hv[i] - expected).abs() < 1e-12 * (1.0 + expected.abs()));
+    }
+}
+
+#[reverse(hessian, wrt(y))]
+fn only_y(x: f64, y: f64, n: usize) -> f64 {
+    let mut acc = 0.0;
+    for k in 0..n {
+        acc += (x * y).sin() * (k as f64 + 1.0);
+    }
+    acc * std::f64::consts::PI
+}
+
+#[test]
+fn wrt_loops_casts_and_constants() {
+    let (x, y) = (0.7, 1.3);
+    let (_, dy, h) = only_y_hessian(x, y, 3);
+    let s = 6.0 * std::f64::consts::PI;
+    assert!((dy - s * x * (x * y).cos()).abs() < 1e-12);
+    assert!((h[0][0] + s * x * x * (x * y).sin()).abs() < 1e-12);
+}
+
+#[reverse(hessian)]
+fn single(x: f32) -> f32 {
+    x.powi(3) + x.exp()
+}
+
+#[test]
+fn single_precision() {
+    let (_, g, h) = single_hessian(0.5);
+    assert!((g - (0.75 + 0.5f32.exp())).abs() < 1e-6);
+    assert!((h[0][0] - (3.0 + 0.5f32.exp())).abs() < 1e-5);
+}
