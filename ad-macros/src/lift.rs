@@ -62,7 +62,7 @@ struct Rewrite {
 }
 
 impl Rewrite {
-    fn from_f64(&self, value: TokenStream) -> syn::Expr {
+    fn converted(&self, value: TokenStream) -> syn::Expr {
         let t = float_param();
         syn::parse_quote!(#t::from_f64(#value))
     }
@@ -131,7 +131,7 @@ impl VisitMut for Rewrite {
             syn::Expr::Lit(lit) => {
                 if let syn::Lit::Float(_) = &lit.lit {
                     let value = lit.to_token_stream();
-                    *expr = self.from_f64(value);
+                    *expr = self.converted(value);
                 }
                 return;
             }
@@ -142,7 +142,7 @@ impl VisitMut for Rewrite {
                     self.visit_expr_mut(&mut cast.expr);
                     let inner = &cast.expr;
                     let float = syn::Ident::new(&self.float, Span::call_site());
-                    *expr = self.from_f64(quote!((#inner) as #float));
+                    *expr = self.converted(quote!((#inner) as #float));
                     return;
                 }
             }
@@ -160,7 +160,7 @@ impl VisitMut for Rewrite {
                             true => quote!(::core::#float::consts::#name),
                             false => quote!(#float::#name),
                         };
-                        *expr = self.from_f64(value);
+                        *expr = self.converted(value);
                     } else {
                         // `f64::sin` as a function: the trait's.
                         let t = float_param();
