@@ -65,12 +65,32 @@ const FILES: &[&str] = &[
 const SKIP: &[(&str, &str, &str)] = &[
     // Macro bug: a parameter that `wrt(..)` leaves inactive, of type `&[f64]`, passed on to
     // an annotated callee gets a `Vec<f64>` tangent where the companion wants `&[f64]`.
-    ("closures", "closure_over_inactive_data_via", "bug: inactive slice passed on (wrt)"),
-    ("loops", "logistic_regression_via", "bug: inactive slice passed on (wrt)"),
-    ("loops", "mlp_loss_via", "bug: inactive slice passed on (wrt)"),
-    ("straight_line", "dot3_via", "bug: inactive slice passed on (wrt)"),
+    (
+        "closures",
+        "closure_over_inactive_data_via",
+        "bug: inactive slice passed on (wrt)",
+    ),
+    (
+        "loops",
+        "logistic_regression_via",
+        "bug: inactive slice passed on (wrt)",
+    ),
+    (
+        "loops",
+        "mlp_loss_via",
+        "bug: inactive slice passed on (wrt)",
+    ),
+    (
+        "straight_line",
+        "dot3_via",
+        "bug: inactive slice passed on (wrt)",
+    ),
     // Macro bug: a `&Vec<f64>` parameter passed on as `&[f64]` gets a `&&Vec<f64>` tangent.
-    ("soundness", "vec_ref_as_slice", "bug: `&Vec<f64>` passed on as `&[f64]`"),
+    (
+        "soundness",
+        "vec_ref_as_slice",
+        "bug: `&Vec<f64>` passed on as `&[f64]`",
+    ),
 ];
 
 /// Functions under `#[ad::forward]` whose `NAME_jvp` disagrees with the reverse mode (macro
@@ -78,15 +98,31 @@ const SKIP: &[(&str, &str, &str)] = &[
 const UNCHECKED: &[(&str, &str, &str)] = &[
     // A call whose result is a tuple is emitted as a primal call: its parts get zero tangents.
     ("call_results", "polar", "bug: tuple result of a call"),
-    ("call_results", "twice_into_a_tuple", "bug: tuple result of a call"),
+    (
+        "call_results",
+        "twice_into_a_tuple",
+        "bug: tuple result of a call",
+    ),
     ("call_results", "moments", "bug: tuple result of a call"),
     ("call_results", "sine_only", "bug: tuple result of a call"),
     ("call_results", "sum_only", "bug: tuple result of a call"),
     // A call that returns `()` and writes through `&mut` is emitted as a primal call: the
     // tangent of the buffer it writes stays zero.
-    ("mutation", "cubic", "bug: `&mut` argument of a call returning `()`"),
-    ("mutation", "affine_driver", "bug: `&mut` argument of a call returning `()`"),
-    ("mutation", "scaled_middle", "bug: `&mut` argument of a call returning `()`"),
+    (
+        "mutation",
+        "cubic",
+        "bug: `&mut` argument of a call returning `()`",
+    ),
+    (
+        "mutation",
+        "affine_driver",
+        "bug: `&mut` argument of a call returning `()`",
+    ),
+    (
+        "mutation",
+        "scaled_middle",
+        "bug: `&mut` argument of a call returning `()`",
+    ),
 ];
 
 fn main() {
@@ -183,17 +219,15 @@ impl Shape {
                 let seg = p.path.segments.last()?;
                 let name = seg.ident.to_string();
                 match &seg.arguments {
-                    syn::PathArguments::None if p.path.segments.len() == 1 => {
-                        match name.as_str() {
-                            "f64" | "f32" => Some(Shape::Float { generic: false }),
-                            "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16"
-                            | "u32" | "u64" | "u128" | "usize" | "bool" | "char" | "str" => {
-                                Some(Shape::Inactive)
-                            }
-                            _ if generics.contains(&name) => Some(Shape::Float { generic: true }),
-                            _ => None,
+                    syn::PathArguments::None if p.path.segments.len() == 1 => match name.as_str() {
+                        "f64" | "f32" => Some(Shape::Float { generic: false }),
+                        "i8" | "i16" | "i32" | "i64" | "i128" | "isize" | "u8" | "u16" | "u32"
+                        | "u64" | "u128" | "usize" | "bool" | "char" | "str" => {
+                            Some(Shape::Inactive)
                         }
-                    }
+                        _ if generics.contains(&name) => Some(Shape::Float { generic: true }),
+                        _ => None,
+                    },
                     syn::PathArguments::AngleBracketed(args) if name == "Vec" => {
                         let [syn::GenericArgument::Type(elem)] =
                             args.args.iter().collect::<Vec<_>>()[..]
@@ -278,7 +312,7 @@ struct Func {
 struct Corpus {
     funcs: Vec<Func>,
     /// Names of `#[ad::derivative]` functions and of annotated methods.
-    derivative: BTreeSet<String>,
+    derivative: BTreeSet<(String, String)>,
     methods: BTreeSet<(String, String)>,
     /// `file::name` of the functions that get `#[ad::forward]`, and of the checked ones.
     forward: BTreeSet<String>,
@@ -317,19 +351,41 @@ impl Corpus {
             }
         }
         loop {
-            let not: BTreeSet<String> = self
+            // Callees by file: a function of the caller's file, else one of `common/`.
+            let not: BTreeSet<(String, String)> = self
                 .funcs
                 .iter()
                 .filter(|f| f.not.is_some())
-                .map(|f| f.name.clone())
+                .map(|f| (f.file.clone(), f.name.clone()))
                 .chain(self.derivative.iter().cloned())
                 .collect();
+            let defined: BTreeSet<(String, String)> = self
+                .funcs
+                .iter()
+                .map(|f| (f.file.clone(), f.name.clone()))
+                .chain(self.derivative.iter().cloned())
+                .collect();
+            let refused = |file: &str, callee: &str| {
+                let here = (file.to_string(), callee.to_string());
+                match defined.contains(&here) {
+                    true => not.contains(&here),
+                    false => not
+                        .iter()
+                        .any(|(f, n)| f.starts_with("common/") && n == callee),
+                }
+            };
             let mut changed = false;
             for f in self.funcs.iter_mut().filter(|f| f.not.is_none()) {
-                if let Some(callee) = f.calls.iter().find(|c| not.contains(*c)) {
-                    f.not = Some(format!("calls `{callee}`, which forward mode does not take"));
+                if let Some(callee) = f.calls.iter().find(|c| refused(&f.file, c)) {
+                    f.not = Some(format!(
+                        "calls `{callee}`, which forward mode does not take"
+                    ));
                     changed = true;
-                } else if let Some(m) = f.methods.iter().find(|m| self.methods.contains(&(f.file.clone(), m.to_string()))) {
+                } else if let Some(m) = f
+                    .methods
+                    .iter()
+                    .find(|m| self.methods.contains(&(f.file.clone(), m.to_string())))
+                {
                     f.not = Some(format!("calls the method `{m}`"));
                     changed = true;
                 }
@@ -349,12 +405,20 @@ impl Corpus {
         self.funcs.iter().find(|f| f.file == file && f.name == name)
     }
 
-    /// Names whose uses are rewritten: `NAME_grad` (`NAME_vjp`) of each function with a
-    /// wrapper, unless another function of the corpus without one has the same name.
-    fn renames(&self) -> BTreeMap<String, String> {
+    /// Names whose uses are rewritten in `file`: `NAME_grad` (`NAME_vjp`) of each function
+    /// with a wrapper, of `file` (or of `common/` for a name `file` does not define), unless
+    /// another function of the same name there has none.
+    fn renames(&self, file: &str) -> BTreeMap<String, String> {
+        let here = |f: &&Func| f.file == file;
+        let common = |f: &&Func| f.file.starts_with("common/");
+        let defined: BTreeSet<&str> = self.funcs.iter().filter(here).map(|f| &*f.name).collect();
         let mut renames = BTreeMap::new();
         let mut clash = BTreeSet::new();
-        for f in &self.funcs {
+        let visible = self
+            .funcs
+            .iter()
+            .filter(|f| here(f) || (common(f) && !defined.contains(&*f.name)));
+        for f in visible {
             for (kind, ok) in [("grad", f.grad_checked()), ("vjp", f.vjp_checked())] {
                 let from = format!("{}_{kind}", f.name);
                 if ok {
@@ -370,8 +434,9 @@ impl Corpus {
 
     /// Writes the copy of `file` (`key` in [`Func::file`]) to `to`, for inclusion in `module`.
     fn write(&mut self, mut file: syn::File, key: &str, to: &Path, module: &str, out: &Path) {
-        file.attrs.retain(|a| matches!(a.style, syn::AttrStyle::Outer));
-        let renames = self.renames();
+        file.attrs
+            .retain(|a| matches!(a.style, syn::AttrStyle::Outer));
+        let renames = self.renames(key);
         let forward = self
             .funcs
             .iter()
@@ -573,8 +638,7 @@ impl<'ast> Visit<'ast> for Collect<'_> {
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if f
-            .attrs
+        if f.attrs
             .iter()
             .any(|a| attr_named(a, "reverse") || attr_named(a, "derivative"))
         {
@@ -588,7 +652,8 @@ impl<'ast> Visit<'ast> for Collect<'_> {
         syn::visit::visit_item_fn(self, f);
         let name = f.sig.ident.to_string();
         if f.attrs.iter().any(|a| attr_named(a, "derivative")) {
-            self.corpus.derivative.insert(name.clone());
+            let derivative = (self.file.to_string(), name.clone());
+            self.corpus.derivative.insert(derivative);
         }
         let Some(attr) = f.attrs.iter().find(|a| attr_named(a, "reverse")) else {
             return;
@@ -630,8 +695,8 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             match input {
                 syn::FnArg::Receiver(_) => not = Some("a method".to_string()),
                 syn::FnArg::Typed(pt) => {
-                    let shape = Shape::of(&pt.ty, &generics)
-                        .filter(|s| !matches!(s, Shape::Tuple(_)));
+                    let shape =
+                        Shape::of(&pt.ty, &generics).filter(|s| !matches!(s, Shape::Tuple(_)));
                     if shape.is_none() {
                         not = Some(format!("a parameter of type `{}`", pt.ty.to_token_stream()));
                     }
@@ -648,7 +713,10 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             syn::ReturnType::Type(_, ty) => Shape::of(ty, &generics),
         };
         if ret.is_none() {
-            not = Some(format!("the result type `{}`", f.sig.output.to_token_stream()));
+            not = Some(format!(
+                "the result type `{}`",
+                f.sig.output.to_token_stream()
+            ));
         }
         if self.in_impl > 0 {
             not = Some("a method or associated function".to_string());
@@ -671,7 +739,12 @@ impl<'ast> Visit<'ast> for Collect<'_> {
             methods: calls.methods,
             params,
             ret,
-            generic: f.sig.generics.params.iter().any(|p| !matches!(p, syn::GenericParam::Lifetime(_))),
+            generic: f
+                .sig
+                .generics
+                .params
+                .iter()
+                .any(|p| !matches!(p, syn::GenericParam::Lifetime(_))),
         });
     }
 }
@@ -704,8 +777,13 @@ impl Insert<'_> {
                 if let Some(func) = self.corpus.func(&self.file, &name) {
                     if func.not.is_none() {
                         let args = &func.args;
-                        let at = f.attrs.iter().position(|a| attr_named(a, "reverse")).unwrap();
-                        f.attrs.insert(at, syn::parse_quote!(#[::ad::forward(#(#args),*)]));
+                        let at = f
+                            .attrs
+                            .iter()
+                            .position(|a| attr_named(a, "reverse"))
+                            .unwrap();
+                        f.attrs
+                            .insert(at, syn::parse_quote!(#[::ad::forward(#(#args),*)]));
                         if func.grad_checked() {
                             extra.push(wrapper(func, f, false));
                         }
@@ -817,7 +895,9 @@ fn wrapper(func: &Func, f: &syn::ItemFn, vjp: bool) -> syn::Item {
                 quote!(__r.1.#j)
             }
         };
-        pairs.push(quote!((&#g as &dyn ::ad_forward_corpus::Flat, &#t as &dyn ::ad_forward_corpus::Flat)));
+        pairs.push(
+            quote!((&#g as &dyn ::ad_forward_corpus::Flat, &#t as &dyn ::ad_forward_corpus::Flat)),
+        );
     }
     let (seed_param, seed_arg, seed) = match vjp {
         true => (
@@ -860,7 +940,11 @@ fn gradient_type(ty: &syn::Type) -> TokenStream {
 }
 
 /// Renames `NAME_grad` in tokens (macro calls) and moves `crate::` paths into `module`.
-fn rewrite_tokens(tokens: TokenStream, renames: &BTreeMap<String, String>, module: &str) -> TokenStream {
+fn rewrite_tokens(
+    tokens: TokenStream,
+    renames: &BTreeMap<String, String>,
+    module: &str,
+) -> TokenStream {
     let mut out = Vec::new();
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     for (k, tree) in trees.iter().enumerate() {

@@ -20,10 +20,7 @@ impl Lcg {
     }
 
     /// The next draw, uniform in `[-1, 1)`.
-    #[allow(
-        clippy::should_implement_trait,
-        reason = "a draw, not an iterator"
-    )]
+    #[allow(clippy::should_implement_trait, reason = "a draw, not an iterator")]
     pub fn next(&mut self) -> f64 {
         self.0 = self
             .0

@@ -48,9 +48,11 @@ mod counts {
     include!(concat!(env!("OUT_DIR"), "/forward/counts.rs"));
 }
 
-/// The corpus keeps its size: a change that silently drops functions from it fails here.
+/// The corpus keeps its size: a change that silently drops functions from it fails here
+/// (398 functions under `#[ad::forward]`, 345 with a checking wrapper when it was written;
+/// `OUT_DIR/forward/report.txt` says why each other `#[reverse]` function is left out).
 #[test]
 fn functions_under_forward_mode_and_checked() {
-    assert!(counts::FORWARD.len() >= 1, "{:?}", counts::FORWARD);
-    assert!(counts::CHECKED.len() >= 1, "{:?}", counts::CHECKED);
+    assert!(counts::FORWARD.len() >= 398, "{}", counts::FORWARD.len());
+    assert!(counts::CHECKED.len() >= 345, "{}", counts::CHECKED.len());
 }
