@@ -18,7 +18,10 @@ fn rosenbrock(x: &[f64]) -> f64 {
 }
 
 /// Solves `a·s = b` by Gaussian elimination with partial pivoting (small dense systems).
-#[allow(clippy::needless_range_loop, reason = "the elimination reads best with indices")]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "the elimination reads best with indices"
+)]
 fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
     let n = b.len();
     for col in 0..n {

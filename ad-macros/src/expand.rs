@@ -10,7 +10,7 @@ use crate::{codegen, ir, parse};
 pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     // If the item is not even a function, hand it back with the error, so the user's code
     // keeps its own diagnostics (tokio-macros' recovery).
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
             let err = syn::Error::new(err.span(), "#[reverse] applies to a function (`fn`)");
@@ -21,6 +21,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(clash) = second_attribute(&func, Attribute::Reverse) {
         return clash;
     }
+    mark_forward(&mut func);
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
@@ -115,7 +116,31 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, args: &parse::Args) 
     }
 }
 
-/// Expands `#[forward(args)] item`: `NAME_jvp` and the companion `__ad_jvp_NAME`.
+/// The hidden argument that `#[reverse]` and `#[ad::derivative]` add to a `#[forward]`
+/// attribute of the same function: they declare the marker struct `NAME` that holds the
+/// forward companion, so `#[forward]` must not.
+const MARKER_DECLARED: &str = "__ad_marker_declared";
+
+/// Adds [`MARKER_DECLARED`] to the `#[forward]` attribute of `func`, if it has one.
+fn mark_forward(func: &mut syn::ItemFn) {
+    for attr in &mut func.attrs {
+        if !is_named(attr, "forward") {
+            continue;
+        }
+        let marker = syn::Ident::new(MARKER_DECLARED, proc_macro2::Span::call_site());
+        let path = attr.path().clone();
+        let tokens = match &attr.meta {
+            syn::Meta::List(list) => {
+                let args = &list.tokens;
+                quote!(#marker, #args)
+            }
+            _ => quote!(#marker),
+        };
+        *attr = syn::parse_quote!(#[#path(#tokens)]);
+    }
+}
+
+/// Expands `#[forward(args)] item`: `NAME_jvp` and the companion (`NAME::jvp`).
 pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
@@ -132,24 +157,28 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         return quote!(#err #func);
     }
     // With `#[reverse]` too, that attribute reports the errors the two have in common.
-    let quiet = func.attrs.iter().any(|a| is_named(a, "reverse"));
+    let reverse_too = func.attrs.iter().any(|a| is_named(a, "reverse"));
+    let other = reverse_too || func.attrs.iter().any(|a| is_named(a, "derivative"));
+    let (args, declared) = strip_marker(args);
+    let marker = !other && !declared;
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
-    if args.backend == parse::Backend::Cps {
+    if args.backend == parse::Backend::Cps || args.hessian {
         cx.error_at(
             proc_macro2::Span::call_site(),
-            "`cps` selects a reverse-mode backend; #[ad::forward] takes only `wrt(...)`",
+            "`cps` and `hessian` are arguments of #[reverse]; #[ad::forward] takes only \
+             `wrt(...)`",
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
     let body = ir::lower::lower(&cx, &sig, &func.block);
     let fail = |cx: Errors, sig: Option<&parse::Signature>| {
-        let errors = match (quiet, cx.check()) {
+        let errors = match (reverse_too, cx.check()) {
             (false, Err(err)) => err.to_compile_error(),
             _ => TokenStream::new(),
         };
         let stubs = sig
-            .map(|sig| codegen::forward::stubs(&func, sig))
+            .map(|sig| codegen::forward::stubs(&func, sig, marker))
             .unwrap_or_default();
         quote! {
             #errors
@@ -170,7 +199,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         );
         // (Reported even beside `#[reverse]`: only forward mode lacks it.)
         let err = syn::Error::new(span, message).to_compile_error();
-        let stubs = codegen::forward::stubs(&func, &sig);
+        let stubs = codegen::forward::stubs(&func, &sig, marker);
         return quote!(#err #func #stubs);
     }
     let Some((jvp_body, jvp_plan)) = analyse(&cx, body.clone(), &sig, false) else {
@@ -185,11 +214,24 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         &sig,
         (&jvp_body, &jvp_plan),
         (&split_sig, &split_body, &split_plan),
+        marker,
     );
     quote! {
         #func
         #items
     }
+}
+
+/// The arguments without [`MARKER_DECLARED`], and whether it was there.
+fn strip_marker(args: TokenStream) -> (TokenStream, bool) {
+    use syn::parse::Parser;
+    let parser = syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated;
+    let Ok(metas) = parser.parse2(args.clone()) else {
+        return (args, false);
+    };
+    let declared = metas.iter().any(|m| m.path().is_ident(MARKER_DECLARED));
+    let rest = metas.iter().filter(|m| !m.path().is_ident(MARKER_DECLARED));
+    (quote!(#(#rest),*), declared)
 }
 
 /// Whether `attr` is `#[name]` or `#[path::name]`.
@@ -356,7 +398,7 @@ fn second_attribute(func: &syn::ItemFn, first: Attribute) -> Option<TokenStream>
 
 /// Expands `#[ad::derivative(vjp = pullback)] item`.
 pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
             let err = syn::Error::new(err.span(), "#[ad::derivative] applies to a function (`fn`)");
@@ -367,6 +409,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(clash) = second_attribute(&func, Attribute::Derivative) {
         return clash;
     }
+    mark_forward(&mut func);
     let cx = Errors::new();
     let vjp = parse::derivative_args(&cx, args);
     let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());

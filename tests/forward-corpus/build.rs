@@ -62,68 +62,11 @@ const FILES: &[&str] = &[
 ];
 
 /// Functions left under `#[reverse]` alone, by file and name, with the reason.
-const SKIP: &[(&str, &str, &str)] = &[
-    // Macro bug: a parameter that `wrt(..)` leaves inactive, of type `&[f64]`, passed on to
-    // an annotated callee gets a `Vec<f64>` tangent where the companion wants `&[f64]`.
-    (
-        "closures",
-        "closure_over_inactive_data_via",
-        "bug: inactive slice passed on (wrt)",
-    ),
-    (
-        "loops",
-        "logistic_regression_via",
-        "bug: inactive slice passed on (wrt)",
-    ),
-    (
-        "loops",
-        "mlp_loss_via",
-        "bug: inactive slice passed on (wrt)",
-    ),
-    (
-        "straight_line",
-        "dot3_via",
-        "bug: inactive slice passed on (wrt)",
-    ),
-    // Macro bug: a `&Vec<f64>` parameter passed on as `&[f64]` gets a `&&Vec<f64>` tangent.
-    (
-        "soundness",
-        "vec_ref_as_slice",
-        "bug: `&Vec<f64>` passed on as `&[f64]`",
-    ),
-];
+const SKIP: &[(&str, &str, &str)] = &[];
 
 /// Functions under `#[ad::forward]` whose `NAME_jvp` disagrees with the reverse mode (macro
 /// bugs, reproduced in `tests/known_bugs.rs`): no wrapper checks them until the bug is fixed.
-const UNCHECKED: &[(&str, &str, &str)] = &[
-    // A call whose result is a tuple is emitted as a primal call: its parts get zero tangents.
-    ("call_results", "polar", "bug: tuple result of a call"),
-    (
-        "call_results",
-        "twice_into_a_tuple",
-        "bug: tuple result of a call",
-    ),
-    ("call_results", "moments", "bug: tuple result of a call"),
-    ("call_results", "sine_only", "bug: tuple result of a call"),
-    ("call_results", "sum_only", "bug: tuple result of a call"),
-    // A call that returns `()` and writes through `&mut` is emitted as a primal call: the
-    // tangent of the buffer it writes stays zero.
-    (
-        "mutation",
-        "cubic",
-        "bug: `&mut` argument of a call returning `()`",
-    ),
-    (
-        "mutation",
-        "affine_driver",
-        "bug: `&mut` argument of a call returning `()`",
-    ),
-    (
-        "mutation",
-        "scaled_middle",
-        "bug: `&mut` argument of a call returning `()`",
-    ),
-];
+const UNCHECKED: &[(&str, &str, &str)] = &[];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
@@ -437,15 +380,8 @@ impl Corpus {
         file.attrs
             .retain(|a| matches!(a.style, syn::AttrStyle::Outer));
         let renames = self.renames(key);
-        let forward = self
-            .funcs
-            .iter()
-            .filter(|f| f.not.is_none())
-            .map(|f| f.name.clone())
-            .collect();
         Rewrite {
             renames: &renames,
-            forward: &forward,
             module,
             out,
         }
@@ -752,8 +688,6 @@ impl<'ast> Visit<'ast> for Collect<'_> {
 /// Renames the uses of `NAME_grad`, moves `crate::` paths and `#[path]`s.
 struct Rewrite<'a> {
     renames: &'a BTreeMap<String, String>,
-    /// Names of the functions under `#[ad::forward]`.
-    forward: &'a BTreeSet<String>,
     module: &'a str,
     out: &'a Path,
 }
@@ -1052,13 +986,6 @@ impl VisitMut for Rewrite<'_> {
                 let name = n.ident.to_string();
                 if let Some(to) = self.renames.get(&name) {
                     n.ident = Ident::new(to, n.ident.span());
-                } else if self.forward.contains(&name) {
-                    // Macro bug worked around: `use m::f` does not bring `f`'s forward
-                    // companion, `__ad_jvp_f`, which `#[ad::forward]` callers of `f` call.
-                    let f = &n.ident;
-                    let companion = format_ident!("__ad_jvp_{}", f);
-                    *u = syn::parse_quote!({#f, #companion});
-                    return;
                 }
             }
             syn::UseTree::Path(p) if p.ident == "crate" && !self.module.is_empty() => {

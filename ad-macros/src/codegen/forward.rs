@@ -46,7 +46,7 @@ fn tangent_ref(param: &syn::Ident) -> syn::Ident {
     format_ident!("__ad_tref_{}", param, span = Span::mixed_site())
 }
 
-/// The name of the forward companion of `name`: `__ad_jvp_NAME`.
+/// The name of the forward companion of the method `name`: `__ad_jvp_NAME`.
 pub(crate) fn companion_name(name: &syn::Ident) -> syn::Ident {
     super::shared::companion_ident(name, "jvp")
 }
@@ -58,12 +58,46 @@ pub(crate) fn emit(
     sig: &Signature,
     (body, plan): (&Body, &Plan),
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
+    marker: bool,
 ) -> TokenStream {
     let jvp = emit_one(func, sig, body, plan, false);
     let companion = emit_one(func, split_sig, split_body, split_plan, true);
+    let companion = place_companion(func, sig, companion, marker);
     quote! {
         #jvp
         #companion
+    }
+}
+
+/// The companion of a free function is `NAME::jvp`, an associated function of the marker
+/// struct `NAME` (which `#[reverse]` or `#[ad::derivative]` declares when they annotate the
+/// function too, and this attribute otherwise: `marker`): `use m::g;` imports it with the
+/// function. A method's is `__ad_jvp_NAME`, beside it.
+fn place_companion(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    companion: TokenStream,
+    marker: bool,
+) -> TokenStream {
+    if sig.in_impl {
+        return companion;
+    }
+    let (vis, name) = (&func.vis, &func.sig.ident);
+    let inherited = super::inherited_attrs(func);
+    let declare = marker.then(|| {
+        quote! {
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code)]
+            #inherited
+            #vis struct #name {}
+        }
+    });
+    quote! {
+        #declare
+        #inherited
+        impl #name {
+            #companion
+        }
     }
 }
 
@@ -136,21 +170,22 @@ fn signature(
     companion: bool,
 ) -> TokenStream {
     let ident = &func.sig.ident;
-    let name = match companion {
-        true => companion_name(ident),
-        false => format_ident!("{}_jvp", ident, span = ident.span()),
+    let name = match (companion, sig.in_impl) {
+        (true, true) => companion_name(ident),
+        (true, false) => format_ident!("jvp"),
+        (false, _) => format_ident!("{}_jvp", ident, span = ident.span()),
     };
-    let mut generics = func.sig.generics.clone();
+    let generics = &func.sig.generics;
     let mut tangents = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let float = !matches!(p.kind, ParamKind::Inactive) && p.active;
         if !float {
             if companion {
-                // Any tangent for an inactive parameter: callers pass `ad::Zero`.
-                let d = format_ident!("__D{}", i);
-                generics.params.push(syn::parse_quote!(#d));
+                // Any tangent for an inactive parameter: callers pass `ad::Zero`. (An
+                // `impl` argument leaves a caller's turbofish to the function's own
+                // parameters.)
                 let arg = format_ident!("__ad_tany_{}", i, span = Span::mixed_site());
-                tangents.push(quote!(#arg: #d));
+                tangents.push(quote!(#arg: impl ::core::marker::Sized));
             }
             continue;
         }
@@ -424,8 +459,12 @@ impl Tangents<'_> {
         let name = &v.name;
         let mutability = v.mutable.then(|| quote!(mut));
         let active = self.active(var);
-        if let (Rhs::Call(call), true) = (rhs, active) {
-            return self.call(var, call, span);
+        if let Rhs::Call(call) = rhs {
+            // (A call whose parts are active, or that writes an active `&mut` argument, is
+            // live even when its own result is not.)
+            if self.e.plan.activity.live(var, rhs) {
+                return self.call(var, call, span);
+            }
         }
         let annotation = match ty {
             Some(t) => Some(quote!(: #t)),
@@ -587,14 +626,12 @@ impl Tangents<'_> {
                 let (t, i) = (&self.tan[*w], self.e.op(i));
                 quote!(#t.remove(#i))
             }
-            Rhs::Part(tuple, k) => match self.active(*tuple) {
-                true => {
-                    let t = &self.tan[*tuple];
-                    let k = syn::Index::from(*k);
-                    quote!(#t.#k)
-                }
-                false => self.zero_of(out),
-            },
+            // (An active part makes its call live: the tuple's tangent is bound.)
+            Rhs::Part(tuple, k) => {
+                let t = &self.tan[*tuple];
+                let k = syn::Index::from(*k);
+                quote!(#t.#k)
+            }
             _ => self.zero_of(out),
         };
         (TokenStream::new(), value)
@@ -631,20 +668,25 @@ impl Tangents<'_> {
         let Some(array) = float else {
             return quote!(::ad::Zero);
         };
+        // A reference parameter (`w: &[f64]`) is passed as it is; its tangent too.
+        let reference = self.e.body.vars[*v]
+            .param
+            .is_some_and(|p| matches!(self.e.sig.params[p].ty, syn::Type::Reference(_)));
         let tangent = match self.active(*v) {
             true => self.tan[*v].to_token_stream(),
+            false if !array => quote!(::core::default::Default::default()),
             false => {
                 let zero = self.zero_of(*v);
-                match array {
-                    true => quote!((#zero)),
-                    false => quote!(::core::default::Default::default()),
+                match reference && !by_ref && !by_mut {
+                    true => return quote!(&#zero),
+                    false => quote!((#zero)),
                 }
             }
         };
         match (by_mut, by_ref, array) {
             (true, _, _) => quote!(&mut #tangent),
             (false, true, _) => quote!(&#tangent),
-            (false, false, true) if self.active(*v) => {
+            (false, false, true) if self.active(*v) && !reference => {
                 quote!(::core::clone::Clone::clone(&#tangent))
             }
             _ => tangent,
@@ -656,7 +698,19 @@ impl Tangents<'_> {
         use crate::ir::CalleeKind;
         let callee = &self.e.body.callees[call.callee];
         match &callee.kind {
-            CalleeKind::Function | CalleeKind::Associated => {
+            CalleeKind::Function => {
+                // `m::g::jvp::<T>(..)` for `m::g::<T>(..)`.
+                let mut path: syn::Path = match syn::parse2(callee.path.clone()) {
+                    Ok(path) => path,
+                    Err(_) => return quote!(::core::unreachable!()),
+                };
+                let turbofish = super::turbofish(&callee.path);
+                if let Some(last) = path.segments.last_mut() {
+                    last.arguments = syn::PathArguments::None;
+                }
+                quote!(#path::jvp #turbofish(#(#args),*))
+            }
+            CalleeKind::Associated => {
                 let mut path: syn::Path = match syn::parse2(callee.path.clone()) {
                     Ok(path) => path,
                     Err(_) => return quote!(::core::unreachable!()),
@@ -757,7 +811,7 @@ impl Tangents<'_> {
 
 /// `NAME_jvp` and `__ad_jvp_NAME` with `unreachable!()` bodies, next to the errors of a body
 /// that cannot be differentiated (so that callers get no "cannot find function" errors).
-pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature, marker: bool) -> TokenStream {
     let vis = &func.vis;
     let tan: Vec<syn::Ident> = sig
         .params
@@ -766,15 +820,19 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         .collect();
     let jvp = signature(func, sig, &tan, false);
     let companion = signature(func, &sig.all_active(), &tan, true);
-    quote! {
-        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
-        #vis #jvp {
-            ::core::unreachable!()
-        }
+    let companion = quote! {
         #[doc(hidden)]
         #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
         #vis #companion {
             ::core::unreachable!()
         }
+    };
+    let companion = place_companion(func, sig, companion, marker);
+    quote! {
+        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+        #vis #jvp {
+            ::core::unreachable!()
+        }
+        #companion
     }
 }
