@@ -106,13 +106,16 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, args: &parse::Args) 
         ir::FloatTy::F32 => "f32",
         _ => "f64",
     };
+    // (Every float parameter active: the companions of `NAME_grad` need them all.)
     let lifted = crate::lift::lift(func, name);
-    let wrt = args.wrt.as_ref().map(|names| quote!(wrt(#(#names),*)));
-    let lifted_items = reverse(wrt.unwrap_or_default(), quote!(#lifted));
+    let _ = args;
+    let lifted_items = reverse(TokenStream::new(), quote!(#lifted));
     let wrappers = codegen::hessian::emit(func, sig);
+    let companions = codegen::hessian::companions(func, sig);
     quote! {
         #lifted_items
         #wrappers
+        #companions
     }
 }
 

@@ -30,7 +30,7 @@ pub trait Lift {
     fn lift_const(&self) -> Self::Lifted;
 }
 
-macro_rules! lift_float {
+macro_rules! lift {
     ($($t:ty),*) => {$(
         impl Lift for $t {
             type Lifted = Dual<$t>;
@@ -86,6 +86,11 @@ macro_rules! lift_float {
             }
         }
 
+    )*};
+}
+
+macro_rules! basis_and_flatten {
+    ($($t:ty),*) => {$(
         impl Basis for $t {
             type Tangent = $t;
             #[inline]
@@ -152,7 +157,8 @@ macro_rules! lift_float {
     )*};
 }
 
-lift_float!(f64, f32);
+lift!(f64, f32, Dual<f64>, Dual<f32>);
+basis_and_flatten!(f64, f32);
 
 impl<L: Lift + ?Sized> Lift for &L {
     type Lifted = L::Lifted;
@@ -268,3 +274,47 @@ flatten_tuple!(A 0, B 1, C 2, D 3, E 4);
 flatten_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 flatten_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6);
 flatten_tuple!(A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+
+/// `a·x + y` on gradient-shaped values (a float, an array, a `Vec`): how the companions of
+/// `NAME_grad` and `NAME_jvp` combine the parts of a result on dual numbers.
+pub trait Axpy<T>: Sized {
+    /// `a·x + y`, element by element.
+    fn axpy(a: T, x: &Self, y: &Self) -> Self;
+    /// `a·x`, element by element.
+    fn scale(a: T, x: &Self) -> Self;
+}
+
+macro_rules! axpy {
+    ($($t:ty),*) => {$(
+        impl Axpy<$t> for $t {
+            #[inline]
+            fn axpy(a: $t, x: &$t, y: &$t) -> $t {
+                a * x + y
+            }
+            #[inline]
+            fn scale(a: $t, x: &$t) -> $t {
+                a * x
+            }
+        }
+
+        impl<const N: usize> Axpy<$t> for [$t; N] {
+            fn axpy(a: $t, x: &Self, y: &Self) -> Self {
+                core::array::from_fn(|i| a * x[i] + y[i])
+            }
+            fn scale(a: $t, x: &Self) -> Self {
+                x.map(|v| a * v)
+            }
+        }
+
+        impl Axpy<$t> for Vec<$t> {
+            fn axpy(a: $t, x: &Self, y: &Self) -> Self {
+                x.iter().zip(y).map(|(x, y)| a * x + y).collect()
+            }
+            fn scale(a: $t, x: &Self) -> Self {
+                x.iter().map(|v| a * v).collect()
+            }
+        }
+    )*};
+}
+
+axpy!(f64, f32);

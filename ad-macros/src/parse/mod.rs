@@ -10,5 +10,5 @@ mod signature;
 
 pub(crate) use args::{derivative_args, Args, Backend};
 pub(crate) use signature::{
-    adjoint_of, float_of, is_inactive_type, ParamKind, Passing, RetTy, Signature,
+    adjoint_of, float_of, is_inactive_type, Param, ParamKind, Passing, RetTy, Signature,
 };
