@@ -159,6 +159,15 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         let err = syn::Error::new_spanned(attr, message).to_compile_error();
         return quote!(#err #func);
     }
+    if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "derivative")) {
+        let message = format!(
+            "`{}` has #[ad::derivative]: give its forward derivative as a rule, \
+             `#[ad::derivative(vjp = .., jvp = ..)]`, instead of #[ad::forward]",
+            func.sig.ident
+        );
+        let err = syn::Error::new_spanned(attr, message).to_compile_error();
+        return quote!(#err #func);
+    }
     // With `#[reverse]` too, that attribute reports the errors the two have in common.
     let reverse_too = func.attrs.iter().any(|a| is_named(a, "reverse"));
     let other = reverse_too || func.attrs.iter().any(|a| is_named(a, "derivative"));
@@ -414,7 +423,17 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     mark_forward(&mut func);
     let cx = Errors::new();
-    let vjp = parse::derivative_args(&cx, args);
+    let parse::DerivativeArgs { vjp, jvp } = parse::derivative_args(&cx, args);
+    if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
+        cx.error(
+            attr,
+            format!(
+                "`{}` has #[ad::derivative]: give its forward derivative as a rule, \
+                 `#[ad::derivative(vjp = .., jvp = ..)]`, instead of #[ad::forward]",
+                func.sig.ident
+            ),
+        );
+    }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
     if let Some((_, p)) = sig.outputs().next() {
         cx.error(
@@ -429,26 +448,29 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
              outputs, annotate the function with #[reverse]",
         );
     }
-    if let Some(vjp) = &vjp {
+    for rule in vjp.iter().chain(&jvp) {
         let generated = [
             format!("{}_vjp", func.sig.ident),
             format!("{}_grad", func.sig.ident),
+            format!("{}_jvp", func.sig.ident),
         ];
-        if let Some(last) = vjp.segments.last() {
+        if let Some(last) = rule.segments.last() {
             if generated.contains(&last.ident.to_string()) {
                 cx.error(
-                    vjp,
+                    rule,
                     format!(
-                        "the pullback is named like the function `#[ad::derivative]` generates \
-                         (`{}`); name it differently, for example `{}_pullback`",
-                        last.ident, func.sig.ident
+                        "the rule is named like a function `#[ad::derivative]` generates \
+                         (`{}`); name it differently, for example `{}_pullback` or `{}_tangent`",
+                        last.ident, func.sig.ident, func.sig.ident
                     ),
                 );
             }
         }
     }
     match (cx.check(), vjp) {
-        (Ok(()), Some(vjp)) => codegen::derivative::emit(&func, &sig.all_active(), &vjp),
+        (Ok(()), Some(vjp)) => {
+            codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref())
+        }
         (Err(err), ..) => {
             let err = err.to_compile_error();
             quote!(#err #func)

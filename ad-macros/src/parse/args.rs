@@ -85,28 +85,50 @@ impl Args {
     }
 }
 
-/// The arguments of `#[ad::derivative(vjp = path)]`: the pullback.
-pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> Option<syn::Path> {
+/// The arguments of `#[ad::derivative(vjp = path, jvp = path)]`: the pullback, and the
+/// optional forward rule.
+pub(crate) struct DerivativeArgs {
+    pub vjp: Option<syn::Path>,
+    pub jvp: Option<syn::Path>,
+}
+
+/// Parses `#[ad::derivative(..)]`'s arguments, reporting every problem.
+pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArgs {
+    let mut args = DerivativeArgs {
+        vjp: None,
+        jvp: None,
+    };
     let metas = match Punctuated::<syn::Meta, Token![,]>::parse_terminated.parse2(tokens.clone()) {
         Ok(metas) => metas,
         Err(err) => {
             cx.push(err);
-            return None;
+            return args;
         }
     };
-    let mut vjp = None;
     for meta in &metas {
-        match meta {
-            syn::Meta::NameValue(nv) if nv.path.is_ident("vjp") => match &nv.value {
-                syn::Expr::Path(p) if vjp.is_none() => vjp = Some(p.path.clone()),
-                syn::Expr::Path(_) => cx.error(&nv.path, "duplicate `vjp = ...` argument"),
-                other => cx.error(other, "`vjp` takes the path of the pullback function"),
+        let slot = match meta {
+            syn::Meta::NameValue(nv) if nv.path.is_ident("vjp") => Some(("vjp", &mut args.vjp)),
+            syn::Meta::NameValue(nv) if nv.path.is_ident("jvp") => Some(("jvp", &mut args.jvp)),
+            _ => None,
+        };
+        match (meta, slot) {
+            (syn::Meta::NameValue(nv), Some((name, slot))) => match &nv.value {
+                syn::Expr::Path(p) if slot.is_none() => *slot = Some(p.path.clone()),
+                syn::Expr::Path(_) => {
+                    cx.error(&nv.path, format!("duplicate `{name} = ...` argument"))
+                }
+                other => cx.error(
+                    other,
+                    format!("`{name}` takes the path of a function (`{name} = my_rule`)"),
+                ),
             },
-            other => cx.error(
+            (other, _) => cx.error(
                 other.path(),
                 format!(
                     "unknown argument `{}`; expected `vjp = pullback`, the function that \
-                     returns the adjoints of the parameters from `(params.., output, seed)`",
+                     returns the adjoints of the parameters from `(params.., output, seed)`, \
+                     and optionally `jvp = rule`, the function that returns the output's \
+                     tangent from `(params.., output, tangents..)`",
                     quote::ToTokens::to_token_stream(other.path())
                         .to_string()
                         .replace(' ', "")
@@ -114,13 +136,15 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> Option<syn::P
             ),
         }
     }
-    if vjp.is_none() && metas.is_empty() {
+    // (After an unknown argument, that error says what to write.)
+    let known = |m: &syn::Meta| m.path().is_ident("vjp") || m.path().is_ident("jvp");
+    if args.vjp.is_none() && metas.iter().all(known) {
         cx.error_at(
             proc_macro2::Span::call_site(),
             "#[ad::derivative] needs the pullback: `#[ad::derivative(vjp = my_pullback)]`",
         );
     }
-    vjp
+    args
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 mod args;
 mod signature;
 
-pub(crate) use args::{derivative_args, Args, Backend};
+pub(crate) use args::{derivative_args, Args, Backend, DerivativeArgs};
 pub(crate) use signature::{
     adjoint_of, float_of, is_inactive_type, Param, ParamKind, Passing, RetTy, Signature,
 };
