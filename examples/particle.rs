@@ -140,6 +140,9 @@ fn miss_plain(w: f64) -> f64 {
 
 // E and dE/dw in each combination.
 
+/// A function giving E(w) and dE/dw.
+type MissAndSlope = fn(f64) -> (f64, f64);
+
 fn miss_and_slope_rr(w: f64) -> (f64, f64) {
     miss_rr_grad(w)
 }
@@ -174,7 +177,7 @@ struct Iterate {
 /// Gradient descent on E from w = 0, with the step-size rule of Siskind & Pearlmutter's
 /// `multivariate_argmin`: a step that does not decrease E is refused and halves the rate, ten
 /// accepted steps in a row double it; stop when the slope or the step is below 10⁻⁵.
-fn argmin(miss_and_slope: fn(f64) -> (f64, f64)) -> Vec<Iterate> {
+fn argmin(miss_and_slope: MissAndSlope) -> Vec<Iterate> {
     const TOLERANCE: f64 = 1e-5;
     let (miss, slope) = miss_and_slope(0.0);
     let mut current = Iterate {
@@ -208,7 +211,7 @@ fn argmin(miss_and_slope: fn(f64) -> (f64, f64)) -> Vec<Iterate> {
 }
 
 fn main() {
-    let combinations: [(&str, fn(f64) -> (f64, f64)); 4] = [
+    let combinations: [(&str, MissAndSlope); 4] = [
         ("rr (outer reverse, inner reverse)", miss_and_slope_rr),
         ("rf (outer reverse, inner forward)", miss_and_slope_rf),
         ("fr (outer forward, inner reverse)", miss_and_slope_fr),
