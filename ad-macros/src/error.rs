@@ -11,6 +11,9 @@ use quote::ToTokens;
 #[derive(Default)]
 pub(crate) struct Errors {
     errors: RefCell<Vec<syn::Error>>,
+    /// The attribute being expanded, when it is not `#[reverse]`: the messages of the stages
+    /// it shares with `#[reverse]` name it instead.
+    attribute: Option<&'static str>,
 }
 
 impl Errors {
@@ -18,8 +21,26 @@ impl Errors {
         Errors::default()
     }
 
+    /// Errors of an expansion of `attribute` (`#[ad::forward]`), whose messages name it
+    /// where they would say `#[reverse]`.
+    pub(crate) fn for_attribute(attribute: &'static str) -> Self {
+        Errors {
+            attribute: Some(attribute),
+            ..Errors::default()
+        }
+    }
+
+    fn message(&self, msg: impl Display) -> String {
+        let msg = msg.to_string();
+        match self.attribute {
+            Some(name) => msg.replace("#[reverse]", name),
+            None => msg,
+        }
+    }
+
     /// Reports `msg` under the tokens of `node` (first to last token).
     pub(crate) fn error(&self, node: impl ToTokens, msg: impl Display) {
+        let msg = self.message(msg);
         self.errors
             .borrow_mut()
             .push(syn::Error::new_spanned(node.into_token_stream(), msg));
@@ -27,6 +48,7 @@ impl Errors {
 
     /// Reports `msg` at `span`.
     pub(crate) fn error_at(&self, span: Span, msg: impl Display) {
+        let msg = self.message(msg);
         self.errors.borrow_mut().push(syn::Error::new(span, msg));
     }
 

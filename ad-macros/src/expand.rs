@@ -173,7 +173,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let other = reverse_too || func.attrs.iter().any(|a| is_named(a, "derivative"));
     let (args, declared) = strip_marker(args);
     let marker = !other && !declared;
-    let cx = Errors::new();
+    let cx = Errors::for_attribute("#[ad::forward]");
     let args = parse::Args::from_tokens(&cx, args);
     if args.backend == parse::Backend::Cps || args.hessian {
         cx.error_at(
