@@ -327,8 +327,8 @@
 
 pub use ad_macros::{derivative, forward, reverse, Adjoint};
 pub use ad_runtime::{
-    adjoint, check, cps, forward, rules, Accumulate, Adjoint, Dual, DualVec, Float, ValueStack,
-    Zero,
+    adjoint, check, cps, forward, rules, Accumulate, Adjoint, Dual, DualVec, Float, Lanes,
+    ValueStack, Zero,
 };
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that
@@ -387,6 +387,7 @@ pub mod __private {
     pub use ad_runtime::inout::{
         output_seed, passed_mut, AggInOut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };
+    pub use ad_runtime::lanes::lanes_zero;
     pub use ad_runtime::linalg;
     pub use ad_runtime::rules;
     pub use ad_runtime::second::{Axpy, Basis, Flatten, Lift, Unlift};

@@ -64,7 +64,7 @@ fn intrinsics_match_finite_differences() {
     }
 }
 
-#[forward]
+#[forward(vector)]
 #[reverse]
 fn looped(x: f64, a: f64, n: usize) -> f64 {
     let mut y = x;
@@ -96,7 +96,7 @@ fn loops_and_branches_agree_with_reverse() {
     }
 }
 
-#[forward]
+#[forward(vector)]
 #[reverse]
 fn weighted(w: &[f64], x: &[f64]) -> f64 {
     let mut acc = 0.0;
@@ -126,7 +126,7 @@ fn slices_and_vectors_match_reverse() {
     assert!(close(d, expected, 1e-13));
 }
 
-#[forward]
+#[forward(vector)]
 fn outputs(x: f64, y: f64) -> [f64; 3] {
     [x * y, x.sin(), 2.0]
 }
@@ -150,7 +150,7 @@ fn array_and_vec_outputs() {
     assert_eq!(d, [1.0, 3.0]);
 }
 
-#[forward]
+#[forward(vector)]
 #[reverse]
 fn scale_in_place(a: f64, xs: &mut [f64]) -> f64 {
     for i in 0..xs.len() {
@@ -172,12 +172,12 @@ fn mut_parameters_carry_their_tangents() {
     assert_eq!(txs, [2.5, 2.0]);
 }
 
-#[forward]
+#[forward(vector)]
 fn inner(x: f64, k: usize) -> f64 {
     x.powi(k as i32) + 1.0
 }
 
-#[forward]
+#[forward(vector)]
 fn outer(x: f64, y: f64) -> f64 {
     let a = inner(x * y, 3);
     let b = inner(2.0, 2);
@@ -221,4 +221,60 @@ fn generic_functions_in_both_precisions() {
     assert!(close(d, p.cos() * (2.0 * 0.3 - 2.0), 1e-15));
     let (_, d32) = generic_poly_jvp(0.3_f32, &[1.0, -2.0, 0.5], 1.0, &[0.0; 3]);
     assert!((f64::from(d32) - d).abs() < 1e-5);
+}
+
+/// `NAME_jvp_vec` on `N` lanes equals `N` separate `NAME_jvp` passes, bit for bit.
+#[test]
+fn vector_mode_equals_separate_passes() {
+    use ad::Lanes;
+    // Scalars, loops and branches: the Jacobian row of `looped` in one pass.
+    let (v, d) = looped_jvp_vec(0.4, 0.9, 7, Lanes([1.0, 0.0, 0.5]), Lanes([0.0, 1.0, -2.0]));
+    assert_eq!(v.to_bits(), looped(0.4, 0.9, 7).to_bits());
+    for (k, (tx, ta)) in [(1.0, 0.0), (0.0, 1.0), (0.5, -2.0)]
+        .into_iter()
+        .enumerate()
+    {
+        assert_eq!(
+            d.0[k].to_bits(),
+            looped_jvp(0.4, 0.9, 7, tx, ta).1.to_bits()
+        );
+    }
+    // Slices: tangents are slices of lanes.
+    let (w, x) = ([0.5, -1.2, 0.3], [1.0, 0.7, -2.0]);
+    let tw = [Lanes([1.0, 0.0]), Lanes([0.0, 1.0]), Lanes([0.0, 0.0])];
+    let tx = [Lanes([0.0, 0.0]); 3];
+    let (_, d) = weighted_jvp_vec(&w, &x, &tw, &tx);
+    assert_eq!(d.0[0], weighted_jvp(&w, &x, &[1.0, 0.0, 0.0], &[0.0; 3]).1);
+    assert_eq!(d.0[1], weighted_jvp(&w, &x, &[0.0, 1.0, 0.0], &[0.0; 3]).1);
+    // Array outputs and calls.
+    let (_, d) = outputs_jvp_vec(2.0, 3.0, Lanes([1.0, 0.0]), Lanes([0.0, 1.0]));
+    assert_eq!(
+        d.map(|l| l.0),
+        [[3.0, 2.0], [2.0_f64.cos(), 0.0], [0.0, 0.0]]
+    );
+    let (_, d) = outer_jvp_vec(0.7, 1.1, Lanes([1.0, 0.0]), Lanes([0.0, 1.0]));
+    assert_eq!(d.0[0], outer_jvp(0.7, 1.1, 1.0, 0.0).1);
+    assert_eq!(d.0[1], outer_jvp(0.7, 1.1, 0.0, 1.0).1);
+    // `&mut` tangents on lanes.
+    let mut xs = vec![1.0, 2.0];
+    let mut txs = vec![Lanes([0.5, 0.0]), Lanes([0.0, 0.0])];
+    let (_, d) = scale_in_place_jvp_vec(3.0, &mut xs, Lanes([1.0, 0.0]), &mut txs);
+    assert_eq!(d.0, [3.5, 0.0]);
+    assert_eq!(txs, [Lanes([2.5, 0.0]), Lanes([2.0, 0.0])]);
+}
+
+#[forward]
+#[reverse]
+fn remove_dropped(x: f64, y: f64) -> f64 {
+    let mut h: Vec<f64> = vec![x, y, 0.0];
+    h.remove(0);
+    h.pop();
+    h[0] * 2.0
+}
+
+/// A value removed from a `Vec` and dropped takes its tangent with it (found by the fuzzer).
+#[test]
+fn removed_values_take_their_tangents() {
+    assert_eq!(remove_dropped_jvp(1.5, 2.5, 0.0, 1.0), (5.0, 2.0));
+    assert_eq!(remove_dropped_jvp(1.5, 2.5, 1.0, 0.0), (5.0, 0.0));
 }

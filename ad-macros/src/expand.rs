@@ -24,6 +24,13 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     mark_forward(&mut func);
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
+    if args.vector {
+        cx.error_at(
+            proc_macro2::Span::call_site(),
+            "`vector` is an argument of #[ad::forward] (`NAME_jvp_vec`); #[reverse] takes \
+             `wrt(...)`, `cps` and `hessian`",
+        );
+    }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
     // The body is lowered even after a signature error, so its errors are reported too.
     let body = ir::lower::lower(&cx, &sig, &func.block);
@@ -175,6 +182,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let marker = !other && !declared;
     let cx = Errors::for_attribute("#[ad::forward]");
     let args = parse::Args::from_tokens(&cx, args);
+    let vector = args.vector;
     if args.backend == parse::Backend::Cps || args.hessian {
         cx.error_at(
             proc_macro2::Span::call_site(),
@@ -190,7 +198,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
             _ => TokenStream::new(),
         };
         let stubs = sig
-            .map(|sig| codegen::forward::stubs(&func, sig, marker))
+            .map(|sig| codegen::forward::stubs(&func, sig, marker, vector))
             .unwrap_or_default();
         quote! {
             #errors
@@ -211,7 +219,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         );
         // (Reported even beside `#[reverse]`: only forward mode lacks it.)
         let err = syn::Error::new(span, message).to_compile_error();
-        let stubs = codegen::forward::stubs(&func, &sig, marker);
+        let stubs = codegen::forward::stubs(&func, &sig, marker, vector);
         return quote!(#err #func #stubs);
     }
     let Some((jvp_body, jvp_plan)) = analyse(&cx, body.clone(), &sig, false) else {
@@ -227,6 +235,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         (&jvp_body, &jvp_plan),
         (&split_sig, &split_body, &split_plan),
         marker,
+        vector,
     );
     quote! {
         #func

@@ -43,6 +43,7 @@ pub mod float;
 pub mod forward;
 pub mod grow;
 pub mod inout;
+pub mod lanes;
 pub mod linalg;
 #[cfg(feature = "nalgebra")]
 pub mod nalgebra;
@@ -55,4 +56,5 @@ pub use accumulate::Accumulate;
 pub use adjoint::{Adjoint, Zero};
 pub use dual::{Dual, DualVec};
 pub use float::Float;
+pub use lanes::Lanes;
 pub use stack::ValueStack;

@@ -38,17 +38,44 @@ struct Tangents<'a> {
     e: Emitter<'a>,
     /// The name of each variable's tangent (`__tan_x`), by [`VarId`].
     tan: Vec<syn::Ident>,
+    /// `N` tangents at once (`NAME_jvp_vec`): a float's tangent is an `ad::Lanes<F, __N>`.
+    lanes: bool,
+}
+
+/// The number of lanes of `NAME_jvp_vec`, a const parameter.
+fn lanes_param() -> syn::Ident {
+    syn::Ident::new("__N", Span::call_site())
+}
+
+/// `ty` with each float type `F` (`f64`, `f32`, a float type parameter) replaced by
+/// `ad::Lanes<F, __N>`: the type of a parameter's tangents in `NAME_jvp_vec`.
+fn lanes_type(ty: &syn::Type, sig: &Signature) -> syn::Type {
+    struct Replace<'s>(&'s Signature);
+    impl syn::visit_mut::VisitMut for Replace<'_> {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            if let syn::Type::Path(p) = ty {
+                if p.qself.is_none()
+                    && p.path
+                        .get_ident()
+                        .is_some_and(|i| self.0.float_named(i).is_some())
+                {
+                    let n = lanes_param();
+                    *ty = syn::parse_quote!(::ad::Lanes<#p, #n>);
+                    return;
+                }
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut ty = ty.clone();
+    syn::visit_mut::VisitMut::visit_type_mut(&mut Replace(sig), &mut ty);
+    ty
 }
 
 /// The name of the tangent argument of a parameter passed by reference (`&f64`, `&mut`):
 /// its value is bound to the tangent local in the prologue.
 fn tangent_ref(param: &syn::Ident) -> syn::Ident {
     format_ident!("__ad_tref_{}", param, span = Span::mixed_site())
-}
-
-/// The name of the forward companion of the method `name`: `__ad_jvp_NAME`.
-pub(crate) fn companion_name(name: &syn::Ident) -> syn::Ident {
-    super::shared::companion_ident(name, "jvp")
 }
 
 /// `NAME_jvp` (the tangents of the `wrt` parameters) and the companion `__ad_jvp_NAME` (a
@@ -59,12 +86,21 @@ pub(crate) fn emit(
     (body, plan): (&Body, &Plan),
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
     marker: bool,
+    vector: bool,
 ) -> TokenStream {
-    let jvp = emit_one(func, sig, body, plan, false);
-    let companion = emit_one(func, split_sig, split_body, split_plan, true);
-    let companion = place_companion(func, sig, companion, marker);
+    let jvp = emit_one(func, sig, body, plan, false, false);
+    let companion = emit_one(func, split_sig, split_body, split_plan, true, false);
+    let (jvp_n, companion_n) = match vector {
+        true => (
+            emit_one(func, sig, body, plan, false, true),
+            emit_one(func, split_sig, split_body, split_plan, true, true),
+        ),
+        false => (TokenStream::new(), TokenStream::new()),
+    };
+    let companion = place_companion(func, sig, quote!(#companion #companion_n), marker);
     quote! {
         #jvp
+        #jvp_n
         #companion
     }
 }
@@ -108,16 +144,22 @@ fn emit_one(
     body: &Body,
     plan: &Plan,
     companion: bool,
+    lanes: bool,
 ) -> TokenStream {
     let t = Tangents {
         e: Emitter::new(body, plan, sig, false, false),
         tan: super::shared::derived_names(body, "tan"),
+        lanes,
     };
-    let signature = signature(func, sig, &t.tan, companion);
-    let doc = match companion {
-        true => quote!(#[doc(hidden)]),
-        false => {
+    let signature = signature(func, sig, &t.tan, companion, lanes);
+    let doc = match (companion, lanes) {
+        (true, _) => quote!(#[doc(hidden)]),
+        (false, false) => {
             let doc = jvp_doc(func, sig);
+            quote!(#[doc = #doc])
+        }
+        (false, true) => {
+            let doc = jvp_vec_doc(func);
             quote!(#[doc = #doc])
         }
     };
@@ -168,14 +210,21 @@ fn signature(
     sig: &Signature,
     tan: &[syn::Ident],
     companion: bool,
+    lanes: bool,
 ) -> TokenStream {
     let ident = &func.sig.ident;
+    let n = if lanes { "_vec" } else { "" };
     let name = match (companion, sig.in_impl) {
-        (true, true) => companion_name(ident),
-        (true, false) => format_ident!("jvp"),
-        (false, _) => format_ident!("{}_jvp", ident, span = ident.span()),
+        (true, true) => super::shared::companion_ident(ident, &format!("jvp{n}")),
+        (true, false) => format_ident!("jvp{}", n),
+        (false, _) => format_ident!("{}_jvp{}", ident, n, span = ident.span()),
     };
-    let generics = &func.sig.generics;
+    let mut generics = func.sig.generics.clone();
+    if lanes {
+        let n = lanes_param();
+        generics.params.push(syn::parse_quote!(const #n: usize));
+    }
+    let generics = &generics;
     let mut tangents = Vec::new();
     for (i, p) in sig.params.iter().enumerate() {
         let float = !matches!(p.kind, ParamKind::Inactive) && p.active;
@@ -189,7 +238,10 @@ fn signature(
             }
             continue;
         }
-        let ty = &p.ty;
+        let ty = match lanes {
+            true => lanes_type(&p.ty, sig),
+            false => p.ty.clone(),
+        };
         let arg = match p.passing {
             Passing::Value => tan[i].clone(),
             Passing::Ref | Passing::MutRef => tangent_ref(&p.ident),
@@ -201,7 +253,10 @@ fn signature(
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
-    let tangent_ty = sig.ret.seed_type();
+    let tangent_ty = match (lanes, syn::parse2::<syn::Type>(sig.ret.seed_type())) {
+        (true, Ok(ty)) => lanes_type(&ty, sig).into_token_stream(),
+        _ => sig.ret.seed_type(),
+    };
     let where_clause = &generics.where_clause;
     quote! {
         fn #name #generics (#(#params,)* #(#tangents,)*) -> (#ret, #tangent_ty) #where_clause
@@ -225,7 +280,40 @@ fn jvp_doc(func: &syn::ItemFn, sig: &Signature) -> String {
     )
 }
 
+fn jvp_vec_doc(func: &syn::ItemFn) -> String {
+    let f = func.sig.ident.to_string();
+    format!(
+        " [`{f}_jvp`] along `N` directions at once: each tangent is an `ad::Lanes<f64, N>` \
+         (arrays and slices of them for arrays), lane `k` the `k`-th direction; the primal \
+         runs once and the tangent code on `N` lanes. Returns `({f}(..), ḟ)` with `N` lanes: \
+         `N` columns of the Jacobian for unit directions.\n\n Generated by \
+         `#[ad::forward(vector)]`; callees need `vector` too."
+    )
+}
+
 impl Tangents<'_> {
+    /// A zero tangent of a float of type `t`.
+    fn scalar_zero(&self, t: crate::ir::FloatTy) -> TokenStream {
+        match self.lanes {
+            true => {
+                let (t, n) = (t.ident(), lanes_param());
+                quote!(<::ad::Lanes<#t, #n> as ::core::default::Default>::default())
+            }
+            false => super::shared::zero(t),
+        }
+    }
+
+    /// `: f64` (or `: ad::Lanes<f64, __N>`) for the tangent of a float variable.
+    fn tangent_annotation(&self, v: VarId) -> Option<TokenStream> {
+        match (&self.e.body.vars[v].ty, self.lanes) {
+            (Ty::Float(Some(t)), true) => {
+                let (t, n) = (t.ident(), lanes_param());
+                Some(quote!(: ::ad::Lanes<#t, #n>))
+            }
+            _ => self.e.float_annotation(v),
+        }
+    }
+
     fn active(&self, v: VarId) -> bool {
         self.e.plan.active(v)
     }
@@ -237,7 +325,11 @@ impl Tangents<'_> {
     /// The zero tangent of a value: a zero of its float type, or zeros of its shape.
     fn zero_of(&self, v: VarId) -> TokenStream {
         match &self.e.body.vars[v].ty {
-            Ty::Float(Some(t)) => super::shared::zero(*t),
+            Ty::Float(Some(t)) => self.scalar_zero(*t),
+            Ty::Array(_) if self.lanes => {
+                let (name, n) = (self.var(v), lanes_param());
+                quote!(::ad::__private::lanes_zero::<#n, _>(&#name))
+            }
             Ty::Array(_) => {
                 let name = self.var(v);
                 quote!(::ad::__private::zeros_like(&#name))
@@ -259,7 +351,7 @@ impl Tangents<'_> {
         match (self.tangent(op), op) {
             (Some(t), _) => t,
             (None, Operand::Var(v)) => self.zero_of(*v),
-            (None, Operand::Lit(..)) => super::shared::zero(self.e.float_of(of)),
+            (None, Operand::Lit(..)) => self.scalar_zero(self.e.float_of(of)),
         }
     }
 
@@ -273,8 +365,15 @@ impl Tangents<'_> {
             let (tan, reference) = (&self.tan[i], tangent_ref(&p.ident));
             match p.passing {
                 Passing::Ref => {
-                    let t = p.kind.elem().ident();
-                    out.extend(quote!(let #tan: #t = *#reference;));
+                    let t = p.kind.elem();
+                    let ty = match self.lanes {
+                        true => {
+                            let (t, n) = (t.ident(), lanes_param());
+                            quote!(::ad::Lanes<#t, #n>)
+                        }
+                        false => t.ident().into_token_stream(),
+                    };
+                    out.extend(quote!(let #tan: #ty = *#reference;));
                 }
                 Passing::MutRef => {
                     out.extend(quote!(let #tan = ::ad::__private::InOut::entry(&*#reference);));
@@ -310,7 +409,7 @@ impl Tangents<'_> {
                 (Some(t), _) => t,
                 (None, Operand::Var(v)) => self.zero_of(*v),
                 (None, Operand::Lit(..)) => match &self.e.sig.ret {
-                    crate::parse::RetTy::Scalar(t) => super::shared::zero(*t),
+                    crate::parse::RetTy::Scalar(t) => self.scalar_zero(*t),
                     _ => quote!(::core::default::Default::default()),
                 },
             },
@@ -381,7 +480,7 @@ impl Tangents<'_> {
                 let tangent = match (op, self.tangent(value)) {
                     (AssignOp::Set, Some(t)) => quote!(#place = #t;),
                     (AssignOp::Set, None) => {
-                        let zero = super::shared::zero(self.e.float_of(*array));
+                        let zero = self.scalar_zero(self.e.float_of(*array));
                         quote!(#place = #zero;)
                     }
                     (AssignOp::Add, Some(t)) => quote!(#place += #t;),
@@ -415,7 +514,7 @@ impl Tangents<'_> {
     fn vec_op(&self, vec: VarId, op: &VecOp) -> TokenStream {
         let tan = &self.tan[vec];
         let t = self.e.float_of(vec);
-        let value = |a: &Operand| self.tangent(a).unwrap_or_else(|| super::shared::zero(t));
+        let value = |a: &Operand| self.tangent(a).unwrap_or_else(|| self.scalar_zero(t));
         match op {
             VecOp::Push(a) => {
                 let a = value(a);
@@ -481,11 +580,19 @@ impl Tangents<'_> {
         let binding = respan(quote!(let #mutability #name #annotation =), span);
         let primal = quote!(#binding #primal_rhs;);
         if !active {
+            // A value taken from an active `Vec` and dropped: its tangent leaves the `Vec`'s
+            // tangent too.
+            if let Rhs::Pop(w) | Rhs::Remove(w, _) = rhs {
+                if self.active(*w) {
+                    let (_, take) = self.rhs(var, rhs, span);
+                    return quote!(#primal let _ = #take;);
+                }
+            }
             return primal;
         }
         let tan = &self.tan[var];
         let (pre, value) = self.rhs(var, rhs, span);
-        let annotation = self.e.float_annotation(var);
+        let annotation = self.tangent_annotation(var);
         quote! {
             #primal
             #pre
@@ -544,6 +651,10 @@ impl Tangents<'_> {
                     Scale::RemQuotient => {
                         let (a, b) = (v(0), v(1));
                         (quote!(#d * ::ad::__private::rules::d_rem(#a, #b).1), false)
+                    }
+                    Scale::Cast if self.lanes => {
+                        let t = self.e.float_of(out).ident();
+                        (quote!(#d.cast::<#t>()), false)
                     }
                     Scale::Cast => {
                         let t = self.e.float_of(out).ident();
@@ -708,20 +819,32 @@ impl Tangents<'_> {
                 if let Some(last) = path.segments.last_mut() {
                     last.arguments = syn::PathArguments::None;
                 }
-                quote!(#path::jvp #turbofish(#(#args),*))
+                let (jvp, turbofish) = match (self.lanes, turbofish.is_empty()) {
+                    (false, _) => (format_ident!("jvp"), turbofish),
+                    (true, true) => (format_ident!("jvp_vec"), turbofish),
+                    // `g::<T>(..)`: the lanes are the companion's last parameter.
+                    (true, false) => {
+                        let n = lanes_param();
+                        let args = super::turbofish_args(&callee.path);
+                        (format_ident!("jvp_vec"), quote!(::<#args, #n>))
+                    }
+                };
+                quote!(#path::#jvp #turbofish(#(#args),*))
             }
             CalleeKind::Associated => {
                 let mut path: syn::Path = match syn::parse2(callee.path.clone()) {
                     Ok(path) => path,
                     Err(_) => return quote!(::core::unreachable!()),
                 };
+                let which = if self.lanes { "jvp_vec" } else { "jvp" };
                 if let Some(last) = path.segments.last_mut() {
-                    last.ident = companion_name(&last.ident);
+                    last.ident = super::shared::companion_ident(&last.ident, which);
                 }
                 quote!(#path(#(#args),*))
             }
             CalleeKind::Method(name) => {
-                let method = companion_name(name);
+                let which = if self.lanes { "jvp_vec" } else { "jvp" };
+                let method = super::shared::companion_ident(name, which);
                 let Some((receiver, rest)) = args.split_first() else {
                     return TokenStream::new();
                 };
@@ -754,7 +877,13 @@ impl Tangents<'_> {
             else_vals.push(self.e.op(&p.els));
             if self.active(p.var) {
                 names.push(self.tan[p.var].to_token_stream());
-                types.push(self.phi_type(p.var));
+                types.push(match self.tangent_annotation(p.var) {
+                    Some(annotation) => {
+                        let ty = annotation.into_iter().skip(1);
+                        quote!(#(#ty)*)
+                    }
+                    None => quote!(_),
+                });
                 then_vals.push(self.tangent_or_zero(&p.then, p.var));
                 else_vals.push(self.tangent_or_zero(&p.els, p.var));
             }
@@ -811,28 +940,42 @@ impl Tangents<'_> {
 
 /// `NAME_jvp` and `__ad_jvp_NAME` with `unreachable!()` bodies, next to the errors of a body
 /// that cannot be differentiated (so that callers get no "cannot find function" errors).
-pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature, marker: bool) -> TokenStream {
+pub(crate) fn stubs(
+    func: &syn::ItemFn,
+    sig: &Signature,
+    marker: bool,
+    vector: bool,
+) -> TokenStream {
     let vis = &func.vis;
     let tan: Vec<syn::Ident> = sig
         .params
         .iter()
         .map(|p| format_ident!("__tan_{}", p.ident, span = Span::mixed_site()))
         .collect();
-    let jvp = signature(func, sig, &tan, false);
-    let companion = signature(func, &sig.all_active(), &tan, true);
-    let companion = quote! {
-        #[doc(hidden)]
-        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
-        #vis #companion {
-            ::core::unreachable!()
+    let stub = |signature: TokenStream, hidden: bool| {
+        let hidden = hidden.then(|| quote!(#[doc(hidden)]));
+        quote! {
+            #hidden
+            #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
+            #vis #signature {
+                ::core::unreachable!()
+            }
         }
     };
-    let companion = place_companion(func, sig, companion, marker);
+    let all = sig.all_active();
+    let jvp = stub(signature(func, sig, &tan, false, false), false);
+    let companion = stub(signature(func, &all, &tan, true, false), true);
+    let (jvp_n, companion_n) = match vector {
+        true => (
+            stub(signature(func, sig, &tan, false, true), false),
+            stub(signature(func, &all, &tan, true, true), true),
+        ),
+        false => (TokenStream::new(), TokenStream::new()),
+    };
+    let companion = place_companion(func, sig, quote!(#companion #companion_n), marker);
     quote! {
-        #[allow(unused_variables, clippy::diverging_sub_expression, clippy::too_many_arguments)]
-        #vis #jvp {
-            ::core::unreachable!()
-        }
+        #jvp
+        #jvp_n
         #companion
     }
 }

@@ -441,6 +441,21 @@ fn import_path(path: &TokenStream) -> TokenStream {
     }
 }
 
+/// The generic arguments written on a callee's path (`T` of `poly::<T>`), without the
+/// turbofish, or nothing.
+pub(crate) fn turbofish_args(path: &TokenStream) -> TokenStream {
+    let Ok(path) = syn::parse2::<syn::Path>(path.clone()) else {
+        return TokenStream::new();
+    };
+    match path.segments.last().map(|s| &s.arguments) {
+        Some(syn::PathArguments::AngleBracketed(args)) => {
+            let args = &args.args;
+            quote!(#args)
+        }
+        _ => TokenStream::new(),
+    }
+}
+
 /// The generic arguments written on a callee's path, as a turbofish (`::<T>` of
 /// `poly::<T>`), or nothing.
 pub(crate) fn turbofish(path: &TokenStream) -> TokenStream {

@@ -18,6 +18,8 @@ pub(crate) struct Args {
     /// `hessian`: also `NAME_hvp`, `NAME_hessian` and `NAME_hessian_diag` (forward over
     /// reverse, on a generic copy of the function).
     pub hessian: bool,
+    /// `vector` (`#[ad::forward]` only): also `NAME_jvp_vec`, `N` tangents at once.
+    pub vector: bool,
 }
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
@@ -64,6 +66,12 @@ impl Args {
                     }
                     args.backend = Backend::Cps;
                 }
+                syn::Meta::Path(path) if path.is_ident("vector") => {
+                    if args.vector {
+                        cx.error(path, "duplicate `vector` argument");
+                    }
+                    args.vector = true;
+                }
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
                     if args.hessian {
                         cx.error(path, "duplicate `hessian` argument");
@@ -73,7 +81,7 @@ impl Args {
                 _ => cx.error(
                     meta.path(),
                     format!(
-                        "unknown argument `{}`; expected `wrt(...)`, `cps` or `hessian`",
+                        "unknown argument `{}`; expected `wrt(...)`, `cps`, `hessian` or (for #[ad::forward]) `vector`",
                         quote::ToTokens::to_token_stream(meta.path())
                             .to_string()
                             .replace(' ', "")

@@ -26,29 +26,34 @@ fn f_jvp(x: f64, y: f64, __tan_x: f64, __tan_y: f64) -> (f64, f64) {
     (__t3, __tan_t3)
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    unused_mut,
-    unused_variables,
-    unused_assignments,
-    unreachable_code,
-    clippy::too_many_arguments,
-    clippy::neg_multiply,
-    reason = "generated tangent code: declarations are uniform, not minimal, and \
+#[allow(non_camel_case_types, dead_code)]
+struct f {}
+impl f {
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        clippy::neg_multiply,
+        reason = "generated tangent code: declarations are uniform, not minimal, and \
                       each parameter has a tangent"
-)]
-#[inline]
-fn __ad_jvp_f(x: f64, y: f64, __tan_x: f64, __tan_y: f64) -> (f64, f64) {
-    let _ = f;
-    let __t0 = x * y;
-    let __tan_t0: f64 = __tan_x * y + __tan_y * x;
-    let __t1 = x.sin();
-    let __tan_t1: f64 = __tan_x * ::ad::__private::rules::d_sin(x);
-    let z = __t0 + __t1;
-    let __tan_z: f64 = __tan_t0 + __tan_t1;
-    let __t3 = z * z;
-    let __tan_t3: f64 = __tan_z * z + __tan_z * z;
-    (__t3, __tan_t3)
+    )]
+    #[inline]
+    fn jvp(x: f64, y: f64, __tan_x: f64, __tan_y: f64) -> (f64, f64) {
+        let _ = f;
+        let __t0 = x * y;
+        let __tan_t0: f64 = __tan_x * y + __tan_y * x;
+        let __t1 = x.sin();
+        let __tan_t1: f64 = __tan_x * ::ad::__private::rules::d_sin(x);
+        let z = __t0 + __t1;
+        let __tan_z: f64 = __tan_t0 + __tan_t1;
+        let __t3 = z * z;
+        let __tan_t3: f64 = __tan_z * z + __tan_z * z;
+        (__t3, __tan_t3)
+    }
 }
 /** The value of [`recurrence`] and its Jacobian-vector product: after the parameters, one tangent (a direction) per differentiated parameter (`x0`, `a`), of the parameter's type; returns `(recurrence(..), ḟ)`, the derivative of the output along the tangents.
 
@@ -95,53 +100,59 @@ fn recurrence_jvp(x0: f64, a: f64, n: usize, __tan_x0: f64, __tan_a: f64) -> (f6
     (x, __tan_x)
 }
 #[doc(hidden)]
-#[allow(
-    dead_code,
-    unused_mut,
-    unused_variables,
-    unused_assignments,
-    unreachable_code,
-    clippy::too_many_arguments,
-    clippy::neg_multiply,
-    reason = "generated tangent code: declarations are uniform, not minimal, and \
+#[allow(non_camel_case_types, dead_code)]
+struct recurrence {}
+impl recurrence {
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        clippy::neg_multiply,
+        reason = "generated tangent code: declarations are uniform, not minimal, and \
                       each parameter has a tangent"
-)]
-#[inline]
-fn __ad_jvp_recurrence<__D2>(
-    x0: f64,
-    a: f64,
-    n: usize,
-    __tan_x0: f64,
-    __tan_a: f64,
-    __ad_tany_2: __D2,
-) -> (f64, f64) {
-    let _ = recurrence;
-    let mut x = x0;
-    let mut __tan_x: f64 = __tan_x0;
-    for _ in 0..n {
-        let __c0 = x > 1.0;
-        if __c0 {
-            let __x_old10 = x;
-            let __tan_x_old10: f64 = __tan_x;
-            let __t1 = __x_old10.atan2(a);
-            let __d5 = ::ad::__private::rules::d_atan2(__x_old10, a);
-            let __tan_t1: f64 = __tan_x_old10 * __d5.0 + __tan_a * __d5.1;
-            x = __t1;
-            __tan_x = __tan_t1;
-        } else {
-            let __x_old11 = x;
-            let __tan_x_old11: f64 = __tan_x;
-            let __t2 = __x_old11.sin();
-            let __tan_t2: f64 = __tan_x_old11 * ::ad::__private::rules::d_sin(__x_old11);
-            let __t3 = __t2 * a;
-            let __tan_t3: f64 = __tan_t2 * a + __tan_a * __t2;
-            let __t4 = __t3 + x;
-            let __tan_t4: f64 = __tan_t3 + __tan_x;
-            x = __t4;
-            __tan_x = __tan_t4;
+    )]
+    #[inline]
+    fn jvp(
+        x0: f64,
+        a: f64,
+        n: usize,
+        __tan_x0: f64,
+        __tan_a: f64,
+        __ad_tany_2: impl ::core::marker::Sized,
+    ) -> (f64, f64) {
+        let _ = recurrence;
+        let mut x = x0;
+        let mut __tan_x: f64 = __tan_x0;
+        for _ in 0..n {
+            let __c0 = x > 1.0;
+            if __c0 {
+                let __x_old10 = x;
+                let __tan_x_old10: f64 = __tan_x;
+                let __t1 = __x_old10.atan2(a);
+                let __d5 = ::ad::__private::rules::d_atan2(__x_old10, a);
+                let __tan_t1: f64 = __tan_x_old10 * __d5.0 + __tan_a * __d5.1;
+                x = __t1;
+                __tan_x = __tan_t1;
+            } else {
+                let __x_old11 = x;
+                let __tan_x_old11: f64 = __tan_x;
+                let __t2 = __x_old11.sin();
+                let __tan_t2: f64 = __tan_x_old11
+                    * ::ad::__private::rules::d_sin(__x_old11);
+                let __t3 = __t2 * a;
+                let __tan_t3: f64 = __tan_t2 * a + __tan_a * __t2;
+                let __t4 = __t3 + x;
+                let __tan_t4: f64 = __tan_t3 + __tan_x;
+                x = __t4;
+                __tan_x = __tan_t4;
+            }
         }
+        (x, __tan_x)
     }
-    (x, __tan_x)
 }
 /** The value of [`smooth`] and its Jacobian-vector product: after the parameters, one tangent (a direction) per differentiated parameter (`w`, `out`), of the parameter's type; returns `(smooth(..), ḟ)`, the derivative of the output along the tangents.
 
@@ -184,12 +195,14 @@ fn smooth_jvp(
         acc += __t2;
         __tan_acc += __tan_t2;
     }
-    let (__t5, __tan_t5) = __ad_jvp_helper(acc, 2, __tan_acc, ::ad::Zero);
+    let (__t5, __tan_t5) = helper::jvp(acc, 2, __tan_acc, ::ad::Zero);
     ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
     ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
     (__t5, __tan_t5)
 }
-#[doc(hidden)]
+/** [`smooth_jvp`] along `N` directions at once: each tangent is an `ad::Lanes<f64, N>` (arrays and slices of them for arrays), lane `k` the `k`-th direction; the primal runs once and the tangent code on `N` lanes. Returns `(smooth(..), ḟ)` with `N` lanes: `N` columns of the Jacobian for unit directions.
+
+ Generated by `#[ad::forward(vector)]`; callees need `vector` too.*/
 #[allow(
     dead_code,
     unused_mut,
@@ -202,12 +215,12 @@ fn smooth_jvp(
                       each parameter has a tangent"
 )]
 #[inline]
-fn __ad_jvp_smooth(
+fn smooth_jvp_vec<const __N: usize>(
     w: &[f64],
     out: &mut [f64],
-    __tan_w: &[f64],
-    __ad_tref_out: &mut [f64],
-) -> (f64, f64) {
+    __tan_w: &[::ad::Lanes<f64, __N>],
+    __ad_tref_out: &mut [::ad::Lanes<f64, __N>],
+) -> (f64, ::ad::Lanes<f64, __N>) {
     let _ = smooth;
     let __ad_mut_out = out;
     let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
@@ -215,23 +228,124 @@ fn __ad_jvp_smooth(
     let mut __out_2 = ::core::clone::Clone::clone(&out);
     let mut __tan_out_2 = ::core::clone::Clone::clone(&__tan_out);
     let mut acc: f64 = 0.0;
-    let mut __tan_acc: f64 = 0.0_f64;
+    let mut __tan_acc: ::ad::Lanes<f64, __N> = <::ad::Lanes<
+        f64,
+        __N,
+    > as ::core::default::Default>::default();
     for i in 0..w.len() {
         let __t0 = w[i];
-        let __tan_t0: f64 = __tan_w[i];
+        let __tan_t0: ::ad::Lanes<f64, __N> = __tan_w[i];
         let __t1 = __t0.tanh();
-        let __tan_t1: f64 = __tan_t0 * ::ad::__private::rules::d_tanh(__t1);
+        let __tan_t1: ::ad::Lanes<f64, __N> = __tan_t0
+            * ::ad::__private::rules::d_tanh(__t1);
         __out_2[i] = __t1;
         __tan_out_2[i] = __tan_t1;
         let __t2 = __out_2[i];
-        let __tan_t2: f64 = __tan_out_2[i];
+        let __tan_t2: ::ad::Lanes<f64, __N> = __tan_out_2[i];
         acc += __t2;
         __tan_acc += __tan_t2;
     }
-    let (__t5, __tan_t5) = __ad_jvp_helper(acc, 2, __tan_acc, ::ad::Zero);
+    let (__t5, __tan_t5) = helper::jvp_vec(acc, 2, __tan_acc, ::ad::Zero);
     ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
     ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
     (__t5, __tan_t5)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct smooth {}
+impl smooth {
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        clippy::neg_multiply,
+        reason = "generated tangent code: declarations are uniform, not minimal, and \
+                      each parameter has a tangent"
+    )]
+    #[inline]
+    fn jvp(
+        w: &[f64],
+        out: &mut [f64],
+        __tan_w: &[f64],
+        __ad_tref_out: &mut [f64],
+    ) -> (f64, f64) {
+        let _ = smooth;
+        let __ad_mut_out = out;
+        let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
+        let __tan_out = ::ad::__private::InOut::entry(&*__ad_tref_out);
+        let mut __out_2 = ::core::clone::Clone::clone(&out);
+        let mut __tan_out_2 = ::core::clone::Clone::clone(&__tan_out);
+        let mut acc: f64 = 0.0;
+        let mut __tan_acc: f64 = 0.0_f64;
+        for i in 0..w.len() {
+            let __t0 = w[i];
+            let __tan_t0: f64 = __tan_w[i];
+            let __t1 = __t0.tanh();
+            let __tan_t1: f64 = __tan_t0 * ::ad::__private::rules::d_tanh(__t1);
+            __out_2[i] = __t1;
+            __tan_out_2[i] = __tan_t1;
+            let __t2 = __out_2[i];
+            let __tan_t2: f64 = __tan_out_2[i];
+            acc += __t2;
+            __tan_acc += __tan_t2;
+        }
+        let (__t5, __tan_t5) = helper::jvp(acc, 2, __tan_acc, ::ad::Zero);
+        ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
+        ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
+        (__t5, __tan_t5)
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        clippy::neg_multiply,
+        reason = "generated tangent code: declarations are uniform, not minimal, and \
+                      each parameter has a tangent"
+    )]
+    #[inline]
+    fn jvp_vec<const __N: usize>(
+        w: &[f64],
+        out: &mut [f64],
+        __tan_w: &[::ad::Lanes<f64, __N>],
+        __ad_tref_out: &mut [::ad::Lanes<f64, __N>],
+    ) -> (f64, ::ad::Lanes<f64, __N>) {
+        let _ = smooth;
+        let __ad_mut_out = out;
+        let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
+        let __tan_out = ::ad::__private::InOut::entry(&*__ad_tref_out);
+        let mut __out_2 = ::core::clone::Clone::clone(&out);
+        let mut __tan_out_2 = ::core::clone::Clone::clone(&__tan_out);
+        let mut acc: f64 = 0.0;
+        let mut __tan_acc: ::ad::Lanes<f64, __N> = <::ad::Lanes<
+            f64,
+            __N,
+        > as ::core::default::Default>::default();
+        for i in 0..w.len() {
+            let __t0 = w[i];
+            let __tan_t0: ::ad::Lanes<f64, __N> = __tan_w[i];
+            let __t1 = __t0.tanh();
+            let __tan_t1: ::ad::Lanes<f64, __N> = __tan_t0
+                * ::ad::__private::rules::d_tanh(__t1);
+            __out_2[i] = __t1;
+            __tan_out_2[i] = __tan_t1;
+            let __t2 = __out_2[i];
+            let __tan_t2: ::ad::Lanes<f64, __N> = __tan_out_2[i];
+            acc += __t2;
+            __tan_acc += __tan_t2;
+        }
+        let (__t5, __tan_t5) = helper::jvp_vec(acc, 2, __tan_acc, ::ad::Zero);
+        ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
+        ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
+        (__t5, __tan_t5)
+    }
 }
 /** The value of [`helper`] and its Jacobian-vector product: after the parameters, one tangent (a direction) per differentiated parameter (`x`), of the parameter's type; returns `(helper(..), ḟ)`, the derivative of the output along the tangents.
 
@@ -255,7 +369,9 @@ fn helper_jvp(x: f64, k: usize, __tan_x: f64) -> (f64, f64) {
     let __tan_t1: f64 = __tan_x * ::ad::__private::rules::d_powi(x, __k0);
     (__t1, __tan_t1)
 }
-#[doc(hidden)]
+/** [`helper_jvp`] along `N` directions at once: each tangent is an `ad::Lanes<f64, N>` (arrays and slices of them for arrays), lane `k` the `k`-th direction; the primal runs once and the tangent code on `N` lanes. Returns `(helper(..), ḟ)` with `N` lanes: `N` columns of the Jacobian for unit directions.
+
+ Generated by `#[ad::forward(vector)]`; callees need `vector` too.*/
 #[allow(
     dead_code,
     unused_mut,
@@ -268,15 +384,71 @@ fn helper_jvp(x: f64, k: usize, __tan_x: f64) -> (f64, f64) {
                       each parameter has a tangent"
 )]
 #[inline]
-fn __ad_jvp_helper<__D1>(
+fn helper_jvp_vec<const __N: usize>(
     x: f64,
     k: usize,
-    __tan_x: f64,
-    __ad_tany_1: __D1,
-) -> (f64, f64) {
+    __tan_x: ::ad::Lanes<f64, __N>,
+) -> (f64, ::ad::Lanes<f64, __N>) {
     let _ = helper;
     let __k0 = k as i32;
     let __t1 = x.powi(__k0);
-    let __tan_t1: f64 = __tan_x * ::ad::__private::rules::d_powi(x, __k0);
+    let __tan_t1: ::ad::Lanes<f64, __N> = __tan_x
+        * ::ad::__private::rules::d_powi(x, __k0);
     (__t1, __tan_t1)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct helper {}
+impl helper {
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        clippy::neg_multiply,
+        reason = "generated tangent code: declarations are uniform, not minimal, and \
+                      each parameter has a tangent"
+    )]
+    #[inline]
+    fn jvp(
+        x: f64,
+        k: usize,
+        __tan_x: f64,
+        __ad_tany_1: impl ::core::marker::Sized,
+    ) -> (f64, f64) {
+        let _ = helper;
+        let __k0 = k as i32;
+        let __t1 = x.powi(__k0);
+        let __tan_t1: f64 = __tan_x * ::ad::__private::rules::d_powi(x, __k0);
+        (__t1, __tan_t1)
+    }
+    #[doc(hidden)]
+    #[allow(
+        dead_code,
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        clippy::neg_multiply,
+        reason = "generated tangent code: declarations are uniform, not minimal, and \
+                      each parameter has a tangent"
+    )]
+    #[inline]
+    fn jvp_vec<const __N: usize>(
+        x: f64,
+        k: usize,
+        __tan_x: ::ad::Lanes<f64, __N>,
+        __ad_tany_1: impl ::core::marker::Sized,
+    ) -> (f64, ::ad::Lanes<f64, __N>) {
+        let _ = helper;
+        let __k0 = k as i32;
+        let __t1 = x.powi(__k0);
+        let __tan_t1: ::ad::Lanes<f64, __N> = __tan_x
+            * ::ad::__private::rules::d_powi(x, __k0);
+        (__t1, __tan_t1)
+    }
 }

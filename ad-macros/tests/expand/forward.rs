@@ -19,7 +19,7 @@ fn recurrence(x0: f64, a: f64, n: usize) -> f64 {
     x
 }
 
-#[forward]
+#[forward(vector)]
 fn smooth(w: &[f64], out: &mut [f64]) -> f64 {
     let mut acc = 0.0;
     for i in 0..w.len() {
@@ -29,7 +29,7 @@ fn smooth(w: &[f64], out: &mut [f64]) -> f64 {
     helper(acc, 2)
 }
 
-#[forward]
+#[forward(vector)]
 fn helper(x: f64, k: usize) -> f64 {
     x.powi(k as i32)
 }
