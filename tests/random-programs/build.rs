@@ -168,6 +168,56 @@ impl Program {
         (pre, post)
     }
 
+    /// The tangent arguments of `_jvp` (one per active float parameter, of its type) from the
+    /// flat tangents `t`: the `let mut` bindings of the `&mut` ones (`tan_k`), the
+    /// arguments, and the expression that flattens the `&mut` tangents after the call.
+    fn tangents(&self) -> (String, String, String) {
+        let mut k = 0;
+        let mut pre = String::new();
+        let mut args = Vec::new();
+        let mut post = String::from("{ let mut o = Vec::new(); ");
+        for (n, p) in self.main.params.iter().enumerate() {
+            let w = width(p, self.len);
+            let elems = (k..k + w)
+                .map(|i| format!("t[{i}]"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            k += w;
+            let active = match &self.main.wrt {
+                Some(ws) => ws.iter().any(|x| x == p.name()),
+                None => true,
+            };
+            if !active {
+                continue;
+            }
+            match p {
+                Param::Int(_) => {}
+                Param::Scalar(_) => args.push(elems),
+                Param::Slice(_) => args.push(format!("&[{elems}]")),
+                Param::Array(_) => args.push(format!("[{elems}]")),
+                Param::Vec(_) => args.push(format!("vec![{elems}]")),
+                Param::VecRef(_) => args.push(format!("&vec![{elems}]")),
+                Param::MutScalar(_) => {
+                    let _ = write!(pre, "let mut tan_{n} = {elems}; ");
+                    let _ = write!(post, "o.push(tan_{n}); ");
+                    args.push(format!("&mut tan_{n}"));
+                }
+                Param::MutSlice(_) | Param::MutArray(_) => {
+                    let _ = write!(pre, "let mut tan_{n} = [{elems}]; ");
+                    let _ = write!(post, "o.extend(tan_{n}.iter().copied()); ");
+                    args.push(format!("&mut tan_{n}"));
+                }
+                Param::MutVec(_) => {
+                    let _ = write!(pre, "let mut tan_{n} = vec![{elems}]; ");
+                    let _ = write!(post, "o.extend(tan_{n}.iter().copied()); ");
+                    args.push(format!("&mut tan_{n}"));
+                }
+            }
+        }
+        post += "o }";
+        (pre, args.join(", "), post)
+    }
+
     /// The seeds of the `&mut` parameters, as arguments of `_vjp`, from the flat `so`.
     fn seed_args(&self) -> String {
         let mut k = 0;
@@ -262,6 +312,25 @@ impl Program {
     }
 
     fn plain(&self, cps: bool) -> String {
+        let s = self.printed(cps);
+        if cps || !self.forward() {
+            return s;
+        }
+        // Under `#[ad::forward]` too, with the same `wrt(..)`: `#[ad::reverse(ARGS)]` becomes
+        // `#[ad::forward(ARGS)]` followed by it.
+        let mut out = String::new();
+        for line in s.lines() {
+            if let Some(rest) = line.strip_prefix("#[ad::reverse") {
+                let _ = writeln!(out, "#[ad::forward{rest}");
+            }
+            out += line;
+            out += "\n";
+        }
+        out
+    }
+
+    /// The functions under `#[ad::reverse]` (or `#[ad::reverse(cps)]`) alone.
+    fn printed(&self, cps: bool) -> String {
         let p = Printer {
             oracle: false,
             fty: self.fty,
@@ -275,6 +344,15 @@ impl Program {
         }
         s += &p.func(&self.main);
         s
+    }
+
+    /// Whether the program is also under `#[ad::forward]` (its `NAME_jvp` checked): every
+    /// program, as the generator writes no structs, methods or nested containers, less those
+    /// of the shape of a known forward-mode bug (see [`forward_avoid`]).
+    fn forward(&self) -> bool {
+        !self.lib
+            && !(forward_avoid::AVOID_FORWARD_VEC_REMOVE
+                && self.printed(false).contains(".remove("))
     }
 
     fn oracle(&self) -> String {
@@ -306,6 +384,15 @@ mod cps_avoid {
     /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
     /// into a continuation closure, then borrowed).
     pub const AVOID_CPS_MUT_ARRAY_TWICE: bool = false;
+}
+
+/// Known bugs of forward mode: a program with one of these shapes is not put under
+/// `#[ad::forward]` (set a flag to `false` when its bug is fixed).
+mod forward_avoid {
+    /// Forward 1: after `v.remove(i)` on a local `Vec<f64>`, `NAME_jvp` reads the tangent of
+    /// the element that was at `i` (the tangents are not shifted): `let mut h = vec![x, y,
+    /// 0.0]; h.remove(0); h[0]` has `jvp` 0 along `(0, 1)`, not 1.
+    pub const AVOID_FORWARD_VEC_REMOVE: bool = true;
 }
 
 impl Program {
@@ -655,6 +742,25 @@ fn case(p: &Program, cps: bool) -> String {
     } else {
         ("None".to_string(), "None".to_string())
     };
+    // `_jvp` on flat inputs `x` and flat tangents `t` (one per input; those of inactive inputs
+    // are not passed): the value, its tangent, the `&mut` buffers and their tangents on return.
+    let jvp = if p.forward() {
+        let (tpre, targs, tbufs) = p.tangents();
+        let call = format!("{path}::{name}_jvp({args}, {targs})");
+        let body = if unit {
+            format!("{call};\n            (0.0, 0.0, {bufs}, {tbufs})")
+        } else {
+            format!("let (v, d) = {call};\n            (v, d, {bufs}, {tbufs})")
+        };
+        format!(
+            "Some(|x, t| {{
+            let _ = t;
+            {pre}{tpre}{body}
+        }})"
+        )
+    } else {
+        "None".to_string()
+    };
     let plain = if unit {
         format!("|x| {{ {pre}{path}::{name}({args}); (0.0, {bufs}) }}")
     } else {
@@ -681,6 +787,7 @@ fn case(p: &Program, cps: bool) -> String {
         vjp: {vjp},
         cps_grad: {cps_grad},
         cps_vjp: {cps_vjp},
+        jvp: {jvp},
         dual: {oracle},
         abs: {oracle},
     }},

@@ -19,13 +19,21 @@
 //! 4. the same oracle run on an absolute-value dual (value, and the sum over computation paths
 //!    of the products of absolute local partials), which gives the rounding tolerance.
 //!
+//! The programs (not the library's, below) are also under `#[ad::forward]`, with the same
+//! `wrt(..)`, on the main function and its helpers; see `forward_avoid` in `build.rs` for
+//! shapes left out.
+//!
 //! At three random points per program, the tests require that `_grad` and `_vjp` return the
 //! plain function's value bit for bit, that the oracle does too, and that each gradient
 //! component lies within `1e-10 * |oracle| + 1e-13 * absdual` (for `f32` programs
 //! `1e-5 * |oracle| + 5e-5 * absdual`, the same number of units of roundoff); `_vjp` is
 //! checked with a seed other than one. The CPS copy's `_grad` and `_vjp` must pass the same
 //! checks, and must return the tape backend's gradients bit for bit (`to_bits()`), except
-//! that `0.0` and `-0.0` count as equal. A failure prints the program's source, the inputs and
+//! that `0.0` and `-0.0` count as equal. `_jvp` is called at each point along one
+//! pseudo-random tangent `t` (multiples of 1/64 in [-1, 1]): it must return the value and the
+//! `&mut` buffers bit for bit, and satisfy `ṙ = Σ grad·t` and `s·ṙ + Σ s_k·ḃ_k = Σ vjp·t`
+//! (`ṙ`, `ḃ_k`: the tangents of the value and of the buffers on return; `s`, `s_k`: the
+//! seeds of `_vjp`) to twice the oracle's tolerance summed over the inputs. A failure prints the program's source, the inputs and
 //! how they were passed, and the generator's seed.
 //!
 //! # What the programs contain

@@ -833,6 +833,10 @@ pub type GradFn<F> = fn(&[F]) -> (F, Vec<F>, Vec<F>);
 /// `_vjp` of a program, on flat inputs, the seed of the value and the flat seeds of the
 /// `&mut` parameters: the value, the gradient and the buffers on return, flattened.
 pub type VjpFn<F> = fn(&[F], F, &[F]) -> (F, Vec<F>, Vec<F>);
+/// `_jvp` of a program under `#[ad::forward]`, on flat inputs `x` and flat tangents `t` (one
+/// per input; those of inactive inputs are not passed): the value, its tangent, the `&mut`
+/// buffers on return and their tangents, flattened.
+pub type JvpFn<F> = fn(&[F], &[F]) -> (F, F, Vec<F>, Vec<F>);
 /// An oracle on flat inputs of scalar `R`: the value and the `&mut` buffers on return.
 pub type OracleFn<R> = fn(&[R]) -> (R, Vec<R>);
 
@@ -866,6 +870,8 @@ pub struct Case<F: Fl> {
     pub cps_grad: Option<GradFn<F>>,
     /// `_vjp` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
     pub cps_vjp: Option<VjpFn<F>>,
+    /// `_jvp` of the program under `#[ad::forward]`, if it is under forward mode.
+    pub jvp: Option<JvpFn<F>>,
     /// The oracle on num-dual numbers: the value and the buffers on return.
     pub dual: OracleFn<F::D>,
     /// The oracle on absolute-value duals.
@@ -1038,6 +1044,91 @@ fn compare_backends<F: Fl>(
     Ok(())
 }
 
+/// A pseudo-random tangent for each of the `n` inputs, from the program's name and the
+/// point: multiples of 1/64 in [-1, 1], exact in `f32` and `f64`.
+fn tangent<F: Fl>(name: &str, point: usize, n: usize) -> Vec<F> {
+    let mut state = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    }) ^ (point as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    (0..n)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            F::from_i32((state >> 57) as i32 - 64) / F::from_i32(64)
+        })
+        .collect()
+}
+
+/// Checks `_jvp` along the tangent `t` against the reverse mode: the value and the buffers
+/// on return must be the function's bit for bit, and the identities `Σ gradient·t = ṙ`
+/// (`_grad`, when the function returns a float) and `Σ vjp·t = s·ṙ + Σ s_k·ḃ_k` (`_vjp`
+/// with the case's seeds) must hold, to twice the oracle's tolerance summed over the inputs
+/// (`REL · Σ |oracle·t| + ABS · Σ |t|·absdual`).
+fn check_jvp<F: Fl>(
+    c: &Case<F>,
+    x: &[F],
+    t: &[F],
+    (primal, bufs): (F, &[F]),
+    want: &[Want],
+    tape: &Gradients<F>,
+    jvp: JvpFn<F>,
+) -> Result<(), String> {
+    let (value, dv, b, db) = jvp(x, t);
+    if !c.unit && value.bits() != primal.bits() {
+        return Err(format!(
+            "{}_jvp returns the value {value:e}, the function {primal:e}",
+            c.name
+        ));
+    }
+    same_buffers(&format!("{}_jvp", c.name), &b, bufs)?;
+    if db.len() != bufs.len() {
+        return Err(format!(
+            "{}_jvp returns {} tangents of the &mut parameters, expected {}",
+            c.name,
+            db.len(),
+            bufs.len()
+        ));
+    }
+    let (dv, s) = (dv.to_f64(), if c.unit { 0.0 } else { c.seed.to_f64() });
+    let zeros = vec![F::ZERO; c.out_seeds.len()];
+    let checks = [
+        ("grad", &tape.grad, 1.0, &zeros[..]),
+        ("vjp", &tape.vjp, s, c.out_seeds),
+    ];
+    for (kind, g, s, so) in checks {
+        if g.is_empty() && !c.active.is_empty() {
+            continue; // no `_grad` for a function returning `()`
+        }
+        let lhs: f64 = g
+            .iter()
+            .zip(c.active)
+            .map(|(g, &j)| g.to_f64() * t[j].to_f64())
+            .sum();
+        let rhs = s * dv
+            + so.iter()
+                .zip(&db)
+                .map(|(sk, d)| sk.to_f64() * d.to_f64())
+                .sum::<f64>();
+        let (mut mag, mut abs) = (0.0, 0.0);
+        for wa in want {
+            let (w, a) = wa.seeded(s, so);
+            let tj = t[wa.j].to_f64().abs();
+            mag += (w * tj).abs();
+            abs += a * tj;
+        }
+        let tol = 2.0 * (F::REL * mag + F::ABS * abs) + F::UNDERFLOW;
+        if !within(lhs, rhs, tol) {
+            return Err(format!(
+                "{name}_jvp along t = {t:?} gives {dv:e} (&mut tangents {db:?}): with the seeds                  of {name}_{kind} ({s}, {so:?}) that is {rhs:e}, but Σ {kind}·t = {lhs:e}                  (difference {:e}, tolerance {tol:e})",
+                (lhs - rhs).abs(),
+                name = c.name,
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Checks one program at each of its points: the tape backend's gradients against the
 /// oracle, and, when the program has a CPS copy, the CPS backend's against the oracle (with
 /// the same tolerance) and against the tape backend's (bit for bit, up to the sign of a zero).
@@ -1045,7 +1136,7 @@ fn compare_backends<F: Fl>(
 /// gradient (their adjoints on entry included) must match the oracle's derivative of
 /// `seed · value + Σ seed_k · out_k` for the case's seeds on the outputs.
 pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
-    for &x in c.points {
+    for (point, &x) in c.points.iter().enumerate() {
         let fail = |what: String| {
             format!(
                 "{} (generator seed {seed:#x}) at x = {x:?} (`{}`, f{}):\n  {what}\n{}",
@@ -1103,6 +1194,10 @@ pub fn check<F: Fl>(c: &Case<F>, seed: u64) -> Result<(), String> {
         }
         let tape =
             check_backend(c, x, primal, &bufs, &want, c.name, c.grad, c.vjp).map_err(fail)?;
+        if let Some(jvp) = c.jvp {
+            let t = tangent::<F>(c.name, point, c.inputs);
+            check_jvp(c, x, &t, (primal, &bufs), &want, &tape, jvp).map_err(fail)?;
+        }
         if let Some(vjp) = c.cps_vjp {
             let what = format!("programs_cps::{}", c.name);
             let cps =
@@ -1132,9 +1227,11 @@ pub fn run(seed: u64, f64s: &[Case<f64>], f32s: &[Case<f32>]) {
     let muts = f64s.iter().filter(|c| !c.out_seeds.is_empty()).count()
         + f32s.iter().filter(|c| !c.out_seeds.is_empty()).count();
     let units = f64s.iter().filter(|c| c.unit).count() + f32s.iter().filter(|c| c.unit).count();
+    let jvps = f64s.iter().filter(|c| c.jvp.is_some()).count()
+        + f32s.iter().filter(|c| c.jvp.is_some()).count();
     println!(
-        "{total} programs, {cps} of them also under #[ad::reverse(cps)], {muts} with &mut \
-         parameters ({units} returning ())"
+        "{total} programs, {cps} of them also under #[ad::reverse(cps)], {jvps} also under \
+         #[ad::forward] (jvp·t = Σ grad·t), {muts} with &mut parameters ({units} returning ())"
     );
     assert!(
         failures.is_empty(),
