@@ -347,12 +347,11 @@ impl Program {
     }
 
     /// Whether the program is also under `#[ad::forward]` (its `NAME_jvp` checked): every
-    /// program, as the generator writes no structs, methods or nested containers, less those
-    /// of the shape of a known forward-mode bug (see [`forward_avoid`]).
+    /// generated program, as the generator writes no structs, methods or nested containers.
+    /// (Forward 1, fixed: after `v.remove(i)` with the value dropped, `NAME_jvp` read the
+    /// tangent of the element that was at `i`.)
     fn forward(&self) -> bool {
         !self.lib
-            && !(forward_avoid::AVOID_FORWARD_VEC_REMOVE
-                && self.printed(false).contains(".remove("))
     }
 
     fn oracle(&self) -> String {
@@ -384,15 +383,6 @@ mod cps_avoid {
     /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
     /// into a continuation closure, then borrowed).
     pub const AVOID_CPS_MUT_ARRAY_TWICE: bool = false;
-}
-
-/// Known bugs of forward mode: a program with one of these shapes is not put under
-/// `#[ad::forward]` (set a flag to `false` when its bug is fixed).
-mod forward_avoid {
-    /// Forward 1: after `v.remove(i)` on a local `Vec<f64>`, `NAME_jvp` reads the tangent of
-    /// the element that was at `i` (the tangents are not shifted): `let mut h = vec![x, y,
-    /// 0.0]; h.remove(0); h[0]` has `jvp` 0 along `(0, 1)`, not 1.
-    pub const AVOID_FORWARD_VEC_REMOVE: bool = true;
 }
 
 impl Program {
