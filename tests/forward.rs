@@ -278,3 +278,44 @@ fn removed_values_take_their_tangents() {
     assert_eq!(remove_dropped_jvp(1.5, 2.5, 0.0, 1.0), (5.0, 2.0));
     assert_eq!(remove_dropped_jvp(1.5, 2.5, 1.0, 0.0), (5.0, 0.0));
 }
+
+#[forward]
+#[reverse]
+fn polar_map(p: [f64; 2]) -> [f64; 3] {
+    [p[0] * p[1].cos(), p[0] * p[1].sin(), p[0] * p[0]]
+}
+
+#[forward]
+#[reverse]
+fn energy(x: &[f64], k: f64) -> f64 {
+    let mut e = 0.0;
+    for i in 0..x.len() {
+        e += k * x[i] * x[i];
+    }
+    e
+}
+
+/// Dense Jacobians: by forward mode (one `_jvp` per input) and, with `#[reverse]` too and
+/// fewer outputs than inputs, by reverse mode (one `_vjp` per output).
+#[test]
+fn jacobians_by_either_mode() {
+    let (r, t) = (2.0, 0.5_f64);
+    let (v, j) = polar_map_jacobian([r, t]);
+    assert_eq!(v, polar_map([r, t]));
+    assert_eq!(
+        j,
+        vec![
+            vec![t.cos(), -r * t.sin()],
+            vec![t.sin(), r * t.cos()],
+            vec![2.0 * r, 0.0]
+        ]
+    );
+    // One output, four inputs: reverse mode, one row.
+    let x = [1.0, -2.0, 0.5];
+    let (e, j) = energy_jacobian(&x, 3.0);
+    assert_eq!(e, energy(&x, 3.0));
+    assert_eq!(j, vec![vec![6.0, -12.0, 3.0, 5.25]]);
+    // Forward only: the same columns from `_jvp`.
+    let (_, j) = out_vec_jacobian(&[1.0, 2.0, 3.0]);
+    assert_eq!(j, vec![vec![2.0, 1.0, 0.0], vec![0.0, 3.0, 2.0]]);
+}

@@ -237,9 +237,12 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         marker,
         vector,
     );
+    // (`NAME_vjp` exists when `#[reverse]` annotates the function too.)
+    let jacobian = codegen::forward::jacobian(&func, &sig, reverse_too || declared);
     quote! {
         #func
         #items
+        #jacobian
     }
 }
 

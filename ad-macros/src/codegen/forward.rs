@@ -979,3 +979,141 @@ pub(crate) fn stubs(
         #companion
     }
 }
+
+/// `NAME_jacobian(params..) -> (R, J)`: the value and the dense Jacobian, row `i` the
+/// derivatives of output entry `i` (the output flattened: a scalar, or an array's or `Vec`'s
+/// elements), column `k` those along input entry `k` (the differentiated parameters
+/// flattened in order). By forward mode, one `NAME_jvp` per input entry; with `reverse`
+/// (`NAME_vjp` exists, from `#[reverse]` on the same function), by reverse mode, one
+/// `NAME_vjp` per output entry, when there are fewer outputs than inputs.
+///
+/// Only for free, non-generic functions of floats and float arrays (by value or `&`) with a
+/// float, array or `Vec` result; nothing otherwise.
+pub(crate) fn jacobian(func: &syn::ItemFn, sig: &Signature, reverse: bool) -> TokenStream {
+    use crate::parse::RetTy;
+    let ok_ret = matches!(
+        sig.ret,
+        RetTy::Scalar(_) | RetTy::Array { .. } | RetTy::Vec(_)
+    );
+    let ok_params = sig
+        .params
+        .iter()
+        .all(|p| p.passing != Passing::MutRef && !matches!(p.kind, ParamKind::Aggregate { .. }));
+    if !ok_ret || !ok_params || sig.in_impl || !func.sig.generics.params.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &func.sig.ident;
+    let name = format_ident!("{}_jacobian", ident, span = ident.span());
+    let jvp = format_ident!("{}_jvp", ident, span = ident.span());
+    let vjp = format_ident!("{}_vjp", ident, span = ident.span());
+    let vis = &func.vis;
+    let float = sig.default_float.ident();
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let params: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .map(|p| {
+            let (name, ty) = (&p.ident, &p.ty);
+            quote!(#name: #ty)
+        })
+        .collect();
+    let is_ref = |p: &crate::parse::Param| matches!(p.ty, syn::Type::Reference(_));
+    let pass: Vec<TokenStream> = sig
+        .params
+        .iter()
+        .map(|p| {
+            let name = &p.ident;
+            match is_ref(p) {
+                true => quote!(#name),
+                false => quote!(::core::clone::Clone::clone(&#name)),
+            }
+        })
+        .collect();
+    let active: Vec<_> = sig.params.iter().filter(|p| p.active).collect();
+    let lens = active.iter().map(|p| {
+        let name = &p.ident;
+        quote!(::ad::__private::Basis::flat_len(&#name))
+    });
+    let mut units = Vec::new();
+    let mut tangents = Vec::new();
+    for (j, p) in active.iter().enumerate() {
+        let name = &p.ident;
+        let t = format_ident!("__unit_{}", name, span = Span::mixed_site());
+        let j = proc_macro2::Literal::usize_unsuffixed(j);
+        units.push(quote! {
+            let #t = ::ad::__private::Basis::unit(
+                &#name,
+                __k.checked_sub(__offset).filter(|&__i| __i < __lens[#j]),
+            );
+            __offset += __lens[#j];
+        });
+        tangents.push(match is_ref(p) {
+            true => quote!(&#t),
+            false => quote!(#t),
+        });
+    }
+    let zero_tangents = active.iter().map(|p| {
+        let name = &p.ident;
+        let zero = quote!(::ad::__private::Basis::unit(&#name, ::core::option::Option::None));
+        match is_ref(p) {
+            true => quote!(&#zero),
+            false => zero,
+        }
+    });
+    let by_reverse = reverse.then(|| {
+        quote! {
+            if __outputs < __inputs {
+                for __i in 0..__outputs {
+                    let __seed = ::ad::__private::Basis::unit(&__value, ::core::option::Option::Some(__i));
+                    let (_, __g) = #vjp(#(#pass,)* __seed);
+                    let mut __row = ::std::vec::Vec::with_capacity(__inputs);
+                    ::ad::__private::Flatten::flatten_into(&__g, &mut __row);
+                    __rows.push(__row);
+                }
+                return (__value, __rows);
+            }
+        }
+    });
+    let how = match reverse {
+        true => format!(
+            "one [`{ident}_jvp`] per input entry, or one [`{ident}_vjp`] per output entry \
+             when there are fewer outputs than inputs"
+        ),
+        false => format!("one [`{ident}_jvp`] per input entry (forward mode)"),
+    };
+    let doc = format!(
+        " The value and the Jacobian of [`{ident}`]: row `i` holds the derivatives of output \
+         entry `i` (the output flattened), column `k` those along input entry `k` (the \
+         differentiated parameters flattened in order). Computed with {how}.\n\n Generated \
+         by `#[ad::forward]`."
+    );
+    quote! {
+        #[doc = #doc]
+        #[allow(dead_code, clippy::type_complexity, clippy::needless_range_loop)]
+        #vis fn #name(#(#params),*) -> (#ret, ::std::vec::Vec<::std::vec::Vec<#float>>) {
+            let __lens = [#(#lens),*];
+            let __inputs: usize = __lens.iter().sum();
+            let (__value, __first) = #jvp(#(#pass,)* #(#zero_tangents),*);
+            let mut __flat = ::std::vec::Vec::new();
+            ::ad::__private::Flatten::flatten_into(&__first, &mut __flat);
+            let __outputs = __flat.len();
+            let mut __rows: ::std::vec::Vec<::std::vec::Vec<#float>> = ::std::vec::Vec::new();
+            #by_reverse
+            __rows = (0..__outputs).map(|_| ::std::vec![0.0; __inputs]).collect();
+            for __k in 0..__inputs {
+                let mut __offset = 0usize;
+                #(#units)*
+                let (_, __t) = #jvp(#(#pass,)* #(#tangents),*);
+                __flat.clear();
+                ::ad::__private::Flatten::flatten_into(&__t, &mut __flat);
+                for __i in 0..__outputs {
+                    __rows[__i][__k] = __flat[__i];
+                }
+            }
+            (__value, __rows)
+        }
+    }
+}
