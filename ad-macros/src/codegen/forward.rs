@@ -999,7 +999,17 @@ pub(crate) fn jacobian(func: &syn::ItemFn, sig: &Signature, reverse: bool) -> To
         .params
         .iter()
         .all(|p| p.passing != Passing::MutRef && !matches!(p.kind, ParamKind::Aggregate { .. }));
-    if !ok_ret || !ok_params || sig.in_impl || !func.sig.generics.params.is_empty() {
+    // One float type for the whole matrix.
+    let out_float = match sig.ret {
+        RetTy::Scalar(t) | RetTy::Array { elem: t, .. } | RetTy::Vec(t) => Some(t),
+        _ => None,
+    };
+    let one_float = sig
+        .params
+        .iter()
+        .filter(|p| p.active)
+        .all(|p| Some(p.kind.elem()) == out_float);
+    if !ok_ret || !ok_params || !one_float || sig.in_impl || !func.sig.generics.params.is_empty() {
         return TokenStream::new();
     }
     let ident = &func.sig.ident;
@@ -1007,7 +1017,7 @@ pub(crate) fn jacobian(func: &syn::ItemFn, sig: &Signature, reverse: bool) -> To
     let jvp = format_ident!("{}_jvp", ident, span = ident.span());
     let vjp = format_ident!("{}_vjp", ident, span = ident.span());
     let vis = &func.vis;
-    let float = sig.default_float.ident();
+    let float = out_float.unwrap_or(sig.default_float).ident();
     let ret = match &func.sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
