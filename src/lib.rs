@@ -319,6 +319,71 @@
 //! assert_eq!(h, [[4.0, 3.0], [3.0, 0.0]]);
 //! ```
 //!
+//! # Forward mode from the attribute: `#[forward]`
+//!
+//! [`#[forward]`](forward) generates `NAME_jvp(params.., tangents..) -> (value, tangent)`, the
+//! tangent code beside the primal (one tangent per differentiated parameter, of its type),
+//! and, with `#[forward(vector)]`, `NAME_jvp_vec` on [`Lanes`] (`N` tangents at once);
+//! `NAME_jacobian` gives the dense Jacobian, by forward mode or, when `#[reverse]` annotates
+//! the function too and it has fewer outputs than inputs, by reverse mode.
+//!
+//! ```
+//! #[ad::forward]
+//! #[ad::reverse]
+//! fn polar(p: [f64; 2]) -> [f64; 2] {
+//!     [p[0] * p[1].cos(), p[0] * p[1].sin()]
+//! }
+//!
+//! let (_, d) = polar_jvp([2.0, 0.0], [0.0, 1.0]);   // along the angle
+//! assert_eq!(d, [0.0, 2.0]);
+//! let (_, j) = polar_jacobian([2.0, 0.0]);
+//! assert_eq!(j, [[1.0, 0.0], [0.0, 2.0]]);
+//! ```
+//!
+//! # Second derivatives and derivatives of derivatives: `#[reverse(hessian)]`
+//!
+//! `#[reverse(hessian)]` adds `NAME_hvp` (the Hessian-vector product, by forward over
+//! reverse: the reverse sweep of a generic copy of the function run on [`Dual`] numbers),
+//! `NAME_hessian` and `NAME_hessian_diag`, and makes `NAME_grad` and `NAME_jvp` themselves
+//! differentiable, so that an outer `#[reverse]` or `#[forward]` function can call them: all
+//! four combinations of nested modes, with the inner function's other parameters (what a
+//! closure would capture) differentiated through.
+//!
+//! ```
+//! use ad::reverse;
+//!
+//! #[reverse(hessian)]
+//! fn f(x: f64, y: f64) -> f64 {
+//!     2.0 * x * x + 3.0 * x * y + 4.0 * y * y
+//! }
+//!
+//! let (_, _, hv) = f_hvp(3.0, 4.0, 7.0, 8.0);
+//! assert_eq!(hv, (52.0, 85.0));
+//! assert_eq!(f_hessian(3.0, 4.0).2, [[4.0, 3.0], [3.0, 8.0]]);
+//!
+//! #[ad::forward(wrt(y))]
+//! #[reverse(hessian, wrt(y))]
+//! fn shift(x: f64, y: f64) -> f64 {
+//!     x + y
+//! }
+//!
+//! /// x · d/dy (x + y): its derivative is 1 at every x, in every combination.
+//! #[reverse]
+//! fn outer(x: f64) -> f64 {
+//!     let (_, d) = shift_grad(x, 1.0);
+//!     x * d
+//! }
+//!
+//! #[ad::forward]
+//! fn outer_fwd(x: f64) -> f64 {
+//!     let (_, d) = shift_jvp(x, 1.0, 1.0);
+//!     x * d
+//! }
+//!
+//! assert_eq!(outer_grad(5.0), (5.0, 1.0));
+//! assert_eq!(outer_fwd_jvp(5.0, 1.0), (5.0, 1.0));
+//! ```
+//!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
 //! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the forward-mode dual numbers
 //! ([`Dual`], [`DualVec`], [`forward`](mod@forward)), the finite-difference [`check`]er, and the

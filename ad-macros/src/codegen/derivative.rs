@@ -33,14 +33,7 @@ pub(crate) fn emit(
         return TokenStream::new();
     };
     let t = float.ident();
-    let params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(#ident: #ty)
-        })
-        .collect();
+    let params = super::typed_params(sig);
     let args: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let grad_ty = sig.gradient_type();
     let stack = crate::ir::names::generated("stack");
@@ -163,14 +156,7 @@ fn forward(func: &syn::ItemFn, sig: &Signature, rule: &syn::Path) -> TokenStream
         return TokenStream::new();
     };
     let t = float.ident();
-    let params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let (ident, ty) = (&p.ident, &p.ty);
-            quote!(#ident: #ty)
-        })
-        .collect();
+    let params = super::typed_params(sig);
     let args: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let out = crate::ir::names::generated("out");
     let tangent = |p: &crate::parse::Param| {

@@ -1022,14 +1022,7 @@ pub(crate) fn jacobian(func: &syn::ItemFn, sig: &Signature, reverse: bool) -> To
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
-    let params: Vec<TokenStream> = sig
-        .params
-        .iter()
-        .map(|p| {
-            let (name, ty) = (&p.ident, &p.ty);
-            quote!(#name: #ty)
-        })
-        .collect();
+    let params = super::typed_params(sig);
     let is_ref = |p: &crate::parse::Param| matches!(p.ty, syn::Type::Reference(_));
     let pass: Vec<TokenStream> = sig
         .params

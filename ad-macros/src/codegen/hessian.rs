@@ -56,17 +56,6 @@ fn ret_float(func: &syn::ItemFn) -> TokenStream {
     }
 }
 
-/// The parameters as `name: Type` (without `mut`: the functions only pass them on).
-fn params(sig: &Signature) -> Vec<TokenStream> {
-    sig.params
-        .iter()
-        .map(|p| {
-            let (name, ty) = (&p.ident, &p.ty);
-            quote!(#name: #ty)
-        })
-        .collect()
-}
-
 /// How the arguments of the lifted function are made from the parameters.
 enum Direction<'a> {
     /// Each differentiated parameter `p` along the parameter `__tan_p` (of its type);
@@ -187,7 +176,7 @@ fn hvp(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vis = &func.vis;
     let ret = ret_float(func);
     let grad = sig.gradient_type();
-    let params = params(sig);
+    let params = super::typed_params(sig);
     let tangents = sig.params.iter().filter(|p| p.active).map(|p| {
         let (t, ty) = (tangent_name(&p.ident), &p.ty);
         quote!(#t: #ty)
@@ -227,7 +216,7 @@ fn hessian(func: &syn::ItemFn, sig: &Signature, diag: bool) -> TokenStream {
     let ret = ret_float(func);
     let grad_ty = sig.gradient_type();
     let float = sig.default_float.ident();
-    let params = params(sig);
+    let params = super::typed_params(sig);
     // Each parameter passed again: a copy of a by-value one (a `Vec` would move).
     let pass: Vec<TokenStream> = sig
         .params
@@ -390,7 +379,7 @@ fn grad_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vis = &func.vis;
     let ret = ret_float(func);
     let grad_ty = sig.gradient_type();
-    let params = params(sig);
+    let params = super::typed_params(sig);
     let names: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let float = sig.default_float.ident();
     let seed = quote!(__seed);
@@ -472,7 +461,7 @@ fn jvp_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vis = &func.vis;
     let ret = ret_float(func);
     let float = sig.default_float.ident();
-    let params = params(sig);
+    let params = super::typed_params(sig);
     // `NAME_jvp`'s own tangents: one per differentiated parameter, of its type.
     let active: Vec<&crate::parse::Param> = sig.params.iter().filter(|p| p.active).collect();
     let v_params: Vec<TokenStream> = active

@@ -167,6 +167,17 @@ pub(crate) fn vjp_signature(func: &syn::ItemFn, sig: &Signature) -> TokenStream 
     }
 }
 
+/// The parameters as `name: Type`, without `mut` (for functions that only pass them on).
+pub(crate) fn typed_params(sig: &Signature) -> Vec<TokenStream> {
+    sig.params
+        .iter()
+        .map(|p| {
+            let (name, ty) = (&p.ident, &p.ty);
+            quote!(#name: #ty)
+        })
+        .collect()
+}
+
 /// The parameters of `func`, as written.
 fn params(func: &syn::ItemFn) -> Vec<TokenStream> {
     func.sig.inputs.iter().map(|arg| quote!(#arg)).collect()

@@ -1,0 +1,8 @@
+// `vector` is an argument of forward mode.
+
+#[ad::reverse(vector)]
+fn f(x: f64) -> f64 {
+    x * x
+}
+
+fn main() {}

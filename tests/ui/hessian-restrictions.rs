@@ -1,0 +1,26 @@
+// `#[reverse(hessian)]` runs a generic copy of the function on dual numbers: it needs a
+// scalar result, parameters by value or `&`, and a free, non-generic function.
+
+#[ad::reverse(hessian)]
+fn scale(x: f64, out: &mut [f64]) -> f64 {
+    out[0] = x;
+    x
+}
+
+#[ad::reverse(hessian)]
+fn pair(x: f64) -> [f64; 2] {
+    [x, x * x]
+}
+
+#[ad::reverse(hessian)]
+fn generic<T: ad::Float>(x: T) -> T {
+    x * x
+}
+
+#[ad::reverse(hessian)]
+fn casts(x: f64) -> f64 {
+    let k = x as usize;
+    x * k as f64
+}
+
+fn main() {}
