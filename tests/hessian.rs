@@ -159,3 +159,21 @@ fn single_precision() {
     assert!((g - (0.75 + 0.5f32.exp())).abs() < 1e-6);
     assert!((h[0][0] - (3.0 + 0.5f32.exp())).abs() < 1e-5);
 }
+
+/// A float converted to an integer through `ad::Float::to_f64`, which the generic copy for
+/// second derivatives can do (a plain `x as usize` is rejected, with this advice).
+#[reverse(hessian)]
+fn stepped(x: f64, w: &[f64]) -> f64 {
+    let k = ad::Float::to_f64(x * 2.0) as usize;
+    w[k.min(w.len() - 1)] * x * x
+}
+
+#[test]
+fn float_to_integer_through_to_f64() {
+    let w = [1.0, 10.0, 100.0];
+    let (v, (dx, _), h) = stepped_hessian(0.75, &w);
+    assert_eq!(v, 10.0 * 0.75 * 0.75);
+    assert_eq!(dx, 20.0 * 0.75);
+    assert_eq!(h[0][0], 20.0);
+    assert_eq!(h[0][2], 2.0 * 0.75);
+}

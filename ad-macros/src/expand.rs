@@ -24,9 +24,9 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     mark_forward(&mut func);
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
-    if args.vector {
+    if let Some(span) = args.vector {
         cx.error_at(
-            proc_macro2::Span::call_site(),
+            span,
             "`vector` is an argument of #[ad::forward] (`NAME_jvp_vec`); #[reverse] takes \
              `wrt(...)`, `cps` and `hessian`",
         );
@@ -69,7 +69,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         args.backend,
     );
     let second = match args.hessian {
-        true => second_order(&func, &sig, &args),
+        true => second_order(&func, &sig, &vjp_body),
         false => TokenStream::new(),
     };
     quote! {
@@ -81,7 +81,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[reverse(hessian)]`: the generic copy of the function (`lift`), expanded like any
 /// `#[reverse]` function, and `NAME_hvp`, `NAME_hessian`, `NAME_hessian_diag` that run its
 /// `_vjp` on `ad::Dual` numbers.
-fn second_order(func: &syn::ItemFn, sig: &parse::Signature, args: &parse::Args) -> TokenStream {
+fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> TokenStream {
     let reject = |span: proc_macro2::Span, what: &str| {
         let message =
             format!("#[reverse(hessian)] needs {what}; remove `hessian` or rewrite the function");
@@ -114,8 +114,12 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, args: &parse::Args) 
         _ => "f64",
     };
     // (Every float parameter active: the companions of `NAME_grad` need them all.)
+    if let Some(span) = float_to_integer_cast(body) {
+        let message = "#[reverse(hessian)] runs a copy of this function on dual numbers, which \
+                       cannot be cast to an integer; write `ad::Float::to_f64(x) as usize`";
+        return syn::Error::new(span, message).to_compile_error();
+    }
     let lifted = crate::lift::lift(func, name);
-    let _ = args;
     let lifted_items = reverse(TokenStream::new(), quote!(#lifted));
     let wrappers = codegen::hessian::emit(func, sig);
     let companions = codegen::hessian::companions(func, sig);
@@ -182,12 +186,12 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let marker = !other && !declared;
     let cx = Errors::for_attribute("#[ad::forward]");
     let args = parse::Args::from_tokens(&cx, args);
-    let vector = args.vector;
-    if args.backend == parse::Backend::Cps || args.hessian {
+    let vector = args.vector.is_some();
+    if let Some(span) = args.reverse_only {
         cx.error_at(
-            proc_macro2::Span::call_site(),
-            "`cps` and `hessian` are arguments of #[reverse]; #[ad::forward] takes only \
-             `wrt(...)`",
+            span,
+            "`cps` and `hessian` are arguments of `#[ad::reverse]`; #[ad::forward] takes only \
+             `wrt(...)` and `vector`",
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
@@ -256,6 +260,69 @@ fn strip_marker(args: TokenStream) -> (TokenStream, bool) {
     let declared = metas.iter().any(|m| m.path().is_ident(MARKER_DECLARED));
     let rest = metas.iter().filter(|m| !m.path().is_ident(MARKER_DECLARED));
     (quote!(#(#rest),*), declared)
+}
+
+/// The first inactive expression that casts a float variable to an integer (`x as usize`),
+/// which the generic copy of `#[reverse(hessian)]` cannot do (`__AdF as usize`).
+fn float_to_integer_cast(body: &ir::Body) -> Option<proc_macro2::Span> {
+    const INTEGERS: &[&str] = &[
+        "usize", "isize", "u8", "u16", "u32", "u64", "u128", "i8", "i16", "i32", "i64", "i128",
+    ];
+    let casts_to_integer = |tokens: &TokenStream| {
+        fn scan(tokens: TokenStream, after_as: &mut bool) -> bool {
+            for t in tokens {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) if *after_as => {
+                        if INTEGERS.iter().any(|n| i == n) {
+                            return true;
+                        }
+                        *after_as = false;
+                    }
+                    proc_macro2::TokenTree::Ident(i) => *after_as = i == "as",
+                    proc_macro2::TokenTree::Group(g) => {
+                        if scan(g.stream(), &mut false) {
+                            return true;
+                        }
+                        *after_as = false;
+                    }
+                    _ => *after_as = false,
+                }
+            }
+            false
+        }
+        scan(tokens.clone(), &mut false)
+    };
+    // The names of the float variables, as opaque code writes them.
+    let floats: Vec<String> = body
+        .vars
+        .iter()
+        .filter(|v| matches!(v.ty, ir::Ty::Float(_) | ir::Ty::Array(_)))
+        .map(|v| v.name.to_string())
+        .collect();
+    fn mentions(tokens: &TokenStream, names: &[String]) -> bool {
+        tokens.clone().into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+            proc_macro2::TokenTree::Group(g) => mentions(&g.stream(), names),
+            _ => false,
+        })
+    }
+    let mut found = None;
+    ir::visit::walk(&body.block, &mut |stmt, _| {
+        let tokens = match &stmt.kind {
+            ir::StmtKind::Let {
+                rhs: ir::Rhs::Opaque(op),
+                ..
+            } => &op.expr,
+            ir::StmtKind::Opaque { tokens, .. } => tokens,
+            _ => return,
+        };
+        // (`ad::Float::to_f64(x) as usize`, the way to write it, is fine.)
+        let converted = mentions(tokens, &["to_f64".to_owned()]);
+        if found.is_none() && mentions(tokens, &floats) && casts_to_integer(tokens) && !converted {
+            found = Some(stmt.span);
+        }
+    });
+    found
 }
 
 /// Whether `attr` is `#[name]` or `#[path::name]`.

@@ -18,8 +18,11 @@ pub(crate) struct Args {
     /// `hessian`: also `NAME_hvp`, `NAME_hessian` and `NAME_hessian_diag` (forward over
     /// reverse, on a generic copy of the function).
     pub hessian: bool,
-    /// `vector` (`#[ad::forward]` only): also `NAME_jvp_vec`, `N` tangents at once.
-    pub vector: bool,
+    /// `vector` (`#[ad::forward]` only): also `NAME_jvp_vec`, `N` tangents at once. The
+    /// span of the argument, for errors.
+    pub vector: Option<proc_macro2::Span>,
+    /// Where `cps` and `hessian` were written (for `#[ad::forward]`'s error about them).
+    pub reverse_only: Option<proc_macro2::Span>,
 }
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
@@ -65,18 +68,20 @@ impl Args {
                         cx.error(path, "duplicate `cps` argument");
                     }
                     args.backend = Backend::Cps;
+                    args.reverse_only = Some(syn::spanned::Spanned::span(path));
                 }
                 syn::Meta::Path(path) if path.is_ident("vector") => {
-                    if args.vector {
+                    if args.vector.is_some() {
                         cx.error(path, "duplicate `vector` argument");
                     }
-                    args.vector = true;
+                    args.vector = Some(syn::spanned::Spanned::span(path));
                 }
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
                     if args.hessian {
                         cx.error(path, "duplicate `hessian` argument");
                     }
                     args.hessian = true;
+                    args.reverse_only = Some(syn::spanned::Spanned::span(path));
                 }
                 _ => cx.error(
                     meta.path(),
