@@ -426,6 +426,12 @@ macro_rules! __callee_fallback {
             ) -> R {
                 ::core::unreachable!()
             }
+            pub fn jvp<$($arg,)* $($sink),*>($(_: $arg,)* $(_: $sink),*) -> ($result, $result) {
+                ::core::unreachable!()
+            }
+            pub fn jvp_vec<$($arg,)* $($sink),*>($(_: $arg,)* $(_: $sink),*) -> ($result, $result) {
+                ::core::unreachable!()
+            }
         }
     };
 }
@@ -438,8 +444,8 @@ pub mod __private {
         add_assign, check_seed_len, replay_rev, variant_mismatch, zeros_like,
     };
     pub use ad_runtime::call::{
-        require_derivative, restore, ArraySink, Differentiable, Discard, PartOf, Returns,
-        ReturnsAt, ScalarSink,
+        require_derivative, require_forward, restore, ArraySink, Differentiable, Discard,
+        ForwardDifferentiable, PartOf, Returns, ReturnsAt, ScalarSink,
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{

@@ -35,6 +35,22 @@ pub trait Differentiable {}
 #[inline(always)]
 pub fn require_derivative<F: Differentiable>() {}
 
+/// Implemented by the marker of a function with a forward derivative (`#[ad::forward]`, a
+/// `jvp` rule of `#[ad::derivative]`, `NAME_grad` and `NAME_jvp` of `#[reverse(hessian)]`);
+/// calling a function without one from `#[ad::forward]` code is a compile error.
+#[diagnostic::on_unimplemented(
+    message = "this function has no forward derivative that #[ad::forward] can use",
+    label = "called here from forward-mode code",
+    note = "annotate the function with `#[ad::forward]` (beside `#[ad::reverse]` if it has \
+            one), or give `#[ad::derivative]` a forward rule, `jvp = ...`"
+)]
+pub trait ForwardDifferentiable {}
+
+/// Fails to compile, with the message of [`ForwardDifferentiable`], unless `F` has a forward
+/// derivative.
+#[inline(always)]
+pub fn require_forward<F: ForwardDifferentiable>() {}
+
 /// Where the reverse sweep of a callee adds the adjoint of a scalar parameter: the caller's
 /// adjoint as `&mut T`, or [`Discard`].
 ///

@@ -207,6 +207,8 @@ fn forward(func: &syn::ItemFn, sig: &Signature, rule: &syn::Path) -> TokenStream
             (#out, __tangent)
         }
 
+        impl ::ad::__private::ForwardDifferentiable for #name {}
+
         #[doc(hidden)]
         #[allow(dead_code, clippy::too_many_arguments)]
         impl #name {

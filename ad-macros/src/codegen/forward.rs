@@ -131,6 +131,8 @@ fn place_companion(
     quote! {
         #declare
         #inherited
+        impl ::ad::__private::ForwardDifferentiable for #name {}
+        #inherited
         impl #name {
             #companion
         }
@@ -172,7 +174,20 @@ fn emit_one(
     let at_ret = return_span(func);
     let output = respan(t.e.output_value(&body.output), at_ret);
     let tangent = respan(t.output_tangent(&body.output), at_ret);
-    let enums = super::enum_aliases(body);
+    // The callees' markers under local aliases (with stand-ins for a callee without one),
+    // and the check that each has a forward derivative, at the call.
+    let enums = super::callees_prelude(body, false);
+    // (Once, in `NAME_jvp`: the companions would repeat the error.)
+    let checks = body
+        .callees
+        .iter()
+        .filter(|c| c.kind == crate::ir::CalleeKind::Function && !companion && !lanes)
+        .map(|c| {
+            let mut alias = c.alias.clone();
+            alias.set_span(c.span);
+            quote!(::ad::__private::require_forward::<#alias>();)
+        });
+    let enums = quote!(#enums #(#checks)*);
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
     quote! {
@@ -759,7 +774,21 @@ impl Tangents<'_> {
         }
         let companion = self.companion_call(call, args);
         let companion = respan(companion, span);
-        quote!(let (#mutability #name, #mutability #tan) = #companion;)
+        match (&v.ty, self.lanes) {
+            // A float result is typed, so that a callee without a derivative (a stand-in
+            // whose result is of any float type) gets only the missing-derivative error.
+            (Ty::Float(Some(t)), false) => {
+                let t = t.ident();
+                let pair = crate::ir::names::generated("pair");
+                quote! {
+                    let #pair = #companion;
+                    let #mutability #name: #t = ::ad::__private::expect_result::<#t, _>(#pair.0);
+                    let #mutability #tan: #t =
+                        ::ad::__private::expect_result::<#t, _>(#pair.1);
+                }
+            }
+            _ => quote!(let (#mutability #name, #mutability #tan) = #companion;),
+        }
     }
 
     /// The tangent passed with argument `k`, passed as the argument is.
@@ -810,15 +839,9 @@ impl Tangents<'_> {
         let callee = &self.e.body.callees[call.callee];
         match &callee.kind {
             CalleeKind::Function => {
-                // `m::g::jvp::<T>(..)` for `m::g::<T>(..)`.
-                let mut path: syn::Path = match syn::parse2(callee.path.clone()) {
-                    Ok(path) => path,
-                    Err(_) => return quote!(::core::unreachable!()),
-                };
+                // `__callee0::jvp::<T>(..)` for `m::g::<T>(..)` (`use m::g as __callee0;`).
+                let path = &callee.alias;
                 let turbofish = super::turbofish(&callee.path);
-                if let Some(last) = path.segments.last_mut() {
-                    last.arguments = syn::PathArguments::None;
-                }
                 let (jvp, turbofish) = match (self.lanes, turbofish.is_empty()) {
                     (false, _) => (format_ident!("jvp"), turbofish),
                     (true, true) => (format_ident!("jvp_vec"), turbofish),

@@ -367,6 +367,7 @@ fn marker(func: &syn::ItemFn, name: &syn::Ident, output: TokenStream) -> TokenSt
         #[allow(non_camel_case_types, dead_code)]
         #vis struct #name {}
         impl ::ad::__private::Differentiable for #name {}
+        impl ::ad::__private::ForwardDifferentiable for #name {}
         impl ::ad::__private::Returns for #name {
             type Output = #output;
         }

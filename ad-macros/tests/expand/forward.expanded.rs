@@ -28,6 +28,7 @@ fn f_jvp(x: f64, y: f64, __tan_x: f64, __tan_y: f64) -> (f64, f64) {
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct f {}
+impl ::ad::__private::ForwardDifferentiable for f {}
 impl f {
     #[doc(hidden)]
     #[allow(
@@ -149,6 +150,7 @@ fn recurrence_jvp(x0: f64, a: f64, n: usize, __tan_x0: f64, __tan_a: f64) -> (f6
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct recurrence {}
+impl ::ad::__private::ForwardDifferentiable for recurrence {}
 impl recurrence {
     #[doc(hidden)]
     #[allow(
@@ -276,6 +278,14 @@ fn smooth_jvp(
     __ad_tref_out: &mut [f64],
 ) -> (f64, f64) {
     let _ = smooth;
+    mod __callees {
+        ::ad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+    }
+    #[allow(unused_imports)]
+    use __callees::*;
+    #[allow(unused_imports)]
+    use helper as __callee4;
+    ::ad::__private::require_forward::<__callee4>();
     let __ad_mut_out = out;
     let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
     let __tan_out = ::ad::__private::InOut::entry(&*__ad_tref_out);
@@ -295,7 +305,9 @@ fn smooth_jvp(
         acc += __t2;
         __tan_acc += __tan_t2;
     }
-    let (__t5, __tan_t5) = helper::jvp(acc, 2, __tan_acc, ::ad::Zero);
+    let __pair = __callee4::jvp(acc, 2, __tan_acc, ::ad::Zero);
+    let __t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.0);
+    let __tan_t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.1);
     ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
     ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
     (__t5, __tan_t5)
@@ -322,6 +334,13 @@ fn smooth_jvp_vec<const __N: usize>(
     __ad_tref_out: &mut [::ad::Lanes<f64, __N>],
 ) -> (f64, ::ad::Lanes<f64, __N>) {
     let _ = smooth;
+    mod __callees {
+        ::ad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+    }
+    #[allow(unused_imports)]
+    use __callees::*;
+    #[allow(unused_imports)]
+    use helper as __callee4;
     let __ad_mut_out = out;
     let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
     let __tan_out = ::ad::__private::InOut::entry(&*__ad_tref_out);
@@ -345,7 +364,7 @@ fn smooth_jvp_vec<const __N: usize>(
         acc += __t2;
         __tan_acc += __tan_t2;
     }
-    let (__t5, __tan_t5) = helper::jvp_vec(acc, 2, __tan_acc, ::ad::Zero);
+    let (__t5, __tan_t5) = __callee4::jvp_vec(acc, 2, __tan_acc, ::ad::Zero);
     ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
     ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
     (__t5, __tan_t5)
@@ -353,6 +372,7 @@ fn smooth_jvp_vec<const __N: usize>(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct smooth {}
+impl ::ad::__private::ForwardDifferentiable for smooth {}
 impl smooth {
     #[doc(hidden)]
     #[allow(
@@ -374,6 +394,13 @@ impl smooth {
         __ad_tref_out: &mut [f64],
     ) -> (f64, f64) {
         let _ = smooth;
+        mod __callees {
+            ::ad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+        }
+        #[allow(unused_imports)]
+        use __callees::*;
+        #[allow(unused_imports)]
+        use helper as __callee4;
         let __ad_mut_out = out;
         let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
         let __tan_out = ::ad::__private::InOut::entry(&*__ad_tref_out);
@@ -393,7 +420,9 @@ impl smooth {
             acc += __t2;
             __tan_acc += __tan_t2;
         }
-        let (__t5, __tan_t5) = helper::jvp(acc, 2, __tan_acc, ::ad::Zero);
+        let __pair = __callee4::jvp(acc, 2, __tan_acc, ::ad::Zero);
+        let __t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.0);
+        let __tan_t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.1);
         ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
         ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
         (__t5, __tan_t5)
@@ -418,6 +447,13 @@ impl smooth {
         __ad_tref_out: &mut [::ad::Lanes<f64, __N>],
     ) -> (f64, ::ad::Lanes<f64, __N>) {
         let _ = smooth;
+        mod __callees {
+            ::ad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+        }
+        #[allow(unused_imports)]
+        use __callees::*;
+        #[allow(unused_imports)]
+        use helper as __callee4;
         let __ad_mut_out = out;
         let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
         let __tan_out = ::ad::__private::InOut::entry(&*__ad_tref_out);
@@ -441,7 +477,7 @@ impl smooth {
             acc += __t2;
             __tan_acc += __tan_t2;
         }
-        let (__t5, __tan_t5) = helper::jvp_vec(acc, 2, __tan_acc, ::ad::Zero);
+        let (__t5, __tan_t5) = __callee4::jvp_vec(acc, 2, __tan_acc, ::ad::Zero);
         ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
         ::ad::__private::InOut::write_back(&mut *__ad_tref_out, &__tan_out_2);
         (__t5, __tan_t5)
@@ -499,6 +535,7 @@ fn helper_jvp_vec<const __N: usize>(
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct helper {}
+impl ::ad::__private::ForwardDifferentiable for helper {}
 impl helper {
     #[doc(hidden)]
     #[allow(
