@@ -242,7 +242,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         vector,
     );
     // (`NAME_vjp` exists when `#[reverse]` annotates the function too.)
-    let jacobian = codegen::forward::jacobian(&func, &sig, reverse_too || declared);
+    let jacobian = codegen::jacobian::jacobian(&func, &sig, reverse_too || declared);
     quote! {
         #func
         #items

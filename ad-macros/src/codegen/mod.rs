@@ -10,7 +10,9 @@
 //! - `cps`: the continuation-passing backend;
 //! - `shared`: what both emit alike, the primal statements and the adjoint contributions;
 //! - `generic`: the constants of a float type parameter (`<T as ::ad::Float>::ZERO`);
-//! - `derivative`: `#[ad::derivative]`.
+//! - `derivative`: `#[ad::derivative]`;
+//! - `forward`: `#[ad::forward]`'s `NAME_jvp` and companions; `jacobian`: `NAME_jacobian`;
+//! - `hessian`: `#[reverse(hessian)]`'s second derivatives and the companions that nest.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -26,6 +28,7 @@ mod generic;
 pub(crate) mod grow;
 pub(crate) mod hessian;
 mod inout;
+pub(crate) mod jacobian;
 mod shared;
 pub(crate) mod tape;
 
