@@ -177,3 +177,34 @@ fn float_to_integer_through_to_f64() {
     assert_eq!(h[0][0], 20.0);
     assert_eq!(h[0][2], 2.0 * 0.75);
 }
+
+/// A function generic over its float type: its second derivatives are of its `f64` instance.
+#[reverse(hessian)]
+fn generic_quadratic<T: ad::Float>(p: &[T]) -> T {
+    let mut s = T::ZERO;
+    for i in 0..p.len() {
+        s += T::from_f64(i as f64 + 1.0) * p[i] * p[i] * p[i];
+    }
+    s
+}
+
+#[test]
+fn generic_functions_at_f64() {
+    let p = [1.0, -2.0, 0.5];
+    let (v, g, h) = generic_quadratic_hessian(&p);
+    assert_eq!(v, generic_quadratic(&p));
+    assert_eq!(g, generic_quadratic_grad(&p).1);
+    for i in 0..3 {
+        for j in 0..3 {
+            let expected = if i == j {
+                6.0 * (i as f64 + 1.0) * p[i]
+            } else {
+                0.0
+            };
+            assert_eq!(h[i][j], expected);
+        }
+    }
+    // And still generic for the first derivative.
+    let (_, g32) = generic_quadratic_grad(&[1.0_f32, 2.0, 3.0]);
+    assert_eq!(g32, vec![3.0, 24.0, 81.0]);
+}

@@ -102,27 +102,48 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> 
              structs or nested containers)",
         );
     }
-    if sig.in_impl || !func.sig.generics.params.is_empty() {
+    // A function generic over its float type (`fn f<T: Float>`) is its own generic copy; the
+    // second derivatives are of its `f64` instance.
+    let generic = match (sig.generics.as_slice(), func.sig.generics.params.len()) {
+        ([t], 1) => Some(*t),
+        ([], 0) => None,
+        _ => {
+            return reject(
+                syn::spanned::Spanned::span(&func.sig.generics),
+                "a function with no generic parameter but its float type (`fn f<T: \
+                 ad::Float>`)",
+            )
+        }
+    };
+    if sig.in_impl {
         return reject(
             syn::spanned::Spanned::span(&func.sig.ident),
-            "a free function that is not generic (for a generic one, call its `_vjp` on \
-             `ad::Dual` numbers)",
+            "a free function (not a method or an associated function)",
         );
     }
-    let name = match float {
-        ir::FloatTy::F32 => "f32",
-        _ => "f64",
-    };
-    // (Every float parameter active: the companions of `NAME_grad` need them all.)
     if let Some(span) = float_to_integer_cast(body) {
         let message = "#[reverse(hessian)] runs a copy of this function on dual numbers, which \
                        cannot be cast to an integer; write `ad::Float::to_f64(x) as usize`";
         return syn::Error::new(span, message).to_compile_error();
     }
-    let lifted = crate::lift::lift(func, name);
+    // (Every float parameter active in the copy: the companions of `NAME_grad` need them all.)
+    let (lifted, func, sig) = match generic {
+        None => {
+            let name = match float {
+                ir::FloatTy::F32 => "f32",
+                _ => "f64",
+            };
+            (crate::lift::lift(func, name), func.clone(), sig.clone())
+        }
+        Some(t) => {
+            let lifted = crate::lift::generic_copy(func);
+            let (func, sig) = crate::lift::instance_f64(func, sig, t);
+            (lifted, func, sig)
+        }
+    };
     let lifted_items = reverse(TokenStream::new(), quote!(#lifted));
-    let wrappers = codegen::hessian::emit(func, sig);
-    let companions = codegen::hessian::companions(func, sig);
+    let wrappers = codegen::hessian::emit(&func, &sig);
+    let companions = codegen::hessian::companions(&func, &sig);
     quote! {
         #lifted_items
         #wrappers

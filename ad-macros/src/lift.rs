@@ -56,6 +56,62 @@ pub(crate) fn lift(func: &syn::ItemFn, float: &str) -> syn::ItemFn {
     lifted
 }
 
+/// The generic copy of a function that is already generic over its float type: the function
+/// itself under the copy's name.
+pub(crate) fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
+    let mut copy = func.clone();
+    copy.sig.ident = lifted_name(&func.sig.ident);
+    copy.attrs.retain(|a| a.path().is_ident("allow"));
+    copy.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+    copy
+}
+
+/// The `f64` instance of a function generic over its float type `t` (`fn f<T: Float>`): its
+/// signature with `T` replaced by `f64` and no generic parameter, for the functions of
+/// `#[reverse(hessian)]`, which are of that instance.
+pub(crate) fn instance_f64(
+    func: &syn::ItemFn,
+    sig: &crate::parse::Signature,
+    t: crate::ir::FloatTy,
+) -> (syn::ItemFn, crate::parse::Signature) {
+    use crate::ir::FloatTy;
+    use crate::parse::{ParamKind, RetTy};
+    struct Instance(String);
+    impl VisitMut for Instance {
+        fn visit_type_path_mut(&mut self, ty: &mut syn::TypePath) {
+            if ty.qself.is_none() && ty.path.get_ident().is_some_and(|i| *i == self.0) {
+                ty.path = syn::parse_quote!(f64);
+                return;
+            }
+            syn::visit_mut::visit_type_path_mut(self, ty);
+        }
+    }
+    let name = t.ident().to_string();
+    let mut func = func.clone();
+    func.sig.generics = syn::Generics::default();
+    Instance(name.clone()).visit_signature_mut(&mut func.sig);
+    let float = |f: FloatTy| if f == t { FloatTy::F64 } else { f };
+    let mut sig = sig.clone();
+    for p in &mut sig.params {
+        Instance(name.clone()).visit_type_mut(&mut p.ty);
+        p.kind = match p.kind.clone() {
+            ParamKind::Scalar(f) => ParamKind::Scalar(float(f)),
+            ParamKind::Array { elem, len } => ParamKind::Array {
+                elem: float(elem),
+                len,
+            },
+            ParamKind::Slice { elem } => ParamKind::Slice { elem: float(elem) },
+            other => other,
+        };
+    }
+    if let RetTy::Scalar(f) = sig.ret {
+        sig.ret = RetTy::Scalar(float(f));
+    }
+    sig.default_float = FloatTy::F64;
+    sig.generics = Vec::new();
+    (func, sig)
+}
+
 struct Rewrite {
     /// `f64` or `f32`.
     float: String,

@@ -1,5 +1,6 @@
 // `#[reverse(hessian)]` runs a generic copy of the function on dual numbers: it needs a
-// scalar result, parameters by value or `&`, and a free, non-generic function.
+// scalar result, parameters by value or `&`, a free function generic over its float type
+// at most, and no cast of a float to an integer.
 
 #[ad::reverse(hessian)]
 fn scale(x: f64, out: &mut [f64]) -> f64 {
@@ -13,7 +14,7 @@ fn pair(x: f64) -> [f64; 2] {
 }
 
 #[ad::reverse(hessian)]
-fn generic<T: ad::Float>(x: T) -> T {
+fn two_generics<T: ad::Float, U: Copy>(x: T, _u: U) -> T {
     x * x
 }
 
