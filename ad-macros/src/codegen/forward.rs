@@ -852,7 +852,30 @@ impl Tangents<'_> {
                         (format_ident!("jvp_vec"), quote!(::<#args, #n>))
                     }
                 };
-                quote!(#path::#jvp #turbofish(#(#args),*))
+                // (Not for `jvp_vec`: a callee with `#[forward]` but without `vector` must be
+                // rustc's "no function `jvp_vec`", never a stand-in that would compile.)
+                if !turbofish.is_empty() || self.lanes {
+                    return quote!(#path::#jvp #turbofish(#(#args),*));
+                }
+                // A callee with a reverse derivative only has a marker without `jvp`: the
+                // check at the top reports it, and this fallback (which the marker's own
+                // `jvp`, an inherent function, shadows) keeps the call from a second error.
+                let fallback = format_ident!("__AdNoJvp", span = Span::mixed_site());
+                let types: Vec<syn::Ident> =
+                    (0..args.len()).map(|k| format_ident!("A{}", k)).collect();
+                quote! {{
+                    #[allow(non_camel_case_types, dead_code)]
+                    trait #fallback {
+                        fn #jvp<#(#types),*>(#(_: #types),*) -> (
+                            ::ad::__private::StandInResult,
+                            ::ad::__private::StandInResult,
+                        ) {
+                            ::core::unreachable!()
+                        }
+                    }
+                    impl<T: ?::core::marker::Sized> #fallback for T {}
+                    #path::#jvp(#(#args),*)
+                }}
             }
             CalleeKind::Associated => {
                 let mut path: syn::Path = match syn::parse2(callee.path.clone()) {

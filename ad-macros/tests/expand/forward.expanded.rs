@@ -305,7 +305,21 @@ fn smooth_jvp(
         acc += __t2;
         __tan_acc += __tan_t2;
     }
-    let __pair = __callee4::jvp(acc, 2, __tan_acc, ::ad::Zero);
+    let __pair = {
+        #[allow(non_camel_case_types, dead_code)]
+        trait __AdNoJvp {
+            fn jvp<A0, A1, A2, A3>(
+                _: A0,
+                _: A1,
+                _: A2,
+                _: A3,
+            ) -> (::ad::__private::StandInResult, ::ad::__private::StandInResult) {
+                ::core::unreachable!()
+            }
+        }
+        impl<T: ?::core::marker::Sized> __AdNoJvp for T {}
+        __callee4::jvp(acc, 2, __tan_acc, ::ad::Zero)
+    };
     let __t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.0);
     let __tan_t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.1);
     ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
@@ -420,7 +434,21 @@ impl smooth {
             acc += __t2;
             __tan_acc += __tan_t2;
         }
-        let __pair = __callee4::jvp(acc, 2, __tan_acc, ::ad::Zero);
+        let __pair = {
+            #[allow(non_camel_case_types, dead_code)]
+            trait __AdNoJvp {
+                fn jvp<A0, A1, A2, A3>(
+                    _: A0,
+                    _: A1,
+                    _: A2,
+                    _: A3,
+                ) -> (::ad::__private::StandInResult, ::ad::__private::StandInResult) {
+                    ::core::unreachable!()
+                }
+            }
+            impl<T: ?::core::marker::Sized> __AdNoJvp for T {}
+            __callee4::jvp(acc, 2, __tan_acc, ::ad::Zero)
+        };
         let __t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.0);
         let __tan_t5: f64 = ::ad::__private::expect_result::<f64, _>(__pair.1);
         ::ad::__private::InOut::write_back(&mut *__ad_mut_out, &__out_2);
