@@ -461,7 +461,7 @@ pub mod __private {
     pub use ad_runtime::lanes::lanes_zero;
     pub use ad_runtime::linalg;
     pub use ad_runtime::rules;
-    pub use ad_runtime::second::{Axpy, Basis, Flatten, Lift, Unlift};
+    pub use ad_runtime::second::{Axpy, Basis, Flatten, Lift, Lifted, Unlift};
     pub use ad_runtime::view;
     pub use ad_runtime::ValueStack;
 }

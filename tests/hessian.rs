@@ -208,3 +208,75 @@ fn generic_functions_at_f64() {
     let (_, g32) = generic_quadratic_grad(&[1.0_f32, 2.0, 3.0]);
     assert_eq!(g32, vec![3.0, 24.0, 81.0]);
 }
+
+const GRAVITY: f64 = 9.81;
+const STEPS: usize = 4;
+
+mod physics {
+    pub const DAMPING: f64 = 0.5;
+}
+
+/// Constants of the module used as floats are converted like literals in the generic copy
+/// (and an integer constant stays an integer).
+#[reverse(hessian)]
+fn with_constants(x: f64, v: f64) -> f64 {
+    let mut h = x;
+    let mut u = v;
+    for _ in 0..STEPS {
+        u -= GRAVITY * 0.1 + physics::DAMPING * u * u;
+        h += u * 0.1;
+    }
+    let g = GRAVITY;
+    h * h + g
+}
+
+#[test]
+fn module_constants_in_the_generic_copy() {
+    let (x, v) = (2.0, 1.5);
+    let (value, (gx, gv), h) = with_constants_hessian(x, v);
+    assert_eq!(value, with_constants(x, v));
+    assert_eq!((gx, gv), with_constants_grad(x, v).1);
+    let step = 1e-5;
+    let fd = |dx: f64, dv: f64| {
+        let (_, (a, b)) = with_constants_grad(x + dx, v + dv);
+        let (_, (c, d)) = with_constants_grad(x - dx, v - dv);
+        [(a - c) / (2.0 * step), (b - d) / (2.0 * step)]
+    };
+    let (col0, col1) = (fd(step, 0.0), fd(0.0, step));
+    for (i, row) in h.iter().enumerate() {
+        assert!(
+            (row[0] - col0[i]).abs() < 1e-6 * (1.0 + col0[i].abs()),
+            "{h:?}"
+        );
+        assert!(
+            (row[1] - col1[i]).abs() < 1e-6 * (1.0 + col1[i].abs()),
+            "{h:?}"
+        );
+    }
+}
+
+const LEN: usize = 3;
+const WEIGHTS: [f64; LEN] = [1.0, 2.0, 0.5];
+
+/// Integer constants in an array length, a range and a pattern stay integers; a constant
+/// array of floats is converted.
+#[reverse(hessian)]
+fn constant_shapes(x: f64) -> f64 {
+    let mut a = [0.0; LEN];
+    for i in 0..LEN {
+        a[i] = WEIGHTS[i] * x * x;
+    }
+    let k = match LEN {
+        LEN => 1.0,
+        _ => 2.0,
+    };
+    a[0] + a[1] + a[2] * k
+}
+
+#[test]
+fn integer_constants_stay_integers() {
+    let (v, d, h) = constant_shapes_hessian(2.0);
+    assert_eq!(v, 3.5 * 4.0);
+    assert_eq!(d, 3.5 * 4.0);
+    assert_eq!(h, vec![vec![7.0]]);
+}

@@ -133,7 +133,12 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> 
                 ir::FloatTy::F32 => "f32",
                 _ => "f64",
             };
-            (crate::lift::lift(func, name), func.clone(), sig.clone())
+            let floats = float_constants(body);
+            (
+                crate::lift::lift(func, name, &floats),
+                func.clone(),
+                sig.clone(),
+            )
         }
         Some(t) => {
             let lifted = crate::lift::generic_copy(func);
@@ -281,6 +286,67 @@ fn strip_marker(args: TokenStream) -> (TokenStream, bool) {
     let declared = metas.iter().any(|m| m.path().is_ident(MARKER_DECLARED));
     let rest = metas.iter().filter(|m| !m.path().is_ident(MARKER_DECLARED));
     (quote!(#(#rest),*), declared)
+}
+
+/// The constants (paths in upper case: `G`, `physics::G`) that the body uses as floats, in
+/// operands of float arithmetic and intrinsics and values of floats (`G * x`, `G * 0.5`,
+/// `let g = G;`): the generic copy of `#[reverse(hessian)]` converts them like literals.
+fn float_constants(body: &ir::Body) -> Vec<String> {
+    use quote::ToTokens;
+    use std::collections::HashMap;
+    // The variables bound to an element of a constant array (`let t = W[i];`), by array.
+    let mut elements: HashMap<ir::VarId, String> = HashMap::new();
+    ir::visit::walk(&body.block, &mut |stmt, _| {
+        if let ir::StmtKind::Let {
+            var,
+            rhs: ir::Rhs::Opaque(op),
+            ..
+        } = &stmt.kind
+        {
+            if let Ok(syn::Expr::Index(index)) = syn::parse2::<syn::Expr>(op.expr.clone()) {
+                if let syn::Expr::Path(base) = &*index.expr {
+                    if base.qself.is_none() && crate::lift::is_constant(&base.path) {
+                        elements.insert(*var, format!("{}[]", base.to_token_stream()));
+                    }
+                }
+            }
+        }
+    });
+    let mut out: Vec<String> = Vec::new();
+    let mut take = |op: &ir::Operand| {
+        let names = match op {
+            ir::Operand::Lit(tokens, ir::LitKind::Unknown | ir::LitKind::Float(_)) => {
+                crate::lift::constants_in(tokens)
+            }
+            // An element of a constant array used as a float: the array, listed as `W[]`.
+            ir::Operand::Var(v) => elements.get(v).cloned().into_iter().collect(),
+            ir::Operand::Lit(..) => Vec::new(),
+        };
+        for name in names {
+            if !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    };
+    let is_float = |v: ir::VarId| matches!(body.vars[v].ty, ir::Ty::Float(_));
+    ir::visit::walk(&body.block, &mut |stmt, _| match &stmt.kind {
+        ir::StmtKind::Let { var, rhs, .. } if is_float(*var) => match rhs {
+            ir::Rhs::Binary(_, a, b) => {
+                take(a);
+                take(b);
+            }
+            ir::Rhs::Neg(a) | ir::Rhs::Copy(a) => take(a),
+            // (Not `powi`'s integer exponent.)
+            ir::Rhs::Intrinsic(rule, args) => {
+                let n = args.len() - usize::from(rule.int_exponent);
+                args[..n].iter().for_each(&mut take);
+            }
+            _ => {}
+        },
+        ir::StmtKind::Assign { var, value, .. } if is_float(*var) => take(value),
+        _ => {}
+    });
+    out
 }
 
 /// The first inactive expression that casts a float variable to an integer (`x as usize`),

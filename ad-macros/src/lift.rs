@@ -17,7 +17,8 @@
 //!
 //! The type `f64` becomes `__AdF` wherever it is written; a float literal, a cast `e as f64`
 //! and a constant of `f64` (`f64::consts::PI`) become `from_f64` of the same value, which is
-//! exact; `f64::sin(x)` becomes `__AdF::sin(x)`. Every other token keeps its span,
+//! exact; a constant of the module (a path in upper case, `G`) goes through
+//! `ad::__private::Lifted`, which converts a float one and keeps an integer one; `f64::sin(x)` becomes `__AdF::sin(x)`. Every other token keeps its span,
 //! so an error in the copy (a cast of a float to an integer, a call of a function that is
 //! not generic) is reported at the user's code.
 
@@ -37,7 +38,8 @@ pub(crate) fn float_param() -> syn::Ident {
 
 /// The generic copy of `func` (see the module documentation): `float` is the float type the
 /// function is written in (`f64` or `f32`).
-pub(crate) fn lift(func: &syn::ItemFn, float: &str) -> syn::ItemFn {
+/// `floats` are the constants the body uses as floats (`G` in `G * x`), as their paths print.
+pub(crate) fn lift(func: &syn::ItemFn, float: &str, floats: &[String]) -> syn::ItemFn {
     let mut lifted = func.clone();
     lifted.sig.ident = lifted_name(&func.sig.ident);
     let t = float_param();
@@ -50,6 +52,7 @@ pub(crate) fn lift(func: &syn::ItemFn, float: &str) -> syn::ItemFn {
     lifted.attrs.push(syn::parse_quote!(#[doc(hidden)]));
     let mut rewrite = Rewrite {
         float: float.to_owned(),
+        floats: floats.to_vec(),
     };
     rewrite.visit_signature_mut(&mut lifted.sig);
     rewrite.visit_block_mut(&mut lifted.block);
@@ -115,6 +118,38 @@ pub(crate) fn instance_f64(
 struct Rewrite {
     /// `f64` or `f32`.
     float: String,
+    /// The constants used as floats (see [`lift`]).
+    floats: Vec<String>,
+}
+
+/// The constants (paths in upper case) inside `tokens`, as their paths print.
+pub(crate) fn constants_in(tokens: &TokenStream) -> Vec<String> {
+    struct Collect(Vec<String>);
+    impl syn::visit::Visit<'_> for Collect {
+        fn visit_expr_path(&mut self, p: &syn::ExprPath) {
+            if p.qself.is_none() && is_constant(&p.path) {
+                self.0.push(p.to_token_stream().to_string());
+            }
+        }
+    }
+    let mut collect = Collect(Vec::new());
+    if let Ok(expr) = syn::parse2::<syn::Expr>(tokens.clone()) {
+        syn::visit::Visit::visit_expr(&mut collect, &expr);
+    }
+    collect.0
+}
+
+/// Whether `path` names a constant by Rust's naming convention (`G`, `physics::DAMPING`,
+/// `usize::MAX`): its last segment is in upper case.
+pub(crate) fn is_constant(path: &syn::Path) -> bool {
+    path.segments.last().is_some_and(|s| {
+        let name = s.ident.to_string();
+        name.chars().any(|c| c.is_ascii_uppercase())
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            && s.arguments.is_none()
+    })
 }
 
 impl Rewrite {
@@ -203,6 +238,21 @@ impl VisitMut for Rewrite {
                 }
             }
             syn::Expr::Path(path) if path.qself.is_none() => {
+                if self.float_item(&path.path).is_none() && is_constant(&path.path) {
+                    // A constant of the module (`const G: f64`): one used as a float is
+                    // converted like a literal; another goes through `ad::__private::Lifted`,
+                    // which converts a float and keeps an integer.
+                    let t = float_param();
+                    let text = path.to_token_stream().to_string();
+                    *expr = match self.floats.contains(&text) {
+                        true => {
+                            let float = syn::Ident::new(&self.float, Span::call_site());
+                            self.converted(quote!((#path) as #float))
+                        }
+                        false => syn::parse_quote!(::ad::__private::Lifted::<#t>::lifted(#path)),
+                    };
+                    return;
+                }
                 if let Some(name) = self.float_item(&path.path) {
                     let is_const = name
                         .to_string()
@@ -225,6 +275,24 @@ impl VisitMut for Rewrite {
                     return;
                 }
             }
+            // `W[i]` of a constant array of floats (listed as `W[]`): the element, converted.
+            syn::Expr::Index(index) => {
+                if let syn::Expr::Path(base) = &*index.expr {
+                    let name = format!("{}[]", base.to_token_stream());
+                    if base.qself.is_none() && self.floats.contains(&name) {
+                        self.visit_expr_mut(&mut index.index);
+                        let float = syn::Ident::new(&self.float, Span::call_site());
+                        let value = quote!((#index) as #float);
+                        *expr = self.converted(value);
+                        return;
+                    }
+                }
+            }
+            // `[x; N]`: the length is a constant expression of `usize`.
+            syn::Expr::Repeat(repeat) => {
+                self.visit_expr_mut(&mut repeat.expr);
+                return;
+            }
             syn::Expr::Macro(mac) if mac.mac.path.is_ident("vec") => {
                 self.rewrite_vec(&mut mac.mac);
                 return;
@@ -242,6 +310,16 @@ impl VisitMut for Rewrite {
 
     // Items nested in the body are not the function's code.
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+
+    // Patterns and const generic arguments are evaluated at compile time: a constant there
+    // stays as written.
+    fn visit_pat_mut(&mut self, _: &mut syn::Pat) {}
+
+    fn visit_generic_argument_mut(&mut self, arg: &mut syn::GenericArgument) {
+        if let syn::GenericArgument::Type(ty) = arg {
+            self.visit_type_mut(ty);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -250,7 +328,7 @@ mod tests {
 
     fn lifted(source: TokenStream) -> String {
         let func: syn::ItemFn = syn::parse2(source).unwrap();
-        lift(&func, "f64").to_token_stream().to_string()
+        lift(&func, "f64", &[]).to_token_stream().to_string()
     }
 
     #[test]

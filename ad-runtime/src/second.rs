@@ -318,3 +318,51 @@ macro_rules! axpy {
 }
 
 axpy!(f64, f32);
+
+/// A constant of the user's module in the generic copy that `#[reverse(hessian)]` makes: a
+/// float constant (`const G: f64`) becomes the float type `T` of the copy, exactly; an
+/// integer, `bool` or `char` constant stays what it is.
+pub trait Lifted<T> {
+    /// `T` for a float, `Self` otherwise.
+    type Out;
+    /// The converted value.
+    fn lifted(self) -> Self::Out;
+}
+
+impl<T: Float> Lifted<T> for f64 {
+    type Out = T;
+    #[inline]
+    fn lifted(self) -> T {
+        T::from_f64(self)
+    }
+}
+
+impl<T: Float> Lifted<T> for f32 {
+    type Out = T;
+    #[inline]
+    fn lifted(self) -> T {
+        T::from_f64(f64::from(self))
+    }
+}
+
+impl<T: Float, const N: usize> Lifted<T> for [f64; N] {
+    type Out = [T; N];
+    #[inline]
+    fn lifted(self) -> [T; N] {
+        self.map(T::from_f64)
+    }
+}
+
+macro_rules! lifted_as_is {
+    ($($t:ty),*) => {$(
+        impl<T> Lifted<T> for $t {
+            type Out = $t;
+            #[inline]
+            fn lifted(self) -> $t {
+                self
+            }
+        }
+    )*};
+}
+
+lifted_as_is!(usize, isize, u8, u16, u32, u64, u128, i8, i16, i32, i64, i128, bool, char);
