@@ -313,7 +313,17 @@ impl VisitMut for Rewrite {
 
     // Patterns and const generic arguments are evaluated at compile time: a constant there
     // stays as written.
-    fn visit_pat_mut(&mut self, _: &mut syn::Pat) {}
+    // (The type of a binding, `let v: Vec<f64>`, is rewritten.)
+    fn visit_pat_mut(&mut self, pat: &mut syn::Pat) {
+        match pat {
+            syn::Pat::Type(typed) => {
+                self.visit_pat_mut(&mut typed.pat);
+                self.visit_type_mut(&mut typed.ty);
+            }
+            syn::Pat::Tuple(tuple) => tuple.elems.iter_mut().for_each(|p| self.visit_pat_mut(p)),
+            _ => {}
+        }
+    }
 
     fn visit_generic_argument_mut(&mut self, arg: &mut syn::GenericArgument) {
         if let syn::GenericArgument::Type(ty) = arg {
