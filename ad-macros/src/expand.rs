@@ -252,11 +252,11 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         let stubs = codegen::forward::stubs(&func, &sig, marker, vector);
         return quote!(#err #func #stubs);
     }
-    let Some((jvp_body, jvp_plan)) = analyse(&cx, body.clone(), &sig, false) else {
+    let Some((jvp_body, jvp_plan)) = analyse_forward(&cx, body.clone(), &sig, false) else {
         return fail(cx, Some(&sig));
     };
     let split_sig = sig.all_active();
-    let Some((split_body, split_plan)) = analyse(&cx, body, &split_sig, true) else {
+    let Some((split_body, split_plan)) = analyse_forward(&cx, body, &split_sig, true) else {
         return fail(cx, Some(&sig));
     };
     let items = codegen::forward::emit(
@@ -500,6 +500,23 @@ fn analyse(
     if cx.has_errors() {
         return None;
     }
+    Some((body, plan))
+}
+
+/// Activity for forward mode: no snapshots (the tangent code runs beside the primal and
+/// reads every value where it is computed), and a plan only for the emitter's queries, whose
+/// storage problems are the reverse sweep's, not forward mode's.
+fn analyse_forward(
+    cx: &Errors,
+    body: ir::Body,
+    sig: &parse::Signature,
+    split: bool,
+) -> Option<(ir::Body, codegen::tape::plan::Plan)> {
+    let activity = ir::activity::analyse(cx, &body, sig);
+    if cx.has_errors() {
+        return None;
+    }
+    let plan = codegen::tape::plan::make(&Errors::new(), &body, activity, split);
     Some((body, plan))
 }
 

@@ -125,18 +125,14 @@ fn recurrence_jvp(x0: f64, a: f64, n: usize, __tan_x0: f64, __tan_a: f64) -> (f6
     for _ in 0..n {
         let __c0 = x > 1.0;
         if __c0 {
-            let __x_old10 = x;
-            let __tan_x_old10: f64 = __tan_x;
-            let __t1 = __x_old10.atan2(a);
-            let __d5 = ::ad::__private::rules::d_atan2(__x_old10, a);
-            let __tan_t1: f64 = __tan_x_old10 * __d5.0 + __tan_a * __d5.1;
+            let __t1 = x.atan2(a);
+            let __d5 = ::ad::__private::rules::d_atan2(x, a);
+            let __tan_t1: f64 = __tan_x * __d5.0 + __tan_a * __d5.1;
             x = __t1;
             __tan_x = __tan_t1;
         } else {
-            let __x_old11 = x;
-            let __tan_x_old11: f64 = __tan_x;
-            let __t2 = __x_old11.sin();
-            let __tan_t2: f64 = __tan_x_old11 * ::ad::__private::rules::d_sin(__x_old11);
+            let __t2 = x.sin();
+            let __tan_t2: f64 = __tan_x * ::ad::__private::rules::d_sin(x);
             let __t3 = __t2 * a;
             let __tan_t3: f64 = __tan_t2 * a + __tan_a * __t2;
             let __t4 = __t3 + x;
@@ -179,19 +175,14 @@ impl recurrence {
         for _ in 0..n {
             let __c0 = x > 1.0;
             if __c0 {
-                let __x_old10 = x;
-                let __tan_x_old10: f64 = __tan_x;
-                let __t1 = __x_old10.atan2(a);
-                let __d5 = ::ad::__private::rules::d_atan2(__x_old10, a);
-                let __tan_t1: f64 = __tan_x_old10 * __d5.0 + __tan_a * __d5.1;
+                let __t1 = x.atan2(a);
+                let __d5 = ::ad::__private::rules::d_atan2(x, a);
+                let __tan_t1: f64 = __tan_x * __d5.0 + __tan_a * __d5.1;
                 x = __t1;
                 __tan_x = __tan_t1;
             } else {
-                let __x_old11 = x;
-                let __tan_x_old11: f64 = __tan_x;
-                let __t2 = __x_old11.sin();
-                let __tan_t2: f64 = __tan_x_old11
-                    * ::ad::__private::rules::d_sin(__x_old11);
+                let __t2 = x.sin();
+                let __tan_t2: f64 = __tan_x * ::ad::__private::rules::d_sin(x);
                 let __t3 = __t2 * a;
                 let __tan_t3: f64 = __tan_t2 * a + __tan_a * __t2;
                 let __t4 = __t3 + x;
