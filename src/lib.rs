@@ -452,6 +452,11 @@ pub mod __private {
         expect_pullback, expect_result, same_type, seed_for, PullbackOf, ResultOf, SeedOf,
         StandInResult,
     };
+    pub use ad_runtime::function::{
+        cell_values, zero_cells, ForwardFunction1, ForwardFunction2, ForwardFunction3,
+        ForwardFunction4, Function1, Function2, Function3, Function4, ReverseFunction1,
+        ReverseFunction2, ReverseFunction3, ReverseFunction4,
+    };
     pub use ad_runtime::grow::{
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,
     };

@@ -22,6 +22,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         return clash;
     }
     mark_forward(&mut func);
+    parse::functions::name_impl_fn_params(&mut func);
     let cx = Errors::new();
     let args = parse::Args::from_tokens(&cx, args);
     if let Some(span) = args.vector {
@@ -72,9 +73,12 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         true => second_order(&func, &sig, &vjp_body),
         false => TokenStream::new(),
     };
+    let forward_too = args.forward_too || func.attrs.iter().any(|a| is_named(a, "forward"));
+    let closures = codegen::closures::items(&vjp_body, &sig.generics, true, forward_too);
     quote! {
         #items
         #second
+        #closures
     }
 }
 
@@ -180,9 +184,28 @@ fn mark_forward(func: &mut syn::ItemFn) {
     }
 }
 
+/// Adds [`parse::FORWARD_TOO`] to the `#[reverse]` attribute of `func`, if it has one.
+fn mark_reverse(func: &mut syn::ItemFn) {
+    for attr in &mut func.attrs {
+        if !is_named(attr, "reverse") {
+            continue;
+        }
+        let marker = syn::Ident::new(parse::FORWARD_TOO, proc_macro2::Span::call_site());
+        let path = attr.path().clone();
+        let tokens = match &attr.meta {
+            syn::Meta::List(list) => {
+                let args = &list.tokens;
+                quote!(#marker, #args)
+            }
+            _ => quote!(#marker),
+        };
+        *attr = syn::parse_quote!(#[#path(#tokens)]);
+    }
+}
+
 /// Expands `#[forward(args)] item`: `NAME_jvp` and the companion (`NAME::jvp`).
 pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
             let err = syn::Error::new(err.span(), "#[ad::forward] applies to a function (`fn`)");
@@ -205,8 +228,10 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         let err = syn::Error::new_spanned(attr, message).to_compile_error();
         return quote!(#err #func);
     }
+    parse::functions::name_impl_fn_params(&mut func);
     // With `#[reverse]` too, that attribute reports the errors the two have in common.
     let reverse_too = func.attrs.iter().any(|a| is_named(a, "reverse"));
+    mark_reverse(&mut func);
     let other = reverse_too || func.attrs.iter().any(|a| is_named(a, "derivative"));
     let (args, declared) = strip_marker(args);
     let marker = !other && !declared;
@@ -269,10 +294,16 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     );
     // (`NAME_vjp` exists when `#[reverse]` annotates the function too.)
     let jacobian = codegen::jacobian::jacobian(&func, &sig, reverse_too || declared);
+    // (Beside `#[reverse]`, that attribute lifts the closures, for both modes.)
+    let closures = match reverse_too || declared {
+        true => TokenStream::new(),
+        false => codegen::closures::items(&jvp_body, &sig.generics, false, true),
+    };
     quote! {
         #func
         #items
         #jacobian
+        #closures
     }
 }
 

@@ -23,6 +23,8 @@
 //!   with every intrinsic's tangent from [`rules`].
 //! - [`forward`]: forward mode for closures and generic functions (derivatives, JVPs,
 //!   gradients, Jacobians, Hessians) over those dual numbers.
+//! - [`function`]: function arguments of differentiated higher-order functions (the traits
+//!   their companions call instead of `Fn`).
 //! - [`cps`]: the dual type of the continuation-passing backend (`#[reverse(cps)]`): a value
 //!   and its adjoint cell.
 //! - [`grow`]: the reverse of the operations that grow or shrink a float `Vec`.
@@ -41,6 +43,7 @@ pub mod dual;
 pub mod expect;
 pub mod float;
 pub mod forward;
+pub mod function;
 pub mod grow;
 pub mod inout;
 pub mod lanes;

@@ -249,6 +249,10 @@ fn unreachable_companion(sig: &Signature, signature: &TokenStream) -> Option<Tok
 /// `#[ad::derivative]`): `fwd`, the continuation with the result's cell, then `rev` into the
 /// argument cells.
 pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    // (`#[reverse(cps)]` callers do not pass function arguments.)
+    if !sig.functions.is_empty() {
+        return TokenStream::new();
+    }
     let Some(signature) = companion_signature(func, sig) else {
         return TokenStream::new();
     };

@@ -88,6 +88,12 @@ pub(crate) fn emit(
     marker: bool,
     vector: bool,
 ) -> TokenStream {
+    // (The companions call function arguments through the runtime's traits, not `Fn`.)
+    let func = &crate::parse::functions::companion_fn(
+        func,
+        &sig.functions,
+        crate::parse::functions::Mode::Forward,
+    );
     let jvp = emit_one(func, sig, body, plan, false, false);
     let companion = emit_one(func, split_sig, split_body, split_plan, true, false);
     let (jvp_n, companion_n) = match vector {
@@ -835,6 +841,26 @@ impl Tangents<'_> {
 
     /// The call of the callee's forward companion.
     fn companion_call(&self, call: &crate::ir::Call, args: Vec<TokenStream>) -> TokenStream {
+        if call.closures.is_empty() {
+            return self.companion_call_as_is(call, args);
+        }
+        if self.lanes {
+            let message = "#[ad::forward(vector)] does not pass closures to functions yet; \
+                           remove `vector`";
+            let span = self.e.body.callees[call.callee].span;
+            return quote::quote_spanned!(span=> ::core::compile_error!(#message));
+        }
+        super::closures::call(
+            self.e.body,
+            call,
+            super::closures::Which::Jvp,
+            args,
+            |args| self.companion_call_as_is(call, args),
+        )
+    }
+
+    /// [`Self::companion_call`] with the arguments as given.
+    fn companion_call_as_is(&self, call: &crate::ir::Call, args: Vec<TokenStream>) -> TokenStream {
         use crate::ir::CalleeKind;
         let callee = &self.e.body.callees[call.callee];
         match &callee.kind {
@@ -992,6 +1018,11 @@ pub(crate) fn stubs(
     marker: bool,
     vector: bool,
 ) -> TokenStream {
+    let func = &crate::parse::functions::companion_fn(
+        func,
+        &sig.functions,
+        crate::parse::functions::Mode::Forward,
+    );
     let vis = &func.vis;
     let tan: Vec<syn::Ident> = sig
         .params

@@ -21,6 +21,7 @@ use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
 use tape::plan::Plan;
 
+pub(crate) mod closures;
 mod cps;
 pub(crate) mod derivative;
 pub(crate) mod forward;
@@ -43,6 +44,13 @@ pub(crate) fn emit(
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
     backend: Backend,
 ) -> TokenStream {
+    // (The companions call function arguments through the runtime's traits, not `Fn`.)
+    let primal = func;
+    let func = &crate::parse::functions::companion_fn(
+        func,
+        &sig.functions,
+        crate::parse::functions::Mode::Reverse,
+    );
     let (vjp, cps_companion) = match backend {
         Backend::Tape => (
             tape::emit_vjp(func, sig, body, plan),
@@ -56,7 +64,7 @@ pub(crate) fn emit(
     let grad = emit_grad(func, sig, false);
     let companions = tape::split::emit(func, split_sig, split_body, split_plan, cps_companion);
     quote! {
-        #func
+        #primal
         #vjp
         #grad
         #companions
@@ -67,6 +75,11 @@ pub(crate) fn emit(
 /// next to the errors when the body cannot be differentiated, so that callers do not get
 /// "cannot find function" errors on top of the real one (thiserror's fallback).
 pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let func = &crate::parse::functions::companion_fn(
+        func,
+        &sig.functions,
+        crate::parse::functions::Mode::Reverse,
+    );
     let vjp_sig = vjp_signature(func, sig);
     let vis = &func.vis;
     let grad = emit_grad(func, sig, true);
@@ -85,7 +98,25 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
 /// parameters, which nothing else would infer), or `Self::f` for a method.
 pub(crate) fn primal_path(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let name = &func.sig.ident;
-    let types: Vec<&syn::Ident> = func.sig.generics.type_params().map(|t| &t.ident).collect();
+    // (A function argument's type is named as a function pointer, which is `Fn`.)
+    let types: Vec<TokenStream> = func
+        .sig
+        .generics
+        .type_params()
+        .map(
+            |t| match sig.functions.iter().find(|f| f.ident == t.ident) {
+                Some(f) => {
+                    let float = f.float.ident();
+                    let args = (0..f.arity).map(|_| &float);
+                    quote!(fn(#(#args),*) -> #float)
+                }
+                None => {
+                    let ident = &t.ident;
+                    quote!(#ident)
+                }
+            },
+        )
+        .collect();
     let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
     match sig.in_impl {
         true => quote!(Self::#name #turbofish),

@@ -923,6 +923,28 @@ impl Emitter<'_> {
         which: Option<&str>,
         args: Vec<TokenStream>,
     ) -> TokenStream {
+        if call.closures.is_empty() {
+            return self.companion_call_as_is(call, which, args);
+        }
+        use super::closures::Which;
+        let sweep = match which {
+            None => Which::Primal,
+            Some("fwd") => Which::Fwd,
+            Some("rev") => Which::Rev,
+            Some(_) => return quote!(::core::compile_error!("closure argument in a companion")),
+        };
+        super::closures::call(self.body, call, sweep, args, |args| {
+            self.companion_call_as_is(call, which, args)
+        })
+    }
+
+    /// [`Self::companion_call`] with the arguments as given.
+    fn companion_call_as_is(
+        &self,
+        call: &crate::ir::Call,
+        which: Option<&str>,
+        args: Vec<TokenStream>,
+    ) -> TokenStream {
         use crate::ir::CalleeKind;
         let callee = &self.body.callees[call.callee];
         match &callee.kind {

@@ -609,6 +609,59 @@ pub(crate) struct Call {
     /// A method call: the first argument is the receiver, which the reverse sweep passes
     /// again (by `&`, to find the method) even when it passed it by `&mut`.
     pub method: bool,
+    /// The closures passed to the callee, lifted into hidden functions ([`Hoisted`]): the
+    /// arguments above leave them out and end with the variables they capture.
+    pub closures: Vec<ClosureArg>,
+}
+
+/// A closure literal passed to a function with a derivative (`integrate(|x| c * x, a, b)`).
+#[derive(Clone, Debug)]
+pub(crate) struct ClosureArg {
+    /// Where the closure stands among the arguments as written.
+    pub position: usize,
+    /// Index into [`Body::hoisted`].
+    pub hoisted: usize,
+    /// The arguments of the [`Call`] that are its captured variables.
+    pub captures: std::ops::Range<usize>,
+}
+
+/// A closure lifted into a hidden annotated function whose last parameters are the
+/// variables it captures, with a struct that holds their values and adjoints and implements
+/// the runtime's function traits (`codegen::closures`).
+#[derive(Clone, Debug)]
+pub(crate) struct Hoisted {
+    /// The hidden function (`__ad_closure_outer_0`).
+    pub function: Ident,
+    /// The struct passed for the closure (`__AdClosure_outer_0`).
+    pub object: Ident,
+    /// The closure's parameters and their types.
+    pub params: Vec<(Ident, TokenStream)>,
+    /// The closure's body, as written.
+    pub body: TokenStream,
+    /// The captured variables, by their names in the closure.
+    pub captures: Vec<Capture>,
+    /// The float type of the closure's arguments and result.
+    pub float: FloatTy,
+    /// The closure.
+    pub span: Span,
+}
+
+/// A variable a lifted closure captures.
+#[derive(Clone, Debug)]
+pub(crate) struct Capture {
+    pub ident: Ident,
+    pub kind: CaptureKind,
+}
+
+/// How a captured variable is passed to the lifted closure.
+#[derive(Clone, Debug)]
+pub(crate) enum CaptureKind {
+    /// A float of this type, with an adjoint and a tangent.
+    Scalar(FloatTy),
+    /// A float array, as a slice of this element type, with adjoints and tangents.
+    Array(FloatTy),
+    /// Anything else, by value, of this type: no derivative.
+    Other(TokenStream),
 }
 
 impl Call {
@@ -919,4 +972,6 @@ pub(crate) struct Body {
     /// The enums whose variants the body reaches or builds: codegen declares their adjoint
     /// aliases once per generated function.
     pub enums: Vec<EnumAlias>,
+    /// The closures passed to functions, lifted into hidden functions.
+    pub hoisted: Vec<Hoisted>,
 }

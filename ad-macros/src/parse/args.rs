@@ -23,7 +23,14 @@ pub(crate) struct Args {
     pub vector: Option<proc_macro2::Span>,
     /// Where `cps` and `hessian` were written (for `#[ad::forward]`'s error about them).
     pub reverse_only: Option<proc_macro2::Span>,
+    /// The hidden argument [`FORWARD_TOO`] that `#[ad::forward]`, expanded first, adds to the
+    /// `#[reverse]` of the same function: the closures `#[reverse]` lifts need forward
+    /// derivatives too.
+    pub forward_too: bool,
 }
+
+/// See [`Args::forward_too`].
+pub(crate) const FORWARD_TOO: &str = "__ad_forward_too";
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -76,6 +83,7 @@ impl Args {
                     }
                     args.vector = Some(syn::spanned::Spanned::span(path));
                 }
+                syn::Meta::Path(path) if path.is_ident(FORWARD_TOO) => args.forward_too = true,
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
                     if args.hessian {
                         cx.error(path, "duplicate `hessian` argument");

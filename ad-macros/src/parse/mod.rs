@@ -6,9 +6,10 @@
 //! tokens.
 
 mod args;
+pub(crate) mod functions;
 mod signature;
 
-pub(crate) use args::{derivative_args, Args, Backend, DerivativeArgs};
+pub(crate) use args::{derivative_args, Args, Backend, DerivativeArgs, FORWARD_TOO};
 pub(crate) use signature::{
     adjoint_of, float_of, is_inactive_type, Param, ParamKind, Passing, RetTy, Signature,
 };

@@ -27,6 +27,11 @@ pub(crate) struct Signature {
     /// `Self`): the generated items are associated functions beside it, and its companions
     /// are `__ad_fwd_NAME` and `__ad_rev_NAME` instead of a marker struct.
     pub in_impl: bool,
+    /// The type parameters bounded by `Fn(floats..) -> float`: the types of function
+    /// arguments (`super::functions`).
+    pub functions: Vec<super::functions::FunctionType>,
+    /// The function's name.
+    pub name: Ident,
 }
 
 /// One parameter.
@@ -42,6 +47,9 @@ pub(crate) struct Param {
     pub active: bool,
     /// Its type was rejected (an error was reported): uses of it in the body report nothing.
     pub rejected: bool,
+    /// A function argument (`f: F`, `f: &F` with `F: Fn(f64) -> f64`): the index of its type
+    /// in [`Signature::functions`], and whether it is passed by reference.
+    pub function: Option<(usize, bool)>,
 }
 
 /// How a parameter is passed.
@@ -201,10 +209,10 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
-        let generics = float_params(cx, &sig.generics, args);
+        let (generics, functions) = float_params(cx, &sig.generics, args);
         let mut params = Vec::new();
         for input in &sig.inputs {
-            if let Some(param) = read_param(cx, input, &generics) {
+            if let Some(param) = read_param(cx, input, &generics, &functions) {
                 params.push(param);
             }
         }
@@ -239,6 +247,8 @@ impl Signature {
             generics,
             valid,
             in_impl,
+            functions,
+            name: sig.ident.clone(),
         }
     }
 
@@ -354,8 +364,13 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
 /// The type parameters bounded by `ad::Float`, in the `<..>` list or in the `where` clause:
 /// float types of the function. Any other type parameter is an error: the macro could not
 /// tell whether its values carry derivatives.
-fn float_params(cx: &Errors, generics: &syn::Generics, args: &Args) -> Vec<FloatTy> {
+fn float_params(
+    cx: &Errors,
+    generics: &syn::Generics,
+    args: &Args,
+) -> (Vec<FloatTy>, Vec<super::functions::FunctionType>) {
     let mut floats = Vec::new();
+    let mut pending = Vec::new();
     for param in generics.type_params() {
         let in_where = generics
             .where_clause
@@ -368,6 +383,22 @@ fn float_params(cx: &Errors, generics: &syn::Generics, args: &Args) -> Vec<Float
             .filter(|t| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident)))
             .flat_map(|t| &t.bounds);
         let bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().chain(in_where).collect();
+        let before = cx.count();
+        if let Some(f) = super::functions::fn_bound(cx, bounds.iter().copied()) {
+            if args.backend == super::Backend::Cps {
+                cx.error(
+                    &param.ident,
+                    "#[reverse(cps)] does not differentiate functions with function arguments \
+                     yet; use the default backend, #[reverse]",
+                );
+                continue;
+            }
+            pending.push((&param.ident, f));
+            continue;
+        }
+        if cx.count() != before {
+            continue;
+        }
         if !bounds.iter().any(|b| is_float_bound(b)) {
             let name = &param.ident;
             // Another crate's `Float` (`num_traits::Float`) is named, so that the user sees
@@ -405,7 +436,13 @@ fn float_params(cx: &Errors, generics: &syn::Generics, args: &Args) -> Vec<Float
         }
         floats.push(FloatTy::generic(&param.ident.to_string()));
     }
-    floats
+    let functions = pending
+        .into_iter()
+        .filter_map(|(ident, f)| {
+            super::functions::read(cx, ident, f, |ty| float_of_in(ty, &floats))
+        })
+        .collect();
+    (floats, functions)
 }
 
 /// Whether `bound` is the library's float trait: `Float`, `ad::Float` or `::ad::Float` (not
@@ -432,7 +469,12 @@ fn is_float_bound(bound: &syn::TypeParamBound) -> bool {
     }
 }
 
-fn read_param(cx: &Errors, input: &FnArg, generics: &[FloatTy]) -> Option<Param> {
+fn read_param(
+    cx: &Errors,
+    input: &FnArg,
+    generics: &[FloatTy],
+    functions: &[super::functions::FunctionType],
+) -> Option<Param> {
     let typed = match input {
         // `self`, `&self`, `&mut self`, `self: &Self`: an aggregate named `self`.
         FnArg::Receiver(receiver) => {
@@ -446,6 +488,7 @@ fn read_param(cx: &Errors, input: &FnArg, generics: &[FloatTy]) -> Option<Param>
                 passing,
                 active: false,
                 rejected: false,
+                function: None,
             });
         }
         FnArg::Typed(typed) => typed,
@@ -463,6 +506,19 @@ fn read_param(cx: &Errors, input: &FnArg, generics: &[FloatTy]) -> Option<Param>
             return None;
         }
     };
+    if let Some((f, by_ref)) = super::functions::function_of(&typed.ty, functions) {
+        let index = functions.iter().position(|g| g.ident == f.ident);
+        return Some(Param {
+            ident,
+            mutable,
+            ty: (*typed.ty).clone(),
+            kind: ParamKind::Inactive,
+            passing: Passing::Value,
+            active: false,
+            rejected: false,
+            function: index.map(|i| (i, by_ref)),
+        });
+    }
     // A rejected type still names a parameter the body uses: keep it, inactive.
     let kind = param_kind(cx, &typed.ty, generics);
     let rejected = kind.is_none();
@@ -475,6 +531,7 @@ fn read_param(cx: &Errors, input: &FnArg, generics: &[FloatTy]) -> Option<Param>
         passing,
         active: false,
         rejected,
+        function: None,
     })
 }
 

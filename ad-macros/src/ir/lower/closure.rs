@@ -400,7 +400,7 @@ fn mentioned_names(expr: &syn::Expr) -> Vec<String> {
 }
 
 /// The span of the first `return` in a closure body (not in nested closures).
-fn first_return(expr: &syn::Expr) -> Option<proc_macro2::Span> {
+pub(super) fn first_return(expr: &syn::Expr) -> Option<proc_macro2::Span> {
     use syn::visit::Visit;
     struct Finder(Option<proc_macro2::Span>);
     impl<'ast> Visit<'ast> for Finder {

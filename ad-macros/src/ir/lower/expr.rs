@@ -627,6 +627,9 @@ impl Lowerer<'_> {
             if self.is_poisoned(&call.func) {
                 return Value::Error;
             }
+            if let Some(value) = self.lower_function_arg_call(call, &func.path, out) {
+                return value;
+            }
             if func.qself.is_none() && float_arg {
                 if let Some(msg) = self.uncallable(&func.path) {
                     self.cx.error(&func.path, msg);
@@ -737,6 +740,59 @@ impl Lowerer<'_> {
         self.lower_companion_call(path.to_token_stream(), kind, span, &args, path.span(), out)
     }
 
+    /// `f(x)` where `f` is a function argument (`f: F` with `F: Fn(f64) -> f64`): a call of
+    /// its split companions, `F::__ad_fwd_call(&f, x, ..)` (`ad_runtime::function`), with
+    /// `&f` as a first, inactive argument.
+    fn lower_function_arg_call(
+        &mut self,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let ident = path.get_ident()?;
+        let Some(Binding::Var(v)) = self.lookup(&ident.to_string()) else {
+            return None;
+        };
+        let param = self.vars[*v].param?;
+        let (index, by_ref) = self.sig.params[param].function?;
+        let function = &self.sig.functions[index];
+        if call.args.len() != function.arity {
+            // rustc reports the wrong number of arguments.
+            return Some(self.opaque_value(&syn::Expr::Call(call.clone()), Ty::Unknown, out));
+        }
+        let ty = &function.ident;
+        let key = quote::quote!(#ty::call);
+        let receiver: syn::Expr = syn::parse_quote!(#ident);
+        let mut args: Vec<&syn::Expr> = vec![&receiver];
+        args.extend(call.args.iter());
+        let value = self.lower_companion_call(
+            key,
+            crate::ir::CalleeKind::Associated,
+            ident.span(),
+            &args,
+            call.span(),
+            out,
+        );
+        // The receiver is passed by reference (`&f`), or as it is for `f: &F`.
+        if let Value::Op(Operand::Var(result)) = &value {
+            let defined = out.iter_mut().rev().find_map(|stmt| match &mut stmt.kind {
+                StmtKind::Let {
+                    var,
+                    rhs: Rhs::Call(c),
+                    ..
+                } if var == result => Some(c),
+                _ => None,
+            });
+            if let Some(c) = defined {
+                c.by_ref[0] = !by_ref;
+            }
+        }
+        if let Value::Op(op) = &value {
+            self.pin_float(&Value::Op(op.clone()), function.float);
+        }
+        Some(value)
+    }
+
     /// `recv.name(a, b)` on an aggregate (`self.layer(x)`, `p.energy()`): a call of an
     /// annotated method through its companions, with the receiver as the first argument.
     fn lower_user_method_call(&mut self, call: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Value {
@@ -792,6 +848,7 @@ impl Lowerer<'_> {
         let mut copy_backs = Vec::new();
         let mut paths = Vec::new();
         let method = matches!(kind_of(&self.callees[callee].kind), CalleeShape::Method);
+        let mut closures = Vec::new();
         for (k, &arg) in call_args.iter().enumerate() {
             paths.resize(args.len(), None);
             // A part of an aggregate (`&ps[i]`, `&mut self.state`, `self`, `p.mass`): its
@@ -875,14 +932,11 @@ impl Lowerer<'_> {
             match self.lower_expr(arg, out) {
                 Value::Op(op) => args.push(op),
                 Value::Error => return Value::Error,
-                Value::Closure(_) => {
-                    self.cx.error(
-                        arg,
-                        "passing a closure to a function is not supported by #[reverse]: \
-                         closures are inlined where they are called; call it in this function, \
-                         or pass the values it captures",
-                    );
-                    return Value::Error;
+                Value::Closure(closure) => {
+                    // Lifted (`hoist`): its captured variables are passed at the end.
+                    by_mut.pop();
+                    closures.push((k, closure));
+                    continue;
                 }
                 _ => {
                     self.cx.error(
@@ -896,6 +950,25 @@ impl Lowerer<'_> {
             by_ref.push(false);
         }
         paths.resize(args.len(), None);
+        let mut closure_args = Vec::new();
+        for (position, closure) in closures {
+            let Some((hoisted, captured)) = self.hoist_closure(&closure) else {
+                return Value::Error;
+            };
+            let start = args.len();
+            for v in captured {
+                let array = self.vars[v].ty.is_array();
+                args.push(Operand::Var(v));
+                by_ref.push(array);
+                by_mut.push(false);
+                paths.push(None);
+            }
+            closure_args.push(crate::ir::ClosureArg {
+                position,
+                hoisted,
+                captures: start..args.len(),
+            });
+        }
         let rhs = Rhs::Call(crate::ir::Call {
             callee,
             args,
@@ -904,6 +977,7 @@ impl Lowerer<'_> {
             parts: Vec::new(),
             paths,
             method,
+            closures: closure_args,
         });
         let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
         let result_ty = result_ty.unwrap_or(Ty::Float(None));

@@ -204,6 +204,7 @@ impl Lowerer<'_> {
             parts: Vec::new(),
             paths,
             method: false,
+            closures: Vec::new(),
         });
         let ty = match matrix {
             // The shape of the result's adjoint is that of the result (set below).

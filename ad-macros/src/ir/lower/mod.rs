@@ -50,6 +50,7 @@ mod conversions;
 mod enums;
 mod expr;
 mod grow;
+mod hoist;
 mod iter;
 mod iter_mut;
 mod jumps;
@@ -104,6 +105,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         blocks: lowerer.blocks,
         callees: lowerer.callees,
         enums: lowerer.enums,
+        hoisted: lowerer.hoisted,
     })
 }
 
@@ -183,6 +185,8 @@ struct Lowerer<'a> {
     closure_depth: usize,
     /// The enums whose variants the body reaches or builds (see `enums`).
     enums: Vec<crate::ir::EnumAlias>,
+    /// The closures passed to functions, lifted (see `hoist`).
+    hoisted: Vec<crate::ir::Hoisted>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -206,6 +210,7 @@ impl<'a> Lowerer<'a> {
             enums: Vec::new(),
             for_bindings: Vec::new(),
             closure_depth: 0,
+            hoisted: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {

@@ -1,0 +1,335 @@
+//! Closures passed to functions (`ir::lower::hoist`): the hidden function and struct of each,
+//! and the calls that pass them.
+//!
+//! ```text
+//! // Before                                   // After (items beside the caller)
+//! integrate(|x| c * x * x, a, b)              #[ad::reverse] fn __ad_closure_outer_0(x: f64, c: f64) -> f64 { c * x * x }
+//!                                             struct __AdClosure_outer_0<'a> { v0: f64, a0: &'a Cell<f64>, t0: f64, .. }
+//!                                             impl ReverseFunction1<f64> for __AdClosure_outer_0<'_> { .. }
+//! // In the reverse sweep of the caller:
+//! let __cell0 = Cell::new(0.0);
+//! integrate::rev(__AdClosure_outer_0 { v0: c, a0: &__cell0, .. }, a, b, seed, stack, Discard, sa, sb);
+//! ScalarSink::add(&mut sink_c, __cell0.get());
+//! ```
+//!
+//! The struct's impls call the hidden function's companions with the captured values; the
+//! reverse sweep of the hidden function adds the adjoints of the captured variables into the
+//! cells, which the caller adds into its own adjoints after the callee's reverse sweep.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+
+use crate::ir::{Body, Call, CaptureKind, FloatTy, Hoisted};
+
+/// Which companion of the callee a call goes to.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Which {
+    /// The function itself (no derivative flows through the call).
+    Primal,
+    /// `fwd(args.., stack)`.
+    Fwd,
+    /// `rev(args.., seed, stack, sinks..)`.
+    Rev,
+    /// `jvp(args.., tangents..)`.
+    Jvp,
+}
+
+fn field(prefix: &str, k: usize) -> syn::Ident {
+    format_ident!("{}{}", prefix, k, span = Span::mixed_site())
+}
+
+fn zero(float: FloatTy) -> TokenStream {
+    let t = float.ident();
+    quote!(<#t as ::ad::Float>::ZERO)
+}
+
+/// The items of every closure `body` lifts: the hidden function (with `#[ad::reverse]` and,
+/// with `forward`, `#[ad::forward]`; with `forward` alone only the latter) and the struct
+/// that implements the runtime's function traits. `generics` are the caller's float type
+/// parameters.
+pub(crate) fn items(
+    body: &Body,
+    generics: &[FloatTy],
+    reverse: bool,
+    forward: bool,
+) -> TokenStream {
+    body.hoisted
+        .iter()
+        .map(|h| one(h, generics, reverse, forward))
+        .collect()
+}
+
+fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> TokenStream {
+    let (function, object) = (&h.function, &h.object);
+    let float = h.float.ident();
+    let names: Vec<syn::Ident> = generics.iter().map(|g| g.ident()).collect();
+    let bounded = quote!(#(#names: ::ad::Float),*);
+    let attrs = {
+        let r = reverse.then(|| quote!(#[::ad::reverse]));
+        let f = forward.then(|| quote!(#[::ad::forward]));
+        quote!(#r #f)
+    };
+    let params = h.params.iter().map(|(p, ty)| quote!(#p: #ty));
+    let captures = h.captures.iter().map(|c| {
+        let ident = &c.ident;
+        match &c.kind {
+            CaptureKind::Scalar(t) => {
+                let t = t.ident();
+                quote!(#ident: #t)
+            }
+            CaptureKind::Array(t) => {
+                let t = t.ident();
+                quote!(#ident: &[#t])
+            }
+            CaptureKind::Other(ty) => quote!(#ident: #ty),
+        }
+    });
+    let body = &h.body;
+    let hidden = quote_spanned_at(
+        h.span,
+        quote! {
+            #attrs
+            #[allow(dead_code, non_snake_case, unused_variables, unused_parens, clippy::all)]
+            fn #function<#bounded>(#(#params,)* #(#captures),*) -> #float {
+                #body
+            }
+        },
+    );
+    // The struct: per capture its value, and for floats their adjoint cells and tangents.
+    let mut fields = Vec::new();
+    let mut values = Vec::new();
+    let mut sinks = Vec::new();
+    let mut tangents = Vec::new();
+    for (k, c) in h.captures.iter().enumerate() {
+        let (v, a, t) = (field("v", k), field("a", k), field("t", k));
+        match &c.kind {
+            CaptureKind::Scalar(f) => {
+                let f = f.ident();
+                fields.push(quote!(#v: #f, #a: &'a ::core::cell::Cell<#f>, #t: #f));
+                sinks.push(quote!(__f.#a));
+                tangents.push(quote!(__f.#t));
+            }
+            CaptureKind::Array(f) => {
+                let f = f.ident();
+                fields.push(quote!(#v: &'a [#f], #a: &'a [::core::cell::Cell<#f>], #t: &'a [#f]));
+                sinks.push(quote!(__f.#a));
+                tangents.push(quote!(__f.#t));
+            }
+            CaptureKind::Other(ty) => {
+                fields.push(quote!(#v: #ty));
+                sinks.push(quote!(::ad::__private::Discard));
+                tangents.push(quote!(::ad::Zero));
+            }
+        }
+        values.push(quote!(__f.#v));
+    }
+    let n = h.params.len();
+    let xs: Vec<syn::Ident> = (0..n).map(|k| field("x", k)).collect();
+    let ts: Vec<syn::Ident> = (0..n).map(|k| field("tx", k)).collect();
+    let ss: Vec<syn::Ident> = (0..n).map(|k| field("sx", k)).collect();
+    let sts: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__S{}", k)).collect();
+    let call_trait = format_ident!("Function{}", n);
+    let reverse_trait = format_ident!("ReverseFunction{}", n);
+    let forward_trait = format_ident!("ForwardFunction{}", n);
+    let stack = format_ident!("__stack", span = Span::mixed_site());
+    let seed = format_ident!("__seed", span = Span::mixed_site());
+    let reverse_impl = reverse.then(|| {
+        quote! {
+            impl<'a, #bounded> ::ad::__private::#reverse_trait<#float> for #object<'a, #(#names),*> {
+                #[inline]
+                fn __ad_fwd_call(__f: &Self, #(#xs: #float,)* #stack: &mut ::ad::__private::ValueStack) -> #float {
+                    #function::fwd(#(#xs,)* #(#values,)* #stack)
+                }
+                #[inline]
+                fn __ad_rev_call<__K, #(#sts: ::ad::__private::ScalarSink<#float>),*>(
+                    __f: &Self,
+                    #(#xs: #float,)*
+                    #seed: #float,
+                    #stack: &mut ::ad::__private::ValueStack,
+                    _: __K,
+                    #(#ss: #sts),*
+                ) {
+                    #function::rev(#(#xs,)* #(#values,)* #seed, #stack, #(#ss,)* #(#sinks),*)
+                }
+            }
+        }
+    });
+    let forward_impl = forward.then(|| {
+        quote! {
+            impl<'a, #bounded> ::ad::__private::#forward_trait<#float> for #object<'a, #(#names),*> {
+                #[inline]
+                fn __ad_jvp_call<__K>(__f: &Self, #(#xs: #float,)* _: __K, #(#ts: #float),*) -> (#float, #float) {
+                    #function::jvp(#(#xs,)* #(#values,)* #(#ts,)* #(#tangents),*)
+                }
+            }
+        }
+    });
+    quote! {
+        #hidden
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        struct #object<'a, #bounded> {
+            #(#fields,)*
+            __p: ::core::marker::PhantomData<(&'a (), #(#names,)*)>,
+        }
+        impl<'a, #bounded> ::ad::__private::#call_trait<#float> for #object<'a, #(#names),*> {
+            #[inline]
+            fn call(__f: &Self, #(#xs: #float),*) -> #float {
+                #function(#(#xs,)* #(#values),*)
+            }
+        }
+        #reverse_impl
+        #forward_impl
+    }
+}
+
+/// `tokens` with the span of `span` where they have none of the user's (the hidden items'
+/// errors point at the closure).
+fn quote_spanned_at(span: Span, tokens: TokenStream) -> TokenStream {
+    super::shared::respan(tokens, span)
+}
+
+/// The call of `call`'s callee (by `emit`, given the arguments as the callee takes them)
+/// with each lifted closure passed as its struct: `args` are those of the IR call as the
+/// sweep `which` writes them (the captured variables at the end of each group).
+pub(super) fn call(
+    body: &Body,
+    call: &Call,
+    which: Which,
+    args: Vec<TokenStream>,
+    emit: impl Fn(Vec<TokenStream>) -> TokenStream,
+) -> TokenStream {
+    let n = call.args.len();
+    let captured = |i: usize| call.closures.iter().any(|c| c.captures.contains(&i));
+    let values: Vec<TokenStream> = args[..n].to_vec();
+    let real = |list: &[TokenStream]| -> Vec<TokenStream> {
+        list.iter()
+            .enumerate()
+            .filter(|(i, _)| !captured(*i))
+            .map(|(_, t)| t.clone())
+            .collect()
+    };
+    let mut before = Vec::new();
+    let mut after = Vec::new();
+    let mut objects = Vec::new();
+    for c in &call.closures {
+        let h = &body.hoisted[c.hoisted];
+        let object = &h.object;
+        let function = &h.function;
+        let mut inits = Vec::new();
+        let mut locals = Vec::new();
+        for (k, (cap, i)) in h.captures.iter().zip(c.captures.clone()).enumerate() {
+            let (v, a, t) = (field("v", k), field("a", k), field("t", k));
+            let value = &values[i];
+            let local = format_ident!("__cap{}_{}", c.hoisted, k, span = Span::mixed_site());
+            locals.push(local.clone());
+            match &cap.kind {
+                CaptureKind::Scalar(f) => {
+                    let z = zero(*f);
+                    let (adj, tan) = match which {
+                        Which::Rev => {
+                            let cell = format_ident!(
+                                "__cell{}_{}",
+                                c.hoisted,
+                                k,
+                                span = Span::mixed_site()
+                            );
+                            before.push(quote!(let #cell = ::core::cell::Cell::new(#z);));
+                            let sink = &args[n + 2 + i];
+                            after.push(quote! {{
+                                let mut __sink = #sink;
+                                ::ad::__private::ScalarSink::add(&mut __sink, #cell.get());
+                            }});
+                            (quote!(&#cell), z.clone())
+                        }
+                        Which::Jvp => (quote!(&::core::cell::Cell::new(#z)), args[n + i].clone()),
+                        _ => (quote!(&::core::cell::Cell::new(#z)), z.clone()),
+                    };
+                    inits.push(quote!(#v: #value, #a: #adj, #t: #tan));
+                }
+                CaptureKind::Array(f) => {
+                    let (adj, tan) = match which {
+                        Which::Rev => {
+                            let cells = format_ident!(
+                                "__cells{}_{}",
+                                c.hoisted,
+                                k,
+                                span = Span::mixed_site()
+                            );
+                            let f = f.ident();
+                            before.push(quote! {
+                                let #cells = ::ad::__private::zero_cells::<#f>(
+                                    <[#f]>::len(#value),
+                                );
+                            });
+                            let sink = &args[n + 2 + i];
+                            after.push(quote! {{
+                                let mut __sink = #sink;
+                                ::ad::__private::ArraySink::add_all(
+                                    &mut __sink,
+                                    &::ad::__private::cell_values(&#cells),
+                                );
+                            }});
+                            (quote!(&#cells[..]), quote!(&[]))
+                        }
+                        Which::Jvp => (quote!(&[]), args[n + i].clone()),
+                        _ => (quote!(&[]), quote!(&[])),
+                    };
+                    inits.push(quote!(#v: #value, #a: #adj, #t: #tan));
+                }
+                CaptureKind::Other(_) => inits.push(quote!(#v: #value)),
+            }
+        }
+        let object_expr = match which {
+            // The primal callee takes a closure: one that calls the hidden function.
+            Which::Primal => {
+                let xs: Vec<syn::Ident> = (0..h.params.len()).map(|k| field("x", k)).collect();
+                let caps: Vec<&TokenStream> = c.captures.clone().map(|i| &values[i]).collect();
+                quote! {{
+                    #(let #locals = #caps;)*
+                    move |#(#xs),*| #function(#(#xs,)* #(#locals),*)
+                }}
+            }
+            _ => quote!(#object { #(#inits,)* __p: ::core::marker::PhantomData }),
+        };
+        objects.push((c.position, object_expr));
+    }
+    // The callee's own arguments, with the closures in place.
+    let insert = |mut list: Vec<TokenStream>, with: &dyn Fn(&TokenStream) -> TokenStream| {
+        for (position, object) in &objects {
+            list.insert(*position, with(object));
+        }
+        list
+    };
+    let own = insert(real(&values), &|o| o.clone());
+    let args = match which {
+        Which::Primal => own,
+        Which::Fwd => {
+            let mut a = own;
+            a.push(args[n].clone());
+            a
+        }
+        Which::Rev => {
+            let mut a = own;
+            a.push(args[n].clone());
+            a.push(args[n + 1].clone());
+            let sinks = insert(real(&args[n + 2..]), &|_| quote!(::ad::__private::Discard));
+            a.extend(sinks);
+            a
+        }
+        Which::Jvp => {
+            let mut a = own;
+            a.extend(insert(real(&args[n..]), &|_| quote!(::ad::Zero)));
+            a
+        }
+    };
+    let call = emit(args);
+    match which {
+        Which::Rev => quote! {{
+            #(#before)*
+            #call;
+            #(#after)*
+        }},
+        _ => call,
+    }
+}
