@@ -125,6 +125,16 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> 
             "a free function (not a method or an associated function)",
         );
     }
+    if let Some(span) = body.hoisted.first().map(|h| h.span).or_else(|| {
+        sig.functions
+            .first()
+            .map(|f| syn::spanned::Spanned::span(&f.ident))
+    }) {
+        return reject(
+            span,
+            "a function without function arguments or closures passed to functions",
+        );
+    }
     if let Some(span) = float_to_integer_cast(body) {
         let message = "#[reverse(hessian)] runs a copy of this function on dual numbers, which \
                        cannot be cast to an integer; write `ad::Float::to_f64(x) as usize`";
@@ -481,6 +491,13 @@ fn reject_in_forward(
 /// The CPS backend keeps one cell per float; it has no cells for the floats of a struct or a
 /// nested container yet.
 fn reject_aggregates_in_cps(cx: &Errors, body: &ir::Body, sig: &parse::Signature) {
+    if let Some(h) = body.hoisted.first() {
+        cx.error_at(
+            h.span,
+            "#[reverse(cps)] does not pass closures to functions yet; use the default backend, \
+             #[reverse]",
+        );
+    }
     let first = body
         .vars
         .iter()

@@ -34,6 +34,13 @@ macro_rules! function_traits {
             "The split companions of a function of ", stringify!($n), " float argument(s), \
              for reverse mode (the bound `Fn` becomes in generated code)."
         )]
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` is not a function argument with a reverse derivative",
+            label = "a plain closure or function here",
+            note = "a generated `NAME_grad`/`NAME_vjp` calls its function argument's \
+                    derivative: pass closures to this function from an annotated \
+                    (`#[ad::reverse]`) function, which lifts them, and differentiate that"
+        )]
         pub trait $reverse<T>: $call<T> {
             /// The forward sweep: the value, with what the reverse sweep needs pushed to
             /// `stack`.
@@ -56,11 +63,51 @@ macro_rules! function_traits {
             "The forward companion of a function of ", stringify!($n), " float argument(s), \
              for forward mode (the bound `Fn` becomes in generated code)."
         )]
+        #[diagnostic::on_unimplemented(
+            message = "`{Self}` is not a function argument with a forward derivative",
+            label = "a plain closure or function here",
+            note = "a generated `NAME_jvp` calls its function argument's derivative: pass \
+                    closures to this function from an annotated (`#[ad::forward]`) function, \
+                    which lifts them, and differentiate that"
+        )]
         pub trait $forward<T>: $call<T> {
             /// The value and its tangent, for the arguments' tangents (the tangents of the
             /// captured variables are the function's own).
             #[allow(clippy::too_many_arguments)]
             fn __ad_jvp_call<K>(f: &Self, $($x: T,)* receiver: K, $($t: T),*) -> (T, T);
+        }
+
+        /// A reference to a function argument is one (`apply(&f, x)` passes it on).
+        impl<T, F: $call<T> + ?Sized> $call<T> for &F {
+            #[inline]
+            fn call(f: &Self, $($x: T),*) -> T {
+                F::call(*f, $($x),*)
+            }
+        }
+
+        impl<T, F: $reverse<T> + ?Sized> $reverse<T> for &F {
+            #[inline]
+            fn __ad_fwd_call(f: &Self, $($x: T,)* stack: &mut ValueStack) -> T {
+                F::__ad_fwd_call(*f, $($x,)* stack)
+            }
+            #[inline]
+            fn __ad_rev_call<K, $($s: ScalarSink<T>),*>(
+                f: &Self,
+                $($x: T,)*
+                seed: T,
+                stack: &mut ValueStack,
+                receiver: K,
+                $($k: $s),*
+            ) {
+                F::__ad_rev_call(*f, $($x,)* seed, stack, receiver, $($k),*)
+            }
+        }
+
+        impl<T, F: $forward<T> + ?Sized> $forward<T> for &F {
+            #[inline]
+            fn __ad_jvp_call<K>(f: &Self, $($x: T,)* receiver: K, $($t: T),*) -> (T, T) {
+                F::__ad_jvp_call(*f, $($x,)* receiver, $($t),*)
+            }
         }
     )*};
 }

@@ -1,4 +1,5 @@
-// A closure passed to a function (not called in place) is rejected at the closure's name.
+// A closure passed to a function without a derivative: the missing derivative is the error
+// (a closure passed to an annotated function is lifted: tests/function_args.rs).
 use ad::reverse;
 
 fn apply(g: impl Fn(f64) -> f64, x: f64) -> f64 {

@@ -292,6 +292,10 @@ pub(super) fn call(
             }
             _ => quote!(#object { #(#inits,)* __p: ::core::marker::PhantomData }),
         };
+        let object_expr = match c.by_ref {
+            true => quote!(&#object_expr),
+            false => object_expr,
+        };
         objects.push((c.position, object_expr));
     }
     // The callee's own arguments, with the closures in place.

@@ -105,11 +105,7 @@ pub(crate) fn primal_path(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         .type_params()
         .map(
             |t| match sig.functions.iter().find(|f| f.ident == t.ident) {
-                Some(f) => {
-                    let float = f.float.ident();
-                    let args = (0..f.arity).map(|_| &float);
-                    quote!(fn(#(#args),*) -> #float)
-                }
+                Some(f) => f.pointer.clone(),
                 None => {
                     let ident = &t.ident;
                     quote!(#ident)

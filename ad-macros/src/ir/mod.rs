@@ -619,6 +619,8 @@ pub(crate) struct Call {
 pub(crate) struct ClosureArg {
     /// Where the closure stands among the arguments as written.
     pub position: usize,
+    /// Passed by reference (`&f`).
+    pub by_ref: bool,
     /// Index into [`Body::hoisted`].
     pub hoisted: usize,
     /// The arguments of the [`Call`] that are its captured variables.

@@ -26,6 +26,14 @@ pub(crate) struct FunctionType {
     pub arity: usize,
     /// The float type of its arguments and result.
     pub float: FloatTy,
+    /// Its bound was rejected (an error was reported): parameters of this type are too.
+    pub rejected: bool,
+    /// No float in its bound (`Fn(usize) -> usize`): an inactive parameter, called as
+    /// written.
+    pub inactive: bool,
+    /// The function pointer type of the bound (`fn(f64) -> f64`), which implements it: the
+    /// generated code names the primal with it.
+    pub pointer: TokenStream,
 }
 
 /// Which companions a rewritten signature is for.
@@ -41,7 +49,7 @@ pub(crate) enum Mode {
 pub(crate) fn fn_bound<'a>(
     cx: &Errors,
     bounds: impl IntoIterator<Item = &'a TypeParamBound>,
-) -> Option<&'a syn::ParenthesizedGenericArguments> {
+) -> Option<Result<&'a syn::ParenthesizedGenericArguments, ()>> {
     for bound in bounds {
         let TypeParamBound::Trait(t) = bound else {
             continue;
@@ -61,10 +69,10 @@ pub(crate) fn fn_bound<'a>(
                     last.ident
                 ),
             );
-            return None;
+            return Some(Err(()));
         }
         if last.ident == "Fn" {
-            return Some(args);
+            return Some(Ok(args));
         }
     }
     None
@@ -80,6 +88,19 @@ pub(crate) fn read(
 ) -> Option<FunctionType> {
     let help = "differentiated functions take function arguments of floats to a float \
                 (`F: Fn(f64) -> f64`, `F: Fn(T, T) -> T`)";
+    let no_float = args.inputs.iter().all(|t| float_of(t).is_none())
+        && match &args.output {
+            syn::ReturnType::Type(_, ret) => float_of(ret).is_none(),
+            syn::ReturnType::Default => true,
+        };
+    if no_float {
+        return Some(FunctionType {
+            inactive: true,
+            rejected: false,
+            pointer: pointer(args),
+            ..rejected(ident)
+        });
+    }
     let syn::ReturnType::Type(_, ret) = &args.output else {
         cx.error(args, format!("{help}; this one returns `()`"));
         return None;
@@ -105,7 +126,30 @@ pub(crate) fn read(
         ident: ident.clone(),
         arity: args.inputs.len(),
         float,
+        rejected: false,
+        inactive: false,
+        pointer: pointer(args),
     })
+}
+
+/// A type parameter whose `Fn` bound was rejected: parameters of its type report nothing
+/// more.
+pub(crate) fn rejected(ident: &syn::Ident) -> FunctionType {
+    FunctionType {
+        ident: ident.clone(),
+        arity: 0,
+        float: FloatTy::F64,
+        rejected: true,
+        inactive: false,
+        pointer: quote!(fn()),
+    }
+}
+
+/// `fn(A..) -> R` for the bound `Fn(A..) -> R`.
+fn pointer(args: &syn::ParenthesizedGenericArguments) -> TokenStream {
+    let inputs = &args.inputs;
+    let output = &args.output;
+    quote!(fn(#inputs) #output)
 }
 
 /// Gives each `impl Fn(..) -> ..` parameter a type parameter of its own (`__AdF0`), so that
@@ -150,14 +194,17 @@ pub(crate) fn companion_fn(
     functions: &[FunctionType],
     mode: Mode,
 ) -> syn::ItemFn {
-    if functions.is_empty() {
+    if functions.iter().all(|f| f.rejected || f.inactive) {
         return func.clone();
     }
     let mut func = func.clone();
     let replace =
         |ident: &syn::Ident,
          bounds: &mut syn::punctuated::Punctuated<TypeParamBound, syn::Token![+]>| {
-            let Some(f) = functions.iter().find(|f| &f.ident == ident) else {
+            let Some(f) = functions
+                .iter()
+                .find(|f| &f.ident == ident && !f.rejected && !f.inactive)
+            else {
                 return;
             };
             let kind = match mode {

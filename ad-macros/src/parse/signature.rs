@@ -383,7 +383,6 @@ fn float_params(
             .filter(|t| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident)))
             .flat_map(|t| &t.bounds);
         let bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().chain(in_where).collect();
-        let before = cx.count();
         if let Some(f) = super::functions::fn_bound(cx, bounds.iter().copied()) {
             if args.backend == super::Backend::Cps {
                 cx.error(
@@ -394,9 +393,6 @@ fn float_params(
                 continue;
             }
             pending.push((&param.ident, f));
-            continue;
-        }
-        if cx.count() != before {
             continue;
         }
         if !bounds.iter().any(|b| is_float_bound(b)) {
@@ -438,8 +434,10 @@ fn float_params(
     }
     let functions = pending
         .into_iter()
-        .filter_map(|(ident, f)| {
-            super::functions::read(cx, ident, f, |ty| float_of_in(ty, &floats))
+        .map(|(ident, f)| {
+            f.ok()
+                .and_then(|f| super::functions::read(cx, ident, f, |ty| float_of_in(ty, &floats)))
+                .unwrap_or_else(|| super::functions::rejected(ident))
         })
         .collect();
     (floats, functions)
@@ -515,8 +513,10 @@ fn read_param(
             kind: ParamKind::Inactive,
             passing: Passing::Value,
             active: false,
-            rejected: false,
-            function: index.map(|i| (i, by_ref)),
+            rejected: f.rejected,
+            function: index
+                .filter(|_| !f.rejected && !f.inactive)
+                .map(|i| (i, by_ref)),
         });
     }
     // A rejected type still names a parameter the body uses: keep it, inactive.

@@ -851,6 +851,15 @@ impl Lowerer<'_> {
         let mut closures = Vec::new();
         for (k, &arg) in call_args.iter().enumerate() {
             paths.resize(args.len(), None);
+            // `&f` for a closure `f` (or `&|x| ..`): lifted, and passed by reference.
+            if let syn::Expr::Reference(r) = super::strip(arg) {
+                if r.mutability.is_none() && self.is_closure_callee(&r.expr) {
+                    if let Value::Closure(closure) = self.lower_expr(&r.expr, out) {
+                        closures.push((k, closure, true));
+                        continue;
+                    }
+                }
+            }
             // A part of an aggregate (`&ps[i]`, `&mut self.state`, `self`, `p.mass`): its
             // aggregate and the path to it.
             if self.is_place_expr(arg) {
@@ -935,7 +944,7 @@ impl Lowerer<'_> {
                 Value::Closure(closure) => {
                     // Lifted (`hoist`): its captured variables are passed at the end.
                     by_mut.pop();
-                    closures.push((k, closure));
+                    closures.push((k, closure, false));
                     continue;
                 }
                 _ => {
@@ -951,7 +960,7 @@ impl Lowerer<'_> {
         }
         paths.resize(args.len(), None);
         let mut closure_args = Vec::new();
-        for (position, closure) in closures {
+        for (position, closure, by_reference) in closures {
             let Some((hoisted, captured)) = self.hoist_closure(&closure) else {
                 return Value::Error;
             };
@@ -965,6 +974,7 @@ impl Lowerer<'_> {
             }
             closure_args.push(crate::ir::ClosureArg {
                 position,
+                by_ref: by_reference,
                 hoisted,
                 captures: start..args.len(),
             });
@@ -1172,6 +1182,7 @@ impl Lowerer<'_> {
                 let span = whole.span();
                 Value::Op(self.let_temp(out, Rhs::Cast(op, t), Ty::Float(Some(t)), span))
             }
+            Value::Error => Value::Error,
             other => {
                 self.cx.error(inner, "only numbers can be cast");
                 other

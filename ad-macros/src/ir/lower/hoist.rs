@@ -126,7 +126,9 @@ impl Lowerer<'_> {
             vars.push(var);
         }
         let index = self.hoisted.len();
-        let caller = &self.sig.name;
+        // (`__ad_closure_outer_0`; a closure in a closure: `__ad_closure_ad_closure_outer_0_0`.)
+        let caller = self.sig.name.to_string();
+        let caller = caller.trim_start_matches('_');
         let function = format_ident!("__ad_closure_{}_{}", caller, index, span = span);
         let object = format_ident!("__AdClosure_{}_{}", caller, index, span = span);
         self.hoisted.push(Hoisted {

@@ -1,0 +1,325 @@
+//! Annotated higher-order functions: a function argument (`F: Fn(f64) -> f64`, `impl Fn`,
+//! `&F`) called in the body, and closures passed by annotated callers, differentiated with
+//! respect to the float arguments and to the variables the closures capture, in reverse and
+//! forward mode. References: central finite differences of the primal, closed forms, and the
+//! same programs written generically and run on `ad::Dual` (the dual-number oracle).
+
+use ad::forward::gradient as dual_gradient;
+use ad::{Dual, Float};
+
+/// The midpoint rule with `n` panels.
+#[ad::reverse]
+#[ad::forward]
+fn integrate<F: Fn(f64) -> f64>(f: F, a: f64, b: f64) -> f64 {
+    let n = 16;
+    let h = (b - a) / n as f64;
+    let mut s = 0.0;
+    for i in 0..n {
+        s += f(a + (i as f64 + 0.5) * h);
+    }
+    s * h
+}
+
+/// The same rule, generic: the oracle runs it on dual numbers.
+fn integrate_generic<T: Float>(f: impl Fn(T) -> T, a: T, b: T) -> T {
+    let n = 16;
+    let h = (b - a) / T::from_i32(n);
+    let mut s = T::ZERO;
+    for i in 0..n {
+        s += f(a + (T::from_i32(i) + T::HALF) * h);
+    }
+    s * h
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn moment(c: f64, b: f64) -> f64 {
+    integrate(|x| c * x * x + (c * x).sin(), 0.0, b) * c
+}
+
+fn moment_generic<T: Float>(c: T, b: T) -> T {
+    integrate_generic(|x: T| c * x * x + (c * x).sin(), T::ZERO, b) * c
+}
+
+/// Central differences of `f` at `p`.
+fn fd(f: impl Fn(&[f64]) -> f64, p: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..p.len())
+        .map(|i| {
+            let (mut up, mut down) = (p.to_vec(), p.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn close(a: f64, b: f64, tol: f64) -> bool {
+    (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))
+}
+
+fn assert_close(ours: &[f64], reference: &[f64], tol: f64) {
+    assert_eq!(ours.len(), reference.len());
+    for (k, (a, b)) in ours.iter().zip(reference).enumerate() {
+        assert!(
+            close(*a, *b, tol),
+            "component {k}: {a} vs {b} ({ours:?} vs {reference:?})"
+        );
+    }
+}
+
+#[test]
+fn gradient_with_respect_to_a_capture_and_a_bound() {
+    for &(c, b) in &[(2.0, 1.5), (-0.7, 0.3), (1.1, -2.0)] {
+        let (value, (dc, db)) = moment_grad(c, b);
+        // The primal bit for bit, the gradient against the dual oracle and FD.
+        assert_eq!(value.to_bits(), moment(c, b).to_bits());
+        let (oracle_value, oracle) =
+            dual_gradient(|p: &[Dual<f64>]| moment_generic(p[0], p[1]), &[c, b]);
+        assert_eq!(value, oracle_value);
+        assert_close(&[dc, db], &oracle, 1e-13);
+        assert_close(&[dc, db], &fd(|p| moment(p[0], p[1]), &[c, b]), 1e-7);
+    }
+}
+
+#[test]
+fn forward_mode_agrees() {
+    let (c, b) = (0.9, 1.7);
+    let (_, (dc, db)) = moment_grad(c, b);
+    for &(tc, tb) in &[(1.0, 0.0), (0.0, 1.0), (0.3, -1.2)] {
+        let (value, tangent) = moment_jvp(c, b, tc, tb);
+        assert_eq!(value.to_bits(), moment(c, b).to_bits());
+        assert!(close(tangent, dc * tc + db * tb, 1e-13), "{tangent}");
+    }
+}
+
+/// The callee's own derivatives with respect to its bounds, through an annotated function
+/// as the argument.
+#[ad::reverse]
+#[ad::forward]
+fn cube(x: f64) -> f64 {
+    x * x * x
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn area(a: f64, b: f64) -> f64 {
+    integrate(|x| cube(x), a, b)
+}
+
+#[test]
+fn closure_calling_an_annotated_function() {
+    // The midpoint rule on x³: ∂/∂b of the rule, against the oracle; close to b³.
+    let (a, b) = (0.25, 1.25);
+    let (_, (da, db)) = area_grad(a, b);
+    let (_, oracle) = dual_gradient(
+        |p: &[Dual<f64>]| integrate_generic(|x| x * x * x, p[0], p[1]),
+        &[a, b],
+    );
+    assert_close(&[da, db], &oracle, 1e-13);
+    assert!(close(db, b * b * b, 1e-2) && close(da, -a * a * a, 1e-2));
+    let (_, t) = area_jvp(a, b, 0.0, 1.0);
+    assert!(close(t, db, 1e-13));
+}
+
+/// Two arguments, a captured array and a captured integer.
+#[ad::reverse]
+#[ad::forward]
+fn fold_pairs<F: Fn(f64, f64) -> f64>(f: F, xs: &[f64]) -> f64 {
+    let mut acc = 0.0;
+    for i in 1..xs.len() {
+        acc += f(xs[i - 1], xs[i]);
+    }
+    acc
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn weighted_pairs(w: &[f64], xs: &[f64], k: usize) -> f64 {
+    let scale = k as f64;
+    fold_pairs(
+        |a, b| w[0] * a * b + w[1] * (a - b) * (a - b) + w[k] * scale,
+        xs,
+    )
+}
+
+fn weighted_pairs_generic<T: Float>(w: &[T], xs: &[T], k: usize) -> T {
+    let scale = T::from_i32(k as i32);
+    let mut acc = T::ZERO;
+    for i in 1..xs.len() {
+        let (a, b) = (xs[i - 1], xs[i]);
+        acc += w[0] * a * b + w[1] * (a - b) * (a - b) + w[k] * scale;
+    }
+    acc
+}
+
+#[test]
+fn captured_array_and_integer() {
+    let w = [0.5, -1.5, 2.0];
+    let xs = [0.3, 1.2, -0.4, 2.2];
+    let (value, (dw, dxs)) = weighted_pairs_grad(&w, &xs, 2);
+    assert_eq!(value.to_bits(), weighted_pairs(&w, &xs, 2).to_bits());
+    let mut p = w.to_vec();
+    p.extend_from_slice(&xs);
+    let (_, oracle) = dual_gradient(
+        |p: &[Dual<f64>]| weighted_pairs_generic(&p[..3], &p[3..], 2),
+        &p,
+    );
+    let mut ours = dw.to_vec();
+    ours.extend_from_slice(&dxs);
+    assert_close(&ours, &oracle, 1e-13);
+    // Forward mode: one tangent direction through both arrays.
+    let tw = [0.1, 0.2, -0.3];
+    let tx = [1.0, -1.0, 0.5, 0.25];
+    let (_, t) = weighted_pairs_jvp(&w, &xs, 2, &tw, &tx);
+    let expected: f64 = dw
+        .iter()
+        .zip(&tw)
+        .chain(dxs.iter().zip(&tx))
+        .map(|(g, t)| g * t)
+        .sum();
+    assert!(close(t, expected, 1e-13), "{t} {expected}");
+}
+
+/// `impl Fn`, `&F` and a function argument passed on to another higher-order function.
+#[ad::reverse]
+#[ad::forward]
+fn apply(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    f(x)
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn apply_twice<F: Fn(f64) -> f64>(f: &F, x: f64) -> f64 {
+    let y = apply(f, x);
+    apply(f, y) + f(x)
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn iterate_map(r: f64, x: f64) -> f64 {
+    let logistic = |x: f64| r * x * (1.0 - x);
+    apply_twice(&logistic, x)
+}
+
+#[test]
+fn function_arguments_passed_on() {
+    let primal = |r: f64, x: f64| {
+        let f = |x: f64| r * x * (1.0 - x);
+        f(f(x)) + f(x)
+    };
+    let (r, x) = (3.2, 0.3);
+    let (value, (dr, dx)) = iterate_map_grad(r, x);
+    assert_eq!(value.to_bits(), primal(r, x).to_bits());
+    assert_close(&[dr, dx], &fd(|p| primal(p[0], p[1]), &[r, x]), 1e-7);
+    let (_, t) = iterate_map_jvp(r, x, 0.5, -2.0);
+    assert!(close(t, 0.5 * dr - 2.0 * dx, 1e-13));
+}
+
+/// A double integral: a closure that passes a closure capturing its own argument.
+#[ad::reverse]
+#[ad::forward]
+fn double_integral(c: f64) -> f64 {
+    integrate(|x| integrate(|y| (c * x * y).exp(), 0.0, 1.0), 0.0, 1.0)
+}
+
+#[test]
+fn nested_closures() {
+    let c = 0.8;
+    let (value, dc) = double_integral_grad(c);
+    let (oracle_value, oracle) = ad::forward::derivative(
+        |c: Dual<f64>| {
+            integrate_generic(
+                |x| {
+                    integrate_generic(
+                        |y| (c * x * y).exp(),
+                        Dual::constant(0.0),
+                        Dual::constant(1.0),
+                    )
+                },
+                Dual::constant(0.0),
+                Dual::constant(1.0),
+            )
+        },
+        c,
+    );
+    assert_eq!(value, oracle_value);
+    assert!(close(dc, oracle, 1e-13), "{dc} {oracle}");
+    let (_, t) = double_integral_jvp(c, 1.0);
+    assert!(close(t, dc, 1e-13));
+}
+
+/// A generic caller, in `f32`, and a closure bound by `let` and passed to two calls.
+#[ad::reverse]
+fn scaled_areas<T: Float>(s: T) -> T {
+    let g = |x: T| s * x;
+    integrate_t(g, T::ZERO, T::ONE) + integrate_t(g, T::ONE, s)
+}
+
+#[ad::reverse]
+fn integrate_t<T: Float, F: Fn(T) -> T>(f: F, a: T, b: T) -> T {
+    let h = (b - a) / T::from_i32(4);
+    let mut s = T::ZERO;
+    for i in 0..4 {
+        s += f(a + (T::from_i32(i) + T::HALF) * h);
+    }
+    s * h
+}
+
+#[test]
+fn generic_caller_and_a_closure_passed_twice() {
+    // ∫₀¹ s x dx + ∫₁ˢ s x dx = s/2 + s (s² - 1)/2 (the midpoint rule is exact on lines):
+    // d/ds = 1/2 + (3 s² - 1)/2.
+    for &s in &[0.5_f64, 2.0, 3.5] {
+        let (value, d) = scaled_areas_grad(s);
+        assert!(close(value, s / 2.0 + s * (s * s - 1.0) / 2.0, 1e-14));
+        assert!(close(d, 0.5 + (3.0 * s * s - 1.0) / 2.0, 1e-14), "{d}");
+        let (value32, d32) = scaled_areas_grad(s as f32);
+        assert!((value32 as f64 - value).abs() < 1e-4 * (1.0 + value.abs()));
+        assert!((d32 as f64 - d).abs() < 1e-4 * (1.0 + d.abs()));
+    }
+}
+
+/// The callee with the closure argument inside a loop of the caller, whose captured
+/// variable changes every iteration.
+#[ad::reverse]
+fn accumulate(c: f64) -> f64 {
+    let mut k = c;
+    let mut total = 0.0;
+    for _ in 0..3 {
+        total += integrate(|x| k * x, 0.0, 1.0);
+        k = k * k;
+    }
+    total
+}
+
+#[test]
+fn captured_variable_overwritten_in_a_loop() {
+    // ∫₀¹ k x dx = k/2 for k = c, c², c⁴: d/dc = (1 + 2c + 4c³)/2.
+    let c = 1.3;
+    let (value, d) = accumulate_grad(c);
+    assert!(close(value, (c + c * c + c.powi(4)) / 2.0, 1e-14));
+    assert!(
+        close(d, (1.0 + 2.0 * c + 4.0 * c.powi(3)) / 2.0, 1e-14),
+        "{d}"
+    );
+}
+
+/// A function argument with no float in its bound is inactive: called as written.
+#[ad::reverse]
+fn gather<G: Fn(usize) -> usize>(index: G, w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[index(i)] * w[i];
+    }
+    s
+}
+
+#[test]
+fn inactive_function_argument() {
+    let w = [1.0, 2.0, 3.0];
+    let (value, dw) = gather_grad(|i| (i + 1) % 3, &w);
+    // s = w1 w0 + w2 w1 + w0 w2.
+    assert_eq!(value, 2.0 + 6.0 + 3.0);
+    assert_eq!(dw, vec![2.0 + 3.0, 1.0 + 3.0, 2.0 + 1.0]);
+}
