@@ -323,3 +323,28 @@ fn inactive_function_argument() {
     assert_eq!(value, 2.0 + 6.0 + 3.0);
     assert_eq!(dw, vec![2.0 + 3.0, 1.0 + 3.0, 2.0 + 1.0]);
 }
+
+/// Calls of a function argument at constant points, and passing it on with constant
+/// arguments: the derivatives with respect to its captured variables still flow.
+#[ad::reverse]
+#[ad::forward]
+fn endpoints<F: Fn(f64) -> f64>(f: F) -> f64 {
+    f(0.5) + apply(&f, 2.0) * f(1.0)
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn endpoints_of(c: f64) -> f64 {
+    endpoints(|x| c * c * x)
+}
+
+#[test]
+fn constant_arguments_of_a_function_argument() {
+    // c²/2 + 2c² · c² = c²/2 + 2c⁴: d/dc = c + 8c³.
+    let c = 1.25;
+    let (value, d) = endpoints_of_grad(c);
+    assert!(close(value, c * c / 2.0 + 2.0 * c.powi(4), 1e-15));
+    assert!(close(d, c + 8.0 * c.powi(3), 1e-14), "{d}");
+    let (_, t) = endpoints_of_jvp(c, 1.0);
+    assert!(close(t, d, 1e-14), "{t}");
+}

@@ -923,6 +923,11 @@ impl Emitter<'_> {
         which: Option<&str>,
         args: Vec<TokenStream>,
     ) -> TokenStream {
+        // The primal callee takes `Fn`s: a function argument passed on is wrapped in one.
+        let args = match which {
+            None => self.function_args_as_closures(call, args),
+            Some(_) => args,
+        };
         if call.closures.is_empty() {
             return self.companion_call_as_is(call, which, args);
         }
@@ -936,6 +941,39 @@ impl Emitter<'_> {
         super::closures::call(self.body, call, sweep, args, |args| {
             self.companion_call_as_is(call, which, args)
         })
+    }
+
+    /// `args` with each function argument of this function that they pass on (`&f`)
+    /// replaced by a closure that calls it (`move |x0| Function1::call(&f, x0)`): the
+    /// companions bound it by the runtime's traits, and the primal callee by `Fn`.
+    fn function_args_as_closures(
+        &self,
+        call: &crate::ir::Call,
+        mut args: Vec<TokenStream>,
+    ) -> Vec<TokenStream> {
+        for (k, arg) in call.args.iter().enumerate() {
+            let Operand::Var(v) = arg else {
+                continue;
+            };
+            let var = &self.body.vars[*v];
+            let Some((index, _)) = var.param.and_then(|p| self.sig.params[p].function) else {
+                continue;
+            };
+            let f = &self.sig.functions[index];
+            let name = &var.name;
+            let float = f.float.ident();
+            let xs: Vec<syn::Ident> = (0..f.arity)
+                .map(|i| format_ident!("__x{}", i, span = Span::mixed_site()))
+                .collect();
+            let function = format_ident!("Function{}", f.arity);
+            if let Some(slot) = args.get_mut(k) {
+                *slot = quote! {{
+                    let __f = &#name;
+                    move |#(#xs: #float),*| ::ad::__private::#function::call(__f, #(#xs),*)
+                }};
+            }
+        }
+        args
     }
 
     /// [`Self::companion_call`] with the arguments as given.

@@ -53,7 +53,9 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     let mut varied = vec![false; n];
     for (id, var) in body.vars.iter().enumerate() {
         if let Some(p) = var.param {
-            varied[id] = sig.params[p].active;
+            // A function argument varies with the variables it captures (whatever `wrt`
+            // says): its calls carry their derivatives (`ad_runtime::function`).
+            varied[id] = sig.params[p].active || sig.params[p].function.is_some();
         }
     }
     fixpoint(&mut varied, &edges, |(to, from)| (from, to));

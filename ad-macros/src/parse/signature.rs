@@ -835,7 +835,9 @@ fn mark_active(
                 p.active = !matches!(p.kind, ParamKind::Inactive);
             }
             // (After a rejected parameter, that error says it all.)
-            if params_ok && !params.is_empty() && params.iter().all(|p| !p.active) {
+            // (A function argument carries the derivatives of the variables it captures.)
+            let functions = params.iter().any(|p| p.function.is_some());
+            if params_ok && !params.is_empty() && params.iter().all(|p| !p.active) && !functions {
                 let user_type = params.iter().find(|p| {
                     let text = p.ty.to_token_stream().to_string();
                     text.starts_with(|c: char| c.is_ascii_uppercase())

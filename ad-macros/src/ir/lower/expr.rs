@@ -623,6 +623,12 @@ impl Lowerer<'_> {
                     || self.array_arg(a).is_some()
                     || self.mut_arg(a).is_some()
                     || self.is_view_expr(a)
+                    // (A closure passed to the function may capture floats: `hoist`.)
+                    || matches!(super::strip(a), syn::Expr::Closure(_))
+                    || matches!(super::strip(a), syn::Expr::Reference(r) if self.is_closure_callee(&r.expr))
+                    || matches!(super::strip(a), syn::Expr::Path(_)) && self.is_closure_callee(a)
+                    || self.function_param(a).is_some()
+                    || matches!(super::strip(a), syn::Expr::Reference(r) if self.function_param(&r.expr).is_some())
             });
             if self.is_poisoned(&call.func) {
                 return Value::Error;
@@ -740,6 +746,19 @@ impl Lowerer<'_> {
         self.lower_companion_call(path.to_token_stream(), kind, span, &args, path.span(), out)
     }
 
+    /// The function argument of this function that `expr` names (`f`), if any.
+    fn function_param(&self, expr: &syn::Expr) -> Option<crate::ir::VarId> {
+        let syn::Expr::Path(p) = super::strip(expr) else {
+            return None;
+        };
+        let ident = p.path.get_ident()?;
+        let Some(Binding::Var(v)) = self.lookup(&ident.to_string()) else {
+            return None;
+        };
+        let param = self.vars[*v].param?;
+        self.sig.params[param].function.map(|_| *v)
+    }
+
     /// `f(x)` where `f` is a function argument (`f: F` with `F: Fn(f64) -> f64`): a call of
     /// its split companions, `F::__ad_fwd_call(&f, x, ..)` (`ad_runtime::function`), with
     /// `&f` as a first, inactive argument.
@@ -851,6 +870,19 @@ impl Lowerer<'_> {
         let mut closures = Vec::new();
         for (k, &arg) in call_args.iter().enumerate() {
             paths.resize(args.len(), None);
+            // `&f` for a function argument `f: F` of this function: passed by reference.
+            if let syn::Expr::Reference(r) = super::strip(arg) {
+                let function = match r.mutability {
+                    None => self.function_param(&r.expr),
+                    Some(_) => None,
+                };
+                if let Some(v) = function {
+                    by_mut.push(false);
+                    args.push(Operand::Var(v));
+                    by_ref.push(true);
+                    continue;
+                }
+            }
             // `&f` for a closure `f` (or `&|x| ..`): lifted, and passed by reference.
             if let syn::Expr::Reference(r) = super::strip(arg) {
                 if r.mutability.is_none() && self.is_closure_callee(&r.expr) {
@@ -956,7 +988,12 @@ impl Lowerer<'_> {
                     return Value::Error;
                 }
             }
-            by_ref.push(false);
+            // A function argument passed on is passed by reference: both sweeps pass it.
+            let function = matches!(args.last(), Some(Operand::Var(v)) if self.vars[*v]
+                .param
+                .and_then(|p| self.sig.params[p].function)
+                .is_some_and(|(_, by_ref)| !by_ref));
+            by_ref.push(function);
         }
         paths.resize(args.len(), None);
         let mut closure_args = Vec::new();
