@@ -103,6 +103,7 @@ fn cube(x: f64) -> f64 {
 
 #[ad::reverse]
 #[ad::forward]
+#[allow(clippy::redundant_closure, reason = "the closure is what this test passes")]
 fn area(a: f64, b: f64) -> f64 {
     integrate(|x| cube(x), a, b)
 }
