@@ -103,7 +103,10 @@ fn cube(x: f64) -> f64 {
 
 #[ad::reverse]
 #[ad::forward]
-#[allow(clippy::redundant_closure, reason = "the closure is what this test passes")]
+#[allow(
+    clippy::redundant_closure,
+    reason = "the closure is what this test passes"
+)]
 fn area(a: f64, b: f64) -> f64 {
     integrate(|x| cube(x), a, b)
 }
@@ -348,4 +351,33 @@ fn constant_arguments_of_a_function_argument() {
     assert!(close(d, c + 8.0 * c.powi(3), 1e-14), "{d}");
     let (_, t) = endpoints_of_jvp(c, 1.0);
     assert!(close(t, d, 1e-14), "{t}");
+}
+
+/// An annotated function passed by name, to both modes.
+#[ad::reverse]
+#[ad::forward]
+fn area_by_name(a: f64, b: f64) -> f64 {
+    let xs = [a, b, a * b];
+    integrate(cube, a, b) + fold_pairs(hypot_like, &xs)
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn hypot_like(x: f64, y: f64) -> f64 {
+    (x * x + y * y).sqrt()
+}
+
+#[test]
+fn annotated_functions_passed_by_name() {
+    let primal = |a: f64, b: f64| {
+        integrate_generic(|x: f64| x * x * x, a, b)
+            + (a * a + b * b).sqrt()
+            + (b * b + (a * b) * (a * b)).sqrt()
+    };
+    let (a, b) = (0.4, 1.3);
+    let (value, (da, db)) = area_by_name_grad(a, b);
+    assert!(close(value, primal(a, b), 1e-14));
+    assert_close(&[da, db], &fd(|p| primal(p[0], p[1]), &[a, b]), 1e-7);
+    let (_, t) = area_by_name_jvp(a, b, 1.0, 2.0);
+    assert!(close(t, da + 2.0 * db, 1e-13));
 }

@@ -21,6 +21,89 @@ use quote::{format_ident, quote};
 
 use crate::ir::{Body, Call, CaptureKind, FloatTy, Hoisted};
 
+/// For a free function of 1 to 4 floats of one type to a float of that type: the impls of
+/// the runtime's function traits for its marker struct, so that it can be passed by name to
+/// an annotated higher-order function (`integrate(cube, a, b)`). `call` adds the value's
+/// trait (by the attribute that declares the marker).
+pub(crate) fn marker_impls(
+    func: &syn::ItemFn,
+    sig: &crate::parse::Signature,
+    forward: bool,
+    call: bool,
+) -> TokenStream {
+    use crate::parse::{ParamKind, Passing, RetTy};
+    let crate::parse::RetTy::Scalar(float) = sig.ret else {
+        return TokenStream::new();
+    };
+    let _ = RetTy::Unit;
+    let n = sig.params.len();
+    let scalars = sig.params.iter().all(|p| {
+        matches!(p.kind, ParamKind::Scalar(t) if t == float) && p.passing == Passing::Value
+    });
+    if sig.in_impl || !func.sig.generics.params.is_empty() || !(1..=4).contains(&n) || !scalars {
+        return TokenStream::new();
+    }
+    let name = &func.sig.ident;
+    let t = float.ident();
+    let xs: Vec<syn::Ident> = (0..n).map(|k| field("x", k)).collect();
+    let ts: Vec<syn::Ident> = (0..n).map(|k| field("tx", k)).collect();
+    let ss: Vec<syn::Ident> = (0..n).map(|k| field("sx", k)).collect();
+    let sts: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__S{}", k)).collect();
+    let stack = format_ident!("__stack", span = Span::mixed_site());
+    let seed = format_ident!("__seed", span = Span::mixed_site());
+    let inherited = super::inherited_attrs(func);
+    let value = call.then(|| {
+        let tr = format_ident!("Function{}", n);
+        quote! {
+            #inherited
+            impl ::ad::__private::#tr<#t> for #name {
+                #[inline]
+                fn call(_: &Self, #(#xs: #t),*) -> #t {
+                    #name(#(#xs),*)
+                }
+            }
+        }
+    });
+    let derivative = match forward {
+        false => {
+            let tr = format_ident!("ReverseFunction{}", n);
+            quote! {
+                #inherited
+                impl ::ad::__private::#tr<#t> for #name {
+                    #[inline]
+                    fn __ad_fwd_call(_: &Self, #(#xs: #t,)* #stack: &mut ::ad::__private::ValueStack) -> #t {
+                        #name::fwd(#(#xs,)* #stack)
+                    }
+                    #[inline]
+                    fn __ad_rev_call<__K, #(#sts: ::ad::__private::ScalarSink<#t>),*>(
+                        _: &Self,
+                        #(#xs: #t,)*
+                        #seed: #t,
+                        #stack: &mut ::ad::__private::ValueStack,
+                        _: __K,
+                        #(#ss: #sts),*
+                    ) {
+                        #name::rev(#(#xs,)* #seed, #stack, #(#ss),*)
+                    }
+                }
+            }
+        }
+        true => {
+            let tr = format_ident!("ForwardFunction{}", n);
+            quote! {
+                #inherited
+                impl ::ad::__private::#tr<#t> for #name {
+                    #[inline]
+                    fn __ad_jvp_call<__K>(_: &Self, #(#xs: #t,)* _: __K, #(#ts: #t),*) -> (#t, #t) {
+                        #name::jvp(#(#xs,)* #(#ts),*)
+                    }
+                }
+            }
+        }
+    };
+    quote!(#value #derivative)
+}
+
 /// Which companion of the callee a call goes to.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Which {
@@ -213,6 +296,15 @@ pub(super) fn call(
     let mut after = Vec::new();
     let mut objects = Vec::new();
     for c in &call.closures {
+        // A function passed by name: the function itself, or its marker.
+        if let Some(path) = &c.item {
+            let object = match which {
+                Which::Primal => path.clone(),
+                _ => quote!(#path {}),
+            };
+            objects.push((c.position, object));
+            continue;
+        }
         let h = &body.hoisted[c.hoisted];
         let object = &h.object;
         let function = &h.function;

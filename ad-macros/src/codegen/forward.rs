@@ -104,10 +104,12 @@ pub(crate) fn emit(
         false => (TokenStream::new(), TokenStream::new()),
     };
     let companion = place_companion(func, sig, quote!(#companion #companion_n), marker);
+    let as_argument = super::closures::marker_impls(func, sig, true, marker);
     quote! {
         #jvp
         #jvp_n
         #companion
+        #as_argument
     }
 }
 

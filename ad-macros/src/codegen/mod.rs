@@ -63,11 +63,13 @@ pub(crate) fn emit(
     };
     let grad = emit_grad(func, sig, false);
     let companions = tape::split::emit(func, split_sig, split_body, split_plan, cps_companion);
+    let as_argument = closures::marker_impls(func, sig, false, true);
     quote! {
         #primal
         #vjp
         #grad
         #companions
+        #as_argument
     }
 }
 

@@ -614,15 +614,19 @@ pub(crate) struct Call {
     pub closures: Vec<ClosureArg>,
 }
 
-/// A closure literal passed to a function with a derivative (`integrate(|x| c * x, a, b)`).
+/// A closure literal passed to a function with a derivative (`integrate(|x| c * x, a, b)`),
+/// or an annotated function passed by name (`integrate(cube, a, b)`).
 #[derive(Clone, Debug)]
 pub(crate) struct ClosureArg {
     /// Where the closure stands among the arguments as written.
     pub position: usize,
     /// Passed by reference (`&f`).
     pub by_ref: bool,
-    /// Index into [`Body::hoisted`].
+    /// Index into [`Body::hoisted`]; unused for a function passed by name.
     pub hoisted: usize,
+    /// A function passed by name: its path, whose marker struct implements the runtime's
+    /// function traits (no captures).
+    pub item: Option<TokenStream>,
     /// The arguments of the [`Call`] that are its captured variables.
     pub captures: std::ops::Range<usize>,
 }

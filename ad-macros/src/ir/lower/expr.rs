@@ -746,6 +746,32 @@ impl Lowerer<'_> {
         self.lower_companion_call(path.to_token_stream(), kind, span, &args, path.span(), out)
     }
 
+    /// A function passed by name (`cube`, `m::cube`): a path that names no local, whose last
+    /// segment is in snake case (a constant's name is in upper case). A path that names
+    /// something else than an annotated function fails to compile at the call.
+    fn function_item(&self, expr: &syn::Expr) -> Option<proc_macro2::TokenStream> {
+        let syn::Expr::Path(p) = super::strip(expr) else {
+            return None;
+        };
+        if p.qself.is_some() {
+            return None;
+        }
+        let last = p.path.segments.last()?;
+        if !last.arguments.is_empty() {
+            return None;
+        }
+        if let Some(ident) = p.path.get_ident() {
+            if self.lookup(&ident.to_string()).is_some() {
+                return None;
+            }
+        }
+        let name = last.ident.to_string();
+        let snake = name.starts_with(|c: char| c.is_ascii_lowercase())
+            && !name.chars().any(|c| c.is_ascii_uppercase());
+        const NOT_FUNCTIONS: &[&str] = &["true", "false", "self"];
+        (snake && !NOT_FUNCTIONS.contains(&name.as_str())).then(|| p.path.to_token_stream())
+    }
+
     /// The function argument of this function that `expr` names (`f`), if any.
     fn function_param(&self, expr: &syn::Expr) -> Option<crate::ir::VarId> {
         let syn::Expr::Path(p) = super::strip(expr) else {
@@ -868,6 +894,7 @@ impl Lowerer<'_> {
         let mut paths = Vec::new();
         let method = matches!(kind_of(&self.callees[callee].kind), CalleeShape::Method);
         let mut closures = Vec::new();
+        let mut items = Vec::new();
         for (k, &arg) in call_args.iter().enumerate() {
             paths.resize(args.len(), None);
             // `&f` for a function argument `f: F` of this function: passed by reference.
@@ -882,6 +909,12 @@ impl Lowerer<'_> {
                     by_ref.push(true);
                     continue;
                 }
+            }
+            // `cube`, a function passed by name: its marker stands for it (no captures).
+            if let Some(path) = self.function_item(arg) {
+                by_mut.push(false);
+                items.push((k, path));
+                continue;
             }
             // `&f` for a closure `f` (or `&|x| ..`): lifted, and passed by reference.
             if let syn::Expr::Reference(r) = super::strip(arg) {
@@ -997,6 +1030,15 @@ impl Lowerer<'_> {
         }
         paths.resize(args.len(), None);
         let mut closure_args = Vec::new();
+        for (position, path) in items {
+            closure_args.push(crate::ir::ClosureArg {
+                position,
+                by_ref: false,
+                hoisted: 0,
+                item: Some(path),
+                captures: args.len()..args.len(),
+            });
+        }
         for (position, closure, by_reference) in closures {
             let Some((hoisted, captured)) = self.hoist_closure(&closure) else {
                 return Value::Error;
@@ -1012,6 +1054,7 @@ impl Lowerer<'_> {
             closure_args.push(crate::ir::ClosureArg {
                 position,
                 by_ref: by_reference,
+                item: None,
                 hoisted,
                 captures: start..args.len(),
             });
