@@ -384,6 +384,38 @@
 //! assert_eq!(outer_fwd_jvp(5.0, 1.0), (5.0, 1.0));
 //! ```
 //!
+//! # Higher-order functions: closures passed to annotated functions
+//!
+//! An annotated function may take function arguments (`F: Fn(f64) -> f64`, `impl Fn(f64, f64)
+//! -> f64`, `&F`, or over `T: Float`: 1 to 4 floats to a float) and call them. An annotated
+//! caller passes a closure, or an annotated function by name; the derivative flows into the
+//! variables the closure captures, in both modes. The macro lifts the closure into a hidden
+//! annotated function of its arguments and its captured variables.
+//!
+//! ```
+//! #[ad::reverse]
+//! #[ad::forward]
+//! fn integrate<F: Fn(f64) -> f64>(f: F, a: f64, b: f64) -> f64 {
+//!     let h = (b - a) / 4.0;
+//!     let mut s = 0.0;
+//!     for i in 0..4 {
+//!         s += f(a + (i as f64 + 0.5) * h);
+//!     }
+//!     s * h
+//! }
+//!
+//! /// ∫₀ᵇ c x dx = c b² / 2 (the midpoint rule is exact on lines).
+//! #[ad::reverse]
+//! #[ad::forward]
+//! fn area(c: f64, b: f64) -> f64 {
+//!     integrate(|x| c * x, 0.0, b)
+//! }
+//!
+//! let (value, (dc, db)) = area_grad(3.0, 2.0);
+//! assert_eq!((value, dc, db), (6.0, 2.0, 6.0));
+//! assert_eq!(area_jvp(3.0, 2.0, 1.0, 0.0), (6.0, 2.0));
+//! ```
+//!
 //! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
 //! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the forward-mode dual numbers
 //! ([`Dual`], [`DualVec`], [`forward`](mod@forward)), the finite-difference [`check`]er, and the

@@ -864,6 +864,13 @@ pub(crate) mod snapshots {
         check("closures");
     }
 
+    /// A function argument called through its companions; a closure passed to a function,
+    /// lifted into a hidden function, with its captured variables' adjoint cells.
+    #[test]
+    fn function_args() {
+        check("function_args");
+    }
+
     /// `&mut` and `&f64` parameters, a callee writing through `&mut`, a tuple result.
     #[test]
     fn mutation() {

@@ -1,9 +1,10 @@
-// `impl Trait` parameters are rejected at the `impl Trait` type.
+// `impl Trait` parameters other than `impl Fn(..)` (a function argument) are rejected at the
+// `impl Trait` type.
 use ad::reverse;
 
 #[reverse]
-fn f(x: f64, g: impl Fn(f64) -> f64) -> f64 { //~ ERROR `impl Trait` parameters are not supported
-    g(x) * x
+fn f(x: f64, g: impl Iterator<Item = f64>) -> f64 { //~ ERROR `impl Trait` parameters are not supported
+    g.sum::<f64>() * x
 }
 
 fn main() {}

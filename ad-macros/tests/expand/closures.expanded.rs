@@ -251,6 +251,33 @@ impl free_variable {
         __ad_r
     }
 }
+impl ::ad::__private::Function1<f64> for free_variable {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        free_variable(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for free_variable {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        free_variable::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        free_variable::rev(x0, __seed, __stack, sx0)
+    }
+}
 fn map_sin_sum(xs: &[f64], ys: &[f64], w: f64) -> f64 {
     xs.iter().zip(ys).map(|(x, y)| (x * w).sin() * y).sum::<f64>()
 }

@@ -174,6 +174,40 @@ impl f {
         })
     }
 }
+impl ::ad::__private::Function2<f64> for f {
+    #[inline]
+    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+        f(x0, x1)
+    }
+}
+impl ::ad::__private::ReverseFunction2<f64> for f {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        x1: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        f::fwd(x0, x1, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<
+        __K,
+        __S0: ::ad::__private::ScalarSink<f64>,
+        __S1: ::ad::__private::ScalarSink<f64>,
+    >(
+        _: &Self,
+        x0: f64,
+        x1: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+        sx1: __S1,
+    ) {
+        f::rev(x0, x1, __seed, __stack, sx0, sx1)
+    }
+}
 fn assign(x: f64) -> f64 {
     let mut s = x * 2.0;
     s += x.exp();
@@ -352,6 +386,33 @@ impl assign {
             __ad_c0.add(__adj_s * 2.0);
             __ad_r2
         })
+    }
+}
+impl ::ad::__private::Function1<f64> for assign {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        assign(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for assign {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        assign::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        assign::rev(x0, __seed, __stack, sx0)
     }
 }
 fn piecewise(x: f64) -> f64 {
@@ -586,6 +647,33 @@ impl piecewise {
                 __ad_r5
             }
         })
+    }
+}
+impl ::ad::__private::Function1<f64> for piecewise {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        piecewise(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for piecewise {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        piecewise::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        piecewise::rev(x0, __seed, __stack, sx0)
     }
 }
 fn recurrence(x0: f64, a: f64, n: usize) -> f64 {
@@ -1401,6 +1489,33 @@ impl square {
         __ad_r
     }
 }
+impl ::ad::__private::Function1<f64> for square {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        square(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for square {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        square::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        square::rev(x0, __seed, __stack, sx0)
+    }
+}
 fn calls(x: f64) -> f64 {
     square(x) + x
 }
@@ -1604,5 +1719,32 @@ impl calls {
             );
             __ad_r0
         })
+    }
+}
+impl ::ad::__private::Function1<f64> for calls {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        calls(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for calls {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        calls::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        calls::rev(x0, __seed, __stack, sx0)
     }
 }

@@ -572,6 +572,33 @@ impl built {
         __ad_r
     }
 }
+impl ::ad::__private::Function1<f64> for built {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        built(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for built {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        built::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        built::rev(x0, __seed, __stack, sx0)
+    }
+}
 fn rect(x: f64, y: f64) -> Shape {
     Shape::Rect { w: x * y, h: y }
 }

@@ -139,6 +139,33 @@ impl halve {
         __ad_r
     }
 }
+impl ::ad::__private::Function1<f64> for halve {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        halve(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for halve {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        halve::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        halve::rev(x0, __seed, __stack, sx0)
+    }
+}
 fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
     let mut x = x0;
     for _ in 0..n {

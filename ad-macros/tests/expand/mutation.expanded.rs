@@ -775,3 +775,37 @@ impl polar {
         __ad_r
     }
 }
+impl ::ad::__private::Function2<f64> for polar {
+    #[inline]
+    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+        polar(x0, x1)
+    }
+}
+impl ::ad::__private::ReverseFunction2<f64> for polar {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        x1: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        polar::fwd(x0, x1, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<
+        __K,
+        __S0: ::ad::__private::ScalarSink<f64>,
+        __S1: ::ad::__private::ScalarSink<f64>,
+    >(
+        _: &Self,
+        x0: f64,
+        x1: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+        sx1: __S1,
+    ) {
+        polar::rev(x0, x1, __seed, __stack, sx0, sx1)
+    }
+}

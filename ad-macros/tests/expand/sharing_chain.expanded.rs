@@ -305,3 +305,30 @@ impl chain {
         __ad_r
     }
 }
+impl ::ad::__private::Function1<f64> for chain {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        chain(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for chain {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        chain::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        chain::rev(x0, __seed, __stack, sx0)
+    }
+}

@@ -139,6 +139,40 @@ impl f {
         __ad_r
     }
 }
+impl ::ad::__private::Function2<f64> for f {
+    #[inline]
+    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+        f(x0, x1)
+    }
+}
+impl ::ad::__private::ReverseFunction2<f64> for f {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        x1: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        f::fwd(x0, x1, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<
+        __K,
+        __S0: ::ad::__private::ScalarSink<f64>,
+        __S1: ::ad::__private::ScalarSink<f64>,
+    >(
+        _: &Self,
+        x0: f64,
+        x1: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+        sx1: __S1,
+    ) {
+        f::rev(x0, x1, __seed, __stack, sx0, sx1)
+    }
+}
 fn piecewise(x: f64, k: i32) -> f64 {
     let mut s = x.sin() * x;
     if s > 0.5 {
@@ -630,5 +664,32 @@ impl constant_receiver {
         );
         __ad_stack.set(__ad_st);
         __ad_r
+    }
+}
+impl ::ad::__private::Function1<f64> for constant_receiver {
+    #[inline]
+    fn call(_: &Self, x0: f64) -> f64 {
+        constant_receiver(x0)
+    }
+}
+impl ::ad::__private::ReverseFunction1<f64> for constant_receiver {
+    #[inline]
+    fn __ad_fwd_call(
+        _: &Self,
+        x0: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+    ) -> f64 {
+        constant_receiver::fwd(x0, __stack)
+    }
+    #[inline]
+    fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
+        _: &Self,
+        x0: f64,
+        __seed: f64,
+        __stack: &mut ::ad::__private::ValueStack,
+        _: __K,
+        sx0: __S0,
+    ) {
+        constant_receiver::rev(x0, __seed, __stack, sx0)
     }
 }
