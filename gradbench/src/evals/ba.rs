@@ -1,0 +1,9 @@
+//! `ba` (not yet implemented).
+
+use super::Runner;
+use serde_json::Value;
+
+/// Prepares a function of `ba`.
+pub fn prepare(function: &str, _input: &Value) -> Result<Box<dyn Runner>, String> {
+    Err(format!("ba: {function} not implemented"))
+}
