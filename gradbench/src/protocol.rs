@@ -11,7 +11,9 @@ pub fn serve() {
     let mut out = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
-        let Ok(msg) = serde_json::from_str::<Value>(&line) else { continue };
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
         let id = msg["id"].clone();
         let answer = match msg["kind"].as_str() {
             Some("start") => json!({"id": id, "tool": "ad"}),

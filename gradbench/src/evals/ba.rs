@@ -140,16 +140,12 @@ impl Problem {
         let weight_col = point_col + 3 * self.m;
         for (i, &(c, q)) in self.obs.iter().enumerate() {
             for seed in [[1.0, 0.0], [0.0, 1.0]] {
-                let (_, (dcam, dx, dw)) = reprojection_error_vjp(
-                    self.cams[c],
-                    self.x[q],
-                    self.w[i],
-                    self.feats[i],
-                    seed,
-                );
+                let (_, (dcam, dx, dw)) =
+                    reprojection_error_vjp(self.cams[c], self.x[q], self.w[i], self.feats[i], seed);
                 jac.cols.extend((0..CAM).map(|k| (CAM * c + k) as i64));
                 jac.vals.extend_from_slice(&dcam);
-                jac.cols.extend((0..3).map(|k| (point_col + 3 * q + k) as i64));
+                jac.cols
+                    .extend((0..3).map(|k| (point_col + 3 * q + k) as i64));
                 jac.vals.extend_from_slice(&dx);
                 jac.cols.push((weight_col + i) as i64);
                 jac.vals.push(dw);

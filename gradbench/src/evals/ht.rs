@@ -7,6 +7,10 @@
 //! residual depends on its own point's two u's only, so two more tangents, u₀ of every point
 //! together and u₁ of every point together, give the two u columns of the eval's output.
 
+// The annotated functions take the model as slices (forward mode takes no structs), and so do
+// the tangent functions generated from them, which do not carry a function's `allow`.
+#![allow(clippy::too_many_arguments, clippy::needless_range_loop)]
+
 use super::Runner;
 use ad::{forward, Lanes};
 use serde_json::Value;
@@ -37,7 +41,6 @@ pub struct Model {
 
 /// The posed vertex positions, 3 per vertex, for the pose θ.
 #[forward(vector, wrt(theta))]
-#[allow(clippy::too_many_arguments)]
 pub fn vertex_positions(
     theta: &[f64],
     parents: &[i64],
@@ -78,7 +81,11 @@ pub fn vertex_positions(
     // Rz·Ry·Rx of its Euler angles (x, z, y in the column).
     let mut relatives = vec![0.0; 16 * bones];
     for b in 0..bones {
-        let (tx, tz, ty) = (pose[3 * (b + 3)], pose[3 * (b + 3) + 1], pose[3 * (b + 3) + 2]);
+        let (tx, tz, ty) = (
+            pose[3 * (b + 3)],
+            pose[3 * (b + 3) + 1],
+            pose[3 * (b + 3) + 2],
+        );
         let (sx, cx) = (tx.sin(), tx.cos());
         let (sy, cy) = (ty.sin(), ty.cos());
         let (sz, cz) = (tz.sin(), tz.cos());
@@ -200,7 +207,6 @@ pub fn vertex_positions(
 
 /// The simple variant's residuals: each observed point minus its corresponding vertex.
 #[forward(vector, wrt(theta))]
-#[allow(clippy::too_many_arguments)]
 pub fn simple_residuals(
     theta: &[f64],
     parents: &[i64],
@@ -234,7 +240,6 @@ pub fn simple_residuals(
 /// The complicated variant's residuals: each observed point minus the point of barycentric
 /// coordinates (u₀, u₁, 1 − u₀ − u₁) on its corresponding triangle.
 #[forward(vector, wrt(theta, us))]
-#[allow(clippy::too_many_arguments)]
 pub fn complicated_residuals(
     theta: &[f64],
     us: &[f64],
@@ -378,7 +383,10 @@ impl Problem {
         let model = &data["model"];
         let theta = floats(&input["theta"], "theta")?;
         if theta.len() != THETA {
-            return Err(format!("ht: theta has {} entries, not {THETA}", theta.len()));
+            return Err(format!(
+                "ht: theta has {} entries, not {THETA}",
+                theta.len()
+            ));
         }
         let parents = model["parents"]
             .as_array()
@@ -505,11 +513,7 @@ impl Runner for Ht {
     fn output(&self) -> Value {
         if self.jacobian {
             let (cols, jac) = &self.jac;
-            Value::from(
-                jac.chunks(*cols)
-                    .map(<[f64]>::to_vec)
-                    .collect::<Vec<_>>(),
-            )
+            Value::from(jac.chunks(*cols).map(<[f64]>::to_vec).collect::<Vec<_>>())
         } else {
             Value::from(self.err.clone())
         }

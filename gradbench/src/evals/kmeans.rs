@@ -50,21 +50,14 @@ pub fn cost(points: &[f64], centroids: &[f64], d: usize) -> f64 {
 /// Hessian (H·1, H being diagonal).
 pub fn dir(points: &[f64], centroids: &[f64], d: usize, ones: &[f64]) -> Vec<f64> {
     let (_, gradient, diagonal) = cost_hvp(points, centroids, d, ones);
-    gradient
-        .iter()
-        .zip(&diagonal)
-        .map(|(g, h)| g / h)
-        .collect()
+    gradient.iter().zip(&diagonal).map(|(g, h)| g / h).collect()
 }
 
 fn matrix(value: &Value, name: &str) -> Result<(Vec<f64>, usize), String> {
     let rows = value[name]
         .as_array()
         .ok_or_else(|| format!("kmeans: missing {name}"))?;
-    let d = rows
-        .first()
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
+    let d = rows.first().and_then(Value::as_array).map_or(0, Vec::len);
     let mut flat = Vec::with_capacity(rows.len() * d);
     for row in rows {
         let row = row
@@ -72,7 +65,10 @@ fn matrix(value: &Value, name: &str) -> Result<(Vec<f64>, usize), String> {
             .filter(|r| r.len() == d)
             .ok_or_else(|| format!("kmeans: {name} rows of unequal lengths"))?;
         for x in row {
-            flat.push(x.as_f64().ok_or_else(|| format!("kmeans: {name} not numbers"))?);
+            flat.push(
+                x.as_f64()
+                    .ok_or_else(|| format!("kmeans: {name} not numbers"))?,
+            );
         }
     }
     Ok((flat, d))

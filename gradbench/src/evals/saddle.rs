@@ -113,7 +113,10 @@ pub fn max_inner_forward(x: [f64; 2], start: [f64; 2]) -> f64 {
 /// GradBench's descent on a function given with its gradient: the rate starts at 10⁻⁵,
 /// doubles after ten accepted steps in a row and halves on a step that does not decrease the
 /// value; it stops when the gradient or the step is at most 10⁻⁵ long.
-pub fn argmin(mut value_and_gradient: impl FnMut([f64; 2]) -> (f64, [f64; 2]), x0: [f64; 2]) -> [f64; 2] {
+pub fn argmin(
+    mut value_and_gradient: impl FnMut([f64; 2]) -> (f64, [f64; 2]),
+    x0: [f64; 2],
+) -> [f64; 2] {
     let norm = |v: [f64; 2]| (v[0] * v[0] + v[1] * v[1]).sqrt();
     let mut x = x0;
     let (mut fx, mut gx) = value_and_gradient(x);
