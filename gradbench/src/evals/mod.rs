@@ -15,22 +15,23 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub mod ba;
 pub mod det;
 pub mod gmm;
 pub mod hello;
+pub mod ht;
+pub mod kmeans;
 pub mod llsq;
 pub mod lse;
 pub mod lstm;
 pub mod ode;
-// Evals of the second half (kmeans, ba, ht, particle, saddle) go here:
-// pub mod ba;
-// pub mod ht;
-// pub mod kmeans;
-// pub mod particle;
-// pub mod saddle;
+pub mod particle;
+pub mod saddle;
 
 /// The evals this tool implements, sorted as in `evals.txt`; `define` succeeds for these.
-pub const SUPPORTED: &[&str] = &["det", "gmm", "hello", "llsq", "lse", "lstm", "ode"];
+pub const SUPPORTED: &[&str] = &[
+    "ba", "det", "gmm", "hello", "ht", "kmeans", "llsq", "lse", "lstm", "ode", "particle", "saddle",
+];
 
 /// One evaluation, its input already converted: run it, then read its output.
 pub trait Runner {
@@ -50,12 +51,11 @@ pub fn prepare(module: &str, function: &str, input: &Value) -> Result<Box<dyn Ru
         "lse" => lse::prepare(function, input),
         "lstm" => lstm::prepare(function, input),
         "ode" => ode::prepare(function, input),
-        // Evals of the second half:
-        // "ba" => ba::prepare(function, input),
-        // "ht" => ht::prepare(function, input),
-        // "kmeans" => kmeans::prepare(function, input),
-        // "particle" => particle::prepare(function, input),
-        // "saddle" => saddle::prepare(function, input),
+        "ba" => ba::prepare(function, input),
+        "ht" => ht::prepare(function, input),
+        "kmeans" => kmeans::prepare(function, input),
+        "particle" => particle::prepare(function, input),
+        "saddle" => saddle::prepare(function, input),
         _ => Err(format!("module `{module}` is not supported")),
     }
 }
