@@ -32,6 +32,47 @@ pub struct ValueStack {
     others: Vec<Box<dyn core::any::Any + Send>>,
 }
 
+thread_local! {
+    /// The stack of this thread's last gradient (see [`ValueStack::reused`]).
+    static CACHE: core::cell::Cell<Option<ValueStack>> = const { core::cell::Cell::new(None) };
+}
+
+/// A [`ValueStack`] borrowed from the thread ([`ValueStack::reused`]): it dereferences to the
+/// stack and, when dropped, empties it and gives it back (keeping the larger of it and the
+/// one the thread holds, if a nested gradient gave one back meanwhile).
+#[derive(Debug)]
+pub struct ReusedStack(ValueStack);
+
+impl core::ops::Deref for ReusedStack {
+    type Target = ValueStack;
+    #[inline]
+    fn deref(&self) -> &ValueStack {
+        &self.0
+    }
+}
+
+impl core::ops::DerefMut for ReusedStack {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut ValueStack {
+        &mut self.0
+    }
+}
+
+impl Drop for ReusedStack {
+    fn drop(&mut self) {
+        let mut stack = core::mem::take(&mut self.0);
+        stack.clear();
+        // (During thread teardown the cache may be gone: the stack is then just dropped.)
+        let _ = CACHE.try_with(|cache| {
+            let keep = match cache.take() {
+                Some(other) if other.capacity() > stack.capacity() => other,
+                _ => stack,
+            };
+            cache.set(Some(keep));
+        });
+    }
+}
+
 impl ValueStack {
     /// An empty stack; allocates nothing until the first push.
     pub const fn new() -> Self {
@@ -43,6 +84,35 @@ impl ValueStack {
             bits: BitStack::new(),
             others: Vec::new(),
         }
+    }
+
+    /// The stack this thread's last gradient left behind, emptied (or a new one): its
+    /// vectors keep their capacity, so a gradient computed again and again (an optimiser's
+    /// loop) does not allocate and fault in fresh pages for its values every time. The stack
+    /// goes back to the thread when the returned guard is dropped.
+    pub fn reused() -> ReusedStack {
+        let stack = CACHE.with(|cache| cache.take()).unwrap_or_default();
+        ReusedStack(stack)
+    }
+
+    /// Empties the stack, keeping its capacity.
+    fn clear(&mut self) {
+        self.f64s.clear();
+        self.f32s.clear();
+        self.usizes.clear();
+        self.i32s.clear();
+        self.bits.words.clear();
+        self.bits.len = 0;
+        self.others.clear();
+    }
+
+    /// The number of values it has room for without growing.
+    fn capacity(&self) -> usize {
+        self.f64s.capacity()
+            + self.f32s.capacity()
+            + self.usizes.capacity()
+            + self.i32s.capacity()
+            + self.bits.words.capacity()
     }
 
     /// Pushes one value.
@@ -287,6 +357,27 @@ impl BitStack {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_reused_stack_is_empty_and_keeps_its_capacity() {
+        {
+            let mut stack = ValueStack::reused();
+            for i in 0..1000 {
+                stack.push(i as f64);
+                stack.push(i % 2 == 0);
+            }
+        }
+        let stack = ValueStack::reused();
+        assert!(stack.is_empty());
+        assert!(stack.capacity() >= 1000);
+        // A nested one while the first is out: a new stack; the larger is kept after.
+        let inner = ValueStack::reused();
+        assert!(inner.is_empty());
+        assert_eq!(inner.capacity(), 0);
+        drop(inner);
+        drop(stack);
+        assert!(ValueStack::reused().capacity() >= 1000);
+    }
 
     #[test]
     fn bits_round_trip_across_word_boundaries() {

@@ -213,7 +213,7 @@ fn layer_sum_vjp(
     __seed: f64,
 ) -> (f64, (<Layer as ::ad::Adjoint>::Adj, ::std::vec::Vec<f64>)) {
     let _ = layer_sum;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut s: f64 = 0.0;
     let __n0 = l.w.len().min(l.b.len());
     for __i1 in 0..__n0 {
@@ -403,7 +403,7 @@ fn euler_vjp(
     let _ = euler;
     let __ad_mut_ps = ps;
     let ps = ::ad::__private::AggInOut::entry(&*__ad_mut_ps);
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut __ps_2 = ::ad::__private::AggInOut::entry(&ps);
     let __n0 = __ps_2.len();
     for __i1 in 0..__n0 {

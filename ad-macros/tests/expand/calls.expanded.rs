@@ -25,7 +25,7 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     use pow_rec as __callee1;
     ::ad::__private::require_derivative::<__callee1>();
     let mut __t3 = 0.0_f64;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let __c0 = n == 0;
     let __t5: f64 = if __c0 {
         1.0

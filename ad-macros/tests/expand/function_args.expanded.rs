@@ -20,7 +20,7 @@ fn apply_vjp<F: ::ad::__private::ReverseFunction1<f64>>(
     __seed: f64,
 ) -> (f64, f64) {
     let _ = apply::<fn(f64) -> f64>;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let __t1: f64 = ::ad::__private::expect_result::<
         f64,
         _,
@@ -140,7 +140,7 @@ fn outer_vjp(c: f64, w: &[f64], __seed: f64) -> (f64, (f64, ::std::vec::Vec<f64>
     #[allow(unused_imports)]
     use apply as __callee0;
     ::ad::__private::require_derivative::<__callee0>();
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let __t1: f64 = ::ad::__private::expect_result::<
         f64,
         _,

@@ -20,7 +20,7 @@ fn poly<T: Float>(x: T, w: &[T]) -> T {
 )]
 fn poly_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>)) {
     let _ = poly::<T>;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut acc: T = T::ZERO;
     for i in 0..w.len() {
         let __acc_old10 = acc;
@@ -387,7 +387,7 @@ fn scale_vjp<T: Float>(
     let _ = scale::<T>;
     let __ad_mut_out = out;
     let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut __out_2 = ::core::clone::Clone::clone(&out);
     let mut __trips3 = 0usize;
     for i in 0..__out_2.len() {
@@ -578,7 +578,7 @@ fn twice_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>))
     #[allow(unused_imports)]
     use poly as __callee2;
     ::ad::__private::require_derivative::<__callee2>();
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let a: T = ::ad::__private::expect_result::<
         T,
         _,

@@ -194,7 +194,7 @@ fn recurrence_vjp(
     __seed: f64,
 ) -> (f64, (f64, f64, f64)) {
     let _ = recurrence;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut x = x0;
     for _ in 0..n {
         let __x_old10 = x;

@@ -28,7 +28,7 @@ fn scale_into_vjp(
     let k: f64 = *k;
     let __ad_mut_out = out;
     let out = ::ad::__private::InOut::entry(&*__ad_mut_out);
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut __out_2 = ::core::clone::Clone::clone(&out);
     let mut __trips2 = 0usize;
     for i in 0..__out_2.len() {
@@ -356,7 +356,7 @@ fn simulate_vjp(
     ::ad::__private::require_derivative::<__callee0>();
     let __ad_mut_state = state;
     let state = ::ad::__private::InOut::entry(&*__ad_mut_state);
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut __state_2 = ::core::clone::Clone::clone(&state);
     for _ in 0..n {
         let __t1 = __callee0::fwd(&mut __state_2, dt, &mut *__stack);
@@ -632,7 +632,7 @@ fn polar_vjp(x: f64, r: f64, __seed: f64) -> (f64, (f64, f64)) {
     #[allow(unused_imports)]
     use sincos as __callee0;
     ::ad::__private::require_derivative::<__callee0>();
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let __t1 = __callee0::fwd(x, &mut *__stack);
     let s = __t1.0;
     let c = __t1.1;

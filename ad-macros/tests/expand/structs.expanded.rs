@@ -221,7 +221,7 @@ fn total_vjp(
     #[allow(unused_imports)]
     use energy as __callee0;
     ::ad::__private::require_derivative::<__callee0>();
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut e: f64 = 0.0;
     for i in 0..ps.len() {
         let __t1: f64 = ::ad::__private::expect_result::<

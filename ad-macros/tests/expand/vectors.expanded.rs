@@ -20,7 +20,7 @@ fn buffer(x: &[f64]) -> f64 {
 )]
 fn buffer_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = buffer;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut buf = ::std::vec::Vec::new();
     for i in 0..x.len() {
         let __t1 = x[i];

@@ -381,7 +381,7 @@ fn horner(c: &[f64], x: f64) -> f64 {
 )]
 fn horner_vjp(c: &[f64], x: f64, __seed: f64) -> (f64, (::std::vec::Vec<f64>, f64)) {
     let _ = horner;
-    let __stack = &mut ::ad::__private::ValueStack::new();
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut acc: f64 = 0.0;
     let __n0 = c.len();
     for __i1 in 0..__n0 {

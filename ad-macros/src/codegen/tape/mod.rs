@@ -42,7 +42,7 @@ pub(super) fn emit_vjp(
     let stack = stack();
     let stack_decl = plan
         .uses_stack
-        .then(|| quote!(let #stack = &mut ::ad::__private::ValueStack::new();));
+        .then(|| quote!(let #stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
     let callees = super::callees_prelude(body, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
