@@ -381,3 +381,31 @@ fn annotated_functions_passed_by_name() {
     let (_, t) = area_by_name_jvp(a, b, 1.0, 2.0);
     assert!(close(t, da + 2.0 * db, 1e-13));
 }
+
+/// Forward mode alone: a forward-only higher-order function and caller.
+#[ad::forward]
+fn sum_at<F: Fn(f64) -> f64>(f: F, xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &x in xs {
+        s += f(x);
+    }
+    s
+}
+
+#[ad::forward]
+fn scaled_exp_sum(k: f64, xs: &[f64]) -> f64 {
+    sum_at(|x| (k * x).exp(), xs)
+}
+
+#[test]
+fn forward_only_caller_and_callee() {
+    let xs = [0.1, -0.4, 0.7];
+    let k = 0.9;
+    let (value, t) = scaled_exp_sum_jvp(k, &xs, 1.0, &[0.0; 3]);
+    let expected: f64 = xs.iter().map(|x| (k * x).exp()).sum();
+    let dk: f64 = xs.iter().map(|x| x * (k * x).exp()).sum();
+    assert!(close(value, expected, 1e-15));
+    assert!(close(t, dk, 1e-14), "{t} {dk}");
+    let (_, tx) = scaled_exp_sum_jvp(k, &xs, 0.0, &[1.0, 0.0, 0.0]);
+    assert!(close(tx, k * (k * xs[0]).exp(), 1e-14));
+}
