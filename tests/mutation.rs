@@ -777,3 +777,40 @@ fn mut_slice_passed_twice_to_a_reader() {
     let (v, (gx, gs)) = norm_of_mut_grad(3.0, &mut s);
     assert_eq!((v, gx, gs), (15.0, 5.0, vec![6.0, 12.0]));
 }
+
+/// A closure whose parameter receives a `&mut` parameter's value (`f(*om)`) and passes it to
+/// a callee: the callee gets the value (found by the differential fuzzer: the parameter's name
+/// was taken for the reference and passed by `&mut`).
+#[ad::reverse]
+fn closure_param_from_mut_ref_callee(a: f64, b: f64) -> f64 {
+    a * b.sin()
+}
+
+#[ad::reverse]
+fn closure_param_from_mut_ref(x: f64, om: &mut f64) -> f64 {
+    let f = |c1: f64, c2: f64| closure_param_from_mut_ref_callee(c2, x) * c1;
+    let t = f(x * 2.0, *om);
+    *om *= 3.0;
+    t
+}
+
+#[test]
+fn closure_parameter_bound_to_a_mut_parameter_value() {
+    let (x, om0) = (0.7, 1.3);
+    let mut om = om0;
+    let value = closure_param_from_mut_ref(x, &mut om);
+    // t = om0 · sin(x) · 2x; om ← 3 om0.
+    assert!((value - om0 * x.sin() * 2.0 * x).abs() < 1e-15);
+    assert_eq!(om, 3.0 * om0);
+    let mut om = om0;
+    let (v, dx, dom) = {
+        let (v, (dx, dom)) = closure_param_from_mut_ref_vjp(x, &mut om, 1.0, 0.0);
+        (v, dx, dom)
+    };
+    assert!((v - value).abs() < 1e-15);
+    assert!(
+        (dx - om0 * (x.cos() * 2.0 * x + x.sin() * 2.0)).abs() < 1e-12,
+        "{dx}"
+    );
+    assert!((dom - x.sin() * 2.0 * x).abs() < 1e-12, "{dom}");
+}

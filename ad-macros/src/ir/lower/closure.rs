@@ -153,8 +153,10 @@ impl Lowerer<'_> {
             (syn::Pat::Type(typed), value) => self.bind_param(&typed.pat, value, out),
             // `|&x|` on an element taken by reference: `x` is the value, which the IR holds.
             (syn::Pat::Reference(r), value) => self.bind_param(&r.pat, value, out),
+            // (Not a `&mut` parameter's copy: the name would be taken for the reference,
+            // passed on by `&mut`, where the closure has the value.)
             (syn::Pat::Ident(p), Value::Op(Operand::Var(v)))
-                if p.mutability.is_none() && p.subpat.is_none() =>
+                if p.mutability.is_none() && p.subpat.is_none() && !self.mut_refs.contains(&v) =>
             {
                 self.bind(&p.ident, Binding::Var(v));
             }
