@@ -301,6 +301,7 @@ fn map_sin_sum_vjp(
     __seed: f64,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, f64)) {
     let _ = map_sin_sum;
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut __acc0: f64 = -0.0;
     for __i1 in 0..xs.len().min(ys.len()) {
         let __x2 = xs[__i1];
@@ -309,6 +310,7 @@ fn map_sin_sum_vjp(
         let __t5 = __t4.sin();
         let __t6 = __t5 * __x3;
         __acc0 += __t6;
+        __stack.push(__t5);
     }
     let mut __adj_xs = ::ad::__private::zeros_like(&xs);
     let mut __adj_ys = ::ad::__private::zeros_like(&ys);
@@ -316,14 +318,14 @@ fn map_sin_sum_vjp(
     let mut __adj_acc0 = 0.0_f64;
     __adj_acc0 += __seed;
     for __i1 in (0..xs.len().min(ys.len())).rev() {
+        let __t5 = __stack.pop::<f64>();
         let __x2 = xs[__i1];
         let __x3 = ys[__i1];
         let __t4 = __x2 * w;
-        let (__t5, __d8) = ::ad::__private::rules::sin_and_d(__t4);
         let __adj_t6 = __adj_acc0;
         let __adj_t5 = __adj_t6 * __x3;
         let __adj_x3 = __adj_t6 * __t5;
-        let __adj_t4 = __adj_t5 * __d8;
+        let __adj_t4 = __adj_t5 * ::ad::__private::rules::d_sin(__t4);
         let __adj_x2 = __adj_t4 * w;
         __adj_w += __adj_t4 * __x2;
         __adj_ys[__i1] += __adj_x3;
@@ -377,6 +379,7 @@ impl map_sin_sum {
             let __t5 = __t4.sin();
             let __t6 = __t5 * __x3;
             __acc0 += __t6;
+            __stack.push(__t5);
         }
         __acc0
     }
@@ -404,14 +407,14 @@ impl map_sin_sum {
         let mut __adj_acc0 = 0.0_f64;
         __adj_acc0 += __seed;
         for __i1 in (0..xs.len().min(ys.len())).rev() {
+            let __t5 = __stack.pop::<f64>();
             let __x2 = xs[__i1];
             let __x3 = ys[__i1];
             let __t4 = __x2 * w;
-            let (__t5, __d8) = ::ad::__private::rules::sin_and_d(__t4);
             let __adj_t6 = __adj_acc0;
             let __adj_t5 = __adj_t6 * __x3;
             let __adj_x3 = __adj_t6 * __t5;
-            let __adj_t4 = __adj_t5 * __d8;
+            let __adj_t4 = __adj_t5 * ::ad::__private::rules::d_sin(__t4);
             let __adj_x2 = __adj_t4 * w;
             ::ad::__private::ScalarSink::add(&mut __adj_w, __adj_t4 * __x2);
             ::ad::__private::ArraySink::add_at(&mut __adj_ys, __i1, __adj_x3);

@@ -299,6 +299,7 @@ impl assign {
         s += __t1;
         let __t2 = s * s;
         __stack.push(s);
+        __stack.push(__t1);
         __t2
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
@@ -318,8 +319,8 @@ impl assign {
         __stack: &mut ::ad::__private::ValueStack,
         mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
     ) {
+        let __t1 = __stack.pop::<f64>();
         let s = __stack.pop::<f64>();
-        let __t1 = x.exp();
         let mut __adj_s = 0.0_f64;
         let __adj_t2 = __seed;
         __adj_s += __adj_t2 * s;
@@ -846,6 +847,7 @@ impl recurrence {
             let __t2 = __t1 + x;
             x = __t2;
             __stack.push(__x_old8);
+            __stack.push(__t0);
         }
         x
     }
@@ -873,15 +875,15 @@ impl recurrence {
         let mut __adj_x = 0.0_f64;
         __adj_x += __seed;
         for _ in (0..n).rev() {
+            let __t0 = __stack.pop::<f64>();
             let __x_old8 = __stack.pop::<f64>();
-            let (__t0, __d4) = ::ad::__private::rules::sin_and_d(__x_old8);
             let __adj_t2 = __adj_x;
             __adj_x = 0.0;
             let __adj_t1 = __adj_t2;
             __adj_x += __adj_t2;
             let __adj_t0 = __adj_t1 * a;
             ::ad::__private::ScalarSink::add(&mut __adj_a, __adj_t1 * __t0);
-            let __adj_x_old8 = __adj_t0 * __d4;
+            let __adj_x_old8 = __adj_t0 * ::ad::__private::rules::d_sin(__x_old8);
             __adj_x += __adj_x_old8;
         }
         ::ad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);

@@ -278,8 +278,10 @@ impl piecewise {
         let __t6 = -x;
         let __t7 = __t6.exp();
         let __t8 = __t5 + __t7;
+        __stack.push(__t0);
         __stack.push(s);
         __stack.push(__c2);
+        __stack.push(__t7);
         __t8
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
@@ -301,11 +303,10 @@ impl piecewise {
         mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
         _: ::ad::__private::Discard,
     ) {
+        let __t7 = __stack.pop::<f64>();
         let __c2 = __stack.pop::<bool>();
         let s = __stack.pop::<f64>();
-        let (__t0, __d2) = ::ad::__private::rules::sin_and_d(x);
-        let __t6 = -x;
-        let __t7 = __t6.exp();
+        let __t0 = __stack.pop::<f64>();
         let mut __adj_s = 0.0_f64;
         let __adj_t8 = __seed;
         let __adj_t5 = __adj_t8;
@@ -325,7 +326,10 @@ impl piecewise {
         }
         let __adj_t0 = __adj_s * x;
         ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_s * __t0);
-        ::ad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * __d2);
+        ::ad::__private::ScalarSink::add(
+            &mut __adj_x,
+            __adj_t0 * ::ad::__private::rules::d_sin(x),
+        );
     }
     /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
     /// cell, then adds the adjoints of the parameters into the argument cells.
@@ -601,6 +605,8 @@ impl constant_receiver {
         let __t2 = __t1 * x;
         let __t3 = f64::powf(2.0_f64, x);
         let __t4 = __t2 + __t3;
+        __stack.push(__t1);
+        __stack.push(__t3);
         __t4
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
@@ -620,9 +626,8 @@ impl constant_receiver {
         __stack: &mut ::ad::__private::ValueStack,
         mut __adj_x: impl ::ad::__private::ScalarSink<f64>,
     ) {
-        let __t0: f64 = 0.5 + 0.25;
-        let __t1 = __t0.sin();
-        let __t3 = f64::powf(2.0_f64, x);
+        let __t3 = __stack.pop::<f64>();
+        let __t1 = __stack.pop::<f64>();
         let __adj_t4 = __seed;
         let __adj_t2 = __adj_t4;
         let __adj_t3 = __adj_t4;

@@ -28,6 +28,7 @@ fn buffer_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let __t3 = __t2.sin();
         let __t4 = __t1 * __t3;
         buf.push(__t4);
+        __stack.push(__t3);
     }
     let mut __acc6: f64 = -0.0;
     let mut __trips9 = 0usize;
@@ -48,13 +49,13 @@ fn buffer_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         __adj_buf[__i7] += __adj_x8;
     }
     for i in (0..x.len()).rev() {
+        let __t3 = __stack.pop::<f64>();
         let __t1 = x[i];
         let __t2 = x[i];
-        let (__t3, __d5) = ::ad::__private::rules::sin_and_d(__t2);
         let __adj_t4 = ::ad::__private::vec_pop_adjoint(&mut __adj_buf);
         let __adj_t1 = __adj_t4 * __t3;
         let __adj_t3 = __adj_t4 * __t1;
-        let __adj_t2 = __adj_t3 * __d5;
+        let __adj_t2 = __adj_t3 * ::ad::__private::rules::d_sin(__t2);
         __adj_x[i] += __adj_t2;
         __adj_x[i] += __adj_t1;
     }
@@ -96,6 +97,7 @@ impl buffer {
             let __t3 = __t2.sin();
             let __t4 = __t1 * __t3;
             buf.push(__t4);
+            __stack.push(__t3);
         }
         let mut __acc6: f64 = -0.0;
         let mut __trips9 = 0usize;
@@ -138,13 +140,13 @@ impl buffer {
             __adj_buf[__i7] += __adj_x8;
         }
         for i in (0..x.len()).rev() {
+            let __t3 = __stack.pop::<f64>();
             let __t1 = x[i];
             let __t2 = x[i];
-            let (__t3, __d5) = ::ad::__private::rules::sin_and_d(__t2);
             let __adj_t4 = ::ad::__private::vec_pop_adjoint(&mut __adj_buf);
             let __adj_t1 = __adj_t4 * __t3;
             let __adj_t3 = __adj_t4 * __t1;
-            let __adj_t2 = __adj_t3 * __d5;
+            let __adj_t2 = __adj_t3 * ::ad::__private::rules::d_sin(__t2);
             ::ad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t2);
             ::ad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t1);
         }
@@ -698,6 +700,7 @@ impl buffer_cps {
             let __t3 = __t2.sin();
             let __t4 = __t1 * __t3;
             buf.push(__t4);
+            __stack.push(__t3);
         }
         let t = ::core::option::Option::unwrap(buf.pop());
         let mut __acc7: f64 = -0.0;
@@ -749,13 +752,13 @@ impl buffer_cps {
         }
         __adj_buf.push(__adj_t);
         for i in (0..x.len()).rev() {
+            let __t3 = __stack.pop::<f64>();
             let __t1 = x[i];
             let __t2 = x[i];
-            let (__t3, __d5) = ::ad::__private::rules::sin_and_d(__t2);
             let __adj_t4 = ::ad::__private::vec_pop_adjoint(&mut __adj_buf);
             let __adj_t1 = __adj_t4 * __t3;
             let __adj_t3 = __adj_t4 * __t1;
-            let __adj_t2 = __adj_t3 * __d5;
+            let __adj_t2 = __adj_t3 * ::ad::__private::rules::d_sin(__t2);
             ::ad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t2);
             ::ad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t1);
         }
