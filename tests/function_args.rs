@@ -409,3 +409,32 @@ fn forward_only_caller_and_callee() {
     let (_, tx) = scaled_exp_sum_jvp(k, &xs, 0.0, &[1.0, 0.0, 0.0]);
     assert!(close(tx, k * (k * xs[0]).exp(), 1e-14));
 }
+
+/// A recursive higher-order function passing its function argument on: one type throughout.
+#[ad::reverse]
+#[ad::forward]
+fn compose_n<F: Fn(f64) -> f64>(f: F, x: f64, n: usize) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        let y = f(x);
+        compose_n(f, y, n - 1)
+    }
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn damped(r: f64, x: f64) -> f64 {
+    compose_n(|v| r * v.sin(), x, 4)
+}
+
+#[test]
+fn recursive_higher_order_function() {
+    let primal = |r: f64, x: f64| (0..4).fold(x, |v, _| r * v.sin());
+    let (r, x) = (0.9, 1.2);
+    let (value, (dr, dx)) = damped_grad(r, x);
+    assert_eq!(value.to_bits(), primal(r, x).to_bits());
+    assert_close(&[dr, dx], &fd(|p| primal(p[0], p[1]), &[r, x]), 1e-7);
+    let (_, t) = damped_jvp(r, x, 1.0, 1.0);
+    assert!(close(t, dr + dx, 1e-13));
+}

@@ -12,7 +12,10 @@
 //! adjoints of the captured variables are added into [`Cell`]s the struct borrows (a
 //! backpropagator adding into the adjoints of its free variables, as in Pearlmutter &
 //! Siskind, TOPLAS 2008), and the caller adds them into its own adjoints after the call. The
-//! traits are named by generated code only.
+//! traits are named by generated code only. Their values are `Copy` (captured values and
+//! references to cells): a function argument passed on (`apply(f, x)`) is copied, so the
+//! forward and the reverse sweep both pass it, and a recursive higher-order function keeps
+//! one type.
 
 use std::cell::Cell;
 
@@ -25,7 +28,7 @@ macro_rules! function_traits {
             "A function of ", stringify!($n), " float argument(s), as the companions of a \
              differentiated higher-order function call it: its value."
         )]
-        pub trait $call<T> {
+        pub trait $call<T>: Copy {
             /// The function's value.
             fn call(f: &Self, $($x: T),*) -> T;
         }

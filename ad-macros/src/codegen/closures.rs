@@ -56,6 +56,15 @@ pub(crate) fn marker_impls(
         let tr = format_ident!("Function{}", n);
         quote! {
             #inherited
+            impl ::core::clone::Clone for #name {
+                #[inline]
+                fn clone(&self) -> Self {
+                    *self
+                }
+            }
+            #inherited
+            impl ::core::marker::Copy for #name {}
+            #inherited
             impl ::ad::__private::#tr<#t> for #name {
                 #[inline]
                 fn call(_: &Self, #(#xs: #t),*) -> #t {
@@ -250,6 +259,7 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
     quote! {
         #hidden
         #[doc(hidden)]
+        #[derive(Clone, Copy)]
         #[allow(non_camel_case_types, dead_code)]
         struct #object<'a, #bounded> {
             #(#fields,)*

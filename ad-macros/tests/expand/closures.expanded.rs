@@ -251,6 +251,13 @@ impl free_variable {
         __ad_r
     }
 }
+impl ::core::clone::Clone for free_variable {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for free_variable {}
 impl ::ad::__private::Function1<f64> for free_variable {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {

@@ -174,6 +174,13 @@ impl f {
         })
     }
 }
+impl ::core::clone::Clone for f {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for f {}
 impl ::ad::__private::Function2<f64> for f {
     #[inline]
     fn call(_: &Self, x0: f64, x1: f64) -> f64 {
@@ -389,6 +396,13 @@ impl assign {
         })
     }
 }
+impl ::core::clone::Clone for assign {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for assign {}
 impl ::ad::__private::Function1<f64> for assign {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {
@@ -650,6 +664,13 @@ impl piecewise {
         })
     }
 }
+impl ::core::clone::Clone for piecewise {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for piecewise {}
 impl ::ad::__private::Function1<f64> for piecewise {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {
@@ -1491,6 +1512,13 @@ impl square {
         __ad_r
     }
 }
+impl ::core::clone::Clone for square {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for square {}
 impl ::ad::__private::Function1<f64> for square {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {
@@ -1723,6 +1751,13 @@ impl calls {
         })
     }
 }
+impl ::core::clone::Clone for calls {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for calls {}
 impl ::ad::__private::Function1<f64> for calls {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {

@@ -572,6 +572,13 @@ impl built {
         __ad_r
     }
 }
+impl ::core::clone::Clone for built {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for built {}
 impl ::ad::__private::Function1<f64> for built {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {

@@ -56,6 +56,13 @@ impl f {
         (__t3, __tan_t3)
     }
 }
+impl ::core::clone::Clone for f {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for f {}
 impl ::ad::__private::Function2<f64> for f {
     #[inline]
     fn call(_: &Self, x0: f64, x1: f64) -> f64 {

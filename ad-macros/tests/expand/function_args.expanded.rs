@@ -360,6 +360,7 @@ fn __ad_closure_outer_0(x: f64, c: f64, w: &[f64]) -> f64 {
     c * x + w[0]
 }
 #[doc(hidden)]
+#[derive(Clone, Copy)]
 #[allow(non_camel_case_types, dead_code)]
 struct __AdClosure_outer_0<'a> {
     v0: f64,

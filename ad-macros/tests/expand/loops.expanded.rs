@@ -139,6 +139,13 @@ impl halve {
         __ad_r
     }
 }
+impl ::core::clone::Clone for halve {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for halve {}
 impl ::ad::__private::Function1<f64> for halve {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {

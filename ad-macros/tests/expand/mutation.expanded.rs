@@ -775,6 +775,13 @@ impl polar {
         __ad_r
     }
 }
+impl ::core::clone::Clone for polar {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for polar {}
 impl ::ad::__private::Function2<f64> for polar {
     #[inline]
     fn call(_: &Self, x0: f64, x1: f64) -> f64 {

@@ -305,6 +305,13 @@ impl chain {
         __ad_r
     }
 }
+impl ::core::clone::Clone for chain {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for chain {}
 impl ::ad::__private::Function1<f64> for chain {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {

@@ -139,6 +139,13 @@ impl f {
         __ad_r
     }
 }
+impl ::core::clone::Clone for f {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for f {}
 impl ::ad::__private::Function2<f64> for f {
     #[inline]
     fn call(_: &Self, x0: f64, x1: f64) -> f64 {
@@ -671,6 +678,13 @@ impl constant_receiver {
         __ad_r
     }
 }
+impl ::core::clone::Clone for constant_receiver {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl ::core::marker::Copy for constant_receiver {}
 impl ::ad::__private::Function1<f64> for constant_receiver {
     #[inline]
     fn call(_: &Self, x0: f64) -> f64 {

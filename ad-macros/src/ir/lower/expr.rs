@@ -1021,12 +1021,8 @@ impl Lowerer<'_> {
                     return Value::Error;
                 }
             }
-            // A function argument passed on is passed by reference: both sweeps pass it.
-            let function = matches!(args.last(), Some(Operand::Var(v)) if self.vars[*v]
-                .param
-                .and_then(|p| self.sig.params[p].function)
-                .is_some_and(|(_, by_ref)| !by_ref));
-            by_ref.push(function);
+            // (A function argument passed on is copied: both sweeps pass it.)
+            by_ref.push(false);
         }
         paths.resize(args.len(), None);
         let mut closure_args = Vec::new();
