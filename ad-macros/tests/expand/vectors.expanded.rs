@@ -20,7 +20,6 @@ fn buffer(x: &[f64]) -> f64 {
 )]
 fn buffer_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = buffer;
-    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut buf = ::std::vec::Vec::new();
     for i in 0..x.len() {
         let __t1 = x[i];
@@ -30,20 +29,16 @@ fn buffer_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         buf.push(__t4);
     }
     let mut __acc6: f64 = -0.0;
-    let mut __trips9 = 0usize;
     for __i7 in 0..buf.len() {
         let __x8 = buf[__i7];
         __acc6 += __x8;
-        __stack.push(__i7);
-        __trips9 += 1;
     }
     let __len10 = buf.len();
     let mut __adj_x = ::ad::__private::zeros_like(&x);
     let mut __adj_buf = ::std::vec![0.0_f64; __len10];
     let mut __adj_acc6 = 0.0_f64;
     __adj_acc6 += __seed;
-    for _ in 0..__trips9 {
-        let __i7 = __stack.pop::<usize>();
+    for __i7 in (0..buf.len()).rev() {
         let __adj_x8 = __adj_acc6;
         __adj_buf[__i7] += __adj_x8;
     }
