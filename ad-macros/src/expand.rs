@@ -896,6 +896,32 @@ pub(crate) mod snapshots {
         check("vectors");
     }
 
+    /// A local array written by one loop and read by later ones is read again by the reverse
+    /// sweep, not stored per read; written after the reads, the reads are stored.
+    #[test]
+    fn array_reads() {
+        check("array_reads");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+        let source = std::fs::read_to_string(dir.join("array_reads.rs")).unwrap();
+        let expanded = expand_source(&source);
+        let vjp = |name: &str| {
+            let start = expanded.find(&format!("fn {name}_vjp(")).unwrap();
+            let end = start + expanded[start..].find("\n}\n").unwrap();
+            expanded[start..end].to_string()
+        };
+        let read_only = vjp("exp_then_read");
+        // (The first loop stores its `exp`s: transcendentals are stored, not evaluated again.)
+        assert!(!read_only.contains("__stack.push(__t5)"), "{read_only}");
+        assert!(!read_only.contains("__stack.push(__j_2)"), "{read_only}");
+        assert!(read_only.contains("let __t5 = e[__j_2];"), "{read_only}");
+        assert!(
+            read_only.contains("for __j_2 in (0..e.len()).rev()"),
+            "{read_only}"
+        );
+        let written = vjp("written_after");
+        assert!(written.contains("__stack.push(__t5);"), "{written}");
+    }
+
     /// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).
     #[test]
     fn structs() {

@@ -739,6 +739,11 @@ mod snapshots {
     }
 
     #[test]
+    fn ir_array_reads() {
+        check("array_reads");
+    }
+
+    #[test]
     fn ir_structs() {
         check("structs");
     }

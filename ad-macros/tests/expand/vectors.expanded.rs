@@ -31,20 +31,16 @@ fn buffer_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         __stack.push(__t3);
     }
     let mut __acc6: f64 = -0.0;
-    let mut __trips9 = 0usize;
     for __i7 in 0..buf.len() {
         let __x8 = buf[__i7];
         __acc6 += __x8;
-        __stack.push(__i7);
-        __trips9 += 1;
     }
     let __len10 = buf.len();
     let mut __adj_x = ::ad::__private::zeros_like(&x);
     let mut __adj_buf = ::std::vec![0.0_f64; __len10];
     let mut __adj_acc6 = 0.0_f64;
     __adj_acc6 += __seed;
-    for _ in 0..__trips9 {
-        let __i7 = __stack.pop::<usize>();
+    for __i7 in (0..buf.len()).rev() {
         let __adj_x8 = __adj_acc6;
         __adj_buf[__i7] += __adj_x8;
     }

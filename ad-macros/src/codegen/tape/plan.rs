@@ -8,18 +8,21 @@
 //! - **Regen**: the index of a `for` loop over a range whose bounds are available; the reverse
 //!   loop walks the same range backwards.
 //! - **Recompute**: a cheap operation (arithmetic, indexing into an array that is never
-//!   written) of available values, or a cheap intrinsic (`abs`, `min`, `floor`, ..) of
-//!   values restored anyway, is evaluated again at the start of the reverse of its block. A
-//!   transcendental (`exp`, `tanh`, `sin`, `ln`, `sqrt`, `powf`, ..) is stored instead: a push
-//!   and a pop cost less than evaluating it again (measured: the gradient of a log-sum-exp
-//!   loop 2.0× → 1.3× its primal, of a `tanh` loop 3.6× → 2.7×, of the recurrence
-//!   `x = x.sin() * a + x * b` 2.9× → 2.2×).
+//!   written, or into a local array of the top level that nothing writes after the read) of
+//!   available values, or a cheap intrinsic (`abs`, `min`, `floor`, ..) of values restored
+//!   anyway, is evaluated again at the start of the reverse of its block. A transcendental
+//!   (`exp`, `tanh`, `sin`, `ln`, `sqrt`, `powf`, ..) is stored instead: a push and a pop cost
+//!   less than evaluating it again (measured: the gradient of a log-sum-exp loop 2.0× → 1.3×
+//!   its primal, of a `tanh` loop 3.6× → 2.7×, of the recurrence `x = x.sin() * a + x * b`
+//!   2.9× → 2.2×).
 //! - **Save**: inside a loop, it is pushed to the value stack at the end of its block and
 //!   popped at the start of the reverse of that block.
 //! - **Hoist**: in an `if` arm outside loops, it is assigned to a local declared at the top
 //!   of the function (no heap).
 //!
-//! So a loop that only reads parameters and its index stores nothing (a dot product), and a
+//! So a loop that only reads parameters and its index stores nothing (a dot product), nor
+//! does one that reads a local array filled by an earlier loop (`e[j] = q[j].exp();`, then
+//! `s += e[j] * x[i];`), and a
 //! recurrence `x = x.sin() * a + x * b` stores one float per step (the old `x`).
 
 use std::collections::HashMap;
@@ -135,8 +138,15 @@ pub(crate) fn make(cx: &Errors, body: &Body, activity: Activity, split: bool) ->
             uses_stack: split || !body.callees.is_empty(),
         },
         def_pos: vec![usize::MAX; n],
+        def_site: vec![None; n],
         pos: 0,
     };
+    crate::ir::visit::walk(&body.block, &mut |stmt, site| match &stmt.kind {
+        StmtKind::Let { var, .. } => planner.def_site[*var] = Some(site.clone()),
+        // (A loop's range is read at the loop statement.)
+        StmtKind::Loop(l) => planner.def_site[l.trips] = Some(site.clone()),
+        _ => {}
+    });
     let top = if split {
         BlockMode::Stack
     } else {
@@ -162,6 +172,9 @@ struct Planner<'b> {
     plan: Plan,
     /// Pre-order position of each variable's definition.
     def_pos: Vec<usize>,
+    /// The site of each variable's defining `let` (loops around it included), and of each
+    /// loop statement (keyed by its trip-count variable).
+    def_site: Vec<Option<crate::ir::visit::Site>>,
     pos: usize,
 }
 
@@ -325,7 +338,7 @@ impl Planner<'_> {
                         ..LoopPlan::default()
                     };
                     if let LoopKind::Range(r) = &l.kind {
-                        if r.range.reads.iter().all(|&v| self.free(v)) {
+                        if r.range.reads.iter().all(|&v| self.free_read(v, l.trips)) {
                             lp.regen = true;
                             lp.count = !l.exits.is_empty() || reversed(r).is_none();
                             if let Some(v) = r.var {
@@ -460,7 +473,7 @@ impl Planner<'_> {
             return false;
         };
         if let Rhs::Index(array, _) = &rhs {
-            if !self.array_available(*array) {
+            if !self.array_available(*array, Some(var)) {
                 return false;
             }
         }
@@ -473,19 +486,25 @@ impl Planner<'_> {
             other => other.reads(),
         };
         // A variable written after its definition may hold another value when the reverse
-        // sweep evaluates `var` again (`let q = b; b = ..;`): only unchanging operands qualify.
-        if !reads.iter().all(|&v| self.clobbers.immutable(v)) {
+        // sweep evaluates `var` again (`let q = b; b = ..;`): only unchanging operands qualify
+        // (an array, only if nothing writes it after this read: `unchanged_after`).
+        if !reads
+            .iter()
+            .all(|&v| self.clobbers.immutable(v) || self.unchanged_after(v, var))
+        {
             return false;
         }
         if rhs.is_cheap() {
-            reads.iter().all(|&v| self.free(v))
+            reads.iter().all(|&v| self.free_read(v, var))
         } else if matches!(&rhs, Rhs::Intrinsic(rule, _) if !cheap_rule(rule.name)) {
             // A transcendental costs more to evaluate again than a push and a pop.
             false
         } else if matches!(rhs, Rhs::Intrinsic(..) | Rhs::Binary(..)) {
             // An intrinsic of values that are restored anyway (the old `x` of a recurrence):
             // evaluating it again costs one call and saves a stack slot.
-            reads.iter().all(|&v| self.restored(v) || self.free(v))
+            reads
+                .iter()
+                .all(|&v| self.restored(v) || self.free_read(v, var))
         } else {
             false
         }
@@ -495,11 +514,41 @@ impl Planner<'_> {
         self.plan.restore[var] != Restore::None
     }
 
-    /// Whether the array `var` can be read in the reverse sweep as it was in the forward one.
-    fn array_available(&self, var: VarId) -> bool {
-        self.clobbers.immutable(var)
+    /// Whether the array `var` can be read in the reverse sweep as it was in the forward one
+    /// (by the definition of `reader`, when given).
+    fn array_available(&self, var: VarId, reader: Option<VarId>) -> bool {
+        let immutable = self.clobbers.immutable(var)
             && !self.body.vars[var].mutable
-            && (self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live)
+            && (self.body.vars[var].param.is_some() || self.mode_of(var) == BlockMode::Live);
+        immutable || reader.is_some_and(|r| self.unchanged_after(var, r))
+    }
+
+    /// Whether the array `var`, read by the definition of `reader`, still holds the values
+    /// read there when the reverse sweep evaluates `reader` again: it is a local of the top
+    /// level (in scope, never stored, when the reverse sweep runs; not in split companions,
+    /// whose top level is stored too) and no statement after the read writes it, in program
+    /// order or in a later iteration of a loop around the read. The reverse sweep runs the
+    /// reverses of those statements first and writes no primal, so it finds the array as the
+    /// forward sweep left it, which is as the read found it. A parameter written anywhere is
+    /// left out: `rev` of a split companion receives it from its caller.
+    fn unchanged_after(&self, var: VarId, reader: VarId) -> bool {
+        let v = &self.body.vars[var];
+        if !v.ty.is_array() || v.param.is_some() || self.mode_of(var) != BlockMode::Live {
+            return false;
+        }
+        let Some(site) = self.def_site[reader].as_ref() else {
+            return false;
+        };
+        !self.clobbers.clobbered(var, site)
+    }
+
+    /// `free` for `read`, an operand of the definition of `reader`: an array is available
+    /// when nothing changes it after the read.
+    fn free_read(&mut self, read: VarId, reader: VarId) -> bool {
+        if self.body.vars[read].ty.is_array() && self.plan.restore[read] == Restore::None {
+            return self.array_available(read, Some(reader));
+        }
+        self.free(read)
     }
 
     /// Makes `var` available without storing it, if possible (it is a parameter, live, or a
@@ -518,7 +567,7 @@ impl Planner<'_> {
             return false;
         }
         if self.body.vars[var].ty.is_array() {
-            return self.array_available(var);
+            return self.array_available(var, None);
         }
         if !self.clobbers.immutable(var) || self.body.vars[var].mutable {
             return false;
@@ -534,7 +583,7 @@ impl Planner<'_> {
             return false;
         }
         if let Rhs::Index(array, _) = &rhs {
-            if !self.array_available(*array) {
+            if !self.array_available(*array, Some(var)) {
                 return false;
             }
         }
@@ -548,10 +597,13 @@ impl Planner<'_> {
         };
         // As in `recomputable`: an operand written after `var`'s definition (`let t = m;
         // m += ..;`) is restored, if at all, with its later value.
-        if !reads.iter().all(|&v| self.clobbers.immutable(v)) {
+        if !reads
+            .iter()
+            .all(|&v| self.clobbers.immutable(v) || self.unchanged_after(v, var))
+        {
             return false;
         }
-        if reads.iter().all(|&v| self.free(v)) {
+        if reads.iter().all(|&v| self.free_read(v, var)) {
             self.plan.restore[var] = Restore::Recompute;
             true
         } else {
