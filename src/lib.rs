@@ -387,7 +387,8 @@
 //! # Higher-order functions: closures passed to annotated functions
 //!
 //! An annotated function may take function arguments (`F: Fn(f64) -> f64`, `impl Fn(f64, f64)
-//! -> f64`, `&F`, or over `T: Float`: 1 to 4 floats to a float) and call them. An annotated
+//! -> f64`, `&F`, `&dyn Fn(f64) -> f64`, `fn(f64) -> f64`, or over `T: Float`: 1 to 4 floats to
+//! a float) and call them. An annotated
 //! caller passes a closure, or an annotated function by name; the derivative flows into the
 //! variables the closure captures, in both modes. The macro lifts the closure into a hidden
 //! annotated function of its arguments and its captured variables.

@@ -438,3 +438,40 @@ fn recursive_higher_order_function() {
     let (_, t) = damped_jvp(r, x, 1.0, 1.0);
     assert!(close(t, dr + dx, 1e-13));
 }
+
+/// `&dyn Fn(..)` and `fn(..)` parameters: given type parameters of their own, so they take
+/// closures and annotated functions from annotated callers like `F: Fn(..)` does; the primal
+/// still takes trait objects and function pointers.
+#[ad::reverse]
+#[ad::forward]
+fn trapezoid(f: &dyn Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+    (f(a) + f(b)) * (b - a) / 2.0
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn twice_fn(g: fn(f64) -> f64, x: f64) -> f64 {
+    g(g(x))
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn trapezoid_user(c: f64, b: f64) -> f64 {
+    trapezoid(&|x| c * x * x, 0.5, b) + twice_fn(cube, c)
+}
+
+#[test]
+fn dyn_fn_and_fn_pointer_parameters() {
+    let primal = |c: f64, b: f64| (c * 0.25 + c * b * b) * (b - 0.5) / 2.0 + c.powi(9);
+    let (c, b) = (0.8, 1.5);
+    let (value, (dc, db)) = trapezoid_user_grad(c, b);
+    assert!(close(value, primal(c, b), 1e-14));
+    assert_close(&[dc, db], &fd(|p| primal(p[0], p[1]), &[c, b]), 1e-7);
+    let (_, t) = trapezoid_user_jvp(c, b, 1.0, -1.0);
+    assert!(close(t, dc - db, 1e-13));
+    // The primal still takes a trait object and a function pointer.
+    let square: &dyn Fn(f64) -> f64 = &|x| x * x;
+    assert_eq!(trapezoid(square, 0.0, 2.0), 4.0);
+    let half: fn(f64) -> f64 = |x| x / 2.0;
+    assert_eq!(twice_fn(half, 8.0), 2.0);
+}

@@ -152,10 +152,38 @@ fn pointer(args: &syn::ParenthesizedGenericArguments) -> TokenStream {
     quote!(fn(#inputs) #output)
 }
 
-/// Gives each `impl Fn(..) -> ..` parameter a type parameter of its own (`__AdF0`), so that
-/// generated code can name its type. The primal changes only in that callers may now name it
-/// with a turbofish.
+/// Gives each `impl Fn(..) -> ..`, `&dyn Fn(..) -> ..` and `fn(..) -> ..` parameter of floats
+/// a type parameter of its own (`__AdF0: Fn(f64) -> f64`, `?Sized` behind a reference), so
+/// that generated code can name its type and call its derivative. Callers of the primal pass
+/// what they passed before (a closure, a function, a trait object, a function pointer).
 pub(crate) fn name_impl_fn_params(func: &mut syn::ItemFn) {
+    let type_params: Vec<String> = func
+        .sig
+        .generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
+    // Whether a function type mentions a float (`f64`, `f32`, a type parameter): one of
+    // integers stays as written.
+    let floaty = |tokens: TokenStream| {
+        fn any(tokens: TokenStream, names: &[String]) -> bool {
+            tokens.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    i == "f64" || i == "f32" || names.iter().any(|n| i == n)
+                }
+                proc_macro2::TokenTree::Group(g) => any(g.stream(), names),
+                _ => false,
+            })
+        }
+        any(tokens, &type_params)
+    };
+    let is_fn = |bounds: &syn::punctuated::Punctuated<TypeParamBound, syn::Token![+]>| {
+        bounds.iter().any(|b| {
+            matches!(b, TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| {
+                matches!(s.arguments, syn::PathArguments::Parenthesized(_))
+            }))
+        })
+    };
     let mut added = Vec::new();
     for input in &mut func.sig.inputs {
         let syn::FnArg::Typed(typed) = input else {
@@ -165,22 +193,45 @@ pub(crate) fn name_impl_fn_params(func: &mut syn::ItemFn) {
             Type::Reference(r) if r.mutability.is_none() => (&mut *r.elem, true),
             other => (other, false),
         };
-        let Type::ImplTrait(it) = ty else {
-            continue;
+        let name = format_ident!(
+            "__AdF{}",
+            added.len(),
+            span = proc_macro2::Span::call_site()
+        );
+        let bound = match &*ty {
+            // `impl Fn(f64) -> f64`.
+            Type::ImplTrait(it) if is_fn(&it.bounds) => {
+                let bounds = &it.bounds;
+                quote!(#bounds)
+            }
+            // `&dyn Fn(f64) -> f64`: any function behind a reference.
+            Type::TraitObject(to) if reference && is_fn(&to.bounds) => {
+                let bounds = &to.bounds;
+                if !floaty(quote!(#bounds)) {
+                    continue;
+                }
+                quote!(#bounds + ?::core::marker::Sized)
+            }
+            // `fn(f64) -> f64`: any function.
+            Type::BareFn(f)
+                if !reference
+                    && f.lifetimes.is_none()
+                    && f.unsafety.is_none()
+                    && f.abi.is_none()
+                    && f.variadic.is_none() =>
+            {
+                let inputs = f.inputs.iter().map(|a| &a.ty);
+                let output = &f.output;
+                let bound = quote!(::core::ops::Fn(#(#inputs),*) #output);
+                if !floaty(bound.clone()) {
+                    continue;
+                }
+                bound
+            }
+            _ => continue,
         };
-        let is_fn = it.bounds.iter().any(|b| {
-            matches!(b, TypeParamBound::Trait(t) if t.path.segments.last().is_some_and(|s| {
-                matches!(s.arguments, syn::PathArguments::Parenthesized(_))
-            }))
-        });
-        if !is_fn {
-            continue;
-        }
-        let name = format_ident!("__AdF{}", added.len(), span = it.impl_token.span);
-        let bounds = it.bounds.clone();
-        added.push(quote!(#name: #bounds));
+        added.push(quote!(#name: #bound));
         *ty = syn::parse_quote!(#name);
-        let _ = reference;
     }
     for param in added {
         func.sig.generics.params.push(syn::parse_quote!(#param));

@@ -669,7 +669,8 @@ impl Lowerer<'_> {
                 return Some(format!(
                     "#[reverse] cannot differentiate a call through the variable `{ident}` (a \
                      function pointer or a value): it calls functions by name; call an \
-                     annotated function directly, or a closure defined in this function"
+                     annotated function directly, a closure defined in this function, or a \
+                     function parameter (`f: impl Fn(f64) -> f64`)"
                 ));
             }
             return None;
