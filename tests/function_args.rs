@@ -475,3 +475,57 @@ fn dyn_fn_and_fn_pointer_parameters() {
     let half: fn(f64) -> f64 = |x| x / 2.0;
     assert_eq!(twice_fn(half, 8.0), 2.0);
 }
+
+/// Newton's method taking the function and its derivative as closures: the root's
+/// derivative with respect to a captured parameter (the implicit function theorem's).
+#[ad::reverse]
+#[ad::forward]
+fn newton<F: Fn(f64) -> f64, G: Fn(f64) -> f64>(f: F, df: G, x0: f64) -> f64 {
+    let mut x = x0;
+    for _ in 0..30 {
+        x = x - f(x) / df(x);
+    }
+    x
+}
+
+#[ad::reverse]
+#[ad::forward]
+fn cube_root(a: f64) -> f64 {
+    newton(|x| x * x * x - a, |x| 3.0 * x * x, 1.0)
+}
+
+#[test]
+fn newton_root_derivative() {
+    for &a in &[0.5, 5.0, 27.0] {
+        let (r, d) = cube_root_grad(a);
+        assert!(close(r, a.cbrt(), 1e-15));
+        // d∛a/da = 1 / (3 a^(2/3)).
+        assert!(close(d, 1.0 / (3.0 * a.cbrt().powi(2)), 1e-13), "{a}: {d}");
+        assert!(close(cube_root_jvp(a, 1.0).1, d, 1e-13));
+    }
+}
+
+/// A loop index of the caller captured (its integer type inferred) in each iteration.
+#[ad::reverse]
+fn map_sum<F: Fn(f64) -> f64>(f: F, xs: &[f64]) -> f64 {
+    xs.iter().map(|&x| f(x)).sum()
+}
+
+#[ad::reverse]
+fn loop_index_capture(c: f64, xs: &[f64]) -> f64 {
+    let mut total = 0.0;
+    for k in 0..3 {
+        total += map_sum(|x| x * (k as f64) * c, xs);
+    }
+    total
+}
+
+#[test]
+fn captured_loop_index() {
+    // Σ_k Σ_i x_i k c = 3 c Σ x_i: d/dc = 3 Σ x_i, d/dx_i = 3 c.
+    let xs = [1.0, 2.0, 3.0];
+    let (value, (dc, dxs)) = loop_index_capture_grad(2.0, &xs);
+    assert_eq!(value, 36.0);
+    assert_eq!(dc, 18.0);
+    assert_eq!(dxs, vec![6.0; 3]);
+}

@@ -153,6 +153,9 @@ impl Lowerer<'_> {
             Ty::Usize => CaptureKind::Other(quote!(usize)),
             Ty::I32 => CaptureKind::Other(quote!(i32)),
             Ty::Bool => CaptureKind::Other(quote!(bool)),
+            // An integer nothing pinned down (`for k in 0..3`): `usize`, which the call then
+            // gives it in the generated code (another integer type is rustc's error there).
+            Ty::Unknown if var.param.is_none() => CaptureKind::Other(quote!(usize)),
             Ty::Other | Ty::Unknown => {
                 let param = &self.sig.params[var.param?];
                 match &param.ty {
