@@ -280,3 +280,21 @@ fn integer_constants_stay_integers() {
     assert_eq!(d, 3.5 * 4.0);
     assert_eq!(h, vec![vec![7.0]]);
 }
+
+/// An `#[allow(..)]` on the function reaches every generated function (clippy runs on the
+/// tests with `-D warnings`: eight parameters are too many without it).
+#[ad::reverse(hessian)]
+#[ad::forward(vector)]
+#[allow(clippy::too_many_arguments)]
+fn eight(a: f64, b: f64, c: f64, d: f64, e: f64, f: f64, g: f64, h: f64) -> f64 {
+    a * b + c * d + e * f + g * h
+}
+
+#[test]
+fn allow_attributes_reach_generated_functions() {
+    let (_, _, hessian) = eight_hessian(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0);
+    assert_eq!(hessian[0][1], 1.0);
+    assert_eq!(hessian[0][0], 0.0);
+    let (_, jacobian) = eight_jacobian(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0);
+    assert_eq!(jacobian[0], vec![2.0, 1.0, 4.0, 3.0, 6.0, 5.0, 8.0, 7.0]);
+}

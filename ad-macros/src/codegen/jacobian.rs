@@ -121,8 +121,10 @@ pub(crate) fn jacobian(func: &syn::ItemFn, sig: &Signature, reverse: bool) -> To
          differentiated parameters flattened in order). Computed with {how}.\n\n Generated \
          by `#[ad::forward]`."
     );
+    let inherited = super::inherited_attrs(func);
     quote! {
         #[doc = #doc]
+        #inherited
         #[allow(dead_code, clippy::type_complexity, clippy::needless_range_loop)]
         #vis fn #name(#(#params),*) -> (#ret, ::std::vec::Vec<::std::vec::Vec<#float>>) {
             let __lens = [#(#lens),*];
