@@ -339,3 +339,33 @@ fn a_scalar_passed_twice_to_a_tuple_callee() {
     let (v, d) = twice_into_a_tuple_grad(1.5);
     assert_eq!((v, d), (2.0 * 1.5f64.powi(3), 6.0 * 1.5 * 1.5));
 }
+
+/// The same variable returned twice in a tuple: its adjoint is the sum of both parts' seeds
+/// (found by the differential fuzzer: the second seed replaced the first, a wrong gradient).
+#[ad::reverse]
+fn same_twice(x: f64) -> (f64, f64) {
+    let s = x * x;
+    (s, s)
+}
+
+#[ad::reverse]
+fn uses_both_parts(x: f64) -> f64 {
+    let (a, b) = same_twice(x);
+    a + 3.0 * b
+}
+
+#[ad::reverse]
+fn nested_same(x: f64, y: f64) -> ((f64, f64), f64) {
+    let s = x * y;
+    ((s, x), s)
+}
+
+#[test]
+fn a_variable_returned_twice_gets_both_seeds() {
+    // s = x², seeds (1, 3): d/dx = 2x (1 + 3).
+    assert_eq!(same_twice_vjp(1.5, (1.0, 3.0)).1, 12.0);
+    assert_eq!(uses_both_parts_grad(1.5), (9.0, 12.0));
+    // ((xy, x), xy) with seeds ((1, 2), 5): d/dx = 6y + 2, d/dy = 6x.
+    let (_, (dx, dy)) = nested_same_vjp(2.0, 3.0, ((1.0, 2.0), 5.0));
+    assert_eq!((dx, dy), (20.0, 12.0));
+}

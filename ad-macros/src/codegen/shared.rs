@@ -640,7 +640,7 @@ impl Emitter<'_> {
 
     /// The contributions of one statement. Those to an adjoint declared at this statement
     /// are summed into its declaration (`let __adj_x = __adj_t * x + __adj_t * x;`).
-    fn contribs(&self, items: &[(&Operand, TokenStream, bool)]) -> TokenStream {
+    pub(super) fn contribs(&self, items: &[(&Operand, TokenStream, bool)]) -> TokenStream {
         let mut out = TokenStream::new();
         if self.cps {
             // Each contribution is added to its cell (a cell starts at zero).

@@ -706,20 +706,43 @@ impl Emitter<'_> {
                 };
                 quote!(#check #add)
             }
-            Output::Tuple(items) => {
-                let RetTy::Tuple(types) = ret else {
-                    return TokenStream::new();
-                };
-                items
+            Output::Tuple(_) => {
+                // The scalar parts together: the same variable returned twice (`(s, s)`)
+                // gets the sum of their seeds, not the last one.
+                let mut scalars = Vec::new();
+                let mut others = TokenStream::new();
+                self.tuple_seeds(output, seed, ret, function, &mut scalars, &mut others);
+                let items: Vec<(&Operand, TokenStream, bool)> = scalars
                     .iter()
-                    .zip(types)
-                    .enumerate()
-                    .map(|(k, (item, ty))| {
-                        let k = syn::Index::from(k);
-                        self.seed_output(item, quote!(#seed.#k), ty, function)
-                    })
-                    .collect()
+                    .map(|(op, s)| (*op, s.clone(), false))
+                    .collect();
+                let scalars = self.contribs(&items);
+                quote!(#scalars #others)
             }
+        }
+    }
+
+    /// The seeds of the scalar parts of a tuple output (nested tuples included), and the
+    /// seeding of its other parts.
+    fn tuple_seeds<'b>(
+        &self,
+        output: &'b Output,
+        seed: TokenStream,
+        ret: &RetTy,
+        function: &str,
+        scalars: &mut Vec<(&'b Operand, TokenStream)>,
+        others: &mut TokenStream,
+    ) {
+        match (output, ret) {
+            (Output::Scalar(op), _) => scalars.push((op, seed)),
+            (Output::Tuple(items), RetTy::Tuple(types)) => {
+                for (k, (item, ty)) in items.iter().zip(types).enumerate() {
+                    let k = syn::Index::from(k);
+                    self.tuple_seeds(item, quote!(#seed.#k), ty, function, scalars, others);
+                }
+            }
+            (Output::Tuple(_), _) => {}
+            (other, _) => others.extend(self.seed_output(other, seed, ret, function)),
         }
     }
 
