@@ -32,10 +32,9 @@ pub(crate) fn marker_impls(
     call: bool,
 ) -> TokenStream {
     use crate::parse::{ParamKind, Passing, RetTy};
-    let crate::parse::RetTy::Scalar(float) = sig.ret else {
+    let RetTy::Scalar(float) = sig.ret else {
         return TokenStream::new();
     };
-    let _ = RetTy::Unit;
     let n = sig.params.len();
     let scalars = sig.params.iter().all(|p| {
         matches!(p.kind, ParamKind::Scalar(t) if t == float) && p.passing == Passing::Value
@@ -177,16 +176,21 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
         }
     });
     let body = &h.body;
-    let hidden = quote_spanned_at(
+    // The signature at the closure (errors about it point there); the body as written, so
+    // that errors inside it point at the user's code.
+    let signature = quote_spanned_at(
         h.span,
         quote! {
             #attrs
             #[allow(dead_code, non_snake_case, unused_variables, unused_parens, clippy::all)]
-            fn #function<#bounded>(#(#params,)* #(#captures),*) -> #float {
-                #body
-            }
+            fn #function<#bounded>(#(#params,)* #(#captures),*) -> #float
         },
     );
+    let hidden = quote! {
+        #signature {
+            #body
+        }
+    };
     // The struct: per capture its value, and for floats their adjoint cells and tangents.
     let mut fields = Vec::new();
     let mut values = Vec::new();
@@ -276,8 +280,7 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
     }
 }
 
-/// `tokens` with the span of `span` where they have none of the user's (the hidden items'
-/// errors point at the closure).
+/// `tokens` located at `span` (the hidden items' errors point at the closure).
 fn quote_spanned_at(span: Span, tokens: TokenStream) -> TokenStream {
     super::shared::respan(tokens, span)
 }
