@@ -43,16 +43,8 @@ pub(crate) fn marker_impls(
         return TokenStream::new();
     }
     let name = &func.sig.ident;
-    let t = float.ident();
-    let xs: Vec<syn::Ident> = (0..n).map(|k| field("x", k)).collect();
-    let ts: Vec<syn::Ident> = (0..n).map(|k| field("tx", k)).collect();
-    let ss: Vec<syn::Ident> = (0..n).map(|k| field("sx", k)).collect();
-    let sts: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__S{}", k)).collect();
-    let stack = format_ident!("__stack", span = Span::mixed_site());
-    let seed = format_ident!("__seed", span = Span::mixed_site());
     let inherited = super::inherited_attrs(func);
-    let value = call.then(|| {
-        let tr = format_ident!("Function{}", n);
+    let copy = call.then(|| {
         quote! {
             #inherited
             impl ::core::clone::Clone for #name {
@@ -63,53 +55,114 @@ pub(crate) fn marker_impls(
             }
             #inherited
             impl ::core::marker::Copy for #name {}
-            #inherited
-            impl ::ad::__private::#tr<#t> for #name {
-                #[inline]
-                fn call(_: &Self, #(#xs: #t),*) -> #t {
-                    #name(#(#xs),*)
-                }
-            }
         }
     });
-    let derivative = match forward {
-        false => {
+    let imp = Impl {
+        header: quote!(impl),
+        target: quote!(#name),
+        attrs: inherited,
+        function: quote!(#name),
+        arity: n,
+        float,
+        values: Vec::new(),
+        sinks: Vec::new(),
+        tangents: Vec::new(),
+    };
+    let traits = imp.traits(call, !forward, forward);
+    quote!(#copy #traits)
+}
+
+/// The impls of the runtime's function traits for a value that stands for an annotated
+/// function (`function`) called with its arguments then `values` (a lifted closure's captured
+/// values; none for a function passed by name).
+struct Impl {
+    /// `impl<'a, T: Float>`.
+    header: TokenStream,
+    /// The implementing type.
+    target: TokenStream,
+    /// Attributes on each impl.
+    attrs: TokenStream,
+    function: TokenStream,
+    arity: usize,
+    float: FloatTy,
+    /// The extra arguments (`__f.v0`), their sinks (`__f.a0`) and tangents (`__f.t0`).
+    values: Vec<TokenStream>,
+    sinks: Vec<TokenStream>,
+    tangents: Vec<TokenStream>,
+}
+
+impl Impl {
+    /// `FunctionN` (with `call`), `ReverseFunctionN` (with `reverse`), `ForwardFunctionN` (with
+    /// `forward`).
+    fn traits(&self, call: bool, reverse: bool, forward: bool) -> TokenStream {
+        let Impl {
+            header,
+            target,
+            attrs,
+            function,
+            arity,
+            values,
+            sinks,
+            tangents,
+            ..
+        } = self;
+        let t = self.float.ident();
+        let n = *arity;
+        let xs: Vec<syn::Ident> = (0..n).map(|k| field("x", k)).collect();
+        let ts: Vec<syn::Ident> = (0..n).map(|k| field("tx", k)).collect();
+        let ss: Vec<syn::Ident> = (0..n).map(|k| field("sx", k)).collect();
+        let sts: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__S{}", k)).collect();
+        let stack = format_ident!("__stack", span = Span::mixed_site());
+        let seed = format_ident!("__seed", span = Span::mixed_site());
+        let value = call.then(|| {
+            let tr = format_ident!("Function{}", n);
+            quote! {
+                #attrs
+                #header ::ad::__private::#tr<#t> for #target {
+                    #[inline]
+                    fn call(__f: &Self, #(#xs: #t),*) -> #t {
+                        #function(#(#xs,)* #(#values),*)
+                    }
+                }
+            }
+        });
+        let reverse = reverse.then(|| {
             let tr = format_ident!("ReverseFunction{}", n);
             quote! {
-                #inherited
-                impl ::ad::__private::#tr<#t> for #name {
+                #attrs
+                #header ::ad::__private::#tr<#t> for #target {
                     #[inline]
-                    fn __ad_fwd_call(_: &Self, #(#xs: #t,)* #stack: &mut ::ad::__private::ValueStack) -> #t {
-                        #name::fwd(#(#xs,)* #stack)
+                    fn __ad_fwd_call(__f: &Self, #(#xs: #t,)* #stack: &mut ::ad::__private::ValueStack) -> #t {
+                        #function::fwd(#(#xs,)* #(#values,)* #stack)
                     }
                     #[inline]
                     fn __ad_rev_call<__K, #(#sts: ::ad::__private::ScalarSink<#t>),*>(
-                        _: &Self,
+                        __f: &Self,
                         #(#xs: #t,)*
                         #seed: #t,
                         #stack: &mut ::ad::__private::ValueStack,
                         _: __K,
                         #(#ss: #sts),*
                     ) {
-                        #name::rev(#(#xs,)* #seed, #stack, #(#ss),*)
+                        #function::rev(#(#xs,)* #(#values,)* #seed, #stack, #(#ss,)* #(#sinks),*)
                     }
                 }
             }
-        }
-        true => {
+        });
+        let forward = forward.then(|| {
             let tr = format_ident!("ForwardFunction{}", n);
             quote! {
-                #inherited
-                impl ::ad::__private::#tr<#t> for #name {
+                #attrs
+                #header ::ad::__private::#tr<#t> for #target {
                     #[inline]
-                    fn __ad_jvp_call<__K>(_: &Self, #(#xs: #t,)* _: __K, #(#ts: #t),*) -> (#t, #t) {
-                        #name::jvp(#(#xs,)* #(#ts),*)
+                    fn __ad_jvp_call<__K>(__f: &Self, #(#xs: #t,)* _: __K, #(#ts: #t),*) -> (#t, #t) {
+                        #function::jvp(#(#xs,)* #(#values,)* #(#ts,)* #(#tangents),*)
                     }
                 }
             }
-        }
-    };
-    quote!(#value #derivative)
+        });
+        quote!(#value #reverse #forward)
+    }
 }
 
 /// Which companion of the callee a call goes to.
@@ -219,47 +272,18 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
         }
         values.push(quote!(__f.#v));
     }
-    let n = h.params.len();
-    let xs: Vec<syn::Ident> = (0..n).map(|k| field("x", k)).collect();
-    let ts: Vec<syn::Ident> = (0..n).map(|k| field("tx", k)).collect();
-    let ss: Vec<syn::Ident> = (0..n).map(|k| field("sx", k)).collect();
-    let sts: Vec<syn::Ident> = (0..n).map(|k| format_ident!("__S{}", k)).collect();
-    let call_trait = format_ident!("Function{}", n);
-    let reverse_trait = format_ident!("ReverseFunction{}", n);
-    let forward_trait = format_ident!("ForwardFunction{}", n);
-    let stack = format_ident!("__stack", span = Span::mixed_site());
-    let seed = format_ident!("__seed", span = Span::mixed_site());
-    let reverse_impl = reverse.then(|| {
-        quote! {
-            impl<'a, #bounded> ::ad::__private::#reverse_trait<#float> for #object<'a, #(#names),*> {
-                #[inline]
-                fn __ad_fwd_call(__f: &Self, #(#xs: #float,)* #stack: &mut ::ad::__private::ValueStack) -> #float {
-                    #function::fwd(#(#xs,)* #(#values,)* #stack)
-                }
-                #[inline]
-                fn __ad_rev_call<__K, #(#sts: ::ad::__private::ScalarSink<#float>),*>(
-                    __f: &Self,
-                    #(#xs: #float,)*
-                    #seed: #float,
-                    #stack: &mut ::ad::__private::ValueStack,
-                    _: __K,
-                    #(#ss: #sts),*
-                ) {
-                    #function::rev(#(#xs,)* #(#values,)* #seed, #stack, #(#ss,)* #(#sinks),*)
-                }
-            }
-        }
-    });
-    let forward_impl = forward.then(|| {
-        quote! {
-            impl<'a, #bounded> ::ad::__private::#forward_trait<#float> for #object<'a, #(#names),*> {
-                #[inline]
-                fn __ad_jvp_call<__K>(__f: &Self, #(#xs: #float,)* _: __K, #(#ts: #float),*) -> (#float, #float) {
-                    #function::jvp(#(#xs,)* #(#values,)* #(#ts,)* #(#tangents),*)
-                }
-            }
-        }
-    });
+    let imp = Impl {
+        header: quote!(impl<'a, #bounded>),
+        target: quote!(#object<'a, #(#names),*>),
+        attrs: TokenStream::new(),
+        function: quote!(#function),
+        arity: h.params.len(),
+        float: h.float,
+        values,
+        sinks,
+        tangents,
+    };
+    let traits = imp.traits(true, reverse, forward);
     quote! {
         #hidden
         #[doc(hidden)]
@@ -269,14 +293,7 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
             #(#fields,)*
             __p: ::core::marker::PhantomData<(&'a (), #(#names,)*)>,
         }
-        impl<'a, #bounded> ::ad::__private::#call_trait<#float> for #object<'a, #(#names),*> {
-            #[inline]
-            fn call(__f: &Self, #(#xs: #float),*) -> #float {
-                #function(#(#xs,)* #(#values),*)
-            }
-        }
-        #reverse_impl
-        #forward_impl
+        #traits
     }
 }
 

@@ -260,14 +260,14 @@ impl ::core::clone::Clone for free_variable {
 impl ::core::marker::Copy for free_variable {}
 impl ::ad::__private::Function1<f64> for free_variable {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         free_variable(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for free_variable {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -275,7 +275,7 @@ impl ::ad::__private::ReverseFunction1<f64> for free_variable {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,

@@ -183,14 +183,14 @@ impl ::core::clone::Clone for f {
 impl ::core::marker::Copy for f {}
 impl ::ad::__private::Function2<f64> for f {
     #[inline]
-    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+    fn call(__f: &Self, x0: f64, x1: f64) -> f64 {
         f(x0, x1)
     }
 }
 impl ::ad::__private::ReverseFunction2<f64> for f {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         __stack: &mut ::ad::__private::ValueStack,
@@ -203,7 +203,7 @@ impl ::ad::__private::ReverseFunction2<f64> for f {
         __S0: ::ad::__private::ScalarSink<f64>,
         __S1: ::ad::__private::ScalarSink<f64>,
     >(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         __seed: f64,
@@ -405,14 +405,14 @@ impl ::core::clone::Clone for assign {
 impl ::core::marker::Copy for assign {}
 impl ::ad::__private::Function1<f64> for assign {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         assign(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for assign {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -420,7 +420,7 @@ impl ::ad::__private::ReverseFunction1<f64> for assign {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
@@ -673,14 +673,14 @@ impl ::core::clone::Clone for piecewise {
 impl ::core::marker::Copy for piecewise {}
 impl ::ad::__private::Function1<f64> for piecewise {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         piecewise(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for piecewise {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -688,7 +688,7 @@ impl ::ad::__private::ReverseFunction1<f64> for piecewise {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
@@ -1521,14 +1521,14 @@ impl ::core::clone::Clone for square {
 impl ::core::marker::Copy for square {}
 impl ::ad::__private::Function1<f64> for square {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         square(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for square {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -1536,7 +1536,7 @@ impl ::ad::__private::ReverseFunction1<f64> for square {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
@@ -1760,14 +1760,14 @@ impl ::core::clone::Clone for calls {
 impl ::core::marker::Copy for calls {}
 impl ::ad::__private::Function1<f64> for calls {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         calls(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for calls {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -1775,7 +1775,7 @@ impl ::ad::__private::ReverseFunction1<f64> for calls {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,

@@ -581,14 +581,14 @@ impl ::core::clone::Clone for built {
 impl ::core::marker::Copy for built {}
 impl ::ad::__private::Function1<f64> for built {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         built(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for built {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -596,7 +596,7 @@ impl ::ad::__private::ReverseFunction1<f64> for built {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,

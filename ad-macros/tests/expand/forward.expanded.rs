@@ -65,14 +65,14 @@ impl ::core::clone::Clone for f {
 impl ::core::marker::Copy for f {}
 impl ::ad::__private::Function2<f64> for f {
     #[inline]
-    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+    fn call(__f: &Self, x0: f64, x1: f64) -> f64 {
         f(x0, x1)
     }
 }
 impl ::ad::__private::ForwardFunction2<f64> for f {
     #[inline]
     fn __ad_jvp_call<__K>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         _: __K,

@@ -148,14 +148,14 @@ impl ::core::clone::Clone for halve {
 impl ::core::marker::Copy for halve {}
 impl ::ad::__private::Function1<f64> for halve {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         halve(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for halve {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -163,7 +163,7 @@ impl ::ad::__private::ReverseFunction1<f64> for halve {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,

@@ -784,14 +784,14 @@ impl ::core::clone::Clone for polar {
 impl ::core::marker::Copy for polar {}
 impl ::ad::__private::Function2<f64> for polar {
     #[inline]
-    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+    fn call(__f: &Self, x0: f64, x1: f64) -> f64 {
         polar(x0, x1)
     }
 }
 impl ::ad::__private::ReverseFunction2<f64> for polar {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         __stack: &mut ::ad::__private::ValueStack,
@@ -804,7 +804,7 @@ impl ::ad::__private::ReverseFunction2<f64> for polar {
         __S0: ::ad::__private::ScalarSink<f64>,
         __S1: ::ad::__private::ScalarSink<f64>,
     >(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         __seed: f64,

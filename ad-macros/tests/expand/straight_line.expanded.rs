@@ -148,14 +148,14 @@ impl ::core::clone::Clone for f {
 impl ::core::marker::Copy for f {}
 impl ::ad::__private::Function2<f64> for f {
     #[inline]
-    fn call(_: &Self, x0: f64, x1: f64) -> f64 {
+    fn call(__f: &Self, x0: f64, x1: f64) -> f64 {
         f(x0, x1)
     }
 }
 impl ::ad::__private::ReverseFunction2<f64> for f {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         __stack: &mut ::ad::__private::ValueStack,
@@ -168,7 +168,7 @@ impl ::ad::__private::ReverseFunction2<f64> for f {
         __S0: ::ad::__private::ScalarSink<f64>,
         __S1: ::ad::__private::ScalarSink<f64>,
     >(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         x1: f64,
         __seed: f64,
@@ -687,14 +687,14 @@ impl ::core::clone::Clone for constant_receiver {
 impl ::core::marker::Copy for constant_receiver {}
 impl ::ad::__private::Function1<f64> for constant_receiver {
     #[inline]
-    fn call(_: &Self, x0: f64) -> f64 {
+    fn call(__f: &Self, x0: f64) -> f64 {
         constant_receiver(x0)
     }
 }
 impl ::ad::__private::ReverseFunction1<f64> for constant_receiver {
     #[inline]
     fn __ad_fwd_call(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __stack: &mut ::ad::__private::ValueStack,
     ) -> f64 {
@@ -702,7 +702,7 @@ impl ::ad::__private::ReverseFunction1<f64> for constant_receiver {
     }
     #[inline]
     fn __ad_rev_call<__K, __S0: ::ad::__private::ScalarSink<f64>>(
-        _: &Self,
+        __f: &Self,
         x0: f64,
         __seed: f64,
         __stack: &mut ::ad::__private::ValueStack,
