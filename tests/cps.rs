@@ -8,7 +8,7 @@ use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;
-use bits::assert_same_bits;
+use bits::{assert_agree, assert_same_bits};
 
 #[path = "common/both.rs"]
 #[macro_use]
@@ -180,14 +180,15 @@ fn arrays_and_repeated_arguments_agree_with_the_tape() {
 }
 
 /// The benchmark workloads, written once for both backends (`tests/common/workloads.rs`):
-/// the CPS versions give the tape's gradients bit for bit.
+/// the CPS versions give the tape's gradients bit for bit, or to rounding where the tape
+/// fuses the last loop's reverse sweep (the MLP's loop over the batch, followed by the mean).
 #[test]
 fn workloads_agree_with_the_tape() {
     use workloads::*;
     let (q, v) = ([0.3, -0.5, 0.7, 0.4], [1.5, -2.0, 0.25]);
     assert_same_bits(&rotate_x_cps_grad(q, v), &rotate_x_grad(q, v));
     let (w1, w2, xs, ys) = mlp_data(3, 4, 5);
-    assert_same_bits(
+    assert_agree(
         &mlp_loss_cps_grad(&w1, &w2, &xs, &ys, 3, 4),
         &mlp_loss_grad(&w1, &w2, &xs, &ys, 3, 4),
     );

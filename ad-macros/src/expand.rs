@@ -922,6 +922,29 @@ pub(crate) mod snapshots {
         assert!(written.contains("__stack.push(__t5);"), "{written}");
     }
 
+    /// The last loop's reverse sweep fused into the forward sweep of `NAME_vjp`: nothing
+    /// pushed, no second pass; scaled afterwards when more work follows the loop.
+    #[test]
+    fn fused_loops() {
+        check("fused_loops");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+        let source = std::fs::read_to_string(dir.join("fused_loops.rs")).unwrap();
+        let expanded = expand_source(&source);
+        let vjp = |name: &str| {
+            let start = expanded.find(&format!("fn {name}_vjp(")).unwrap();
+            let end = start + expanded[start..].find("\n}\n").unwrap();
+            expanded[start..end].to_string()
+        };
+        for fused in ["dot", "mean_square", "log_sum_exp"] {
+            let code = vjp(fused);
+            assert!(!code.contains("(0..x.len()).rev()"), "{code}");
+        }
+        assert!(!vjp("dot").contains("__stack"));
+        assert!(vjp("mean_square").contains("__adj_w *= __adj_s;"));
+        assert!(vjp("log_sum_exp").contains("__adj_m += __adj_m_in_loop * __adj_s;"));
+        assert!(vjp("compound").contains(".rev()"));
+    }
+
     /// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).
     #[test]
     fn structs() {

@@ -41,7 +41,7 @@ impl Activity {
 }
 
 /// One edge of the dependence graph: `to` depends differentiably on `from`.
-type Edge = (VarId, VarId);
+pub(crate) type Edge = (VarId, VarId);
 
 /// Computes activity, and reports expressions the macro cannot differentiate that an active
 /// value flows into.
@@ -118,7 +118,7 @@ fn fixpoint(flags: &mut [bool], edges: &[Edge], dir: impl Fn(Edge) -> Edge) {
 }
 
 /// The differentiable dependences a statement creates: `(defined, operand)`.
-fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
+pub(crate) fn edges_of(stmt: &Stmt, edges: &mut Vec<Edge>) {
     let mut add = |to: VarId, op: &Operand| {
         if let Operand::Var(from) = op {
             edges.push((to, *from));

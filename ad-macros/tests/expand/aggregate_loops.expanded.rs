@@ -25,6 +25,9 @@ fn kinetic_vjp(
     let _ = kinetic;
     let mut e: f64 = 0.0;
     let __n0 = ps.len();
+    let mut __adj_ps = ::ad::__private::zeros_like(&ps);
+    let mut __adj_e = 0.0_f64;
+    __adj_e += __seed;
     for __i1 in 0..__n0 {
         let __t2 = ps[__i1].mass;
         let __t3 = 0.5 * __t2;
@@ -37,11 +40,6 @@ fn kinetic_vjp(
         let __t10 = __t6 + __t9;
         let __t11 = __t3 * __t10;
         e += __t11;
-    }
-    let mut __adj_ps = ::ad::__private::zeros_like(&ps);
-    let mut __adj_e = 0.0_f64;
-    __adj_e += __seed;
-    for __i1 in (0..__n0).rev() {
         let __t2 = ps[__i1].mass;
         let __t3 = 0.5 * __t2;
         let __t4 = ps[__i1].vel[0];
@@ -213,9 +211,12 @@ fn layer_sum_vjp(
     __seed: f64,
 ) -> (f64, (<Layer as ::ad::Adjoint>::Adj, ::std::vec::Vec<f64>)) {
     let _ = layer_sum;
-    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut s: f64 = 0.0;
     let __n0 = l.w.len().min(l.b.len());
+    let mut __adj_l = ::ad::__private::zeros_like(&l);
+    let mut __adj_x = ::ad::__private::zeros_like(&x);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let mut dot: f64 = 0.0;
         let __n2 = l.w[__i1].len().min(x.len());
@@ -229,14 +230,6 @@ fn layer_sum_vjp(
         let __t8 = dot + __t7;
         let __t9 = __t8.tanh();
         s += __t9;
-        __stack.push(__t9);
-    }
-    let mut __adj_l = ::ad::__private::zeros_like(&l);
-    let mut __adj_x = ::ad::__private::zeros_like(&x);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for __i1 in (0..__n0).rev() {
-        let __t9 = __stack.pop::<f64>();
         let __n2 = l.w[__i1].len().min(x.len());
         let mut __adj_dot = 0.0_f64;
         let __adj_t9 = __adj_s;

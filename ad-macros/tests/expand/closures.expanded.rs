@@ -17,16 +17,14 @@ fn map_sum(xs: &[f64], w: f64) -> f64 {
 fn map_sum_vjp(xs: &[f64], w: f64, __seed: f64) -> (f64, (::std::vec::Vec<f64>, f64)) {
     let _ = map_sum;
     let mut __acc0: f64 = -0.0;
-    for __i1 in 0..xs.len() {
-        let __x2 = xs[__i1];
-        let __t3 = __x2 * w;
-        __acc0 += __t3;
-    }
     let mut __adj_xs = ::ad::__private::zeros_like(&xs);
     let mut __adj_w = 0.0_f64;
     let mut __adj_acc0 = 0.0_f64;
     __adj_acc0 += __seed;
-    for __i1 in (0..xs.len()).rev() {
+    for __i1 in 0..xs.len() {
+        let __x2 = xs[__i1];
+        let __t3 = __x2 * w;
+        __acc0 += __t3;
         let __x2 = xs[__i1];
         let __adj_t3 = __adj_acc0;
         let __adj_x2 = __adj_t3 * w;
@@ -308,8 +306,12 @@ fn map_sin_sum_vjp(
     __seed: f64,
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>, f64)) {
     let _ = map_sin_sum;
-    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut __acc0: f64 = -0.0;
+    let mut __adj_xs = ::ad::__private::zeros_like(&xs);
+    let mut __adj_ys = ::ad::__private::zeros_like(&ys);
+    let mut __adj_w = 0.0_f64;
+    let mut __adj_acc0 = 0.0_f64;
+    __adj_acc0 += __seed;
     for __i1 in 0..xs.len().min(ys.len()) {
         let __x2 = xs[__i1];
         let __x3 = ys[__i1];
@@ -317,15 +319,6 @@ fn map_sin_sum_vjp(
         let __t5 = __t4.sin();
         let __t6 = __t5 * __x3;
         __acc0 += __t6;
-        __stack.push(__t5);
-    }
-    let mut __adj_xs = ::ad::__private::zeros_like(&xs);
-    let mut __adj_ys = ::ad::__private::zeros_like(&ys);
-    let mut __adj_w = 0.0_f64;
-    let mut __adj_acc0 = 0.0_f64;
-    __adj_acc0 += __seed;
-    for __i1 in (0..xs.len().min(ys.len())).rev() {
-        let __t5 = __stack.pop::<f64>();
         let __x2 = xs[__i1];
         let __x3 = ys[__i1];
         let __t4 = __x2 * w;

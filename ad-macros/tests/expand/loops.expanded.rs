@@ -400,17 +400,15 @@ fn dot_vjp(
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     let _ = dot;
     let mut s: f64 = 0.0;
+    let mut __adj_w = ::ad::__private::zeros_like(&w);
+    let mut __adj_x = ::ad::__private::zeros_like(&x);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for i in 0..w.len() {
         let __t0 = w[i];
         let __t1 = x[i];
         let __t2 = __t0 * __t1;
         s += __t2;
-    }
-    let mut __adj_w = ::ad::__private::zeros_like(&w);
-    let mut __adj_x = ::ad::__private::zeros_like(&x);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for i in (0..w.len()).rev() {
         let __t0 = w[i];
         let __t1 = x[i];
         let __adj_t2 = __adj_s;
@@ -577,16 +575,14 @@ fn matvec_sum_vjp(
         }
     }
     let mut total: f64 = 0.0;
-    for __i_2 in 0..n {
-        let __t7 = acc[__i_2];
-        total += __t7;
-    }
     let mut __adj_m = ::ad::__private::zeros_like(&m);
     let mut __adj_x = ::ad::__private::zeros_like(&x);
     let mut __adj_acc = ::std::vec![0.0_f64; n];
     let mut __adj_total = 0.0_f64;
     __adj_total += __seed;
-    for __i_2 in (0..n).rev() {
+    for __i_2 in 0..n {
+        let __t7 = acc[__i_2];
+        total += __t7;
         let __adj_t7 = __adj_total;
         __adj_acc[__i_2] += __adj_t7;
     }

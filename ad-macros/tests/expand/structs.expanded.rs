@@ -223,6 +223,10 @@ fn total_vjp(
     ::ad::__private::require_derivative::<__callee0>();
     let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut e: f64 = 0.0;
+    let mut __adj_ps = ::ad::__private::zeros_like(&ps);
+    let mut __adj_g = 0.0_f64;
+    let mut __adj_e = 0.0_f64;
+    __adj_e += __seed;
     for i in 0..ps.len() {
         let __t1: f64 = ::ad::__private::expect_result::<
             f64,
@@ -234,12 +238,6 @@ fn total_vjp(
         >((&ps[i]).__ad_fwd_kinetic(&mut *__stack));
         let __t4 = __t1 + __t3;
         e += __t4;
-    }
-    let mut __adj_ps = ::ad::__private::zeros_like(&ps);
-    let mut __adj_g = 0.0_f64;
-    let mut __adj_e = 0.0_f64;
-    __adj_e += __seed;
-    for i in (0..ps.len()).rev() {
         let __adj_t4 = __adj_e;
         let __adj_t1 = __adj_t4;
         let __adj_t3 = __adj_t4;

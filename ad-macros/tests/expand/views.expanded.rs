@@ -22,6 +22,9 @@ fn window_sum_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = window_sum;
     let mut s: f64 = 0.0;
     let __n0 = ::ad::__private::view::windows(x.len(), 2);
+    let mut __adj_x = ::ad::__private::zeros_like(&x);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let __s2 = __i1;
         let __j3 = ::ad::__private::view::index(__s2, 2, 0);
@@ -30,11 +33,6 @@ fn window_sum_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let __t6 = x[__j5];
         let __t7 = __t4 * __t6;
         s += __t7;
-    }
-    let mut __adj_x = ::ad::__private::zeros_like(&x);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for __i1 in (0..__n0).rev() {
         let __s2 = __i1;
         let __j3 = ::ad::__private::view::index(__s2, 2, 0);
         let __t4 = x[__j3];
@@ -190,6 +188,10 @@ fn chunked_dot_vjp(
     let mut s: f64 = 0.0;
     let __n0 = ::ad::__private::view::chunks(x.len(), 4)
         .min(::ad::__private::view::chunks(y.len(), 4));
+    let mut __adj_x = ::ad::__private::zeros_like(&x);
+    let mut __adj_y = ::ad::__private::zeros_like(&y);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let __s2 = __i1 * 4;
         let __n3 = ::ad::__private::view::chunk_len(x.len(), 4, __i1);
@@ -203,12 +205,6 @@ fn chunked_dot_vjp(
             let __t10 = __t7 * __t9;
             s += __t10;
         }
-    }
-    let mut __adj_x = ::ad::__private::zeros_like(&x);
-    let mut __adj_y = ::ad::__private::zeros_like(&y);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for __i1 in (0..__n0).rev() {
         let __s2 = __i1 * 4;
         let __n3 = ::ad::__private::view::chunk_len(x.len(), 4, __i1);
         let __s4 = __i1 * 4;
@@ -904,16 +900,14 @@ fn weighted_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = weighted;
     let mut s: f64 = 0.0;
     let __n0 = (WEIGHTS).len().min(x.len());
+    let mut __adj_x = ::ad::__private::zeros_like(&x);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let w = (WEIGHTS)[__i1];
         let v = x[__i1];
         let __t2 = w * v;
         s += __t2;
-    }
-    let mut __adj_x = ::ad::__private::zeros_like(&x);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for __i1 in (0..__n0).rev() {
         let w = (WEIGHTS)[__i1];
         let __adj_t2 = __adj_s;
         let __adj_v = __adj_t2 * w;

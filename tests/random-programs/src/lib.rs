@@ -29,7 +29,9 @@
 //! `1e-5 * |oracle| + 5e-5 * absdual`, the same number of units of roundoff); `_vjp` is
 //! checked with a seed other than one. The CPS copy's `_grad` and `_vjp` must pass the same
 //! checks, and must return the tape backend's gradients bit for bit (`to_bits()`), except
-//! that `0.0` and `-0.0` count as equal. `_jvp` is called at each point along one
+//! that `0.0` and `-0.0` count as equal, and that where the tape's `_vjp` fuses its last
+//! loop's reverse sweep into the forward one (adding the iterations' contributions in the
+//! other order) they must agree to `ABS` per unit of the absolute-value dual. `_jvp` is called at each point along one
 //! pseudo-random tangent `t` (multiples of 1/64 in [-1, 1]): it must return the value and the
 //! `&mut` buffers bit for bit, and satisfy `ṙ = Σ grad·t` and `s·ṙ + Σ s_k·ḃ_k = Σ vjp·t`
 //! (`ṙ`, `ḃ_k`: the tangents of the value and of the buffers on return; `s`, `s_k`: the

@@ -15,6 +15,7 @@
 //! Inside loops the values the reverse sweep needs are pushed to `__stack` at the end of
 //! their block and popped at the start of its reverse (see `plan`).
 
+mod fuse;
 pub(crate) mod plan;
 pub(super) mod split;
 
@@ -40,8 +41,8 @@ pub(super) fn emit_vjp(
     let signature = super::vjp_signature(func, sig);
     let doc = super::vjp_doc(func, sig);
     let stack = stack();
-    let stack_decl = plan
-        .uses_stack
+    let fused = fuse::tail_loop(body, plan, sig);
+    let stack_decl = fuse::uses_stack(body, plan, fused.as_ref())
         .then(|| quote!(let #stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
     let callees = super::callees_prelude(body, true);
@@ -51,7 +52,6 @@ pub(super) fn emit_vjp(
         quote!(let mut #name = #zero;)
     });
     let prologue = super::inout::prologue(sig, body);
-    let forward = e.fwd_block(&body.block);
     let write_backs = super::inout::write_backs(sig, body);
     // The seed and the output are typed by the return type: located there, so that a body
     // whose value does not have that type gets its errors at the user's code.
@@ -60,7 +60,10 @@ pub(super) fn emit_vjp(
     let seed_outputs = e.seed_writebacks(&super::inout::vjp_seeds(sig), &function);
     let seed_output = e.seed(&function);
     let seed = respan(quote!(#seed_output #seed_outputs), at_ret);
-    let reverse = e.rev_block(&body.block, seed);
+    let (forward, reverse) = match fused {
+        Some(fusion) => e.fused_sweeps(&body.block, &fusion, seed),
+        None => (e.fwd_block(&body.block), e.rev_block(&body.block, seed)),
+    };
     let output = respan(e.output_value(&body.output), at_ret);
     let gradient = respan(e.gradient(), at_ret);
     let primal = super::primal_path(func, sig);
@@ -286,6 +289,111 @@ impl Emitter<'_> {
         quote!(#count_init #head { #inner })
     }
 
+    /// The two sweeps of the top block `block` whose loop `fusion.at` fuses (see `fuse`).
+    ///
+    /// Unscaled: the forward sweep runs the statements before the loop and after it (which
+    /// only define values the loop does not change: `fusion.hoisted`), declares the adjoints
+    /// and seeds them (`head`), then runs the loop with each iteration's reverse right after
+    /// its forward; the reverse sweep is that of the statements before the loop.
+    ///
+    /// Scaled: the forward sweep runs the statements before the loop and the hoisted ones,
+    /// declares the adjoints the loop's reverse reaches, runs the loop with its accumulator's
+    /// adjoint `1`, then the other statements after it; the reverse sweep seeds, reverses the
+    /// statements after the loop, multiplies the adjoints the loop added to by the
+    /// accumulator's, and reverses the statements before the loop.
+    fn fused_sweeps(
+        &self,
+        block: &Block,
+        fusion: &fuse::Fusion,
+        head: TokenStream,
+    ) -> (TokenStream, TokenStream) {
+        let at = fusion.at;
+        let before = block.stmts[..at].iter().map(|s| self.fwd_stmt(s));
+        let hoisted: Vec<TokenStream> = fusion
+            .hoisted
+            .iter()
+            .map(|&k| self.fwd_stmt(&block.stmts[k]))
+            .collect();
+        let after: Vec<TokenStream> = (at + 1..block.stmts.len())
+            .filter(|k| !fusion.hoisted.contains(k))
+            .map(|k| self.fwd_stmt(&block.stmts[k]))
+            .collect();
+        let reverse_before = block.stmts[..at].iter().rev().map(|s| self.rev_stmt(s));
+        let Some(scaled) = &fusion.scaled else {
+            let fused = match &block.stmts[at].kind {
+                StmtKind::Loop(l) => self.fused_loop(l),
+                _ => TokenStream::new(),
+            };
+            let prologue = self.prologue(block, true);
+            return (
+                quote!(#(#before)* #(#hoisted)* #prologue #head #fused),
+                quote!(#(#reverse_before)*),
+            );
+        };
+        let early = self.adjoint_decls(block, |v| !scaled.late.contains(&v));
+        let late = self.adjoint_decls(block, |v| scaled.late.contains(&v));
+        let adj = &self.adj[scaled.accumulator];
+        let float = self.float_of(scaled.accumulator);
+        let (one, zero) = (super::shared::one(float), super::shared::zero(float));
+        // The loop's reverse adds into adjoints of its own for the variables it shares with
+        // the statements after it.
+        let mut adjoints = self.adj.clone();
+        for &v in &scaled.separate {
+            adjoints[v] = quote::format_ident!("{}_in_loop", self.adj[v]);
+        }
+        let in_loop = Emitter {
+            adj: adjoints,
+            ..*self
+        };
+        let fused = match &block.stmts[at].kind {
+            StmtKind::Loop(l) => in_loop.fused_loop(l),
+            _ => TokenStream::new(),
+        };
+        let separate = scaled.separate.iter().map(|&v| {
+            let own = &in_loop.adj[v];
+            let zero = self.adjoint_zero(v);
+            quote!(let mut #own = #zero;)
+        });
+        let reverse_after = block.stmts[at + 1..].iter().rev().map(|s| self.rev_stmt(s));
+        let scales = scaled.scale.iter().map(|&v| {
+            let a = &self.adj[v];
+            match self.body.vars[v].ty.is_array() {
+                true => quote!(for __ad_e in #a.iter_mut() { *__ad_e *= #adj; }),
+                false => quote!(#a *= #adj;),
+            }
+        });
+        let adds = scaled.separate.iter().map(|&v| {
+            let (a, own) = (&self.adj[v], &in_loop.adj[v]);
+            match self.body.vars[v].ty.is_array() {
+                true => quote! {
+                    for (__ad_e, __ad_o) in #a.iter_mut().zip(#own.iter()) { *__ad_e += *__ad_o * #adj; }
+                },
+                false => quote!(#a += #own * #adj;),
+            }
+        });
+        (
+            quote! {
+                #(#before)* #(#hoisted)* #early #(#separate)* #adj = #one; #fused #adj = #zero;
+                #(#after)* #late
+            },
+            quote!(#head #(#reverse_after)* #(#scales)* #(#adds)* #(#reverse_before)*),
+        )
+    }
+
+    /// A range loop whose body runs its forward sweep then its reverse sweep: the values its
+    /// block would save are still in scope, so they are neither pushed nor popped.
+    fn fused_loop(&self, l: &crate::ir::Loop) -> TokenStream {
+        let LoopKind::Range(r) = &l.kind else {
+            return TokenStream::new();
+        };
+        let var = self.loop_var(r.var);
+        let range = &r.range.expr;
+        let forward = l.body.stmts.iter().map(|s| self.fwd_stmt(s));
+        let prologue = self.prologue(&l.body, false);
+        let reverse = l.body.stmts.iter().rev().map(|s| self.rev_stmt(s));
+        quote!(for #var in #range { #(#forward)* #prologue #(#reverse)* })
+    }
+
     fn loop_var(&self, var: Option<VarId>) -> TokenStream {
         match var {
             Some(v) => {
@@ -305,20 +413,24 @@ impl Emitter<'_> {
     /// The reverse of `block`: restore its values, declare its adjoints, then the reverse of
     /// its statements, last first. `head` goes after the declarations (seeds, phi adjoints).
     pub(super) fn rev_block(&self, block: &Block, head: TokenStream) -> TokenStream {
-        let prologue = self.prologue(block);
+        let prologue = self.prologue(block, true);
         let stmts: Vec<TokenStream> = block.stmts.iter().rev().map(|s| self.rev_stmt(s)).collect();
         quote!(#prologue #head #(#stmts)*)
     }
 
-    /// Pops, recomputations and adjoint declarations at the start of the reverse of `block`.
-    fn prologue(&self, block: &Block) -> TokenStream {
+    /// Pops (unless `pop` is false: the saved values are still in scope), recomputations and
+    /// adjoint declarations at the start of the reverse of `block`.
+    fn prologue(&self, block: &Block, pop: bool) -> TokenStream {
         let stack = stack();
-        let saves = self
-            .plan
-            .saves
-            .get(block.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let saves = match pop {
+            true => self
+                .plan
+                .saves
+                .get(block.id)
+                .map(Vec::as_slice)
+                .unwrap_or_default(),
+            false => &[],
+        };
         let pops = saves.iter().rev().map(|&v| {
             let name = &self.body.vars[v].name;
             match &self.body.vars[v].ty {
@@ -387,18 +499,28 @@ impl Emitter<'_> {
             let rhs = self.fwd_rhs(v, rhs, at);
             Some(respan(quote!(let #name #annotation = #rhs;), at))
         });
+        let decls = self.adjoint_decls(block, |_| true);
+        quote!(#(#pops)* #(#recomputes)* #decls)
+    }
+
+    /// The declarations of the adjoints that start at the reverse of `block`, of the
+    /// variables `keep` selects.
+    fn adjoint_decls(&self, block: &Block, keep: impl Fn(VarId) -> bool) -> TokenStream {
         let decls = self
             .plan
             .adj_starts
             .get(block.id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let decls = decls.iter().filter(|&&v| !self.is_sink(v)).map(|&v| {
-            let adj = &self.adj[v];
-            let zero = self.adjoint_zero(v);
-            quote!(let mut #adj = #zero;)
-        });
-        quote!(#(#pops)* #(#recomputes)* #(#decls)*)
+        let decls = decls
+            .iter()
+            .filter(|&&v| !self.is_sink(v) && keep(v))
+            .map(|&v| {
+                let adj = &self.adj[v];
+                let zero = self.adjoint_zero(v);
+                quote!(let mut #adj = #zero;)
+            });
+        quote!(#(#decls)*)
     }
 
     /// The length of the parameter `p` when it is a fixed-size array (`[f64; N]`).

@@ -182,7 +182,7 @@ fn block_work(block: &Block, activity: &Activity) -> bool {
     block.stmts.iter().any(|s| stmt_work(s, activity))
 }
 
-fn stmt_work(stmt: &Stmt, activity: &Activity) -> bool {
+pub(crate) fn stmt_work(stmt: &Stmt, activity: &Activity) -> bool {
     match &stmt.kind {
         // Taking an element from an active `Vec` shortens its adjoint, used or not.
         StmtKind::Let {

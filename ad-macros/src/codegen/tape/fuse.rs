@@ -1,0 +1,329 @@
+//! Fusing the reverse sweep of a function's last loop into its forward sweep, in `NAME_vjp`.
+//!
+//! ```text
+//! // for `let mut s = 0.0; for i in 0..n { s += w[i] * x[i]; } s`
+//! let mut s = 0.0;
+//! let mut __adj_w = zeros_like(&w);                  // the adjoints, declared before the loop
+//! let mut __adj_s = 0.0; __adj_s += __seed;          // the seed, known before the loop
+//! for i in 0..n {
+//!     let __t0 = w[i]; let __t1 = x[i]; let __t2 = __t0 * __t1; s += __t2;   // forward
+//!     let __adj_t2 = __adj_s; __adj_w[i] += __adj_t2 * __t1; ..              // its reverse
+//! }
+//! ```
+//!
+//! The loop's reverse sweep runs one iteration at a time, right after that iteration's
+//! forward sweep, so it stores nothing and makes no second pass (a dot product's gradient
+//! costs its primal: the adjoint's work fits in the latency of the sum). This is exact
+//! when the adjoint of everything the loop carries from one iteration to the next is the same
+//! in every iteration, known before the loop starts:
+//!
+//! - the loop is the last statement of the function with reverse work, and the statements
+//!   after it only define new variables by cheap expressions of values the loop does not
+//!   write (they run before it: the adjoints' declarations may read them, like a `Vec`'s
+//!   length); so nothing of the reverse sweep runs after the loop, and the adjoints it reads
+//!   are the seeds;
+//! - every active variable defined outside the loop that the loop writes is a float
+//!   *accumulator*: written only by `v += e` / `v -= e`, and feeding no differentiable value
+//!   in the loop (its adjoint stays the seed's); active arrays from outside are only read;
+//! - no `&mut` parameter (their seeds and write-backs come after the forward sweep), and a
+//!   `for` loop over a range without `break`, `continue` or `return`.
+//!
+//! Each iteration's reverse then reads exactly the values the unfused reverse would have
+//! restored for it: the values the iteration's block saved (its end-of-block values, still
+//! in scope: neither pushed nor popped), recomputations (their operands are unchanged since
+//! the read, as the plan checked), and values from before the loop (unchanged by it). Only
+//! the order in which the iterations add into an adjoint changes (first to last instead of
+//! last to first): the gradient agrees with the unfused one to rounding, not bit for bit.
+
+use std::collections::HashSet;
+
+use super::plan::{stmt_work, AdjDecl, BlockMode, Plan};
+use crate::ir::activity::{edges_of, output_vars};
+use crate::ir::{AssignOp, Block, BlockId, Body, Loop, LoopKind, Shape, Stmt, StmtKind, Ty, VarId};
+use crate::parse::{Passing, Signature};
+
+/// The loop whose reverse sweep fuses into the forward sweep.
+pub(super) struct Fusion {
+    /// Its position in the function's top block.
+    pub at: usize,
+    /// The positions of the statements after it that run before it: they only define
+    /// variables, by cheap expressions of values that nothing after them changes, and have no
+    /// reverse work (a `Vec`'s length, which an adjoint's declaration may read).
+    pub hoisted: Vec<usize>,
+    /// Set when statements with reverse work follow it (see [`Scaled`]).
+    pub scaled: Option<Scaled>,
+}
+
+/// A fused loop followed by statements with reverse work (`loss / n as f64`, `m + s.ln()`):
+/// its one accumulator's adjoint is not known before the loop, but the loop's reverse sweep
+/// is linear in it. So the loop's reverse runs with that adjoint `1`; once the statements
+/// after the loop are reversed, what it added is multiplied by the accumulator's real
+/// adjoint.
+pub(super) struct Scaled {
+    pub accumulator: VarId,
+    /// The variables from outside the loop whose adjoints its reverse sweep adds to, and
+    /// that nothing after the loop reads, writes or returns: their adjoints are multiplied in
+    /// place.
+    pub scale: Vec<VarId>,
+    /// The other variables whose adjoints the loop's reverse sweep adds to: it adds into
+    /// adjoints of their own (`__adj_x_in_loop`), added to theirs once multiplied.
+    pub separate: Vec<VarId>,
+    /// The variables whose adjoints are declared after the forward sweep of the statements
+    /// after the loop: those these statements define, and those whose shapes read them.
+    pub late: HashSet<VarId>,
+}
+
+/// The loop of the function's top block whose reverse sweep fuses into its forward sweep, if
+/// there is one.
+pub(super) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -> Option<Fusion> {
+    if sig.params.iter().any(|p| p.passing == Passing::MutRef)
+        || !body.writebacks.is_empty()
+        || plan.block_mode.first() != Some(&BlockMode::Live)
+        || !plan.saves.first().is_none_or(Vec::is_empty)
+    {
+        return None;
+    }
+    let stmts = &body.block.stmts;
+    let last = stmts.iter().rposition(|s| stmt_work(s, &plan.activity))?;
+    let at = match &stmts[last].kind {
+        StmtKind::Loop(_) => last,
+        _ => stmts[..last]
+            .iter()
+            .rposition(|s| matches!(&s.kind, StmtKind::Loop(_)))?,
+    };
+    let StmtKind::Loop(l) = &stmts[at].kind else {
+        return None;
+    };
+    let accumulators = fusable(body, plan, l)?;
+    let tail = &stmts[at + 1..];
+    let mut written = HashSet::new();
+    let mut write = |s: &Stmt| written.extend(s.writes());
+    crate::ir::visit::walk(&l.body, &mut |s, _| write(s));
+    for stmt in tail {
+        walk_stmt(stmt, &mut write);
+    }
+    let mut hoisted = Vec::new();
+    let mut late = HashSet::new();
+    for (k, stmt) in tail.iter().enumerate() {
+        let inert = match &stmt.kind {
+            StmtKind::Let { rhs, .. } => {
+                rhs.is_cheap()
+                    && !stmt_work(stmt, &plan.activity)
+                    && stmt.writes().is_empty()
+                    && rhs
+                        .reads()
+                        .iter()
+                        .all(|r| !written.contains(r) && !late.contains(r))
+            }
+            _ => false,
+        };
+        if inert {
+            hoisted.push(at + 1 + k);
+            continue;
+        }
+        match &stmt.kind {
+            StmtKind::Let { var, .. } => {
+                late.insert(*var);
+            }
+            StmtKind::If { phis, .. } => late.extend(phis.iter().map(|p| p.var)),
+            StmtKind::Loop(l) => {
+                late.insert(l.trips);
+            }
+            _ => {}
+        }
+    }
+    if hoisted.len() == tail.len() {
+        return Some(Fusion {
+            at,
+            hoisted,
+            scaled: None,
+        });
+    }
+    let [accumulator] = accumulators.as_slice() else {
+        return None;
+    };
+    let inner = blocks_of(l);
+    let mut scale: Vec<VarId> = feeds(&l.body)
+        .into_iter()
+        .filter(|&v| plan.active(v) && !inside(plan, &inner, v))
+        .collect();
+    scale.sort_unstable();
+    // What the statements after the loop read, write or seed gets adjoints of its own.
+    let mut touched = HashSet::new();
+    let mut touch = |s: &Stmt| {
+        touched.extend(s.writes());
+        let mut edges = Vec::new();
+        edges_of(s, &mut edges);
+        touched.extend(edges.into_iter().flat_map(|(to, from)| [to, from]));
+    };
+    for stmt in tail {
+        walk_stmt(stmt, &mut touch);
+    }
+    output_vars(&body.output, &mut |v| {
+        touched.insert(v);
+    });
+    let float = float_of(body, *accumulator);
+    let scalable = |v: &VarId| {
+        float_of(body, *v) == float
+            && match &body.vars[*v].ty {
+                Ty::Float(_) => true,
+                Ty::Array(info) => {
+                    !info.agg
+                        && matches!(info.shape, Shape::Fixed(_) | Shape::Len(_) | Shape::Like(_))
+                }
+                _ => false,
+            }
+    };
+    // (Declared at the start of the reverse of the top block, so that they can be declared
+    // before the loop; an adjoint whose shape reads a variable defined after the loop is
+    // declared after it.)
+    for &v in plan
+        .adj_starts
+        .first()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        if shape_reads(body, v).iter().any(|r| late.contains(r)) {
+            late.insert(v);
+        }
+    }
+    let early = |v: &VarId| plan.adj[*v] == AdjDecl::AtStart && !late.contains(v);
+    if !scale.iter().all(|v| scalable(v) && early(v)) || !early(accumulator) {
+        return None;
+    }
+    let (separate, scale) = scale.into_iter().partition(|v| touched.contains(v));
+    Some(Fusion {
+        at,
+        hoisted,
+        scaled: Some(Scaled {
+            accumulator: *accumulator,
+            scale,
+            separate,
+            late,
+        }),
+    })
+}
+
+/// Calls `f` on `stmt` and on every statement nested in it.
+fn walk_stmt(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
+    f(stmt);
+    let nested: Vec<&Block> = match &stmt.kind {
+        StmtKind::If { then, els, .. } => vec![then, els],
+        StmtKind::Loop(l) => vec![&l.body],
+        _ => Vec::new(),
+    };
+    for block in nested {
+        crate::ir::visit::walk(block, &mut |s, _| f(s));
+    }
+}
+
+/// The variables the shape of `v`'s adjoint reads (a `Vec`'s length, the value it is shaped
+/// like).
+fn shape_reads(body: &Body, v: VarId) -> Vec<VarId> {
+    match &body.vars[v].ty {
+        Ty::Array(info) => match &info.shape {
+            Shape::Fixed(_) => Vec::new(),
+            Shape::Len(n) => n.var().into_iter().collect(),
+            Shape::Like(p) => vec![*p],
+            Shape::Place(p, path) => std::iter::once(*p)
+                .chain(path.operands().into_iter().filter_map(|o| o.var()))
+                .collect(),
+        },
+        _ => Vec::new(),
+    }
+}
+
+/// The accumulators of the loop `l` when its reverse sweep can run iteration by iteration in
+/// its forward sweep (see the module's documentation); `None` when it cannot.
+fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
+    if !matches!(l.kind, LoopKind::Range(_)) || !l.exits.is_empty() || l.cont.is_some() {
+        return None;
+    }
+    let inner = blocks_of(l);
+    let mut fusable = true;
+    let mut accumulators = Vec::new();
+    crate::ir::visit::walk(&l.body, &mut |stmt, _| {
+        for w in stmt.writes() {
+            if inside(plan, &inner, w) || !plan.active(w) {
+                continue;
+            }
+            match &stmt.kind {
+                StmtKind::Assign {
+                    var,
+                    op: AssignOp::Add | AssignOp::Sub,
+                    value,
+                } if *var == w && value.var() != Some(w) && body.vars[w].ty.is_float() => {
+                    if !accumulators.contains(&w) {
+                        accumulators.push(w);
+                    }
+                }
+                _ => fusable = false,
+            }
+        }
+    });
+    let feeds = feeds(&l.body);
+    (fusable && !accumulators.iter().any(|a| feeds.contains(a))).then_some(accumulators)
+}
+
+/// The variables whose values flow, differentiably, into a value computed in `block`: those
+/// whose adjoints its reverse sweep adds to.
+fn feeds(block: &Block) -> HashSet<VarId> {
+    let mut feeds = HashSet::new();
+    crate::ir::visit::walk(block, &mut |stmt, _| {
+        let mut edges = Vec::new();
+        edges_of(stmt, &mut edges);
+        feeds.extend(edges.into_iter().map(|(_, from)| from));
+    });
+    feeds
+}
+
+/// The float type of `v` (`None`: not settled).
+fn float_of(body: &Body, v: VarId) -> Option<crate::ir::FloatTy> {
+    match &body.vars[v].ty {
+        Ty::Float(t) => *t,
+        Ty::Array(info) => info.elem,
+        _ => None,
+    }
+}
+
+/// Whether `v` is defined inside the loop whose blocks are `inner`.
+fn inside(plan: &Plan, inner: &HashSet<BlockId>, v: VarId) -> bool {
+    plan.def_block[v].is_some_and(|b| inner.contains(&b))
+}
+
+/// The ids of the blocks of the loop `l`: its body and the blocks nested in it.
+fn blocks_of(l: &Loop) -> HashSet<BlockId> {
+    let mut out = HashSet::new();
+    blocks(&l.body, &mut out);
+    out
+}
+
+/// Whether `NAME_vjp` needs the value stack when the loop at `fused` (if any) is fused: not
+/// when only that loop's block saved values (they stay in scope) and nothing is called.
+pub(super) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bool {
+    let Some(StmtKind::Loop(l)) = fused.map(|f| &body.block.stmts[f.at].kind) else {
+        return plan.uses_stack;
+    };
+    plan.uses_stack
+        && (!body.callees.is_empty()
+            || plan
+                .saves
+                .iter()
+                .enumerate()
+                .any(|(block, saves)| block != l.body.id && !saves.is_empty()))
+}
+
+/// The ids of `block` and of the blocks nested in it.
+fn blocks(block: &Block, out: &mut HashSet<BlockId>) {
+    out.insert(block.id);
+    for stmt in &block.stmts {
+        match &stmt.kind {
+            StmtKind::If { then, els, .. } => {
+                blocks(then, out);
+                blocks(els, out);
+            }
+            StmtKind::Loop(l) => blocks(&l.body, out),
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,47 @@
+// A function's last loop, fused: each iteration's reverse runs right after its forward, in
+// `NAME_vjp` (the split companions keep two sweeps). Returned as it is (the seed is the
+// accumulator's adjoint); followed by more work (the loop's reverse runs with the
+// accumulator's adjoint 1, then what it added is multiplied: in place, or through an adjoint
+// of its own for a variable the statements after the loop also read); not fused (the
+// accumulator feeds the loop).
+use ad::reverse;
+
+#[reverse]
+fn dot(w: &[f64], x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..w.len() {
+        s += w[i] * x[i];
+    }
+    s
+}
+
+#[reverse]
+fn mean_square(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += (x[i] * w).powi(2);
+    }
+    s / x.len() as f64
+}
+
+#[reverse]
+fn log_sum_exp(x: &[f64]) -> f64 {
+    let mut m = x[0];
+    for i in 1..x.len() {
+        m = m.max(x[i]);
+    }
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += (x[i] - m).exp();
+    }
+    m + s.ln()
+}
+
+#[reverse]
+fn compound(x: &[f64], r: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        s += s * r + x[i];
+    }
+    s
+}
