@@ -1007,6 +1007,14 @@ impl Lowerer<'_> {
             match self.lower_expr(arg, out) {
                 Value::Op(op) => args.push(op),
                 Value::Error => return Value::Error,
+                // A closure of integers, for an inactive argument: passed as written, and
+                // made again where the reverse sweep needs it (it calls nothing).
+                Value::Closure(closure) if self.is_integer_closure(&closure.expr) => {
+                    let mut opaque = self.opaque(arg);
+                    opaque.cheap = true;
+                    let v = self.let_opaque(out, "t", Ty::Other, opaque, arg.span());
+                    args.push(Operand::Var(v));
+                }
                 Value::Closure(closure) => {
                     // Lifted (`hoist`): its captured variables are passed at the end.
                     by_mut.pop();
@@ -1843,6 +1851,11 @@ impl Lowerer<'_> {
                 return;
             }
             Ty::Array(_) => {
+                if let (syn::Expr::Assign(assign), None) = (expr, op) {
+                    if self.assign_whole_array(&assign.left, right, out) {
+                        return;
+                    }
+                }
                 self.cx.error(
                     expr,
                     "assigning a whole array is not supported by #[reverse]; assign its elements \

@@ -143,6 +143,32 @@ impl Lowerer<'_> {
         Some((index, vars))
     }
 
+    /// Whether `closure` computes integers (`|i| n - 1 - i`, `|i: usize| i % 3`), for an
+    /// inactive function argument (`G: Fn(usize) -> usize`): it is then passed as written,
+    /// not lifted. Its parameters are all of inactive types, or untyped with a body that
+    /// reads an integer (a literal or an integer variable), no float, and calls nothing but
+    /// `.len()`. A wrong guess either way is rustc's error at the call, never a derivative.
+    pub(super) fn is_integer_closure(&self, closure: &syn::ExprClosure) -> bool {
+        let mut typed = !closure.inputs.is_empty();
+        for input in &closure.inputs {
+            match input {
+                syn::Pat::Type(t) if crate::parse::is_inactive_type(&t.ty) => {}
+                syn::Pat::Type(_) => return false,
+                _ => typed = false,
+            }
+        }
+        if typed {
+            return true;
+        }
+        let mut scan = IntegerScan {
+            lowerer: self,
+            calls: false,
+            integer: false,
+        };
+        scan.visit_expr(&closure.body);
+        scan.integer && !scan.calls && !self.is_float_expr(&closure.body)
+    }
+
     /// How the captured variable `v` is passed to the lifted closure.
     fn capture_kind(&self, v: VarId) -> Option<CaptureKind> {
         let var = &self.vars[v];
@@ -206,5 +232,43 @@ impl<'ast> Visit<'ast> for Names {
                 self.visit_expr(arg);
             }
         }
+    }
+}
+
+/// What `is_integer_closure` looks for in a closure's body.
+struct IntegerScan<'a, 'l> {
+    lowerer: &'a Lowerer<'l>,
+    calls: bool,
+    integer: bool,
+}
+
+impl<'ast> Visit<'ast> for IntegerScan<'_, '_> {
+    fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+        self.calls = true;
+        syn::visit::visit_expr_call(self, c);
+    }
+
+    fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
+        self.calls |= c.method != "len";
+        syn::visit::visit_expr_method_call(self, c);
+    }
+
+    fn visit_expr_macro(&mut self, m: &'ast syn::ExprMacro) {
+        self.calls = true;
+        syn::visit::visit_expr_macro(self, m);
+    }
+
+    fn visit_lit_int(&mut self, lit: &'ast syn::LitInt) {
+        let suffix = lit.suffix();
+        self.integer |= suffix != "f64" && suffix != "f32";
+    }
+
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if let Some(ident) = p.path.get_ident() {
+            if let Some(Binding::Var(v)) = self.lowerer.lookup(&ident.to_string()) {
+                self.integer |= matches!(self.lowerer.vars[*v].ty, Ty::Usize | Ty::I32);
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
     }
 }

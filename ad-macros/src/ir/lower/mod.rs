@@ -60,6 +60,7 @@ mod rename;
 mod results;
 mod scope;
 mod views;
+mod whole;
 
 use jumps::{Jumps, LoopCtx, RetCtx};
 
