@@ -3,6 +3,11 @@
 //! written as a Rust user would write them. Each gradient is compared with a closed form
 //! derived by hand or with `ad::check::finite_difference`, and each primal returned by
 //! `_grad`/`_vjp` with the plain function's, bit for bit.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::let_and_return,
+    reason = "the programs are written as ported, index loops and all"
+)]
 
 use ad::{reverse, Float};
 use std::f64::consts::PI;
