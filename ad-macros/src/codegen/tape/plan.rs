@@ -415,12 +415,18 @@ impl Planner<'_> {
         );
         let mode = self.mode_of(var);
         if !storable && mode == BlockMode::Stack {
+            // (A temporary's name means nothing to the user: the span shows the value.)
+            let name = self.body.vars[var].name.to_string();
+            let what = match name.starts_with("__") {
+                true => "this value".to_string(),
+                false => format!("`{name}`"),
+            };
             self.cx.error_at(
                 self.body.vars[var].span,
                 format!(
-                    "#[reverse] must store `{}` for the reverse sweep but does not know its type; \
-                     bind it with a type annotation (`let k: usize = ...;` or `: i32`, `: f64`)",
-                    self.body.vars[var].name
+                    "#[reverse] must store {what} for the reverse sweep but does not know its \
+                     type; bind it with a type annotation (`let k: usize = ...;` or `: i32`, \
+                     `: f64`)"
                 ),
             );
         }

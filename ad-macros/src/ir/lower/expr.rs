@@ -382,10 +382,11 @@ impl Lowerer<'_> {
             syn::Expr::Call(call) => match &*call.func {
                 syn::Expr::Path(p) => {
                     self.sig.float_in_path(p.qself.as_ref(), &p.path).is_some()
-                        || call
-                            .args
-                            .iter()
-                            .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some())
+                        || call.args.iter().any(|a| {
+                            self.is_float_expr(a)
+                                || self.array_arg(a).is_some()
+                                || self.shared_float_arg(a)
+                        })
                 }
                 _ => false,
             },
@@ -455,6 +456,29 @@ impl Lowerer<'_> {
                 args.extend(call.args.iter());
                 return self.lower_intrinsic(expr, rule, &args, call.method.span(), out);
             }
+        }
+        // `x.sin_cos()`: the tuple `(x.sin(), x.cos())`, which is how std computes it.
+        if name == "sin_cos" && call.args.is_empty() && self.is_float_expr(&call.receiver) {
+            let x = match self.lower_expr(&call.receiver, out) {
+                Value::Op(x) => x,
+                Value::Error => return Value::Error,
+                _ => {
+                    self.cx
+                        .error(&call.receiver, "`sin_cos` needs a number here");
+                    return Value::Error;
+                }
+            };
+            let ty = match self.ty_of(&x) {
+                ty if ty.is_float() => ty,
+                _ => Ty::Float(None),
+            };
+            let span = call.method.span();
+            let parts = ["sin", "cos"].map(|f| {
+                let rule = rules::lookup(f).expect("sin and cos are intrinsics");
+                let rhs = Rhs::Intrinsic(rule, vec![x.clone()]);
+                Value::Op(self.let_temp(out, rhs, ty.clone(), span))
+            });
+            return Value::Tuple(parts.into());
         }
         // A method of an aggregate (`self.layer(x)`, `p.energy()`): through its companions.
         let container = matches!(
@@ -629,6 +653,7 @@ impl Lowerer<'_> {
                     || matches!(super::strip(a), syn::Expr::Path(_)) && self.is_closure_callee(a)
                     || self.function_param(a).is_some()
                     || matches!(super::strip(a), syn::Expr::Reference(r) if self.function_param(&r.expr).is_some())
+                    || self.shared_float_arg(a)
             });
             if self.is_poisoned(&call.func) {
                 return Value::Error;
@@ -1004,6 +1029,29 @@ impl Lowerer<'_> {
                 by_ref.push(reference);
                 continue;
             }
+            // `&x`, `&v[i]`: a float passed by shared reference (a `&f64` parameter).
+            if let (true, syn::Expr::Reference(r)) = (self.shared_float_arg(arg), super::strip(arg))
+            {
+                let op = match self.lower_expr(&r.expr, out) {
+                    Value::Op(op @ Operand::Var(_)) => op,
+                    // (`&2.0`: a temporary to refer to.)
+                    Value::Op(lit) => {
+                        let ty = match self.ty_of(&lit) {
+                            ty if ty.is_float() => ty,
+                            _ => Ty::Float(None),
+                        };
+                        self.let_temp(out, Rhs::Copy(lit), ty, arg.span())
+                    }
+                    Value::Error => return Value::Error,
+                    _ => {
+                        self.cx.error(arg, "#[reverse] expects a number here");
+                        return Value::Error;
+                    }
+                };
+                args.push(op);
+                by_ref.push(true);
+                continue;
+            }
             match self.lower_expr(arg, out) {
                 Value::Op(op) => args.push(op),
                 Value::Error => return Value::Error,
@@ -1135,6 +1183,19 @@ impl Lowerer<'_> {
             syn::Expr::Paren(p) => self.mut_arg(&p.expr),
             _ => None,
         }
+    }
+
+    /// A float value passed by shared reference (`&x`, `&v[i]`, `&(a * b)`), not an array
+    /// (`array_arg`) nor a part of an aggregate (`is_place_expr`).
+    fn shared_float_arg(&self, arg: &syn::Expr) -> bool {
+        let syn::Expr::Reference(r) = super::strip(arg) else {
+            return false;
+        };
+        r.mutability.is_none()
+            && self.is_float_expr(&r.expr)
+            && self.array_arg(arg).is_none()
+            && !self.is_place_expr(arg)
+            && !self.is_view_expr(arg)
     }
 
     /// A float array passed as a call argument: `w` or `&w`.

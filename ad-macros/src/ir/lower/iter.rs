@@ -551,10 +551,19 @@ impl Lowerer<'_> {
             syn::Expr::Path(p) => {
                 match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
                     Some(Binding::Closure(c)) => c.clone(),
-                    _ => {
-                        self.cx.error(f, CLOSURE_EXPECTED);
-                        return Value::Error;
-                    }
+                    _ => match intrinsic_closure(p, args.len())
+                        .filter(|_| self.sig.float_named(&p.path.segments[0].ident).is_some())
+                    {
+                        // `f64::exp`, `f64::max`: the closure that calls it.
+                        Some(c) => match self.make_closure(&c, out) {
+                            Value::Closure(c) => c,
+                            _ => return Value::Unit,
+                        },
+                        None => {
+                            self.cx.error(f, CLOSURE_EXPECTED);
+                            return Value::Error;
+                        }
+                    },
                 }
             }
             other => {
@@ -698,4 +707,21 @@ fn turbofish_float(
 /// Whether `expr` is `xs.iter()` or `xs.into_iter()`.
 fn is_iter_call(expr: &syn::Expr) -> bool {
     matches!(strip(expr), syn::Expr::MethodCall(m) if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty())
+}
+
+/// For a path to a float intrinsic taking `arity` floats (`f64::exp`, `f32::max`, `T::sqrt`),
+/// the closure that calls it (`|a0, a1| f64::max(a0, a1)`), spanned as the path.
+fn intrinsic_closure(p: &syn::ExprPath, arity: usize) -> Option<syn::ExprClosure> {
+    let [owner, name] = [p.path.segments.first()?, p.path.segments.last()?];
+    let rule = crate::rules::lookup(&name.ident.to_string())?;
+    let simple = p.qself.is_none() && p.path.segments.len() == 2 && name.arguments.is_empty();
+    if !simple || !owner.arguments.is_empty() || rule.arity != arity || rule.int_exponent {
+        return None;
+    }
+    let span = p.span();
+    let params: Vec<syn::Ident> = (0..arity)
+        .map(|k| quote::format_ident!("__ad_arg{}", k, span = Span::mixed_site()))
+        .collect();
+    let path = &p.path;
+    Some(syn::parse_quote_spanned!(span=> |#(#params),*| #path(#(#params),*)))
 }
