@@ -896,19 +896,25 @@ pub(crate) mod snapshots {
         check("vectors");
     }
 
+    /// The expansion of the fixture `tests/expand/{fixture}.rs`, as a function from a
+    /// function's name to the text of its `NAME_vjp`.
+    fn vjp_of(fixture: &str) -> impl Fn(&str) -> String {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+        let source = std::fs::read_to_string(dir.join(format!("{fixture}.rs"))).unwrap();
+        let expanded = expand_source(&source);
+        move |name: &str| {
+            let start = expanded.find(&format!("fn {name}_vjp(")).unwrap();
+            let end = start + expanded[start..].find("\n}\n").unwrap();
+            expanded[start..end].to_string()
+        }
+    }
+
     /// A local array written by one loop and read by later ones is read again by the reverse
     /// sweep, not stored per read; written after the reads, the reads are stored.
     #[test]
     fn array_reads() {
         check("array_reads");
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
-        let source = std::fs::read_to_string(dir.join("array_reads.rs")).unwrap();
-        let expanded = expand_source(&source);
-        let vjp = |name: &str| {
-            let start = expanded.find(&format!("fn {name}_vjp(")).unwrap();
-            let end = start + expanded[start..].find("\n}\n").unwrap();
-            expanded[start..end].to_string()
-        };
+        let vjp = vjp_of("array_reads");
         let read_only = vjp("exp_then_read");
         // (The first loop stores its `exp`s: transcendentals are stored, not evaluated again.)
         assert!(!read_only.contains("__stack.push(__t5)"), "{read_only}");
@@ -927,14 +933,7 @@ pub(crate) mod snapshots {
     #[test]
     fn fused_loops() {
         check("fused_loops");
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
-        let source = std::fs::read_to_string(dir.join("fused_loops.rs")).unwrap();
-        let expanded = expand_source(&source);
-        let vjp = |name: &str| {
-            let start = expanded.find(&format!("fn {name}_vjp(")).unwrap();
-            let end = start + expanded[start..].find("\n}\n").unwrap();
-            expanded[start..end].to_string()
-        };
+        let vjp = vjp_of("fused_loops");
         for fused in ["dot", "mean_square", "log_sum_exp"] {
             let code = vjp(fused);
             assert!(!code.contains("(0..x.len()).rev()"), "{code}");

@@ -17,11 +17,11 @@
 //! when the adjoint of everything the loop carries from one iteration to the next is the same
 //! in every iteration, known before the loop starts:
 //!
-//! - the loop is the last statement of the function with reverse work, and the statements
-//!   after it only define new variables by cheap expressions of values the loop does not
-//!   write (they run before it: the adjoints' declarations may read them, like a `Vec`'s
-//!   length); so nothing of the reverse sweep runs after the loop, and the adjoints it reads
-//!   are the seeds;
+//! - the loop is the last loop of the function's top block, and the statements after it
+//!   only define new variables by cheap expressions of values the loop does not write (they
+//!   run before it: the adjoints' declarations may read them, like a `Vec`'s length); so
+//!   nothing of the reverse sweep runs after the loop, and the adjoints it reads are the
+//!   seeds. Or more work follows, and the loop has one accumulator: see [`Scaled`];
 //! - every active variable defined outside the loop that the loop writes is a float
 //!   *accumulator*: written only by `v += e` / `v -= e`, and feeding no differentiable value
 //!   in the loop (its adjoint stays the seed's); active arrays from outside are only read;
