@@ -443,7 +443,8 @@ mod tests {
     /// away from the bounds.
     #[test]
     fn clamp_partials_compose_max_and_min() {
-        let cases: [((f64, f64, f64), (f64, f64, f64)); 9] = [
+        type Three = (f64, f64, f64);
+        let cases: [(Three, Three); 9] = [
             ((-2.0, -1.0, 1.0), (0.0, 1.0, 0.0)),
             ((-1.0, -1.0, 1.0), (0.5, 0.5, 0.0)),
             ((0.3, -1.0, 1.0), (1.0, 0.0, 0.0)),
