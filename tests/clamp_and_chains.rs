@@ -1,6 +1,8 @@
-//! `x.clamp(lo, hi)` as an intrinsic, under `#[reverse]`, `#[reverse(cps)]`, `#[ad::forward]`,
-//! `#[reverse(hessian)]` and in generic code; each gradient against a closed form derived here
-//! and against `ad::check::finite_difference`, each value bit for bit against the primal.
+//! `x.clamp(lo, hi)` as an intrinsic, and iterator chains that start from `x.chunks(k)`,
+//! `x.chunks_exact(k)` or `x.windows(k)`, under `#[reverse]`, `#[reverse(cps)]`,
+//! `#[ad::forward]`, `#[reverse(hessian)]` (clamp) and in generic code; each gradient against a
+//! closed form derived here and against `ad::check::finite_difference`, each value bit for bit
+//! against the primal.
 #![allow(
     clippy::needless_range_loop,
     reason = "the forms under test are written as users write them"
@@ -214,4 +216,376 @@ fn clamp_hessian_matches_its_closed_form() {
             }
         }
     }
+}
+
+// ---- iterator chains over chunks and windows --------------------------------------------------
+
+/// `Σ (xᵢ₊₁ - xᵢ)²`: ∂/∂xᵢ = 2(xᵢ - xᵢ₋₁) - 2(xᵢ₊₁ - xᵢ), each term where it exists.
+#[forward]
+#[reverse]
+fn squared_steps(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>()
+}
+
+#[reverse(cps)]
+fn squared_steps_cps(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>()
+}
+
+/// The same as a `for` loop: the chain must agree with it bit for bit.
+#[reverse]
+fn squared_steps_loop(x: &[f64]) -> f64 {
+    let mut s = -0.0;
+    for w in x.windows(2) {
+        s += (w[1] - w[0]).powi(2);
+    }
+    s
+}
+
+fn squared_steps_closed(x: &[f64]) -> Vec<f64> {
+    let n = x.len();
+    (0..n)
+        .map(|i| {
+            let left = if i > 0 { 2.0 * (x[i] - x[i - 1]) } else { 0.0 };
+            let right = if i + 1 < n {
+                2.0 * (x[i + 1] - x[i])
+            } else {
+                0.0
+            };
+            left - right
+        })
+        .collect()
+}
+
+/// Same bits for the same operations in the same order (up to the sign of a zero).
+fn same(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (p, q) in a.iter().zip(b) {
+        assert_eq!(p.to_bits(), q.to_bits(), "{a:?} against {b:?}");
+    }
+}
+
+fn close_all(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (p, q) in a.iter().zip(b) {
+        assert!(
+            (p - q).abs() <= 1e-13 * q.abs().max(1.0),
+            "{a:?} against {b:?}"
+        );
+    }
+}
+
+#[test]
+fn windows_map_sum_in_every_backend() {
+    for x in [
+        vec![0.3, -1.2, 2.5, 0.7, 1.1],
+        vec![1.5, 0.5],
+        vec![2.0],
+        vec![],
+    ] {
+        let primal = squared_steps(&x);
+        let (value, g) = squared_steps_grad(&x);
+        assert_eq!(value.to_bits(), primal.to_bits());
+        close_all(&g, &squared_steps_closed(&x));
+        let (value_cps, g_cps) = squared_steps_cps_grad(&x);
+        assert_eq!(value_cps.to_bits(), primal.to_bits());
+        same(&g_cps, &g);
+        let (value_loop, g_loop) = squared_steps_loop_grad(&x);
+        assert_eq!(value_loop.to_bits(), primal.to_bits());
+        same(&g_loop, &g);
+        if !x.is_empty() {
+            agrees_with_fd(squared_steps, &x, &g);
+        }
+        for k in 0..x.len() {
+            let mut t = vec![0.0; x.len()];
+            t[k] = 1.0;
+            let (value, d) = squared_steps_jvp(&x, &t);
+            assert_eq!(value.to_bits(), primal.to_bits());
+            assert!((d - g[k]).abs() <= 1e-13 * g[k].abs().max(1.0));
+        }
+    }
+}
+
+/// `Σ_c (Σ_{i ∈ c} xᵢ)²` over chunks of 3 (the last one shorter): ∂/∂xᵢ = 2 S_c for the chunk
+/// `c` of `i`.
+#[forward]
+#[reverse]
+fn chunk_sums_squared(x: &[f64]) -> f64 {
+    x.chunks(3)
+        .map(|c| c.iter().sum::<f64>())
+        .fold(0.0, |acc, s| acc + s * s)
+}
+
+#[reverse(cps)]
+fn chunk_sums_squared_cps(x: &[f64]) -> f64 {
+    x.chunks(3)
+        .map(|c| c.iter().sum::<f64>())
+        .fold(0.0, |acc, s| acc + s * s)
+}
+
+#[test]
+fn chunks_map_fold_in_every_backend() {
+    for x in [
+        vec![0.3, -1.2, 2.5, 0.7, 1.1, -0.4, 0.9],
+        vec![1.0, 2.0, 3.0],
+        vec![0.5],
+    ] {
+        let primal = chunk_sums_squared(&x);
+        let expected = x
+            .chunks(3)
+            .map(|c| c.iter().sum::<f64>())
+            .fold(0.0, |a, s| a + s * s);
+        assert_eq!(primal.to_bits(), expected.to_bits());
+        let closed: Vec<f64> = (0..x.len())
+            .map(|i| {
+                2.0 * x[i / 3 * 3..(i / 3 * 3 + 3).min(x.len())]
+                    .iter()
+                    .sum::<f64>()
+            })
+            .collect();
+        let (value, g) = chunk_sums_squared_grad(&x);
+        assert_eq!(value.to_bits(), primal.to_bits());
+        close_all(&g, &closed);
+        let (value_cps, g_cps) = chunk_sums_squared_cps_grad(&x);
+        assert_eq!(value_cps.to_bits(), primal.to_bits());
+        same(&g_cps, &g);
+        agrees_with_fd(chunk_sums_squared, &x, &g);
+        let t: Vec<f64> = (0..x.len()).map(|i| 0.5 - i as f64 * 0.3).collect();
+        let (value, d) = chunk_sums_squared_jvp(&x, &t);
+        assert_eq!(value.to_bits(), primal.to_bits());
+        let dot: f64 = g.iter().zip(&t).map(|(a, b)| a * b).sum();
+        assert!((d - dot).abs() <= 1e-13 * dot.abs().max(1.0));
+    }
+}
+
+/// `chunks_exact` (the tail dropped), `enumerate`, `filter` on the index, and a weight `a`
+/// captured by the closure: `Σ_{k even} a (k + 1) c₀ c₁`.
+#[reverse]
+fn even_pairs(x: &[f64], a: f64) -> f64 {
+    x.chunks_exact(2)
+        .enumerate()
+        .filter(|(k, _)| k % 2 == 0)
+        .map(|(k, c)| a * (k as f64 + 1.0) * c[0] * c[1])
+        .sum::<f64>()
+}
+
+#[test]
+fn chunks_exact_enumerate_filter() {
+    let x = [0.3, -1.2, 2.5, 0.7, 1.1, -0.4, 0.9, 2.0, -0.6];
+    let a = 1.7;
+    let (value, (g, da)) = even_pairs_grad(&x, a);
+    assert_eq!(value.to_bits(), even_pairs(&x, a).to_bits());
+    // Chunks 0 and 2 count (weights 1 and 3); chunk 1 and 3 do not; x[8] is in none.
+    let mut closed = vec![0.0; x.len()];
+    let mut closed_a = 0.0;
+    for (k, w) in [(0, 1.0), (2, 3.0)] {
+        closed[2 * k] = a * w * x[2 * k + 1];
+        closed[2 * k + 1] = a * w * x[2 * k];
+        closed_a += w * x[2 * k] * x[2 * k + 1];
+    }
+    close_all(&g, &closed);
+    assert!((da - closed_a).abs() <= 1e-13);
+    let mut all = x.to_vec();
+    all.push(a);
+    let mut grad = g.clone();
+    grad.push(da);
+    agrees_with_fd(|p| even_pairs(&p[..9], p[9]), &all, &grad);
+}
+
+/// Windows of a slice, of a size given at run time, each a product, collected into a `Vec`
+/// and returned; `for_each` over chunks zipped with weights, into a captured total.
+#[reverse]
+fn window_products(x: &[f64], k: usize) -> Vec<f64> {
+    x[1..]
+        .windows(k)
+        .map(|w| w.iter().product::<f64>())
+        .collect::<Vec<f64>>()
+}
+
+#[reverse]
+fn weighted_chunk_spread(x: &[f64], w: &[f64]) -> f64 {
+    let mut total = 0.0;
+    x.chunks(2)
+        .zip(w)
+        .for_each(|(c, wi)| total += wi * (c[0] - c[c.len() - 1]).abs());
+    total
+}
+
+#[test]
+fn windows_collect_and_chunks_zip_for_each() {
+    let x = [0.3, -1.2, 2.5, 0.7, 1.1, -0.4];
+    let seed = [0.5, -1.0, 2.0];
+    let (value, g) = window_products_vjp(&x, 3, seed.to_vec());
+    // Windows of x[1..] of 3: (x1 x2 x3), (x2 x3 x4), (x3 x4 x5).
+    let expected: Vec<f64> = x[1..].windows(3).map(|w| w.iter().product()).collect();
+    same(&value, &expected);
+    same(&window_products(&x, 3), &expected);
+    let mut closed = vec![0.0; x.len()];
+    for (j, s) in seed.iter().enumerate() {
+        let at = j + 1;
+        for i in at..at + 3 {
+            let others: f64 = (at..at + 3).filter(|&m| m != i).map(|m| x[m]).product();
+            closed[i] += s * others;
+        }
+    }
+    close_all(&g, &closed);
+    agrees_with_fd(
+        |p| {
+            window_products(p, 3)
+                .iter()
+                .zip(&seed)
+                .map(|(a, b)| a * b)
+                .sum()
+        },
+        &x,
+        &g,
+    );
+
+    // Chunks (0.3, -1.2), (2.5, 0.7), (1.1, -0.4) and the 2 weights: the third is dropped.
+    let w = [2.0, -0.5];
+    let (value, (gx, gw)) = weighted_chunk_spread_grad(&x, &w);
+    assert_eq!(value.to_bits(), weighted_chunk_spread(&x, &w).to_bits());
+    let closed_x = [2.0, -2.0, -0.5, 0.5, 0.0, 0.0];
+    let closed_w = [(0.3f64 + 1.2).abs(), (2.5f64 - 0.7).abs()];
+    close_all(&gx, &closed_x);
+    close_all(&gw, &closed_w);
+    let mut all = x.to_vec();
+    all.extend(w);
+    let mut grad = gx.clone();
+    grad.extend(gw);
+    agrees_with_fd(|p| weighted_chunk_spread(&p[..6], &p[6..]), &all, &grad);
+}
+
+/// A generic chain over windows, for `f32` and `f64`.
+#[reverse]
+fn neighbour_products<T: Float>(x: &[T]) -> T {
+    x.windows(2).map(|w| w[0] * w[1]).sum::<T>()
+}
+
+#[test]
+fn windows_chain_in_generic_code() {
+    let x = [0.5f64, -1.5, 2.0, 0.25];
+    let (value, g) = neighbour_products_grad(&x);
+    assert_eq!(value.to_bits(), neighbour_products(&x).to_bits());
+    close_all(&g, &[-1.5, 0.5 + 2.0, -1.5 + 0.25, 2.0]);
+    let x32 = x.map(|v| v as f32);
+    let (value, g) = neighbour_products_grad(&x32);
+    assert_eq!(value.to_bits(), neighbour_products(&x32).to_bits());
+    assert_eq!(g, vec![-1.5f32, 2.5, -1.25, 2.0]);
+}
+
+/// `f_grad` panics where `f` does: `windows(0)`.
+#[test]
+#[should_panic(expected = "window size must be non-zero")]
+fn chain_over_windows_of_zero_panics() {
+    let _ = window_products_vjp(&[1.0, 2.0, 3.0], 0, Vec::new());
+}
+
+/// Chunks zipped with chunks, each pair a dot product: `x · y` in blocks of 4.
+#[reverse]
+fn blocked_dot(x: &[f64], y: &[f64]) -> f64 {
+    x.chunks(4)
+        .zip(y.chunks(4))
+        .map(|(cx, cy)| cx.iter().zip(cy).map(|(a, b)| a * b).sum::<f64>())
+        .sum::<f64>()
+}
+
+#[reverse(cps)]
+fn blocked_dot_cps(x: &[f64], y: &[f64]) -> f64 {
+    x.chunks(4)
+        .zip(y.chunks(4))
+        .map(|(cx, cy)| cx.iter().zip(cy).map(|(a, b)| a * b).sum::<f64>())
+        .sum::<f64>()
+}
+
+#[test]
+fn chunks_zipped_with_chunks() {
+    // 10 elements: chunks of 4, 4 and 2; ∂/∂x = y and ∂/∂y = x.
+    let x: Vec<f64> = (0..10).map(|i| (i as f64 * 0.7).sin()).collect();
+    let y: Vec<f64> = (0..10).map(|i| 1.0 - i as f64 * 0.15).collect();
+    let primal = blocked_dot(&x, &y);
+    let expected: f64 = x
+        .chunks(4)
+        .zip(y.chunks(4))
+        .map(|(a, b)| a.iter().zip(b).map(|(p, q)| p * q).sum::<f64>())
+        .sum();
+    assert_eq!(primal.to_bits(), expected.to_bits());
+    let (value, (gx, gy)) = blocked_dot_grad(&x, &y);
+    assert_eq!(value.to_bits(), primal.to_bits());
+    same(&gx, &y);
+    same(&gy, &x);
+    let (value, (cx, cy)) = blocked_dot_cps_grad(&x, &y);
+    assert_eq!(value.to_bits(), primal.to_bits());
+    same(&cx, &y);
+    same(&cy, &x);
+    // A shorter `y`: only the chunks both have count (Rust's `zip`).
+    let (value, (gx, gy)) = blocked_dot_grad(&x, &y[..6]);
+    assert_eq!(value.to_bits(), blocked_dot(&x, &y[..6]).to_bits());
+    let mut closed = y[..6].to_vec();
+    closed.resize(x.len(), 0.0);
+    same(&gx, &closed);
+    same(&gy, &x[..6]);
+}
+
+/// A bead on a string: its position and mass (`id` is inactive).
+#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+pub struct Bead {
+    /// Position.
+    pub x: f64,
+    /// Mass.
+    pub m: f64,
+    /// An inactive label.
+    pub id: usize,
+}
+
+/// Windows of structs in a chain: each item's elements are places, read where used.
+/// `Σ (m₀ + m₁) (x₁ - x₀)²` over neighbouring beads.
+#[reverse]
+fn string_energy(beads: &[Bead]) -> f64 {
+    beads
+        .windows(2)
+        .map(|w| (w[0].m + w[1].m) * (w[1].x - w[0].x).powi(2))
+        .sum::<f64>()
+}
+
+#[test]
+fn windows_of_structs_in_a_chain() {
+    let beads: Vec<Bead> = (0..4)
+        .map(|i| Bead {
+            x: (i as f64 * 0.9).cos(),
+            m: 1.0 + 0.5 * i as f64,
+            id: i,
+        })
+        .collect();
+    let (value, d) = string_energy_grad(&beads);
+    assert_eq!(value.to_bits(), string_energy(&beads).to_bits());
+    // ∂/∂x_i and ∂/∂m_i from each window (i - 1, i) and (i, i + 1).
+    let n = beads.len();
+    for i in 0..n {
+        let (mut dx, mut dm) = (0.0, 0.0);
+        if i > 0 {
+            let (a, b) = (&beads[i - 1], &beads[i]);
+            dx += 2.0 * (a.m + b.m) * (b.x - a.x);
+            dm += (b.x - a.x).powi(2);
+        }
+        if i + 1 < n {
+            let (a, b) = (&beads[i], &beads[i + 1]);
+            dx -= 2.0 * (a.m + b.m) * (b.x - a.x);
+            dm += (b.x - a.x).powi(2);
+        }
+        assert!(close(d[i].x, dx) && close(d[i].m, dm), "bead {i}");
+    }
+    let flat: Vec<f64> = beads.iter().flat_map(|b| [b.x, b.m]).collect();
+    let grad: Vec<f64> = d.iter().flat_map(|b| [b.x, b.m]).collect();
+    let rebuild = |p: &[f64]| -> Vec<Bead> {
+        p.chunks(2)
+            .enumerate()
+            .map(|(id, c)| Bead {
+                x: c[0],
+                m: c[1],
+                id,
+            })
+            .collect()
+    };
+    agrees_with_fd(|p| string_energy(&rebuild(p)), &flat, &grad);
 }
