@@ -52,6 +52,7 @@ fn eval<T: Float>(name: &str, a: &[T]) -> T {
         "max" => a[0].max(a[1]),
         "min" => a[0].min(a[1]),
         "mul_add" => a[0].mul_add(a[1], a[2]),
+        "clamp" => a[0].clamp(a[1], a[2]),
         "recip" => a[0].recip(),
         "signum" => a[0].signum(),
         "floor" => a[0].floor(),
@@ -115,6 +116,17 @@ fn closed_form(name: &str, a: &[f64]) -> Vec<f64> {
             f64::from(u8::from(a[1] < a[0])),
         ],
         "mul_add" => vec![a[1], a[0], 1.0],
+        // The value is x strictly inside [lo, hi], the bound it is clamped to outside.
+        "clamp" => {
+            let (lo, hi) = (a[1], a[2]);
+            if x < lo {
+                vec![0.0, 1.0, 0.0]
+            } else if x > hi {
+                vec![0.0, 0.0, 1.0]
+            } else {
+                vec![1.0, 0.0, 0.0]
+            }
+        }
         "recip" => vec![-1.0 / (x * x)],
         "signum" | "floor" | "ceil" | "round" | "trunc" => vec![0.0],
         other => panic!("add a closed-form derivative of `{other}` to this test"),
@@ -142,6 +154,13 @@ fn points(name: &str, arity: usize) -> Vec<Vec<f64>> {
             vec![3.0, -1.5],
             vec![1.7, 0.3],
             vec![2.0, 3.0],
+        ],
+        // Inside, below and above the bounds `lo < hi`.
+        ("clamp", _) => vec![
+            vec![0.3, -1.0, 1.0],
+            vec![-2.0, -1.0, 1.5],
+            vec![2.5, -0.5, 1.0],
+            vec![0.1, 0.0, 0.25],
         ],
         ("floor" | "ceil" | "round" | "trunc" | "signum", _) => {
             vec![vec![-2.3], vec![-0.6], vec![0.3], vec![4.7]]
@@ -227,6 +246,14 @@ fn conventions_at_non_differentiable_points() {
     let (a, b) = (Dual::new(2.0_f64, 3.0), Dual::new(2.0, 5.0));
     assert_eq!(a.max(b).eps, 0.5 * 3.0 + 0.5 * 5.0);
     assert_eq!(a.min(b).eps, 0.5 * 3.0 + 0.5 * 5.0);
+    // clamp(x, lo, hi) = min(max(x, lo), hi) (JAX's `clip`): at x = lo < hi the tangents of
+    // x and lo are split; with lo = hi = x the max's half is halved again by the min's tie.
+    let hi = Dual::new(4.0_f64, 7.0);
+    assert_eq!(a.clamp(b, hi).eps, 0.5 * 3.0 + 0.5 * 5.0);
+    assert_eq!(
+        a.clamp(b, Dual::new(2.0, 7.0)).eps,
+        0.25 * 3.0 + 0.25 * 5.0 + 0.5 * 7.0
+    );
     assert_eq!(Dual::variable(0.0_f64).abs().eps, 1.0);
     assert_eq!(Dual::variable(0.0_f64).sqrt().eps, f64::INFINITY);
     let h = Dual::new(0.0_f64, 1.0).hypot(Dual::new(0.0, 1.0));

@@ -1088,6 +1088,93 @@ fn mul_add_partials_are_b_a_and_one() {
     }
 }
 
+#[reverse]
+fn clamp_method(x: f64, lo: f64, hi: f64) -> f64 {
+    x.clamp(lo, hi)
+}
+
+#[reverse]
+fn clamp_path(x: f64, lo: f64, hi: f64) -> f64 {
+    f64::clamp(x, lo, hi)
+}
+
+via! {
+    clamp_method_via = clamp_method(x: f64, lo: f64, hi: f64) -> f64;
+    clamp_path_via = clamp_path(x: f64, lo: f64, hi: f64) -> f64;
+}
+
+type Ternary = (
+    fn(f64, f64, f64) -> f64,
+    fn(f64, f64, f64) -> (f64, (f64, f64, f64)),
+    fn(f64, f64, f64) -> (f64, (f64, f64, f64)),
+);
+
+const CLAMP: [Ternary; 2] = [
+    (clamp_method, clamp_method_grad, clamp_method_via_grad),
+    (clamp_path, clamp_path_grad, clamp_path_via_grad),
+];
+
+/// The three partials of `clamp` in method or path form, value and caller checked bit for bit.
+fn d3((f, grad, via): Ternary, x: f64, lo: f64, hi: f64) -> (f64, f64, f64) {
+    checked_at(f(x, lo, hi), grad(x, lo, hi), via(x, lo, hi), (x, lo, hi)).1
+}
+
+#[test]
+fn clamp_adjoint_goes_to_x_inside_and_to_the_bound_outside() {
+    for form in CLAMP {
+        for (x, lo, hi) in [
+            (0.3, -1.0, 1.0),
+            (-2.5, -1.0, 1.0),
+            (4.0, -1.0, 1.0),
+            (-0.75, -2.0, 0.5),
+            (7.0, 2.0, 3.0),
+            (-1e3, 2.0, 3.0),
+        ] {
+            let (dx, dlo, dhi) = d3(form, x, lo, hi);
+            let expected = if x < lo {
+                (0.0, 1.0, 0.0)
+            } else if x > hi {
+                (0.0, 0.0, 1.0)
+            } else {
+                (1.0, 0.0, 0.0)
+            };
+            assert_eq!((dx, dlo, dhi), expected, "clamp({x}, {lo}, {hi})");
+            check::gradient(
+                |p| (form.0)(p[0], p[1], p[2]),
+                &[x, lo, hi],
+                &[dx, dlo, dhi],
+            )
+            .unwrap();
+        }
+    }
+    // The value is `f64::clamp`'s: NaN for a NaN `x` (where `x.max(lo).min(hi)` is `lo`),
+    // and `-0.0` kept for `x = -0.0` at `lo = 0.0`.
+    for (f, grad, via) in CLAMP {
+        let (v, d) = checked_at(
+            f(f64::NAN, 0.0, 1.0),
+            grad(f64::NAN, 0.0, 1.0),
+            via(f64::NAN, 0.0, 1.0),
+            0,
+        );
+        assert!(v.is_nan());
+        assert_eq!(d, (0.0, 0.0, 0.0));
+        let (v, _) = checked_at(
+            f(-0.0, 0.0, 1.0),
+            grad(-0.0, 0.0, 1.0),
+            via(-0.0, 0.0, 1.0),
+            0,
+        );
+        assert_eq!(v.to_bits(), (-0.0f64).to_bits());
+    }
+}
+
+/// `clamp` panics where `f64::clamp` does (`lo > hi`), in `f_grad` too.
+#[test]
+#[should_panic]
+fn clamp_grad_panics_when_lo_exceeds_hi() {
+    let _ = clamp_method_grad(0.5, 1.0, 0.0);
+}
+
 // ---- piecewise constant ----------------------------------------------------------------------
 
 #[reverse]
@@ -1436,6 +1523,32 @@ fn conventions_match_jax() {
         );
     }
 
+    // jnp.clip(x, lo, hi) is minimum(maximum(lo, x), hi): at a bound, and with lo = hi, the
+    // ties of both split the adjoint.
+    // jax.grad(jnp.clip, argnums=(0, 1, 2))(-1.0, -1.0, 1.0) => (0.5, 0.5, 0.0)
+    for form in CLAMP {
+        assert_eq!(d3(form, -1.0, -1.0, 1.0), (0.5, 0.5, 0.0));
+    }
+    // jax.grad(jnp.clip, argnums=(0, 1, 2))(1.0, -1.0, 1.0) => (0.5, 0.0, 0.5)
+    for form in CLAMP {
+        assert_eq!(d3(form, 1.0, -1.0, 1.0), (0.5, 0.0, 0.5));
+    }
+    // jax.grad(jnp.clip, argnums=(0, 1, 2))(-3.0, 2.0, 2.0) => (0.0, 0.5, 0.5)
+    for form in CLAMP {
+        assert_eq!(d3(form, -3.0, 2.0, 2.0), (0.0, 0.5, 0.5));
+    }
+    // jax.grad(jnp.clip, argnums=(0, 1, 2))(2.0, 2.0, 2.0) => (0.25, 0.25, 0.5)
+    for form in CLAMP {
+        assert_eq!(d3(form, 2.0, 2.0, 2.0), (0.25, 0.25, 0.5));
+    }
+    // jax.grad(jnp.clip, argnums=(0, 1, 2))(3.0, 2.0, 2.0) => (0.0, 0.0, 1.0)
+    for form in CLAMP {
+        assert_eq!(d3(form, 3.0, 2.0, 2.0), (0.0, 0.0, 1.0));
+    }
+    // jax.grad(jnp.clip, argnums=(0, 1, 2))(nan, 0.0, 1.0) => (0.0, 0.0, 0.0)
+    for form in CLAMP {
+        assert_eq!(d3(form, f64::NAN, 0.0, 1.0), (0.0, 0.0, 0.0));
+    }
     // jax.grad(jnp.sign)(0.0) => 0.0
     assert_eq!(d1(SIGNUM[0], 0.0), 0.0);
     // jax.grad(jnp.floor)(2.0) => 0.0
@@ -1548,6 +1661,7 @@ const TESTED: &[(&str, usize)] = &[
     ("max", 2),
     ("min", 2),
     ("mul_add", 3),
+    ("clamp", 3),
     ("recip", 1),
     ("signum", 1),
     ("floor", 1),
@@ -1647,6 +1761,7 @@ const RULE_FUNCTIONS: &[RuleFn] = rule_functions! {
     d_max(f64, f64) -> (f64, f64);
     d_min(f64, f64) -> (f64, f64);
     d_mul_add(f64, f64) -> (f64, f64, f64);
+    d_clamp(f64, f64, f64) -> (f64, f64, f64);
     d_recip(f64) -> f64;
 };
 

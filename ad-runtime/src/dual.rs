@@ -506,6 +506,12 @@ macro_rules! dual_impls {
                 let out = self.re.mul_add(b.re, c.re);
                 self.zip3(b, c, out, |ea, eb, ec| ea * da + eb * db + ec * dc)
             }
+            #[inline]
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                let out = self.re.clamp(lo.re, hi.re);
+                let (dx, dlo, dhi) = rules::d_clamp(self.re, lo.re, hi.re);
+                self.zip3(lo, hi, out, |ex, elo, ehi| ex * dx + elo * dlo + ehi * dhi)
+            }
         }
     };
 }

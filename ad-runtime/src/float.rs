@@ -179,6 +179,8 @@ pub trait Float:
     fn min(self, other: Self) -> Self;
     /// `self.mul_add(a, b)`: `self * a + b` with one rounding.
     fn mul_add(self, a: Self, b: Self) -> Self;
+    /// `self.clamp(lo, hi)`: panics if `lo > hi` or either bound is NaN; NaN for a NaN `self`.
+    fn clamp(self, lo: Self, hi: Self) -> Self;
 }
 
 mod sealed {
@@ -361,6 +363,10 @@ macro_rules! impl_float {
             fn mul_add(self, a: Self, b: Self) -> Self {
                 $t::mul_add(self, a, b)
             }
+            #[inline]
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                $t::clamp(self, lo, hi)
+            }
         }
     };
 }
@@ -406,6 +412,7 @@ mod tests {
             "max" => x.max(y),
             "min" => x.min(y),
             "mul_add" => x.mul_add(y, z),
+            "clamp" => x.clamp(z, y),
             "recip" => x.recip(),
             "signum" => (-x).signum(),
             "floor" => (x * T::from_i32(7)).floor(),
@@ -449,6 +456,7 @@ mod tests {
             "max" => x.max(y),
             "min" => x.min(y),
             "mul_add" => x.mul_add(y, z),
+            "clamp" => x.clamp(z, y),
             "recip" => x.recip(),
             "signum" => (-x).signum(),
             "floor" => (x * 7.0).floor(),

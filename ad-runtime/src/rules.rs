@@ -35,6 +35,9 @@
 //! |---|---|---|
 //! | `abs` | `x = 0` | `1` |
 //! | `max`, `min` | `a = b` | `(0.5, 0.5)`: the adjoint is split equally |
+//! | `x.clamp(lo, hi)` | `x = lo < hi`, `x = hi > lo` | `(0.5, 0.5, 0)`, `(0.5, 0, 0.5)` |
+//! | `x.clamp(lo, hi)` | `lo = hi`, for `x <`, `=`, `> lo` | `(0, 0.5, 0.5)`, `(0.25, 0.25, 0.5)`, `(0, 0, 1)` |
+//! | `x.clamp(lo, hi)` | `x` NaN | `(0, 0, 0)` |
 //! | `sqrt` | `x = 0` | `+inf` |
 //! | `cbrt` | `x = 0` | `+inf` |
 //! | `ln`, `log2`, `log10`, `log` | `x = 0` | `+inf` (the limit from the right) |
@@ -148,6 +151,7 @@ pub const INTRINSICS: &[Intrinsic] = &[
     row!("max", 2, [0, 1], out: false, Each("d_max")),
     row!("min", 2, [0, 1], out: false, Each("d_min")),
     row!("mul_add", 3, [0, 1], out: false, Each("d_mul_add")),
+    row!("clamp", 3, [0, 1, 2], out: false, Each("d_clamp")),
     row!("recip", 1, [], out: true, One("d_recip")),
     row!("signum", 1, [], out: false, Zero),
     row!("floor", 1, [], out: false, Zero),
@@ -385,6 +389,34 @@ pub fn d_mul_add<T: Float>(a: T, b: T) -> (T, T, T) {
     (b, a, T::ONE)
 }
 
+/// `x.clamp(lo, hi)`: `(1, 0, 0)` strictly between the bounds, `(0, 1, 0)` below `lo`,
+/// `(0, 0, 1)` above `hi`.
+///
+/// At the boundaries, JAX's convention in float64: `jnp.clip(x, lo, hi)` is
+/// `minimum(maximum(x, lo), hi)`, whose ties split the adjoint (as [`d_max`] and [`d_min`]
+/// do), so this is the chain rule through those two rules: `x = lo < hi` gives
+/// `(0.5, 0.5, 0)`, `x = hi > lo` gives `(0.5, 0, 0.5)`, and with `lo = hi` the inner
+/// maximum's output always ties with `hi`: `(0, 0.5, 0.5)` for `x < lo`, `(0.25, 0.25, 0.5)`
+/// at `x = lo`, and `(0, 0, 1)` for `x > lo`. For a NaN `x` (whose clamp is NaN) JAX's
+/// maximum is NaN and ties with neither argument: `(0, 0, 0)`. (The value itself is
+/// `f64::clamp`'s, which panics when `lo > hi` or a bound is NaN, before this is reached.)
+#[inline]
+pub fn d_clamp<T: Float>(x: T, lo: T, hi: T) -> (T, T, T) {
+    // x is NaN (the bounds are not: `clamp` panics first).
+    let Some(order) = x.partial_cmp(&lo) else {
+        return (T::ZERO, T::ZERO, T::ZERO);
+    };
+    // m = max(x, lo), and its partials in x and lo; then y = min(m, hi).
+    let m = if order == core::cmp::Ordering::Less {
+        lo
+    } else {
+        x
+    };
+    let (dm_dx, dm_dlo) = d_max(x, lo);
+    let (dy_dm, dy_dhi) = d_min(m, hi);
+    (dy_dm * dm_dx, dy_dm * dm_dlo, dy_dhi)
+}
+
 /// `recip`, from its output `y = 1/x`: `-y²`.
 #[inline]
 pub fn d_recip<T: Float>(y: T) -> T {
@@ -406,6 +438,27 @@ pub fn d_step<T: Float>(_x: T) -> T {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `clamp`'s partials are the chain rule through `max` then `min` (JAX's `clip`), at and
+    /// away from the bounds.
+    #[test]
+    fn clamp_partials_compose_max_and_min() {
+        type Three = (f64, f64, f64);
+        let cases: [(Three, Three); 9] = [
+            ((-2.0, -1.0, 1.0), (0.0, 1.0, 0.0)),
+            ((-1.0, -1.0, 1.0), (0.5, 0.5, 0.0)),
+            ((0.3, -1.0, 1.0), (1.0, 0.0, 0.0)),
+            ((1.0, -1.0, 1.0), (0.5, 0.0, 0.5)),
+            ((4.0, -1.0, 1.0), (0.0, 0.0, 1.0)),
+            ((-3.0, 2.0, 2.0), (0.0, 0.5, 0.5)),
+            ((2.0, 2.0, 2.0), (0.25, 0.25, 0.5)),
+            ((3.0, 2.0, 2.0), (0.0, 0.0, 1.0)),
+            ((f64::NAN, 2.0, 3.0), (0.0, 0.0, 0.0)),
+        ];
+        for ((x, lo, hi), expected) in cases {
+            assert_eq!(d_clamp(x, lo, hi), expected, "clamp({x}, {lo}, {hi})");
+        }
+    }
 
     /// The fused rules give the value and the same partial as the separate ones.
     #[test]

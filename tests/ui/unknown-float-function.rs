@@ -3,7 +3,7 @@ use ad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {
-    f64::clamp(x, 0.0, 1.0) * 2.0 //~ ERROR `clamp` is not a float intrinsic
+    f64::copysign(x, -1.0) * 2.0 //~ ERROR `copysign` is not a float intrinsic
 }
 
 fn main() {}

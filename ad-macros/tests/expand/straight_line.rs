@@ -24,3 +24,8 @@ fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
 fn constant_receiver(x: f64) -> f64 {
     f64::sin(0.5 + 0.25) * x + 2.0_f64.powf(x)
 }
+
+#[reverse]
+fn clamped(x: f64, lo: f64) -> f64 {
+    (x * x).clamp(lo, 1.0)
+}

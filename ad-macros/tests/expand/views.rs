@@ -53,3 +53,8 @@ fn weighted(x: &[f64]) -> f64 {
     }
     s
 }
+
+#[reverse]
+fn windows_chain(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>()
+}

@@ -782,7 +782,20 @@ impl<'r> G<'r> {
             0..=2 => {
                 let (a, ba) = self.arg(depth);
                 let (b, bb) = self.expr(depth);
-                let name = self.rng.pick(&["max", "min"]);
+                let name = self.rng.pick(&["max", "min", "clamp"]);
+                if name == "clamp" {
+                    // Bounds `lo <= hi` always: `b - p <= b + p` for `p > 0`, or a constant
+                    // `lo < 0 < hi = p`. The value lies between them.
+                    let (p, _, hi) = self.positive(depth, 0.5);
+                    return if self.rng.chance(0.5) {
+                        let lo = bin("-", b.clone(), p.clone());
+                        let up = bin("+", b, p);
+                        (self.call(name, vec![a, lo, up]), bb + hi)
+                    } else {
+                        let c = self.rng.pick(&[0.5_f64, 1.0]);
+                        (self.call(name, vec![a, lit(-c), p]), c.max(hi))
+                    };
+                }
                 (self.call(name, vec![a, b]), ba.max(bb))
             }
             3 => {

@@ -753,6 +753,15 @@ pub(crate) fn reversed(r: &crate::ir::RangeLoop) -> Option<proc_macro2::TokenStr
 fn cheap_rule(name: &str) -> bool {
     matches!(
         name,
-        "abs" | "signum" | "min" | "max" | "floor" | "ceil" | "round" | "trunc" | "mul_add"
+        "abs"
+            | "signum"
+            | "min"
+            | "max"
+            | "clamp"
+            | "floor"
+            | "ceil"
+            | "round"
+            | "trunc"
+            | "mul_add"
     )
 }

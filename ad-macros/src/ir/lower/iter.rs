@@ -19,7 +19,10 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`; `xs` may be a sequence of
+//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`, and the chunks or windows of a
+//! float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`, `xs.windows(k)`), whose items
+//! are views, as in a `for` loop over them (see `views`): `xs.windows(2).map(|w| w[1] - w[0])`
+//! reads `xs[__s + 1]` and `xs[__s]` with `__s` the window's start. `xs` may be a sequence of
 //! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
 //! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
 //! a part of its item (`|p| p.pos`) passes the place on. Adaptors: `.zip(ys)` (with
@@ -31,7 +34,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
 
-use super::views::{op_tokens, View};
+use super::views::{op_tokens, Chunked, View};
 use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
     ArrayInfo, AssignOp, BinOp, LoopKind, Opaque, Operand, Path, RangeLoop, Rhs, Shape, Stmt,
@@ -49,6 +52,15 @@ enum Source<'e> {
     Array { view: View, by_ref: bool, rev: bool },
     /// The integers of a range.
     Range(&'e syn::Expr),
+    /// The chunks or windows of a float array or view, each item a view.
+    Chunks(Chunked),
+}
+
+/// What `.zip(other)` brings in: the elements of a float array or view (and whether they are
+/// yielded as references), or its chunks or windows (`.zip(y.chunks(k))`).
+enum Zipped {
+    Elems(View, bool),
+    Chunks(Chunked),
 }
 
 /// An adaptor between the source and the consumer.
@@ -117,6 +129,11 @@ impl Lowerer<'_> {
                             }
                             Some(Err(())) => return Some(Value::Error),
                             None => return self.chain_error(&m.receiver, "an iterator over a float array bound to a name"),
+                        },
+                        ("chunks" | "chunks_exact" | "windows", 1) => match self.chunked(m, out) {
+                            Some(Ok(chunked)) => break Source::Chunks(chunked),
+                            Some(Err(())) => return Some(Value::Error),
+                            None => return self.chain_error(&m.receiver, "chunks or windows of a float array or slice bound to a name"),
                         },
                         _ => {
                             return self.chain_error(
@@ -213,7 +230,8 @@ impl Lowerer<'_> {
                     None => {
                         self.cx.error(
                             *other,
-                            "#[reverse] can zip with a float array (`ys`, `&ys` or `ys.iter()`)",
+                            "#[reverse] can zip with a float array (`ys`, `&ys` or `ys.iter()`), \
+                             or its chunks or windows (`ys.chunks(k)`)",
                         );
                         return Value::Error;
                     }
@@ -221,18 +239,8 @@ impl Lowerer<'_> {
             }
         }
         let (range, base, len): (Opaque, TokenStream, Option<TokenStream>) = match &source {
-            Source::Array { view, .. } => {
-                let (mut len, mut reads) = self.view_len_tokens(view);
-                for (z, _) in &zipped {
-                    let (b, r) = self.view_len_tokens(z);
-                    len = quote!(#len.min(#b));
-                    reads.extend(r);
-                }
-                reads.sort_unstable();
-                reads.dedup();
-                let range = Opaque::generated(quote!(0..#len), reads);
-                (range, quote!(0..#len), Some(len))
-            }
+            Source::Array { view, .. } => self.counted(self.view_len_tokens(view), &zipped),
+            Source::Chunks(chunked) => self.counted(self.chunk_count(chunked), &zipped),
             Source::Range(expr) => {
                 if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate)) {
                     self.cx.error(*expr, "#[reverse] supports `zip` and `enumerate` on iterators over arrays; index the arrays by the range instead");
@@ -369,6 +377,11 @@ impl Lowerer<'_> {
                 let index = self.fresh("i", Ty::Unknown, false, span);
                 (index, Value::Op(Operand::Var(index)))
             }
+            Source::Chunks(chunked) => {
+                let index = self.fresh("i", Ty::Usize, false, span);
+                let chunk = self.chunk(chunked, index, span, &mut body);
+                (index, Value::View(chunk))
+            }
         };
         let step = Step {
             consumer: &consumer,
@@ -396,13 +409,35 @@ impl Lowerer<'_> {
         }
     }
 
+    /// The range `0..n` of a chain over `count` items (tokens, and the variables they read)
+    /// zipped with the arrays `zipped` (`n` the shortest), as the loop's range, its base, and
+    /// `n`.
+    fn counted(
+        &self,
+        (mut len, mut reads): (TokenStream, Vec<VarId>),
+        zipped: &[Zipped],
+    ) -> (Opaque, TokenStream, Option<TokenStream>) {
+        for z in zipped {
+            let (b, r) = match z {
+                Zipped::Elems(view, _) => self.view_len_tokens(view),
+                Zipped::Chunks(chunked) => self.chunk_count(chunked),
+            };
+            len = quote!(#len.min(#b));
+            reads.extend(r);
+        }
+        reads.sort_unstable();
+        reads.dedup();
+        let range = Opaque::generated(quote!(0..#len), reads);
+        (range, quote!(0..#len), Some(len))
+    }
+
     /// Applies the adaptors in order to one item, then the consumer. A `filter` wraps what
     /// follows it in `if keep { .. }`.
     fn stages(
         &mut self,
         step: &Step<'_, '_>,
         stages: &[Stage<'_>],
-        zipped: &[(View, bool)],
+        zipped: &[Zipped],
         item: Value,
         out: &mut Vec<Stmt>,
     ) -> Value {
@@ -411,10 +446,17 @@ impl Lowerer<'_> {
         };
         match stage {
             Stage::Zip(_) => {
-                let Some(((other, by_ref), later)) = zipped.split_first() else {
+                let Some((other, later)) = zipped.split_first() else {
                     return Value::Unit;
                 };
-                let right = self.element(other, Operand::Var(step.index), *by_ref, step.span, out);
+                let right = match other {
+                    Zipped::Elems(view, by_ref) => {
+                        self.element(view, Operand::Var(step.index), *by_ref, step.span, out)
+                    }
+                    Zipped::Chunks(chunked) => {
+                        Value::View(self.chunk(chunked, step.index, step.span, out))
+                    }
+                };
                 self.stages(step, rest, later, Value::Tuple(vec![item, right]), out)
             }
             Stage::Enumerate => {
@@ -513,25 +555,34 @@ impl Lowerer<'_> {
         Value::Op(Operand::Var(var))
     }
 
-    /// The array or view zipped in by `.zip(other)`, and whether it yields references.
-    fn zip_source(
-        &mut self,
-        other: &syn::Expr,
-        out: &mut Vec<Stmt>,
-    ) -> Option<Result<(View, bool), ()>> {
+    /// The array or view zipped in by `.zip(other)` (and whether it yields references), or
+    /// its chunks or windows.
+    fn zip_source(&mut self, other: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Result<Zipped, ()>> {
         match strip(other) {
-            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
-                Some(self.elements_of(&m.receiver, out)?.map(|(a, _)| (a, true)))
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => Some(
+                self.elements_of(&m.receiver, out)?
+                    .map(|(a, _)| Zipped::Elems(a, true)),
+            ),
+            syn::Expr::MethodCall(m)
+                if m.method == "chunks" || m.method == "chunks_exact" || m.method == "windows" =>
+            {
+                Some(self.chunked(m, out)?.map(Zipped::Chunks))
             }
-            syn::Expr::Reference(_) => Some(self.elements_of(other, out)?.map(|(a, _)| (a, true))),
+            syn::Expr::Reference(_) => Some(
+                self.elements_of(other, out)?
+                    .map(|(a, _)| Zipped::Elems(a, true)),
+            ),
             syn::Expr::MethodCall(m)
                 if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() =>
             {
-                Some(self.zip_source(&m.receiver, out)?.map(|(a, _)| (a, false)))
+                Some(self.zip_source(&m.receiver, out)?.map(|z| match z {
+                    Zipped::Elems(a, _) => Zipped::Elems(a, false),
+                    chunks => chunks,
+                }))
             }
             plain => Some(self.elements_of(plain, out)?.map(|(a, whole)| {
                 let by_ref = !whole || self.is_reference(a.base);
-                (a, by_ref)
+                Zipped::Elems(a, by_ref)
             })),
         }
     }

@@ -1,5 +1,5 @@
-//! Views of float arrays: sub-slices, `split_at`, the chunks and windows of a `for` loop,
-//! reversed and zipped iteration, and `copy_from_slice`.
+//! Views of float arrays: sub-slices, `split_at`, the chunks and windows of a `for` loop or
+//! an iterator chain, reversed and zipped iteration, and `copy_from_slice`.
 //!
 //! A view is a binding of the lowering, not a value of the IR: it denotes a base array, a
 //! start offset and a length, each fixed when the view is made. An element of a view is an
@@ -148,11 +148,15 @@ enum Seq {
     Zip(Box<Seq>, Box<Seq>),
     Enumerate(Box<Seq>),
     /// `x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`: each item is a view.
-    Chunks {
-        view: View,
-        size: Operand,
-        kind: Chunking,
-    },
+    Chunks(Chunked),
+}
+
+/// `x.chunks(k)`, `x.chunks_exact(k)` or `x.windows(k)` of a float array or view: a sequence
+/// of views, walked by a `for` loop (here) or an iterator chain (`iter`).
+pub(super) struct Chunked {
+    view: View,
+    size: Operand,
+    kind: Chunking,
 }
 
 /// How a loop takes the elements of its source: `xs.iter()`, `xs.iter_mut()`, or as
@@ -1043,18 +1047,7 @@ impl Lowerer<'_> {
                         Some(src.map(|src| Seq::Elems { src, rev: false }))
                     }
                     ("chunks" | "chunks_exact" | "windows", 1) => {
-                        let view = match self.view_expr(&m.receiver, pre)? {
-                            Ok(v) => v,
-                            Err(()) => return Some(Err(())),
-                        };
-                        let size = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
-                        let size = self.frozen(size, m.method.span(), pre);
-                        let kind = match name.as_str() {
-                            "chunks" => Chunking::Chunks,
-                            "chunks_exact" => Chunking::Exact,
-                            _ => Chunking::Windows,
-                        };
-                        Some(Ok(Seq::Chunks { view, size, kind }))
+                        Some(self.chunked(m, pre)?.map(Seq::Chunks))
                     }
                     _ => None,
                 }
@@ -1141,17 +1134,93 @@ impl Lowerer<'_> {
                 (quote!(#a.min(#b)), reads)
             }
             Seq::Enumerate(a) => self.seq_count(a),
-            Seq::Chunks { view, size, kind } => {
-                let (n, mut reads) = self.view_len_tokens(view);
-                reads.extend(op_reads(size));
-                let k = op_tokens(self, size);
-                let f = match kind {
-                    Chunking::Chunks => quote!(chunks),
-                    Chunking::Exact => quote!(chunks_exact),
-                    Chunking::Windows => quote!(windows),
-                };
-                (quote!(::ad::__private::view::#f(#n, #k)), reads)
+            Seq::Chunks(chunked) => self.chunk_count(chunked),
+        }
+    }
+
+    /// The chunks or windows `m` (`x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`) of a
+    /// float array or view, the size evaluated once into `pre`; `None` if its receiver is not
+    /// one, `Some(Err(()))` after an error.
+    pub(super) fn chunked(
+        &mut self,
+        m: &syn::ExprMethodCall,
+        pre: &mut Vec<Stmt>,
+    ) -> Option<Result<Chunked, ()>> {
+        let kind = match (m.method.to_string().as_str(), m.args.len()) {
+            ("chunks", 1) => Chunking::Chunks,
+            ("chunks_exact", 1) => Chunking::Exact,
+            ("windows", 1) => Chunking::Windows,
+            _ => return None,
+        };
+        let view = match self.view_expr(&m.receiver, pre)? {
+            Ok(v) => v,
+            Err(()) => return Some(Err(())),
+        };
+        let size = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
+        let size = self.frozen(size, m.method.span(), pre);
+        Some(Ok(Chunked { view, size, kind }))
+    }
+
+    /// The number of chunks or windows, as tokens and the variables they read (it panics
+    /// where `chunks(0)` does).
+    pub(super) fn chunk_count(&self, chunked: &Chunked) -> (TokenStream, Vec<VarId>) {
+        let Chunked { view, size, kind } = chunked;
+        let (n, mut reads) = self.view_len_tokens(view);
+        reads.extend(op_reads(size));
+        let k = op_tokens(self, size);
+        let f = match kind {
+            Chunking::Chunks => quote!(chunks),
+            Chunking::Exact => quote!(chunks_exact),
+            Chunking::Windows => quote!(windows),
+        };
+        (quote!(::ad::__private::view::#f(#n, #k)), reads)
+    }
+
+    /// Chunk or window `i` (a loop counter) as a view, its start and length computed into
+    /// `body`.
+    pub(super) fn chunk(
+        &mut self,
+        chunked: &Chunked,
+        i: VarId,
+        span: Span,
+        body: &mut Vec<Stmt>,
+    ) -> View {
+        let Chunked { view, size, kind } = chunked;
+        let it = self.vars[i].name.clone();
+        let k = op_tokens(self, size);
+        let (s0, mut reads) = self.view_start_tokens(view);
+        reads.extend(op_reads(size));
+        reads.push(i);
+        let offset = match kind {
+            Chunking::Windows => quote!(#it),
+            Chunking::Chunks | Chunking::Exact => quote!(#it * #k),
+        };
+        let start_expr = if view.start.is_some() {
+            quote!(#s0 + #offset)
+        } else {
+            offset
+        };
+        let start = self.usize_let("s", start_expr, reads.clone(), span, body);
+        let len = match kind {
+            Chunking::Chunks => {
+                let (n0, r) = self.view_len_tokens(view);
+                reads.extend(r);
+                self.usize_let(
+                    "n",
+                    quote!(::ad::__private::view::chunk_len(#n0, #k, #it)),
+                    reads,
+                    span,
+                    body,
+                )
             }
+            Chunking::Exact | Chunking::Windows => size.clone(),
+        };
+        View {
+            base: view.base,
+            prefix: view.prefix.clone(),
+            start: Some(start),
+            len: Some(len),
+            mutable: false,
         }
     }
 
@@ -1259,7 +1328,7 @@ impl Lowerer<'_> {
                 }
                 self.bind_item(&t.elems[1], a, i, n, body)
             }
-            Seq::Chunks { view, size, kind } => {
+            Seq::Chunks(chunked) => {
                 let ident = match pat {
                     syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
                         p.ident.clone()
@@ -1273,43 +1342,7 @@ impl Lowerer<'_> {
                         return false;
                     }
                 };
-                let span = ident.span();
-                let it = self.vars[i].name.clone();
-                let k = op_tokens(self, size);
-                let (s0, mut reads) = self.view_start_tokens(view);
-                reads.extend(op_reads(size));
-                reads.push(i);
-                let offset = match kind {
-                    Chunking::Windows => quote!(#it),
-                    Chunking::Chunks | Chunking::Exact => quote!(#it * #k),
-                };
-                let start_expr = if view.start.is_some() {
-                    quote!(#s0 + #offset)
-                } else {
-                    offset
-                };
-                let start = self.usize_let("s", start_expr, reads.clone(), span, body);
-                let len = match kind {
-                    Chunking::Chunks => {
-                        let (n0, r) = self.view_len_tokens(view);
-                        reads.extend(r);
-                        self.usize_let(
-                            "n",
-                            quote!(::ad::__private::view::chunk_len(#n0, #k, #it)),
-                            reads,
-                            span,
-                            body,
-                        )
-                    }
-                    Chunking::Exact | Chunking::Windows => size.clone(),
-                };
-                let chunk = View {
-                    base: view.base,
-                    prefix: view.prefix.clone(),
-                    start: Some(start),
-                    len: Some(len),
-                    mutable: false,
-                };
+                let chunk = self.chunk(chunked, i, ident.span(), body);
                 self.for_bindings.push((ident, Binding::View(chunk)));
                 true
             }

@@ -144,6 +144,8 @@ pub trait Fl:
     /// See `sin`.
     fn mul_add(self, a: Self, b: Self) -> Self;
     /// See `sin`.
+    fn clamp(self, lo: Self, hi: Self) -> Self;
+    /// See `sin`.
     fn abs(self) -> Self;
     /// See `sin`.
     fn signum(self) -> Self;
@@ -366,6 +368,25 @@ pub trait Real:
         let (x, y, z) = (self.re(), a.re(), b.re());
         Self::lift(x.mul_add(y, z), &[(self, y), (a, x), (b, Self::F::ONE)])
     }
+    /// `self.clamp(lo, hi)` (`lo <= hi` in the generated programs), differentiated as JAX's
+    /// `clip`, `min(max(x, lo), hi)`: each tie splits the tangent equally.
+    fn clamp(self, lo: Self, hi: Self) -> Self {
+        let (x, l, h) = (self.re(), lo.re(), hi.re());
+        let half = Self::F::ONE / Self::F::from_i32(2);
+        let split = |a: Self::F, b: Self::F| {
+            if a > b {
+                (Self::F::ONE, Self::F::ZERO)
+            } else if a < b {
+                (Self::F::ZERO, Self::F::ONE)
+            } else {
+                (half, half)
+            }
+        };
+        let (dx, dl) = split(x, l);
+        let m = if x < l { l } else { x };
+        let (dh, dm) = split(m, h);
+        Self::lift(x.clamp(l, h), &[(self, dm * dx), (lo, dm * dl), (hi, dh)])
+    }
     /// `abs`, with `abs'(0) = 1`.
     fn abs(self) -> Self {
         let x = self.re();
@@ -518,6 +539,9 @@ macro_rules! scalars {
             }
             fn mul_add(self, a: Self, b: Self) -> Self {
                 $f::mul_add(self, a, b)
+            }
+            fn clamp(self, lo: Self, hi: Self) -> Self {
+                $f::clamp(self, lo, hi)
             }
             fn abs(self) -> Self {
                 $f::abs(self)
