@@ -181,7 +181,7 @@ fn arrays_and_repeated_arguments_agree_with_the_tape() {
 
 /// The benchmark workloads, written once for both backends (`tests/common/workloads.rs`):
 /// the CPS versions give the tape's gradients bit for bit, or to rounding where the tape
-/// fuses the last loop's reverse sweep (the MLP's loop over the batch, followed by the mean).
+/// fuses the last loop's reverse sweep into the forward one.
 #[test]
 fn workloads_agree_with_the_tape() {
     use workloads::*;

@@ -211,12 +211,9 @@ fn layer_sum_vjp(
     __seed: f64,
 ) -> (f64, (<Layer as ::ad::Adjoint>::Adj, ::std::vec::Vec<f64>)) {
     let _ = layer_sum;
+    let __stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();
     let mut s: f64 = 0.0;
     let __n0 = l.w.len().min(l.b.len());
-    let mut __adj_l = ::ad::__private::zeros_like(&l);
-    let mut __adj_x = ::ad::__private::zeros_like(&x);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let mut dot: f64 = 0.0;
         let __n2 = l.w[__i1].len().min(x.len());
@@ -230,6 +227,14 @@ fn layer_sum_vjp(
         let __t8 = dot + __t7;
         let __t9 = __t8.tanh();
         s += __t9;
+        __stack.push(__t9);
+    }
+    let mut __adj_l = ::ad::__private::zeros_like(&l);
+    let mut __adj_x = ::ad::__private::zeros_like(&x);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
+    for __i1 in (0..__n0).rev() {
+        let __t9 = __stack.pop::<f64>();
         let __n2 = l.w[__i1].len().min(x.len());
         let mut __adj_dot = 0.0_f64;
         let __adj_t9 = __adj_s;

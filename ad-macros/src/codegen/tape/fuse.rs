@@ -25,8 +25,10 @@
 //! - every active variable defined outside the loop that the loop writes is a float
 //!   *accumulator*: written only by `v += e` / `v -= e`, and feeding no differentiable value
 //!   in the loop (its adjoint stays the seed's); active arrays from outside are only read;
-//! - no `&mut` parameter (their seeds and write-backs come after the forward sweep), and a
-//!   `for` loop over a range without `break`, `continue` or `return`.
+//! - no `&mut` parameter (their seeds and write-backs come after the forward sweep), and an
+//!   innermost `for` loop over a range without `break`, `continue` or `return` (a loop with
+//!   loops in its body gains nothing: each iteration's reverse is a second inner loop; its
+//!   gradient measured 15% slower fused).
 //!
 //! Each iteration's reverse then reads exactly the values the unfused reverse would have
 //! restored for it: the values the iteration's block saved (its end-of-block values, still
@@ -237,6 +239,16 @@ fn shape_reads(body: &Body, v: VarId) -> Vec<VarId> {
 /// its forward sweep (see the module's documentation); `None` when it cannot.
 fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
     if !matches!(l.kind, LoopKind::Range(_)) || !l.exits.is_empty() || l.cont.is_some() {
+        return None;
+    }
+    // An innermost loop only: with a loop in its body, the iteration's reverse is a second
+    // inner loop anyway, and interleaving the two costs more than it saves (measured: the
+    // gradient of a sum of matrix-vector rows 15% slower fused, of an MLP's batch loop 16%).
+    let mut nested = false;
+    crate::ir::visit::walk(&l.body, &mut |s, _| {
+        nested |= matches!(s.kind, StmtKind::Loop(_))
+    });
+    if nested {
         return None;
     }
     let inner = blocks_of(l);
