@@ -451,5 +451,5 @@ fn a_loop_carried_array() {
     let x = ys();
     let (v, dx) = prefix_products_grad(&x);
     assert_eq!(v.to_bits(), prefix_products(&x).to_bits());
-    fd(|p| prefix_products(p), &x, &dx);
+    fd(prefix_products, &x, &dx);
 }
