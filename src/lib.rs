@@ -482,8 +482,8 @@ pub mod __private {
     };
     pub use ad_runtime::cps;
     pub use ad_runtime::expect::{
-        expect_pullback, expect_result, same_type, seed_for, PullbackOf, ResultOf, SeedOf,
-        StandInResult,
+        expect_pullback, expect_result, none_like, same_type, seed_for, PullbackOf, ResultOf,
+        SeedOf, StandInResult,
     };
     pub use ad_runtime::function::{
         cell_values, zero_cells, ForwardFunction1, ForwardFunction2, ForwardFunction3,

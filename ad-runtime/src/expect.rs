@@ -133,6 +133,14 @@ pub fn expect_pullback<G, U: PullbackOf<G>>(value: U) -> G {
 #[inline]
 pub fn same_type<T: ?Sized>(_value: &T, _like: &T) {}
 
+/// `None` of the type of `Some(*like)`: the slot of a `loop` that `break`s with a value of a
+/// type the macro cannot name (an index), declared before the loop and typed by a variable
+/// or a literal that the value is (`let k = loop { .. break i; };`).
+#[inline]
+pub fn none_like<T>(_like: &T) -> Option<T> {
+    None
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -18,6 +18,7 @@ const FILES: &[&str] = &[
     "custom_derivative",
     "f32",
     "intrinsics",
+    "labeled_loops",
     "loops",
     "mutation",
     "recursion_depth",

@@ -10,7 +10,7 @@ fn f(x: f64, k: Option<i32>) -> f64 {
         t *= x.powi(n);
     }
     let mut u = t;
-    'outer: for _ in 0..3 { //~ ERROR labeled loops are not supported
+    'outer: { //~ ERROR labeled blocks are not supported
         u *= x;
     }
     match k {

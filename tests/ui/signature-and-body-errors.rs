@@ -4,8 +4,8 @@ use ad::reverse;
 #[reverse(wtr(x))] //~ ERROR unknown argument `wtr`
 fn f(x: f64, out: &mut f64) -> f64 { //~ ERROR `&mut` parameters are not supported
     let y = unsafe { x * 2.0 }; //~ ERROR `unsafe` blocks are not supported
-    'outer: loop { //~ ERROR labeled loops are not supported
-        break 'outer; //~ ERROR labeled `break` is not supported
+    'outer: { //~ ERROR labeled blocks are not supported
+        break 'outer; //~ ERROR `break 'outer` leaves no loop labeled `'outer`
     }
     *out = y;
     y

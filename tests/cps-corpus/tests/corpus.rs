@@ -30,6 +30,7 @@ corpus!(
     custom_derivative,
     f32,
     intrinsics,
+    labeled_loops,
     loops,
     mutation,
     recursion_depth,

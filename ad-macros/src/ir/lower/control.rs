@@ -1,6 +1,6 @@
 //! Lowering of `if`, `match`, blocks and loops.
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::spanned::Spanned;
 
@@ -398,21 +398,17 @@ impl Lowerer<'_> {
 
     // ---- loops ----------------------------------------------------------------------------
 
-    pub(super) fn lower_loop(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Jumps {
+    /// Lowers a loop. Its value is that of its `break value`s (`Value::Unit` for none).
+    pub(super) fn lower_loop(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> (Value, Jumps) {
+        let none = (Value::Unit, Jumps::default());
         let (label, body, span) = match expr {
             syn::Expr::While(w) => (&w.label, &w.body, w.while_token.span),
             syn::Expr::Loop(l) => (&l.label, &l.body, l.loop_token.span),
             syn::Expr::ForLoop(f) => (&f.label, &f.body, f.for_token.span),
-            _ => return Jumps::default(),
+            _ => return none,
         };
-        if let Some(label) = label {
-            self.cx.error(
-                &label.name,
-                "labeled loops are not supported by #[reverse]; use a flag to leave the outer loop",
-            );
-        }
         if let syn::Expr::While(w) = expr {
-            if label.is_none() && self.calls_closure(&w.cond) {
+            if self.calls_closure(&w.cond) {
                 // The closures the condition calls are inlined as statements, which must run
                 // before each test: `loop { if a {} else { break; } if b {} else { break; }
                 // body }` for `while a && b { body }` (so `b` runs only when `a` holds).
@@ -420,7 +416,7 @@ impl Lowerer<'_> {
                 conjuncts_of(&w.cond, &mut conjuncts);
                 let stmts = &w.body.stmts;
                 let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
-                    loop {
+                    #label loop {
                         #(
                             if #conjuncts {} else {
                                 break;
@@ -435,9 +431,9 @@ impl Lowerer<'_> {
                 if !jumps_in(&w.body) {
                     self.in_value_branch = 0;
                 }
-                let jumps = self.lower_loop(&desugared, out);
+                let (_, jumps) = self.lower_loop(&desugared, out);
                 self.in_value_branch = saved;
-                return jumps;
+                return (Value::Unit, jumps);
             }
         }
         let mut prelude = Vec::new();
@@ -452,7 +448,7 @@ impl Lowerer<'_> {
                         "`while let` is not supported by #[reverse]; write `loop { .. }` with a \
                          `match` that `break`s",
                     );
-                    return Jumps::default();
+                    return none;
                 }
                 let mut cond = self.opaque(&w.cond);
                 cond.flows.clear();
@@ -462,7 +458,7 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) if self.is_iter_mut(f) => {
                 match self.for_iter_mut(f, &mut prelude, &mut epilogue) {
                     Some(kind) => kind,
-                    None => return Jumps::default(),
+                    None => return none,
                 }
             }
             syn::Expr::ForLoop(f) => {
@@ -481,10 +477,10 @@ impl Lowerer<'_> {
                 self.pop_scope();
                 match kind {
                     Some(kind) => kind,
-                    None => return Jumps::default(),
+                    None => return none,
                 }
             }
-            _ => return Jumps::default(),
+            _ => return none,
         };
         // The loop variable and element bindings are in scope in the body only.
         self.push_scope();
@@ -496,11 +492,15 @@ impl Lowerer<'_> {
         for (ident, binding) in std::mem::take(&mut self.for_bindings) {
             self.bind(&ident, binding);
         }
-        self.loops.push(LoopCtx {
-            brk: None,
-            cont: None,
-            returns: false,
-        });
+        let label_name = label.as_ref().map(|l| l.name.ident.to_string());
+        let infinite = matches!(kind, LoopKind::Infinite);
+        let first_var = self.vars.len();
+        self.loops.push(LoopCtx::new(
+            label_name,
+            infinite,
+            self.in_value_branch,
+            first_var,
+        ));
         let depth = self.loops.len() - 1;
         let mut stmts = prelude;
         let (_, mut jumps) = self.lower_stmts(&body.stmts, &mut stmts, Tail::Discard);
@@ -508,13 +508,14 @@ impl Lowerer<'_> {
         stmts.extend(epilogue);
         let ctx = self.loops.pop();
         self.pop_scope();
-        let ctx = ctx.unwrap_or(LoopCtx {
-            brk: None,
-            cont: None,
-            returns: false,
-        });
+        let Some(ctx) = ctx else {
+            return none;
+        };
         jumps.brk.remove(&depth);
         jumps.cont.remove(&depth);
+        let slot = ctx
+            .value
+            .and_then(|slot| self.declare_break_slot(slot, ctx.first_var, &mut stmts, out, span));
         let mut exits = Vec::new();
         for flag in [ctx.brk, ctx.cont].into_iter().flatten() {
             out.push(Stmt {
@@ -534,8 +535,157 @@ impl Lowerer<'_> {
                 exits.push(ret.flag);
             }
         }
+        // A labeled `break` or `continue` of an outer loop leaves this one too.
+        for flag in ctx.outer {
+            if !exits.contains(&flag) {
+                exits.push(flag);
+            }
+        }
         self.push_loop(kind, stmts, exits, ctx.cont, span, out);
-        jumps
+        let value = match slot {
+            Some(slot) => self.read_break_slot(slot, out, span),
+            None => Value::Unit,
+        };
+        (value, jumps)
+    }
+
+    /// Declares the slot of a loop's `break value`s before the loop: a float, `let mut
+    /// __brkv = 0.0;`, when one of the values is a float (then all are: a `loop` has one
+    /// type), and otherwise (an index, a value of a type the macro does not know) an
+    /// inactive `Option`, which each `break` sets to `Some(value)` (rewriting the
+    /// assignments `assign_break_value` made in `body`). The `Option` is typed where it is
+    /// declared (every backend must know the type after the loop, and the CPS backend's
+    /// code after the loop comes before the loop's body): by a value that is a literal or a
+    /// variable declared before the loop (`none_like(&i)`), or by its type where the macro
+    /// knows it (`None::<usize>`); `None` after an error where it is neither.
+    fn declare_break_slot(
+        &mut self,
+        slot: super::jumps::BreakSlot,
+        first_var: VarId,
+        body: &mut [Stmt],
+        out: &mut Vec<Stmt>,
+        span: Span,
+    ) -> Option<BreakValue> {
+        let var = slot.var;
+        let float = slot.values.iter().find_map(|(_, t, _)| match t {
+            Ty::Float(p) => Some(*p),
+            _ => None,
+        });
+        let typed_none = match float {
+            Some(_) => TokenStream::new(),
+            None => {
+                // (A literal or a constant path: evaluating it again before the loop does
+                // nothing; a call of a function that reads no variable could.)
+                let hint = slot.values.iter().find_map(|(op, _, _)| match op {
+                    Operand::Lit(tokens, _) if is_constant(tokens) => Some(tokens.clone()),
+                    Operand::Lit(..) => None,
+                    Operand::Var(v) if *v < first_var => {
+                        let name = &self.vars[*v].name;
+                        Some(quote!(#name))
+                    }
+                    Operand::Var(_) => None,
+                });
+                let known = slot.values.iter().find_map(|(_, t, _)| match t {
+                    Ty::Usize => Some(quote!(usize)),
+                    Ty::I32 => Some(quote!(i32)),
+                    Ty::Bool => Some(quote!(bool)),
+                    _ => None,
+                });
+                match (hint, known) {
+                    (Some(hint), _) => quote!(::ad::__private::none_like(&#hint)),
+                    (None, Some(t)) => quote!(::core::option::Option::None::<#t>),
+                    (None, None) => {
+                        let at = slot.values.first().map_or(span, |(_, _, s)| *s);
+                        self.cx.error_at(
+                            at,
+                            "#[reverse] cannot tell the type of this `break` value before the \
+                             loop; bind it with a type annotation first (`let k: usize = ...;` \
+                             or `: f64`) and `break k`",
+                        );
+                        return None;
+                    }
+                }
+            }
+        };
+        let rhs = match float {
+            Some(precision) => {
+                self.vars[var].ty = Ty::Float(precision);
+                Rhs::Copy(Operand::Lit(quote!(0.0), LitKind::Float(precision)))
+            }
+            None => {
+                self.vars[var].ty = Ty::Other;
+                let name = self.vars[var].name.clone();
+                let vars = &self.vars;
+                let make = |value: &Operand, span: Span| {
+                    let (tokens, flows) = match value {
+                        Operand::Var(v) => {
+                            let n = &vars[*v].name;
+                            (quote!(#n), vec![*v])
+                        }
+                        Operand::Lit(tokens, _) => (tokens.clone(), Vec::new()),
+                    };
+                    StmtKind::Opaque {
+                        tokens: quote!(#name = ::core::option::Option::Some(#tokens);),
+                        writes: vec![var],
+                        flows,
+                        if_active: (
+                            span,
+                            "#[reverse] cannot tell that this `break` value is a float; bind it \
+                             with a type annotation first (`let v: f64 = ...;`) and `break v`"
+                                .to_string(),
+                        ),
+                    }
+                };
+                rewrite_assigns(body, var, &make);
+                let reads = slot
+                    .values
+                    .iter()
+                    .filter_map(|(op, _, _)| op.var())
+                    .filter(|v| *v < first_var)
+                    .collect();
+                Rhs::Opaque(Opaque {
+                    expr: typed_none,
+                    reads,
+                    cheap: false,
+                    flows: Vec::new(),
+                    if_active: (span, String::new()),
+                })
+            }
+        };
+        out.push(Stmt {
+            kind: StmtKind::Let { var, rhs, ty: None },
+            span,
+        });
+        Some(BreakValue {
+            var,
+            float: float.is_some(),
+        })
+    }
+
+    /// The value of a loop that `break`s with one, after the loop: a copy of the slot (or
+    /// the value in the `Option`: a `loop` ends only by a `break`, or by a `return`, after
+    /// which nothing reads it).
+    fn read_break_slot(&mut self, slot: BreakValue, out: &mut Vec<Stmt>, span: Span) -> Value {
+        let var = slot.var;
+        if slot.float {
+            let ty = self.vars[var].ty.clone();
+            return Value::Op(self.let_temp(out, Rhs::Copy(Operand::Var(var)), ty, span));
+        }
+        let name = self.vars[var].name.clone();
+        let opaque = Opaque {
+            expr: quote!(::core::option::Option::unwrap(#name)),
+            reads: vec![var],
+            cheap: false,
+            flows: Vec::new(),
+            if_active: (span, String::new()),
+        };
+        Value::Op(Operand::Var(self.let_opaque(
+            out,
+            "t",
+            Ty::Unknown,
+            opaque,
+            span,
+        )))
     }
 
     /// Appends a loop to `out`: the one place loops are built (`for`, `while`, `loop`, and
@@ -863,4 +1013,35 @@ fn ends_in_else(expr_if: &syn::ExprIf) -> bool {
             _ => true,
         },
     }
+}
+
+/// The slot of a loop's `break value`s, declared before the loop.
+struct BreakValue {
+    var: VarId,
+    float: bool,
+}
+
+/// Replaces the assignments `var = value;` in `stmts` (and the blocks in them) by `make`.
+fn rewrite_assigns(stmts: &mut [Stmt], var: VarId, make: &impl Fn(&Operand, Span) -> StmtKind) {
+    for stmt in stmts.iter_mut() {
+        match &mut stmt.kind {
+            StmtKind::Assign { var: v, value, .. } if *v == var => {
+                stmt.kind = make(value, stmt.span);
+            }
+            StmtKind::If { then, els, .. } => {
+                rewrite_assigns(&mut then.stmts, var, make);
+                rewrite_assigns(&mut els.stmts, var, make);
+            }
+            StmtKind::Loop(l) => rewrite_assigns(&mut l.body.stmts, var, make),
+            _ => {}
+        }
+    }
+}
+
+/// Whether `tokens` are a literal or a path (a constant), which may be evaluated again.
+fn is_constant(tokens: &TokenStream) -> bool {
+    matches!(
+        syn::parse2::<syn::Expr>(tokens.clone()),
+        Ok(syn::Expr::Lit(_) | syn::Expr::Path(_))
+    )
 }

@@ -344,11 +344,9 @@ impl Lowerer<'_> {
         };
 
         // The loop, with the items built at the start of the body.
-        self.loops.push(LoopCtx {
-            brk: None,
-            cont: None,
-            returns: false,
-        });
+        let first_var = self.vars.len();
+        self.loops
+            .push(LoopCtx::new(None, false, self.in_value_branch, first_var));
         self.push_scope();
         let mut body = Vec::new();
         let (index, item) = match &source {

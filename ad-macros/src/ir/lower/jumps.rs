@@ -30,6 +30,49 @@ pub(super) struct LoopCtx {
     pub(super) brk: Option<VarId>,
     pub(super) cont: Option<VarId>,
     pub(super) returns: bool,
+    /// The loop's label (`'outer`, without the quote).
+    pub(super) label: Option<String>,
+    /// A `loop` (not `while` or `for`): the only loop a `break` may leave with a value.
+    pub(super) infinite: bool,
+    /// The `break`/`continue` flags of outer loops that a labeled jump inside this loop sets:
+    /// this loop ends when one of them is set, like the loops between it and the target.
+    pub(super) outer: Vec<VarId>,
+    /// The slot of `break value`, created at the first such `break`.
+    pub(super) value: Option<BreakSlot>,
+    /// `Lowerer::in_value_branch` where the loop starts: a `break` or `continue` of this loop
+    /// leaves no branch whose value is used unless it is inside one the loop is not.
+    pub(super) value_branch: usize,
+    /// The first variable created inside the loop: those below are declared before it.
+    pub(super) first_var: VarId,
+}
+
+impl LoopCtx {
+    pub(super) fn new(
+        label: Option<String>,
+        infinite: bool,
+        value_branch: usize,
+        first_var: VarId,
+    ) -> LoopCtx {
+        LoopCtx {
+            brk: None,
+            cont: None,
+            returns: false,
+            label,
+            infinite,
+            outer: Vec::new(),
+            value: None,
+            value_branch,
+            first_var,
+        }
+    }
+}
+
+/// The variable a `loop` that `break`s with a value leaves its value in (`let mut __brkv;`,
+/// declared before the loop by `lower_loop`), and the values assigned to it, with their types
+/// and spans.
+pub(super) struct BreakSlot {
+    pub(super) var: VarId,
+    pub(super) values: Vec<(Operand, Ty, Span)>,
 }
 
 /// The return slot and flag of a function with early `return`.
@@ -159,30 +202,73 @@ impl Lowerer<'_> {
         }
     }
 
-    pub(super) fn lower_break(&mut self, brk: &syn::ExprBreak, out: &mut Vec<Stmt>) -> Jumps {
-        if let Some(label) = &brk.label {
+    /// The loop a `break` or `continue` leaves: the innermost one, or the one with `label`.
+    fn jump_target(
+        &self,
+        label: Option<&syn::Lifetime>,
+        node: impl ToTokens,
+        what: &str,
+    ) -> Option<usize> {
+        let Some(label) = label else {
+            let depth = self.loops.len().checked_sub(1);
+            if depth.is_none() {
+                self.cx.error(node, format!("`{what}` outside of a loop"));
+            }
+            return depth;
+        };
+        let name = label.ident.to_string();
+        let depth = self
+            .loops
+            .iter()
+            .rposition(|l| l.label.as_deref() == Some(name.as_str()));
+        if depth.is_none() {
             self.cx.error(
                 label,
-                "labeled `break` is not supported by #[reverse]; use a flag to leave the outer \
-                 loop",
+                format!(
+                    "`{what} '{name}` leaves no loop labeled `'{name}` here; #[reverse] supports \
+                     labeled `loop`, `while` and `for` loops, not labeled blocks"
+                ),
             );
+        }
+        depth
+    }
+
+    /// Whether a `break` or `continue` of the loop at `depth` is allowed here: it may not
+    /// leave an `if` or `match` whose value is used.
+    fn loop_jump_allowed(&self, depth: usize, node: impl ToTokens, what: &str) -> bool {
+        if self.in_value_branch > self.loops[depth].value_branch {
+            return self.jump_allowed(node, what);
+        }
+        true
+    }
+
+    /// Marks the loops inside the one at `depth` as ending when `flag` is set.
+    fn leave_inner_loops(&mut self, depth: usize, flag: VarId) {
+        for l in self.loops[depth + 1..].iter_mut() {
+            if !l.outer.contains(&flag) {
+                l.outer.push(flag);
+            }
+        }
+    }
+
+    pub(super) fn lower_break(&mut self, brk: &syn::ExprBreak, out: &mut Vec<Stmt>) -> Jumps {
+        let Some(depth) = self.jump_target(brk.label.as_ref(), brk, "break") else {
+            return Jumps::default();
+        };
+        if !self.loop_jump_allowed(depth, brk.break_token, "break") {
             return Jumps::default();
         }
         if let Some(expr) = &brk.expr {
-            self.cx.error(
-                expr,
-                "`break` with a value is not supported by #[reverse]; assign the value to a \
-                 variable declared before the loop, then `break`",
-            );
-            return Jumps::default();
+            if !self.loops[depth].infinite {
+                self.cx.error(
+                    expr,
+                    "`break` with a value leaves only a `loop` (not `while` or `for`)",
+                );
+                return Jumps::default();
+            }
+            let value = self.lower_expr(expr, out);
+            self.assign_break_value(depth, value, expr, out);
         }
-        if !self.jump_allowed(brk.break_token, "break") {
-            return Jumps::default();
-        }
-        let Some(depth) = self.loops.len().checked_sub(1) else {
-            self.cx.error(brk, "`break` outside of a loop");
-            return Jumps::default();
-        };
         // The flag is declared before the loop by `lower_loop`, which creates it on demand.
         let flag = match self.loops[depth].brk {
             Some(flag) => flag,
@@ -193,10 +279,65 @@ impl Lowerer<'_> {
             }
         };
         self.set_flag(out, flag, brk.span());
+        self.leave_inner_loops(depth, flag);
         Jumps {
             brk: [depth].into(),
             ..Jumps::default()
         }
+    }
+
+    /// `__brkv = value;` for `break value` out of the `loop` at `depth`.
+    fn assign_break_value(
+        &mut self,
+        depth: usize,
+        value: Value,
+        expr: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) {
+        let op = match value {
+            Value::Op(op) => op,
+            Value::Error | Value::Never | Value::Unit => return,
+            Value::Tuple(_) | Value::Closure(_) | Value::View(_) | Value::Place(_) => {
+                self.cx.error(
+                    expr,
+                    "`break` with a tuple, slice or closure value is not supported by \
+                     #[reverse]; assign the parts to variables declared before the loop, then \
+                     `break`",
+                );
+                return;
+            }
+        };
+        let ty = self.ty_of(&op);
+        if ty.is_array() {
+            self.cx.error(
+                expr,
+                "`break` with an array value is not supported by #[reverse]; assign the \
+                 elements to an array declared before the loop, then `break`",
+            );
+            return;
+        }
+        let var = match &self.loops[depth].value {
+            Some(slot) => slot.var,
+            None => {
+                let var = self.fresh("brkv", Ty::Unknown, true, expr.span());
+                self.loops[depth].value = Some(BreakSlot {
+                    var,
+                    values: Vec::new(),
+                });
+                var
+            }
+        };
+        if let Some(slot) = &mut self.loops[depth].value {
+            slot.values.push((op.clone(), ty, expr.span()));
+        }
+        out.push(Stmt {
+            kind: StmtKind::Assign {
+                var,
+                op: crate::ir::AssignOp::Set,
+                value: op,
+            },
+            span: expr.span(),
+        });
     }
 
     pub(super) fn lower_continue(
@@ -204,21 +345,12 @@ impl Lowerer<'_> {
         cont: &syn::ExprContinue,
         out: &mut Vec<Stmt>,
     ) -> Jumps {
-        if let Some(label) = &cont.label {
-            self.cx.error(
-                label,
-                "labeled `continue` is not supported by #[reverse]; set a flag, `break` the \
-                 inner loop, and `continue` the outer one when the flag is set",
-            );
-            return Jumps::default();
-        }
-        if !self.jump_allowed(cont.continue_token, "continue") {
-            return Jumps::default();
-        }
-        let Some(depth) = self.loops.len().checked_sub(1) else {
-            self.cx.error(cont, "`continue` outside of a loop");
+        let Some(depth) = self.jump_target(cont.label.as_ref(), cont, "continue") else {
             return Jumps::default();
         };
+        if !self.loop_jump_allowed(depth, cont.continue_token, "continue") {
+            return Jumps::default();
+        }
         let flag = match self.loops[depth].cont {
             Some(flag) => flag,
             None => {
@@ -228,6 +360,7 @@ impl Lowerer<'_> {
             }
         };
         self.set_flag(out, flag, cont.span());
+        self.leave_inner_loops(depth, flag);
         Jumps {
             cont: [depth].into(),
             ..Jumps::default()

@@ -478,7 +478,7 @@ impl<'a> Lowerer<'a> {
                 self.lower_control(expr, out, want)
             }
             syn::Expr::While(_) | syn::Expr::ForLoop(_) | syn::Expr::Loop(_) => {
-                (Value::Unit, self.lower_loop(expr, out))
+                self.lower_loop(expr, out)
             }
             syn::Expr::Assign(_) => {
                 self.lower_assign(expr, out);
