@@ -40,15 +40,6 @@ fn kinetic_vjp(
         let __t10 = __t6 + __t9;
         let __t11 = __t3 * __t10;
         e += __t11;
-        let __t2 = ps[__i1].mass;
-        let __t3 = 0.5 * __t2;
-        let __t4 = ps[__i1].vel[0];
-        let __t5 = ps[__i1].vel[0];
-        let __t6 = __t4 * __t5;
-        let __t7 = ps[__i1].vel[1];
-        let __t8 = ps[__i1].vel[1];
-        let __t9 = __t7 * __t8;
-        let __t10 = __t6 + __t9;
         let __adj_t11 = __adj_e;
         let __adj_t3 = __adj_t11 * __t10;
         let __adj_t10 = __adj_t11 * __t3;

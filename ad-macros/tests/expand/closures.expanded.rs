@@ -25,7 +25,6 @@ fn map_sum_vjp(xs: &[f64], w: f64, __seed: f64) -> (f64, (::std::vec::Vec<f64>, 
         let __x2 = xs[__i1];
         let __t3 = __x2 * w;
         __acc0 += __t3;
-        let __x2 = xs[__i1];
         let __adj_t3 = __adj_acc0;
         let __adj_x2 = __adj_t3 * w;
         __adj_w += __adj_t3 * __x2;
@@ -319,9 +318,6 @@ fn map_sin_sum_vjp(
         let __t5 = __t4.sin();
         let __t6 = __t5 * __x3;
         __acc0 += __t6;
-        let __x2 = xs[__i1];
-        let __x3 = ys[__i1];
-        let __t4 = __x2 * w;
         let __adj_t6 = __adj_acc0;
         let __adj_t5 = __adj_t6 * __x3;
         let __adj_x3 = __adj_t6 * __t5;

@@ -34,8 +34,6 @@ fn dot_vjp(
         let __t1 = x[i];
         let __t2 = __t0 * __t1;
         s += __t2;
-        let __t0 = w[i];
-        let __t1 = x[i];
         let __adj_t2 = __adj_s;
         let __adj_t0 = __adj_t2 * __t1;
         let __adj_t1 = __adj_t2 * __t0;
@@ -193,8 +191,6 @@ fn mean_square_vjp(
         let __t1 = __t0 * w;
         let __t2 = __t1.powi(2);
         s += __t2;
-        let __t0 = x[i];
-        let __t1 = __t0 * w;
         let __adj_t2 = __adj_s;
         let __adj_t1 = __adj_t2 * ::ad::__private::rules::d_powi(__t1, 2);
         let __adj_t0 = __adj_t1 * w;

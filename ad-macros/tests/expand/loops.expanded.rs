@@ -409,8 +409,6 @@ fn dot_vjp(
         let __t1 = x[i];
         let __t2 = __t0 * __t1;
         s += __t2;
-        let __t0 = w[i];
-        let __t1 = x[i];
         let __adj_t2 = __adj_s;
         let __adj_t0 = __adj_t2 * __t1;
         let __adj_t1 = __adj_t2 * __t0;

@@ -33,11 +33,6 @@ fn window_sum_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let __t6 = x[__j5];
         let __t7 = __t4 * __t6;
         s += __t7;
-        let __s2 = __i1;
-        let __j3 = ::ad::__private::view::index(__s2, 2, 0);
-        let __t4 = x[__j3];
-        let __j5 = ::ad::__private::view::index(__s2, 2, 1);
-        let __t6 = x[__j5];
         let __adj_t7 = __adj_s;
         let __adj_t4 = __adj_t7 * __t6;
         let __adj_t6 = __adj_t7 * __t4;
@@ -910,7 +905,6 @@ fn weighted_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let v = x[__i1];
         let __t2 = w * v;
         s += __t2;
-        let w = (WEIGHTS)[__i1];
         let __adj_t2 = __adj_s;
         let __adj_v = __adj_t2 * w;
         __adj_x[__i1] += __adj_v;
@@ -1050,12 +1044,6 @@ fn windows_chain_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let __t7 = __t4 - __t6;
         let __t8 = __t7.powi(2);
         __acc0 += __t8;
-        let __s2 = __i1;
-        let __j3 = ::ad::__private::view::index(__s2, 2, 1);
-        let __t4 = x[__j3];
-        let __j5 = ::ad::__private::view::index(__s2, 2, 0);
-        let __t6 = x[__j5];
-        let __t7 = __t4 - __t6;
         let __adj_t8 = __adj_acc0;
         let __adj_t7 = __adj_t8 * ::ad::__private::rules::d_powi(__t7, 2);
         let __adj_t4 = __adj_t7;

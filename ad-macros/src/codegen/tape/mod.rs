@@ -418,8 +418,8 @@ impl Emitter<'_> {
         quote!(#prologue #head #(#stmts)*)
     }
 
-    /// Pops (unless `pop` is false: the saved values are still in scope), recomputations and
-    /// adjoint declarations at the start of the reverse of `block`.
+    /// Pops and recomputations (unless `pop` is false: in a fused loop, the block's values
+    /// are still in scope), and adjoint declarations at the start of the reverse of `block`.
     fn prologue(&self, block: &Block, pop: bool) -> TokenStream {
         let stack = stack();
         let saves = match pop {
@@ -482,6 +482,11 @@ impl Emitter<'_> {
             .unwrap_or_default();
         let recomputes = recomputes.iter().filter_map(|&v| {
             let rhs = self.plan.defs.get(&v)?;
+            // (In a fused loop, the iteration's values are still in scope, unchanged unless
+            // mutable: only those and a fused partial, `__dN`, are computed here.)
+            if !pop && !self.body.vars[v].mutable && self.fused_partial(v).is_none() {
+                return None;
+            }
             let name = &self.body.vars[v].name;
             if let Some((fused, partial)) = self.fused_partial(v) {
                 // `let (__t1, __d1) = rules::sin_and_d(__t0);`: one `sin_cos` for the value
