@@ -3,7 +3,7 @@
 //!
 //! Under `#[reverse(cps)]` each loop iteration is one level of a local recursive function
 //! whose frames (the iteration's adjoint cells and continuation) stay alive until the
-//! reverse of that iteration; `ad::cps::grow` extends the stack on demand. A loop of `n`
+//! reverse of that iteration; `revad::cps::grow` extends the stack on demand. A loop of `n`
 //! iterations therefore holds `n` sets of frames at once: memory grows linearly with the
 //! trip count, as the tape does, but in stack frames, which are far larger than the tape's
 //! few words per operation. This example measures that trade-off on two loop workloads:
@@ -28,7 +28,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use ad::reverse;
+use revad::reverse;
 
 /// `x_{k+1} = sin(x_k) a + x_k`, `n` steps (tape backend).
 #[reverse]

@@ -1,12 +1,12 @@
 //! Newton's method on the Rosenbrock function with the exact Hessian from
-//! `#[ad::reverse(hessian)]`: each step solves `(H + λI)·s = -∇f`, with the damping `λ`
+//! `#[revad::reverse(hessian)]`: each step solves `(H + λI)·s = -∇f`, with the damping `λ`
 //! raised until the step decreases `f` (Levenberg's safeguard, for where `H` is not positive
 //! definite) and lowered again after a success, so that near the minimum at (1, 1) the steps
 //! are Newton's and converge quadratically.
 //!
 //! `cargo run --example newton`
 
-#[ad::reverse(hessian)]
+#[revad::reverse(hessian)]
 fn rosenbrock(x: &[f64]) -> f64 {
     let mut sum = 0.0;
     for i in 0..x.len() - 1 {

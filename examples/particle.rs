@@ -28,7 +28,7 @@
 //!
 //! `cargo run --example particle`
 
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 
 /// The Euler step.
 const DT: f64 = 0.1;

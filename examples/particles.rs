@@ -1,17 +1,17 @@
 //! A chain of particles joined by springs: the gradient of the total energy with respect to
-//! every particle, from `#[ad::reverse]` on a method, checked against finite differences.
+//! every particle, from `#[revad::reverse]` on a method, checked against finite differences.
 //!
 //! Run it with `cargo run --example particles`.
 //!
-//! The particles are a user struct with `#[derive(ad::Adjoint)]`: the gradient of a
+//! The particles are a user struct with `#[derive(revad::Adjoint)]`: the gradient of a
 //! `&[Particle]` is a `Vec<ParticleAdjoint>`, one adjoint struct per particle, with the same
 //! fields (`pos`, `vel`, `mass`). The energy is written as a Rust programmer would: methods on
 //! the particle and on the system, fields read by name, loops over the particles.
 
-use ad::reverse;
+use revad::reverse;
 
 /// A point mass in the plane.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Particle {
     /// Position (m).
     pub pos: [f64; 2],
@@ -36,7 +36,7 @@ impl Particle {
 }
 
 /// Springs of stiffness `k` and rest length `rest` between neighbours.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Springs {
     /// Stiffness (N/m).
     pub k: f64,

@@ -5,7 +5,7 @@
 //! gradient of the final angle with respect to the initial state, the length and the time
 //! step goes back through every in-place update; finite differences agree.
 
-use ad::{check, reverse};
+use revad::{check, reverse};
 
 const G: f64 = 9.81;
 

@@ -1,9 +1,9 @@
 //! The first program to run: `cargo run --example quickstart`.
 //!
-//! Differentiates a small function with `#[ad::reverse]`, prints its value and gradient, and
+//! Differentiates a small function with `#[revad::reverse]`, prints its value and gradient, and
 //! the finite-difference gradient beside it.
 
-use ad::{check, reverse};
+use revad::{check, reverse};
 
 /// A little loss: a weighted sum through a nonlinearity, with a loop and a branch.
 #[reverse(wrt(w, b))]

@@ -1,5 +1,5 @@
 //! Peak memory of one gradient of the recurrence `x = sin(x)·a + x·b` (x0 = 0.5, a = 1e-6,
-//! b = 1 − 1e-7), with the `#[ad::reverse]` version or the hand-written adjoint.
+//! b = 1 − 1e-7), with the `#[revad::reverse]` version or the hand-written adjoint.
 //!
 //! Usage: `recurrence_memory ours|hand [steps]` (steps default to 10^6). It computes ONE
 //! gradient with respect to (x0, a, b) and prints the value and the gradient. To compare peak

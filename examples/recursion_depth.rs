@@ -28,7 +28,7 @@ const PARTS: [&str; 4] = ["primal", "grad", "fwd", "rev"];
 
 /// Runs one part of one workload at `depth`; returns a value so nothing is optimised away.
 fn run(workload: &str, part: &str, depth: usize, stack_bytes: usize) -> f64 {
-    use ad::__private::{Discard, ValueStack};
+    use revad::__private::{Discard, ValueStack};
     use std::hint::black_box;
     let w: Vec<f64> = (0..7).map(|i| 0.5 + 0.1 * i as f64).collect();
     let x = black_box(0.7);
@@ -94,10 +94,10 @@ fn run(workload: &str, part: &str, depth: usize, stack_bytes: usize) -> f64 {
 
 /// The forward companion on a big stack, so that only `rev` runs on the measured one.
 fn forward_on_big_stack(
-    fwd: impl FnOnce(&mut ad::__private::ValueStack) -> f64 + Send + 'static,
-) -> ad::__private::ValueStack {
+    fwd: impl FnOnce(&mut revad::__private::ValueStack) -> f64 + Send + 'static,
+) -> revad::__private::ValueStack {
     on_thread(1 << 30, move || {
-        let mut tape = ad::__private::ValueStack::new();
+        let mut tape = revad::__private::ValueStack::new();
         let _ = fwd(&mut tape);
         tape
     })

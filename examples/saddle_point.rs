@@ -34,7 +34,7 @@
 //!
 //! `cargo run --example saddle_point`
 
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 
 /// Where both players start, in every descent and ascent (GradBench's `start`).
 const START: [f64; 2] = [1.0, 1.0];

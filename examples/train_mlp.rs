@@ -1,17 +1,17 @@
 //! Trains a small multilayer perceptron by gradient descent, with the gradient of the loss
-//! from `#[ad::reverse]` on a method of the model.
+//! from `#[revad::reverse]` on a method of the model.
 //!
 //! Run it with `cargo run --release --example train_mlp` (a debug build works too, slower).
 //!
 //! The model is plain Rust: `struct Mlp { layers: Vec<Layer> }`, a `forward` method, a
-//! `loss` method. `#[derive(ad::Adjoint)]` gives each struct an adjoint struct with the same
+//! `loss` method. `#[derive(revad::Adjoint)]` gives each struct an adjoint struct with the same
 //! fields, so `loss_grad` returns an `MlpAdjoint` whose `layers[l].w[i][j]` is ∂loss/∂w.
 //! The task: learn `y = sin(2 x₀) · cos(x₁)` on [-1, 1]² from 64 samples.
 
-use ad::reverse;
+use revad::reverse;
 
 /// A dense layer, `y = act(W x + b)`.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Layer {
     /// Weights, one row per output.
     pub w: Vec<Vec<f64>>,
@@ -38,7 +38,7 @@ impl Layer {
 }
 
 /// A multilayer perceptron.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Mlp {
     /// The layers, input first.
     pub layers: Vec<Layer>,

@@ -5,7 +5,7 @@
 //! outputs) or `NAME_vjp` (any float-carrying output, with an output seed):
 //!
 //! ```
-//! use ad::reverse;
+//! use revad::reverse;
 //!
 //! #[reverse]
 //! fn f(x: f64, y: f64) -> f64 {
@@ -32,7 +32,7 @@
 //! `&mut` parameters zero seeds. A `&f64` parameter is its value.
 //!
 //! ```
-//! use ad::reverse;
+//! use revad::reverse;
 //!
 //! /// y = M x, written into an out-parameter.
 //! #[reverse]
@@ -67,7 +67,7 @@
 //! same `NAME_grad` and `NAME_vjp` and the same numbers, bit for bit:
 //!
 //! ```
-//! #[ad::reverse(cps)]
+//! #[revad::reverse(cps)]
 //! fn g(x: f64, n: usize) -> f64 {
 //!     let mut y = 1.0;
 //!     for _ in 0..n {
@@ -76,7 +76,7 @@
 //!     y
 //! }
 //!
-//! #[ad::reverse]
+//! #[revad::reverse]
 //! fn g_tape(x: f64, n: usize) -> f64 {
 //!     let mut y = 1.0;
 //!     for _ in 0..n {
@@ -99,7 +99,7 @@
 //!
 //! # Generic functions
 //!
-//! A type parameter bounded by [`Float`] (`T: Float` or `T: ad::Float`, in the `<..>` list or
+//! A type parameter bounded by [`Float`] (`T: Float` or `T: revad::Float`, in the `<..>` list or
 //! in a `where` clause, with other bounds or not) is a float type of the function: one body
 //! serves `f64` and `f32`, and `NAME_grad`, `NAME_vjp` and the companions that callers use
 //! are generic in the same way. Parameters of type `T`, `&T`, `[T; N]`, `&[T]`, `Vec<T>`,
@@ -108,7 +108,7 @@
 //! and `T::from_i32(3)`, and intrinsics as methods (`x.sin()`, `x.powi(2)`, `x.max(y)`):
 //!
 //! ```
-//! use ad::{reverse, Float};
+//! use revad::{reverse, Float};
 //!
 //! #[reverse]
 //! fn poly<T: Float>(x: T, w: &[T]) -> T {
@@ -160,23 +160,23 @@
 //! type: it takes no memory and adding it does nothing, so an integer field costs nothing in
 //! a gradient.
 //!
-//! For a struct or an enum of your own, `#[derive(ad::Adjoint)]` generates the adjoint type,
+//! For a struct or an enum of your own, `#[derive(revad::Adjoint)]` generates the adjoint type,
 //! `NameAdjoint`, with the same fields (names, positions, visibilities, variants), each of the
 //! adjoint type of the field's type, and the impl. A field of a type that derives `Adjoint`
 //! gets that type's adjoint, so types nest; generic types (`struct Layer<T>`) get a generic
 //! adjoint type (`LayerAdjoint<T>`), and `#[adjoint(name = ..)]` on the type renames it.
 //!
 //! ```
-//! use ad::{Adjoint, Zero};
+//! use revad::{Adjoint, Zero};
 //!
-//! #[derive(Clone, ad::Adjoint)]
+//! #[derive(Clone, revad::Adjoint)]
 //! pub struct Particle {
 //!     pub pos: [f64; 3],
 //!     pub mass: f64,
 //!     pub id: usize,
 //! }
 //!
-//! #[derive(ad::Adjoint)]
+//! #[derive(revad::Adjoint)]
 //! pub struct System {
 //!     pub particles: Vec<Particle>,
 //!     pub coupling: f64,
@@ -217,9 +217,9 @@
 //! functions, and call each other through their companions:
 //!
 //! ```
-//! use ad::reverse;
+//! use revad::reverse;
 //!
-//! #[derive(Clone, Debug, ad::Adjoint)]
+//! #[derive(Clone, Debug, revad::Adjoint)]
 //! pub struct Particle {
 //!     pub pos: [f64; 2],
 //!     pub vel: [f64; 2],
@@ -278,7 +278,7 @@
 //! C>`: `Vector3<f64>`, `Matrix3<f32>`, ..) are active values whose gradient is a matrix of the
 //! same type. In the body, `a + b`, `a - b`, `-a`, `s * a`, `a * s`, `a / s`, `m * v`, `m * n`
 //! and the methods `.dot(&b)`, `.cross(&b)`, `.norm()`, `.norm_squared()` and `.transpose()`
-//! are differentiated by the runtime's rules (`ad_runtime::linalg`), not through `nalgebra`'s
+//! are differentiated by the runtime's rules (`revad_runtime::linalg`), not through `nalgebra`'s
 //! code; `v[0]`, `v.x` read elements. An operation without a rule (a product of two vectors, `%`,
 //! two user structs added) is a compile error at the operation; a method of your own type named
 //! like one of these is taken for it, so name such a method otherwise.
@@ -286,7 +286,7 @@
 //! ```
 //! use nalgebra::{Matrix3, Vector3};
 //!
-//! #[ad::reverse]
+//! #[revad::reverse]
 //! fn bilinear(m: Matrix3<f64>, v: Vector3<f64>, w: Vector3<f64>) -> f64 {
 //!     (m * v).dot(&w)
 //! }
@@ -307,7 +307,7 @@
 //! them for closures: `derivative`, `jvp`, `gradient`, `jacobian`, `hessian`.
 //!
 //! ```
-//! use ad::{forward, Dual, Float};
+//! use revad::{forward, Dual, Float};
 //!
 //! fn f<T: Float>(p: &[T]) -> T {
 //!     T::from_f64(2.0) * p[0] * p[0] + T::from_f64(3.0) * p[0] * p[1]
@@ -328,8 +328,8 @@
 //! the function too and it has fewer outputs than inputs, by reverse mode.
 //!
 //! ```
-//! #[ad::forward]
-//! #[ad::reverse]
+//! #[revad::forward]
+//! #[revad::reverse]
 //! fn polar(p: [f64; 2]) -> [f64; 2] {
 //!     [p[0] * p[1].cos(), p[0] * p[1].sin()]
 //! }
@@ -350,7 +350,7 @@
 //! closure would capture) differentiated through.
 //!
 //! ```
-//! use ad::reverse;
+//! use revad::reverse;
 //!
 //! #[reverse(hessian)]
 //! fn f(x: f64, y: f64) -> f64 {
@@ -361,7 +361,7 @@
 //! assert_eq!(hv, (52.0, 85.0));
 //! assert_eq!(f_hessian(3.0, 4.0).2, [[4.0, 3.0], [3.0, 8.0]]);
 //!
-//! #[ad::forward(wrt(y))]
+//! #[revad::forward(wrt(y))]
 //! #[reverse(hessian, wrt(y))]
 //! fn shift(x: f64, y: f64) -> f64 {
 //!     x + y
@@ -374,7 +374,7 @@
 //!     x * d
 //! }
 //!
-//! #[ad::forward]
+//! #[revad::forward]
 //! fn outer_fwd(x: f64) -> f64 {
 //!     let (_, d) = shift_jvp(x, 1.0, 1.0);
 //!     x * d
@@ -394,8 +394,8 @@
 //! annotated function of its arguments and its captured variables.
 //!
 //! ```
-//! #[ad::reverse]
-//! #[ad::forward]
+//! #[revad::reverse]
+//! #[revad::forward]
 //! fn integrate<F: Fn(f64) -> f64>(f: F, a: f64, b: f64) -> f64 {
 //!     let h = (b - a) / 4.0;
 //!     let mut s = 0.0;
@@ -406,8 +406,8 @@
 //! }
 //!
 //! /// ∫₀ᵇ c x dx = c b² / 2 (the midpoint rule is exact on lines).
-//! #[ad::reverse]
-//! #[ad::forward]
+//! #[revad::reverse]
+//! #[revad::forward]
 //! fn area(c: f64, b: f64) -> f64 {
 //!     integrate(|x| c * x, 0.0, b)
 //! }
@@ -423,8 +423,8 @@
 //! [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
 #![forbid(unsafe_code)]
 
-pub use ad_macros::{derivative, forward, reverse, Adjoint};
-pub use ad_runtime::{
+pub use revad_macros::{derivative, forward, reverse, Adjoint};
+pub use revad_runtime::{
     adjoint, check, cps, forward, rules, Accumulate, Adjoint, Dual, DualVec, Float, Lanes,
     ValueStack, Zero,
 };
@@ -472,34 +472,34 @@ macro_rules! __callee_fallback {
 /// Not public API: items that code generated by `#[reverse]` names. May change at any time.
 #[doc(hidden)]
 pub mod __private {
-    pub use ad_runtime::accumulate::Accumulate;
-    pub use ad_runtime::adjoint::{
+    pub use revad_runtime::accumulate::Accumulate;
+    pub use revad_runtime::adjoint::{
         add_assign, check_seed_len, replay_rev, variant_mismatch, zeros_like,
     };
-    pub use ad_runtime::call::{
+    pub use revad_runtime::call::{
         require_derivative, require_forward, restore, ArraySink, Differentiable, Discard,
         ForwardDifferentiable, PartOf, Returns, ReturnsAt, ScalarSink,
     };
-    pub use ad_runtime::cps;
-    pub use ad_runtime::expect::{
+    pub use revad_runtime::cps;
+    pub use revad_runtime::expect::{
         expect_pullback, expect_result, none_like, same_type, seed_for, PullbackOf, ResultOf,
         SeedOf, StandInResult,
     };
-    pub use ad_runtime::function::{
+    pub use revad_runtime::function::{
         cell_values, zero_cells, ForwardFunction1, ForwardFunction2, ForwardFunction3,
         ForwardFunction4, Function1, Function2, Function3, Function4, ReverseFunction1,
         ReverseFunction2, ReverseFunction3, ReverseFunction4,
     };
-    pub use ad_runtime::grow::{
+    pub use revad_runtime::grow::{
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,
     };
-    pub use ad_runtime::inout::{
+    pub use revad_runtime::inout::{
         output_seed, passed_mut, AggInOut, ArrayInOut, InOut, PassedMut, ScalarInOut,
     };
-    pub use ad_runtime::lanes::lanes_zero;
-    pub use ad_runtime::linalg;
-    pub use ad_runtime::rules;
-    pub use ad_runtime::second::{Axpy, Basis, Flatten, Lift, Lifted, Unlift};
-    pub use ad_runtime::view;
-    pub use ad_runtime::ValueStack;
+    pub use revad_runtime::lanes::lanes_zero;
+    pub use revad_runtime::linalg;
+    pub use revad_runtime::rules;
+    pub use revad_runtime::second::{Axpy, Basis, Flatten, Lift, Lifted, Unlift};
+    pub use revad_runtime::view;
+    pub use revad_runtime::ValueStack;
 }

@@ -1,11 +1,11 @@
-//! `#[derive(ad::Adjoint)]` on user types: the generated adjoint types (their names, fields
+//! `#[derive(revad::Adjoint)]` on user types: the generated adjoint types (their names, fields
 //! and field types, checked by the compiler through type ascriptions), zeros of the value's
 //! shape, accumulation, and its panics on mismatched lengths and variants.
 #![deny(missing_docs)]
 
 use std::marker::PhantomData;
 
-use ad::{Adjoint, Zero};
+use revad::{Adjoint, Zero};
 
 /// Asserts, at compile time, that `value` has the type `T`.
 fn is<T>(value: T) -> T {
@@ -15,7 +15,7 @@ fn is<T>(value: T) -> T {
 // ---- a struct with active and inactive fields ------------------------------------------------
 
 /// A point mass; `id` is inactive.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Particle {
     /// Position.
     pub pos: [f64; 3],
@@ -80,7 +80,7 @@ fn particle_accumulate_adds_field_by_field() {
 // ---- nested structs, and a Vec of them --------------------------------------------------------
 
 /// A set of particles with a shared parameter.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct System {
     /// The particles.
     pub particles: Vec<Particle>,
@@ -153,11 +153,11 @@ fn a_vec_of_particles_has_a_vec_of_adjoints() {
     assert_eq!(acc[0].mass, 1.0);
     assert_eq!(acc[1].mass, 0.0);
     // `zeros_like`, which generated code calls, gives the same.
-    assert_eq!(ad::__private::zeros_like(&ps[..]), ps.zero_adjoint());
+    assert_eq!(revad::__private::zeros_like(&ps[..]), ps.zero_adjoint());
 }
 
 #[test]
-#[should_panic(expected = "ad: cannot accumulate an adjoint of length 2 into one of length 3")]
+#[should_panic(expected = "revad: cannot accumulate an adjoint of length 2 into one of length 3")]
 fn accumulate_panics_on_different_lengths() {
     let s = system();
     let mut acc = s.zero_adjoint();
@@ -169,7 +169,7 @@ fn accumulate_panics_on_different_lengths() {
 // ---- tuple, unit and renamed structs ----------------------------------------------------------
 
 /// A pair of a scalar and a vector.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Pair(pub f64, pub Vec<f32>, u8);
 
 #[test]
@@ -186,7 +186,7 @@ fn tuple_struct_adjoint_is_a_tuple_struct() {
 }
 
 /// A marker without data.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Marker;
 
 #[test]
@@ -199,7 +199,7 @@ fn unit_struct_adjoint_is_a_unit_struct() {
 }
 
 /// A state whose adjoint has a name of its own.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 #[adjoint(name = StateGrad)]
 pub struct State {
     /// The values.
@@ -215,7 +215,7 @@ fn the_adjoint_type_can_be_renamed() {
 // ---- generic structs, at f32 and f64; lifetimes ----------------------------------------------
 
 /// A dense layer, generic in its scalar.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct Layer<T> {
     /// Weights.
     pub w: Vec<T>,
@@ -270,7 +270,7 @@ fn generic_struct_at_f64_and_f32() {
 
 /// A generic struct whose parameter is a nested user type and is not `Clone`: the adjoint is
 /// `Clone` all the same, since only adjoints are stored in it.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Boxed<M> {
     /// The model.
     pub model: Box<M>,
@@ -281,7 +281,7 @@ pub struct Boxed<M> {
 }
 
 /// Not `Clone`, not `Debug`, not `PartialEq`.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Opaque {
     /// A value.
     pub v: f64,
@@ -312,7 +312,7 @@ fn generic_struct_over_a_user_type_that_is_not_clone() {
 }
 
 /// A view of borrowed data: the adjoint owns its data.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct View<'a> {
     /// Borrowed values.
     pub xs: &'a [f64],
@@ -335,7 +335,7 @@ fn struct_with_a_lifetime() {
 }
 
 /// A const-generic polynomial, with a default scalar type.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Poly<const N: usize, T = f64> {
     /// Coefficients.
     pub c: [T; N],
@@ -349,7 +349,7 @@ fn const_generic_struct() {
 }
 
 /// A recursive list: `Box` keeps the adjoint sized.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct List {
     /// The head.
     pub head: f64,
@@ -380,7 +380,7 @@ fn recursive_struct() {
 }
 
 /// A generic tree: the recursive field gets no bound of its own (it would be a cycle).
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Tree<T> {
     /// The value at the node.
     pub value: T,
@@ -410,7 +410,7 @@ fn generic_recursive_struct() {
 // ---- enums -------------------------------------------------------------------------------------
 
 /// A shape: the variants carry different data.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub enum Shape {
     /// A circle of this radius.
     Circle(f64),
@@ -484,7 +484,7 @@ fn enum_accumulate_adds_within_a_variant() {
 
 #[test]
 #[should_panic(
-    expected = "ad: cannot accumulate an adjoint of variant `Empty` of `Shape` into one of variant `Circle`"
+    expected = "revad: cannot accumulate an adjoint of variant `Empty` of `Shape` into one of variant `Circle`"
 )]
 fn enum_accumulate_panics_on_different_variants() {
     let mut acc = ShapeAdjoint::Circle(1.0);
@@ -492,7 +492,7 @@ fn enum_accumulate_panics_on_different_variants() {
 }
 
 /// A generic enum with one variant, and an enum without variants: no catch-all arms.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub enum Only<T> {
     /// The one variant.
     One {
@@ -502,7 +502,7 @@ pub enum Only<T> {
 }
 
 /// No values at all.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub enum Never {}
 
 #[test]
@@ -521,7 +521,7 @@ fn enums_with_one_and_no_variants() {
 mod private {
     /// A private type with private, oddly named fields: its adjoint is private too, and the
     /// expansion must not warn (the test crate denies warnings under clippy).
-    #[derive(ad::Adjoint)]
+    #[derive(revad::Adjoint)]
     #[allow(non_snake_case)]
     pub(super) struct Inner {
         pub(super) r#type: f64,
@@ -533,7 +533,7 @@ mod private {
             r#type: 1.0,
             xY: [2.0; 2],
         };
-        let grad = ad::Adjoint::zero_adjoint(&inner);
+        let grad = revad::Adjoint::zero_adjoint(&inner);
         assert_eq!(grad.xY, [0.0; 2]);
         (inner, grad)
     }

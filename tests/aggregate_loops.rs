@@ -7,7 +7,7 @@
     reason = "the closed forms read more clearly by index"
 )]
 
-use ad::reverse;
+use revad::reverse;
 
 // ---- the test's types, with hand-written adjoints ---------------------------------------
 
@@ -34,25 +34,25 @@ pub struct ParticleAdj {
     /// Mass.
     pub mass: f64,
     /// An inactive label has no adjoint.
-    pub id: ad::Zero,
+    pub id: revad::Zero,
 }
 
-impl ad::Adjoint for Particle {
+impl revad::Adjoint for Particle {
     type Adj = ParticleAdj;
     fn zero_adjoint(&self) -> ParticleAdj {
         ParticleAdj {
             pos: [0.0; 2],
             vel: [0.0; 2],
             mass: 0.0,
-            id: ad::Zero,
+            id: revad::Zero,
         }
     }
     fn accumulate(acc: &mut ParticleAdj, o: &ParticleAdj) {
-        ad::__private::Accumulate::accumulate(acc, o)
+        revad::__private::Accumulate::accumulate(acc, o)
     }
 }
 
-impl ad::__private::Accumulate for ParticleAdj {
+impl revad::__private::Accumulate for ParticleAdj {
     fn accumulate(&mut self, o: &Self) {
         self.pos.accumulate(&o.pos);
         self.vel.accumulate(&o.vel);
@@ -78,7 +78,7 @@ pub struct LayerAdj {
     pub b: Vec<f64>,
 }
 
-impl ad::Adjoint for Layer {
+impl revad::Adjoint for Layer {
     type Adj = LayerAdj;
     fn zero_adjoint(&self) -> LayerAdj {
         LayerAdj {
@@ -87,11 +87,11 @@ impl ad::Adjoint for Layer {
         }
     }
     fn accumulate(acc: &mut LayerAdj, o: &LayerAdj) {
-        ad::__private::Accumulate::accumulate(acc, o)
+        revad::__private::Accumulate::accumulate(acc, o)
     }
 }
 
-impl ad::__private::Accumulate for LayerAdj {
+impl revad::__private::Accumulate for LayerAdj {
     fn accumulate(&mut self, o: &Self) {
         for (a, b) in self.w.iter_mut().zip(&o.w) {
             for (x, y) in a.iter_mut().zip(b) {
@@ -122,20 +122,20 @@ pub struct NetAdj {
     pub scale: f64,
 }
 
-impl ad::Adjoint for Net {
+impl revad::Adjoint for Net {
     type Adj = NetAdj;
     fn zero_adjoint(&self) -> NetAdj {
         NetAdj {
-            layers: self.layers.iter().map(ad::Adjoint::zero_adjoint).collect(),
+            layers: self.layers.iter().map(revad::Adjoint::zero_adjoint).collect(),
             scale: 0.0,
         }
     }
     fn accumulate(acc: &mut NetAdj, o: &NetAdj) {
-        ad::__private::Accumulate::accumulate(acc, o)
+        revad::__private::Accumulate::accumulate(acc, o)
     }
 }
 
-impl ad::__private::Accumulate for NetAdj {
+impl revad::__private::Accumulate for NetAdj {
     fn accumulate(&mut self, o: &Self) {
         for (a, b) in self.layers.iter_mut().zip(&o.layers) {
             a.accumulate(b);
@@ -162,24 +162,24 @@ pub struct SystemAdj {
     pub g: f64,
 }
 
-impl ad::Adjoint for System {
+impl revad::Adjoint for System {
     type Adj = SystemAdj;
     fn zero_adjoint(&self) -> SystemAdj {
         SystemAdj {
             particles: self
                 .particles
                 .iter()
-                .map(ad::Adjoint::zero_adjoint)
+                .map(revad::Adjoint::zero_adjoint)
                 .collect(),
             g: 0.0,
         }
     }
     fn accumulate(acc: &mut SystemAdj, o: &SystemAdj) {
-        ad::__private::Accumulate::accumulate(acc, o)
+        revad::__private::Accumulate::accumulate(acc, o)
     }
 }
 
-impl ad::__private::Accumulate for SystemAdj {
+impl revad::__private::Accumulate for SystemAdj {
     fn accumulate(&mut self, o: &Self) {
         for (a, b) in self.particles.iter_mut().zip(&o.particles) {
             a.accumulate(b);
@@ -290,7 +290,7 @@ fn assert_all_close(a: &[f64], b: &[f64]) {
 #[track_caller]
 fn check_particles(f: impl Fn(&[Particle]) -> f64, ps: &[Particle], grad: &[ParticleAdj]) {
     let x = flatten(ps);
-    if let Err(e) = ad::check::gradient(|x| f(&unflatten(x)), &x, &flatten_adj(grad)) {
+    if let Err(e) = revad::check::gradient(|x| f(&unflatten(x)), &x, &flatten_adj(grad)) {
         panic!("{e}");
     }
 }
@@ -521,14 +521,14 @@ fn layer_rows_zip_biases_match_finite_differences() {
     }
     let flat = flatten_layer(&l.w, &l.b);
     let analytic = flatten_layer(&dl.w, &dl.b);
-    if let Err(e) = ad::check::gradient(
+    if let Err(e) = revad::check::gradient(
         |p| forward_sum_plain(&unflatten_layer(&l, p), &x),
         &flat,
         &analytic,
     ) {
         panic!("{e}");
     }
-    if let Err(e) = ad::check::gradient(|x| forward_sum_plain(&l, x), &x, &dx) {
+    if let Err(e) = revad::check::gradient(|x| forward_sum_plain(&l, x), &x, &dx) {
         panic!("{e}");
     }
 }
@@ -647,14 +647,14 @@ fn layers_of_a_net_match_finite_differences() {
             scale: p[k],
         }
     };
-    if let Err(e) = ad::check::gradient(
+    if let Err(e) = revad::check::gradient(
         |p| score_plain(&rebuild(p), &x),
         &flat_net(&net),
         &flat_adj(&dn),
     ) {
         panic!("{e}");
     }
-    if let Err(e) = ad::check::gradient(|x| score_plain(&net, x), &x, &dx) {
+    if let Err(e) = revad::check::gradient(|x| score_plain(&net, x), &x, &dx) {
         panic!("{e}");
     }
 }
@@ -773,7 +773,7 @@ fn euler_step_iter_mut_vjp_matches_finite_differences() {
             pos: p.pos,
             vel: p.vel,
             mass: p.mass,
-            id: ad::Zero,
+            id: revad::Zero,
         })
         .collect::<Vec<_>>();
     let ((), (dps, ddt, dg)) = euler_vjp(&mut ps, dt, g, seed);
@@ -782,7 +782,7 @@ fn euler_step_iter_mut_vjp_matches_finite_differences() {
     x.extend([dt, g]);
     let mut analytic = flatten_adj(&dps);
     analytic.extend([ddt, dg]);
-    if let Err(e) = ad::check::gradient(|x| euler_objective(&c, x), &x, &analytic) {
+    if let Err(e) = revad::check::gradient(|x| euler_objective(&c, x), &x, &analytic) {
         panic!("{e}");
     }
 }
@@ -848,7 +848,7 @@ fn mut_self_iter_mut_vjp_matches_finite_differences() {
                 pos: p.pos,
                 vel: p.vel,
                 mass: p.mass,
-                id: ad::Zero,
+                id: revad::Zero,
             })
             .collect(),
         g: 0.25,
@@ -875,7 +875,7 @@ fn mut_self_iter_mut_vjp_matches_finite_differences() {
     x.extend([sys0.g, dt]);
     let mut analytic = flatten_adj(&dsys.particles);
     analytic.extend([dsys.g, ddt]);
-    if let Err(e) = ad::check::gradient(objective, &x, &analytic) {
+    if let Err(e) = revad::check::gradient(objective, &x, &analytic) {
         panic!("{e}");
     }
 }
@@ -959,7 +959,7 @@ fn chains_over_structs_match_finite_differences() {
     let (v, (dps, dws)) = chains_grad(&ps, &ws);
     assert_close(v, chains_plain(&ps, &ws));
     check_particles(|q| chains_plain(q, &ws), &ps, &dps);
-    if let Err(e) = ad::check::gradient(|w| chains_plain(&ps, w), &ws, &dws) {
+    if let Err(e) = revad::check::gradient(|w| chains_plain(&ps, w), &ws, &dws) {
         panic!("{e}");
     }
     // Two of the partials in closed form.
@@ -1072,7 +1072,7 @@ fn iter_mut_zip_with_method_calls_vjp_matches_finite_differences() {
             pos: p.pos,
             vel: p.vel,
             mass: p.mass,
-            id: ad::Zero,
+            id: revad::Zero,
         })
         .collect();
     let (mut ps, mut xs) = (ps0.clone(), xs0);
@@ -1087,7 +1087,7 @@ fn iter_mut_zip_with_method_calls_vjp_matches_finite_differences() {
     let mut analytic = flatten_adj(&dps);
     analytic.extend(&dxs);
     analytic.push(df);
-    if let Err(e) = ad::check::gradient(objective, &x, &analytic) {
+    if let Err(e) = revad::check::gradient(objective, &x, &analytic) {
         panic!("{e}");
     }
 }
@@ -1181,23 +1181,23 @@ pub struct TaggedAdj {
     /// The value's adjoint.
     pub x: f64,
     /// A `bool` has no adjoint.
-    pub on: ad::Zero,
+    pub on: revad::Zero,
 }
 
-impl ad::Adjoint for Tagged {
+impl revad::Adjoint for Tagged {
     type Adj = TaggedAdj;
     fn zero_adjoint(&self) -> TaggedAdj {
         TaggedAdj {
             x: 0.0,
-            on: ad::Zero,
+            on: revad::Zero,
         }
     }
     fn accumulate(acc: &mut TaggedAdj, o: &TaggedAdj) {
-        ad::__private::Accumulate::accumulate(acc, o)
+        revad::__private::Accumulate::accumulate(acc, o)
     }
 }
 
-impl ad::__private::Accumulate for TaggedAdj {
+impl revad::__private::Accumulate for TaggedAdj {
     fn accumulate(&mut self, o: &Self) {
         self.x += o.x;
     }

@@ -11,8 +11,8 @@
     reason = "these tests exercise index loops and plain assignments on purpose"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 /// Central finite differences of `f` over `q ++ x` agree with `(gq, gx)`.
@@ -613,7 +613,7 @@ fn mut_parameter_read_then_written() {
 
 // ---- fields of a local struct -----------------------------------------------------------------
 
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 /// Two buffers.
 pub struct Buffers {
     /// Written once, then read.

@@ -9,8 +9,8 @@
     reason = "index loops and a result bound before it is returned are forms #[reverse] must handle"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 /// `[2 v0, v1 v2, sin v2]`.
@@ -342,19 +342,19 @@ fn a_scalar_passed_twice_to_a_tuple_callee() {
 
 /// The same variable returned twice in a tuple: its adjoint is the sum of both parts' seeds
 /// (found by the differential fuzzer: the second seed replaced the first, a wrong gradient).
-#[ad::reverse]
+#[revad::reverse]
 fn same_twice(x: f64) -> (f64, f64) {
     let s = x * x;
     (s, s)
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn uses_both_parts(x: f64) -> f64 {
     let (a, b) = same_twice(x);
     a + 3.0 * b
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn nested_same(x: f64, y: f64) -> ((f64, f64), f64) {
     let s = x * y;
     ((s, x), s)

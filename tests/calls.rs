@@ -5,8 +5,8 @@
     reason = "these tests exercise index loops and plain assignments on purpose: they are the forms #[reverse] must handle"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
@@ -17,7 +17,7 @@ use bits::checked;
 // split companions of `NAME`, and must agree with `NAME_grad` bit for bit.
 
 mod shapes {
-    use ad::reverse;
+    use revad::reverse;
 
     #[reverse]
     pub fn h(x: f64) -> f64 {
@@ -25,7 +25,7 @@ mod shapes {
     }
 
     pub mod deeper {
-        use ad::reverse;
+        use revad::reverse;
 
         #[reverse]
         pub fn scale(w: &[f64], k: f64) -> f64 {

@@ -3,7 +3,7 @@
 //! Each gradient is checked against its closed form; the assertions fire in `f_grad` as they
 //! do in `f`. (`tests/cps-corpus` runs this file again under the CPS backend.)
 
-use ad::reverse;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 #[reverse]

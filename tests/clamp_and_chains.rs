@@ -1,14 +1,14 @@
 //! `x.clamp(lo, hi)` as an intrinsic, and iterator chains that start from `x.chunks(k)`,
 //! `x.chunks_exact(k)` or `x.windows(k)`, under `#[reverse]`, `#[reverse(cps)]`,
-//! `#[ad::forward]`, `#[reverse(hessian)]` (clamp) and in generic code; each gradient against a
-//! closed form derived here and against `ad::check::finite_difference`, each value bit for bit
+//! `#[revad::forward]`, `#[reverse(hessian)]` (clamp) and in generic code; each gradient against a
+//! closed form derived here and against `revad::check::finite_difference`, each value bit for bit
 //! against the primal.
 #![allow(
     clippy::needless_range_loop,
     reason = "the forms under test are written as users write them"
 )]
 
-use ad::{forward, reverse, Float};
+use revad::{forward, reverse, Float};
 
 /// `|a - b| <= 1e-6 * max(|a|, |b|, 1)`: finite differences against a gradient.
 fn close(a: f64, b: f64) -> bool {
@@ -17,7 +17,7 @@ fn close(a: f64, b: f64) -> bool {
 
 /// The gradient `g` of `f` at `x` agrees with central finite differences (relative 1e-6).
 fn agrees_with_fd(f: impl Fn(&[f64]) -> f64, x: &[f64], g: &[f64]) {
-    let fd = ad::check::finite_difference(f, x);
+    let fd = revad::check::finite_difference(f, x);
     for (i, (a, b)) in g.iter().zip(&fd).enumerate() {
         assert!(
             close(*a, *b),
@@ -528,7 +528,7 @@ fn chunks_zipped_with_chunks() {
 }
 
 /// A bead on a string: its position and mass (`id` is inactive).
-#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
 pub struct Bead {
     /// Position.
     pub x: f64,

@@ -2,8 +2,8 @@
 //! (Pearlmutter & Siskind, TOPLAS 2008), and chains lower to loops that store nothing they
 //! can read again.
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]

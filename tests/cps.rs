@@ -3,7 +3,7 @@
 //! finite differences, and the tape backend's gradient bit for bit. (Every other integration
 //! test also runs under the CPS backend: see `tests/cps-corpus`.)
 
-use ad::check;
+use revad::check;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
@@ -105,12 +105,12 @@ impl IntoTuple for (f64, f64) {
     }
 }
 
-#[ad::reverse(cps)]
+#[revad::reverse(cps)]
 fn product(x: f64, y: f64) -> f64 {
     x * y
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn product_tape(x: f64, y: f64) -> f64 {
     x * y
 }
@@ -127,7 +127,7 @@ fn signs_of_zero_agree() {
 
 /// An element of a local array read before a block that stores new cells into the array
 /// (the fuzzer's CPS 1: the array's cells are rebound in the block).
-#[ad::reverse(cps)]
+#[revad::reverse(cps)]
 fn array_written_after_assign(x: f64) -> f64 {
     let mut m = x;
     let mut a = [0.0; 2];
@@ -137,7 +137,7 @@ fn array_written_after_assign(x: f64) -> f64 {
     m * a[0]
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn array_written_after_assign_tape(x: f64) -> f64 {
     let mut m = x;
     let mut a = [0.0; 2];
@@ -147,19 +147,19 @@ fn array_written_after_assign_tape(x: f64) -> f64 {
     m * a[0]
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn weighted(a: f64, b: f64, w: &[f64]) -> f64 {
     a * w[0] + b * w[1] * a
 }
 
 /// The same variable passed twice: a cell of its own for the second argument, added in
 /// after the call, so both backends round alike.
-#[ad::reverse(cps)]
+#[revad::reverse(cps)]
 fn twice_passed(x: f64, w: &[f64]) -> f64 {
     weighted(x, x, w) + weighted(x.sin(), x, w)
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn twice_passed_tape(x: f64, w: &[f64]) -> f64 {
     weighted(x, x, w) + weighted(x.sin(), x, w)
 }

@@ -1,7 +1,7 @@
-//! `#[ad::derivative(vjp = ..)]`: hand-written pullbacks used by `#[reverse]` callers.
+//! `#[revad::derivative(vjp = ..)]`: hand-written pullbacks used by `#[reverse]` callers.
 
-use ad::check;
-use ad::{derivative, reverse};
+use revad::check;
+use revad::{derivative, reverse};
 
 #[path = "common/bits.rs"]
 mod bits;

@@ -1,7 +1,7 @@
-//! `#[ad::derivative(vjp = .., jvp = ..)]`: hand-written forward rules, used by forward-mode
+//! `#[revad::derivative(vjp = .., jvp = ..)]`: hand-written forward rules, used by forward-mode
 //! callers, and custom rules under second derivatives and nesting.
 
-use ad::{derivative, forward, reverse, Float};
+use revad::{derivative, forward, reverse, Float};
 
 /// log(1 + eˣ), computed stably, with both rules.
 #[derivative(vjp = softplus_pullback, jvp = softplus_tangent)]

@@ -1,12 +1,12 @@
 //! Enums with float payloads, matched in the body: the gradient of an enum parameter is its
-//! adjoint enum (`#[derive(ad::Adjoint)]`), in the value's variant; checked against closed
+//! adjoint enum (`#[derive(revad::Adjoint)]`), in the value's variant; checked against closed
 //! forms and finite differences.
 
-use ad::reverse;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 /// A shape with float payloads of each kind: tuple, struct, unit, array.
-#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
 pub enum Shape {
     /// A radius.
     Circle(f64),
@@ -192,7 +192,7 @@ fn a_slice_of_shapes_summed_in_a_loop() {
 }
 
 /// An enum in a struct field, matched in a method of the struct.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Body {
     /// Its shape.
     pub shape: Shape,

@@ -1,7 +1,7 @@
 //! `f32` end to end: parameters, literals, intrinsics, loops (values popped as `f32`),
 //! arrays, calls, closures and custom derivatives, each against an `f64` reference.
 
-use ad::{derivative, reverse};
+use revad::{derivative, reverse};
 
 #[path = "common/bits.rs"]
 mod bits;

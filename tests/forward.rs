@@ -1,4 +1,4 @@
-//! `#[ad::forward]`: `NAME_jvp` against closed forms, central finite differences and the
+//! `#[revad::forward]`: `NAME_jvp` against closed forms, central finite differences and the
 //! reverse mode of the same function (`JVP·v = v·VJP` identities).
 #![allow(
     clippy::needless_range_loop,
@@ -6,7 +6,7 @@
     reason = "the forms under test are written as users write them"
 )]
 
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 
 /// Central finite difference of `f` at `x` along `v`.
 fn fd(f: impl Fn(&[f64]) -> f64, x: &[f64], v: &[f64]) -> f64 {
@@ -205,7 +205,7 @@ fn wrt_selects_the_tangents() {
 }
 
 #[forward]
-fn generic_poly<T: ad::Float>(x: T, w: &[T]) -> T {
+fn generic_poly<T: revad::Float>(x: T, w: &[T]) -> T {
     let mut acc = T::ZERO;
     for i in 0..w.len() {
         acc = acc * x + w[i];
@@ -226,7 +226,7 @@ fn generic_functions_in_both_precisions() {
 /// `NAME_jvp_vec` on `N` lanes equals `N` separate `NAME_jvp` passes, bit for bit.
 #[test]
 fn vector_mode_equals_separate_passes() {
-    use ad::Lanes;
+    use revad::Lanes;
     // Scalars, loops and branches: the Jacobian row of `looped` in one pass.
     let (v, d) = looped_jvp_vec(0.4, 0.9, 7, Lanes([1.0, 0.0, 0.5]), Lanes([0.0, 1.0, -2.0]));
     assert_eq!(v.to_bits(), looped(0.4, 0.9, 7).to_bits());

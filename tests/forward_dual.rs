@@ -1,18 +1,18 @@
-//! Forward mode: the dual numbers `ad::Dual` and `ad::DualVec`, and `ad::forward`.
+//! Forward mode: the dual numbers `revad::Dual` and `revad::DualVec`, and `revad::forward`.
 //!
-//! Every intrinsic of `ad::rules::INTRINSICS` (the table is iterated, so a new row fails here
+//! Every intrinsic of `revad::rules::INTRINSICS` (the table is iterated, so a new row fails here
 //! until it has a closed form) through `Dual<f64>`, against the closed-form derivative written
 //! out by hand and against central finite differences of the `f64` function; second
 //! derivatives through `Dual<Dual<f64>>` against closed forms; `DualVec` against `Dual` bit for
 //! bit; a generic function on `f64`, `Dual<f64>` and `Dual<Dual<f64>>`; the functions of
-//! `ad::forward`; perturbation confusion under nesting; comparisons; and the runtime traits
+//! `revad::forward`; perturbation confusion under nesting; comparisons; and the runtime traits
 //! (`Record`, `Adjoint`, `Accumulate`, `InOut`) on dual numbers.
 //!
-//! The expected derivatives never come from `ad::rules::d_*`: that would compare the code
+//! The expected derivatives never come from `revad::rules::d_*`: that would compare the code
 //! with itself.
 
-use ad::rules::INTRINSICS;
-use ad::{check, forward, Accumulate, Adjoint, Dual, DualVec, Float, ValueStack};
+use revad::rules::INTRINSICS;
+use revad::{check, forward, Accumulate, Adjoint, Dual, DualVec, Float, ValueStack};
 use approx::assert_relative_eq;
 
 /// The exponent of `powi` in the table-driven tests.
@@ -239,7 +239,7 @@ fn powi_exponents_and_remainder() {
     }
 }
 
-/// At the non-differentiable points, the tangents follow the conventions of `ad::rules`
+/// At the non-differentiable points, the tangents follow the conventions of `revad::rules`
 /// (JAX's, in float64): written out here, not read from the rules.
 #[test]
 fn conventions_at_non_differentiable_points() {
@@ -585,7 +585,7 @@ fn dual_f32() {
 
 /// `#[reverse]` code of a generic function run on dual numbers: forward over reverse, whose
 /// tangent of the gradient is a Hessian-vector product.
-#[ad::reverse]
+#[revad::reverse]
 fn rosenbrock<T: Float>(x: T, y: T) -> T {
     let a = T::ONE - x;
     let b = y - x * x;

@@ -2,14 +2,14 @@
 //! `&F`) called in the body, and closures passed by annotated callers, differentiated with
 //! respect to the float arguments and to the variables the closures capture, in reverse and
 //! forward mode. References: central finite differences of the primal, closed forms, and the
-//! same programs written generically and run on `ad::Dual` (the dual-number oracle).
+//! same programs written generically and run on `revad::Dual` (the dual-number oracle).
 
-use ad::forward::gradient as dual_gradient;
-use ad::{Dual, Float};
+use revad::forward::gradient as dual_gradient;
+use revad::{Dual, Float};
 
 /// The midpoint rule with `n` panels.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn integrate<F: Fn(f64) -> f64>(f: F, a: f64, b: f64) -> f64 {
     let n = 16;
     let h = (b - a) / n as f64;
@@ -31,8 +31,8 @@ fn integrate_generic<T: Float>(f: impl Fn(T) -> T, a: T, b: T) -> T {
     s * h
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn moment(c: f64, b: f64) -> f64 {
     integrate(|x| c * x * x + (c * x).sin(), 0.0, b) * c
 }
@@ -95,14 +95,14 @@ fn forward_mode_agrees() {
 
 /// The callee's own derivatives with respect to its bounds, through an annotated function
 /// as the argument.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn cube(x: f64) -> f64 {
     x * x * x
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 #[allow(
     clippy::redundant_closure,
     reason = "the closure is what this test passes"
@@ -127,8 +127,8 @@ fn closure_calling_an_annotated_function() {
 }
 
 /// Two arguments, a captured array and a captured integer.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn fold_pairs<F: Fn(f64, f64) -> f64>(f: F, xs: &[f64]) -> f64 {
     let mut acc = 0.0;
     for i in 1..xs.len() {
@@ -137,8 +137,8 @@ fn fold_pairs<F: Fn(f64, f64) -> f64>(f: F, xs: &[f64]) -> f64 {
     acc
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn weighted_pairs(w: &[f64], xs: &[f64], k: usize) -> f64 {
     let scale = k as f64;
     fold_pairs(
@@ -186,21 +186,21 @@ fn captured_array_and_integer() {
 }
 
 /// `impl Fn`, `&F` and a function argument passed on to another higher-order function.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn apply(f: impl Fn(f64) -> f64, x: f64) -> f64 {
     f(x)
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn apply_twice<F: Fn(f64) -> f64>(f: &F, x: f64) -> f64 {
     let y = apply(f, x);
     apply(f, y) + f(x)
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn iterate_map(r: f64, x: f64) -> f64 {
     let logistic = |x: f64| r * x * (1.0 - x);
     apply_twice(&logistic, x)
@@ -221,8 +221,8 @@ fn function_arguments_passed_on() {
 }
 
 /// A double integral: a closure that passes a closure capturing its own argument.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn double_integral(c: f64) -> f64 {
     integrate(|x| integrate(|y| (c * x * y).exp(), 0.0, 1.0), 0.0, 1.0)
 }
@@ -231,7 +231,7 @@ fn double_integral(c: f64) -> f64 {
 fn nested_closures() {
     let c = 0.8;
     let (value, dc) = double_integral_grad(c);
-    let (oracle_value, oracle) = ad::forward::derivative(
+    let (oracle_value, oracle) = revad::forward::derivative(
         |c: Dual<f64>| {
             integrate_generic(
                 |x| {
@@ -254,13 +254,13 @@ fn nested_closures() {
 }
 
 /// A generic caller, in `f32`, and a closure bound by `let` and passed to two calls.
-#[ad::reverse]
+#[revad::reverse]
 fn scaled_areas<T: Float>(s: T) -> T {
     let g = |x: T| s * x;
     integrate_t(g, T::ZERO, T::ONE) + integrate_t(g, T::ONE, s)
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn integrate_t<T: Float, F: Fn(T) -> T>(f: F, a: T, b: T) -> T {
     let h = (b - a) / T::from_i32(4);
     let mut s = T::ZERO;
@@ -286,7 +286,7 @@ fn generic_caller_and_a_closure_passed_twice() {
 
 /// The callee with the closure argument inside a loop of the caller, whose captured
 /// variable changes every iteration.
-#[ad::reverse]
+#[revad::reverse]
 fn accumulate(c: f64) -> f64 {
     let mut k = c;
     let mut total = 0.0;
@@ -310,7 +310,7 @@ fn captured_variable_overwritten_in_a_loop() {
 }
 
 /// A function argument with no float in its bound is inactive: called as written.
-#[ad::reverse]
+#[revad::reverse]
 fn gather<G: Fn(usize) -> usize>(index: G, w: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..w.len() {
@@ -330,14 +330,14 @@ fn inactive_function_argument() {
 
 /// Calls of a function argument at constant points, and passing it on with constant
 /// arguments: the derivatives with respect to its captured variables still flow.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn endpoints<F: Fn(f64) -> f64>(f: F) -> f64 {
     f(0.5) + apply(&f, 2.0) * f(1.0)
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn endpoints_of(c: f64) -> f64 {
     endpoints(|x| c * c * x)
 }
@@ -354,15 +354,15 @@ fn constant_arguments_of_a_function_argument() {
 }
 
 /// An annotated function passed by name, to both modes.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn area_by_name(a: f64, b: f64) -> f64 {
     let xs = [a, b, a * b];
     integrate(cube, a, b) + fold_pairs(hypot_like, &xs)
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn hypot_like(x: f64, y: f64) -> f64 {
     (x * x + y * y).sqrt()
 }
@@ -383,7 +383,7 @@ fn annotated_functions_passed_by_name() {
 }
 
 /// Forward mode alone: a forward-only higher-order function and caller.
-#[ad::forward]
+#[revad::forward]
 fn sum_at<F: Fn(f64) -> f64>(f: F, xs: &[f64]) -> f64 {
     let mut s = 0.0;
     for &x in xs {
@@ -392,7 +392,7 @@ fn sum_at<F: Fn(f64) -> f64>(f: F, xs: &[f64]) -> f64 {
     s
 }
 
-#[ad::forward]
+#[revad::forward]
 fn scaled_exp_sum(k: f64, xs: &[f64]) -> f64 {
     sum_at(|x| (k * x).exp(), xs)
 }
@@ -411,8 +411,8 @@ fn forward_only_caller_and_callee() {
 }
 
 /// A recursive higher-order function passing its function argument on: one type throughout.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn compose_n<F: Fn(f64) -> f64>(f: F, x: f64, n: usize) -> f64 {
     if n == 0 {
         x
@@ -422,8 +422,8 @@ fn compose_n<F: Fn(f64) -> f64>(f: F, x: f64, n: usize) -> f64 {
     }
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn damped(r: f64, x: f64) -> f64 {
     compose_n(|v| r * v.sin(), x, 4)
 }
@@ -442,20 +442,20 @@ fn recursive_higher_order_function() {
 /// `&dyn Fn(..)` and `fn(..)` parameters: given type parameters of their own, so they take
 /// closures and annotated functions from annotated callers like `F: Fn(..)` does; the primal
 /// still takes trait objects and function pointers.
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn trapezoid(f: &dyn Fn(f64) -> f64, a: f64, b: f64) -> f64 {
     (f(a) + f(b)) * (b - a) / 2.0
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn twice_fn(g: fn(f64) -> f64, x: f64) -> f64 {
     g(g(x))
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn trapezoid_user(c: f64, b: f64) -> f64 {
     trapezoid(&|x| c * x * x, 0.5, b) + twice_fn(cube, c)
 }
@@ -478,8 +478,8 @@ fn dyn_fn_and_fn_pointer_parameters() {
 
 /// Newton's method taking the function and its derivative as closures: the root's
 /// derivative with respect to a captured parameter (the implicit function theorem's).
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn newton<F: Fn(f64) -> f64, G: Fn(f64) -> f64>(f: F, df: G, x0: f64) -> f64 {
     let mut x = x0;
     for _ in 0..30 {
@@ -488,8 +488,8 @@ fn newton<F: Fn(f64) -> f64, G: Fn(f64) -> f64>(f: F, df: G, x0: f64) -> f64 {
     x
 }
 
-#[ad::reverse]
-#[ad::forward]
+#[revad::reverse]
+#[revad::forward]
 fn cube_root(a: f64) -> f64 {
     newton(|x| x * x * x - a, |x| 3.0 * x * x, 1.0)
 }
@@ -506,12 +506,12 @@ fn newton_root_derivative() {
 }
 
 /// A loop index of the caller captured (its integer type inferred) in each iteration.
-#[ad::reverse]
+#[revad::reverse]
 fn map_sum<F: Fn(f64) -> f64>(f: F, xs: &[f64]) -> f64 {
     xs.iter().map(|&x| f(x)).sum()
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn loop_index_capture(c: f64, xs: &[f64]) -> f64 {
     let mut total = 0.0;
     for k in 0..3 {

@@ -14,7 +14,7 @@
     reason = "these tests exercise index loops on purpose"
 )]
 
-use ad::{check, reverse, Float};
+use revad::{check, reverse, Float};
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]

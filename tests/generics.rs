@@ -1,8 +1,8 @@
-//! Generic functions over `ad::Float`: one body, instantiated at `f32` and at `f64`, each
+//! Generic functions over `revad::Float`: one body, instantiated at `f32` and at `f64`, each
 //! gradient compared with a closed form (or, where the closed form is long, with central
 //! finite differences of the primal in `f64`).
 
-use ad::{reverse, Float};
+use revad::{reverse, Float};
 
 /// `|a - b| <= tol * max(|b|, 1)`.
 fn close64(a: f64, b: f64, tol: f64) {
@@ -363,7 +363,7 @@ fn tuple_result_closure_and_iterator_sum() {
 
 /// `ln(1 + e^x)`, with a pullback that is deliberately 10 times too large: the gradient of a
 /// caller shows that it was used.
-#[ad::derivative(vjp = softplus_pullback)]
+#[revad::derivative(vjp = softplus_pullback)]
 fn softplus<T: Float>(x: T) -> T {
     (T::ONE + x.exp()).ln()
 }

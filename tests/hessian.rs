@@ -5,7 +5,7 @@
     reason = "the forms under test are written as users write them"
 )]
 
-use ad::reverse;
+use revad::reverse;
 
 /// Pearlmutter & Siskind's example: f(x, y) = 2x² + 3xy + 4y².
 #[reverse(hessian)]
@@ -160,11 +160,11 @@ fn single_precision() {
     assert!((h[0][0] - (3.0 + 0.5f32.exp())).abs() < 1e-5);
 }
 
-/// A float converted to an integer through `ad::Float::to_f64`, which the generic copy for
+/// A float converted to an integer through `revad::Float::to_f64`, which the generic copy for
 /// second derivatives can do (a plain `x as usize` is rejected, with this advice).
 #[reverse(hessian)]
 fn stepped(x: f64, w: &[f64]) -> f64 {
-    let k = ad::Float::to_f64(x * 2.0) as usize;
+    let k = revad::Float::to_f64(x * 2.0) as usize;
     w[k.min(w.len() - 1)] * x * x
 }
 
@@ -180,7 +180,7 @@ fn float_to_integer_through_to_f64() {
 
 /// A function generic over its float type: its second derivatives are of its `f64` instance.
 #[reverse(hessian)]
-fn generic_quadratic<T: ad::Float>(p: &[T]) -> T {
+fn generic_quadratic<T: revad::Float>(p: &[T]) -> T {
     let mut s = T::ZERO;
     for i in 0..p.len() {
         s += T::from_f64(i as f64 + 1.0) * p[i] * p[i] * p[i];
@@ -283,8 +283,8 @@ fn integer_constants_stay_integers() {
 
 /// An `#[allow(..)]` on the function reaches every generated function (clippy runs on the
 /// tests with `-D warnings`: eight parameters are too many without it).
-#[ad::reverse(hessian)]
-#[ad::forward(vector)]
+#[revad::reverse(hessian)]
+#[revad::forward(vector)]
 #[allow(clippy::too_many_arguments)]
 fn eight(a: f64, b: f64, c: f64, d: f64, e: f64, f: f64, g: f64, h: f64) -> f64 {
     a * b + c * d + e * f + g * h

@@ -2,8 +2,8 @@
 //! optimiser) differentiated with respect to its float arguments and to the variables the
 //! closure captures, by running it on dual numbers.
 
-use ad::forward::{derivative, gradient};
-use ad::{Dual, Float};
+use revad::forward::{derivative, gradient};
+use revad::{Dual, Float};
 
 /// The trapezoidal rule with `n` panels: ordinary generic Rust, no attribute.
 fn integrate<T: Float, F: Fn(T) -> T>(f: F, a: T, b: T, n: usize) -> T {

@@ -1,19 +1,19 @@
-//! Every float intrinsic in `ad::rules::INTRINSICS`, and the `%` operator: a `#[reverse]`
+//! Every float intrinsic in `revad::rules::INTRINSICS`, and the `%` operator: a `#[reverse]`
 //! function in method form (`x.sin()`) and one in path form (`f64::sin(x)`) for each, whose
 //! gradient is checked against the closed-form derivative written out here by hand and against
 //! finite differences; the conventions at non-differentiable points against values obtained
 //! from JAX in float64; a few intrinsics in `f32`; a check that this file covers exactly the
 //! table; and a check of each row of the table against the functions it names.
 //!
-//! The expected derivatives never come from `ad::rules::d_*`: that would compare the code
+//! The expected derivatives never come from `revad::rules::d_*`: that would compare the code
 //! with itself.
 
 use std::collections::BTreeSet;
 use std::f64::consts::LN_2;
 
-use ad::check;
-use ad::reverse;
-use ad::rules::Partial;
+use revad::check;
+use revad::reverse;
+use revad::rules::Partial;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
@@ -1674,13 +1674,13 @@ const TESTED: &[(&str, usize)] = &[
 fn every_intrinsic_is_tested() {
     // Every name above compiled through `#[reverse]` in both call forms (so the macro finds it
     // in the table) and is checked against its closed form (so the runtime's rule is right).
-    let names: BTreeSet<&str> = ad::rules::INTRINSICS.iter().map(|i| i.name).collect();
+    let names: BTreeSet<&str> = revad::rules::INTRINSICS.iter().map(|i| i.name).collect();
     assert_eq!(
         names.len(),
-        ad::rules::INTRINSICS.len(),
+        revad::rules::INTRINSICS.len(),
         "two rows of INTRINSICS have the same name"
     );
-    let table: BTreeSet<(&str, usize)> = ad::rules::INTRINSICS
+    let table: BTreeSet<(&str, usize)> = revad::rules::INTRINSICS
         .iter()
         .map(|i| (i.name, i.arity))
         .collect();
@@ -1694,7 +1694,7 @@ fn every_intrinsic_is_tested() {
     );
 }
 
-/// The shape of a function of `ad::rules`: how many arguments it takes and how many values it
+/// The shape of a function of `revad::rules`: how many arguments it takes and how many values it
 /// returns.
 struct RuleFn {
     name: &'static str,
@@ -1713,12 +1713,12 @@ macro_rules! outputs {
 }
 
 /// `rule_functions! { d_sin(f64) -> f64; .. }`: the rule functions with their signatures at
-/// `f64`, each checked against `ad::rules` when this file compiles.
+/// `f64`, each checked against `revad::rules` when this file compiles.
 macro_rules! rule_functions {
     ($($f:ident($($a:ty),*) -> $r:tt;)*) => {
         &[$(RuleFn {
             name: {
-                let _: fn($($a),*) -> $r = ad::rules::$f;
+                let _: fn($($a),*) -> $r = revad::rules::$f;
                 stringify!($f)
             },
             inputs: [$(stringify!($a)),*].len(),
@@ -1727,7 +1727,7 @@ macro_rules! rule_functions {
     };
 }
 
-/// The functions of `ad::rules` that the table names, with their signatures.
+/// The functions of `revad::rules` that the table names, with their signatures.
 const RULE_FUNCTIONS: &[RuleFn] = rule_functions! {
     d_sin(f64) -> f64;
     sin_and_d(f64) -> (f64, f64);
@@ -1776,10 +1776,10 @@ fn table_rows_are_consistent() {
             .iter()
             .find(|f| f.name == name)
             .unwrap_or_else(|| {
-                panic!("`{row}` names `{name}`, which is not in RULE_FUNCTIONS (nor in ad::rules?)")
+                panic!("`{row}` names `{name}`, which is not in RULE_FUNCTIONS (nor in revad::rules?)")
             })
     };
-    for row in ad::rules::INTRINSICS {
+    for row in revad::rules::INTRINSICS {
         let name = row.name;
         assert!(
             (1..=3).contains(&row.arity),

@@ -9,8 +9,8 @@
     reason = "the loops under test are written as users write them"
 )]
 
-use ad::check;
-use ad::{forward, reverse};
+use revad::check;
+use revad::{forward, reverse};
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]

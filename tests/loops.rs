@@ -7,8 +7,8 @@
     reason = "these tests exercise index loops and plain assignments on purpose: they are the forms #[reverse] must handle"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]

@@ -12,8 +12,8 @@
               #[reverse] must handle"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 /// Insertion sort of `x` in place, then a weighted sum of the sorted values.
@@ -781,12 +781,12 @@ fn mut_slice_passed_twice_to_a_reader() {
 /// A closure whose parameter receives a `&mut` parameter's value (`f(*om)`) and passes it to
 /// a callee: the callee gets the value (found by the differential fuzzer: the parameter's name
 /// was taken for the reference and passed by `&mut`).
-#[ad::reverse]
+#[revad::reverse]
 fn closure_param_from_mut_ref_callee(a: f64, b: f64) -> f64 {
     a * b.sin()
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn closure_param_from_mut_ref(x: f64, om: &mut f64) -> f64 {
     let f = |c1: f64, c2: f64| closure_param_from_mut_ref_callee(c2, x) * c1;
     let t = f(x * 2.0, *om);

@@ -4,7 +4,7 @@
 //! differences of the outer objective computed in plain `f64`, with the inner gradient
 //! written out by hand (no AD in the reference).
 
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 
 /// |a − b| small relative to the larger of them.
 fn close(a: f64, b: f64, tol: f64) -> bool {

@@ -4,9 +4,9 @@
 //!
 //! The inner function takes the outer variable as a parameter that its `wrt` leaves out,
 //! and `#[reverse(hessian)]` makes its `_grad` and `_jvp` differentiable: an outer
-//! `#[reverse]` or `#[ad::forward]` function calls them like any annotated function.
+//! `#[reverse]` or `#[revad::forward]` function calls them like any annotated function.
 
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))

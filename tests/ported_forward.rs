@@ -1,8 +1,8 @@
 //! Small programs in the style of other AD systems' test suites (JAX's `jvp`, `jacfwd`,
 //! `jacrev`, `hessian` and `grad(grad(f))`, ForwardDiff.jl and Zygote.jl, PyTorch's
 //! `gradcheck`/`hessian`, the num-dual and autodiff crates, Siskind & Pearlmutter's nested-AD
-//! examples), written as a Rust user would write them with `#[ad::forward]`,
-//! `#[ad::reverse(hessian)]`, nested calls and function arguments.
+//! examples), written as a Rust user would write them with `#[revad::forward]`,
+//! `#[revad::reverse(hessian)]`, nested calls and function arguments.
 //!
 //! Every derivative is checked against a hand-derived closed form, central finite differences
 //! of the primal, or the other mode; every value against the plain function, bit for bit.
@@ -14,7 +14,7 @@
     reason = "the programs are written as users write them"
 )]
 
-use ad::{forward, reverse, Float, Lanes};
+use revad::{forward, reverse, Float, Lanes};
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs()))

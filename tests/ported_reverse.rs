@@ -1,7 +1,7 @@
 //! Programs in the style of other reverse-mode AD tools' test suites (Enzyme's integration
 //! tests and Rust's `std::autodiff` tests, ADOL-C/Tapenade/CoDiPack examples, Stan math),
 //! written as a Rust user would write them. Each gradient is compared with a closed form
-//! derived by hand or with `ad::check::finite_difference`, and each primal returned by
+//! derived by hand or with `revad::check::finite_difference`, and each primal returned by
 //! `_grad`/`_vjp` with the plain function's, bit for bit.
 #![allow(
     clippy::needless_range_loop,
@@ -9,7 +9,7 @@
     reason = "the programs are written as ported, index loops and all"
 )]
 
-use ad::{reverse, Float};
+use revad::{reverse, Float};
 use std::f64::consts::PI;
 
 /// `|a - b| <= tol * max(|b|, 1)`.
@@ -19,7 +19,7 @@ fn close(a: f64, b: f64, tol: f64) {
 
 /// Every partial of `g` against central finite differences of `f` at `x` (relative 1e-6).
 fn assert_fd(f: impl Fn(&[f64]) -> f64, x: &[f64], g: &[f64]) {
-    let numeric = ad::check::finite_difference(f, x);
+    let numeric = revad::check::finite_difference(f, x);
     assert_eq!(numeric.len(), g.len());
     for (i, (a, b)) in g.iter().zip(&numeric).enumerate() {
         assert!(
@@ -440,7 +440,7 @@ fn returned_vec_built_by_push() {
 // ---- structs and methods ----------------------------------------------------------------------
 
 /// A linear spring.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Spring {
     /// Stiffness.
     pub k: f64,
@@ -474,7 +474,7 @@ fn methods_calling_methods() {
 }
 
 /// A polynomial with its coefficients in a `Vec` field, evaluated by Horner's scheme.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Poly {
     /// Coefficients, constant term first.
     pub c: Vec<f64>,
@@ -1212,7 +1212,7 @@ fn iter_mut_update_then_read() {
 }
 
 /// A `&mut self` method: a particle integrated with symplectic Euler in place.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Body1 {
     /// Position.
     pub x: f64,
@@ -1372,13 +1372,13 @@ fn special_functions_against_finite_differences() {
 /// A float passed by shared reference to an annotated callee (`&x`, `&v[i]`, `&(a + b)`,
 /// `&2.0`): the callee's `&f64` parameter, under every backend.
 #[reverse]
-#[ad::forward]
+#[revad::forward]
 fn cube_ref(x: &f64) -> f64 {
     *x * *x * *x
 }
 
 #[reverse]
-#[ad::forward]
+#[revad::forward]
 fn ref_args(v: &[f64], y: f64) -> f64 {
     let mut s = cube_ref(&2.0) * y;
     for i in 0..v.len() {
@@ -1449,7 +1449,7 @@ fn intrinsics_passed_by_path() {
 }
 
 /// `sin_cos` in forward mode and in a generic function.
-#[ad::forward]
+#[revad::forward]
 fn rotate_x(x: f64, y: f64, t: f64) -> f64 {
     let (s, c) = t.sin_cos();
     x * c - y * s

@@ -9,7 +9,7 @@
 //! 112 for the functions themselves; the depths below use about 55 % of the stack at those
 //! sizes. `cargo run --release --example recursion_depth` measures both profiles.
 
-use ad::reverse;
+use revad::reverse;
 
 #[path = "common/recursion.rs"]
 mod recursion;
@@ -61,7 +61,7 @@ fn gradient_with_locals_across_the_call_at_depth_4500_on_a_4_mib_stack() {
     assert_eq!(value, chain_locals(0.3, 0.4, n));
     // The function's stack is not the question here; a shallow finite-difference check is.
     let (_, (sx, sy)) = chain_locals_grad(0.3, 0.4, 20);
-    ad::check::gradient(|p| chain_locals(p[0], p[1], 20), &[0.3, 0.4], &[sx, sy]).unwrap();
+    revad::check::gradient(|p| chain_locals(p[0], p[1], 20), &[0.3, 0.4], &[sx, sy]).unwrap();
     assert!(dx.is_finite() && dy.is_finite());
 }
 
@@ -100,7 +100,7 @@ fn assigned_and_unassigned_parameters_through_calls() {
     for n in [0, 1, 5] {
         let (value, (dx, dy)) = calls_assigned_parameter_grad(0.6, 0.8, n);
         assert_eq!(value, calls_assigned_parameter(0.6, 0.8, n));
-        ad::check::gradient(
+        revad::check::gradient(
             |p| calls_assigned_parameter(p[0], p[1], n),
             &[0.6, 0.8],
             &[dx, dy],

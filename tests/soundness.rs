@@ -3,8 +3,8 @@
 //! finite differences where a closed form is long), its value bit for bit against the primal,
 //! and through an annotated caller (the split companions are a second code path).
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 
 /// `a` and `b` have the same bits (so `-0.0` and `0.0` differ).
 fn same_bits(a: f64, b: f64) {

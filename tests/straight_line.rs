@@ -1,8 +1,8 @@
 //! Straight-line code and branches: the examples of the foundation issue, each checked
 //! against its closed form and against finite differences.
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]

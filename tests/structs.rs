@@ -1,12 +1,12 @@
 //! User structs, nested containers, tuples and methods: the gradient of a struct parameter is
-//! its adjoint struct (`#[derive(ad::Adjoint)]`), checked against closed forms and finite
+//! its adjoint struct (`#[derive(revad::Adjoint)]`), checked against closed forms and finite
 //! differences.
 
-use ad::reverse;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 /// A point mass in the plane.
-#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
 pub struct Particle {
     /// Position.
     pub pos: [f64; 2],
@@ -14,7 +14,7 @@ pub struct Particle {
     pub vel: [f64; 2],
     /// Mass.
     pub mass: f64,
-    /// An inactive label: its adjoint is `ad::Zero`.
+    /// An inactive label: its adjoint is `revad::Zero`.
     pub id: usize,
 }
 
@@ -40,7 +40,7 @@ fn fd_particle(f: impl Fn(&Particle) -> f64, p: &Particle) -> ParticleAdjoint {
         pos: [d(&|q, e| q.pos[0] += e), d(&|q, e| q.pos[1] += e)],
         vel: [d(&|q, e| q.vel[0] += e), d(&|q, e| q.vel[1] += e)],
         mass: d(&|q, e| q.mass += e),
-        id: ad::Zero,
+        id: revad::Zero,
     }
 }
 
@@ -68,7 +68,7 @@ fn field_reads_of_a_struct_reference() {
     assert_eq!(dp.vel, [p.mass * p.vel[0], p.mass * p.vel[1]]);
     let v2 = p.vel[0] * p.vel[0] + p.vel[1] * p.vel[1];
     assert_eq!(dp.mass, 0.5 * v2 + 9.81 * p.pos[1]);
-    assert_eq!(dp.id, ad::Zero);
+    assert_eq!(dp.id, revad::Zero);
     assert_eq!(dg, p.mass * p.pos[1]);
 }
 
@@ -137,7 +137,7 @@ fn a_mut_struct_parameter() {
         pos: [1.0, 0.0],
         vel: [0.0, 0.0],
         mass: 0.0,
-        id: ad::Zero,
+        id: revad::Zero,
     };
     let ((), (dp, df, ddt)) = kick_vjp(&mut p, 1.5, 0.1, seed);
     assert_eq!(p, expected);
@@ -198,7 +198,7 @@ fn a_struct_result_through_vjp() {
         pos: [1.0, 2.0],
         vel: [3.0, 4.0],
         mass: 5.0,
-        id: ad::Zero,
+        id: revad::Zero,
     };
     let (p, (dx, dv)) = spawn_vjp(0.7, 0.2, seed);
     assert_eq!(p, spawn(0.7, 0.2));
@@ -270,7 +270,7 @@ fn a_mut_method_vjp() {
         pos: [0.0; 2],
         vel: [1.0, 0.0],
         mass: 0.0,
-        id: ad::Zero,
+        id: revad::Zero,
     };
     let ((), (dp, df)) = p.push_vjp(0.5, seed);
     assert_eq!(p.vel[0], p0.vel[0] + 0.5 / p0.mass);
@@ -341,7 +341,7 @@ fn tuple_parameters() {
 }
 
 /// Nested structs.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Spring {
     /// The two ends.
     pub ends: (Particle, Particle),
@@ -401,7 +401,7 @@ fn a_mut_counter_parameter() {
 }
 
 /// A tuple struct.
-#[derive(Clone, Debug, PartialEq, ad::Adjoint)]
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
 pub struct Pair(pub f64, pub [f64; 2]);
 
 #[reverse]
@@ -455,7 +455,7 @@ fn a_reference_to_a_slice_reference() {
 }
 
 /// A dense layer of an MLP.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Dense {
     /// Weights, one row per output.
     pub w: Vec<Vec<f64>>,
@@ -479,7 +479,7 @@ impl Dense {
 }
 
 /// A two-layer perceptron.
-#[derive(Clone, Debug, ad::Adjoint)]
+#[derive(Clone, Debug, revad::Adjoint)]
 pub struct Net {
     /// The layers, input first.
     pub layers: Vec<Dense>,
@@ -550,7 +550,7 @@ fn an_mlp_loss_gradient_matches_finite_differences() {
 }
 
 /// Integer fields next to a float one.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct Counts {
     /// A count, used as a float.
     pub n: usize,
@@ -568,7 +568,7 @@ fn counted_weight(q: &Counts, x: f64) -> f64 {
 }
 
 /// Integer fields read as a cast and as an exponent carry no derivative; their adjoints are
-/// `ad::Zero`.
+/// `revad::Zero`.
 #[test]
 fn integer_fields_cast_and_used_as_exponents() {
     let q = Counts { n: 3, k: 2, w: 0.5 };
@@ -576,7 +576,7 @@ fn integer_fields_cast_and_used_as_exponents() {
     assert_eq!(v, counted_weight(&q, 2.0));
     assert_eq!(dx, 3.0 * 0.5 + 2.0 * 2.0);
     assert_eq!(dq.w, 2.0 * 3.0);
-    assert_eq!((dq.n, dq.k), (ad::Zero, ad::Zero));
+    assert_eq!((dq.n, dq.k), (revad::Zero, revad::Zero));
 }
 
 #[reverse]

@@ -11,8 +11,8 @@
     reason = "these tests exercise the forms #[reverse] must handle"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 /// Central finite differences of `f` agree with `grad`.

@@ -12,8 +12,8 @@
     reason = "these tests exercise index loops, plain assignments, `return` and `vec!` on purpose: they are the forms #[reverse] must handle"
 )]
 
-use ad::check;
-use ad::reverse;
+use revad::check;
+use revad::reverse;
 use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]

@@ -1,42 +1,42 @@
-//! `#[derive(ad::Adjoint)]`: the adjoint type of a user struct or enum, and its `Adjoint` impl.
+//! `#[derive(revad::Adjoint)]`: the adjoint type of a user struct or enum, and its `Adjoint` impl.
 //!
 //! The input is the struct or enum; the output is a new type with the same fields, each of
 //! the adjoint type of the field's type (rustc computes it: the macro never needs to know a
-//! field's type), its `Clone`, `Debug` and `PartialEq` impls, and the `ad::Adjoint` impl of
+//! field's type), its `Clone`, `Debug` and `PartialEq` impls, and the `revad::Adjoint` impl of
 //! the input, built field by field.
 //!
 //! ```text
 //! // Before
-//! #[derive(ad::Adjoint)]
+//! #[derive(revad::Adjoint)]
 //! pub struct Particle { pub pos: [f64; 3], pub mass: f64, id: usize }
 //! // After (the struct itself is unchanged)
 //! /// The adjoint (gradient) of [`Particle`] ...
 //! pub struct ParticleAdjoint {
 //!     /// The adjoint of `pos`.
-//!     pub pos: <[f64; 3] as ::ad::Adjoint>::Adj,   // [f64; 3]
-//!     pub mass: <f64 as ::ad::Adjoint>::Adj,       // f64
-//!     id: <usize as ::ad::Adjoint>::Adj,           // ad::Zero
+//!     pub pos: <[f64; 3] as ::revad::Adjoint>::Adj,   // [f64; 3]
+//!     pub mass: <f64 as ::revad::Adjoint>::Adj,       // f64
+//!     id: <usize as ::revad::Adjoint>::Adj,           // revad::Zero
 //! }
 //! impl Clone, Debug, PartialEq for ParticleAdjoint { .. field by field .. }
-//! impl ::ad::Adjoint for Particle {
+//! impl ::revad::Adjoint for Particle {
 //!     type Adj = ParticleAdjoint;
 //!     fn zero_adjoint(&self) -> ParticleAdjoint {
-//!         ParticleAdjoint { pos: <[f64; 3] as ::ad::Adjoint>::zero_adjoint(&self.pos), .. }
+//!         ParticleAdjoint { pos: <[f64; 3] as ::revad::Adjoint>::zero_adjoint(&self.pos), .. }
 //!     }
 //!     fn accumulate(acc: &mut ParticleAdjoint, other: &ParticleAdjoint) {
-//!         <[f64; 3] as ::ad::Adjoint>::accumulate(&mut acc.pos, &other.pos); ..
+//!         <[f64; 3] as ::revad::Adjoint>::accumulate(&mut acc.pos, &other.pos); ..
 //!     }
 //! }
 //! ```
 //!
-//! A generic type gets a `where FieldTy: ::ad::Adjoint` bound for each field whose type
+//! A generic type gets a `where FieldTy: ::revad::Adjoint` bound for each field whose type
 //! names a generic parameter, on both the adjoint type and the impl. `Clone`, `Debug` and
 //! `PartialEq` are written out rather than derived: `#[derive(Clone)]` would add `T: Clone`
 //! for every type parameter, which `LayerAdjoint<T>` does not need (its fields are adjoints,
 //! `Clone` by the trait's bound on `Adj`), and the `Adjoint` impl could not promise it.
 //!
 //! Errors (a union, a malformed `#[adjoint(..)]`) are all reported at once, each at the
-//! user's tokens, followed by a stand-in impl whose adjoint is `ad::Zero`, so that uses of
+//! user's tokens, followed by a stand-in impl whose adjoint is `revad::Zero`, so that uses of
 //! the type do not add "`Type` has no adjoint" errors to the real one (thiserror's fallback).
 
 use std::collections::HashSet;
@@ -50,20 +50,38 @@ use syn::{Attribute, DeriveInput, Generics, Ident, Member, Type, Visibility, Whe
 
 use crate::error::Errors;
 
-/// Expands `#[derive(ad::Adjoint)]` on `input`.
+/// Expands `#[derive(revad::Adjoint)]` on `input`.
 pub(crate) fn adjoint(input: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(input) {
         Ok(input) => input,
         Err(err) => return err.to_compile_error(),
     };
-    match Container::from_syn(&input) {
+    let path = crate_path(&input);
+    path.apply(match Container::from_syn(&input) {
         Ok(container) => container.expand(),
         Err(err) => {
             let err = err.to_compile_error();
             let fallback = fallback(&input);
             quote!(#err #fallback)
         }
+    })
+}
+
+/// The path to the runtime: `#[adjoint(crate = path)]`, else the caller's name for `revad`
+/// (`krate`). A malformed value is reported by [`container_name`].
+fn crate_path(input: &DeriveInput) -> crate::krate::CratePath {
+    let mut path = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("adjoint")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                path = crate::krate::parse_path(meta.value()?.parse()?).ok();
+            } else if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<TokenStream>()?;
+            }
+            Ok(())
+        });
     }
+    crate::krate::from_value(path)
 }
 
 /// The input, read and checked: what the expansion needs and nothing else.
@@ -197,8 +215,8 @@ impl Fields {
 
 /// The name given by `#[adjoint(name = MyName)]`, if any.
 ///
-/// `name` is the only argument; the value is a plain identifier, not a string, and not the
-/// name of the type itself.
+/// The value is a plain identifier, not a string, and not the name of the type itself. The
+/// other argument, `crate = path`, is read by [`crate_path`].
 fn container_name(cx: &Errors, input: &DeriveInput) -> Option<Ident> {
     let mut name: Option<Ident> = None;
     for attr in input
@@ -207,10 +225,15 @@ fn container_name(cx: &Errors, input: &DeriveInput) -> Option<Ident> {
         .filter(|attr| attr.path().is_ident("adjoint"))
     {
         let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                // Read by `crate_path`; checked here, with the other arguments.
+                crate::krate::parse_path(meta.value()?.parse()?)?;
+                return Ok(());
+            }
             if !meta.path.is_ident("name") {
                 let arg = meta.path.to_token_stream().to_string().replace(' ', "");
                 return Err(meta.error(format_args!(
-                    "unknown argument `{arg}`; expected `name = ...`"
+                    "unknown argument `{arg}`; expected `name = ...` or `crate = ...`"
                 )));
             }
             let value = meta.value()?;
@@ -270,7 +293,7 @@ fn reject_adjoint_attrs(cx: &Errors, attrs: &[Attribute], on: &str) {
 fn reject_union(cx: &Errors, data: &syn::DataUnion) {
     cx.error(
         data.union_token,
-        "`#[derive(ad::Adjoint)]` does not support unions, whose active field is not known; \
+        "`#[derive(revad::Adjoint)]` does not support unions, whose active field is not known; \
          use an enum",
     );
 }
@@ -365,13 +388,13 @@ fn names_type(ty: &Type, ident: &Ident) -> bool {
 /// The adjoint type of a field's type, at the span of the field's type (an error such as
 /// "`MyType` has no adjoint" lands there).
 fn adj_of(ty: &Type) -> TokenStream {
-    quote_spanned!(ty.span()=> <#ty as ::ad::Adjoint>::Adj)
+    quote_spanned!(ty.span()=> <#ty as ::revad::Adjoint>::Adj)
 }
 
-/// `<FieldTy as ::ad::Adjoint>::method`, at the span of the field's type.
+/// `<FieldTy as ::revad::Adjoint>::method`, at the span of the field's type.
 fn call(ty: &Type, method: &str) -> TokenStream {
     let method = Ident::new(method, Span::call_site());
-    quote_spanned!(ty.span()=> <#ty as ::ad::Adjoint>::#method)
+    quote_spanned!(ty.span()=> <#ty as ::revad::Adjoint>::#method)
 }
 
 /// A generated local variable: `__acc_0`. Mixed-site, so it cannot meet a name of the user's.
@@ -440,7 +463,7 @@ impl Container<'_> {
     }
 
     /// The where clause of the adjoint type and of the impls: the type's own, and
-    /// `FieldTy: ::ad::Adjoint` for each field type that names a generic parameter, once per
+    /// `FieldTy: ::revad::Adjoint` for each field type that names a generic parameter, once per
     /// type.
     ///
     /// A field of a concrete type needs no bound: rustc checks it in the adjoint type, at the
@@ -469,7 +492,7 @@ impl Container<'_> {
             }
             let ty = &field.ty;
             // At the field's type: an unsatisfied bound is reported at the field.
-            let bound: syn::TypeParamBound = syn::parse_quote_spanned!(ty.span()=> ::ad::Adjoint);
+            let bound: syn::TypeParamBound = syn::parse_quote_spanned!(ty.span()=> ::revad::Adjoint);
             clause
                 .predicates
                 .push(WherePredicate::Type(syn::PredicateType {
@@ -490,9 +513,9 @@ impl Container<'_> {
     /// /// The adjoint (gradient) of [`Particle`] ...
     /// pub struct ParticleAdjoint {
     ///     /// The adjoint of `pos`.
-    ///     pub pos: <[f64; 3] as ::ad::Adjoint>::Adj,
+    ///     pub pos: <[f64; 3] as ::revad::Adjoint>::Adj,
     ///     /// The adjoint of `id`.
-    ///     id: <usize as ::ad::Adjoint>::Adj,
+    ///     id: <usize as ::revad::Adjoint>::Adj,
     /// }
     /// ```
     fn definition(&self) -> TokenStream {
@@ -511,8 +534,8 @@ impl Container<'_> {
             Data::Struct(fields) => {
                 let doc = format!(
                     "The adjoint (gradient) of [`{name}`]: one adjoint per field, of the type \
-                     `<FieldTy as ad::Adjoint>::Adj` (`ad::Zero` for inactive data).\n\n\
-                     Generated by `#[derive(ad::Adjoint)]`."
+                     `<FieldTy as revad::Adjoint>::Adj` (`revad::Zero` for inactive data).\n\n\
+                     Generated by `#[derive(revad::Adjoint)]`."
                 );
                 let body = adjoint_fields(fields, true);
                 let body = match fields.style {
@@ -529,9 +552,9 @@ impl Container<'_> {
             Data::Enum(variants) => {
                 let doc = format!(
                     "The adjoint (gradient) of [`{name}`]: the same variants, with one adjoint \
-                     per field, of the type `<FieldTy as ad::Adjoint>::Adj` (`ad::Zero` for \
+                     per field, of the type `<FieldTy as revad::Adjoint>::Adj` (`revad::Zero` for \
                      inactive data).\n\n\
-                     Generated by `#[derive(ad::Adjoint)]`."
+                     Generated by `#[derive(revad::Adjoint)]`."
                 );
                 let variants = variants.iter().map(|variant| {
                     let Variant {
@@ -758,13 +781,13 @@ impl Container<'_> {
     /// Expands, for a struct, to
     ///
     /// ```text
-    /// impl ::ad::Adjoint for Particle {
+    /// impl ::revad::Adjoint for Particle {
     ///     type Adj = ParticleAdjoint;
     ///     fn zero_adjoint(&self) -> Self::Adj {
-    ///         ParticleAdjoint { pos: <[f64; 3] as ::ad::Adjoint>::zero_adjoint(&self.pos), .. }
+    ///         ParticleAdjoint { pos: <[f64; 3] as ::revad::Adjoint>::zero_adjoint(&self.pos), .. }
     ///     }
     ///     fn accumulate(__acc: &mut Self::Adj, __other: &Self::Adj) {
-    ///         <[f64; 3] as ::ad::Adjoint>::accumulate(&mut __acc.pos, &__other.pos);
+    ///         <[f64; 3] as ::revad::Adjoint>::accumulate(&mut __acc.pos, &__other.pos);
     ///         ..
     ///     }
     /// }
@@ -846,7 +869,7 @@ impl Container<'_> {
                             let #variant = |adj: &Self::Adj| -> &'static str {
                                 match adj { #(#names)* }
                             };
-                            ::ad::__private::variant_mismatch(#ty, #variant(&*#acc), #variant(#other))
+                            ::revad::__private::variant_mismatch(#ty, #variant(&*#acc), #variant(#other))
                         }
                     }
                 });
@@ -861,7 +884,7 @@ impl Container<'_> {
             }
         };
         quote! {
-            impl #impl_generics ::ad::Adjoint for #ident #ty_generics #where_clause {
+            impl #impl_generics ::revad::Adjoint for #ident #ty_generics #where_clause {
                 type Adj = #adjoint #ty_generics;
 
                 #[inline]
@@ -876,19 +899,19 @@ impl Container<'_> {
                 }
             }
 
-            impl #impl_generics ::ad::Accumulate for #adjoint #ty_generics #where_clause {
+            impl #impl_generics ::revad::Accumulate for #adjoint #ty_generics #where_clause {
                 #[inline]
                 #[track_caller]
                 fn accumulate(&mut self, other: &Self) {
-                    <#ident #ty_generics as ::ad::Adjoint>::accumulate(self, other)
+                    <#ident #ty_generics as ::revad::Adjoint>::accumulate(self, other)
                 }
             }
         }
     }
 }
 
-/// The fields of the adjoint type: `{ /// doc  pub pos: <[f64; 3] as ::ad::Adjoint>::Adj, .. }`,
-/// `(<f64 as ::ad::Adjoint>::Adj, ..)` or nothing. Visibilities only for a struct's fields
+/// The fields of the adjoint type: `{ /// doc  pub pos: <[f64; 3] as ::revad::Adjoint>::Adj, .. }`,
+/// `(<f64 as ::revad::Adjoint>::Adj, ..)` or nothing. Visibilities only for a struct's fields
 /// (`with_vis`), as a variant's fields have none.
 fn adjoint_fields(fields: &Fields, with_vis: bool) -> TokenStream {
     let defs = fields.fields.iter().map(|field| {
@@ -916,18 +939,18 @@ fn adjoint_fields(fields: &Fields, with_vis: bool) -> TokenStream {
     }
 }
 
-/// After an error: an impl whose adjoint is `ad::Zero`, so that uses of the type (a field of
+/// After an error: an impl whose adjoint is `revad::Zero`, so that uses of the type (a field of
 /// it in another derived type, a call of `zero_adjoint`) add no errors to the real one.
 fn fallback(input: &DeriveInput) -> TokenStream {
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
     quote! {
-        impl #impl_generics ::ad::Adjoint for #ident #ty_generics #where_clause {
-            type Adj = ::ad::Zero;
-            fn zero_adjoint(&self) -> ::ad::Zero {
+        impl #impl_generics ::revad::Adjoint for #ident #ty_generics #where_clause {
+            type Adj = ::revad::Zero;
+            fn zero_adjoint(&self) -> ::revad::Zero {
                 ::core::unreachable!()
             }
-            fn accumulate(_: &mut ::ad::Zero, _: &::ad::Zero) {
+            fn accumulate(_: &mut ::revad::Zero, _: &::revad::Zero) {
                 ::core::unreachable!()
             }
         }
@@ -968,7 +991,7 @@ mod tests {
                 "the adjoint type's name is an identifier, not a string; write `name = X`",
                 "`#[adjoint(..)]` is not supported on a field; it goes on the struct or enum: \
                  `#[adjoint(name = ...)]`",
-                "`#[derive(ad::Adjoint)]` does not support unions, whose active field is not \
+                "`#[derive(revad::Adjoint)]` does not support unions, whose active field is not \
                  known; use an enum",
             ]
         );
@@ -1016,12 +1039,12 @@ mod tests {
         };
         assert!(error.mac.path.segments.last().unwrap().ident == "compile_error");
         let expected: syn::ItemImpl = parse_quote! {
-            impl<T: Copy> ::ad::Adjoint for U<T> {
-                type Adj = ::ad::Zero;
-                fn zero_adjoint(&self) -> ::ad::Zero {
+            impl<T: Copy> ::revad::Adjoint for U<T> {
+                type Adj = ::revad::Zero;
+                fn zero_adjoint(&self) -> ::revad::Zero {
                     ::core::unreachable!()
                 }
-                fn accumulate(_: &mut ::ad::Zero, _: &::ad::Zero) {
+                fn accumulate(_: &mut ::revad::Zero, _: &::revad::Zero) {
                     ::core::unreachable!()
                 }
             }
@@ -1063,7 +1086,7 @@ mod tests {
             struct Tree<T> { value: T, kids: Vec<Tree<T>>, next: Option<Box<Self>>, n: usize }
         };
         let container = Container::from_syn(&input).unwrap();
-        let expected: syn::WhereClause = parse_quote!(where T: ::ad::Adjoint);
+        let expected: syn::WhereClause = parse_quote!(where T: ::revad::Adjoint);
         assert_eq!(container.where_clause(), expected);
     }
 

@@ -21,7 +21,7 @@ impl Errors {
         Errors::default()
     }
 
-    /// Errors of an expansion of `attribute` (`#[ad::forward]`), whose messages name it
+    /// Errors of an expansion of `attribute` (`#[revad::forward]`), whose messages name it
     /// where they would say `#[reverse]`.
     pub(crate) fn for_attribute(attribute: &'static str) -> Self {
         Errors {

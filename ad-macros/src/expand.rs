@@ -28,7 +28,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(span) = args.vector {
         cx.error_at(
             span,
-            "`vector` is an argument of #[ad::forward] (`NAME_jvp_vec`); #[reverse] takes \
+            "`vector` is an argument of #[revad::forward] (`NAME_jvp_vec`); #[reverse] takes \
              `wrt(...)`, `cps` and `hessian`",
         );
     }
@@ -84,7 +84,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `#[reverse(hessian)]`: the generic copy of the function (`lift`), expanded like any
 /// `#[reverse]` function, and `NAME_hvp`, `NAME_hessian`, `NAME_hessian_diag` that run its
-/// `_vjp` on `ad::Dual` numbers.
+/// `_vjp` on `revad::Dual` numbers.
 fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> TokenStream {
     let reject = |span: proc_macro2::Span, what: &str| {
         let message =
@@ -115,7 +115,7 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> 
             return reject(
                 syn::spanned::Spanned::span(&func.sig.generics),
                 "a function with no generic parameter but its float type (`fn f<T: \
-                 ad::Float>`)",
+                 revad::Float>`)",
             )
         }
     };
@@ -137,7 +137,7 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> 
     }
     if let Some(span) = float_to_integer_cast(body) {
         let message = "#[reverse(hessian)] runs a copy of this function on dual numbers, which \
-                       cannot be cast to an integer; write `ad::Float::to_f64(x) as usize`";
+                       cannot be cast to an integer; write `revad::Float::to_f64(x) as usize`";
         return syn::Error::new(span, message).to_compile_error();
     }
     // (Every float parameter active in the copy: the companions of `NAME_grad` need them all.)
@@ -170,7 +170,7 @@ fn second_order(func: &syn::ItemFn, sig: &parse::Signature, body: &ir::Body) -> 
     }
 }
 
-/// The hidden argument that `#[reverse]` and `#[ad::derivative]` add to a `#[forward]`
+/// The hidden argument that `#[reverse]` and `#[revad::derivative]` add to a `#[forward]`
 /// attribute of the same function: they declare the marker struct `NAME` that holds the
 /// forward companion, so `#[forward]` must not.
 const MARKER_DECLARED: &str = "__ad_marker_declared";
@@ -218,21 +218,21 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
-            let err = syn::Error::new(err.span(), "#[ad::forward] applies to a function (`fn`)");
+            let err = syn::Error::new(err.span(), "#[revad::forward] applies to a function (`fn`)");
             let err = err.to_compile_error();
             return quote!(#err #item);
         }
     };
     if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
         let name = &func.sig.ident;
-        let message = format!("`{name}` has #[ad::forward] twice; remove this one");
+        let message = format!("`{name}` has #[revad::forward] twice; remove this one");
         let err = syn::Error::new_spanned(attr, message).to_compile_error();
         return quote!(#err #func);
     }
     if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "derivative")) {
         let message = format!(
-            "`{}` has #[ad::derivative]: give its forward derivative as a rule, \
-             `#[ad::derivative(vjp = .., jvp = ..)]`, instead of #[ad::forward]",
+            "`{}` has #[revad::derivative]: give its forward derivative as a rule, \
+             `#[revad::derivative(vjp = .., jvp = ..)]`, instead of #[revad::forward]",
             func.sig.ident
         );
         let err = syn::Error::new_spanned(attr, message).to_compile_error();
@@ -245,13 +245,13 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let other = reverse_too || func.attrs.iter().any(|a| is_named(a, "derivative"));
     let (args, declared) = strip_marker(args);
     let marker = !other && !declared;
-    let cx = Errors::for_attribute("#[ad::forward]");
+    let cx = Errors::for_attribute("#[revad::forward]");
     let args = parse::Args::from_tokens(&cx, args);
     let vector = args.vector.is_some();
     if let Some(span) = args.reverse_only {
         cx.error_at(
             span,
-            "`cps` and `hessian` are arguments of `#[ad::reverse]`; #[ad::forward] takes only \
+            "`cps` and `hessian` are arguments of `#[revad::reverse]`; #[revad::forward] takes only \
              `wrt(...)` and `vector`",
         );
     }
@@ -280,7 +280,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     ir::types::resolve(&mut body, sig.default_float);
     if let Some((span, what)) = reject_in_forward(&body, &sig) {
         let message = format!(
-            "#[ad::forward] does not differentiate {what} yet; use #[reverse] for this function"
+            "#[revad::forward] does not differentiate {what} yet; use #[reverse] for this function"
         );
         // (Reported even beside `#[reverse]`: only forward mode lacks it.)
         let err = syn::Error::new(span, message).to_compile_error();
@@ -444,7 +444,7 @@ fn float_to_integer_cast(body: &ir::Body) -> Option<proc_macro2::Span> {
             ir::StmtKind::Opaque { tokens, .. } => tokens,
             _ => return,
         };
-        // (`ad::Float::to_f64(x) as usize`, the way to write it, is fine.)
+        // (`revad::Float::to_f64(x) as usize`, the way to write it, is fine.)
         let converted = mentions(tokens, &["to_f64".to_owned()]);
         if found.is_none() && mentions(tokens, &floats) && casts_to_integer(tokens) && !converted {
             found = Some(stmt.span);
@@ -611,12 +611,12 @@ impl Attribute {
     fn name(self) -> &'static str {
         match self {
             Attribute::Reverse => "#[reverse]",
-            Attribute::Derivative => "#[ad::derivative]",
+            Attribute::Derivative => "#[revad::derivative]",
         }
     }
 }
 
-/// A second `#[reverse]` or `#[ad::derivative]` on the function that `first` expands: both
+/// A second `#[reverse]` or `#[revad::derivative]` on the function that `first` expands: both
 /// would generate the same items. The first attribute to expand sees the others among the
 /// function's attributes; it reports the clash at the second one and hands the function back
 /// unchanged, so the second one expands as if it were alone.
@@ -631,7 +631,7 @@ fn second_attribute(func: &syn::ItemFn, first: Attribute) -> Option<TokenStream>
     } else {
         format!(
             "`{name}` already has {}; a function takes either #[reverse], which differentiates \
-             its body, or #[ad::derivative], which uses a hand-written pullback",
+             its body, or #[revad::derivative], which uses a hand-written pullback",
             first.name()
         )
     };
@@ -639,12 +639,12 @@ fn second_attribute(func: &syn::ItemFn, first: Attribute) -> Option<TokenStream>
     Some(quote!(#err #func))
 }
 
-/// Expands `#[ad::derivative(vjp = pullback)] item`.
+/// Expands `#[revad::derivative(vjp = pullback)] item`.
 pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
-            let err = syn::Error::new(err.span(), "#[ad::derivative] applies to a function (`fn`)");
+            let err = syn::Error::new(err.span(), "#[revad::derivative] applies to a function (`fn`)");
             let err = err.to_compile_error();
             return quote!(#err #item);
         }
@@ -659,8 +659,8 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
         cx.error(
             attr,
             format!(
-                "`{}` has #[ad::derivative]: give its forward derivative as a rule, \
-                 `#[ad::derivative(vjp = .., jvp = ..)]`, instead of #[ad::forward]",
+                "`{}` has #[revad::derivative]: give its forward derivative as a rule, \
+                 `#[revad::derivative(vjp = .., jvp = ..)]`, instead of #[revad::forward]",
                 func.sig.ident
             ),
         );
@@ -669,13 +669,13 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some((_, p)) = sig.outputs().next() {
         cx.error(
             &p.ty,
-            "#[ad::derivative] does not support `&mut` parameters; annotate the function with \
+            "#[revad::derivative] does not support `&mut` parameters; annotate the function with \
              #[reverse], or take the value and return the result",
         );
     } else if sig.valid && !matches!(sig.ret, parse::RetTy::Scalar(_)) {
         cx.error(
             &func.sig.output,
-            "#[ad::derivative] supports functions that return `f64` or `f32`; for other \
+            "#[revad::derivative] supports functions that return `f64` or `f32`; for other \
              outputs, annotate the function with #[reverse]",
         );
     }
@@ -690,7 +690,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
                 cx.error(
                     rule,
                     format!(
-                        "the rule is named like a function `#[ad::derivative]` generates \
+                        "the rule is named like a function `#[revad::derivative]` generates \
                          (`{}`); name it differently, for example `{}_pullback` or `{}_tangent`",
                         last.ident, func.sig.ident, func.sig.ident
                     ),
@@ -713,7 +713,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 #[cfg(test)]
 pub(crate) mod snapshots {
     //! Expansion snapshots: `tests/expand/NAME.rs` expanded and pretty-printed must equal
-    //! `tests/expand/NAME.expanded.rs`. `AD_SNAPSHOTS=overwrite cargo test -p ad-macros`
+    //! `tests/expand/NAME.expanded.rs`. `AD_SNAPSHOTS=overwrite cargo test -p revad-macros`
     //! rewrites the expected files; review the diff like code.
 
     use std::path::Path;
@@ -816,7 +816,7 @@ pub(crate) mod snapshots {
         );
     }
 
-    /// A tool, not a check: `AD_EXPAND=path/to/file.rs cargo test -p ad-macros expand_file
+    /// A tool, not a check: `AD_EXPAND=path/to/file.rs cargo test -p revad-macros expand_file
     /// -- --nocapture` prints the expansion of the `#[reverse]` functions in that file.
     #[test]
     fn expand_file() {
@@ -969,7 +969,7 @@ pub(crate) mod snapshots {
         check("aggregate_loops");
     }
 
-    /// Generic functions over `ad::Float`: `T` and its constants where others have `f64`.
+    /// Generic functions over `revad::Float`: `T` and its constants where others have `f64`.
     #[test]
     fn generics() {
         check("generics");

@@ -1,24 +1,24 @@
-//! The `#[reverse]` attribute of the [`ad`](https://docs.rs/ad) crate.
+//! The `#[reverse]` attribute of the [`revad`](https://docs.rs/revad) crate.
 //!
-//! Depend on `ad`, not on this crate: the generated code names runtime items through `::ad`.
+//! Depend on `revad`, not on this crate: the generated code names runtime items through `::ad`.
 //!
 //! The pipeline (`expand`) reads the signature (`parse`), lowers the body to an IR in
 //! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`; the tape's storage plan in `codegen::tape::plan`) and
 //! emits the adjoint code (`codegen`). Data flows one way; each stage reads only the output
-//! of the previous one. The intrinsic table is the runtime's, `ad_runtime::rules::INTRINSICS`,
+//! of the previous one. The intrinsic table is the runtime's, `revad_runtime::rules::INTRINSICS`,
 //! read through `rules`. The backend (`#[reverse]`: tape, `#[reverse(cps)]`: CPS) is a value
 //! the pipeline matches on in `codegen::emit`.
 //!
 //! To see what a stage produced:
 //!
 //! - the IR (`ir::print`, one statement per line, active variables marked `*`):
-//!   `AD_IR=path/to/file.rs cargo test -p ad-macros ir_file -- --nocapture`;
-//! - the expansion (pretty-printed): `AD_EXPAND=path/to/file.rs cargo test -p ad-macros
+//!   `AD_IR=path/to/file.rs cargo test -p revad-macros ir_file -- --nocapture`;
+//! - the expansion (pretty-printed): `AD_EXPAND=path/to/file.rs cargo test -p revad-macros
 //!   expand_file -- --nocapture`.
 //!
 //! Both print every `#[reverse]` function of the file. The fixtures `tests/expand/NAME.rs`
 //! have snapshots of both, `NAME.ir` and `NAME.expanded.rs`; `AD_SNAPSHOTS=overwrite cargo
-//! test -p ad-macros` rewrites them, and the diff is reviewed like code.
+//! test -p revad-macros` rewrites them, and the diff is reviewed like code.
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
@@ -28,6 +28,7 @@ mod derive;
 mod error;
 mod expand;
 mod ir;
+mod krate;
 mod lift;
 mod parse;
 mod rules;
@@ -42,13 +43,13 @@ mod rules;
 ///
 /// `G` holds the adjoint of each active parameter in order (a tuple when there are several,
 /// the bare adjoint when there is one): `f64`/`f32` for scalars, `[f64; N]` for arrays,
-/// `Vec<f64>` for `&[f64]`, `Vec<f64>` and `&Vec<f64>`, and `<T as ad::Adjoint>::Adj` for a
-/// user type with `#[derive(ad::Adjoint)]`, a nested container or a tuple (`self` too: the
+/// `Vec<f64>` for `&[f64]`, `Vec<f64>` and `&Vec<f64>`, and `<T as revad::Adjoint>::Adj` for a
+/// user type with `#[derive(revad::Adjoint)]`, a nested container or a tuple (`self` too: the
 /// attribute applies to methods and associated functions). Integers, `bool`, `char` and
 /// strings are inactive. `#[reverse(wrt(a, b))]` makes only the named parameters active.
 ///
 /// ```
-/// use ad::reverse;
+/// use revad::reverse;
 ///
 /// #[reverse]
 /// fn f(x: f64, y: f64) -> f64 {
@@ -61,10 +62,10 @@ mod rules;
 /// ```
 ///
 /// Code outside the supported subset is a compile error at the offending construct, saying
-/// what to write instead. See the crate documentation of `ad` for the subset.
+/// what to write instead. See the crate documentation of `revad` for the subset.
 #[proc_macro_attribute]
 pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::reverse(args.into(), item.into()).into()
+    with_crate_path(args, item, expand::reverse)
 }
 
 /// Differentiates a function in forward mode at compile time.
@@ -77,7 +78,7 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// the output's shape (`f64`, `[f64; N]`, `Vec<f64>`, tuples of these).
 ///
 /// ```
-/// #[ad::forward]
+/// #[revad::forward]
 /// fn f(x: f64, y: f64) -> f64 {
 ///     x * y + x.sin()
 /// }
@@ -91,13 +92,13 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The tangent code is straight-line code beside the primal, derived from the same statement
 /// of local partials and the same rule table as `#[reverse]`'s reverse sweep: one pass costs
 /// a small constant times the primal, with no stack and no heap beyond the primal's.
-/// `#[ad::forward(wrt(a, b))]` takes tangents only for the named parameters. Annotated
-/// functions call each other's forward derivatives (`#[ad::forward]` on the callee too).
-/// `#[ad::forward]` and `#[reverse]` may both annotate a function. Forward mode does not
+/// `#[revad::forward(wrt(a, b))]` takes tangents only for the named parameters. Annotated
+/// functions call each other's forward derivatives (`#[revad::forward]` on the callee too).
+/// `#[revad::forward]` and `#[reverse]` may both annotate a function. Forward mode does not
 /// take structs, methods or nested containers yet (a compile error says so).
 #[proc_macro_attribute]
 pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::forward(args.into(), item.into()).into()
+    with_crate_path(args, item, expand::forward)
 }
 
 /// Registers a hand-written derivative for a function, like JAX's `custom_vjp`.
@@ -106,7 +107,7 @@ pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
 /// with a known derivative) or should not (a numerically better formula):
 ///
 /// ```
-/// use ad::{derivative, reverse};
+/// use revad::{derivative, reverse};
 ///
 /// /// log(1 + e^x), computed stably; its derivative is the logistic function.
 /// #[derivative(vjp = softplus_pullback)]
@@ -136,21 +137,21 @@ pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
 /// return `f64` or `f32`.
 #[proc_macro_attribute]
 pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
-    expand::derivative(args.into(), item.into()).into()
+    with_crate_path(args, item, expand::derivative)
 }
 
-/// Derives `ad::Adjoint` for a struct or an enum: generates its adjoint (gradient) type,
+/// Derives `revad::Adjoint` for a struct or an enum: generates its adjoint (gradient) type,
 /// `NameAdjoint`, and the impl.
 ///
 /// The adjoint type has the fields of the type (the same names, positions, visibilities and
-/// variants), each of the adjoint type of the field's type, `<FieldTy as ad::Adjoint>::Adj`:
+/// variants), each of the adjoint type of the field's type, `<FieldTy as revad::Adjoint>::Adj`:
 /// `f64` for `f64`, `[f64; 3]` for `[f64; 3]`, `Vec<f64>` for `Vec<f64>` and `&[f64]`,
 /// `ParticleAdjoint` for a field of a type `Particle` that derives `Adjoint`, and the
-/// zero-sized `ad::Zero` for inactive data (integers, `bool`, strings), which costs nothing.
+/// zero-sized `revad::Zero` for inactive data (integers, `bool`, strings), which costs nothing.
 /// It implements `Clone`, `Debug` and `PartialEq`, and has the visibility of the type.
 ///
 /// ```
-/// #[derive(Clone, ad::Adjoint)]
+/// #[derive(Clone, revad::Adjoint)]
 /// pub struct Particle {
 ///     pub pos: [f64; 3],
 ///     pub vel: [f64; 3],
@@ -158,15 +159,15 @@ pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 ///     pub id: usize,
 /// }
 ///
-/// use ad::Adjoint;
+/// use revad::Adjoint;
 ///
 /// let p = Particle { pos: [1.0, 2.0, 3.0], vel: [0.0; 3], mass: 2.0, id: 7 };
 /// let mut grad: ParticleAdjoint = p.zero_adjoint();
 /// assert_eq!(grad.pos, [0.0; 3]);
-/// assert_eq!(grad.id, ad::Zero);
+/// assert_eq!(grad.id, revad::Zero);
 ///
 /// // `accumulate` adds field by field.
-/// let step = ParticleAdjoint { pos: [1.0, 0.0, 0.0], vel: [0.0; 3], mass: 0.5, id: ad::Zero };
+/// let step = ParticleAdjoint { pos: [1.0, 0.0, 0.0], vel: [0.0; 3], mass: 0.5, id: revad::Zero };
 /// Particle::accumulate(&mut grad, &step);
 /// Particle::accumulate(&mut grad, &step);
 /// assert_eq!(grad.pos, [2.0, 0.0, 0.0]);
@@ -179,14 +180,14 @@ pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// ```text
 /// pub struct ParticleAdjoint {
-///     pub pos: <[f64; 3] as ::ad::Adjoint>::Adj,   // [f64; 3]
-///     pub vel: <[f64; 3] as ::ad::Adjoint>::Adj,   // [f64; 3]
-///     pub mass: <f64 as ::ad::Adjoint>::Adj,       // f64
-///     pub id: <usize as ::ad::Adjoint>::Adj,       // ad::Zero
+///     pub pos: <[f64; 3] as ::revad::Adjoint>::Adj,   // [f64; 3]
+///     pub vel: <[f64; 3] as ::revad::Adjoint>::Adj,   // [f64; 3]
+///     pub mass: <f64 as ::revad::Adjoint>::Adj,       // f64
+///     pub id: <usize as ::revad::Adjoint>::Adj,       // revad::Zero
 /// }
 /// // Clone, Debug and PartialEq, field by field
 ///
-/// impl ::ad::Adjoint for Particle {
+/// impl ::revad::Adjoint for Particle {
 ///     type Adj = ParticleAdjoint;
 ///     // A zero of each field, of the field's shape (lengths of `Vec`s included).
 ///     fn zero_adjoint(&self) -> ParticleAdjoint { .. }
@@ -200,8 +201,8 @@ pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - Enums get an enum with the same variants. `zero_adjoint` keeps the variant of the value;
 ///   `accumulate` panics, naming the type, when the two adjoints are different variants.
 /// - Generic types get a generic adjoint type (`struct Layer<T> { w: Vec<T> }` →
-///   `LayerAdjoint<T>`), with a bound `FieldTy: ad::Adjoint` for each field whose type names a
-///   generic parameter (`where Vec<T>: ad::Adjoint`), on the adjoint type and on the impl;
+///   `LayerAdjoint<T>`), with a bound `FieldTy: revad::Adjoint` for each field whose type names a
+///   generic parameter (`where Vec<T>: revad::Adjoint`), on the adjoint type and on the impl;
 ///   a recursive field (`kids: Vec<Tree<T>>` in `Tree<T>`) needs none.
 ///   Lifetimes are kept: `struct View<'a> { xs: &'a [f64] }` → `ViewAdjoint<'a>`, whose `xs`
 ///   is a `Vec<f64>`.
@@ -211,4 +212,22 @@ pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_derive(Adjoint, attributes(adjoint))]
 pub fn derive_adjoint(input: TokenStream) -> TokenStream {
     derive::adjoint(input.into()).into()
+}
+
+/// Runs an attribute's expansion on its arguments less `crate = path`, then names the runtime
+/// by the path the user's crate has for it (`krate`). A malformed `crate = ..` is an error,
+/// with the item kept as written.
+fn with_crate_path(
+    args: TokenStream,
+    item: TokenStream,
+    expand: impl FnOnce(proc_macro2::TokenStream, proc_macro2::TokenStream) -> proc_macro2::TokenStream,
+) -> TokenStream {
+    match krate::split_args(args.into()) {
+        Ok((path, args)) => path.apply(expand(args, item.into())).into(),
+        Err(err) => {
+            let mut out = err.to_compile_error();
+            out.extend(proc_macro2::TokenStream::from(item));
+            out.into()
+        }
+    }
 }

@@ -1,15 +1,15 @@
 //! The generic copy of a function that `#[reverse(hessian)]` differentiates on dual numbers.
 //!
 //! Second derivatives are forward over reverse: the reverse sweep of `f`, run on
-//! `ad::Dual<f64>` instead of `f64`, carries the directional derivative of the gradient
+//! `revad::Dual<f64>` instead of `f64`, carries the directional derivative of the gradient
 //! along the dual parts (`H·v`). The reverse sweep is generated for a copy of `f` that is
-//! generic over its float type, `__ad_lifted_f<__AdF: ad::Float>`, made here by rewriting
+//! generic over its float type, `__ad_lifted_f<__AdF: revad::Float>`, made here by rewriting
 //! the syntax of `f` before the pipeline sees it:
 //!
 //! ```text
 //! fn f(x: f64, w: &[f64]) -> f64 { 2.0 * x + w[0].sin() + (n as f64) }
 //! // becomes
-//! fn __ad_lifted_f<__AdF: ::ad::Float>(x: __AdF, w: &[__AdF]) -> __AdF {
+//! fn __ad_lifted_f<__AdF: ::revad::Float>(x: __AdF, w: &[__AdF]) -> __AdF {
 //!     __AdF::from_f64(2.0) * x + w[0].sin()
 //!         + __AdF::from_f64(n as f64)
 //! }
@@ -18,7 +18,7 @@
 //! The type `f64` becomes `__AdF` wherever it is written; a float literal, a cast `e as f64`
 //! and a constant of `f64` (`f64::consts::PI`) become `from_f64` of the same value, which is
 //! exact; a constant of the module (a path in upper case, `G`) goes through
-//! `ad::__private::Lifted`, which converts a float one and keeps an integer one; `f64::sin(x)` becomes `__AdF::sin(x)`. Every other token keeps its span,
+//! `revad::__private::Lifted`, which converts a float one and keeps an integer one; `f64::sin(x)` becomes `__AdF::sin(x)`. Every other token keeps its span,
 //! so an error in the copy (a cast of a float to an integer, a call of a function that is
 //! not generic) is reported at the user's code.
 
@@ -47,7 +47,7 @@ pub(crate) fn lift(func: &syn::ItemFn, float: &str, floats: &[String]) -> syn::I
         .sig
         .generics
         .params
-        .push(syn::parse_quote!(#t: ::ad::Float));
+        .push(syn::parse_quote!(#t: ::revad::Float));
     lifted.attrs.retain(|a| a.path().is_ident("allow"));
     lifted.attrs.push(syn::parse_quote!(#[doc(hidden)]));
     let mut rewrite = Rewrite {
@@ -240,7 +240,7 @@ impl VisitMut for Rewrite {
             syn::Expr::Path(path) if path.qself.is_none() => {
                 if self.float_item(&path.path).is_none() && is_constant(&path.path) {
                     // A constant of the module (`const G: f64`): one used as a float is
-                    // converted like a literal; another goes through `ad::__private::Lifted`,
+                    // converted like a literal; another goes through `revad::__private::Lifted`,
                     // which converts a float and keeps an integer.
                     let t = float_param();
                     let text = path.to_token_stream().to_string();
@@ -249,7 +249,7 @@ impl VisitMut for Rewrite {
                             let float = syn::Ident::new(&self.float, Span::call_site());
                             self.converted(quote!((#path) as #float))
                         }
-                        false => syn::parse_quote!(::ad::__private::Lifted::<#t>::lifted(#path)),
+                        false => syn::parse_quote!(::revad::__private::Lifted::<#t>::lifted(#path)),
                     };
                     return;
                 }
@@ -352,7 +352,7 @@ mod tests {
         });
         let expected = quote! {
             #[doc(hidden)]
-            fn __ad_lifted_f<__AdF: ::ad::Float>(x: __AdF, w: &[__AdF], n: usize) -> __AdF {
+            fn __ad_lifted_f<__AdF: ::revad::Float>(x: __AdF, w: &[__AdF], n: usize) -> __AdF {
                 let v: Vec<__AdF> = vec![__AdF::from_f64(0.0); n];
                 let c = __AdF::from_f64(::core::f64::consts::PI)
                     * __AdF::from_f64(2.5)

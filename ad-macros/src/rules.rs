@@ -1,4 +1,4 @@
-//! The macro's view of the intrinsic table, [`ad_runtime::rules::INTRINSICS`].
+//! The macro's view of the intrinsic table, [`revad_runtime::rules::INTRINSICS`].
 //!
 //! The runtime owns the one table: for each float intrinsic, its arity, which primal values
 //! its partials read (so the planner knows what the reverse sweep needs), and the names of the
@@ -8,18 +8,18 @@
 //! that table; `ad-runtime` depends on nothing, so data flows one way, runtime to macro.
 //! Adding an intrinsic touches only the runtime.
 
-pub(crate) use ad_runtime::rules::{Intrinsic as Rule, Partial};
+pub(crate) use revad_runtime::rules::{Intrinsic as Rule, Partial};
 
 /// The rule for a method or associated function named `name`, if it is an intrinsic.
 pub(crate) fn lookup(name: &str) -> Option<&'static Rule> {
-    ad_runtime::rules::INTRINSICS
+    revad_runtime::rules::INTRINSICS
         .iter()
         .find(|rule| rule.name == name)
 }
 
 /// Names the user can write, for error messages.
 pub(crate) fn names() -> String {
-    ad_runtime::rules::INTRINSICS
+    revad_runtime::rules::INTRINSICS
         .iter()
         .map(|r| r.name)
         .collect::<Vec<_>>()

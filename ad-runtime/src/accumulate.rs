@@ -4,7 +4,7 @@
 //! adjoint of a `&mut` parameter, the adjoint of a struct expression into its fields' values)
 //! without knowing their types: `Accumulate::accumulate(&mut __adj_p, &seed)`. [`Adjoint`]'s
 //! `accumulate` needs the value's type to be named; this trait is implemented by the adjoint
-//! types themselves, so rustc finds it from the arguments. `#[derive(ad::Adjoint)]`
+//! types themselves, so rustc finds it from the arguments. `#[derive(revad::Adjoint)]`
 //! implements it for the adjoint structs it generates.
 //!
 //! [`Adjoint`]: crate::Adjoint
@@ -58,7 +58,7 @@ impl<A: Accumulate> Accumulate for Vec<A> {
     #[inline]
     #[track_caller]
     fn accumulate(&mut self, other: &Vec<A>) {
-        assert_eq!(self.len(), other.len(), "ad: adjoints of different lengths");
+        assert_eq!(self.len(), other.len(), "revad: adjoints of different lengths");
         for (a, o) in self.iter_mut().zip(other) {
             a.accumulate(o);
         }

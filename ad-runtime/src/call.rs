@@ -20,13 +20,13 @@
 
 use crate::Float;
 
-/// Implemented by the marker that `#[reverse]` (or `#[ad::derivative]`) generates next to a
+/// Implemented by the marker that `#[reverse]` (or `#[revad::derivative]`) generates next to a
 /// function; calling a function without one from `#[reverse]` code is a compile error.
 #[diagnostic::on_unimplemented(
     message = "this function has no derivative that #[reverse] can use",
     label = "called here with a differentiated argument",
-    note = "annotate the function with `#[ad::reverse]`, or register a hand-written \
-            derivative with `#[ad::derivative(vjp = ...)]`; a function of another crate must \
+    note = "annotate the function with `#[revad::reverse]`, or register a hand-written \
+            derivative with `#[revad::derivative(vjp = ...)]`; a function of another crate must \
             be annotated in that crate"
 )]
 pub trait Differentiable {}
@@ -35,14 +35,14 @@ pub trait Differentiable {}
 #[inline(always)]
 pub fn require_derivative<F: Differentiable>() {}
 
-/// Implemented by the marker of a function with a forward derivative (`#[ad::forward]`, a
-/// `jvp` rule of `#[ad::derivative]`, `NAME_grad` and `NAME_jvp` of `#[reverse(hessian)]`);
-/// calling a function without one from `#[ad::forward]` code is a compile error.
+/// Implemented by the marker of a function with a forward derivative (`#[revad::forward]`, a
+/// `jvp` rule of `#[revad::derivative]`, `NAME_grad` and `NAME_jvp` of `#[reverse(hessian)]`);
+/// calling a function without one from `#[revad::forward]` code is a compile error.
 #[diagnostic::on_unimplemented(
-    message = "this function has no forward derivative that #[ad::forward] can use",
+    message = "this function has no forward derivative that #[revad::forward] can use",
     label = "called here from forward-mode code",
-    note = "annotate the function with `#[ad::forward]` (beside `#[ad::reverse]` if it has \
-            one), or give `#[ad::derivative]` a forward rule, `jvp = ...`"
+    note = "annotate the function with `#[revad::forward]` (beside `#[revad::reverse]` if it has \
+            one), or give `#[revad::derivative]` a forward rule, `jvp = ...`"
 )]
 pub trait ForwardDifferentiable {}
 

@@ -1,7 +1,7 @@
 //! Finite-difference gradient checks, used by this crate's tests and offered to users.
 //!
 //! ```
-//! use ad_runtime::check;
+//! use revad_runtime::check;
 //!
 //! // f(x, y) = x² y, so ∇f = (2xy, x²).
 //! let f = |v: &[f64]| v[0] * v[0] * v[1];

@@ -20,7 +20,7 @@
 //! no thread-local tape): a frame stays alive while the rest of the computation runs inside
 //! its continuation, which is what makes the adjoints available when the continuation
 //! returns. The stack therefore grows with the number of operations executed inside loops;
-//! [`grow`] extends it on demand (see the crate docs of `ad` for the cost and the limits).
+//! [`grow`] extends it on demand (see the crate docs of `revad` for the cost and the limits).
 
 use core::cell::Cell;
 use core::fmt;
@@ -34,7 +34,7 @@ use crate::Float;
 /// accumulates, so the generated code passes `&NumR` to everything that contributes to it.
 ///
 /// ```
-/// use ad_runtime::cps::NumR;
+/// use revad_runtime::cps::NumR;
 ///
 /// // y = x * x at x = 3, seeded with 1: the adjoint of x is 2 * 3.
 /// let x = NumR::new(3.0_f64);
@@ -115,7 +115,7 @@ impl<T: Float> fmt::Debug for NumR<T> {
 /// `reset` is the outermost call, which seeds the output's adjoint.
 ///
 /// ```
-/// use ad_runtime::cps::{shift, NumR};
+/// use revad_runtime::cps::{shift, NumR};
 ///
 /// // d/dx (x * x) at x = 3, with the continuation seeding the output adjoint.
 /// let x = NumR::new(3.0_f64);
@@ -155,6 +155,7 @@ pub const SEGMENT: usize = 8 * 1024 * 1024;
 /// until the reverse of that iteration, so a loop of `n` iterations holds `n` sets of frames.
 /// With `grow` the loop runs until memory, not the thread's stack, is exhausted (with the
 /// `stacker` crate, which allocates segments with the operating system's memory maps).
+#[cfg(feature = "cps")]
 #[inline(always)]
 pub fn grow<R>(f: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(RED_ZONE, SEGMENT, f)

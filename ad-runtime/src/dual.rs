@@ -10,7 +10,7 @@
 //! levels can never be mixed up (no perturbation confusion; see [`crate::forward`]).
 //!
 //! ```
-//! use ad_runtime::{Dual, Float};
+//! use revad_runtime::{Dual, Float};
 //!
 //! // d/dx (x sin x) = sin x + x cos x.
 //! let x = Dual::variable(0.5_f64);
@@ -42,7 +42,7 @@ use crate::Float;
 /// derivatives (forward over forward).
 ///
 /// ```
-/// use ad_runtime::{Dual, Float};
+/// use revad_runtime::{Dual, Float};
 ///
 /// // Second derivative of x³ at 2: the tangent of the tangent, 6x = 12.
 /// let x = Dual::new(Dual::variable(2.0_f64), Dual::constant(1.0));
@@ -61,7 +61,7 @@ pub struct Dual<T> {
 /// along `N` directions at once (one forward pass gives a gradient of `N` inputs).
 ///
 /// ```
-/// use ad_runtime::{DualVec, Float};
+/// use revad_runtime::{DualVec, Float};
 ///
 /// // ∇(x y) at (3, 4) in one pass: (y, x).
 /// let (x, y) = (DualVec::<f64, 2>::variable(3.0, 0), DualVec::variable(4.0, 1));

@@ -10,7 +10,7 @@
 //!   than that, the error is at the call.
 //! - [`seed_for`]: the seed of that callee's reverse sweep, which keeps the error above the
 //!   only one.
-//! - [`expect_pullback`]: the result of a hand-written pullback of `#[ad::derivative]`, at
+//! - [`expect_pullback`]: the result of a hand-written pullback of `#[revad::derivative]`, at
 //!   the pullback.
 
 use crate::Float;
@@ -76,7 +76,7 @@ impl SeedOf<f64> for f32 {
 }
 
 /// The result of the stand-in that generated code calls in place of a function without a
-/// derivative (`ad::__callee_fallback!`): of any float type, and seeded by any, so that the
+/// derivative (`revad::__callee_fallback!`): of any float type, and seeded by any, so that the
 /// missing derivative is the only error, in code over `f64`, `f32` or a `T: Float` alike.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -100,10 +100,10 @@ pub fn seed_for<T, U: SeedOf<T>>(adjoint: U) -> T {
     adjoint.seed()
 }
 
-/// The result of a hand-written pullback where `#[ad::derivative]` expects the adjoints `G`
+/// The result of a hand-written pullback where `#[revad::derivative]` expects the adjoints `G`
 /// of the function's float parameters.
 #[diagnostic::on_unimplemented(
-    message = "the pullback returns `{Self}`, but #[ad::derivative] expects `{G}`",
+    message = "the pullback returns `{Self}`, but #[revad::derivative] expects `{G}`",
     label = "returns `{Self}`",
     note = "a pullback takes `(parameters.., output, seed)` and returns the adjoints of the \
             float parameters scaled by the seed: the bare adjoint for one float parameter, a \

@@ -1,6 +1,6 @@
 //! The [`Float`] trait: the scalar types (`f64`, `f32`, and the dual numbers of forward mode)
 //! that `#[reverse]` differentiates, and the bound of generic functions it differentiates
-//! (`fn f<T: ad::Float>(x: T) -> T`).
+//! (`fn f<T: revad::Float>(x: T) -> T`).
 
 use crate::accumulate::Accumulate;
 use crate::adjoint::Adjoint;
@@ -19,9 +19,9 @@ use crate::stack::Record;
 ///   float type of the function, so that one body serves both precisions (and dual numbers):
 ///
 /// ```
-/// use ad_runtime::Float;
+/// use revad_runtime::Float;
 ///
-/// /// Horner's scheme, for both precisions (under `#[ad::reverse]`, differentiated too).
+/// /// Horner's scheme, for both precisions (under `#[revad::reverse]`, differentiated too).
 /// fn poly<T: Float>(x: T, w: &[T]) -> T {
 ///     let mut acc = T::ZERO;
 ///     for i in 0..w.len() {
@@ -34,7 +34,7 @@ use crate::stack::Record;
 /// assert_eq!(poly(0.3_f32, &[1.0, 2.0]), (0.3_f32 + 2.0).sin() * 0.5);
 ///
 /// // On a dual number: the value and d/dx = 0.5 · 1 · cos(x + 2).
-/// let y = poly(ad_runtime::Dual::variable(0.3_f64), &[Float::ONE, Float::from_f64(2.0)]);
+/// let y = poly(revad_runtime::Dual::variable(0.3_f64), &[Float::ONE, Float::from_f64(2.0)]);
 /// assert_eq!(y.re, (0.3_f64 + 2.0).sin() * 0.5);
 /// assert_eq!(y.eps, (0.3_f64 + 2.0).cos() * 0.5);
 /// ```

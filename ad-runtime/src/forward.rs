@@ -13,8 +13,8 @@
 //! variable enters the inner function lifted as a constant, `Dual::constant(x)`:
 //!
 //! ```
-//! use ad_runtime::forward::derivative;
-//! use ad_runtime::Dual;
+//! use revad_runtime::forward::derivative;
+//! use revad_runtime::Dual;
 //!
 //! // d/dx [ x · (d/dy (x + y))|_{y=1} ] at x = 1 is 1, since d/dy (x + y) = 1.
 //! let (_, d) = derivative(
@@ -32,7 +32,7 @@ use crate::{Dual, Float};
 /// The value and the derivative of `f` at `x`: `(f(x), f′(x))`, in one evaluation.
 ///
 /// ```
-/// use ad_runtime::{forward, Float};
+/// use revad_runtime::{forward, Float};
 ///
 /// // d/dx (x² sin x) = 2x sin x + x² cos x.
 /// let (y, dy) = forward::derivative(|x| x * x * x.sin(), 2.0_f64);
@@ -52,7 +52,7 @@ pub fn derivative<T: Float>(f: impl Fn(Dual<T>) -> Dual<T>, x: T) -> (T, T) {
 /// If `x` and `v` have different lengths.
 ///
 /// ```
-/// use ad_runtime::{forward, Dual};
+/// use revad_runtime::{forward, Dual};
 ///
 /// // f(x, y) = x y², ∇f = (y², 2xy); at (3, 2) along (1, -1): 4 - 12 = -8.
 /// let f = |p: &[Dual<f64>]| p[0] * p[1] * p[1];
@@ -63,7 +63,7 @@ pub fn jvp<T: Float>(f: impl Fn(&[Dual<T>]) -> Dual<T>, x: &[T], v: &[T]) -> (T,
     assert_eq!(
         x.len(),
         v.len(),
-        "ad: forward::jvp needs one tangent per input"
+        "revad: forward::jvp needs one tangent per input"
     );
     let seeded: Vec<Dual<T>> = x.iter().zip(v).map(|(&x, &v)| Dual::new(x, v)).collect();
     let y = f(&seeded);
@@ -78,7 +78,7 @@ pub fn jvp<T: Float>(f: impl Fn(&[Dual<T>]) -> Dual<T>, x: &[T], v: &[T]) -> (T,
 /// [`DualVec`](crate::DualVec) instead.
 ///
 /// ```
-/// use ad_runtime::{forward, Dual, Float};
+/// use revad_runtime::{forward, Dual, Float};
 ///
 /// // f(x, y) = x² y, ∇f = (2xy, x²).
 /// let (y, g) = forward::gradient(|p: &[Dual<f64>]| p[0].powi(2) * p[1], &[3.0, 4.0]);
@@ -110,7 +110,7 @@ pub fn gradient<T: Float>(f: impl Fn(&[Dual<T>]) -> Dual<T>, x: &[T]) -> (T, Vec
 /// If `f` returns outputs of different lengths for the different evaluations.
 ///
 /// ```
-/// use ad_runtime::{forward, Dual, Float};
+/// use revad_runtime::{forward, Dual, Float};
 ///
 /// // (x, y) ↦ (x y, x + sin y).
 /// let f = |p: &[Dual<f64>]| vec![p[0] * p[1], p[0] + p[1].sin()];
@@ -142,7 +142,7 @@ pub fn jacobian<T: Float>(
         assert_eq!(
             ys.len(),
             rows.len(),
-            "ad: forward::jacobian: the function returned outputs of different lengths"
+            "revad: forward::jacobian: the function returned outputs of different lengths"
         );
         for (row, y) in rows.iter_mut().zip(&ys) {
             row.push(y.eps);
@@ -160,7 +160,7 @@ pub fn jacobian<T: Float>(
 /// result is exactly symmetric.
 ///
 /// ```
-/// use ad_runtime::{forward, Dual, Float};
+/// use revad_runtime::{forward, Dual, Float};
 ///
 /// // f(x, y) = x² y: ∇f = (2xy, x²), H = [[2y, 2x], [2x, 0]].
 /// let f = |p: &[Dual<Dual<f64>>]| p[0] * p[0] * p[1];

@@ -42,7 +42,7 @@ macro_rules! function_traits {
             label = "a plain closure or function here",
             note = "a generated `NAME_grad`/`NAME_vjp` calls its function argument's \
                     derivative: pass closures to this function from an annotated \
-                    (`#[ad::reverse]`) function, which lifts them, and differentiate that"
+                    (`#[revad::reverse]`) function, which lifts them, and differentiate that"
         )]
         pub trait $reverse<T>: $call<T> {
             /// The forward sweep: the value, with what the reverse sweep needs pushed to
@@ -70,7 +70,7 @@ macro_rules! function_traits {
             message = "`{Self}` is not a function argument with a forward derivative",
             label = "a plain closure or function here",
             note = "a generated `NAME_jvp` calls its function argument's derivative: pass \
-                    closures to this function from an annotated (`#[ad::forward]`) function, \
+                    closures to this function from an annotated (`#[revad::forward]`) function, \
                     which lifts them, and differentiate that"
         )]
         pub trait $forward<T>: $call<T> {

@@ -6,7 +6,7 @@
 //! length, and so on.
 //!
 //! ```
-//! use ad_runtime::grow::{vec_pop_adjoint, vec_restore_len};
+//! use revad_runtime::grow::{vec_pop_adjoint, vec_restore_len};
 //!
 //! // v = [a]; v.push(x); v.resize(4, y): the reverse, last first.
 //! let mut adj_v = vec![1.0_f64, 2.0, 3.0, 4.0];
@@ -27,7 +27,7 @@ use crate::Float;
 pub fn vec_pop_adjoint<T: Float>(adj: &mut Vec<T>) -> T {
     match adj.pop() {
         Some(a) => a,
-        None => panic!("ad: the adjoint of a Vec is shorter than the Vec"),
+        None => panic!("revad: the adjoint of a Vec is shorter than the Vec"),
     }
 }
 

@@ -211,7 +211,7 @@ impl<T: Float> ArrayInOut<T> for &mut [T] {
     fn set(&mut self, adjoint: &[T]) {
         if self.len() != adjoint.len() {
             panic!(
-                "ad: a function called with a `&mut Vec` changed its length from {} to {}; \
+                "revad: a function called with a `&mut Vec` changed its length from {} to {}; \
                  #[reverse] differentiates that only in the function itself, not through a call",
                 adjoint.len(),
                 self.len()

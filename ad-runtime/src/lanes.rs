@@ -2,7 +2,7 @@
 //! `N` directions at once: the primal once, the tangent code on `N` lanes).
 //!
 //! ```
-//! use ad_runtime::Lanes;
+//! use revad_runtime::Lanes;
 //!
 //! let d = Lanes([1.0, 0.0, 2.0]);
 //! assert_eq!((d * 3.0 + d).0, [4.0, 0.0, 8.0]);

@@ -1,6 +1,6 @@
-//! Runtime support for the `ad` crate.
+//! Runtime support for the `revad` crate.
 //!
-//! Users depend on the facade crate `ad`, which re-exports everything here. This crate holds
+//! Users depend on the facade crate `revad`, which re-exports everything here. This crate holds
 //! the parts of reverse-mode differentiation that are ordinary library code rather than code
 //! generation:
 //!
@@ -12,7 +12,7 @@
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
 //! - [`Adjoint`]: a value that has an adjoint (gradient): its type, a zero of the value's
 //!   shape, and accumulation; implemented for floats, arrays, slices, `Vec`s, tuples,
-//!   `Option`s and references, for user types by `#[derive(ad::Adjoint)]`, and with the
+//!   `Option`s and references, for user types by `#[derive(revad::Adjoint)]`, and with the
 //!   zero-sized adjoint [`Zero`] for integers and other inactive data. The module [`adjoint`]
 //!   also holds the helpers generated code uses to build and add adjoints.
 //! - [`call`]: what calls between differentiated functions need (adjoint sinks, and the

@@ -8,9 +8,9 @@
 //!
 //! ```text
 //! // Before                         // After
-//! let c = m * v;                    let c = ::ad::__private::linalg::__ad_fwd_mul(m, v, stack);
+//! let c = m * v;                    let c = ::revad::__private::linalg::__ad_fwd_mul(m, v, stack);
 //!                                   // reverse sweep:
-//!                                   ::ad::__private::linalg::__ad_rev_mul(
+//!                                   ::revad::__private::linalg::__ad_rev_mul(
 //!                                       m, v, __adj_c, stack, &mut __adj_m, &mut __adj_v);
 //! ```
 //!

@@ -8,7 +8,7 @@
 //!   shapes and between a matrix and a scalar, `/` by a scalar, `.dot`, `.cross` (3-vectors),
 //!   `.norm`, `.norm_squared` and `.transpose`.
 //!
-//! For `T` = `f64` and `f32`: the two precisions `ad::Float` has.
+//! For `T` = `f64` and `f32`: the two precisions `revad::Float` has.
 
 use ::nalgebra::SMatrix;
 

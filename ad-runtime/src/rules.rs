@@ -56,7 +56,7 @@ use crate::Float;
 /// One float intrinsic: what `#[reverse]` needs to know to differentiate a call of it.
 ///
 /// The functions are named, not referenced: the macro writes the name into the code it
-/// generates (`::ad::__private::rules::d_sin(x)`), where the call is type-checked.
+/// generates (`::revad::__private::rules::d_sin(x)`), where the call is type-checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Intrinsic {
     /// The method name, as in `x.sin()` or `f64::sin(x)`.

@@ -3,8 +3,8 @@
 //! ([`Basis`]) and flattened Hessian columns ([`Flatten`]).
 //!
 //! ```
-//! use ad_runtime::second::{Lift, Unlift};
-//! use ad_runtime::Dual;
+//! use revad_runtime::second::{Lift, Unlift};
+//! use revad_runtime::Dual;
 //!
 //! // x = 2 in the direction 1, w = [1, 2] in the direction [0, 1].
 //! let x = Lift::lift(&2.0_f64, &1.0);
@@ -65,7 +65,7 @@ macro_rules! lift {
                 assert_eq!(
                     self.len(),
                     tangent.len(),
-                    "ad: the direction has {} entries for a parameter of {}",
+                    "revad: the direction has {} entries for a parameter of {}",
                     tangent.len(),
                     self.len()
                 );

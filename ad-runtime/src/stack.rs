@@ -10,7 +10,7 @@
 /// A last-in, first-out store of primal values, one vector per type.
 ///
 /// ```
-/// use ad_runtime::ValueStack;
+/// use revad_runtime::ValueStack;
 ///
 /// let mut stack = ValueStack::new();
 /// stack.push(1.5_f64);
@@ -244,7 +244,7 @@ mod sealed {
 #[cold]
 #[track_caller]
 fn underflow(what: &str) -> ! {
-    panic!("ad: the value stack has no {what} left to pop; this is a bug in #[reverse]")
+    panic!("revad: the value stack has no {what} left to pop; this is a bug in #[reverse]")
 }
 
 /// `vec.push(value)`, with the growth out of line: the forward companion of a recursive

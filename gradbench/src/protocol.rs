@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use crate::evals::{self, SUPPORTED};
 
 /// The name this tool gives in its answer to `start`.
-pub const TOOL: &str = "ad";
+pub const TOOL: &str = "revad";
 
 /// Answers the messages read from `input` on `output`, one line each, until an `end` message or
 /// the end of `input`.

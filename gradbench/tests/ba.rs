@@ -1,7 +1,7 @@
 //! `ba`: each observation's vjp rows against central differences of the reprojection error
 //! (both branches of the rotation), and the sparse Jacobian's layout.
 
-use ad_gradbench::evals::ba::{reprojection_error, reprojection_error_vjp, Problem, Sparse};
+use revad_gradbench::evals::ba::{reprojection_error, reprojection_error_vjp, Problem, Sparse};
 use serde_json::json;
 
 /// The 15 inputs of one observation's error, flattened: camera, point, weight.

@@ -3,7 +3,7 @@
 
 mod common;
 
-use ad_gradbench::evals::det::{det, gradient};
+use revad_gradbench::evals::det::{det, gradient};
 use common::{check_gradient, evaluate, numbers, Numbers};
 use serde_json::json;
 
@@ -70,5 +70,5 @@ fn outputs_through_prepare() {
         [3.0, -0.5, -1.0, 2.0]
     );
     let bad = json!({ "A": [1.0, 2.0, 3.0], "ell": 2 });
-    assert!(ad_gradbench::evals::prepare("det", "primal", &bad).is_err());
+    assert!(revad_gradbench::evals::prepare("det", "primal", &bad).is_err());
 }

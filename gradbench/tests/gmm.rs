@@ -3,7 +3,7 @@
 
 mod common;
 
-use ad_gradbench::evals::gmm::{log_multigamma, Input};
+use revad_gradbench::evals::gmm::{log_multigamma, Input};
 use common::{check_gradient, evaluate, Numbers};
 use serde_json::{json, Value};
 

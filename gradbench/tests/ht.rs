@@ -1,7 +1,7 @@
 //! `ht`: the Jacobian (one vector forward pass) against central differences of the residuals,
 //! on a small synthetic hand of 22 bones, in both variants.
 
-use ad_gradbench::evals::ht::{Model, Problem, THETA};
+use revad_gradbench::evals::ht::{Model, Problem, THETA};
 
 /// A deterministic pseudo-random number in [−1, 1).
 fn next(state: &mut u64) -> f64 {

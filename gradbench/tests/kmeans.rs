@@ -2,7 +2,7 @@
 //! the generated `cost_hessian_diag`, and `dir` against its closed form (centroid minus the
 //! mean of its cluster).
 
-use ad_gradbench::evals::kmeans::{cost, cost_grad, cost_hessian_diag, cost_hvp, dir};
+use revad_gradbench::evals::kmeans::{cost, cost_grad, cost_hessian_diag, cost_hvp, dir};
 
 /// A small deterministic input: n points and k centroids in d dimensions, the centroids the
 /// last k points (so every cluster is nonempty), as the eval builds them.

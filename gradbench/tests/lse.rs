@@ -3,7 +3,7 @@
 
 mod common;
 
-use ad_gradbench::evals::lse::{gradient, primal};
+use revad_gradbench::evals::lse::{gradient, primal};
 use common::{check_gradient, evaluate, numbers, Numbers};
 use serde_json::json;
 

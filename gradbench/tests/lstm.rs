@@ -3,7 +3,7 @@
 
 mod common;
 
-use ad_gradbench::evals::lstm::{objective, Input};
+use revad_gradbench::evals::lstm::{objective, Input};
 use common::{check_gradient, evaluate, numbers, Numbers};
 use serde_json::{json, Value};
 

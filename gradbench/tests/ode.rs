@@ -4,7 +4,7 @@
 
 mod common;
 
-use ad_gradbench::evals::ode::{gradient, primal};
+use revad_gradbench::evals::ode::{gradient, primal};
 use common::{check_gradient, evaluate, numbers, Numbers};
 use serde_json::json;
 

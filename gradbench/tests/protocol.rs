@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use ad_gradbench::protocol::serve;
+use revad_gradbench::protocol::serve;
 use serde_json::{json, Value};
 
 /// The session every test below feeds to the tool.
@@ -87,7 +87,7 @@ fn round_trip_through_the_library() {
 
 #[test]
 fn round_trip_through_the_binary() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ad-gradbench"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_revad-gradbench"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

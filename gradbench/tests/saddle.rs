@@ -1,7 +1,7 @@
 //! `saddle`: the four mode combinations agree with GradBench's answer, and the outer gradient
 //! (through the inner ascent) matches central differences of the outer objective.
 
-use ad_gradbench::evals::saddle::{
+use revad_gradbench::evals::saddle::{
     max_inner_forward, max_inner_forward_grad, max_inner_forward_jvp, max_inner_reverse,
     max_inner_reverse_grad, max_inner_reverse_jvp, saddle,
 };

@@ -6,15 +6,15 @@
 //!     [wrt(a, b)] pub fn f / f_cps(a: f64, b: f64) -> f64 { a * b }
 //! }
 //! // expands to
-//! #[ad::reverse(wrt(a, b))] pub fn f(..) -> f64 { a * b }           // the tape backend
-//! #[ad::reverse(cps, wrt(a, b))] pub fn f_cps(..) -> f64 { a * b }  // the CPS backend
+//! #[revad::reverse(wrt(a, b))] pub fn f(..) -> f64 { a * b }           // the tape backend
+//! #[revad::reverse(cps, wrt(a, b))] pub fn f_cps(..) -> f64 { a * b }  // the CPS backend
 //! ```
 //!
 //! Included with `#[path]` and `#[macro_use]` by each file that includes `workloads.rs` or
 //! `wang.rs`, before them (a file included twice in one crate is clippy's `duplicate_mod`).
 
-/// Writes a function twice: `NAME` under `#[ad::reverse(ARGS)]` and `CPS` under
-/// `#[ad::reverse(cps, ARGS)]`.
+/// Writes a function twice: `NAME` under `#[revad::reverse(ARGS)]` and `CPS` under
+/// `#[revad::reverse(cps, ARGS)]`.
 macro_rules! both {
     (
         $(#[$attr:meta])*
@@ -22,11 +22,11 @@ macro_rules! both {
         ($($p:ident: $t:ty),* $(,)?) -> $r:ty $body:block
     ) => {
         $(#[$attr])*
-        #[::ad::reverse($($args)*)]
+        #[::revad::reverse($($args)*)]
         $vis fn $name($($p: $t),*) -> $r $body
 
         $(#[$attr])*
-        #[::ad::reverse(cps, $($args)*)]
+        #[::revad::reverse(cps, $($args)*)]
         $vis fn $cps($($p: $t),*) -> $r $body
     };
 }

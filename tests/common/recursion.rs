@@ -6,7 +6,7 @@
 
 #![allow(dead_code, reason = "each includer uses a part")]
 
-use ad::reverse;
+use revad::reverse;
 
 /// The simplest recursion: one float carried down, one intrinsic on the way up.
 #[reverse]

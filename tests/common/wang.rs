@@ -9,7 +9,7 @@
     reason = "the WHILE example is written as in the paper, `y = y * x`"
 )]
 
-use ad::reverse;
+use revad::reverse;
 
 both! {
     /// Straight-line code: `2x + x³`, with derivative `2 + 3x²`.

@@ -1,4 +1,4 @@
-//! Writes a copy of each integration test of `ad` (and of the shared modules under
+//! Writes a copy of each integration test of `revad` (and of the shared modules under
 //! `tests/common/`) with every `#[reverse]` turned into `#[reverse(cps)]`, for
 //! `tests/corpus.rs` to include: the whole corpus runs under both backends, with the same
 //! assertions (closed forms, finite differences, and `checked`'s bit-for-bit comparison of
@@ -88,9 +88,9 @@ fn transform(from: &Path, to: &Path, out: &Path, module: &str) {
         }
         let line = line
             .replace("#[reverse]", "#[reverse(cps)]")
-            .replace("#[ad::reverse]", "#[ad::reverse(cps)]")
+            .replace("#[revad::reverse]", "#[revad::reverse(cps)]")
             .replace("#[reverse(wrt(", "#[reverse(cps, wrt(")
-            .replace("#[ad::reverse(wrt(", "#[ad::reverse(cps, wrt(");
+            .replace("#[revad::reverse(wrt(", "#[revad::reverse(cps, wrt(");
         let line = if module.is_empty() {
             line
         } else {

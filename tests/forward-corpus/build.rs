@@ -1,23 +1,23 @@
 //! # The forward-mode corpus
 //!
-//! Writes a copy of integration tests of `ad` (the files in [`FILES`], and the shared modules
+//! Writes a copy of integration tests of `revad` (the files in [`FILES`], and the shared modules
 //! under `tests/common/`) for `tests/corpus.rs` to include, in which:
 //!
-//! 1. every `#[reverse]` function that `#[ad::forward]` takes also gets `#[ad::forward]` (with
+//! 1. every `#[reverse]` function that `#[revad::forward]` takes also gets `#[revad::forward]` (with
 //!    the same `wrt(..)`): free functions whose parameter and result types are floats,
 //!    integers, arrays, slices and `Vec`s of these (and references to them), that are not in
 //!    [`SKIP`], and whose calls to other annotated functions all go to functions that get
-//!    `#[ad::forward]` too (a fixpoint over the calls of each file). Methods, functions of
-//!    structs or nested containers, and callers of `#[ad::derivative]` functions are left
+//!    `#[revad::forward]` too (a fixpoint over the calls of each file). Methods, functions of
+//!    structs or nested containers, and callers of `#[revad::derivative]` functions are left
 //!    under `#[reverse]` alone. The functions that `both!` writes twice (`tests/common/both.rs`)
 //!    are expanded here into the two functions, so that they are seen like the others;
 //! 2. each of those functions without `&mut` parameters or type parameters gets a wrapper
 //!    `NAME_grad_checked` (scalar result) and `NAME_vjp_checked` (result of floats), of the
 //!    signature of `NAME_grad` / `NAME_vjp`, next to it: it calls the reverse mode, then
-//!    `NAME_jvp` on three deterministic pseudo-random tangents (`ad_forward_corpus::Lcg`, seeded by the
+//!    `NAME_jvp` on three deterministic pseudo-random tangents (`revad_forward_corpus::Lcg`, seeded by the
 //!    function's name) of the shapes of the active parameters, checks that the value of
 //!    `NAME_jvp` is the value of the reverse mode bit for bit, and that `seed·JVP = Σ
-//!    gradient·tangent` to a relative `1e-10` (`ad_forward_corpus::check`), and returns the reverse mode's
+//!    gradient·tangent` to a relative `1e-10` (`revad_forward_corpus::check`), and returns the reverse mode's
 //!    result;
 //! 3. every use of `NAME_grad` / `NAME_vjp` in the file (calls, paths, `use` lists, and tokens
 //!    inside macro calls such as `assert_eq!`) becomes `NAME_grad_checked` /
@@ -27,7 +27,7 @@
 //!
 //! The copies are items for `include!` (no inner attributes), with `crate::` paths moved into
 //! the module they are included in and `#[path = "common/.."]` pointing at the copies of the
-//! shared modules. `OUT_DIR/forward/counts.rs` holds the functions that got `#[ad::forward]`
+//! shared modules. `OUT_DIR/forward/counts.rs` holds the functions that got `#[revad::forward]`
 //! and those that are checked, which `tests/corpus.rs` counts.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -64,7 +64,7 @@ const FILES: &[&str] = &[
 /// Functions left under `#[reverse]` alone, by file and name, with the reason.
 const SKIP: &[(&str, &str, &str)] = &[];
 
-/// Functions under `#[ad::forward]` whose `NAME_jvp` disagrees with the reverse mode (macro
+/// Functions under `#[revad::forward]` whose `NAME_jvp` disagrees with the reverse mode (macro
 /// bugs, reproduced in `tests/known_bugs.rs`): no wrapper checks them until the bug is fixed.
 const UNCHECKED: &[(&str, &str, &str)] = &[];
 
@@ -110,7 +110,7 @@ fn main() {
     let forward: Vec<_> = corpus.forward.iter().collect();
     let checked: Vec<_> = corpus.checked.iter().collect();
     let counts = quote! {
-        /// `file::function` of each function that got `#[ad::forward]`.
+        /// `file::function` of each function that got `#[revad::forward]`.
         pub const FORWARD: &[&str] = &[#(#forward),*];
         /// `file::function` of each function whose gradient (or VJP) is checked against its JVP.
         pub const CHECKED: &[&str] = &[#(#checked),*];
@@ -254,10 +254,10 @@ struct Func {
 #[derive(Default)]
 struct Corpus {
     funcs: Vec<Func>,
-    /// Names of `#[ad::derivative]` functions and of annotated methods.
+    /// Names of `#[revad::derivative]` functions and of annotated methods.
     derivative: BTreeSet<(String, String)>,
     methods: BTreeSet<(String, String)>,
-    /// `file::name` of the functions that get `#[ad::forward]`, and of the checked ones.
+    /// `file::name` of the functions that get `#[revad::forward]`, and of the checked ones.
     forward: BTreeSet<String>,
     checked: BTreeSet<String>,
 }
@@ -282,7 +282,7 @@ impl Corpus {
         ast
     }
 
-    /// Which functions get `#[ad::forward]`: a fixpoint over the calls.
+    /// Which functions get `#[revad::forward]`: a fixpoint over the calls.
     fn decide(&mut self) {
         let mut seen = BTreeMap::new();
         for f in &self.funcs {
@@ -506,11 +506,11 @@ impl ExpandBoth {
                     };
                     let two: syn::File = syn::parse_quote! {
                         #(#attrs)*
-                        #[::ad::reverse(#args)]
+                        #[::revad::reverse(#args)]
                         #vis fn #name(#params) -> #ret #body
 
                         #(#attrs)*
-                        #[::ad::reverse(#cps_args)]
+                        #[::revad::reverse(#cps_args)]
                         #vis fn #cps(#params) -> #ret #body
                     };
                     out.extend(two.items);
@@ -692,7 +692,7 @@ struct Rewrite<'a> {
     out: &'a Path,
 }
 
-/// Adds `#[ad::forward]` and the wrappers (after [`Rewrite`], which would rename the
+/// Adds `#[revad::forward]` and the wrappers (after [`Rewrite`], which would rename the
 /// wrappers' calls).
 struct Insert<'a> {
     corpus: &'a Corpus,
@@ -701,7 +701,7 @@ struct Insert<'a> {
 }
 
 impl Insert<'_> {
-    /// `#[ad::forward]` on each function that gets it, and the wrappers after it.
+    /// `#[revad::forward]` on each function that gets it, and the wrappers after it.
     fn items(&mut self, items: &mut Vec<syn::Item>) {
         let mut out = Vec::new();
         for mut item in items.drain(..) {
@@ -717,7 +717,7 @@ impl Insert<'_> {
                             .position(|a| attr_named(a, "reverse"))
                             .unwrap();
                         f.attrs
-                            .insert(at, syn::parse_quote!(#[::ad::forward(#(#args),*)]));
+                            .insert(at, syn::parse_quote!(#[::revad::forward(#(#args),*)]));
                         if func.grad_checked() {
                             extra.push(wrapper(func, f, false));
                         }
@@ -830,7 +830,7 @@ fn wrapper(func: &Func, f: &syn::ItemFn, vjp: bool) -> syn::Item {
             }
         };
         pairs.push(
-            quote!((&#g as &dyn ::ad_forward_corpus::Flat, &#t as &dyn ::ad_forward_corpus::Flat)),
+            quote!((&#g as &dyn ::revad_forward_corpus::Flat, &#t as &dyn ::revad_forward_corpus::Flat)),
         );
     }
     let (seed_param, seed_arg, seed) = match vjp {
@@ -846,12 +846,12 @@ fn wrapper(func: &Func, f: &syn::ItemFn, vjp: bool) -> syn::Item {
         #[allow(clippy::all, unused_mut, reason = "generated by the forward corpus")]
         #vis fn #checked(#(#args: #types),* #seed_param) -> (#ret, #grads) {
             let __r = #reverse(#(#passed),* #seed_arg);
-            let mut __rng = ::ad_forward_corpus::Lcg::new(#label);
+            let mut __rng = ::revad_forward_corpus::Lcg::new(#label);
             for _ in 0..3 {
                 #(#draws)*
                 let (__v, __d) = #jvp(#(#passed,)* #(#tangents),*);
-                ::ad_forward_corpus::same_value(#label, &__v, &__r.0);
-                ::ad_forward_corpus::check(#label, #seed, &__d, &[#(#pairs),*]);
+                ::revad_forward_corpus::same_value(#label, &__v, &__r.0);
+                ::revad_forward_corpus::check(#label, #seed, &__d, &[#(#pairs),*]);
             }
             __r
         }

@@ -3,7 +3,7 @@
 //! - `$OUT_DIR/programs.rs`: [`LIB_COUNT`] programs `p_k(x0: f64, x1: f64, x2: f64) -> f64`
 //!   of the library, from a fixed seed (the `cross_crate` test calls them from another crate).
 //! - `$OUT_DIR/fuzz_{s}.rs` for each of the [`SHARDS`] test files `tests/fuzz_{s}.rs`: the
-//!   `#[ad::reverse]` programs, the same programs under `#[ad::reverse(cps)]` (module
+//!   `#[revad::reverse]` programs, the same programs under `#[revad::reverse(cps)]` (module
 //!   `programs_cps`: the library's and the first programs of the shard, [`DEFAULT_CPS_COUNT`]
 //!   over all shards, less those of the shape of a known CPS bug, see [`cps_avoid`]), their
 //!   oracles (generic over the harness's `Real`), and a table of cases with the inputs at
@@ -40,7 +40,7 @@ fn width(p: &Param, len: usize) -> usize {
 const DEFAULT_SEED: u64 = 0x00ad_f022_2026_0001;
 /// The number of programs of the CI corpus.
 const DEFAULT_COUNT: usize = 1000;
-/// The number of programs that also get a copy under `#[ad::reverse(cps)]`: CPS code takes
+/// The number of programs that also get a copy under `#[revad::reverse(cps)]`: CPS code takes
 /// longer to compile (a copy of each of the 1000 programs made the fuzzer's build about four
 /// times slower), so CI checks a quarter of the corpus under both backends.
 const DEFAULT_CPS_COUNT: usize = 250;
@@ -115,7 +115,7 @@ struct Program {
     seed: f64,
     /// The seeds of the `&mut` parameters on return, flattened.
     out_seeds: Vec<f64>,
-    /// A library program (`ad_random_programs::p_k`).
+    /// A library program (`revad_random_programs::p_k`).
     lib: bool,
 }
 
@@ -306,7 +306,7 @@ impl Program {
         self.plain(false)
     }
 
-    /// The source under the continuation-passing backend, `#[ad::reverse(cps)]`.
+    /// The source under the continuation-passing backend, `#[revad::reverse(cps)]`.
     fn source_cps(&self) -> String {
         self.plain(true)
     }
@@ -316,12 +316,12 @@ impl Program {
         if cps || !self.forward() {
             return s;
         }
-        // Under `#[ad::forward]` too, with the same `wrt(..)`: `#[ad::reverse(ARGS)]` becomes
-        // `#[ad::forward(ARGS)]` followed by it.
+        // Under `#[revad::forward]` too, with the same `wrt(..)`: `#[revad::reverse(ARGS)]` becomes
+        // `#[revad::forward(ARGS)]` followed by it.
         let mut out = String::new();
         for line in s.lines() {
-            if let Some(rest) = line.strip_prefix("#[ad::reverse") {
-                let _ = writeln!(out, "#[ad::forward{rest}");
+            if let Some(rest) = line.strip_prefix("#[revad::reverse") {
+                let _ = writeln!(out, "#[revad::forward{rest}");
             }
             out += line;
             out += "\n";
@@ -329,7 +329,7 @@ impl Program {
         out
     }
 
-    /// The functions under `#[ad::reverse]` (or `#[ad::reverse(cps)]`) alone.
+    /// The functions under `#[revad::reverse]` (or `#[revad::reverse(cps)]`) alone.
     fn printed(&self, cps: bool) -> String {
         let p = Printer {
             oracle: false,
@@ -346,7 +346,7 @@ impl Program {
         s
     }
 
-    /// Whether the program is also under `#[ad::forward]` (its `NAME_jvp` checked): every
+    /// Whether the program is also under `#[revad::forward]` (its `NAME_jvp` checked): every
     /// generated program, as the generator writes no structs, methods or nested containers.
     /// (Forward 1, fixed: after `v.remove(i)` with the value dropped, `NAME_jvp` read the
     /// tangent of the element that was at `i`.)
@@ -601,7 +601,7 @@ fn lib_file(lib: &[Program]) -> String {
         "/// The number of library programs.\npub const COUNT: usize = {};\n",
         lib.len()
     );
-    s += "/// The library programs (with everything `#[ad::reverse]` generates for them).\n";
+    s += "/// The library programs (with everything `#[revad::reverse]` generates for them).\n";
     s += "#[allow(clippy::all, clippy::pedantic, warnings, missing_docs)]\n";
     s += "mod generated {\n";
     for p in lib {
@@ -625,14 +625,14 @@ fn shard_file(seed: u64, programs: &[Program], cps: usize, lib: &[Program]) -> S
         s,
         "/// The generator's seed.\npub const SEED: u64 = {seed:#x};\n"
     );
-    s += "/// The `#[ad::reverse]` programs.\n";
+    s += "/// The `#[revad::reverse]` programs.\n";
     s += "#[allow(clippy::all, clippy::pedantic, warnings, missing_docs)]\n";
     s += "pub mod programs {\n";
     for p in programs {
         s += &p.source();
         s += "\n";
     }
-    s += "}\n\n/// The same programs under `#[ad::reverse(cps)]`, with the same names.\n";
+    s += "}\n\n/// The same programs under `#[revad::reverse(cps)]`, with the same names.\n";
     s += "#[allow(clippy::all, clippy::pedantic, warnings, missing_docs)]\n";
     s += "pub mod programs_cps {\n";
     // The programs with a CPS copy: the library's and the first `cps` others, less those of
@@ -677,7 +677,7 @@ fn shard_file(seed: u64, programs: &[Program], cps: usize, lib: &[Program]) -> S
 fn case(p: &Program, cps: bool) -> String {
     let name = &p.main.name;
     let path = if p.lib {
-        "ad_random_programs".to_string()
+        "revad_random_programs".to_string()
     } else {
         "programs".to_string()
     };

@@ -1,6 +1,6 @@
 // A `mut` vector of structs iterated by value: the items would be bound to the elements
 // themselves, which the body may change; the error asks for `&qs` or `qs.iter()`.
-use ad::reverse;
+use revad::reverse;
 
 #[derive(Clone)]
 struct P {
@@ -12,7 +12,7 @@ struct PAdj {
     m: f64,
 }
 
-impl ad::Adjoint for P {
+impl revad::Adjoint for P {
     type Adj = PAdj;
     fn zero_adjoint(&self) -> PAdj {
         PAdj { m: 0.0 }
@@ -22,7 +22,7 @@ impl ad::Adjoint for P {
     }
 }
 
-impl ad::__private::Accumulate for PAdj {
+impl revad::__private::Accumulate for PAdj {
     fn accumulate(&mut self, o: &Self) {
         self.m += o.m;
     }

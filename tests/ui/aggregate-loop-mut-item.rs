@@ -1,6 +1,6 @@
 // The items of a loop over structs are the elements themselves, not copies: `mut` on the
 // item is rejected, and the error suggests an explicit copy.
-use ad::reverse;
+use revad::reverse;
 
 #[derive(Clone)]
 struct P {
@@ -12,7 +12,7 @@ struct PAdj {
     m: f64,
 }
 
-impl ad::Adjoint for P {
+impl revad::Adjoint for P {
     type Adj = PAdj;
     fn zero_adjoint(&self) -> PAdj {
         PAdj { m: 0.0 }
@@ -22,7 +22,7 @@ impl ad::Adjoint for P {
     }
 }
 
-impl ad::__private::Accumulate for PAdj {
+impl revad::__private::Accumulate for PAdj {
     fn accumulate(&mut self, o: &Self) {
         self.m += o.m;
     }

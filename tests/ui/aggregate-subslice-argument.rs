@@ -1,6 +1,6 @@
 // A slice of an array inside a struct passed to an annotated function: the macro passes a
 // part of an aggregate whole; the error says so.
-use ad::reverse;
+use revad::reverse;
 
 #[derive(Clone)]
 struct L {
@@ -12,17 +12,17 @@ struct LAdj {
     w: Vec<f64>,
 }
 
-impl ad::Adjoint for L {
+impl revad::Adjoint for L {
     type Adj = LAdj;
     fn zero_adjoint(&self) -> LAdj {
         LAdj { w: vec![0.0; self.w.len()] }
     }
     fn accumulate(acc: &mut LAdj, o: &LAdj) {
-        ad::__private::Accumulate::accumulate(acc, o)
+        revad::__private::Accumulate::accumulate(acc, o)
     }
 }
 
-impl ad::__private::Accumulate for LAdj {
+impl revad::__private::Accumulate for LAdj {
     fn accumulate(&mut self, o: &Self) {
         for (a, b) in self.w.iter_mut().zip(&o.w) {
             *a += b;

@@ -1,5 +1,5 @@
 // An async closure is rejected at `async`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,5 +1,5 @@
 // `async fn` is not supported; the error points at `async`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 async fn f(x: f64) -> f64 { //~ ERROR `async fn` is not supported

@@ -1,6 +1,6 @@
 // A `loop` whose value is used may not also `return`: the error says to bind the value
 // inside it instead. (As the function's result, or as a statement, it may.)
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,7 +1,7 @@
 // `break` with a value of a type the macro cannot tell before the loop (not a float, not a
 // variable declared before the loop, not a literal) is rejected; the error says to bind it
 // with a type annotation first.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: &[f64], t: f64) -> f64 {

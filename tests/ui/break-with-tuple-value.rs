@@ -1,6 +1,6 @@
 // `break` with a float or an index value is supported; with a tuple it is rejected, and the
 // error suggests assigning the parts to variables declared before the loop.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

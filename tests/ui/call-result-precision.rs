@@ -2,7 +2,7 @@
 // function is taken for a conversion from `f64` (see tests/views.rs); when the callee returns
 // `f32` after all, the error at the call says to write the type (see tests/soundness.rs for
 // the version that compiles).
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn doubled(x: f32) -> f32 {

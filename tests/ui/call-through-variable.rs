@@ -1,4 +1,4 @@
-use ad::reverse;
+use revad::reverse;
 
 // (A function parameter, `g: fn(f64) -> f64`, is a function argument: tests/function_args.rs.
 // A local variable holding a function pointer is not.)

@@ -1,6 +1,6 @@
 // A tuple returned by a call is taken apart by `let (a, b) = g(..)`; returned as it is, or
 // reached by a field, it is one error saying so.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn pair(x: f64) -> (f64, f64) {

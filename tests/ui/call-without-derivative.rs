@@ -1,6 +1,6 @@
 // A plain function called with a float has no derivative: the error must name the call site
-// and say to annotate the callee with #[ad::reverse] or #[ad::derivative].
-use ad::reverse;
+// and say to annotate the callee with #[revad::reverse] or #[revad::derivative].
+use revad::reverse;
 
 mod helpers {
     pub fn square(x: f64) -> f64 {

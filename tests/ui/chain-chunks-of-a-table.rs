@@ -1,6 +1,6 @@
 // Chunks of a constant table zipped into a chain over a float array: the chain zips with
 // a float array or its chunks or windows, not with a constant table's chunks.
-use ad::reverse;
+use revad::reverse;
 
 const W: [f64; 4] = [1.0, 2.0, 3.0, 4.0];
 

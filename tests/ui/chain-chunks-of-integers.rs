@@ -1,6 +1,6 @@
 // A chain over the chunks of an integer array (indices into a float array): chains and
 // loops take chunks and windows of float arrays only.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: &[f64], idx: &[usize]) -> f64 {

@@ -1,6 +1,6 @@
 // An iterator chain over windows walked backwards: `.rev()` is taken only right after
 // `.iter()`; the chain names the adaptor it does not support.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: &[f64]) -> f64 {

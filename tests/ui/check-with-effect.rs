@@ -1,6 +1,6 @@
 // A check or diagnostic only reads: an argument that changes a variable is rejected where it
 // does so.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

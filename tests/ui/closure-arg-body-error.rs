@@ -1,12 +1,12 @@
 // An unsupported construct in the body of a closure passed to a function is reported at the
 // construct (the closure is lifted into a hidden annotated function).
 
-#[ad::reverse]
+#[revad::reverse]
 fn apply<F: Fn(f64) -> f64>(f: F, x: f64) -> f64 {
     f(x)
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn outer(a: f64) -> f64 {
     apply(|x| x * unknown_helper(a), a)
 }

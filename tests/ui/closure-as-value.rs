@@ -1,6 +1,6 @@
 // A closure passed to a function without a derivative: the missing derivative is the error
 // (a closure passed to an annotated function is lifted: tests/function_args.rs).
-use ad::reverse;
+use revad::reverse;
 
 fn apply(g: impl Fn(f64) -> f64, x: f64) -> f64 {
     g(x)

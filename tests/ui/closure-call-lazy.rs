@@ -1,7 +1,7 @@
 //! A closure called where it runs only sometimes (on the right of `&&` / `||`, in a match
 //! guard) cannot be inlined before the condition: the macro would run it when Rust does not.
 
-#[ad::reverse]
+#[revad::reverse]
 fn right_of_and(x: f64, flag: bool) -> f64 {
     let f = |c: f64| c * x;
     if flag && f(x) > 0.0 {
@@ -11,7 +11,7 @@ fn right_of_and(x: f64, flag: bool) -> f64 {
     }
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn right_of_or_in_while(x: f64, n: usize) -> f64 {
     let f = |c: f64| c * x;
     let mut y = x;
@@ -23,7 +23,7 @@ fn right_of_or_in_while(x: f64, n: usize) -> f64 {
     y
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn in_a_match_guard(x: f64, k: usize) -> f64 {
     let f = |c: f64| c * x;
     match k {

@@ -1,5 +1,5 @@
 // A const generic parameter is rejected at the parameter; the error suggests a `const` item.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f<const N: usize>(w: [f64; N]) -> f64 { //~ ERROR const generic parameters are not supported

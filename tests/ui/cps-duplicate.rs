@@ -1,5 +1,5 @@
 // `cps` given twice: the error points at the second one.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse(cps, cps)] //~ ERROR duplicate `cps` argument
 fn f(x: f64) -> f64 {

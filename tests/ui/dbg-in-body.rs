@@ -1,6 +1,6 @@
 // `dbg!` passes its value through, which #[reverse] cannot see: rejected with advice that
 // compiles (the checks and diagnostics `assert!`, `println!`, .. are kept as statements).
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

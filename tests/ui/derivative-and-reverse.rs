@@ -1,9 +1,9 @@
-// #[ad::derivative] and #[reverse] on one function are rejected at the second attribute: a
+// #[revad::derivative] and #[reverse] on one function are rejected at the second attribute: a
 // function has either a derivative of its body or a hand-written pullback.
-use ad::{derivative, reverse};
+use revad::{derivative, reverse};
 
 #[derivative(vjp = f_pullback)]
-#[reverse] //~ ERROR `f` already has #[ad::derivative]
+#[reverse] //~ ERROR `f` already has #[revad::derivative]
 fn f(x: f64) -> f64 {
     x * x
 }

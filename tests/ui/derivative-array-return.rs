@@ -1,8 +1,8 @@
-// #[ad::derivative] supports scalar outputs only; an array return type is rejected at the type.
-use ad::derivative;
+// #[revad::derivative] supports scalar outputs only; an array return type is rejected at the type.
+use revad::derivative;
 
 #[derivative(vjp = f_pullback)]
-fn f(x: f64) -> [f64; 2] { //~ ERROR #[ad::derivative] supports functions that return `f64` or `f32`
+fn f(x: f64) -> [f64; 2] { //~ ERROR #[revad::derivative] supports functions that return `f64` or `f32`
     [x, x * x]
 }
 

@@ -1,8 +1,8 @@
-// #[ad::derivative] takes values: a `&mut` parameter is rejected at its type.
-use ad::derivative;
+// #[revad::derivative] takes values: a `&mut` parameter is rejected at its type.
+use revad::derivative;
 
 #[derivative(vjp = f_pullback)]
-fn f(x: f64, out: &mut f64) -> f64 { //~ ERROR #[ad::derivative] does not support `&mut` parameters
+fn f(x: f64, out: &mut f64) -> f64 { //~ ERROR #[revad::derivative] does not support `&mut` parameters
     *out = x;
     x * x
 }

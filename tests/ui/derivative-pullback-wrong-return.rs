@@ -1,8 +1,8 @@
 // A pullback that does not return the adjoints of the float parameters is one error at the
 // pullback's name, which says what it must return.
-use ad::derivative;
+use revad::derivative;
 
-#[derivative(vjp = f_pullback)] //~ ERROR the pullback returns `f64`, but #[ad::derivative] expects `(f64, f64)`
+#[derivative(vjp = f_pullback)] //~ ERROR the pullback returns `f64`, but #[revad::derivative] expects `(f64, f64)`
 fn f(x: f64, y: f64) -> f64 {
     x * y
 }

@@ -1,5 +1,5 @@
-// An unknown argument of #[ad::derivative] is rejected at the argument, naming `vjp`.
-use ad::derivative;
+// An unknown argument of #[revad::derivative] is rejected at the argument, naming `vjp`.
+use revad::derivative;
 
 #[derivative(pullback = f_pullback)] //~ ERROR unknown argument
 fn f(x: f64) -> f64 {

@@ -1,6 +1,6 @@
 // A misspelt `#[adjoint(..)]` argument, and `#[adjoint]` on a field, are rejected at the
 // argument and at the attribute, both at once.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 #[adjoint(nmae = ParticleGrad)] //~ ERROR unknown argument `nmae`
 pub struct Particle {
     #[adjoint(name = Pos)] //~ ERROR not supported on a field
@@ -9,5 +9,5 @@ pub struct Particle {
 
 fn main() {
     // The stand-in impl keeps this call free of errors of its own.
-    let _ = ad::Adjoint::zero_adjoint(&Particle { pos: [0.0; 3] });
+    let _ = revad::Adjoint::zero_adjoint(&Particle { pos: [0.0; 3] });
 }

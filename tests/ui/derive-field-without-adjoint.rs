@@ -3,7 +3,7 @@ pub struct Opaque {
     pub v: f64,
 }
 
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Model {
     pub w: Vec<f64>,
     pub inner: Opaque, //~ ERROR `Opaque` has no adjoint

@@ -1,6 +1,6 @@
 // A parameter name bound twice is rustc's error (E0415), the only one: the generated code
 // does not repeat it with names of its own.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(a: f64, a: f64) -> f64 { //~ ERROR identifier `a` is bound more than once

@@ -1,5 +1,5 @@
 // A `match` without arms is rejected.
-use ad::reverse;
+use revad::reverse;
 
 enum Never {}
 

@@ -1,11 +1,11 @@
 // An enum with type parameters is rejected at the enum's name in the pattern.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub enum Shape<T> {
     Circle(T),
     Empty,
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn area(s: &Shape<f64>) -> f64 {
     match s {
         Shape::Circle(r) => r * r, //~ ERROR an enum with generic parameters

@@ -1,11 +1,11 @@
 // A `mut` binding of a variant's field is rejected at the binding.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub enum Shape {
     Circle(f64),
     Square(f64),
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn area(s: &Shape) -> f64 {
     match *s {
         Shape::Circle(mut r) => { //~ ERROR a `mut` or `@` binding

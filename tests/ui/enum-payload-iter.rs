@@ -1,11 +1,11 @@
 // Iterating over an array in a variant is rejected at the array: it has no view.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub enum Shape {
     Poly([f64; 3]),
     Empty,
 }
 
-#[ad::reverse]
+#[revad::reverse]
 fn perimeter(s: &Shape) -> f64 {
     let mut sum = 0.0;
     match s {

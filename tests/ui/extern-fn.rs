@@ -1,5 +1,5 @@
 // An `extern "C"` function is rejected at its ABI.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 extern "C" fn f(x: f64) -> f64 { //~ ERROR `extern` functions are not supported

@@ -1,7 +1,7 @@
 // `enumerate().rev()` counts down from the end; #[reverse] reverses elements before `enumerate`
 // (`xs.iter().rev().enumerate()`), so this order is rejected at `rev`, saying to loop over
 // indices.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(w: &[f64]) -> f64 {

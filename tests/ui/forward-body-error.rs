@@ -1,8 +1,8 @@
 // With both attributes, an error of the body is reported once (by `#[reverse]`), and
 // nothing else: the stubs of both keep callers quiet.
 
-#[ad::forward]
-#[ad::reverse]
+#[revad::forward]
+#[revad::reverse]
 fn f(x: f64) -> f64 {
     let s = format!("{x}");
     x * s.len() as f64

@@ -6,7 +6,7 @@ mod helpers {
     }
 }
 
-#[ad::forward]
+#[revad::forward]
 fn f(x: f64) -> f64 {
     helpers::square(x) + x
 }

@@ -1,12 +1,12 @@
-// A call from forward-mode code to a function without `#[ad::forward]`: the callee has no
+// A call from forward-mode code to a function without `#[revad::forward]`: the callee has no
 // tangent companion, and the error is at the call.
 
-#[ad::reverse]
+#[revad::reverse]
 fn g(x: f64) -> f64 {
     x.sin()
 }
 
-#[ad::forward]
+#[revad::forward]
 fn f(x: f64) -> f64 {
     g(x) * 2.0
 }

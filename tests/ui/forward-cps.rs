@@ -1,6 +1,6 @@
 // `cps` names a reverse-mode backend; forward mode has none.
 
-#[ad::forward(cps)]
+#[revad::forward(cps)]
 fn f(x: f64) -> f64 {
     x * x
 }

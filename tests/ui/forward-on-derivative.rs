@@ -4,8 +4,8 @@ fn pullback(x: f64, _out: f64, seed: f64) -> f64 {
     seed * 2.0 * x
 }
 
-#[ad::forward]
-#[ad::derivative(vjp = pullback)]
+#[revad::forward]
+#[revad::derivative(vjp = pullback)]
 fn square(x: f64) -> f64 {
     x * x
 }

@@ -1,7 +1,7 @@
-// `#[ad::forward]` twice on one function.
+// `#[revad::forward]` twice on one function.
 
-#[ad::forward]
-#[ad::forward]
+#[revad::forward]
+#[revad::forward]
 fn f(x: f64) -> f64 {
     x * x
 }

@@ -1,6 +1,6 @@
 // `vector` is an argument of forward mode.
 
-#[ad::reverse(vector)]
+#[revad::reverse(vector)]
 fn f(x: f64) -> f64 {
     x * x
 }

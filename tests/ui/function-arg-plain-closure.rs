@@ -1,7 +1,7 @@
 // `NAME_grad` of a higher-order function cannot take a plain closure: its derivative is
 // unknown. Closures are passed from annotated functions, which lift them.
 
-#[ad::reverse]
+#[revad::reverse]
 fn apply<F: Fn(f64) -> f64>(f: F, x: f64) -> f64 {
     f(x)
 }

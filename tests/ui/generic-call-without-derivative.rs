@@ -1,6 +1,6 @@
 // A generic function calling a generic function without a derivative: one error, at the call,
 // as for `f64` code.
-use ad::{reverse, Float};
+use revad::{reverse, Float};
 
 fn cube<T: Float>(x: T) -> T {
     x * x * x

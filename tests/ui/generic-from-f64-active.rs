@@ -1,6 +1,6 @@
 // `T::from_f64` of a differentiated value would drop its derivative (for a dual number it
 // makes a constant); the error points at `from_f64`.
-use ad::{reverse, Float};
+use revad::{reverse, Float};
 
 #[reverse]
 fn f<T: Float>(x: T, y: f64) -> T {

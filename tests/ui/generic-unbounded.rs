@@ -1,9 +1,9 @@
-// A type parameter not bounded by `ad::Float` is rejected at the parameter: the macro cannot
+// A type parameter not bounded by `revad::Float` is rejected at the parameter: the macro cannot
 // tell whether its values carry derivatives.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
-fn f<T: Into<f64>>(x: f64, _t: T) -> f64 { //~ ERROR `T` is not bounded by `ad::Float`
+fn f<T: Into<f64>>(x: f64, _t: T) -> f64 { //~ ERROR `T` is not bounded by `revad::Float`
     x * x
 }
 

@@ -1,6 +1,6 @@
 // Every method that may change a container holding differentiated values, other than the
 // growing and reshaping methods of float vectors that #[reverse] supports, is rejected.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn sort_and_retain(x: f64) -> f64 {

@@ -1,6 +1,6 @@
 // Growing float vectors: the forms #[reverse] cannot see through are rejected, each saying
 // what to write instead.
-use ad::reverse;
+use revad::reverse;
 
 // Growth inside a closure (inlined where it is called) is not modelled.
 #[reverse]

@@ -2,23 +2,23 @@
 // scalar result, parameters by value or `&`, a free function generic over its float type
 // at most, and no cast of a float to an integer.
 
-#[ad::reverse(hessian)]
+#[revad::reverse(hessian)]
 fn scale(x: f64, out: &mut [f64]) -> f64 {
     out[0] = x;
     x
 }
 
-#[ad::reverse(hessian)]
+#[revad::reverse(hessian)]
 fn pair(x: f64) -> [f64; 2] {
     [x, x * x]
 }
 
-#[ad::reverse(hessian)]
-fn two_generics<T: ad::Float, U: Copy>(x: T, _u: U) -> T {
+#[revad::reverse(hessian)]
+fn two_generics<T: revad::Float, U: Copy>(x: T, _u: U) -> T {
     x * x
 }
 
-#[ad::reverse(hessian)]
+#[revad::reverse(hessian)]
 fn casts(x: f64) -> f64 {
     let k = x as usize;
     x * k as f64

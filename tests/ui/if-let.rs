@@ -1,5 +1,5 @@
 // `if let` is rejected at `let`; the error suggests `match`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, k: Option<i32>) -> f64 {

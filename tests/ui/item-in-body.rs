@@ -1,5 +1,5 @@
 // An item (here a nested `fn`) inside the body is rejected at the item.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,6 +1,6 @@
 // A labeled block is rejected at its label, and a `break` out of it at the `break`'s label:
 // labeled `loop`, `while` and `for` loops are supported, labeled blocks are not.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

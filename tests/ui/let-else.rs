@@ -1,5 +1,5 @@
 // `let ... else` is rejected at `else`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, k: Option<i32>) -> f64 {

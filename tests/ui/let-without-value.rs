@@ -1,5 +1,5 @@
 // A `let` without an initial value is rejected; the error suggests giving the first value.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

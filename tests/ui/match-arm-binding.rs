@@ -1,5 +1,5 @@
 // A `match` arm that binds a variable is rejected at the binding pattern.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, k: i32) -> f64 {

@@ -1,7 +1,7 @@
 // A variable passed by `&mut` to a function that takes a shared reference is one error at the
 // call, which says to pass a shared reference: #[reverse] treats a `&mut` argument as written
 // by the callee.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn total(v: &[f64]) -> f64 {

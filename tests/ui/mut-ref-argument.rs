@@ -1,6 +1,6 @@
 // `std::mem::swap` (and `replace`, `take`) move floats behind the macro's back: rejected at
 // the call with what to write instead.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, y: f64) -> f64 {

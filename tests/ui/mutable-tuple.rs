@@ -1,5 +1,5 @@
 // `let mut` of a tuple is rejected; the error suggests one `let mut` per element.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

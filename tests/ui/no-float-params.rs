@@ -1,5 +1,5 @@
 // A function without float parameters has nothing to differentiate with respect to.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(n: i32, k: usize) -> f64 { //~ ERROR

@@ -1,5 +1,5 @@
 // #[reverse] on something other than a function is rejected.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse] //~ ERROR #[reverse] applies to a function
 struct S {

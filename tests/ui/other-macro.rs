@@ -1,6 +1,6 @@
 // Macros other than `vec![x; n]` and the checks and diagnostics (`assert!`, `println!`, ..)
 // are rejected at the macro path.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,5 +1,5 @@
 // A check or diagnostic is kept as a statement; as the value of an `if` arm it is rejected.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

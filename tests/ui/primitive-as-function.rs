@@ -1,5 +1,5 @@
 // A primitive type called like a function is one error that says how to convert.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f32) -> f64 {

@@ -1,5 +1,5 @@
 // Slicing an array that is not bound to a name (a literal) is rejected at the range.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,5 +1,5 @@
 // A range used outside a `for` loop is rejected at the range.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, n: usize) -> f64 {

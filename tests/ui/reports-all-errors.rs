@@ -1,5 +1,5 @@
 // Several mistakes in one function: every one is reported at once, each at its own span.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, k: Option<i32>) -> f64 {

@@ -1,5 +1,5 @@
 // `return` inside a closure is rejected at the `return`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

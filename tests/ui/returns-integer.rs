@@ -1,5 +1,5 @@
 // An integer result has no derivative; the error points at the return type.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> i32 { //~ ERROR

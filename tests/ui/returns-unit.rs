@@ -1,5 +1,5 @@
 // A function that returns nothing has no output to differentiate.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) { //~ ERROR

@@ -1,6 +1,6 @@
 // A second #[reverse] on the same function is rejected at the second attribute; the first
 // one generates the functions once.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 #[reverse] //~ ERROR `f` has #[reverse] twice

@@ -1,8 +1,8 @@
 // Methods and structs are differentiated by the default backend; `#[reverse(cps)]` rejects
 // them at the receiver.
-use ad::reverse;
+use revad::reverse;
 
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 struct S {
     k: f64,
 }

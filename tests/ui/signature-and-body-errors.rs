@@ -1,5 +1,5 @@
 // Errors in the signature do not hide errors in the body: all are reported at once.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse(wtr(x))] //~ ERROR unknown argument `wtr`
 fn f(x: f64, out: &mut f64) -> f64 { //~ ERROR `&mut` parameters are not supported

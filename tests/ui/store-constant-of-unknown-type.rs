@@ -1,4 +1,4 @@
-use ad::reverse;
+use revad::reverse;
 use std::f64::consts::PI;
 
 const TWO: f64 = 2.0;

@@ -1,7 +1,7 @@
 // A struct expression's field must be a value the macro can name: a tuple is rejected.
-use ad::reverse;
+use revad::reverse;
 
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 struct P {
     t: (f64, f64),
 }

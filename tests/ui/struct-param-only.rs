@@ -1,7 +1,7 @@
 // Struct update syntax is rejected at the base.
-use ad::reverse;
+use revad::reverse;
 
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct Point {
     pub x: f64,
     pub y: f64,

@@ -1,6 +1,6 @@
-// A user struct without `#[derive(ad::Adjoint)]` has no adjoint: the error is at the
+// A user struct without `#[derive(revad::Adjoint)]` has no adjoint: the error is at the
 // parameter's type and names the derive.
-use ad::reverse;
+use revad::reverse;
 
 #[derive(Clone, Copy)]
 struct P {

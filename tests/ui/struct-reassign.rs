@@ -1,7 +1,7 @@
 // A struct variable is not assigned whole: its fields are.
-use ad::reverse;
+use revad::reverse;
 
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct P {
     pub pos: [f64; 2],
     pub mass: f64,

@@ -1,5 +1,5 @@
 // A trait object is inactive data: a float passed to its methods has no derivative.
-use ad::reverse;
+use revad::reverse;
 
 pub trait Model {
     fn eval(&self, x: f64) -> f64;

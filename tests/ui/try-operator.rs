@@ -1,5 +1,5 @@
 // The `?` operator is rejected at the `?` expression.
-use ad::reverse;
+use revad::reverse;
 
 fn parse(s: &str) -> Option<i32> {
     s.parse().ok()

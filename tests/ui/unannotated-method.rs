@@ -1,7 +1,7 @@
 // A method that is not annotated has no derivative: the error is at the call.
-use ad::reverse;
+use revad::reverse;
 
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct Model {
     pub k: f64,
 }

@@ -1,5 +1,5 @@
 // An iterator stored in a variable instead of being consumed in the same expression is rejected.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(xs: &[f64], a: f64) -> f64 {

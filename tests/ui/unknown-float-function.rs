@@ -1,5 +1,5 @@
 // A float function that is not in the rule table, called in path form: named at its name.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,5 +1,5 @@
 // A float method outside the intrinsic table (`to_degrees`) is rejected at the method name.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

@@ -1,5 +1,5 @@
 // An `unsafe` block inside a #[reverse] function is rejected at the `unsafe` block.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {

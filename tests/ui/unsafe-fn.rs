@@ -1,5 +1,5 @@
 // An `unsafe fn` is rejected at `unsafe`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 unsafe fn f(x: f64) -> f64 { //~ ERROR `unsafe fn` is not supported

@@ -1,6 +1,6 @@
 // A `for` loop over an iterator the macro cannot count (`step_by` on elements) is rejected at
 // the iterator; the message lists the forms it can.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(xs: &[f64]) -> f64 {

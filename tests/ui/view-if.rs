@@ -1,5 +1,5 @@
 // An `if` whose value is a slice is rejected: choose the bounds in the branches, then slice.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(w: &[f64]) -> f64 {

@@ -1,6 +1,6 @@
 // A slice of a float array (a view) is followed through indexing, `.len()`, loops, iterator
 // chains, slicing, `copy_from_slice` and calls; another method on it is rejected at the view.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(w: &[f64]) -> f64 {

@@ -1,6 +1,6 @@
 // A variable bound to a slice cannot be given another slice: the macro fixes a view's base,
 // start and length where it is made.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(w: &[f64]) -> f64 {

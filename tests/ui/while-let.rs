@@ -1,5 +1,5 @@
 // `while let` has no trip count the macro can record; the error must name it and suggest `loop`.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn f(x: f64, n: u32) -> f64 {

@@ -1,5 +1,5 @@
 // A parameter listed twice in `wrt(..)` is rejected at the second occurrence.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse(wrt(x, x))] //~ ERROR `x` is listed twice in `wrt(...)`
 fn f(x: f64, y: f64) -> f64 {

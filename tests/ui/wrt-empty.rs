@@ -1,5 +1,5 @@
 // `wrt()` that names no parameter is rejected.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse(wrt())] //~ ERROR `wrt()` names no parameter
 fn f(x: f64) -> f64 {

@@ -1,5 +1,5 @@
 // `wrt(..)` naming an integer parameter is rejected: integers have no derivative.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse(wrt(x, n))] //~ ERROR
 fn f(x: f64, n: i32) -> f64 {

@@ -1,5 +1,5 @@
 // `wrt(..)` naming something that is not a parameter is rejected at that name.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse(wrt(x, z))] //~ ERROR `wrt` names `z`, which is not a parameter
 fn f(x: f64, y: f64) -> f64 {

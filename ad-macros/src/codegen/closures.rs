@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! // Before                                   // After (items beside the caller)
-//! integrate(|x| c * x * x, a, b)              #[ad::reverse] fn __ad_closure_outer_0(x: f64, c: f64) -> f64 { c * x * x }
+//! integrate(|x| c * x * x, a, b)              #[revad::reverse] fn __ad_closure_outer_0(x: f64, c: f64) -> f64 { c * x * x }
 //!                                             struct __AdClosure_outer_0<'a> { v0: f64, a0: &'a Cell<f64>, t0: f64, .. }
 //!                                             impl ReverseFunction1<f64> for __AdClosure_outer_0<'_> { .. }
 //! // In the reverse sweep of the caller:
@@ -118,7 +118,7 @@ impl Impl {
             let tr = format_ident!("Function{}", n);
             quote! {
                 #attrs
-                #header ::ad::__private::#tr<#t> for #target {
+                #header ::revad::__private::#tr<#t> for #target {
                     #[inline]
                     fn call(__f: &Self, #(#xs: #t),*) -> #t {
                         #function(#(#xs,)* #(#values),*)
@@ -130,17 +130,17 @@ impl Impl {
             let tr = format_ident!("ReverseFunction{}", n);
             quote! {
                 #attrs
-                #header ::ad::__private::#tr<#t> for #target {
+                #header ::revad::__private::#tr<#t> for #target {
                     #[inline]
-                    fn __ad_fwd_call(__f: &Self, #(#xs: #t,)* #stack: &mut ::ad::__private::ValueStack) -> #t {
+                    fn __ad_fwd_call(__f: &Self, #(#xs: #t,)* #stack: &mut ::revad::__private::ValueStack) -> #t {
                         #function::fwd(#(#xs,)* #(#values,)* #stack)
                     }
                     #[inline]
-                    fn __ad_rev_call<__K, #(#sts: ::ad::__private::ScalarSink<#t>),*>(
+                    fn __ad_rev_call<__K, #(#sts: ::revad::__private::ScalarSink<#t>),*>(
                         __f: &Self,
                         #(#xs: #t,)*
                         #seed: #t,
-                        #stack: &mut ::ad::__private::ValueStack,
+                        #stack: &mut ::revad::__private::ValueStack,
                         _: __K,
                         #(#ss: #sts),*
                     ) {
@@ -153,7 +153,7 @@ impl Impl {
             let tr = format_ident!("ForwardFunction{}", n);
             quote! {
                 #attrs
-                #header ::ad::__private::#tr<#t> for #target {
+                #header ::revad::__private::#tr<#t> for #target {
                     #[inline]
                     fn __ad_jvp_call<__K>(__f: &Self, #(#xs: #t,)* _: __K, #(#ts: #t),*) -> (#t, #t) {
                         #function::jvp(#(#xs,)* #(#values,)* #(#ts,)* #(#tangents),*)
@@ -184,11 +184,11 @@ fn field(prefix: &str, k: usize) -> syn::Ident {
 
 fn zero(float: FloatTy) -> TokenStream {
     let t = float.ident();
-    quote!(<#t as ::ad::Float>::ZERO)
+    quote!(<#t as ::revad::Float>::ZERO)
 }
 
-/// The items of every closure `body` lifts: the hidden function (with `#[ad::reverse]` and,
-/// with `forward`, `#[ad::forward]`; with `forward` alone only the latter) and the struct
+/// The items of every closure `body` lifts: the hidden function (with `#[revad::reverse]` and,
+/// with `forward`, `#[revad::forward]`; with `forward` alone only the latter) and the struct
 /// that implements the runtime's function traits. `generics` are the caller's float type
 /// parameters.
 pub(crate) fn items(
@@ -207,10 +207,11 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
     let (function, object) = (&h.function, &h.object);
     let float = h.float.ident();
     let names: Vec<syn::Ident> = generics.iter().map(|g| g.ident()).collect();
-    let bounded = quote!(#(#names: ::ad::Float),*);
+    let bounded = quote!(#(#names: ::revad::Float),*);
     let attrs = {
-        let r = reverse.then(|| quote!(#[::ad::reverse]));
-        let f = forward.then(|| quote!(#[::ad::forward]));
+        // `crate = ::revad` becomes the user's path with the rest (`krate`).
+        let r = reverse.then(|| quote!(#[::revad::reverse(crate = ::revad)]));
+        let f = forward.then(|| quote!(#[::revad::forward(crate = ::revad)]));
         quote!(#r #f)
     };
     let params = h.params.iter().map(|(p, ty)| quote!(#p: #ty));
@@ -266,8 +267,8 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
             }
             CaptureKind::Other(ty) => {
                 fields.push(quote!(#v: #ty));
-                sinks.push(quote!(::ad::__private::Discard));
-                tangents.push(quote!(::ad::Zero));
+                sinks.push(quote!(::revad::__private::Discard));
+                tangents.push(quote!(::revad::Zero));
             }
         }
         values.push(quote!(__f.#v));
@@ -360,7 +361,7 @@ pub(super) fn call(
                             let sink = &args[n + 2 + i];
                             after.push(quote! {{
                                 let mut __sink = #sink;
-                                ::ad::__private::ScalarSink::add(&mut __sink, #cell.get());
+                                ::revad::__private::ScalarSink::add(&mut __sink, #cell.get());
                             }});
                             (quote!(&#cell), z.clone())
                         }
@@ -380,16 +381,16 @@ pub(super) fn call(
                             );
                             let f = f.ident();
                             before.push(quote! {
-                                let #cells = ::ad::__private::zero_cells::<#f>(
+                                let #cells = ::revad::__private::zero_cells::<#f>(
                                     <[#f]>::len(#value),
                                 );
                             });
                             let sink = &args[n + 2 + i];
                             after.push(quote! {{
                                 let mut __sink = #sink;
-                                ::ad::__private::ArraySink::add_all(
+                                ::revad::__private::ArraySink::add_all(
                                     &mut __sink,
-                                    &::ad::__private::cell_values(&#cells),
+                                    &::revad::__private::cell_values(&#cells),
                                 );
                             }});
                             (quote!(&#cells[..]), quote!(&[]))
@@ -439,13 +440,13 @@ pub(super) fn call(
             let mut a = own;
             a.push(args[n].clone());
             a.push(args[n + 1].clone());
-            let sinks = insert(real(&args[n + 2..]), &|_| quote!(::ad::__private::Discard));
+            let sinks = insert(real(&args[n + 2..]), &|_| quote!(::revad::__private::Discard));
             a.extend(sinks);
             a
         }
         Which::Jvp => {
             let mut a = own;
-            a.extend(insert(real(&args[n..]), &|_| quote!(::ad::Zero)));
+            a.extend(insert(real(&args[n..]), &|_| quote!(::revad::Zero)));
             a
         }
     };

@@ -1,17 +1,17 @@
-//! What a float type parameter of the function (`fn f<T: ad::Float>`) changes in the code
+//! What a float type parameter of the function (`fn f<T: revad::Float>`) changes in the code
 //! generated: `T` has no literals, so where code over `f64` has `0.0`, code over `T` has
-//! `<T as ::ad::Float>::ZERO`.
+//! `<T as ::revad::Float>::ZERO`.
 //!
 //! ```text
 //! // over f64                         // over T
-//! let mut __adj_x = 0.0_f64;          let mut __adj_x = <T as ::ad::Float>::ZERO;
-//! __adj_acc = 0.0;                    __adj_acc = <T as ::ad::Float>::ZERO;
-//! let __acc0: f64 = -0.0;             let __acc0: T = -<T as ::ad::Float>::ZERO;
-//! f64::powf(2.0, x)                   <T as ::ad::Float>::powf(c, x)
+//! let mut __adj_x = 0.0_f64;          let mut __adj_x = <T as ::revad::Float>::ZERO;
+//! __adj_acc = 0.0;                    __adj_acc = <T as ::revad::Float>::ZERO;
+//! let __acc0: f64 = -0.0;             let __acc0: T = -<T as ::revad::Float>::ZERO;
+//! f64::powf(2.0, x)                   <T as ::revad::Float>::powf(c, x)
 //! ```
 //!
 //! Nothing here assumes that `T` is a primitive (no `as T`, no literal of type `T`): the next
-//! implementor of `ad::Float` is a dual number.
+//! implementor of `revad::Float` is a dual number.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -20,7 +20,7 @@ use super::shared::Emitter;
 use crate::ir::{FloatTy, Operand, VarId};
 
 /// A zero whose type rustc infers from its use: `0.0` for a primitive (an adjoint reset,
-/// `__adj_x = 0.0;`), `<T as ::ad::Float>::ZERO` for a type parameter, which has no literals.
+/// `__adj_x = 0.0;`), `<T as ::revad::Float>::ZERO` for a type parameter, which has no literals.
 pub(super) fn zero_untyped(t: FloatTy) -> TokenStream {
     match t {
         FloatTy::Generic(_) => constant(t, "ZERO"),
@@ -28,7 +28,7 @@ pub(super) fn zero_untyped(t: FloatTy) -> TokenStream {
     }
 }
 
-/// `<T as ::ad::Float>::NAME` for the type parameter `t`.
+/// `<T as ::revad::Float>::NAME` for the type parameter `t`.
 pub(super) fn constant(t: FloatTy, name: &str) -> TokenStream {
     let t = t.qualifier();
     let name = syn::Ident::new(name, Span::call_site());
@@ -36,7 +36,7 @@ pub(super) fn constant(t: FloatTy, name: &str) -> TokenStream {
 }
 
 /// The float literal `tokens` (`0.0`, `-0.0`, `1.0`, `0.5`) as a value of the type parameter
-/// `t`: `<T as ::ad::Float>::ZERO`, `-<T as ::ad::Float>::ZERO`, `..::ONE`,
+/// `t`: `<T as ::revad::Float>::ZERO`, `-<T as ::revad::Float>::ZERO`, `..::ONE`,
 /// `..::from_f64(0.5)`. Anything else is kept as written.
 fn literal(tokens: &TokenStream, t: FloatTy) -> TokenStream {
     match syn::parse2::<syn::Expr>(tokens.clone()) {
@@ -66,7 +66,7 @@ fn literal(tokens: &TokenStream, t: FloatTy) -> TokenStream {
 impl Emitter<'_> {
     /// An operand that is a value (or the elements) of `v`: as [`Emitter::op`], except for a
     /// float literal lowering made (the `0.0` a `return` slot or a sum starts from) where `v`
-    /// has a type parameter for its type, which has no literals: `<T as ::ad::Float>::ZERO`.
+    /// has a type parameter for its type, which has no literals: `<T as ::revad::Float>::ZERO`.
     pub(super) fn op_typed(&self, op: &Operand, v: VarId) -> TokenStream {
         let t = self.float_of(v);
         match op {

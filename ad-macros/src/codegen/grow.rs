@@ -103,7 +103,7 @@ impl Emitter<'_> {
         let adj = &self.adj[vec];
         match op {
             VecOp::Push(a) => {
-                self.to_adjoint_of(a, quote!(::ad::__private::vec_pop_adjoint(&mut #adj)))
+                self.to_adjoint_of(a, quote!(::revad::__private::vec_pop_adjoint(&mut #adj)))
             }
             VecOp::Insert(i, a) => {
                 let i = self.op(i);
@@ -113,24 +113,24 @@ impl Emitter<'_> {
                 let old = &self.body.vars[*old].name;
                 self.to_adjoint_of(
                     value,
-                    quote!(::ad::__private::vec_restore_len(&mut #adj, #old)),
+                    quote!(::revad::__private::vec_restore_len(&mut #adj, #old)),
                 )
             }
             VecOp::Shrink { old, .. } => {
                 let old = &self.body.vars[*old].name;
-                quote!(::ad::__private::vec_restore_len(&mut #adj, #old);)
+                quote!(::revad::__private::vec_restore_len(&mut #adj, #old);)
             }
             VecOp::Extend { src, old } => {
                 let old = &self.body.vars[*old].name;
                 if !self.plan.active(*src) {
-                    return quote!(::ad::__private::vec_restore_len(&mut #adj, #old););
+                    return quote!(::revad::__private::vec_restore_len(&mut #adj, #old););
                 }
                 if self.is_sink(*src) {
-                    let tail = quote!(::ad::__private::vec_split_tail(&mut #adj, #old));
+                    let tail = quote!(::revad::__private::vec_split_tail(&mut #adj, #old));
                     return self.contrib(&Operand::Var(*src), tail, false);
                 }
                 let src_adj = &self.adj[*src];
-                quote!(::ad::__private::vec_unextend(&mut #adj, #old, &mut #src_adj[..]);)
+                quote!(::revad::__private::vec_unextend(&mut #adj, #old, &mut #src_adj[..]);)
             }
             VecOp::Swap(i, j) => {
                 let (i, j) = (self.op(i), self.op(j));

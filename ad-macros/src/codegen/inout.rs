@@ -1,13 +1,13 @@
-//! `&f64` and `&mut` float parameters in the generated functions (`ad::__private::InOut`).
+//! `&f64` and `&mut` float parameters in the generated functions (`revad::__private::InOut`).
 //!
 //! ```text
 //! fn f_vjp(x: &f64, s: &mut [f64], __seed: f64, __seed_s: Vec<f64>) -> (f64, (f64, Vec<f64>)) {
 //!     let x: f64 = *x;                                   // prologue: `&f64` is its value
 //!     let __ad_mut_s = s;
-//!     let s = ::ad::__private::InOut::entry(&*__ad_mut_s);   // `s` on entry (an input)
+//!     let s = ::revad::__private::InOut::entry(&*__ad_mut_s);   // `s` on entry (an input)
 //!     let mut s_1 = s.clone();                           // the body's copy (lowering)
 //!     ..forward sweep..
-//!     ::ad::__private::InOut::write_back(&mut *__ad_mut_s, &s_1);   // `s` on return
+//!     ::revad::__private::InOut::write_back(&mut *__ad_mut_s, &s_1);   // `s` on return
 //!     ..seeds: the output's, then `__seed_s` into the adjoint of `s_1`..
 //!     ..reverse sweep..
 //!     (value, (__adj_x, __adj_s))                        // `s`'s adjoint is on entry
@@ -50,8 +50,8 @@ pub(super) fn prologue(sig: &Signature, body: &Body) -> TokenStream {
             (Passing::MutRef, kind) if !p.rejected => {
                 let reference = reference(ident);
                 let entry = match kind {
-                    ParamKind::Aggregate { .. } => quote!(::ad::__private::AggInOut::entry),
-                    _ => quote!(::ad::__private::InOut::entry),
+                    ParamKind::Aggregate { .. } => quote!(::revad::__private::AggInOut::entry),
+                    _ => quote!(::revad::__private::InOut::entry),
                 };
                 out.extend(quote! {
                     let #reference = #ident;
@@ -72,9 +72,9 @@ pub(super) fn write_backs(sig: &Signature, body: &Body) -> TokenStream {
         let copy = &body.vars[w.var].name;
         match param.kind {
             ParamKind::Aggregate { .. } => {
-                quote!(::ad::__private::AggInOut::write_back(&mut *#reference, &#copy);)
+                quote!(::revad::__private::AggInOut::write_back(&mut *#reference, &#copy);)
             }
-            _ => quote!(::ad::__private::InOut::write_back(&mut *#reference, &#copy);),
+            _ => quote!(::revad::__private::InOut::write_back(&mut *#reference, &#copy);),
         }
     });
     quote!(#(#writes)*)
@@ -97,7 +97,7 @@ pub(super) fn cps_write_backs(sig: &Signature, body: &Body) -> [TokenStream; 3] 
         );
         out[2].extend(quote! {
             if let ::core::option::Option::Some(__ad_v) = #slot.take() {
-                ::ad::__private::InOut::write_back(&mut *#reference, &__ad_v);
+                ::revad::__private::InOut::write_back(&mut *#reference, &__ad_v);
             }
         });
     }
@@ -141,7 +141,7 @@ pub(super) fn rev_prologue(sig: &Signature, body: &Body) -> TokenStream {
                     quote!(let #name: [#t; #len] = #stack.pop_array::<#t, { #len }>();)
                 }
                 ParamKind::Aggregate { ty } => quote! {
-                    let #name = #stack.pop_any::<<#ty as ::ad::__private::AggInOut>::Owned>();
+                    let #name = #stack.pop_any::<<#ty as ::revad::__private::AggInOut>::Owned>();
                 },
                 _ => {
                     let t = p.kind.elem().ident();
@@ -197,9 +197,9 @@ pub(super) fn rev_seeds(sig: &Signature) -> Vec<TokenStream> {
         .map(|(i, p)| {
             let sink = sink(i);
             match &p.kind {
-                ParamKind::Scalar(_) => quote!(::ad::__private::ScalarInOut::seed(&#sink)),
+                ParamKind::Scalar(_) => quote!(::revad::__private::ScalarInOut::seed(&#sink)),
                 ParamKind::Aggregate { .. } => quote!((*#sink)),
-                _ => quote!(::ad::__private::ArrayInOut::seed(&#sink)),
+                _ => quote!(::revad::__private::ArrayInOut::seed(&#sink)),
             }
         })
         .collect()
@@ -242,18 +242,18 @@ impl Emitter<'_> {
                 // before it.)
                 (ParamKind::Aggregate { .. }, true) => quote!(*#sink = #adj;),
                 (ParamKind::Aggregate { .. }, false) => {
-                    quote!(*#sink = ::ad::__private::zeros_like(&#name);)
+                    quote!(*#sink = ::revad::__private::zeros_like(&#name);)
                 }
                 (ParamKind::Scalar(_), true) => {
-                    quote!(::ad::__private::ScalarInOut::set(&mut #sink, #adj);)
+                    quote!(::revad::__private::ScalarInOut::set(&mut #sink, #adj);)
                 }
                 (ParamKind::Scalar(t), false) => {
                     let zero = super::shared::zero(*t);
-                    quote!(::ad::__private::ScalarInOut::set(&mut #sink, #zero);)
+                    quote!(::revad::__private::ScalarInOut::set(&mut #sink, #zero);)
                 }
-                (_, true) => quote!(::ad::__private::ArrayInOut::set(&mut #sink, &#adj[..]);),
+                (_, true) => quote!(::revad::__private::ArrayInOut::set(&mut #sink, &#adj[..]);),
                 (_, false) => quote! {
-                    ::ad::__private::ArrayInOut::set(&mut #sink, &::ad::__private::zeros_like(&#name)[..]);
+                    ::revad::__private::ArrayInOut::set(&mut #sink, &::revad::__private::zeros_like(&#name)[..]);
                 },
             });
         }
@@ -287,7 +287,7 @@ impl Emitter<'_> {
             };
             let add = self.contrib(&Operand::Var(v), seed.clone(), false);
             out.extend(quote! {
-                if ::ad::__private::output_seed(#function, #param, &#seed[..], #len) {
+                if ::revad::__private::output_seed(#function, #param, &#seed[..], #len) {
                     #add
                 }
             });

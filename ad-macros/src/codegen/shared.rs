@@ -6,7 +6,7 @@
 //! // forward              reverse
 //! let v = a * b;          __adj_a += __adj_v * b;   __adj_b += __adj_v * a;
 //! let v = a / b;          __adj_a += __adj_v / b;   __adj_b -= __adj_v * v / b;
-//! let v = a.sin();        __adj_a += __adj_v * ::ad::__private::rules::d_sin(a);
+//! let v = a.sin();        __adj_a += __adj_v * ::revad::__private::rules::d_sin(a);
 //! let v = w[i];           __adj_w[i] += __adj_v;
 //! ```
 //!
@@ -33,7 +33,7 @@ pub(super) struct Emitter<'a> {
     /// that are never assigned, are the caller's sinks.
     pub split: bool,
     /// Emitting the back parts of the CPS backend: adjoints are the cells of
-    /// `ad::cps::NumR` values (`__ad_cN.add(..)`), not locals.
+    /// `revad::cps::NumR` values (`__ad_cN.add(..)`), not locals.
     pub cps: bool,
     /// The name of each variable's adjoint (`__adj_x`), by [`VarId`].
     pub adj: Vec<syn::Ident>,
@@ -86,7 +86,7 @@ pub(super) fn derived_names(body: &Body, prefix: &str) -> Vec<syn::Ident> {
         .collect()
 }
 
-/// The literal `1.0_f64` (or `_f32`, or `<T as ::ad::Float>::ONE`): the seed of `NAME_grad`.
+/// The literal `1.0_f64` (or `_f32`, or `<T as ::revad::Float>::ONE`): the seed of `NAME_grad`.
 pub(super) fn one(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "1.0_f64",
@@ -101,7 +101,7 @@ pub(super) fn stack() -> syn::Ident {
     crate::ir::names::generated("stack")
 }
 
-/// The literal `0.0_f64` (or `_f32`, or `<T as ::ad::Float>::ZERO`).
+/// The literal `0.0_f64` (or `_f32`, or `<T as ::revad::Float>::ZERO`).
 pub(super) fn zero(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "0.0_f64",
@@ -247,8 +247,8 @@ impl Emitter<'_> {
                         && param.passing != crate::parse::Passing::MutRef
                 });
                 match reference {
-                    true => quote!(::ad::__private::AggInOut::entry(#name)),
-                    false => quote!(::ad::__private::AggInOut::entry(&#name)),
+                    true => quote!(::revad::__private::AggInOut::entry(#name)),
+                    false => quote!(::revad::__private::AggInOut::entry(&#name)),
                 }
             }
             // A copy of an array is a clone (a `Vec` would otherwise move).
@@ -364,7 +364,7 @@ impl Emitter<'_> {
                         // The callee may return another precision than the macro assumed.
                         Ty::Float(Some(t)) => {
                             let t = t.ident();
-                            quote_spanned!(callee.span=> ::ad::__private::expect_result::<#t, _>(#call))
+                            quote_spanned!(callee.span=> ::revad::__private::expect_result::<#t, _>(#call))
                         }
                         _ => call,
                     }
@@ -423,7 +423,7 @@ impl Emitter<'_> {
                             continue;
                         }
                         let (a, b) = (v(0), v(1));
-                        let d = quote!(::ad::__private::rules::d_rem(#a, #b).1);
+                        let d = quote!(::revad::__private::rules::d_rem(#a, #b).1);
                         (quote!(#adj * #d), false)
                     }
                     Scale::Cast => {
@@ -464,11 +464,11 @@ impl Emitter<'_> {
                 return match index.single() {
                     Some(index) if self.is_sink(*array) && !self.is_aggregate(*array) => {
                         let index = self.op(index);
-                        quote!(::ad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
+                        quote!(::revad::__private::ArraySink::add_at(&mut #array_adj, #index, #adj);)
                     }
                     _ if self.is_aggregate(out) => {
                         let place = self.adj_place(*array, index);
-                        quote!(::ad::__private::Accumulate::accumulate(&mut #place, &#adj);)
+                        quote!(::revad::__private::Accumulate::accumulate(&mut #place, &#adj);)
                     }
                     _ => {
                         let place = self.adj_place(*array, index);
@@ -578,15 +578,15 @@ impl Emitter<'_> {
             match (self.plan.active(v), var.ty.is_array()) {
                 (true, true) => {
                     let adj = &self.adj[v];
-                    quote!(::ad::__private::seed_for(#adj))
+                    quote!(::revad::__private::seed_for(#adj))
                 }
                 (true, false) => {
                     let adj = &self.adj[v];
-                    quote!(::ad::__private::seed_for(#adj))
+                    quote!(::revad::__private::seed_for(#adj))
                 }
                 (false, true) => {
                     let name = &var.name;
-                    quote!(::ad::__private::zeros_like(&#name))
+                    quote!(::revad::__private::zeros_like(&#name))
                 }
                 (false, false) => quote!(::core::default::Default::default()),
             }
@@ -614,7 +614,7 @@ impl Emitter<'_> {
     }
 
     /// The call of an intrinsic's partial function from the rule table, on the values it
-    /// reads: `::ad::__private::rules::d_sin(x)`.
+    /// reads: `::revad::__private::rules::d_sin(x)`.
     pub(super) fn rule_call(
         &self,
         out: VarId,
@@ -635,7 +635,7 @@ impl Emitter<'_> {
         if rule.reads_output {
             inputs.push(self.body.vars[out].name.to_token_stream());
         }
-        quote!(::ad::__private::rules::#function(#(#inputs),*))
+        quote!(::revad::__private::rules::#function(#(#inputs),*))
     }
 
     /// The contributions of one statement. Those to an adjoint declared at this statement
@@ -696,8 +696,8 @@ impl Emitter<'_> {
     /// ```text
     /// let __adj_a = expr;     // the only contribution to a (AdjDecl::AtSite)
     /// __adj_a += expr;        // otherwise
-    /// ::ad::__private::add_assign(&mut __adj_h, &expr);   // arrays
-    /// ::ad::__private::ScalarSink::add(&mut __adj_x, expr);  // the caller's sink
+    /// ::revad::__private::add_assign(&mut __adj_h, &expr);   // arrays
+    /// ::revad::__private::ScalarSink::add(&mut __adj_x, expr);  // the caller's sink
     /// ```
     pub(super) fn contrib(&self, target: &Operand, expr: TokenStream, negate: bool) -> TokenStream {
         let Operand::Var(v) = target else {
@@ -722,17 +722,17 @@ impl Emitter<'_> {
         if self.is_aggregate(*v) {
             let expr = if negate { quote!(-(#expr)) } else { expr };
             let adj = self.agg_adj_mut(*v);
-            return quote!(::ad::__private::Accumulate::accumulate(#adj, &#expr););
+            return quote!(::revad::__private::Accumulate::accumulate(#adj, &#expr););
         }
         if self.is_sink(*v) && !self.body.vars[*v].ty.is_array() {
             let expr = if negate { quote!(-(#expr)) } else { expr };
-            return quote!(::ad::__private::ScalarSink::add(&mut #adj, #expr););
+            return quote!(::revad::__private::ScalarSink::add(&mut #adj, #expr););
         }
         if self.is_sink(*v) {
-            return quote!(::ad::__private::ArraySink::add_all(&mut #adj, &#expr););
+            return quote!(::revad::__private::ArraySink::add_all(&mut #adj, &#expr););
         }
         if self.body.vars[*v].ty.is_array() {
-            return quote!(::ad::__private::add_assign(&mut #adj, &#expr););
+            return quote!(::revad::__private::add_assign(&mut #adj, &#expr););
         }
         match (self.plan.adj[*v], negate) {
             (AdjDecl::AtSite, false) => quote!(let #adj = #expr;),
@@ -818,7 +818,7 @@ impl Emitter<'_> {
                             let place = place(false);
                             quote!(&#place)
                         }
-                        (true, false) => quote!(::ad::__private::passed_mut()),
+                        (true, false) => quote!(::revad::__private::passed_mut()),
                         (false, _) => {
                             let place = place(true);
                             quote!(&mut #place)
@@ -881,18 +881,18 @@ impl Emitter<'_> {
                 None => quote!(#local),
             };
             return (
-                quote!(let mut #local = ::ad::__private::zeros_like(&#name);),
+                quote!(let mut #local = ::revad::__private::zeros_like(&#name);),
                 quote!(&mut #place),
                 {
                     let adj = self.agg_adj_mut(v);
-                    quote!(::ad::__private::Accumulate::accumulate(#adj, &#local);)
+                    quote!(::revad::__private::Accumulate::accumulate(#adj, &#local);)
                 },
             );
         }
         if !var.ty.is_array() {
             let zero = zero(self.float_of(v));
             let add = if self.is_sink(v) {
-                quote!(::ad::__private::ScalarSink::add(&mut #adj, #local);)
+                quote!(::revad::__private::ScalarSink::add(&mut #adj, #local);)
             } else {
                 quote!(#adj += #local;)
             };
@@ -902,14 +902,14 @@ impl Emitter<'_> {
         // caller's sink.
         let (shape, add) = if self.is_sink(v) {
             let name = &var.name;
-            let add = quote!(::ad::__private::ArraySink::add_all(&mut #adj, &#local[..]););
+            let add = quote!(::revad::__private::ArraySink::add_all(&mut #adj, &#local[..]););
             (quote!(#name), add)
         } else {
-            let add = quote!(::ad::__private::add_assign(&mut #adj[..], &#local[..]););
+            let add = quote!(::revad::__private::add_assign(&mut #adj[..], &#local[..]););
             (quote!(#adj), add)
         };
         (
-            quote!(let mut #local = ::ad::__private::zeros_like(&#shape);),
+            quote!(let mut #local = ::revad::__private::zeros_like(&#shape);),
             quote!(&mut #local[..]),
             add,
         )
@@ -969,7 +969,7 @@ impl Emitter<'_> {
             if let Some(slot) = args.get_mut(k) {
                 *slot = quote! {{
                     let __f = &#name;
-                    move |#(#xs: #float),*| ::ad::__private::#function::call(__f, #(#xs),*)
+                    move |#(#xs: #float),*| ::revad::__private::#function::call(__f, #(#xs),*)
                 }};
             }
         }
@@ -1040,9 +1040,9 @@ impl Emitter<'_> {
             None => (quote!(#name), quote!(#adj)),
         };
         (
-            quote!(let mut #local = ::ad::__private::zeros_like(&#value);),
+            quote!(let mut #local = ::revad::__private::zeros_like(&#value);),
             quote!(&mut #local),
-            quote!(::ad::__private::Accumulate::accumulate(&mut #adj, &#local);),
+            quote!(::revad::__private::Accumulate::accumulate(&mut #adj, &#local);),
         )
     }
 
@@ -1057,7 +1057,7 @@ impl Emitter<'_> {
             }
             let name = &self.body.vars[*v].name;
             let place = self.place(quote!(#name), path, false, false);
-            return quote!(&mut ::ad::__private::zeros_like(&#place));
+            return quote!(&mut ::revad::__private::zeros_like(&#place));
         }
         match arg {
             Operand::Var(v) if self.plan.active(*v) => {
@@ -1065,9 +1065,9 @@ impl Emitter<'_> {
                 if self.is_aggregate(*v) {
                     self.agg_adj_mut(*v)
                 } else if self.is_sink(*v) && self.body.vars[*v].ty.is_array() {
-                    quote!(::ad::__private::ArraySink::reborrow(&mut #adj))
+                    quote!(::revad::__private::ArraySink::reborrow(&mut #adj))
                 } else if self.is_sink(*v) {
-                    quote!(::ad::__private::ScalarSink::reborrow(&mut #adj))
+                    quote!(::revad::__private::ScalarSink::reborrow(&mut #adj))
                 } else if self.body.vars[*v].ty.is_array() {
                     quote!(&mut #adj[..])
                 } else {
@@ -1077,9 +1077,9 @@ impl Emitter<'_> {
             // An aggregate's sink is its adjoint: one the callee adds into and nobody reads.
             Operand::Var(v) if self.is_aggregate(*v) => {
                 let name = &self.body.vars[*v].name;
-                quote!(&mut ::ad::__private::zeros_like(&#name))
+                quote!(&mut ::revad::__private::zeros_like(&#name))
             }
-            _ => quote!(::ad::__private::Discard),
+            _ => quote!(::revad::__private::Discard),
         }
     }
 }

@@ -54,7 +54,7 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     for (id, var) in body.vars.iter().enumerate() {
         if let Some(p) = var.param {
             // A function argument varies with the variables it captures (whatever `wrt`
-            // says): its calls carry their derivatives (`ad_runtime::function`).
+            // says): its calls carry their derivatives (`revad_runtime::function`).
             varied[id] = sig.params[p].active || sig.params[p].function.is_some();
         }
     }

@@ -15,7 +15,7 @@
 //! The analyses (`activity`, `snapshot`, `plan`) annotate it; codegen reads it and never looks
 //! at the `syn` body again.
 //!
-//! To see it: `AD_IR=path/to/file.rs cargo test -p ad-macros ir_file -- --nocapture` prints
+//! To see it: `AD_IR=path/to/file.rs cargo test -p revad-macros ir_file -- --nocapture` prints
 //! the IR of every `#[reverse]` function of a file (`print` documents the format), and
 //! `ad-macros/tests/expand/NAME.ir` holds the IR of the fixtures (snapshot tests).
 //!
@@ -112,7 +112,7 @@ pub(crate) type VarId = usize;
 pub(crate) type BlockId = usize;
 
 /// Precision of a float value: a primitive, or a type parameter of the function bounded by
-/// `ad::Float` (`fn f<T: Float>(x: T)`), which rustc instantiates with either.
+/// `revad::Float` (`fn f<T: Float>(x: T)`), which rustc instantiates with either.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum FloatTy {
     F32,
@@ -161,17 +161,17 @@ impl FloatTy {
     }
 
     /// The type as the qualifier of an associated function: `f64` (`f64::powf(2.0, x)`), or
-    /// `<T as ::ad::Float>` (`<T as ::ad::Float>::powf(c, x)`), which names the trait's
+    /// `<T as ::revad::Float>` (`<T as ::revad::Float>::powf(c, x)`), which names the trait's
     /// method even where another bound of `T` has a method of the same name.
     pub(crate) fn qualifier(self) -> TokenStream {
         let ident = self.ident();
         match self {
             FloatTy::F32 | FloatTy::F64 => quote::quote!(#ident),
-            FloatTy::Generic(_) => quote::quote!(<#ident as ::ad::Float>),
+            FloatTy::Generic(_) => quote::quote!(<#ident as ::revad::Float>),
         }
     }
 
-    /// Whether this is a type parameter: its constants are `<T as ::ad::Float>::ZERO` and
+    /// Whether this is a type parameter: its constants are `<T as ::revad::Float>::ZERO` and
     /// the like, never literals.
     pub(crate) fn is_generic(self) -> bool {
         matches!(self, FloatTy::Generic(_))
@@ -215,7 +215,7 @@ pub(crate) struct ArrayInfo {
     /// An aggregate: a user struct, a nested container, a tuple (a parameter of
     /// [`crate::parse::ParamKind::Aggregate`], a struct literal, a call's result). Its floats
     /// are reached by [`Path`]s whose types rustc knows and the macro does not (`elem` is
-    /// `None`); its adjoint is `<T as ad::Adjoint>::Adj`, built by `zeros_like` and added
+    /// `None`); its adjoint is `<T as revad::Adjoint>::Adj`, built by `zeros_like` and added
     /// with `Adjoint::accumulate`.
     pub agg: bool,
 }
@@ -372,7 +372,7 @@ pub(crate) enum Rhs {
     Pop(VarId),
     /// `let v = w.remove(i);`: writes `w`.
     Remove(VarId, Operand),
-    /// `let v = g(a, b);` where `g` has a derivative (`#[reverse]` or `#[ad::derivative]`).
+    /// `let v = g(a, b);` where `g` has a derivative (`#[reverse]` or `#[revad::derivative]`).
     /// `v` is a scalar, an array, or (for a call destructured by `let (a, b) = g(..)`) the
     /// tuple whose parts are the [`Rhs::Part`]s listed in [`Call::parts`].
     Call(Call),
@@ -422,7 +422,7 @@ pub(crate) struct Variant {
     /// The field (`0`, `w`).
     pub field: syn::Member,
     /// The local alias of the enum's adjoint type (`type __AdjShape = <Shape as
-    /// ::ad::Adjoint>::Adj;`, declared by codegen from [`Body::enums`]): a pattern cannot
+    /// ::revad::Adjoint>::Adj;`, declared by codegen from [`Body::enums`]): a pattern cannot
     /// name a variant through a projection.
     pub alias: Ident,
 }

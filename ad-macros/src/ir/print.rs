@@ -629,7 +629,7 @@ fn space_between(prev: &Piece, next: &Piece) -> bool {
 mod snapshots {
     //! IR snapshots: the lowered IR of every `#[reverse]` function of `tests/expand/NAME.rs`
     //! (after `types::resolve`, with the activity of `NAME_vjp` marked `*`) must equal
-    //! `tests/expand/NAME.ir`. `AD_SNAPSHOTS=overwrite cargo test -p ad-macros` rewrites the
+    //! `tests/expand/NAME.ir`. `AD_SNAPSHOTS=overwrite cargo test -p revad-macros` rewrites the
     //! expected files; review the diff like code.
 
     use std::path::Path;
@@ -683,7 +683,7 @@ mod snapshots {
         );
     }
 
-    /// A tool, not a check: `AD_IR=path/to/file.rs cargo test -p ad-macros ir_file --
+    /// A tool, not a check: `AD_IR=path/to/file.rs cargo test -p revad-macros ir_file --
     /// --nocapture` prints the IR of the `#[reverse]` functions in that file.
     #[test]
     fn ir_file() {

@@ -18,16 +18,21 @@ pub(crate) struct Args {
     /// `hessian`: also `NAME_hvp`, `NAME_hessian` and `NAME_hessian_diag` (forward over
     /// reverse, on a generic copy of the function).
     pub hessian: bool,
-    /// `vector` (`#[ad::forward]` only): also `NAME_jvp_vec`, `N` tangents at once. The
+    /// `vector` (`#[revad::forward]` only): also `NAME_jvp_vec`, `N` tangents at once. The
     /// span of the argument, for errors.
     pub vector: Option<proc_macro2::Span>,
-    /// Where `cps` and `hessian` were written (for `#[ad::forward]`'s error about them).
+    /// Where `cps` and `hessian` were written (for `#[revad::forward]`'s error about them).
     pub reverse_only: Option<proc_macro2::Span>,
-    /// The hidden argument [`FORWARD_TOO`] that `#[ad::forward]`, expanded first, adds to the
+    /// The hidden argument [`FORWARD_TOO`] that `#[revad::forward]`, expanded first, adds to the
     /// `#[reverse]` of the same function: the closures `#[reverse]` lifts need forward
     /// derivatives too.
     pub forward_too: bool,
 }
+
+/// The error at `cps` when the crate is built without its feature `cps`.
+const NO_CPS_FEATURE: &str = "`#[reverse(cps)]` needs the feature `cps` of `revad`, which is off: \
+    `revad = { version = \"0.1\", features = [\"cps\"] }` in Cargo.toml (it builds the stack-growing \
+    crate `stacker`, which needs a C compiler); or remove `cps` to use the default backend";
 
 /// See [`Args::forward_too`].
 pub(crate) const FORWARD_TOO: &str = "__ad_forward_too";
@@ -74,6 +79,9 @@ impl Args {
                     if args.backend == Backend::Cps {
                         cx.error(path, "duplicate `cps` argument");
                     }
+                    if !cfg!(feature = "cps") {
+                        cx.error(path, NO_CPS_FEATURE);
+                    }
                     args.backend = Backend::Cps;
                     args.reverse_only = Some(syn::spanned::Spanned::span(path));
                 }
@@ -94,7 +102,7 @@ impl Args {
                 _ => cx.error(
                     meta.path(),
                     format!(
-                        "unknown argument `{}`; expected `wrt(...)`, `cps`, `hessian` or (for #[ad::forward]) `vector`",
+                        "unknown argument `{}`; expected `wrt(...)`, `cps`, `hessian` or (for #[revad::forward]) `vector`",
                         quote::ToTokens::to_token_stream(meta.path())
                             .to_string()
                             .replace(' ', "")
@@ -106,14 +114,14 @@ impl Args {
     }
 }
 
-/// The arguments of `#[ad::derivative(vjp = path, jvp = path)]`: the pullback, and the
+/// The arguments of `#[revad::derivative(vjp = path, jvp = path)]`: the pullback, and the
 /// optional forward rule.
 pub(crate) struct DerivativeArgs {
     pub vjp: Option<syn::Path>,
     pub jvp: Option<syn::Path>,
 }
 
-/// Parses `#[ad::derivative(..)]`'s arguments, reporting every problem.
+/// Parses `#[revad::derivative(..)]`'s arguments, reporting every problem.
 pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArgs {
     let mut args = DerivativeArgs {
         vjp: None,
@@ -162,7 +170,7 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
     if args.vjp.is_none() && metas.iter().all(known) {
         cx.error_at(
             proc_macro2::Span::call_site(),
-            "#[ad::derivative] needs the pullback: `#[ad::derivative(vjp = my_pullback)]`",
+            "#[revad::derivative] needs the pullback: `#[revad::derivative(vjp = my_pullback)]`",
         );
     }
     args

@@ -3,7 +3,7 @@
 //! A type parameter bounded by `Fn(floats..) -> float` is the type of a function argument.
 //! The primal keeps the bound; the generated companions replace it by the runtime's
 //! `ReverseFunctionN` (reverse mode) or `ForwardFunctionN` (forward mode), whose split
-//! companions a call `f(x)` in the body goes through (`ad_runtime::function`). An
+//! companions a call `f(x)` in the body goes through (`revad_runtime::function`). An
 //! `impl Fn(..) -> ..` parameter is first given a type parameter of its own, so that the
 //! companions can name it.
 
@@ -239,7 +239,7 @@ pub(crate) fn name_impl_fn_params(func: &mut syn::ItemFn) {
 }
 
 /// `func` with each `Fn(..) -> R` bound of `functions` replaced by the runtime trait of
-/// `mode` (`::ad::__private::ReverseFunction1<R>`), for the generated companions.
+/// `mode` (`::revad::__private::ReverseFunction1<R>`), for the generated companions.
 pub(crate) fn companion_fn(
     func: &syn::ItemFn,
     functions: &[FunctionType],
@@ -264,7 +264,7 @@ pub(crate) fn companion_fn(
             };
             let name = format_ident!("{}{}", kind, f.arity);
             let float = f.float.ident();
-            let new: TokenStream = quote!(::ad::__private::#name<#float>);
+            let new: TokenStream = quote!(::revad::__private::#name<#float>);
             for bound in bounds.iter_mut() {
                 let TypeParamBound::Trait(t) = bound else {
                     continue;

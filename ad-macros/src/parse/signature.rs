@@ -20,7 +20,7 @@ pub(crate) struct Signature {
     /// parameter of a generic function, else `f32` when every float parameter is `f32`, else
     /// `f64`.
     pub default_float: FloatTy,
-    /// The type parameters bounded by `ad::Float` (`fn f<T: Float>`): float types of the
+    /// The type parameters bounded by `revad::Float` (`fn f<T: Float>`): float types of the
     /// function, like `f64` and `f32`.
     pub generics: Vec<FloatTy>,
     /// A method or an associated function (it has a receiver, or its signature names
@@ -77,7 +77,7 @@ pub(crate) enum ParamKind {
     Slice { elem: FloatTy },
     /// A user type, a nested container (`Vec<Vec<f64>>`, `[[f64; 3]; 3]`, `&[Particle]`),
     /// a tuple, `self`: `ty` is the type of the value (without the reference). Its adjoint is
-    /// `<ty as ad::Adjoint>::Adj`, and the body reaches its floats by paths (`p.pos[0]`).
+    /// `<ty as revad::Adjoint>::Adj`, and the body reaches its floats by paths (`p.pos[0]`).
     Aggregate { ty: TokenStream },
     /// Integers, `bool`, `char`, strings, containers of these, function types: never
     /// differentiated.
@@ -113,7 +113,7 @@ impl ParamKind {
     }
 }
 
-/// `<ty as ::ad::Adjoint>::Adj`: the adjoint type of a user type or nested container.
+/// `<ty as ::revad::Adjoint>::Adj`: the adjoint type of a user type or nested container.
 /// Located at the type, so that a type without an adjoint is reported there. The adjoint of
 /// a reference is that of its target and does not depend on lifetimes: references inside the
 /// type get `'static` (a return type cannot elide them).
@@ -130,7 +130,7 @@ pub(crate) fn adjoint_of(ty: &TokenStream) -> TokenStream {
         }
         Err(_) => ty.clone(),
     };
-    quote::quote_spanned!(span=> <#ty as ::ad::Adjoint>::Adj)
+    quote::quote_spanned!(span=> <#ty as ::revad::Adjoint>::Adj)
 }
 
 /// Gives every reference in a type the lifetime `'static` (see `adjoint_of`).
@@ -361,7 +361,7 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
     }
 }
 
-/// The type parameters bounded by `ad::Float`, in the `<..>` list or in the `where` clause:
+/// The type parameters bounded by `revad::Float`, in the `<..>` list or in the `where` clause:
 /// float types of the function. Any other type parameter is an error: the macro could not
 /// tell whether its values carry derivatives.
 fn float_params(
@@ -408,14 +408,14 @@ fn float_params(
                 _ => None,
             });
             let found = match other {
-                Some(other) => format!("`{name}` is bounded by `{other}`, not by `ad::Float`"),
-                None => format!("`{name}` is not bounded by `ad::Float`"),
+                Some(other) => format!("`{name}` is bounded by `{other}`, not by `revad::Float`"),
+                None => format!("`{name}` is not bounded by `revad::Float`"),
             };
             cx.error(
                 param,
                 format!(
                     "#[reverse] differentiates generic functions over float types only, and \
-                     {found}; write `{name}: Float` (with `use ad::Float;`), or write the \
+                     {found}; write `{name}: Float` (with `use revad::Float;`), or write the \
                      function for a concrete type"
                 ),
             );
@@ -443,7 +443,8 @@ fn float_params(
     (floats, functions)
 }
 
-/// Whether `bound` is the library's float trait: `Float`, `ad::Float` or `::ad::Float` (not
+/// Whether `bound` is the library's float trait: `Float`, `revad::Float` or `::revad::Float`, or
+/// under the name the caller's manifest gives `revad` (not
 /// another crate's trait of that name, `num_traits::Float`, whose types the generated code
 /// could not use).
 fn is_float_bound(bound: &syn::TypeParamBound) -> bool {
@@ -458,7 +459,9 @@ fn is_float_bound(bound: &syn::TypeParamBound) -> bool {
     match segments.as_slice() {
         [last] => last.ident == "Float" && plain(last),
         [krate, last] => {
-            (krate.ident == "ad" || krate.ident == "ad_runtime")
+            (krate.ident == "revad"
+                || krate.ident == "revad_runtime"
+                || crate::krate::user_name().is_some_and(|name| krate.ident == name))
                 && last.ident == "Float"
                 && plain(krate)
                 && plain(last)
@@ -879,7 +882,7 @@ fn mark_active(
                         format!(
                             "`{name}` has type `{}`, which cannot be differentiated; `wrt` \
                              takes parameters that hold floats: `f64`, `f32`, arrays, slices and \
-                             `Vec`s of them, and types with `#[derive(ad::Adjoint)]`",
+                             `Vec`s of them, and types with `#[derive(revad::Adjoint)]`",
                             p.ty.to_token_stream()
                         ),
                     ),
@@ -945,7 +948,7 @@ mod tests {
     fn float_type_parameters() {
         // In the list, in a `where` clause, by path, beside other bounds and lifetimes.
         let sig = read(
-            parse_quote!(fn f<'a, T: Copy + Float, U>(x: T, w: &'a [U], v: &mut Vec<T>, a: [U; 2]) -> (T, [U; 2]) where U: ad::Float + Default),
+            parse_quote!(fn f<'a, T: Copy + Float, U>(x: T, w: &'a [U], v: &mut Vec<T>, a: [U; 2]) -> (T, [U; 2]) where U: revad::Float + Default),
             Args::default(),
         )
         .ok()

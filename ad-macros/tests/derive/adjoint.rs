@@ -1,7 +1,7 @@
-// Fixtures of `#[derive(ad::Adjoint)]`: each item's expansion is in `adjoint.expanded.rs`.
+// Fixtures of `#[derive(revad::Adjoint)]`: each item's expansion is in `adjoint.expanded.rs`.
 
 /// Active and inactive fields.
-#[derive(Clone, ad::Adjoint)]
+#[derive(Clone, revad::Adjoint)]
 pub struct Particle {
     pub pos: [f64; 3],
     pub vel: [f64; 3],
@@ -10,16 +10,16 @@ pub struct Particle {
 }
 
 /// A tuple struct, renamed.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 #[adjoint(name = PairGrad)]
 pub(crate) struct Pair(pub f64, Vec<f32>);
 
 /// A unit struct.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 struct Marker;
 
 /// Generic, with a lifetime and a `where` clause; `Vec<T>` is bounded once.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Layer<'a, T: Copy>
 where
     T: Default,
@@ -31,21 +31,21 @@ where
 }
 
 /// Recursive through `Self`.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct List {
     pub head: f64,
     pub tail: Option<Box<Self>>,
 }
 
 /// Generic and recursive: the recursive field has no bound.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub struct Tree<T> {
     pub value: T,
     pub kids: Vec<Tree<T>>,
 }
 
 /// An enum.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 pub enum Shape {
     Circle(f64),
     Rect { w: f64, h: f64 },
@@ -53,11 +53,11 @@ pub enum Shape {
 }
 
 /// An enum with one variant: no catch-all arms.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 enum One<T> {
     Only(Vec<T>),
 }
 
 /// An enum without variants.
-#[derive(ad::Adjoint)]
+#[derive(revad::Adjoint)]
 enum Never {}

@@ -1,7 +1,7 @@
 // Reads of a local array that nothing writes after them: the reverse sweep reads the array
 // again (`let __t5 = e[__j_2];` at the start of the reverse of the inner loop) instead of
 // storing each element read. Written after the reads, the elements read are stored.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn exp_then_read(q: &[f64], x: &[f64]) -> f64 {

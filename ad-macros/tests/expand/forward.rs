@@ -1,4 +1,4 @@
-// `#[ad::forward]`: the primal interleaved with its tangent code.
+// `#[revad::forward]`: the primal interleaved with its tangent code.
 
 #[forward]
 fn f(x: f64, y: f64) -> f64 {

@@ -4,7 +4,7 @@
 // accumulator's adjoint 1, then what it added is multiplied: in place, or through an adjoint
 // of its own for a variable the statements after the loop also read); not fused (the
 // accumulator feeds the loop).
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn dot(w: &[f64], x: &[f64]) -> f64 {

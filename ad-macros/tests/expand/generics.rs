@@ -1,4 +1,4 @@
-// Generic functions over `ad::Float`: `T` where the other fixtures say `f64`.
+// Generic functions over `revad::Float`: `T` where the other fixtures say `f64`.
 
 // A loop over a slice, constants from the trait, an intrinsic as a method.
 #[reverse]
@@ -14,7 +14,7 @@ fn poly<T: Float>(x: T, w: &[T]) -> T {
 #[reverse]
 fn branch<T>(x: T, k: i32) -> T
 where
-    T: ad::Float,
+    T: revad::Float,
 {
     let y = if x > T::ONE { x.powi(k) } else { x * T::from_i32(k) };
     y.max(T::ZERO)

@@ -1,6 +1,6 @@
 // Growing and reshaping float vectors: the adjoint of a `Vec` is as long as the `Vec` at each
 // point of the reverse sweep.
-use ad::reverse;
+use revad::reverse;
 
 #[reverse]
 fn buffer(x: &[f64]) -> f64 {

@@ -5,7 +5,7 @@
 //! derivative of each weight error.
 
 use super::Runner;
-use ad::reverse;
+use revad::reverse;
 use serde_json::{json, Value};
 
 /// Parameters of a camera: Rodrigues rotation (3), centre (3), focal length, principal point

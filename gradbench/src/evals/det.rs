@@ -21,7 +21,7 @@ pub struct Input {
 ///
 /// Expands along the minor's first row: Σⱼ ±a[row][j] · det(minor without row, column j), the
 /// sign alternating over the minor's columns.
-#[ad::reverse]
+#[revad::reverse]
 pub fn minor(a: &[f64], ell: usize, row: usize, removed: u64) -> f64 {
     if row + 1 == ell {
         // One column is left: the lowest bit not in `removed`.
@@ -45,7 +45,7 @@ pub fn minor(a: &[f64], ell: usize, row: usize, removed: u64) -> f64 {
 }
 
 /// The determinant of the ℓ × ℓ matrix `a` (row-major), ℓ ≤ 64.
-#[ad::reverse]
+#[revad::reverse]
 pub fn det(a: &[f64], ell: usize) -> f64 {
     minor(a, ell, 0, 0)
 }

@@ -192,7 +192,7 @@ fn log_gamma_half(a: f64) -> f64 {
 
 /// The log posterior; `alpha` is k, `mu` and `q` are k × d, `l` is k × d(d − 1)/2 and `x` is
 /// n × d, all row-major; `constant` is [`Input::constant`].
-#[ad::reverse(wrt(alpha, mu, q, l))]
+#[revad::reverse(wrt(alpha, mu, q, l))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the eval's parameters, flattened"
@@ -255,7 +255,7 @@ pub fn objective(
 /// inputs here, never rewritten, so the reverse sweep reads them again instead of storing a
 /// copy per point. What it stores per point and component is what the reverse sweep needs
 /// anyway: Q_c (x_i − μ_c) and exp(β_ic − max_c β_ic).
-#[ad::reverse(wrt(alpha, mu, qdiag, sum_q, l))]
+#[revad::reverse(wrt(alpha, mu, qdiag, sum_q, l))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the eval's parameters, flattened"

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{parse, runner, unknown_function, Runner};
 
 /// x².
-#[ad::reverse]
+#[revad::reverse]
 pub fn square(x: f64) -> f64 {
     x * x
 }

@@ -3,7 +3,7 @@
 //! observed points and the posed model's vertices (`simple`), or points interpolated on the
 //! model's triangles with barycentric parameters u (`complicated`). The Jacobian is dense in θ
 //! (26 columns, few against 3 residuals per point), so it comes from one forward-mode pass
-//! carrying 26 tangents at once (`#[ad::forward(vector)]`). In the complicated variant, each
+//! carrying 26 tangents at once (`#[revad::forward(vector)]`). In the complicated variant, each
 //! residual depends on its own point's two u's only, so two more tangents, u₀ of every point
 //! together and u₁ of every point together, give the two u columns of the eval's output.
 
@@ -12,7 +12,7 @@
 #![allow(clippy::too_many_arguments, clippy::needless_range_loop)]
 
 use super::Runner;
-use ad::{forward, Lanes};
+use revad::{forward, Lanes};
 use serde_json::Value;
 
 /// Parameters of a pose.

@@ -6,7 +6,7 @@
 //! generated `cost_hvp` gives the gradient with it in the same sweep.
 
 use super::Runner;
-use ad::reverse;
+use revad::reverse;
 use serde_json::Value;
 
 /// The k-means cost of the row-major `d`-dimensional `points` for the row-major `centroids`.

@@ -20,7 +20,7 @@ pub struct Input {
 /// The polynomial is evaluated by Horner's rule, highest coefficient first: its reverse sweep
 /// needs only tᵢ (recomputed from `i`), so the gradient stores one value per point, not one per
 /// term.
-#[ad::reverse]
+#[revad::reverse]
 pub fn primal(x: &[f64], n: usize) -> f64 {
     let scale = 2.0 / ((n - 1) as f64);
     let mut sum = 0.0;

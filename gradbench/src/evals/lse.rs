@@ -17,7 +17,7 @@ pub struct Input {
 ///
 /// The maximum is read from `x` at the index of the largest element, so its loop holds no
 /// float operation for the reverse sweep to undo.
-#[ad::reverse]
+#[revad::reverse]
 pub fn primal(x: &[f64]) -> f64 {
     let mut k = 0;
     for i in 1..x.len() {

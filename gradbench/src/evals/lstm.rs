@@ -99,7 +99,7 @@ impl Input {
 /// Every value read from the state is read once into a local, so each is kept once for the
 /// reverse sweep; the input of the first layer is recomputed from the sequence rather than read
 /// from an array the next step overwrites.
-#[ad::reverse(wrt(main, extra))]
+#[revad::reverse(wrt(main, extra))]
 pub fn objective(
     main: &[f64],
     extra: &[f64],

@@ -1,5 +1,5 @@
 //! The evals: one module per GradBench eval, each with the eval's functions as plain Rust and
-//! their derivatives from `#[ad::reverse]`.
+//! their derivatives from `#[revad::reverse]`.
 //!
 //! The interface every eval module follows:
 //!

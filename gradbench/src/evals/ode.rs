@@ -21,7 +21,7 @@ pub struct Input {
 /// Each step is one pass over i: stage k of component i reads stage k − 1 of component i − 1,
 /// so the four stages of yᵢ follow those of yᵢ₋₁, carried in scalars (`prev*`), with no
 /// temporary arrays.
-#[ad::reverse]
+#[revad::reverse]
 pub fn primal(x: &[f64], s: usize) -> Vec<f64> {
     let n = x.len();
     let h = 2.0 / (s as f64);

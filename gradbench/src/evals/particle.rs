@@ -9,7 +9,7 @@
 //! or reverse (`r`) mode.
 
 use super::Runner;
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 use serde_json::Value;
 
 /// The Euler time step.

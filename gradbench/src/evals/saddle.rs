@@ -9,7 +9,7 @@
 //! found by one more (non-nested) ascent, with the outer mode's gradient.
 
 use super::Runner;
-use ad::{forward, reverse};
+use revad::{forward, reverse};
 use serde_json::Value;
 
 /// Stopping tolerance of the descents (gradient norm and step length).

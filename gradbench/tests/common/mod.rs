@@ -3,8 +3,8 @@
 
 #![allow(dead_code, reason = "each test file uses its own subset")]
 
-use ad::check::{self, Tolerance};
-use ad_gradbench::evals;
+use revad::check::{self, Tolerance};
+use revad_gradbench::evals;
 use serde_json::Value;
 
 /// A deterministic stream of numbers in [lo, hi) (a 64-bit LCG; tests need no better).

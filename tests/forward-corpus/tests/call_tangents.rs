@@ -1,19 +1,19 @@
-//! Minimal reproducers of the `#[ad::forward]` bugs the forward corpus found (fixed): calls
+//! Minimal reproducers of the `#[revad::forward]` bugs the forward corpus found (fixed): calls
 //! whose tangents flow through a tuple result or a `&mut` argument.
 
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * (1.0 + a.abs().max(b.abs()))
 }
 
-#[ad::forward]
-#[ad::reverse]
+#[revad::forward]
+#[revad::reverse]
 fn sincos(x: f64) -> (f64, f64) {
     (x.sin(), x.cos())
 }
 
 /// A call whose result is a tuple taken apart.
-#[ad::forward]
-#[ad::reverse]
+#[revad::forward]
+#[revad::reverse]
 fn polar(x: f64, r: f64) -> f64 {
     let (s, c) = sincos(x);
     r * s + c * c
@@ -27,16 +27,16 @@ fn tuple_result_of_a_call() {
     assert!(close(dx, gx), "jvp {dx} against gradient {gx}");
 }
 
-#[ad::forward]
-#[ad::reverse]
+#[revad::forward]
+#[revad::reverse]
 fn fill_powers(x: f64, out: &mut [f64]) {
     out[0] = x;
     out[1] = x * x;
 }
 
 /// A local buffer filled by a callee through `&mut` (the callee returns `()`).
-#[ad::forward]
-#[ad::reverse]
+#[revad::forward]
+#[revad::reverse]
 fn quadratic(x: f64) -> f64 {
     let mut p = [0.0; 2];
     fill_powers(x, &mut p);

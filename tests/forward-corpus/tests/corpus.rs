@@ -1,4 +1,4 @@
-//! Integration tests of `ad` again, with `#[ad::forward]` on every `#[reverse]` function that
+//! Integration tests of `revad` again, with `#[revad::forward]` on every `#[reverse]` function that
 //! forward mode takes, and each of the tests' calls of `NAME_grad` / `NAME_vjp` going through
 //! a wrapper that checks `JVP·t = Σ gradient·t` on three pseudo-random tangents at the
 //! test's own inputs before returning the reverse mode's result to the test's assertions
@@ -49,7 +49,7 @@ mod counts {
 }
 
 /// The corpus keeps its size: a change that silently drops functions from it fails here
-/// (396 functions under `#[ad::forward]`, 345 with a checking wrapper when it was written;
+/// (396 functions under `#[revad::forward]`, 345 with a checking wrapper when it was written;
 /// `OUT_DIR/forward/report.txt` says why each other `#[reverse]` function is left out).
 #[test]
 fn functions_under_forward_mode_and_checked() {

@@ -1,7 +1,7 @@
 //! The program model shared by the generator and the emissions.
 //!
 //! One [`Func`] is printed by [`Printer`] as the plain Rust function that carries
-//! `#[ad::reverse]` (`oracle: false`), the same function under `#[ad::reverse(cps)]` (`cps:
+//! `#[revad::reverse]` (`oracle: false`), the same function under `#[revad::reverse(cps)]` (`cps:
 //! true`: the continuation-passing backend), and as a function generic over the harness's
 //! `Real` scalar (`oracle: true`), which the tests instantiate with a num-dual forward-mode
 //! dual number and with the absolute-value dual that gives the rounding tolerance. The plain
@@ -330,7 +330,7 @@ pub struct Func {
     pub name: String,
     /// Its parameters.
     pub params: Vec<Param>,
-    /// `Some(names)` for `#[ad::reverse(wrt(names))]`.
+    /// `Some(names)` for `#[revad::reverse(wrt(names))]`.
     pub wrt: Option<Vec<String>>,
     /// Its statements.
     pub body: Vec<S>,
@@ -359,7 +359,7 @@ pub struct Printer {
     pub fty: &'static str,
     /// The length of every array of the program.
     pub len: usize,
-    /// Under the continuation-passing backend, `#[ad::reverse(cps)]` (plain printing only).
+    /// Under the continuation-passing backend, `#[revad::reverse(cps)]` (plain printing only).
     pub cps: bool,
 }
 
@@ -892,13 +892,13 @@ impl Printer {
         } else {
             match &f.wrt {
                 Some(w) if self.cps => {
-                    let _ = writeln!(s, "#[ad::reverse(cps, wrt({}))]", w.join(", "));
+                    let _ = writeln!(s, "#[revad::reverse(cps, wrt({}))]", w.join(", "));
                 }
                 Some(w) => {
-                    let _ = writeln!(s, "#[ad::reverse(wrt({}))]", w.join(", "));
+                    let _ = writeln!(s, "#[revad::reverse(wrt({}))]", w.join(", "));
                 }
-                None if self.cps => s += "#[ad::reverse(cps)]\n",
-                None => s += "#[ad::reverse]\n",
+                None if self.cps => s += "#[revad::reverse(cps)]\n",
+                None => s += "#[revad::reverse]\n",
             }
             let _ = writeln!(
                 s,

@@ -1,4 +1,4 @@
-//! The random generator: programs over the whole documented subset of `#[ad::reverse]`.
+//! The random generator: programs over the whole documented subset of `#[revad::reverse]`.
 //!
 //! Values stay bounded by construction: each float value carries a bound on its magnitude,
 //! anything that could exceed [`LIMIT`] is squashed with a scaled `tanh`, and every intrinsic

@@ -1,4 +1,4 @@
-//! The differential fuzzer of `#[ad::reverse]`: random programs over the whole documented
+//! The differential fuzzer of `#[revad::reverse]`: random programs over the whole documented
 //! subset, each differentiated by the macro and checked against a forward-mode oracle, under
 //! both backends: the default tape backend and the continuation-passing `#[reverse(cps)]`.
 //!
@@ -9,9 +9,9 @@
 //! splits them over the test files `tests/fuzz_0.rs` .. `tests/fuzz_3.rs`, which cargo compiles
 //! in parallel. Each program is emitted from one model four times:
 //!
-//! 1. as Rust functions annotated with `#[ad::reverse]` (a main function and up to two
+//! 1. as Rust functions annotated with `#[revad::reverse]` (a main function and up to two
 //!    helpers it calls): the generated `NAME_grad` and `NAME_vjp` are under test;
-//! 2. the same functions under `#[ad::reverse(cps)]`, in the module `programs_cps` of the
+//! 2. the same functions under `#[revad::reverse(cps)]`, in the module `programs_cps` of the
 //!    test file (for the first `AD_FUZZ_CPS_COUNT` programs, 250 by default, spread over the
 //!    shards: CPS code is slower to compile);
 //! 3. as an oracle generic over the harness's scalar type, run on `num-dual`'s forward-mode
@@ -19,7 +19,7 @@
 //! 4. the same oracle run on an absolute-value dual (value, and the sum over computation paths
 //!    of the products of absolute local partials), which gives the rounding tolerance.
 //!
-//! The programs (not the library's, below) are also under `#[ad::forward]`, with the same
+//! The programs (not the library's, below) are also under `#[revad::forward]`, with the same
 //! `wrt(..)`, on the main function and its helpers; see `forward_avoid` in `build.rs` for
 //! shapes left out.
 //!
@@ -41,7 +41,7 @@
 //! # What the programs contain
 //!
 //! - parameters `f64` (or `f32`: a fifth of the programs are `f32` throughout), `&[f64]`,
-//!   `[f64; N]`, `Vec<f64>`, `&Vec<f64>` and `usize`, sometimes `#[ad::reverse(wrt(..))]`;
+//!   `[f64; N]`, `Vec<f64>`, `&Vec<f64>` and `usize`, sometimes `#[revad::reverse(wrt(..))]`;
 //! - `let`, `let mut`, typed lets, shadowing, block expressions, `+ - * / %`, unary minus,
 //!   compound assignment, `as` casts of loop indices;
 //! - `if`/`else` on float and integer conditions, as statements and as expressions, early
@@ -85,15 +85,15 @@
 //!
 //! ```sh
 //! # 10 000 programs from a fresh seed (printed in any failure report):
-//! AD_FUZZ_SEED=fresh AD_FUZZ_COUNT=10000 cargo test -p ad-random-programs
+//! AD_FUZZ_SEED=fresh AD_FUZZ_COUNT=10000 cargo test -p revad-random-programs
 //! # again with a given seed:
-//! AD_FUZZ_SEED=0x1234 AD_FUZZ_COUNT=10000 cargo test -p ad-random-programs
+//! AD_FUZZ_SEED=0x1234 AD_FUZZ_COUNT=10000 cargo test -p revad-random-programs
 //! # 2000 programs, every one also under #[reverse(cps)]:
-//! AD_FUZZ_SEED=fresh AD_FUZZ_COUNT=2000 AD_FUZZ_CPS_COUNT=2000 cargo test -p ad-random-programs
+//! AD_FUZZ_SEED=fresh AD_FUZZ_COUNT=2000 AD_FUZZ_CPS_COUNT=2000 cargo test -p revad-random-programs
 //! ```
 //!
 //! To read the generated programs, open `fuzz_*.rs` under
-//! `target/debug/build/ad-random-programs-*/out/`.
+//! `target/debug/build/revad-random-programs-*/out/`.
 //!
 //! # This library
 //!

@@ -54,7 +54,7 @@ fn the_corpus_covers_the_subset() {
         ".fold(",
         ".product::<",
         ".sum::<",
-        "#[ad::reverse(wrt(",
+        "#[revad::reverse(wrt(",
         "-> f32",
         "_h0(",
         // `&mut` float parameters, written and read through them.
@@ -92,7 +92,7 @@ fn the_corpus_covers_the_subset() {
         assert!(ALL.contains(c), "no generated program contains `{c}`");
     }
     // Every intrinsic of the rule table, as a method or as a path.
-    for i in ad::rules::INTRINSICS {
+    for i in revad::rules::INTRINSICS {
         let (method, path) = (format!(".{}(", i.name), format!("::{}(", i.name));
         assert!(
             ALL.contains(&method) || ALL.contains(&path),

@@ -1,12 +1,12 @@
 //! A `#[reverse]` function in this test crate calls `#[reverse]` functions of another crate
-//! (`ad_random_programs`): the callee's split companions are public like the callee.
+//! (`revad_random_programs`): the callee's split companions are public like the callee.
 
-use ad::{check, reverse};
+use revad::{check, reverse};
 
 #[reverse]
 fn composed(x0: f64, x1: f64, x2: f64) -> f64 {
-    let a = ad_random_programs::p_0(x0, x1, x2);
-    let b = ad_random_programs::p_1(a, x1 * 0.5, x2);
+    let a = revad_random_programs::p_0(x0, x1, x2);
+    let b = revad_random_programs::p_1(a, x1 * 0.5, x2);
     a * b + x0.sin()
 }
 

@@ -1,6 +1,6 @@
 // Programs the classifier must flag as BAD: each compiles as plain Rust but not with its
 // attributes, for a reason the macro does not report. They prove the test can fail. Each
-// program starts at a line `//# NAME` and is placed in its own module after `use ad::*;`.
+// program starts at a line `//# NAME` and is placed in its own module after `use revad::*;`.
 
 //# generated-name-clash
 #[reverse]

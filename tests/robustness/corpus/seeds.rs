@@ -1,6 +1,6 @@
 // Seed programs for the robustness test: valid `#[reverse]` code covering the documented
 // subset, taken from the integration tests and the README. Each program starts at a line
-// `//# NAME` and is placed in its own module, after `use ad::reverse;`. Every seed must
+// `//# NAME` and is placed in its own module, after `use revad::reverse;`. Every seed must
 // compile with and without its attributes; the test mutates them token by token.
 
 //# polynomial
@@ -290,7 +290,7 @@ fn for_each_accumulates(xs: &[f64]) -> f64 {
 
 //# calls
 mod shapes {
-    use ad::reverse;
+    use revad::reverse;
 
     #[reverse]
     pub fn h(x: f64) -> f64 {
@@ -348,7 +348,7 @@ fn tree(values: &[f64], leaves: &[f64], i: usize) -> f64 {
 }
 
 //# custom-derivative
-#[ad::derivative(vjp = solve_pullback)]
+#[revad::derivative(vjp = solve_pullback)]
 fn solve(a: f64) -> f64 {
     let mut y = a.cbrt();
     for _ in 0..50 {

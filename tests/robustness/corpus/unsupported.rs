@@ -1,6 +1,6 @@
 // Programs with constructs outside the subset `#[reverse]` supports, beyond the compile-fail
 // cases of `tests/ui/` (which the robustness test reads too). Each program starts at a line
-// `//# NAME` and is placed in its own module after `use ad::*;`. Each must be rejected by a
+// `//# NAME` and is placed in its own module after `use revad::*;`. Each must be rejected by a
 // macro error at the construct or by an ordinary rustc error; none may fail in generated code.
 
 //# unsafe-block-in-loop
@@ -341,19 +341,19 @@ fn f(x: f64) -> f64 {
 }
 
 //# derivative-no-args
-#[ad::derivative]
+#[revad::derivative]
 fn f(x: f64) -> f64 {
     x * x
 }
 
 //# derivative-missing-pullback
-#[ad::derivative(vjp = no_such_pullback)]
+#[revad::derivative(vjp = no_such_pullback)]
 fn f(x: f64) -> f64 {
     x * x
 }
 
 //# derivative-pullback-wrong-return
-#[ad::derivative(vjp = p)]
+#[revad::derivative(vjp = p)]
 fn f(x: f64, y: f64) -> f64 {
     x * y
 }
@@ -363,7 +363,7 @@ fn p(_x: f64, _y: f64, _out: f64, seed: f64) -> f64 {
 }
 
 //# derivative-pullback-wrong-arity
-#[ad::derivative(vjp = p)]
+#[revad::derivative(vjp = p)]
 fn f(x: f64) -> f64 {
     x * x
 }
@@ -373,7 +373,7 @@ fn p(x: f64, seed: f64) -> f64 {
 }
 
 //# derivative-on-reverse
-#[ad::derivative(vjp = p)]
+#[revad::derivative(vjp = p)]
 #[reverse]
 fn f(x: f64) -> f64 {
     x * x

@@ -1,6 +1,6 @@
 //! Reading rustc's JSON diagnostics and classifying the errors of each program.
 //!
-//! Each program is compiled twice at the same byte offsets: with its `ad` attributes and
+//! Each program is compiled twice at the same byte offsets: with its `revad` attributes and
 //! with them blanked out (replaced by spaces). An error of the build with attributes is
 //!
 //! - **ordinary** when the build without attributes has the same error (code, message and
@@ -172,7 +172,7 @@ pub fn is_panic(d: &Diagnostic) -> bool {
     d.message.contains("panicked")
 }
 
-/// An `ad` attribute of a program, as byte ranges of the crate's `src/lib.rs`.
+/// An `revad` attribute of a program, as byte ranges of the crate's `src/lib.rs`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AttrRange {
     /// From `#` to `]` inclusive: `start..end`.
@@ -194,7 +194,7 @@ pub struct Placement {
     pub start: usize,
     /// One past its last byte.
     pub end: usize,
-    /// Its `ad` attributes.
+    /// Its `revad` attributes.
     pub attrs: Vec<AttrRange>,
 }
 
@@ -355,13 +355,13 @@ fn classify_one(
             .any(|m| matches_template(m, &d.message));
     if by_macro {
         // On the attribute is right for an error about its arguments, which names them, and
-        // for one about the attribute itself: a second `ad` attribute on a function that
+        // for one about the attribute itself: a second `revad` attribute on a function that
         // already has one (the error names the first).
         let about_attribute = [
             "reverse(",
             "derivative(",
             "has #[reverse]",
-            "has #[ad::derivative]",
+            "has #[revad::derivative]",
         ]
         .iter()
         .any(|a| d.message.contains(a));

@@ -153,9 +153,9 @@ pub fn load(package: &Path, workspace: &Path, mutants_per_seed: usize) -> Vec<Pr
 pub fn under_cps(source: &str) -> String {
     source
         .replace("#[reverse]", "#[reverse(cps)]")
-        .replace("#[ad::reverse]", "#[ad::reverse(cps)]")
+        .replace("#[revad::reverse]", "#[revad::reverse(cps)]")
         .replace("#[reverse(wrt(", "#[reverse(cps, wrt(")
-        .replace("#[ad::reverse(wrt(", "#[ad::reverse(cps, wrt(")
+        .replace("#[revad::reverse(wrt(", "#[revad::reverse(cps, wrt(")
 }
 
 #[cfg(test)]

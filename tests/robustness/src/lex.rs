@@ -230,7 +230,7 @@ pub fn render(tokens: &[Token]) -> String {
     out
 }
 
-/// An attribute of `ad` (`#[reverse]`, `#[ad::reverse(..)]`, `#[ad::derivative(..)]`), as
+/// An attribute of `revad` (`#[reverse]`, `#[revad::reverse(..)]`, `#[revad::derivative(..)]`), as
 /// token indices.
 #[derive(Clone, Debug)]
 pub struct AdAttribute {
@@ -262,7 +262,7 @@ pub fn matching(tokens: &[Token], open: usize) -> usize {
     tokens.len() - 1
 }
 
-/// Every `ad` attribute in `tokens`, with the extent of the item it applies to.
+/// Every `revad` attribute in `tokens`, with the extent of the item it applies to.
 pub fn ad_attributes(tokens: &[Token]) -> Vec<AdAttribute> {
     let mut found = Vec::new();
     let mut i = 0;

@@ -1,6 +1,6 @@
 //! Deterministic token-level mutations of seed programs.
 //!
-//! Mutations apply only inside items annotated with an `ad` attribute (the attribute itself
+//! Mutations apply only inside items annotated with an `revad` attribute (the attribute itself
 //! is kept), and never remove or move a delimiter, so every mutant still has balanced
 //! delimiters. The `k`-th mutant of a seed depends only on the seed's name, its text and `k`:
 //! adding a seed or a mutation count does not renumber the mutants of another seed.

@@ -1,5 +1,5 @@
 //! The scratch workspace: programs compiled as modules of library crates, each crate twice
-//! (with the `ad` attributes, and with them blanked out at the same byte offsets), checked by
+//! (with the `revad` attributes, and with them blanked out at the same byte offsets), checked by
 //! one nested `cargo check` the way trybuild does it.
 
 use std::collections::BTreeMap;
@@ -16,7 +16,7 @@ use crate::lex::{ad_attributes, lex};
 pub struct Scratch {
     /// Where the scratch workspace is written.
     pub dir: PathBuf,
-    /// The repository root: the `ad` package the scratch crates depend on.
+    /// The repository root: the `revad` package the scratch crates depend on.
     pub ad: PathBuf,
 }
 
@@ -50,7 +50,7 @@ fn write_if_changed(path: &Path, contents: &str) {
     fs::write(path, contents).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
 }
 
-/// The `ad` attributes of a program's source, as byte ranges of it.
+/// The `revad` attributes of a program's source, as byte ranges of it.
 pub fn attribute_ranges(source: &str) -> Vec<AttrRange> {
     let tokens = lex(source).unwrap_or_else(|e| panic!("a program does not lex: {e}\n{source}"));
     ad_attributes(&tokens)
@@ -88,7 +88,7 @@ impl Scratch {
         let root = self.dir.join(name);
         let mut places: Vec<Option<Placement>> = vec![None; programs.len()];
         let mut members = Vec::new();
-        let header = "use ad::*;\n";
+        let header = "use revad::*;\n";
         for (g, group) in groups.iter().enumerate() {
             let (with_name, plain_name) = (format!("with{g}"), format!("plain{g}"));
             let mut lib = String::from("#![allow(warnings)]\n");
@@ -122,7 +122,7 @@ impl Scratch {
                 let manifest = format!(
                     "[package]\nname = \"{crate_name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
                      publish = false\n\n[lib]\ndoctest = false\ntest = false\n\n\
-                     [dependencies]\nad = {{ path = {:?} }}\n",
+                     [dependencies]\nrevad = {{ path = {:?}, features = [\"cps\"] }}\n",
                     self.ad.display().to_string()
                 );
                 write_if_changed(&dir.join("Cargo.toml"), &manifest);

@@ -6,7 +6,7 @@
 //! them, unsupported constructs, the compile-fail cases of `tests/ui/`, and the seeds,
 //! mutants and unsupported programs again under `#[reverse(cps)]`) is compiled by one
 //! nested `cargo check` (under `target/tests/robustness`), each program in a module of its
-//! own, once with its attributes and once with them blanked out; `ad_robustness::classify`
+//! own, once with its attributes and once with them blanked out; `revad_robustness::classify`
 //! says which errors are allowed. Programs known to expose a bug of the macro are listed in
 //! `KNOWN_BAD` (with a minimal repro in `robustness-findings.md` at the repository root):
 //! the test fails when one of them stops being BAD (remove it from the list) and when any
@@ -20,9 +20,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use ad_robustness::classify::{classify, Class, Report, Verdict};
-use ad_robustness::corpus::{self, Category, Program};
-use ad_robustness::scratch::{Outcome, Scratch};
+use revad_robustness::classify::{classify, Class, Report, Verdict};
+use revad_robustness::corpus::{self, Category, Program};
+use revad_robustness::scratch::{Outcome, Scratch};
 
 /// Programs that are BAD because of a known bug of the macro, with the finding they show (a
 /// section of `robustness-findings.md` at the repository root, which has a minimal repro of

@@ -6,7 +6,7 @@
 //! let z = x * y;                                     // forward sweep
 //! let __t0 = z.sin();
 //! let __adj_t0 = __seed;                             // reverse sweep
-//! let __adj_z = __adj_t0 * ::ad::__private::rules::d_sin(z);
+//! let __adj_z = __adj_t0 * ::revad::__private::rules::d_sin(z);
 //! let __adj_x = __adj_z * y;
 //! let __adj_y = __adj_z * x;
 //! (__t0, (__adj_x, __adj_y))
@@ -43,7 +43,7 @@ pub(super) fn emit_vjp(
     let stack = stack();
     let fused = fuse::tail_loop(body, plan, sig);
     let stack_decl = fuse::uses_stack(body, plan, fused.as_ref())
-        .then(|| quote!(let #stack: &mut ::ad::__private::ValueStack = &mut ::ad::__private::ValueStack::reused();));
+        .then(|| quote!(let #stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
     let callees = super::callees_prelude(body, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
@@ -441,7 +441,7 @@ impl Emitter<'_> {
                         let path = self.path(path);
                         quote! {
                             let #name = #stack.pop_any();
-                            ::ad::__private::same_type(&#name, &#root #path);
+                            ::revad::__private::same_type(&#name, &#root #path);
                         }
                     }
                     _ => {
@@ -462,7 +462,7 @@ impl Emitter<'_> {
                         _ => match self.result_type(v) {
                             // A call's result: an array or a `Vec`, as the callee returns it.
                             Some(ty) => {
-                                quote!(let #name: #ty = ::ad::__private::restore(&mut *#stack);)
+                                quote!(let #name: #ty = ::revad::__private::restore(&mut *#stack);)
                             }
                             None => quote!(let #name = #stack.pop_vec::<#t>();),
                         },
@@ -496,7 +496,7 @@ impl Emitter<'_> {
                 };
                 let arg = self.op(args.first()?);
                 let fused = syn::Ident::new(fused, Span::call_site());
-                return Some(quote!(let (#name, #partial) = ::ad::__private::rules::#fused(#arg);));
+                return Some(quote!(let (#name, #partial) = ::revad::__private::rules::#fused(#arg);));
             }
             let annotation = self.constant_type(v, rhs);
             // Located where the value is computed in the user's code.
@@ -551,7 +551,7 @@ impl Emitter<'_> {
                 let alias = &callee.alias;
                 // The callee may be generic: its return type at the float type of `v`.
                 let t = self.float_of(v).ident();
-                Some(quote!(<#alias as ::ad::__private::ReturnsAt<#t>>::Output))
+                Some(quote!(<#alias as ::revad::__private::ReturnsAt<#t>>::Output))
             }
             _ => None,
         };
@@ -559,7 +559,7 @@ impl Emitter<'_> {
             Rhs::Call(_) => returns(v),
             Rhs::Part(t, k) => {
                 let whole = returns(*t)?;
-                Some(quote!(<#whole as ::ad::__private::PartOf<#k>>::Part))
+                Some(quote!(<#whole as ::revad::__private::PartOf<#k>>::Part))
             }
             _ => None,
         }
@@ -570,7 +570,7 @@ impl Emitter<'_> {
     fn aggregate_type(&self, v: VarId) -> TokenStream {
         if let Some(p) = self.body.vars[v].param {
             if let crate::parse::ParamKind::Aggregate { ty } = &self.sig.params[p].kind {
-                return quote!(<#ty as ::ad::__private::AggInOut>::Owned);
+                return quote!(<#ty as ::revad::__private::AggInOut>::Owned);
             }
         }
         if let Some(ty) = self.rule_result_type(v) {
@@ -606,7 +606,7 @@ impl Emitter<'_> {
                 }
             })
             .collect();
-        let linalg = quote!(::ad::__private::linalg);
+        let linalg = quote!(::revad::__private::linalg);
         Some(match args.as_slice() {
             [a] => quote!(#linalg::UnaryOutput<#linalg::op::#marker, #a>),
             [a, b] => quote!(#linalg::BinaryOutput<#linalg::op::#marker, #a, #b>),
@@ -644,7 +644,7 @@ impl Emitter<'_> {
                     }
                     Shape::Like(p) => {
                         let name = &self.body.vars[*p].name;
-                        let zeros = quote!(::ad::__private::zeros_like(&#name));
+                        let zeros = quote!(::revad::__private::zeros_like(&#name));
                         // (A parameter's type without an adjoint is reported at the type.)
                         match self.body.vars[*p].param {
                             Some(i) if info.agg => {
@@ -656,7 +656,7 @@ impl Emitter<'_> {
                     Shape::Place(p, path) => {
                         let name = &self.body.vars[*p].name;
                         let place = self.place(quote!(#name), path, false, false);
-                        quote!(::ad::__private::zeros_like(&#place))
+                        quote!(::revad::__private::zeros_like(&#place))
                     }
                 }
             }
@@ -784,7 +784,7 @@ impl Emitter<'_> {
                             (Some(reversed), false) => reversed,
                             _ => {
                                 let range = &r.range.expr;
-                                quote!(::ad::__private::replay_rev(#range, #trips))
+                                quote!(::revad::__private::replay_rev(#range, #trips))
                             }
                         };
                         quote!(for #var in #iter { #body })
@@ -825,11 +825,11 @@ impl Emitter<'_> {
                     false => self.adj[*v].clone(),
                 };
                 let check = matches!(ret, RetTy::Vec(_)).then(
-                    || quote!(::ad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
+                    || quote!(::revad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
                 );
                 let add = match self.cps || self.is_aggregate(*v) {
                     true => self.contrib(&Operand::Var(*v), seed, false),
-                    false => quote!(::ad::__private::add_assign(&mut #adj, &#seed);),
+                    false => quote!(::revad::__private::add_assign(&mut #adj, &#seed);),
                 };
                 quote!(#check #add)
             }
@@ -890,7 +890,7 @@ impl Emitter<'_> {
                     let name = &var.name;
                     match &p.kind {
                         ParamKind::Scalar(t) => super::shared::zero(*t),
-                        _ => quote!(::ad::__private::zeros_like(&#name)),
+                        _ => quote!(::revad::__private::zeros_like(&#name)),
                     }
                 }
             })

@@ -84,33 +84,33 @@ pub(in crate::codegen) fn emit(
             let sink = inout::sink(i);
             let t = param.kind.elem().ident();
             sinks.push(match &param.kind {
-                ParamKind::Scalar(_) => quote!(mut #sink: impl ::ad::__private::ScalarInOut<#t>),
+                ParamKind::Scalar(_) => quote!(mut #sink: impl ::revad::__private::ScalarInOut<#t>),
                 ParamKind::Aggregate { ty } => {
                     let ty = crate::parse::adjoint_of(ty);
                     let at = syn::spanned::Spanned::span(&param.ty);
                     let reference = super::super::shared::respan(quote!(&mut #ty), at);
                     quote!(#sink: #reference)
                 }
-                _ => quote!(mut #sink: impl ::ad::__private::ArrayInOut<#t>),
+                _ => quote!(mut #sink: impl ::revad::__private::ArrayInOut<#t>),
             });
             continue;
         }
         match &param.kind {
             ParamKind::Scalar(t) if e.is_sink(i) => {
                 let t = t.ident();
-                sinks.push(quote!(mut #adj: impl ::ad::__private::ScalarSink<#t>));
+                sinks.push(quote!(mut #adj: impl ::revad::__private::ScalarSink<#t>));
             }
             ParamKind::Scalar(t) => {
                 let t = t.ident();
                 let sink = format_ident!("__sink_{}", i, span = proc_macro2::Span::mixed_site());
-                sinks.push(quote!(mut #sink: impl ::ad::__private::ScalarSink<#t>));
+                sinks.push(quote!(mut #sink: impl ::revad::__private::ScalarSink<#t>));
                 if plan.active(i) {
-                    deliver.push(quote!(::ad::__private::ScalarSink::add(&mut #sink, #adj);));
+                    deliver.push(quote!(::revad::__private::ScalarSink::add(&mut #sink, #adj);));
                 }
             }
             ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
                 let t = elem.ident();
-                sinks.push(quote!(mut #adj: impl ::ad::__private::ArraySink<#t>));
+                sinks.push(quote!(mut #adj: impl ::revad::__private::ArraySink<#t>));
             }
             // The caller's adjoint, added into in place (`__adj_p.pos[0] += ..`).
             ParamKind::Aggregate { ty } => {
@@ -119,7 +119,7 @@ pub(in crate::codegen) fn emit(
                 let sink = super::super::shared::respan(quote!(&mut #ty), at);
                 sinks.push(quote!(#adj: #sink));
             }
-            ParamKind::Inactive => sinks.push(quote!(_: ::ad::__private::Discard)),
+            ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
         }
     }
     let allow = quote! {
@@ -144,7 +144,7 @@ pub(in crate::codegen) fn emit(
             #inherited
             #allow
             #[allow(dead_code)]
-            #vis fn #fwd #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) #ret #where_clause {
+            #vis fn #fwd #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) #ret #where_clause {
                 #callees
                 #prologue
                 #forward
@@ -156,7 +156,7 @@ pub(in crate::codegen) fn emit(
             #inherited
             #allow
             #[allow(dead_code)]
-            #vis fn #rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
+            #vis fn #rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
                 #rev_prologue
                 #reverse
@@ -177,7 +177,7 @@ pub(in crate::codegen) fn emit(
         #vis struct #name {}
 
         #inherited
-        impl ::ad::__private::Differentiable for #name {}
+        impl ::revad::__private::Differentiable for #name {}
         #returns
 
         #[doc(hidden)]
@@ -186,7 +186,7 @@ pub(in crate::codegen) fn emit(
         impl #name {
             /// The forward sweep of the function, for callers: pushes what `rev` pops.
             #allow
-            #vis fn #fwd_name #generics (#(#params,)* #stack: &mut ::ad::__private::ValueStack) #ret #where_clause {
+            #vis fn #fwd_name #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) #ret #where_clause {
                 #callees
                 #prologue
                 #forward
@@ -197,7 +197,7 @@ pub(in crate::codegen) fn emit(
             /// The reverse sweep of the function, for callers: adds the adjoints of the
             /// parameters, scaled by the seed, into the sinks.
             #allow
-            #vis fn #rev_name #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::ad::__private::ValueStack, #(#sinks),*) #where_clause {
+            #vis fn #rev_name #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
                 #rev_prologue
                 #reverse
@@ -232,12 +232,12 @@ pub(in crate::codegen) fn stub_methods(func: &syn::ItemFn, sig: &Signature) -> T
     quote! {
         #[doc(hidden)]
         #[allow(dead_code, unused_variables, clippy::all)]
-        #vis fn #fwd #generics (#(#params,)* _: &mut ::ad::__private::ValueStack) #ret #where_clause {
+        #vis fn #fwd #generics (#(#params,)* _: &mut ::revad::__private::ValueStack) #ret #where_clause {
             ::core::unreachable!()
         }
         #[doc(hidden)]
         #[allow(dead_code, unused_variables, clippy::all)]
-        #vis fn #rev <#(#lifetimes,)* #(#sinks),*> (#(#rev_params,)* _: #seed_ty, _: &mut ::ad::__private::ValueStack, #(#sink_args),*) #where_clause {
+        #vis fn #rev <#(#lifetimes,)* #(#sinks),*> (#(#rev_params,)* _: #seed_ty, _: &mut ::revad::__private::ValueStack, #(#sink_args),*) #where_clause {
             ::core::unreachable!()
         }
     }

@@ -592,7 +592,7 @@ impl Lowerer<'_> {
                     _ => None,
                 });
                 match (hint, known) {
-                    (Some(hint), _) => quote!(::ad::__private::none_like(&#hint)),
+                    (Some(hint), _) => quote!(::revad::__private::none_like(&#hint)),
                     (None, Some(t)) => quote!(::core::option::Option::None::<#t>),
                     (None, None) => {
                         let at = slot.values.first().map_or(span, |(_, _, s)| *s);

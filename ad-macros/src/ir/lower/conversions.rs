@@ -1,4 +1,4 @@
-//! `T::from_f64(..)` and `T::from_i32(..)`: the constants of generic code over `ad::Float`,
+//! `T::from_f64(..)` and `T::from_i32(..)`: the constants of generic code over `revad::Float`,
 //! which has no literals of type `T`.
 //!
 //! ```text

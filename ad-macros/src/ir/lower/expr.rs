@@ -812,7 +812,7 @@ impl Lowerer<'_> {
     }
 
     /// `f(x)` where `f` is a function argument (`f: F` with `F: Fn(f64) -> f64`): a call of
-    /// its split companions, `F::__ad_fwd_call(&f, x, ..)` (`ad_runtime::function`), with
+    /// its split companions, `F::__ad_fwd_call(&f, x, ..)` (`revad_runtime::function`), with
     /// `&f` as a first, inactive argument.
     fn lower_function_arg_call(
         &mut self,

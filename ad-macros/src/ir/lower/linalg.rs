@@ -2,15 +2,15 @@
 //!
 //! An arithmetic operator with an aggregate operand, and the methods `.dot(..)`, `.cross(..)`,
 //! `.norm()`, `.norm_squared()` and `.transpose()` of an aggregate, become a [`Rhs::Call`] of
-//! the function of the same name in `::ad::__private::linalg`, reached through its split
+//! the function of the same name in `::revad::__private::linalg`, reached through its split
 //! companions like an associated function (`linalg::__ad_fwd_mul`, `linalg::__ad_rev_mul`).
-//! The runtime knows the rule of each operation for each type (`ad_runtime::linalg`); an
+//! The runtime knows the rule of each operation for each type (`revad_runtime::linalg`); an
 //! operation it has no rule for does not compile, at the operation.
 //!
 //! ```text
 //! // Before                          // After
-//! let y = (m * v).dot(&w);           let __t0 = call ::ad::__private::linalg::mul(m, v);
-//!                                    let y = call ::ad::__private::linalg::dot(__t0, &w);
+//! let y = (m * v).dot(&w);           let __t0 = call ::revad::__private::linalg::mul(m, v);
+//!                                    let y = call ::revad::__private::linalg::dot(__t0, &w);
 //! ```
 //!
 //! The result of an operation that returns a matrix is an aggregate (its elements are places,
@@ -158,7 +158,7 @@ impl Lowerer<'_> {
         op.var().is_some_and(|v| self.is_aggregate(v))
     }
 
-    /// `let t = ::ad::__private::linalg::name(args);` through the companions of `name`; `t`
+    /// `let t = ::revad::__private::linalg::name(args);` through the companions of `name`; `t`
     /// is an aggregate when `matrix`, a float otherwise.
     fn linalg_call(
         &mut self,
@@ -169,7 +169,7 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Value {
         let ident = syn::Ident::new(name, span);
-        let path = quote!(::ad::__private::linalg::#ident);
+        let path = quote!(::revad::__private::linalg::#ident);
         let text = path.to_string();
         let callee = match self
             .callees
@@ -226,7 +226,7 @@ impl Lowerer<'_> {
 }
 
 /// The marker type of the rule a call of `callee` goes through (`Mul` for
-/// `::ad::__private::linalg::mul`), when it is one of the runtime's rules: codegen names the
+/// `::revad::__private::linalg::mul`), when it is one of the runtime's rules: codegen names the
 /// type of its result with it (`linalg::BinaryOutput<linalg::op::Mul, A, B>`), so that the
 /// result can be kept on the value stack inside a loop.
 pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
@@ -235,10 +235,11 @@ pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
     }
     let path: syn::Path = syn::parse2(callee.path.clone()).ok()?;
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let [ad, private, linalg, name] = names.as_slice() else {
+    let [krate, private, linalg, name] = names.as_slice() else {
         return None;
     };
-    if path.leading_colon.is_none() || ad != "ad" || private != "__private" || linalg != "linalg" {
+    if path.leading_colon.is_none() || krate != "revad" || private != "__private" || linalg != "linalg"
+    {
         return None;
     }
     let marker = match name.as_str() {

@@ -5,7 +5,7 @@
 //! `&[[f64; 3]]`, `Vec<Vec<f64>>`, `self`). The floats in it are reached by a [`Path`] of
 //! field and index steps; rustc knows their types, the macro only needs the path. A read is
 //! `let t = p.pos[i];` ([`Rhs::Index`] with the path), a write `p.pos[i] = v;`
-//! ([`StmtKind::IndexAssign`]); the adjoint of the aggregate is `<T as ad::Adjoint>::Adj`,
+//! ([`StmtKind::IndexAssign`]); the adjoint of the aggregate is `<T as revad::Adjoint>::Adj`,
 //! which has the same fields, so the reverse sweep writes `__adj_p.pos[i] += __adj_t;`
 //! without knowing any type.
 //!

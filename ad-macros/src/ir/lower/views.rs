@@ -15,7 +15,7 @@
 //!                                       let y = __t3 * 2.0;
 //! ```
 //!
-//! (`view::` is `::ad::__private::view::`, the runtime's index arithmetic, which panics where
+//! (`view::` is `::revad::__private::view::`, the runtime's index arithmetic, which panics where
 //! the slice operations do.) A view passed to an annotated function is the one place a copy
 //! is made: the callee takes a slice, and its adjoint flows back through the copy's.
 //!
@@ -391,7 +391,7 @@ impl Lowerer<'_> {
                 match range.limits {
                     syn::RangeLimits::HalfOpen(_) => b,
                     syn::RangeLimits::Closed(_) => {
-                        quote!(::ad::__private::view::inclusive_end(#b))
+                        quote!(::revad::__private::view::inclusive_end(#b))
                     }
                 }
             }
@@ -406,7 +406,7 @@ impl Lowerer<'_> {
         };
         let len = self.usize_let(
             "n",
-            quote!(::ad::__private::view::len(#n, #s, #end)),
+            quote!(::revad::__private::view::len(#n, #s, #end)),
             reads,
             span,
             out,
@@ -447,7 +447,7 @@ impl Lowerer<'_> {
         let expr = if checked {
             let (n, r) = self.view_len_tokens(view);
             reads.extend(r);
-            quote!(::ad::__private::view::index(#s, #n, #it))
+            quote!(::revad::__private::view::index(#s, #n, #it))
         } else {
             quote!(#s + #it)
         };
@@ -536,7 +536,7 @@ impl Lowerer<'_> {
         let m = op_tokens(self, &mid);
         let mid = self.usize_let(
             "k",
-            quote!(::ad::__private::view::split(#n, #m)),
+            quote!(::revad::__private::view::split(#n, #m)),
             reads.clone(),
             span,
             out,
@@ -595,7 +595,7 @@ impl Lowerer<'_> {
         reads.extend(r);
         let n = self.usize_let(
             "n",
-            quote!(::ad::__private::view::copy_len(#dn, #sn)),
+            quote!(::revad::__private::view::copy_len(#dn, #sn)),
             reads,
             span,
             out,
@@ -1173,7 +1173,7 @@ impl Lowerer<'_> {
             Chunking::Exact => quote!(chunks_exact),
             Chunking::Windows => quote!(windows),
         };
-        (quote!(::ad::__private::view::#f(#n, #k)), reads)
+        (quote!(::revad::__private::view::#f(#n, #k)), reads)
     }
 
     /// Chunk or window `i` (a loop counter) as a view, its start and length computed into
@@ -1207,7 +1207,7 @@ impl Lowerer<'_> {
                 reads.extend(r);
                 self.usize_let(
                     "n",
-                    quote!(::ad::__private::view::chunk_len(#n0, #k, #it)),
+                    quote!(::revad::__private::view::chunk_len(#n0, #k, #it)),
                     reads,
                     span,
                     body,

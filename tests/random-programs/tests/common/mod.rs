@@ -1,7 +1,7 @@
 //! The harness of the differential fuzzer: the scalar types the oracles run on, and the check.
 //!
-//! Every generated program is emitted from one model as the `#[ad::reverse]` function under
-//! test, (for most programs) as the same function under `#[ad::reverse(cps)]`, whose
+//! Every generated program is emitted from one model as the `#[revad::reverse]` function under
+//! test, (for most programs) as the same function under `#[revad::reverse(cps)]`, whose
 //! gradients must also equal the tape backend's bit for bit (see [`check`]), and as an oracle
 //! generic over [`Real`]. The oracle runs on two scalars:
 //!
@@ -857,7 +857,7 @@ pub type GradFn<F> = fn(&[F]) -> (F, Vec<F>, Vec<F>);
 /// `_vjp` of a program, on flat inputs, the seed of the value and the flat seeds of the
 /// `&mut` parameters: the value, the gradient and the buffers on return, flattened.
 pub type VjpFn<F> = fn(&[F], F, &[F]) -> (F, Vec<F>, Vec<F>);
-/// `_jvp` of a program under `#[ad::forward]`, on flat inputs `x` and flat tangents `t` (one
+/// `_jvp` of a program under `#[revad::forward]`, on flat inputs `x` and flat tangents `t` (one
 /// per input; those of inactive inputs are not passed): the value, its tangent, the `&mut`
 /// buffers on return and their tangents, flattened.
 pub type JvpFn<F> = fn(&[F], &[F]) -> (F, F, Vec<F>, Vec<F>);
@@ -890,11 +890,11 @@ pub struct Case<F: Fl> {
     pub grad: Option<GradFn<F>>,
     /// `_vjp`, flattened.
     pub vjp: VjpFn<F>,
-    /// `_grad` of the copy under `#[ad::reverse(cps)]`, flattened, if it has one.
+    /// `_grad` of the copy under `#[revad::reverse(cps)]`, flattened, if it has one.
     pub cps_grad: Option<GradFn<F>>,
-    /// `_vjp` of the copy under `#[ad::reverse(cps)]`, flattened, if the program has one.
+    /// `_vjp` of the copy under `#[revad::reverse(cps)]`, flattened, if the program has one.
     pub cps_vjp: Option<VjpFn<F>>,
-    /// `_jvp` of the program under `#[ad::forward]`, if it is under forward mode.
+    /// `_jvp` of the program under `#[revad::forward]`, if it is under forward mode.
     pub jvp: Option<JvpFn<F>>,
     /// The oracle on num-dual numbers: the value and the buffers on return.
     pub dual: OracleFn<F::D>,
@@ -1266,12 +1266,12 @@ pub fn run(seed: u64, f64s: &[Case<f64>], f32s: &[Case<f32>]) {
     let jvps = f64s.iter().filter(|c| c.jvp.is_some()).count()
         + f32s.iter().filter(|c| c.jvp.is_some()).count();
     println!(
-        "{total} programs, {cps} of them also under #[ad::reverse(cps)], {jvps} also under \
-         #[ad::forward] (jvp·t = Σ grad·t), {muts} with &mut parameters ({units} returning ())"
+        "{total} programs, {cps} of them also under #[revad::reverse(cps)], {jvps} also under \
+         #[revad::forward] (jvp·t = Σ grad·t), {muts} with &mut parameters ({units} returning ())"
     );
     assert!(
         failures.is_empty(),
-        "{} of {total} programs ({cps} also under #[ad::reverse(cps)]) failed:\n\n{}",
+        "{} of {total} programs ({cps} also under #[revad::reverse(cps)]) failed:\n\n{}",
         failures.len(),
         failures.join("\n\n")
     );

@@ -1,8 +1,8 @@
-//! `nalgebra`'s fixed-size vectors and matrices as active values (feature `nalgebra`, on for
-//! the tests through the dev-dependency): gradients of their arithmetic, checked against
-//! closed forms and central finite differences.
+//! `nalgebra`'s fixed-size vectors and matrices as active values (feature `nalgebra`, on
+//! for this package through its dev-dependency on `revad`): gradients of their arithmetic,
+//! checked against closed forms and central finite differences.
 
-use ad::reverse;
+use revad::reverse;
 use approx::assert_relative_eq;
 use nalgebra::{Matrix2, Matrix3, Vector3};
 
