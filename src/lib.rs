@@ -283,7 +283,8 @@
 //! two user structs added) is a compile error at the operation; a method of your own type named
 //! like one of these is taken for it, so name such a method otherwise.
 //!
-//! ```
+#![cfg_attr(feature = "nalgebra", doc = "```")]
+#![cfg_attr(not(feature = "nalgebra"), doc = "```ignore")]
 //! use nalgebra::{Matrix3, Vector3};
 //!
 //! #[revad::reverse]

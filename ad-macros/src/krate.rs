@@ -151,7 +151,7 @@ fn rewrite(tokens: TokenStream, path: &TokenStream) -> TokenStream {
 }
 
 /// The span of `revad` when `trees[i..]` starts with `::revad` and that `::` begins a path
-/// (it does not follow a name or a `>`, as in `a::revad`).
+/// (it does not follow a name, as in `a::revad`).
 fn leading_name(trees: &[TokenTree], i: usize) -> Option<Span> {
     let colon = |tt: Option<&TokenTree>, spacing: Spacing| {
         matches!(tt, Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing)
@@ -165,19 +165,14 @@ fn leading_name(trees: &[TokenTree], i: usize) -> Option<Span> {
     if name != NAME {
         return None;
     }
-    let prev = |back: usize| i.checked_sub(back).map(|j| &trees[j]);
-    let continues_a_path = match prev(1) {
+    let continues_a_path = match i.checked_sub(1).map(|j| &trees[j]) {
         // `a::revad`, `crate::revad`, `Self::revad`; not `as ::revad`, `dyn ::revad`.
         Some(TokenTree::Ident(prev)) => {
             ["self", "super", "crate", "Self"].iter().any(|k| prev == k)
                 || syn::parse2::<syn::Ident>(prev.to_token_stream()).is_ok()
         }
-        // `Vec<T>::revad`; not `-> ::revad` or `=> ::revad`.
-        Some(TokenTree::Punct(p)) if p.as_char() == '>' => !matches!(
-            prev(2),
-            Some(TokenTree::Punct(q)) if (q.as_char() == '-' || q.as_char() == '=')
-                && q.spacing() == Spacing::Joint
-        ),
+        // A `>` ends generics (`impl<T> ::revad::X`) or an arrow (`-> ::revad::X`); an item
+        // named `revad` after generic arguments (`<T as Tr>::revad`) is not taken for a path.
         Some(TokenTree::Group(g)) => g.delimiter() == Delimiter::None,
         _ => false,
     };
@@ -199,15 +194,16 @@ mod tests {
         let out = rewritten(quote! {
             fn f(x: <f64 as ::revad::Adjoint>::Adj) -> ::revad::Zero { ::revad::g([::revad::h()]) }
             #[::revad::reverse(crate = ::revad)] fn k() {}
+            impl<T: Float> ::revad::Tr for S<T> {}
         });
-        assert_eq!(out.matches("autodiff").count(), 6, "{out}");
+        assert_eq!(out.matches("autodiff").count(), 7, "{out}");
         assert!(!out.contains("revad"), "{out}");
     }
 
     #[test]
     fn a_module_named_revad_inside_a_path_is_kept() {
-        let out = rewritten(quote!(my::revad::f(); crate::revad::g(); Vec::<T>::revad; revad::h()));
-        assert_eq!(out.matches("revad").count(), 4, "{out}");
+        let out = rewritten(quote!(my::revad::f(); crate::revad::g(); revad::h()));
+        assert_eq!(out.matches("revad").count(), 3, "{out}");
         assert!(!out.contains("autodiff"), "{out}");
     }
 
