@@ -42,7 +42,9 @@ pub fn use_g() -> f64 {
 #[test]
 fn default_features_need_no_c_compiler_and_cps_names_its_feature() {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let workspace = workspace.canonicalize().expect("the repository root exists");
+    let workspace = workspace
+        .canonicalize()
+        .expect("the repository root exists");
     let target = target_dir(&workspace).join("tests/robustness");
     let dir = target.join("default-features");
     fs::create_dir_all(dir.join("src")).expect("mkdir");
@@ -85,7 +87,10 @@ fn default_features_need_no_c_compiler_and_cps_names_its_feature() {
         .collect();
     assert!(built.contains(&"revad"), "revad was not built:\n{stderr}");
     for c_crate in ["stacker", "psm", "cc"] {
-        assert!(!built.contains(&c_crate), "the default features build `{c_crate}`");
+        assert!(
+            !built.contains(&c_crate),
+            "the default features build `{c_crate}`"
+        );
     }
 
     let errors: Vec<&Value> = messages

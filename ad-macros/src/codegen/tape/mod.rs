@@ -496,7 +496,9 @@ impl Emitter<'_> {
                 };
                 let arg = self.op(args.first()?);
                 let fused = syn::Ident::new(fused, Span::call_site());
-                return Some(quote!(let (#name, #partial) = ::revad::__private::rules::#fused(#arg);));
+                return Some(
+                    quote!(let (#name, #partial) = ::revad::__private::rules::#fused(#arg);),
+                );
             }
             let annotation = self.constant_type(v, rhs);
             // Located where the value is computed in the user's code.

@@ -34,7 +34,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::spanned::Spanned;
 
-use super::views::{op_tokens, Chunked, View};
+use super::views::{Chunked, View};
 use super::{strip, Binding, LoopCtx, Lowerer, Value};
 use crate::ir::{
     ArrayInfo, AssignOp, BinOp, LoopKind, Opaque, Operand, Path, RangeLoop, Rhs, Shape, Stmt,
@@ -523,7 +523,7 @@ impl Lowerer<'_> {
         let position = match &view.start {
             None => index,
             Some(s) => {
-                let (s, i) = (op_tokens(self, s), op_tokens(self, &index));
+                let (s, i) = (self.op_tokens(s), self.op_tokens(&index));
                 let mut reads: Vec<VarId> = view.start.iter().filter_map(Operand::var).collect();
                 reads.extend(index.var());
                 Operand::Var(self.let_opaque(

@@ -191,6 +191,14 @@ struct Lowerer<'a> {
 }
 
 impl<'a> Lowerer<'a> {
+    /// The tokens of an operand: the variable's name, or the literal.
+    fn op_tokens(&self, op: &Operand) -> proc_macro2::TokenStream {
+        match op {
+            Operand::Var(v) => self.vars[*v].name.to_token_stream(),
+            Operand::Lit(t, _) => t.clone(),
+        }
+    }
+
     fn new(cx: &'a Errors, sig: &'a Signature) -> Self {
         let mut lowerer = Lowerer {
             cx,

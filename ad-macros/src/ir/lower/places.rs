@@ -266,9 +266,7 @@ impl Lowerer<'_> {
         let mut reads = vec![place.root];
         let path = Path(place.steps.clone());
         reads.extend(path.operands().into_iter().filter_map(Operand::var));
-        let tokens = path.place(quote!(#name), false, false, |i| {
-            super::views::op_tokens(self, i)
-        });
+        let tokens = path.place(quote!(#name), false, false, |i| self.op_tokens(i));
         (tokens, reads)
     }
 }

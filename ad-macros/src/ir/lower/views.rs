@@ -39,7 +39,7 @@
 //! ```
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::quote;
 use syn::spanned::Spanned;
 use syn::Ident;
 
@@ -181,14 +181,6 @@ enum Chunking {
     Windows,
 }
 
-/// The tokens of an operand.
-pub(super) fn op_tokens(lowerer: &Lowerer<'_>, op: &Operand) -> TokenStream {
-    match op {
-        Operand::Var(v) => lowerer.vars[*v].name.to_token_stream(),
-        Operand::Lit(t, _) => t.clone(),
-    }
-}
-
 fn op_reads(op: &Operand) -> Vec<VarId> {
     op.var().into_iter().collect()
 }
@@ -224,7 +216,7 @@ impl Lowerer<'_> {
     /// The length of `view`, as tokens and the variables they read.
     pub(super) fn view_len_tokens(&self, view: &View) -> (TokenStream, Vec<VarId>) {
         match &view.len {
-            Some(op) => (op_tokens(self, op), op_reads(op)),
+            Some(op) => (self.op_tokens(op), op_reads(op)),
             None => {
                 let (base, reads) = self.view_array_tokens(view);
                 (quote!(#base.len()), reads)
@@ -247,7 +239,7 @@ impl Lowerer<'_> {
         let steps = prefix.iter().map(|step| match step {
             Step::Index(i) => {
                 reads.extend(i.var());
-                let i = op_tokens(self, i);
+                let i = self.op_tokens(i);
                 quote!([#i])
             }
             Step::Field(m) => quote!(.#m),
@@ -269,7 +261,7 @@ impl Lowerer<'_> {
 
     fn view_start_tokens(&self, view: &View) -> (TokenStream, Vec<VarId>) {
         match &view.start {
-            Some(op) => (op_tokens(self, op), op_reads(op)),
+            Some(op) => (self.op_tokens(op), op_reads(op)),
             None => (quote!(0), Vec::new()),
         }
     }
@@ -387,7 +379,7 @@ impl Lowerer<'_> {
                 let op = self.lower_int_operand(b, Ty::Usize, out);
                 let op = self.frozen(op, span, out);
                 reads.extend(op_reads(&op));
-                let b = op_tokens(self, &op);
+                let b = self.op_tokens(&op);
                 match range.limits {
                     syn::RangeLimits::HalfOpen(_) => b,
                     syn::RangeLimits::Closed(_) => {
@@ -400,7 +392,7 @@ impl Lowerer<'_> {
         let s = match &start {
             Some(op) => {
                 reads.extend(op_reads(op));
-                op_tokens(self, op)
+                self.op_tokens(op)
             }
             None => quote!(0),
         };
@@ -415,7 +407,7 @@ impl Lowerer<'_> {
             (None, start) => start,
             (Some(s0), None) => Some(s0),
             (Some(s0), Some(s1)) => {
-                let (a, b) = (op_tokens(self, &s0), op_tokens(self, &s1));
+                let (a, b) = (self.op_tokens(&s0), self.op_tokens(&s1));
                 let mut reads = op_reads(&s0);
                 reads.extend(op_reads(&s1));
                 Some(self.usize_let("s", quote!(#a + #b), reads, span, out))
@@ -442,7 +434,7 @@ impl Lowerer<'_> {
             return i;
         }
         let (s, mut reads) = self.view_start_tokens(view);
-        let it = op_tokens(self, &i);
+        let it = self.op_tokens(&i);
         reads.extend(op_reads(&i));
         let expr = if checked {
             let (n, r) = self.view_len_tokens(view);
@@ -533,7 +525,7 @@ impl Lowerer<'_> {
         let mid = self.lower_int_operand(&call.args[0], Ty::Usize, out);
         let (n, mut reads) = self.view_len_tokens(&base);
         reads.extend(op_reads(&mid));
-        let m = op_tokens(self, &mid);
+        let m = self.op_tokens(&mid);
         let mid = self.usize_let(
             "k",
             quote!(::revad::__private::view::split(#n, #m)),
@@ -541,13 +533,13 @@ impl Lowerer<'_> {
             span,
             out,
         );
-        let k = op_tokens(self, &mid);
+        let k = self.op_tokens(&mid);
         reads.push(mid.var().unwrap_or(base.base));
         let rest = self.usize_let("n", quote!(#n - #k), reads, span, out);
         let right_start = match &base.start {
             None => mid.clone(),
             Some(s0) => {
-                let s = op_tokens(self, s0);
+                let s = self.op_tokens(s0);
                 let mut reads = op_reads(s0);
                 reads.extend(op_reads(&mid));
                 self.usize_let("s", quote!(#s + #k), reads, span, out)
@@ -622,7 +614,7 @@ impl Lowerer<'_> {
     /// A loop counter over `0..n`.
     fn counter(&mut self, n: &Operand, span: Span) -> (VarId, LoopKind) {
         let i = self.fresh("i", Ty::Usize, false, span);
-        let nt = op_tokens(self, n);
+        let nt = self.op_tokens(n);
         let range = Opaque::generated(quote!(0..#nt), op_reads(n));
         let kind = LoopKind::Range(RangeLoop {
             var: Some(i),
@@ -995,7 +987,7 @@ impl Lowerer<'_> {
                             let k = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
                             let (len, mut reads) = self.view_len_tokens(&view);
                             reads.extend(op_reads(&k));
-                            let kt = op_tokens(self, &k);
+                            let kt = self.op_tokens(&k);
                             let k = self.usize_let(
                                 "k",
                                 quote!(::core::cmp::min(#kt, #len)),
@@ -1003,7 +995,7 @@ impl Lowerer<'_> {
                                 span,
                                 pre,
                             );
-                            let kt = op_tokens(self, &k);
+                            let kt = self.op_tokens(&k);
                             let mut narrowed = view.clone();
                             if name == "skip" {
                                 let (start, mut start_reads) = self.view_start_tokens(&view);
@@ -1167,7 +1159,7 @@ impl Lowerer<'_> {
         let Chunked { view, size, kind } = chunked;
         let (n, mut reads) = self.view_len_tokens(view);
         reads.extend(op_reads(size));
-        let k = op_tokens(self, size);
+        let k = self.op_tokens(size);
         let f = match kind {
             Chunking::Chunks => quote!(chunks),
             Chunking::Exact => quote!(chunks_exact),
@@ -1187,7 +1179,7 @@ impl Lowerer<'_> {
     ) -> View {
         let Chunked { view, size, kind } = chunked;
         let it = self.vars[i].name.clone();
-        let k = op_tokens(self, size);
+        let k = self.op_tokens(size);
         let (s0, mut reads) = self.view_start_tokens(view);
         reads.extend(op_reads(size));
         reads.push(i);
@@ -1283,7 +1275,7 @@ impl Lowerer<'_> {
                 let span = ident.span();
                 let index = if *rev {
                     // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`.
-                    let nt = op_tokens(self, n);
+                    let nt = self.op_tokens(n);
                     let it = &self.vars[i].name;
                     let expr = quote!(#nt - 1 - #it);
                     let mut reads = op_reads(n);
@@ -1399,7 +1391,7 @@ impl Lowerer<'_> {
             }
             Src::Inactive(opaque) => {
                 let e = &opaque.expr;
-                let it = op_tokens(self, &index);
+                let it = self.op_tokens(&index);
                 let mut reads = opaque.reads.clone();
                 reads.extend(op_reads(&index));
                 let var = self.user_var(ident, Ty::Unknown, false);

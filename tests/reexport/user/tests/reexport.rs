@@ -23,7 +23,11 @@ fn a_loop() {
 
 #[test]
 fn a_struct_method() {
-    let body = Body { pos: [1.0, 2.0], vel: [3.0, -4.0], mass: 1.5 };
+    let body = Body {
+        pos: [1.0, 2.0],
+        vel: [3.0, -4.0],
+        mass: 1.5,
+    };
     let (value, (db, dg)) = body.energy_grad(9.81);
     assert_eq!(value.to_bits(), body.energy(9.81).to_bits());
     assert_eq!(db.pos, [0.0, 1.5 * 9.81]);
