@@ -1,8 +1,19 @@
-//! Compile-time reverse-mode automatic differentiation for ordinary Rust functions, on stable
-//! Rust.
+//! Compile-time reverse- and forward-mode automatic differentiation of ordinary Rust
+//! functions, on stable Rust.
 //!
-//! Annotate a function with [`#[reverse]`](reverse) and call the generated `NAME_grad` (scalar
-//! outputs) or `NAME_vjp` (any float-carrying output, with an output seed):
+//! ```sh
+//! cargo add revad
+//! ```
+//!
+//! or, in `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! revad = "0.1"
+//! ```
+//!
+//! Annotate a function with [`#[reverse]`](macro@reverse) and call the generated `NAME_grad`
+//! (scalar outputs) or `NAME_vjp` (any float-carrying output, with an output seed):
 //!
 //! ```
 //! use revad::reverse;
@@ -15,11 +26,77 @@
 //! let (value, (dx, dy)) = f_grad(3.0, 4.0);
 //! assert_eq!(value, f(3.0, 4.0));
 //! assert_eq!((dx, dy), (2.0 + 2.0 * 3.0 * 4.0, 3.0 * 3.0));
+//! let (_, (dx, dy)) = f_vjp(3.0, 4.0, 0.5); // scaled by the output's seed
+//! assert_eq!((dx, dy), (13.0, 4.5));
 //! ```
 //!
 //! The macro rewrites the body into straight-line adjoint code at compile time: no tape of
-//! closures, no heap allocation for code without loops, no dynamic dispatch. See the README
-//! for the supported subset of Rust and the generated code.
+//! closures, no heap allocation for code without loops, no dynamic dispatch. The function
+//! bodies it takes are those of [the supported subset](#the-supported-subset); anything else
+//! is a compile error at the construct.
+//!
+//! # The attributes
+//!
+//! | attribute | options | generates |
+//! |---|---|---|
+//! | [`#[reverse]`](macro@reverse) | `wrt(a, b)`, `cps` (feature `cps`), `hessian`, `crate = path` | `NAME_vjp`, `NAME_grad`; with `hessian`, `NAME_hvp`, `NAME_hessian`, `NAME_hessian_diag` |
+//! | [`#[forward]`](macro@forward) | `wrt(a, b)`, `vector`, `crate = path` | `NAME_jvp`, `NAME_jacobian`; with `vector`, `NAME_jvp_vec` |
+//! | [`#[derivative]`](macro@derivative) | `vjp = path` (required), `jvp = path`, `crate = path` | `NAME_vjp`, `NAME_grad`; with `jvp`, `NAME_jvp` |
+//! | [`#[derive(Adjoint)]`](macro@Adjoint) | `#[adjoint(name = Ident)]`, `#[adjoint(crate = path)]` | the adjoint type `NameAdjoint` and `impl Adjoint` |
+//!
+//! Each attribute's page lists what its options do. `#[reverse]` and `#[forward]` may both
+//! annotate one function, in either order.
+//!
+//! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
+//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the forward-mode dual numbers
+//! ([`Dual`], [`DualVec`], [`Lanes`], [`forward`](mod@forward)), the finite-difference
+//! [`check`]er, and the [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
+//!
+#![doc = include_str!("../docs/generated.md")]
+//!
+//! # Features
+//!
+//! | feature | what it adds | build needs |
+//! |---|---|---|
+//! | `cps` | `#[reverse(cps)]`, the continuation-passing backend; `cps::grow` | the crate `stacker`, whose dependency `psm` compiles C: a C compiler |
+//! | `nalgebra` | `nalgebra`'s fixed-size matrices and vectors as active values | `nalgebra` |
+//!
+//! The default features need no C compiler. The minimum supported Rust version is 1.85 for
+//! the default features, 1.88 with `cps` and 1.89 with `nalgebra`.
+//!
+//! # Renaming the dependency: `crate = path`
+//!
+//! The generated code names this crate by the name your `Cargo.toml` gives it: with
+//! `autodiff = { package = "revad", version = "0.1" }`, it calls `::autodiff::..`. A crate
+//! that reaches `revad` through another crate's re-export (`my_lib::revad`), without depending
+//! on it, says where it is with `crate = path` on each attribute, as serde's
+//! `#[serde(crate = "..")]` does:
+//!
+//! ```
+//! # // (In its own doc tests, `revad` is an `extern crate` item that must be public to be
+//! # // re-exported; in a user's crate, `pub use revad;` needs nothing more.)
+//! # pub extern crate revad;
+//! mod my_lib {
+//!     pub use revad;
+//! }
+//!
+//! #[my_lib::revad::reverse(crate = crate::my_lib::revad)]
+//! fn square(x: f64) -> f64 {
+//!     x * x
+//! }
+//!
+//! #[derive(my_lib::revad::Adjoint)]
+//! #[adjoint(crate = crate::my_lib::revad)]
+//! struct Point {
+//!     x: f64,
+//! }
+//!
+//! # fn main() {
+//! assert_eq!(square_grad(3.0), (9.0, 6.0));
+//! let p = Point { x: 1.0 };
+//! let _: PointAdjoint = <Point as revad::Adjoint>::zero_adjoint(&p);
+//! # }
+//! ```
 //!
 //! # `&mut` parameters
 //!
@@ -91,11 +168,11 @@
 //! The CPS backend's stack grows with the operations executed inside loops and recursive
 //! calls: each iteration is one level of a local recursive function whose frames live until the reverse of that
 //! iteration (its continuations are `&mut dyn FnMut` there: a new closure type per level
-//! could not be monomorphised), and [`cps::grow`] extends the stack on demand, so a long loop
+//! could not be monomorphised), and [`cps::grow`] (feature `cps`) extends the stack on demand, so a long loop
 //! costs memory, not a crash. In straight-line code the continuation of an operation, called
 //! exactly once, is emitted in place, so it compiles to plain arithmetic; the continuation of
 //! an `if` is one closure, monomorphised, called from both arms. Prefer the tape backend for
-//! long loops; the README measures both.
+//! long loops; [the README](https://github.com/revad-rs/revad#performance) measures both.
 //!
 //! # Generic functions
 //!
@@ -322,7 +399,7 @@
 //!
 //! # Forward mode from the attribute: `#[forward]`
 //!
-//! [`#[forward]`](forward) generates `NAME_jvp(params.., tangents..) -> (value, tangent)`, the
+//! [`#[forward]`](macro@forward) generates `NAME_jvp(params.., tangents..) -> (value, tangent)`, the
 //! tangent code beside the primal (one tangent per differentiated parameter, of its type),
 //! and, with `#[forward(vector)]`, `NAME_jvp_vec` on [`Lanes`] (`N` tangents at once);
 //! `NAME_jacobian` gives the dense Jacobian, by forward mode or, when `#[reverse]` annotates
@@ -418,10 +495,12 @@
 //! assert_eq!(area_jvp(3.0, 2.0, 1.0, 0.0), (6.0, 2.0));
 //! ```
 //!
-//! Besides the attributes, this crate re-exports the runtime: the derivative [`rules`], the
-//! [`ValueStack`] used by loops, the CPS dual type ([`cps`]), the forward-mode dual numbers
-//! ([`Dual`], [`DualVec`], [`forward`](mod@forward)), the finite-difference [`check`]er, and the
-//! [`Adjoint`] trait with the [`Zero`] adjoint of inactive data.
+#![doc = include_str!("../docs/subset.md")]
+//!
+#![cfg_attr(
+    not(feature = "cps"),
+    doc = "[`cps::grow`]: https://docs.rs/revad/latest/revad/cps/fn.grow.html"
+)]
 #![forbid(unsafe_code)]
 
 pub use revad_macros::{derivative, forward, reverse, Adjoint};

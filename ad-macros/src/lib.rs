@@ -1,6 +1,9 @@
-//! The `#[reverse]` attribute of the [`revad`](https://docs.rs/revad) crate.
+//! The attributes of the [`revad`](https://docs.rs/revad) crate: `#[reverse]`, `#[forward]`,
+//! `#[derivative]` and `#[derive(Adjoint)]`.
 //!
-//! Depend on `revad`, not on this crate: the generated code names runtime items through `::ad`.
+//! Depend on `revad`, not on this crate: `revad` re-exports these attributes with the runtime
+//! that the generated code calls, and the generated code names that runtime through `revad`
+//! (by the name the user's `Cargo.toml` gives it, or the path given with `crate = path`).
 //!
 //! The pipeline (`expand`) reads the signature (`parse`), lowers the body to an IR in
 //! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`; the tape's storage plan in `codegen::tape::plan`) and
@@ -37,9 +40,11 @@ mod rules;
 ///
 /// Keeps the function unchanged and generates, with the same visibility:
 ///
-/// - `NAME_vjp(<params>, seed) -> (R, G)`: the value and the vector-Jacobian product, for
-///   any output of floats (`f64`, `f32`, `[f64; N]`, `Vec<f64>`, tuples of these);
-/// - `NAME_grad(<params>) -> (R, G)` when the output is a scalar: the value and the gradient.
+/// - `NAME_vjp(<params>, seed, <seeds of the &mut params>) -> (R, G)`: the value and the
+///   vector-Jacobian product, for any output of floats (`f64`, `f32`, `[f64; N]`,
+///   `Vec<f64>`, tuples of these, structs and enums that derive `Adjoint`);
+/// - `NAME_grad(<params>) -> (R, G)` when the output is a scalar: the value and the gradient;
+/// - with `hessian`, `NAME_hvp`, `NAME_hessian` and `NAME_hessian_diag`.
 ///
 /// `G` holds the adjoint of each active parameter in order (a tuple when there are several,
 /// the bare adjoint when there is one): `f64`/`f32` for scalars, `[f64; N]` for arrays,
@@ -62,7 +67,57 @@ mod rules;
 /// ```
 ///
 /// Code outside the supported subset is a compile error at the offending construct, saying
-/// what to write instead. See the crate documentation of `revad` for the subset.
+/// what to write instead. The crate documentation of `revad` states the subset and gives
+/// every generated function's signature.
+///
+/// # Options
+///
+/// `#[reverse(..)]` takes these, separated by commas, in any order:
+///
+/// - `wrt(a, b)`: differentiate with respect to the named parameters only (by default, every
+///   parameter that carries floats). The others get no adjoint: the gradient holds the
+///   adjoints of `a` and `b`, in parameter order. On a method, `wrt(self)` names the
+///   receiver.
+/// - `cps`: generate `NAME_vjp` with the continuation-passing backend (an adjoint cell per
+///   value, the rest of the body as each operation's continuation) instead of the tape; the
+///   same functions and the same numbers. It needs the feature `cps` of `revad` (`revad = {
+///   version = "0.1", features = ["cps"] }`), which builds the crate `stacker`, whose
+///   dependency `psm` compiles C; without the feature, `cps` is a compile error that says
+///   so. It takes no structs, nested containers or generic functions yet.
+/// - `hessian`: also generate `NAME_hvp(<params>, <directions>) -> (R, G, H·v)`,
+///   `NAME_hessian(<params>) -> (R, G, Vec<Vec<F>>)` and `NAME_hessian_diag(<params>) -> (R,
+///   G, Vec<F>)` (forward over reverse), and make `NAME_grad` and `NAME_jvp` callable from
+///   other `#[reverse]` and `#[forward]` functions. For free functions with a float result
+///   and float or float-array parameters by value or `&`.
+/// - `crate = path` (or `crate = "path"`): where the generated code finds `revad`, for a
+///   crate that reaches it through a re-export (`crate = my_lib::revad`), as serde's
+///   `#[serde(crate = "..")]`. Without it, the generated code names `revad` by the name the
+///   user's `Cargo.toml` gives it (`autodiff = { package = "revad", version = "0.1" }` gives
+///   `::autodiff`).
+///
+/// ```
+/// #[revad::reverse(wrt(w))]
+/// fn loss(w: &[f64], x: &[f64], y: f64) -> f64 {
+///     let mut p = 0.0;
+///     for i in 0..w.len() {
+///         p += w[i] * x[i];
+///     }
+///     (p - y) * (p - y)
+/// }
+///
+/// // One differentiated parameter: the gradient is its adjoint, bare.
+/// let (value, dw) = loss_grad(&[1.0, 2.0], &[3.0, 4.0], 10.0);
+/// assert_eq!(value, 1.0);
+/// assert_eq!(dw, [6.0, 8.0]);
+///
+/// #[revad::reverse(cps, hessian)]
+/// fn cube(x: f64) -> f64 {
+///     x * x * x
+/// }
+///
+/// assert_eq!(cube_grad(2.0), (8.0, 12.0));
+/// assert_eq!(cube_hessian(2.0).2, [[12.0]]);
+/// ```
 #[proc_macro_attribute]
 pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     with_crate_path(args, item, expand::reverse)
@@ -70,12 +125,19 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// Differentiates a function in forward mode at compile time.
 ///
-/// Keeps the function unchanged and generates, with the same visibility,
-/// `NAME_jvp(<params>, <tangents>) -> (R, Ṙ)`: the value and the Jacobian-vector product,
-/// the derivative of the output along a direction given by one tangent per differentiated
-/// parameter, of the parameter's own type (`f64` for `f64`, `&[f64]` for `&[f64]`, `&mut
-/// [f64]` for `&mut [f64]`, which it updates as the function updates the parameter). `Ṙ` has
-/// the output's shape (`f64`, `[f64; N]`, `Vec<f64>`, tuples of these).
+/// Keeps the function unchanged and generates, with the same visibility:
+///
+/// - `NAME_jvp(<params>, <tangents>) -> (R, Ṙ)`: the value and the Jacobian-vector product,
+///   the derivative of the output along a direction given by one tangent per differentiated
+///   parameter, of the parameter's own type (`f64` for `f64`, `&[f64]` for `&[f64]`, `&mut
+///   [f64]` for `&mut [f64]`, which it updates as the function updates the parameter). `Ṙ`
+///   has the output's shape (`f64`, `[f64; N]`, `Vec<f64>`, tuples of these).
+/// - `NAME_jacobian(<params>) -> (R, Vec<Vec<F>>)`: the dense Jacobian, row `i` the
+///   derivatives of output entry `i`, column `k` those along input entry `k` (one `NAME_jvp`
+///   per input entry, or, with `#[reverse]` on the function too and fewer outputs than
+///   inputs, one `NAME_vjp` per output entry). For free, non-generic functions of floats and
+///   float arrays or slices (by value or `&`) with a float, array or `Vec` result.
+/// - with `vector`, `NAME_jvp_vec`.
 ///
 /// ```
 /// #[revad::forward]
@@ -96,6 +158,37 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// functions call each other's forward derivatives (`#[revad::forward]` on the callee too).
 /// `#[revad::forward]` and `#[reverse]` may both annotate a function. Forward mode does not
 /// take structs, methods or nested containers yet (a compile error says so).
+///
+/// # Options
+///
+/// `#[forward(..)]` takes these, separated by commas, in any order:
+///
+/// - `wrt(a, b)`: take tangents for the named parameters only (by default, every parameter
+///   that carries floats); the others are constants.
+/// - `vector`: also generate `NAME_jvp_vec<const N: usize>(<params>, <tangents>) -> (R, Ṙ)`,
+///   `N` directions in one pass: each float of a tangent, and of `Ṙ`, is a
+///   `revad::Lanes<F, N>` (lane `k` is direction `k`), so the primal runs once and the
+///   tangent code on `N` lanes. Annotated callees need `vector` too.
+/// - `crate = path` (or `crate = "path"`): where the generated code finds `revad`, as for
+///   `#[reverse]`.
+///
+/// (`cps` and `hessian` are options of `#[reverse]`, an error here.)
+///
+/// ```
+/// use revad::Lanes;
+///
+/// #[revad::forward(wrt(p), vector)]
+/// fn scaled(p: [f64; 2], k: f64) -> f64 {
+///     k * p[0] * p[1]
+/// }
+///
+/// let (_, d) = scaled_jvp([2.0, 3.0], 10.0, [1.0, 0.0]);
+/// assert_eq!(d, 30.0);
+/// // Both unit directions at once: the gradient with respect to `p`.
+/// let (_, d) = scaled_jvp_vec([2.0, 3.0], 10.0, [Lanes([1.0, 0.0]), Lanes([0.0, 1.0])]);
+/// assert_eq!(d.0, [30.0, 20.0]);
+/// assert_eq!(scaled_jacobian([2.0, 3.0], 10.0).1, [[30.0, 20.0]]);
+/// ```
 #[proc_macro_attribute]
 pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     with_crate_path(args, item, expand::forward)
@@ -134,7 +227,47 @@ pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
 /// adjoint when there is one float parameter, a tuple in parameter order otherwise (`Vec<f64>`
 /// or `[f64; N]` for array parameters). `#[reverse]` code that calls the function uses the
 /// pullback; `NAME_grad` and `NAME_vjp` are generated as for `#[reverse]`. The function must
-/// return `f64` or `f32`.
+/// return `f64` or `f32` (or `T: Float`).
+///
+/// # Options
+///
+/// - `vjp = path` (required): the pullback, `fn(<params>, output, seed) -> <adjoints of the
+///   float parameters>`.
+/// - `jvp = path`: the forward rule, `fn(<params>, output, <tangents of the float
+///   parameters>) -> <tangent of the output>`. With it, the attribute also generates
+///   `NAME_jvp(<params>, <tangents>) -> (R, Ṙ)` and `#[forward]` code may call the function;
+///   without it, a `#[forward]` caller is a compile error at the call.
+/// - `crate = path` (or `crate = "path"`): where the generated code finds `revad`, as for
+///   `#[reverse]`.
+///
+/// A rule written generic over `T: revad::Float` (the function too) runs on dual numbers, so
+/// second derivatives and nested derivatives go through it.
+///
+/// ```
+/// /// The forward rule: the parameters, the output, then the tangents of the float
+/// /// parameters; returns the output's tangent.
+/// fn softplus_tangent(x: f64, _out: f64, dx: f64) -> f64 {
+///     dx / (1.0 + (-x).exp())
+/// }
+/// # fn softplus_pullback(x: f64, _out: f64, seed: f64) -> f64 {
+/// #     seed / (1.0 + (-x).exp())
+/// # }
+///
+/// #[revad::derivative(vjp = softplus_pullback, jvp = softplus_tangent)]
+/// fn softplus(x: f64) -> f64 {
+///     if x > 30.0 { x } else { x.exp().ln_1p() }
+/// }
+///
+/// #[revad::forward]
+/// fn loss(x: f64) -> f64 {
+///     softplus(2.0 * x) * 3.0
+/// }
+///
+/// let (_, d) = softplus_jvp(0.0, 1.0);
+/// assert_eq!(d, 0.5);
+/// let (_, d) = loss_jvp(0.0, 1.0);
+/// assert_eq!(d, 3.0);
+/// ```
 #[proc_macro_attribute]
 pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     with_crate_path(args, item, expand::derivative)
@@ -207,8 +340,29 @@ pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
 ///   Lifetimes are kept: `struct View<'a> { xs: &'a [f64] }` → `ViewAdjoint<'a>`, whose `xs`
 ///   is a `Vec<f64>`.
 /// - Recursive types work through a `Box` or a `Vec` (`Box<T>`'s adjoint is `Box<T::Adj>`).
-/// - `#[adjoint(name = ParticleGrad)]` on the type names the adjoint type `ParticleGrad`.
 /// - Unions are rejected: which field of a union holds its value is not known.
+///
+/// # Options
+///
+/// In `#[adjoint(..)]` on the type (one attribute or several):
+///
+/// - `name = Ident`: names the adjoint type (`#[adjoint(name = ParticleGrad)]`; an
+///   identifier, not a string). By default, the type's name followed by `Adjoint`.
+/// - `crate = path` (or `crate = "path"`): where the generated impl finds `revad`, as for
+///   `#[reverse]`: for a crate that reaches `revad` through a re-export. Without it, `revad`
+///   is named as the user's `Cargo.toml` names it.
+///
+/// ```
+/// #[derive(revad::Adjoint)]
+/// #[adjoint(name = SpringGrad)]
+/// pub struct Spring {
+///     pub k: f64,
+///     pub rest: f64,
+/// }
+///
+/// let g = SpringGrad { k: 1.0, rest: 0.0 };
+/// assert_eq!(g.clone(), g);
+/// ```
 #[proc_macro_derive(Adjoint, attributes(adjoint))]
 pub fn derive_adjoint(input: TokenStream) -> TokenStream {
     derive::adjoint(input.into()).into()

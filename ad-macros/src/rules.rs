@@ -3,9 +3,9 @@
 //! The runtime owns the one table: for each float intrinsic, its arity, which primal values
 //! its partials read (so the planner knows what the reverse sweep needs), and the names of the
 //! runtime functions that compute them. The generated code calls those functions, so the
-//! derivative conventions live in one place, the runtime. This crate depends on `ad-runtime`
+//! derivative conventions live in one place, the runtime. This crate depends on `revad-runtime`
 //! (an ordinary crate, built for the host as a dependency of this proc-macro crate) to read
-//! that table; `ad-runtime` depends on nothing, so data flows one way, runtime to macro.
+//! that table; `revad-runtime` depends on nothing, so data flows one way, runtime to macro.
 //! Adding an intrinsic touches only the runtime.
 
 pub(crate) use revad_runtime::rules::{Intrinsic as Rule, Partial};

@@ -20,7 +20,13 @@
 //! no thread-local tape): a frame stays alive while the rest of the computation runs inside
 //! its continuation, which is what makes the adjoints available when the continuation
 //! returns. The stack therefore grows with the number of operations executed inside loops;
-//! [`grow`] extends it on demand (see the crate docs of `revad` for the cost and the limits).
+//! [`grow`] (feature `cps`) extends it on demand (see the crate docs of `revad` for the cost
+//! and the limits).
+//!
+#![cfg_attr(
+    not(feature = "cps"),
+    doc = "[`grow`]: https://docs.rs/revad-runtime/latest/revad_runtime/cps/fn.grow.html"
+)]
 
 use core::cell::Cell;
 use core::fmt;
@@ -143,10 +149,20 @@ pub fn shift<T: Float, R>(
     r
 }
 
-/// Bytes of stack left below which [`grow`] moves on to a new segment.
+/// Bytes of stack left below which [`grow`] (feature `cps`) moves on to a new segment.
+///
+#[cfg_attr(
+    not(feature = "cps"),
+    doc = "[`grow`]: https://docs.rs/revad-runtime/latest/revad_runtime/cps/fn.grow.html"
+)]
 pub const RED_ZONE: usize = 64 * 1024;
 
-/// The size of each new stack segment [`grow`] allocates.
+/// The size of each new stack segment [`grow`] (feature `cps`) allocates.
+///
+#[cfg_attr(
+    not(feature = "cps"),
+    doc = "[`grow`]: https://docs.rs/revad-runtime/latest/revad_runtime/cps/fn.grow.html"
+)]
 pub const SEGMENT: usize = 8 * 1024 * 1024;
 
 /// Runs `f`, on a new stack segment if less than [`RED_ZONE`] bytes of stack are left.

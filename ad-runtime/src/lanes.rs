@@ -1,5 +1,6 @@
-//! [`Lanes`]: `N` tangents of one value, the tangent type of `NAME_jvp_n` (forward mode with
-//! `N` directions at once: the primal once, the tangent code on `N` lanes).
+//! [`Lanes`]: `N` tangents of one value, the tangent type of `NAME_jvp_vec` (forward mode with
+//! `N` directions at once, `#[revad::forward(vector)]`: the primal once, the tangent code on
+//! `N` lanes).
 //!
 //! ```
 //! use revad_runtime::Lanes;

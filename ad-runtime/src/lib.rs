@@ -6,7 +6,7 @@
 //!
 //! - [`rules`]: the one table of intrinsic derivative rules (values and partials), with the
 //!   conventions at non-differentiable points (JAX's, in float64). The macro crate depends on
-//!   this one to read that table ([`rules::INTRINSICS`]); this crate depends on nothing.
+//!   this one to read that table ([`rules::INTRINSICS`]); this crate does not depend on it.
 //! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
 //!   sweep of a loop (or of a called function) to its reverse sweep.
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
@@ -32,6 +32,17 @@
 //!   pullback's), checked with one error at the user's code.
 //! - [`view`]: the index arithmetic of slices (`&x[a..b]`, chunks, windows), which generated
 //!   code reads as elements of the base array, checked like Rust's slices.
+//! - [`Float`] ([`float`]): the float types that generated code differentiates (`f64`, `f32`
+//!   and the dual numbers), and the bound of generic functions (`T: Float`).
+//! - [`Lanes`] ([`lanes`]): `N` tangents of one float, the tangents of `NAME_jvp_vec`.
+//! - [`Accumulate`] ([`accumulate`]): adding one adjoint into another, named by the adjoint's
+//!   type alone.
+//! - [`second`]: what the functions `#[reverse(hessian)]` generates use.
+//! - [`linalg`]: the derivative rules of vector and matrix operations; with the feature
+//!   `nalgebra`, the module `nalgebra` implements them for `nalgebra`'s fixed-size matrices.
+//!
+//! Features: `cps` adds `cps::grow` (with the crate `stacker`, whose dependency `psm`
+//! compiles C), `nalgebra` the module `nalgebra`. The default features need no C compiler.
 #![forbid(unsafe_code)]
 
 pub mod accumulate;

@@ -12,11 +12,11 @@
 //!
 //! # The table
 //!
-//! [`INTRINSICS`] is the one list of intrinsics, and the macro reads it: `ad-macros` depends
+//! [`INTRINSICS`] is the one list of intrinsics, and the macro reads it: `revad-macros` depends
 //! on this crate (a proc-macro crate may depend on an ordinary one, which is then also built
 //! for the host), and looks each float method up in this table to learn its arity, which
 //! primal values its partials read, and which function of this module computes them. The
-//! dependency goes one way: this crate depends on nothing, not on the macro. (The other way
+//! dependency goes one way: this crate does not depend on the macro. (The other way
 //! to share the table, one source file `include!`d by both crates, would compile two copies
 //! of it with two distinct types, and would reach outside a crate's directory, which a
 //! packaged crate cannot.)
