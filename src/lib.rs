@@ -504,6 +504,9 @@
 #![forbid(unsafe_code)]
 
 pub use revad_macros::{derivative, forward, reverse, Adjoint};
+pub use revad_runtime::stack::{
+    release_thread_buffers, thread_buffer_bytes, MAX_THREAD_BUFFER_BYTES,
+};
 pub use revad_runtime::{
     adjoint, check, cps, forward, rules, Accumulate, Adjoint, Dual, DualVec, Float, Lanes,
     ValueStack, Zero,

@@ -402,6 +402,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "cps")]
     fn grow_survives_a_deep_recursion() {
         fn depth(n: u64) -> u64 {
             if n == 0 {

@@ -33,13 +33,88 @@ pub struct ValueStack {
 }
 
 thread_local! {
-    /// The stack of this thread's last gradient (see [`ValueStack::reused`]).
+    /// The buffers this thread keeps between gradients (see [`ValueStack::reused`]).
     static CACHE: core::cell::Cell<Option<ValueStack>> = const { core::cell::Cell::new(None) };
 }
 
+/// The most bytes of buffer capacity a thread keeps between gradients: 16 MiB (2²¹ `f64`s).
+///
+/// A gradient whose function has loops or calls borrows the thread's [`ValueStack`]
+/// ([`ValueStack::reused`]) and gives it back, emptied, when it returns. If the stack's
+/// buffers then hold more than this bound, they are trimmed to it before the thread keeps
+/// them: the smaller buffers are kept whole while they fit, the first that does not fit is
+/// shrunk to the room left, and the larger ones are freed. So:
+///
+/// - a gradient that stores up to 16 MiB of values (a 10⁶-step loop that keeps one `f64` per
+///   step takes 8 MiB), computed again and again, allocates nothing after its first call;
+/// - a larger one allocates what it needs beyond the bound on each call (as it would without
+///   the pool), and leaves at most this much behind: a 10⁷-step loop that keeps one `f64` per
+///   step grows its buffer to 128 MiB, of which 16 MiB stay;
+/// - a thread never holds more than this between gradients (nested gradients, each with a
+///   stack of its own, keep the largest after trimming).
+///
+/// The check costs a few comparisons once per gradient, when the stack goes back to the
+/// thread; pushes and pops are unaffected. [`release_thread_buffers`] frees what a thread
+/// keeps, and [`thread_buffer_bytes`] tells how much that is.
+pub const MAX_THREAD_BUFFER_BYTES: usize = 16 << 20;
+
+/// The bytes of buffer capacity this thread keeps for its next gradient (0 after
+/// [`release_thread_buffers`]); at most [`MAX_THREAD_BUFFER_BYTES`]. A stack borrowed by a
+/// gradient in progress is not counted.
+///
+/// ```
+/// use revad_runtime::stack::{thread_buffer_bytes, MAX_THREAD_BUFFER_BYTES};
+/// use revad_runtime::ValueStack;
+///
+/// {
+///     // What a gradient of a 10⁶-step loop does: 8 MB of values, kept for the next call.
+///     let mut stack = ValueStack::reused();
+///     for i in 0..1_000_000 {
+///         stack.push(i as f64);
+///     }
+/// }
+/// assert!(thread_buffer_bytes() >= 8_000_000);
+/// assert!(thread_buffer_bytes() <= MAX_THREAD_BUFFER_BYTES);
+/// ```
+pub fn thread_buffer_bytes() -> usize {
+    CACHE
+        .try_with(|cache| {
+            let stack = cache.take();
+            let bytes = stack.as_ref().map_or(0, ValueStack::capacity_bytes);
+            cache.set(stack);
+            bytes
+        })
+        .unwrap_or(0)
+}
+
+/// Frees the buffers this thread keeps between gradients (at most
+/// [`MAX_THREAD_BUFFER_BYTES`]): for a thread done with gradients but not about to exit. The
+/// next gradient allocates afresh. A stack borrowed by a gradient in progress is not freed;
+/// it is kept (trimmed to the bound) when that gradient returns.
+///
+/// ```
+/// use revad_runtime::stack::{release_thread_buffers, thread_buffer_bytes};
+/// use revad_runtime::ValueStack;
+///
+/// {
+///     let mut stack = ValueStack::reused(); // as a gradient with a loop does
+///     for i in 0..1000 {
+///         stack.push(i as f64);
+///     }
+/// }
+/// assert!(thread_buffer_bytes() >= 8000);
+/// release_thread_buffers();
+/// assert_eq!(thread_buffer_bytes(), 0);
+/// ```
+pub fn release_thread_buffers() {
+    // (During thread teardown the cache may be gone, and with it the buffers.)
+    let _ = CACHE.try_with(|cache| drop(cache.take()));
+}
+
 /// A [`ValueStack`] borrowed from the thread ([`ValueStack::reused`]): it dereferences to the
-/// stack and, when dropped, empties it and gives it back (keeping the larger of it and the
-/// one the thread holds, if a nested gradient gave one back meanwhile).
+/// stack and, when dropped, empties it, trims its buffers to [`MAX_THREAD_BUFFER_BYTES`] and
+/// gives it back (keeping the larger of it and the one the thread holds, if a nested gradient
+/// gave one back meanwhile).
 #[derive(Debug)]
 pub struct ReusedStack(ValueStack);
 
@@ -62,10 +137,11 @@ impl Drop for ReusedStack {
     fn drop(&mut self) {
         let mut stack = core::mem::take(&mut self.0);
         stack.clear();
+        stack.trim(MAX_THREAD_BUFFER_BYTES);
         // (During thread teardown the cache may be gone: the stack is then just dropped.)
         let _ = CACHE.try_with(|cache| {
             let keep = match cache.take() {
-                Some(other) if other.capacity() > stack.capacity() => other,
+                Some(other) if other.capacity_bytes() > stack.capacity_bytes() => other,
                 _ => stack,
             };
             cache.set(Some(keep));
@@ -89,7 +165,8 @@ impl ValueStack {
     /// The stack this thread's last gradient left behind, emptied (or a new one): its
     /// vectors keep their capacity, so a gradient computed again and again (an optimiser's
     /// loop) does not allocate and fault in fresh pages for its values every time. The stack
-    /// goes back to the thread when the returned guard is dropped.
+    /// goes back to the thread when the returned guard is dropped, its buffers trimmed to
+    /// [`MAX_THREAD_BUFFER_BYTES`] (see there; [`release_thread_buffers`] frees them).
     pub fn reused() -> ReusedStack {
         let stack = CACHE.with(|cache| cache.take()).unwrap_or_default();
         ReusedStack(stack)
@@ -106,13 +183,55 @@ impl ValueStack {
         self.others.clear();
     }
 
-    /// The number of values it has room for without growing.
-    fn capacity(&self) -> usize {
-        self.f64s.capacity()
-            + self.f32s.capacity()
-            + self.usizes.capacity()
-            + self.i32s.capacity()
-            + self.bits.words.capacity()
+    /// The bytes its buffers have reserved (their capacity, whether used or not; the boxes of
+    /// values of other types are not counted).
+    pub fn capacity_bytes(&self) -> usize {
+        self.buffer_bytes().iter().sum()
+    }
+
+    /// The capacity of each buffer in bytes, in the order of [`shrink_buffer`](Self::shrink_buffer).
+    fn buffer_bytes(&self) -> [usize; 6] {
+        [
+            bytes_of(&self.f64s),
+            bytes_of(&self.f32s),
+            bytes_of(&self.usizes),
+            bytes_of(&self.i32s),
+            bytes_of(&self.bits.words),
+            bytes_of(&self.others),
+        ]
+    }
+
+    /// Shrinks the empty buffer `which` (an index into [`buffer_bytes`](Self::buffer_bytes))
+    /// to at most `bytes` of capacity (0: frees it).
+    fn shrink_buffer(&mut self, which: usize, bytes: usize) {
+        match which {
+            0 => shrink_to_bytes(&mut self.f64s, bytes),
+            1 => shrink_to_bytes(&mut self.f32s, bytes),
+            2 => shrink_to_bytes(&mut self.usizes, bytes),
+            3 => shrink_to_bytes(&mut self.i32s, bytes),
+            4 => shrink_to_bytes(&mut self.bits.words, bytes),
+            _ => shrink_to_bytes(&mut self.others, bytes),
+        }
+    }
+
+    /// Trims the buffers of an emptied stack to at most `max` bytes in all: the smaller ones
+    /// are kept whole while they fit, the first that does not is shrunk to the room left, the
+    /// larger ones are freed.
+    fn trim(&mut self, max: usize) {
+        let mut sizes = self.buffer_bytes();
+        if sizes.iter().sum::<usize>() <= max {
+            return;
+        }
+        let mut order = [0, 1, 2, 3, 4, 5];
+        order.sort_unstable_by_key(|&i| sizes[i]);
+        let mut left = max;
+        for i in order {
+            if sizes[i] > left {
+                self.shrink_buffer(i, left);
+                sizes[i] = self.buffer_bytes()[i];
+            }
+            left -= sizes[i];
+        }
     }
 
     /// Pushes one value.
@@ -241,6 +360,21 @@ mod sealed {
     impl<T: crate::Float, const N: usize> Sealed for crate::DualVec<T, N> {}
 }
 
+/// The bytes a vector has reserved.
+fn bytes_of<T>(vec: &Vec<T>) -> usize {
+    vec.capacity() * core::mem::size_of::<T>()
+}
+
+/// Shrinks an empty vector to at most `bytes` of capacity.
+fn shrink_to_bytes<T>(vec: &mut Vec<T>, bytes: usize) {
+    let max = bytes / core::mem::size_of::<T>().max(1);
+    vec.shrink_to(max);
+    if bytes_of(vec) > bytes {
+        // (`shrink_to` may keep more than asked: then the buffer goes.)
+        *vec = Vec::new();
+    }
+}
+
 #[cold]
 #[track_caller]
 fn underflow(what: &str) -> ! {
@@ -360,6 +494,7 @@ mod tests {
 
     #[test]
     fn a_reused_stack_is_empty_and_keeps_its_capacity() {
+        release_thread_buffers();
         {
             let mut stack = ValueStack::reused();
             for i in 0..1000 {
@@ -369,14 +504,116 @@ mod tests {
         }
         let stack = ValueStack::reused();
         assert!(stack.is_empty());
-        assert!(stack.capacity() >= 1000);
+        assert!(stack.capacity_bytes() >= 8000 + 1000 / 8);
         // A nested one while the first is out: a new stack; the larger is kept after.
         let inner = ValueStack::reused();
         assert!(inner.is_empty());
-        assert_eq!(inner.capacity(), 0);
+        assert_eq!(inner.capacity_bytes(), 0);
         drop(inner);
         drop(stack);
-        assert!(ValueStack::reused().capacity() >= 1000);
+        assert!(thread_buffer_bytes() >= 8000 + 1000 / 8);
+        assert!(ValueStack::reused().capacity_bytes() >= 8000 + 1000 / 8);
+    }
+
+    #[test]
+    fn a_stack_under_the_bound_keeps_its_buffers() {
+        release_thread_buffers();
+        let fill = |stack: &mut ValueStack| {
+            for i in 0..100_000_usize {
+                stack.push(i as f64);
+                stack.push(i);
+            }
+        };
+        let (f64s, usizes, bytes) = {
+            let mut stack = ValueStack::reused();
+            fill(&mut stack);
+            (
+                stack.f64s.as_ptr(),
+                stack.usizes.as_ptr(),
+                stack.capacity_bytes(),
+            )
+        };
+        assert!((1_600_000..=MAX_THREAD_BUFFER_BYTES).contains(&bytes));
+        assert_eq!(thread_buffer_bytes(), bytes);
+        for _ in 0..3 {
+            let mut stack = ValueStack::reused();
+            fill(&mut stack);
+            // The same buffers, not grown: the repeated gradient allocated nothing.
+            assert_eq!(stack.f64s.as_ptr(), f64s);
+            assert_eq!(stack.usizes.as_ptr(), usizes);
+            assert_eq!(stack.capacity_bytes(), bytes);
+        }
+        assert_eq!(thread_buffer_bytes(), bytes);
+    }
+
+    #[test]
+    fn a_stack_over_the_bound_is_trimmed_to_it() {
+        release_thread_buffers();
+        {
+            let mut stack = ValueStack::reused();
+            // 24 MB of `f64`s, 8 KB of `usize`s, 125 bytes of bits.
+            for i in 0..3_000_000 {
+                stack.push(i as f64);
+            }
+            for i in 0..1000_usize {
+                stack.push(i);
+                stack.push(i % 3 == 0);
+            }
+            assert!(stack.capacity_bytes() > 24_000_000);
+        }
+        let kept = thread_buffer_bytes();
+        assert!(kept <= MAX_THREAD_BUFFER_BYTES);
+        let stack = ValueStack::reused();
+        assert_eq!(stack.capacity_bytes(), kept);
+        // The small buffers are kept whole; the `f64`s fill the rest of the bound.
+        assert!(stack.usizes.capacity() >= 1000);
+        assert!(stack.bits.words.capacity() >= 1000 / 64);
+        assert!(stack.f64s.capacity() > 0);
+        assert!(kept > MAX_THREAD_BUFFER_BYTES - 8);
+    }
+
+    #[test]
+    fn trim_keeps_the_smaller_buffers_whole() {
+        let mut stack = ValueStack::new();
+        stack.reserve::<f64>(1000); // 8000 bytes
+        stack.reserve::<usize>(100); // 800 bytes
+        stack.reserve::<i32>(50); // 200 bytes
+        let (f64s, usizes, i32s) = (
+            stack.f64s.capacity(),
+            stack.usizes.capacity(),
+            stack.i32s.capacity(),
+        );
+        stack.trim(100_000);
+        assert_eq!(stack.f64s.capacity(), f64s, "under the bound: untouched");
+        stack.trim(4000);
+        assert_eq!(stack.i32s.capacity(), i32s);
+        assert_eq!(stack.usizes.capacity(), usizes);
+        assert!(stack.f64s.capacity() * 8 <= 4000 - 4 * i32s - 8 * usizes);
+        assert!(stack.capacity_bytes() <= 4000);
+        stack.trim(0);
+        assert_eq!(stack.capacity_bytes(), 0);
+    }
+
+    #[test]
+    fn release_frees_the_buffers_and_spares_a_borrowed_stack() {
+        {
+            let mut stack = ValueStack::reused();
+            stack.push(1.0_f64);
+        }
+        assert!(thread_buffer_bytes() > 0);
+        release_thread_buffers();
+        assert_eq!(thread_buffer_bytes(), 0);
+        assert_eq!(ValueStack::reused().capacity_bytes(), 0);
+        // A stack out with a gradient during the release goes back to the thread after.
+        release_thread_buffers();
+        let mut stack = ValueStack::reused();
+        stack.push(2_usize);
+        release_thread_buffers();
+        assert_eq!(thread_buffer_bytes(), 0);
+        drop(stack);
+        assert!(thread_buffer_bytes() >= 8);
+        // The thread's buffers are its own: another thread sees none.
+        assert_eq!(std::thread::spawn(thread_buffer_bytes).join().ok(), Some(0));
     }
 
     #[test]
