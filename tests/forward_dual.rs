@@ -54,6 +54,8 @@ fn eval<T: Float>(name: &str, a: &[T]) -> T {
         "mul_add" => a[0].mul_add(a[1], a[2]),
         "clamp" => a[0].clamp(a[1], a[2]),
         "recip" => a[0].recip(),
+        "to_radians" => a[0].to_radians(),
+        "to_degrees" => a[0].to_degrees(),
         "signum" => a[0].signum(),
         "floor" => a[0].floor(),
         "ceil" => a[0].ceil(),
@@ -128,6 +130,8 @@ fn closed_form(name: &str, a: &[f64]) -> Vec<f64> {
             }
         }
         "recip" => vec![-1.0 / (x * x)],
+        "to_radians" => vec![std::f64::consts::PI / 180.0],
+        "to_degrees" => vec![180.0 / std::f64::consts::PI],
         "signum" | "floor" | "ceil" | "round" | "trunc" => vec![0.0],
         other => panic!("add a closed-form derivative of `{other}` to this test"),
     }

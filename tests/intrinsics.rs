@@ -932,6 +932,108 @@ fn recip_derivative_is_minus_one_over_x_squared() {
     check_unary(RECIP, |x| -1.0 / (x * x), &[-2.5, -0.4, 0.5, 3.0, 1e3]);
 }
 
+// ---- to_radians, to_degrees -----------------------------------------------------------------
+
+#[reverse]
+fn to_radians_method(x: f64) -> f64 {
+    x.to_radians()
+}
+
+#[reverse]
+fn to_radians_path(x: f64) -> f64 {
+    f64::to_radians(x)
+}
+
+#[reverse]
+fn to_degrees_method(x: f64) -> f64 {
+    x.to_degrees()
+}
+
+#[reverse]
+fn to_degrees_path(x: f64) -> f64 {
+    f64::to_degrees(x)
+}
+
+via! {
+    to_radians_method_via = to_radians_method(x: f64) -> f64;
+    to_radians_path_via = to_radians_path(x: f64) -> f64;
+    to_degrees_method_via = to_degrees_method(x: f64) -> f64;
+    to_degrees_path_via = to_degrees_path(x: f64) -> f64;
+}
+
+const TO_RADIANS: [Unary; 2] = [
+    (
+        to_radians_method,
+        to_radians_method_grad,
+        to_radians_method_via_grad,
+    ),
+    (
+        to_radians_path,
+        to_radians_path_grad,
+        to_radians_path_via_grad,
+    ),
+];
+
+const TO_DEGREES: [Unary; 2] = [
+    (
+        to_degrees_method,
+        to_degrees_method_grad,
+        to_degrees_method_via_grad,
+    ),
+    (
+        to_degrees_path,
+        to_degrees_path_grad,
+        to_degrees_path_via_grad,
+    ),
+];
+
+#[test]
+fn to_radians_derivative_is_pi_over_180() {
+    check_unary(
+        TO_RADIANS,
+        |_| std::f64::consts::PI / 180.0,
+        &[-720.0, -1.5, 0.0, 45.0, 1e6],
+    );
+}
+
+#[test]
+fn to_degrees_derivative_is_180_over_pi() {
+    check_unary(
+        TO_DEGREES,
+        |_| 180.0 / std::f64::consts::PI,
+        &[-7.0, -0.25, 0.0, 1.0, 1e6],
+    );
+}
+
+/// In a loop and in `f32`: the angle of a polyline whose turns are given in degrees, the
+/// derivative `Σ cos(θ) · π/180` w.r.t. a common offset.
+#[reverse]
+fn heading_sum(turns: &[f32], offset: f32) -> f32 {
+    let mut s = 0.0;
+    for i in 0..turns.len() {
+        s += (turns[i] + offset).to_radians().sin();
+    }
+    s
+}
+
+#[test]
+fn to_radians_in_a_loop_in_f32() {
+    let turns = [10.0f32, 45.0, -30.0, 170.0];
+    let (v, (dturns, doffset)) = heading_sum_grad(&turns, 2.5);
+    assert_eq!(v.to_bits(), heading_sum(&turns, 2.5).to_bits());
+    let k = std::f32::consts::PI / 180.0;
+    let mut expected = 0.0f32;
+    for (i, t) in turns.iter().enumerate() {
+        let d = ((t + 2.5).to_radians()).cos() * k;
+        assert!((dturns[i] - d).abs() <= 1e-6, "{} vs {d}", dturns[i]);
+        expected += d;
+    }
+    assert!(
+        (doffset - expected).abs() <= 1e-6,
+        "{doffset} vs {expected}"
+    );
+}
+
 // ---- abs, max, min, mul_add -----------------------------------------------------------------
 
 #[reverse]
@@ -1663,6 +1765,8 @@ const TESTED: &[(&str, usize)] = &[
     ("mul_add", 3),
     ("clamp", 3),
     ("recip", 1),
+    ("to_radians", 1),
+    ("to_degrees", 1),
     ("signum", 1),
     ("floor", 1),
     ("ceil", 1),
@@ -1763,6 +1867,8 @@ const RULE_FUNCTIONS: &[RuleFn] = rule_functions! {
     d_mul_add(f64, f64) -> (f64, f64, f64);
     d_clamp(f64, f64, f64) -> (f64, f64, f64);
     d_recip(f64) -> f64;
+    d_to_radians(f64) -> f64;
+    d_to_degrees(f64) -> f64;
 };
 
 #[test]

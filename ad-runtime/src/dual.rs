@@ -447,23 +447,8 @@ macro_rules! dual_impls {
                 self.map(self.re.powi(k), |e| e * d)
             }
 
-            // f(x), with the partial read from the input x.
-            unary_from_input! {
-                sin => d_sin, cos => d_cos, asin => d_asin, acos => d_acos, atan => d_atan,
-                sinh => d_sinh, cosh => d_cosh, asinh => d_asinh, acosh => d_acosh,
-                atanh => d_atanh, ln => d_ln, ln_1p => d_ln_1p, log2 => d_log2,
-                log10 => d_log10, abs => d_abs,
-            }
-
-            // y = f(x), with the partial read from the output y.
-            unary_from_output! {
-                tan => d_tan, tanh => d_tanh, exp => d_exp, exp2 => d_exp2,
-                exp_m1 => d_exp_m1, sqrt => d_sqrt, cbrt => d_cbrt, recip => d_recip,
-            }
-
-            // Piecewise constant: the partial is zero wherever it exists, so the tangent is
-            // zero whatever the input's (no adjoint flows in reverse mode either).
-            piecewise_constant! { signum, floor, ceil, round, trunc }
+            // The one-argument intrinsics of the one list; those of several arguments below.
+            crate::rules::intrinsics!(unary_duals);
 
             #[inline]
             fn atan2(self, x: Self) -> Self {
@@ -516,39 +501,42 @@ macro_rules! dual_impls {
     };
 }
 
-/// `fn NAME(self) -> Self` for intrinsics whose partial reads the input: `rules::D(x)`.
-macro_rules! unary_from_input {
-    ($($name:ident => $rule:ident),* $(,)?) => {$(
+/// The dual-number methods of the one-argument intrinsics, from the one list
+/// (`rules::intrinsics!`): the value from `T`'s method, the tangent times the partial
+/// `rules::d_NAME` of the input (`reads [0]`) or of the output (`out true`); zero for a
+/// piecewise-constant intrinsic (`Zero`: no adjoint flows in reverse mode either). Rows of
+/// other shapes are written out in `dual_impls!`.
+macro_rules! unary_duals {
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($arg:tt)*) reads [$($read:tt),*] out $out:tt:
+            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal;
+    )*) => {$(
+        unary_duals!(@one $name($($arg)*) [$($read),*] $out $kind $(($rule))?);
+    )*};
+    (@one $name:ident() [0] false One($rule:ident)) => {
         #[inline]
         fn $name(self) -> Self {
             let d = rules::$rule(self.re);
             self.map(self.re.$name(), |e| e * d)
         }
-    )*};
-}
-
-/// `fn NAME(self) -> Self` for intrinsics whose partial reads the output: `rules::D(y)`.
-macro_rules! unary_from_output {
-    ($($name:ident => $rule:ident),* $(,)?) => {$(
+    };
+    (@one $name:ident() [] true One($rule:ident)) => {
         #[inline]
         fn $name(self) -> Self {
             let y = self.re.$name();
             let d = rules::$rule(y);
             self.map(y, |e| e * d)
         }
-    )*};
-}
-
-/// `fn NAME(self) -> Self` for the piecewise-constant intrinsics: the tangent is
-/// `rules::d_step(x)`, zero.
-macro_rules! piecewise_constant {
-    ($($name:ident),* $(,)?) => {$(
+    };
+    (@one $name:ident() [] false Zero) => {
         #[inline]
         fn $name(self) -> Self {
             let d = rules::d_step(self.re);
             self.map(self.re.$name(), |_| d)
         }
-    )*};
+    };
+    (@one $($other:tt)*) => {};
 }
 
 dual_impls!(

@@ -107,80 +107,36 @@ pub trait Float:
     fn is_exact_zero(self) -> bool;
     /// `self.sin_cos()`.
     fn sin_cos(self) -> (Self, Self);
-    /// `self.powi(k)`.
-    fn powi(self, k: i32) -> Self;
-    /// `self.sin()`.
-    fn sin(self) -> Self;
-    /// `self.cos()`.
-    fn cos(self) -> Self;
-    /// `self.tan()`.
-    fn tan(self) -> Self;
-    /// `self.asin()`.
-    fn asin(self) -> Self;
-    /// `self.acos()`.
-    fn acos(self) -> Self;
-    /// `self.atan()`.
-    fn atan(self) -> Self;
-    /// `self.sinh()`.
-    fn sinh(self) -> Self;
-    /// `self.cosh()`.
-    fn cosh(self) -> Self;
-    /// `self.tanh()`.
-    fn tanh(self) -> Self;
-    /// `self.asinh()`.
-    fn asinh(self) -> Self;
-    /// `self.acosh()`.
-    fn acosh(self) -> Self;
-    /// `self.atanh()`.
-    fn atanh(self) -> Self;
-    /// `self.exp()`.
-    fn exp(self) -> Self;
-    /// `self.exp2()`.
-    fn exp2(self) -> Self;
-    /// `self.exp_m1()`.
-    fn exp_m1(self) -> Self;
-    /// `self.ln()`.
-    fn ln(self) -> Self;
-    /// `self.ln_1p()`.
-    fn ln_1p(self) -> Self;
-    /// `self.log2()`.
-    fn log2(self) -> Self;
-    /// `self.log10()`.
-    fn log10(self) -> Self;
-    /// `self.sqrt()`.
-    fn sqrt(self) -> Self;
-    /// `self.cbrt()`.
-    fn cbrt(self) -> Self;
-    /// `self.abs()`.
-    fn abs(self) -> Self;
-    /// `self.recip()`.
-    fn recip(self) -> Self;
-    /// `self.signum()`.
-    fn signum(self) -> Self;
-    /// `self.floor()`.
-    fn floor(self) -> Self;
-    /// `self.ceil()`.
-    fn ceil(self) -> Self;
-    /// `self.round()`.
-    fn round(self) -> Self;
-    /// `self.trunc()`.
-    fn trunc(self) -> Self;
-    /// `self.atan2(other)`.
-    fn atan2(self, other: Self) -> Self;
-    /// `self.log(other)`.
-    fn log(self, other: Self) -> Self;
-    /// `self.powf(other)`.
-    fn powf(self, other: Self) -> Self;
-    /// `self.hypot(other)`.
-    fn hypot(self, other: Self) -> Self;
-    /// `self.max(other)`.
-    fn max(self, other: Self) -> Self;
-    /// `self.min(other)`.
-    fn min(self, other: Self) -> Self;
-    /// `self.mul_add(a, b)`: `self * a + b` with one rounding.
-    fn mul_add(self, a: Self, b: Self) -> Self;
-    /// `self.clamp(lo, hi)`: panics if `lo > hi` or either bound is NaN; NaN for a NaN `self`.
-    fn clamp(self, lo: Self, hi: Self) -> Self;
+    // One method per row of the one list of intrinsics: `fn sin(self) -> Self`, ..
+    crate::rules::intrinsics!(float_methods);
+}
+
+/// The declarations of the intrinsics' methods, from the one list (`rules::intrinsics!`).
+macro_rules! float_methods {
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($arg:ident $(: $argty:ty)?),*) reads $reads:tt out $out:literal:
+            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal;
+    )*) => {$(
+        #[doc = concat!("`self.", stringify!($name), "(", stringify!($($arg),*), ")`.")]
+        $(#[$doc])*
+        fn $name(self $(, $arg: crate::rules::arg_type!($($argty)?))*) -> Self;
+    )*};
+}
+use float_methods;
+
+/// The intrinsics' methods of `f64` or `f32`: each forwards to the inherent method.
+macro_rules! forward_to_inherent {
+    ([$t:ident] $(
+        $(#[$doc:meta])*
+        $name:ident($($arg:ident $(: $argty:ty)?),*) reads $reads:tt out $out:literal:
+            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal;
+    )*) => {$(
+        #[inline]
+        fn $name(self $(, $arg: crate::rules::arg_type!($($argty)?))*) -> Self {
+            $t::$name(self $(, $arg)*)
+        }
+    )*};
 }
 
 mod sealed {
@@ -219,154 +175,7 @@ macro_rules! impl_float {
             fn sin_cos(self) -> (Self, Self) {
                 $t::sin_cos(self)
             }
-            #[inline]
-            fn powi(self, k: i32) -> Self {
-                $t::powi(self, k)
-            }
-            #[inline]
-            fn sin(self) -> Self {
-                $t::sin(self)
-            }
-            #[inline]
-            fn cos(self) -> Self {
-                $t::cos(self)
-            }
-            #[inline]
-            fn tan(self) -> Self {
-                $t::tan(self)
-            }
-            #[inline]
-            fn asin(self) -> Self {
-                $t::asin(self)
-            }
-            #[inline]
-            fn acos(self) -> Self {
-                $t::acos(self)
-            }
-            #[inline]
-            fn atan(self) -> Self {
-                $t::atan(self)
-            }
-            #[inline]
-            fn sinh(self) -> Self {
-                $t::sinh(self)
-            }
-            #[inline]
-            fn cosh(self) -> Self {
-                $t::cosh(self)
-            }
-            #[inline]
-            fn tanh(self) -> Self {
-                $t::tanh(self)
-            }
-            #[inline]
-            fn asinh(self) -> Self {
-                $t::asinh(self)
-            }
-            #[inline]
-            fn acosh(self) -> Self {
-                $t::acosh(self)
-            }
-            #[inline]
-            fn atanh(self) -> Self {
-                $t::atanh(self)
-            }
-            #[inline]
-            fn exp(self) -> Self {
-                $t::exp(self)
-            }
-            #[inline]
-            fn exp2(self) -> Self {
-                $t::exp2(self)
-            }
-            #[inline]
-            fn exp_m1(self) -> Self {
-                $t::exp_m1(self)
-            }
-            #[inline]
-            fn ln(self) -> Self {
-                $t::ln(self)
-            }
-            #[inline]
-            fn ln_1p(self) -> Self {
-                $t::ln_1p(self)
-            }
-            #[inline]
-            fn log2(self) -> Self {
-                $t::log2(self)
-            }
-            #[inline]
-            fn log10(self) -> Self {
-                $t::log10(self)
-            }
-            #[inline]
-            fn sqrt(self) -> Self {
-                $t::sqrt(self)
-            }
-            #[inline]
-            fn cbrt(self) -> Self {
-                $t::cbrt(self)
-            }
-            #[inline]
-            fn abs(self) -> Self {
-                $t::abs(self)
-            }
-            #[inline]
-            fn recip(self) -> Self {
-                $t::recip(self)
-            }
-            #[inline]
-            fn signum(self) -> Self {
-                $t::signum(self)
-            }
-            #[inline]
-            fn floor(self) -> Self {
-                $t::floor(self)
-            }
-            #[inline]
-            fn ceil(self) -> Self {
-                $t::ceil(self)
-            }
-            #[inline]
-            fn round(self) -> Self {
-                $t::round(self)
-            }
-            #[inline]
-            fn trunc(self) -> Self {
-                $t::trunc(self)
-            }
-            #[inline]
-            fn atan2(self, other: Self) -> Self {
-                $t::atan2(self, other)
-            }
-            #[inline]
-            fn log(self, other: Self) -> Self {
-                $t::log(self, other)
-            }
-            #[inline]
-            fn powf(self, other: Self) -> Self {
-                $t::powf(self, other)
-            }
-            #[inline]
-            fn hypot(self, other: Self) -> Self {
-                $t::hypot(self, other)
-            }
-            #[inline]
-            fn max(self, other: Self) -> Self {
-                $t::max(self, other)
-            }
-            #[inline]
-            fn min(self, other: Self) -> Self {
-                $t::min(self, other)
-            }
-            #[inline]
-            fn mul_add(self, a: Self, b: Self) -> Self {
-                $t::mul_add(self, a, b)
-            }
-            #[inline]
-            fn clamp(self, lo: Self, hi: Self) -> Self {
-                $t::clamp(self, lo, hi)
-            }
+            crate::rules::intrinsics!(forward_to_inherent, $t);
         }
     };
 }
@@ -414,6 +223,8 @@ mod tests {
             "mul_add" => x.mul_add(y, z),
             "clamp" => x.clamp(z, y),
             "recip" => x.recip(),
+            "to_radians" => x.to_radians(),
+            "to_degrees" => x.to_degrees(),
             "signum" => (-x).signum(),
             "floor" => (x * T::from_i32(7)).floor(),
             "ceil" => (x * T::from_i32(7)).ceil(),
@@ -458,6 +269,8 @@ mod tests {
             "mul_add" => x.mul_add(y, z),
             "clamp" => x.clamp(z, y),
             "recip" => x.recip(),
+            "to_radians" => x.to_radians(),
+            "to_degrees" => x.to_degrees(),
             "signum" => (-x).signum(),
             "floor" => (x * 7.0).floor(),
             "ceil" => (x * 7.0).ceil(),

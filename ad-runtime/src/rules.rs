@@ -21,10 +21,11 @@
 //! of it with two distinct types, and would reach outside a crate's directory, which a
 //! packaged crate cannot.)
 //!
-//! Adding an intrinsic is one row in [`INTRINSICS`] plus its rule function(s) here. Its tests
-//! go in `tests/intrinsics.rs`, which fails until they exist: its `TESTED` list must name
-//! every row, and its `RULE_FUNCTIONS` must give the signature of every function a row names
-//! (the check that a row reads the values its function takes).
+//! Adding an intrinsic is one row in the one list, [`intrinsics!`] (from which [`INTRINSICS`],
+//! the [`Float`] methods, their `f64`/`f32` impls and the dual numbers' come), plus its rule
+//! function(s) here. Its tests go in `tests/intrinsics.rs`, which fails until they exist: its
+//! `TESTED` list must name every row, and its `RULE_FUNCTIONS` must give the signature of
+//! every function a row names (the check that a row reads the values its function takes).
 //!
 //! # Conventions at non-differentiable points
 //!
@@ -77,6 +78,9 @@ pub struct Intrinsic {
     /// the partial together, for a reverse sweep that evaluates the intrinsic again and needs
     /// its partial too (`sin_and_d` for `sin`, one `sin_cos`).
     pub fused: Option<&'static str>,
+    /// Cheaper to evaluate again in the reverse sweep than to store on the value stack (`abs`,
+    /// `max`, `floor`, `mul_add`); a transcendental (`exp`, `sin`, `ln`) is stored.
+    pub cheap: bool,
 }
 
 /// How the partials of an [`Intrinsic`] are computed: the name of the function of this module
@@ -92,73 +96,132 @@ pub enum Partial {
     Zero,
 }
 
-/// A row of [`INTRINSICS`] without an integer exponent or a fused function.
-macro_rules! row {
-    ($name:literal, $arity:literal, [$($arg:literal),*], out: $out:literal, $partial:expr) => {
-        Intrinsic {
-            name: $name,
-            arity: $arity,
-            int_exponent: false,
-            reads_args: &[$($arg),*],
-            reads_output: $out,
-            partial: $partial,
-            fused: None,
+/// The one list of intrinsics: every statement about an intrinsic that is not its rule
+/// function is generated from its row here.
+///
+/// `intrinsics!(callback, extra..)` expands to `callback! { [extra..] ROWS }`. From the rows
+/// come [`INTRINSICS`] (the table the macro reads), the methods of the [`Float`] trait, their
+/// `f64`/`f32` impls (each forwards to the inherent method of the same name), and the
+/// [`Dual`](crate::Dual) and [`DualVec`](crate::DualVec) impls of the one-argument intrinsics
+/// (the value from `T`'s method, the tangent from the rule function). A row reads:
+///
+/// ```text
+/// /// Extra documentation of the `Float` method.
+/// NAME(ARGS) reads [ARGUMENT POSITIONS] out BOOL: PARTIAL, fused FUSED, cheap BOOL;
+/// ```
+///
+/// - `ARGS`: the arguments after the receiver, each a float (`other`), or an `i32` exponent
+///   (`k: i32`, `powi`'s);
+/// - `reads`, `out`: which arguments (by position, the receiver 0) and whether the output the
+///   partial function takes, in that order ([`Intrinsic::reads_args`],
+///   [`Intrinsic::reads_output`]);
+/// - `PARTIAL`: `One(d_NAME)`, `Each(d_NAME)` or `Zero` ([`Partial`]);
+/// - `FUSED`: the function giving the value and the partial together, or `-`;
+/// - `cheap`: cheaper to evaluate again in the reverse sweep than to store
+///   ([`Intrinsic::cheap`]).
+///
+/// The dual-number impl of a one-argument intrinsic is generated when its partial reads the
+/// input (`reads [0] out false: One(..)`), the output (`reads [] out true: One(..)`) or
+/// nothing (`Zero`); an intrinsic of several arguments has its dual impl written out in
+/// `dual.rs` (the compiler rejects a missing one: every row is a method of `Float`).
+///
+/// So a new intrinsic is one row here, its rule function below, and its tests
+/// (`tests/intrinsics.rs` fails until they exist).
+macro_rules! intrinsics {
+    ($callback:ident $(, $extra:tt)*) => {
+        $callback! {
+            [$($extra)*]
+            sin() reads [0] out false: One(d_sin), fused sin_and_d, cheap false;
+            cos() reads [0] out false: One(d_cos), fused cos_and_d, cheap false;
+            tan() reads [] out true: One(d_tan), fused -, cheap false;
+            asin() reads [0] out false: One(d_asin), fused -, cheap false;
+            acos() reads [0] out false: One(d_acos), fused -, cheap false;
+            atan() reads [0] out false: One(d_atan), fused -, cheap false;
+            atan2(other) reads [0, 1] out false: Each(d_atan2), fused -, cheap false;
+            sinh() reads [0] out false: One(d_sinh), fused -, cheap false;
+            cosh() reads [0] out false: One(d_cosh), fused -, cheap false;
+            tanh() reads [] out true: One(d_tanh), fused -, cheap false;
+            asinh() reads [0] out false: One(d_asinh), fused -, cheap false;
+            acosh() reads [0] out false: One(d_acosh), fused -, cheap false;
+            atanh() reads [0] out false: One(d_atanh), fused -, cheap false;
+            exp() reads [] out true: One(d_exp), fused -, cheap false;
+            exp2() reads [] out true: One(d_exp2), fused -, cheap false;
+            exp_m1() reads [] out true: One(d_exp_m1), fused -, cheap false;
+            ln() reads [0] out false: One(d_ln), fused -, cheap false;
+            ln_1p() reads [0] out false: One(d_ln_1p), fused -, cheap false;
+            log(other) reads [0, 1] out false: Each(d_log), fused -, cheap false;
+            log2() reads [0] out false: One(d_log2), fused -, cheap false;
+            log10() reads [0] out false: One(d_log10), fused -, cheap false;
+            sqrt() reads [] out true: One(d_sqrt), fused -, cheap false;
+            cbrt() reads [] out true: One(d_cbrt), fused -, cheap false;
+            powi(k: i32) reads [0, 1] out false: One(d_powi), fused -, cheap false;
+            powf(other) reads [0, 1] out true: Each(d_powf), fused -, cheap false;
+            abs() reads [0] out false: One(d_abs), fused -, cheap true;
+            hypot(other) reads [0, 1] out true: Each(d_hypot), fused -, cheap false;
+            max(other) reads [0, 1] out false: Each(d_max), fused -, cheap true;
+            min(other) reads [0, 1] out false: Each(d_min), fused -, cheap true;
+            /// `self * a + b` with one rounding.
+            mul_add(a, b) reads [0, 1] out false: Each(d_mul_add), fused -, cheap true;
+            /// Panics if `lo > hi` or either bound is NaN; NaN for a NaN `self`.
+            clamp(lo, hi) reads [0, 1, 2] out false: Each(d_clamp), fused -, cheap true;
+            recip() reads [] out true: One(d_recip), fused -, cheap false;
+            to_radians() reads [0] out false: One(d_to_radians), fused -, cheap true;
+            to_degrees() reads [0] out false: One(d_to_degrees), fused -, cheap true;
+            signum() reads [] out false: Zero, fused -, cheap true;
+            floor() reads [] out false: Zero, fused -, cheap true;
+            ceil() reads [] out false: Zero, fused -, cheap true;
+            round() reads [] out false: Zero, fused -, cheap true;
+            trunc() reads [] out false: Zero, fused -, cheap true;
         }
     };
+}
+pub(crate) use intrinsics;
+
+/// `ARGS` of a row: the type of one argument (`Self` for a float, or the type written).
+macro_rules! arg_type {
+    () => {
+        Self
+    };
+    ($ty:ty) => {
+        $ty
+    };
+}
+pub(crate) use arg_type;
+
+/// [`INTRINSICS`] from the rows of [`intrinsics!`].
+macro_rules! table {
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($arg:ident $(: $argty:ty)?),*)
+            reads [$($read:literal),*] out $out:literal: $kind:ident $(($rule:ident))?,
+            fused $fused:tt, cheap $cheap:literal;
+    )*) => {
+        /// Every intrinsic that `#[reverse]` differentiates, from the one list
+        /// ([`intrinsics!`]): the table the macro reads.
+        pub const INTRINSICS: &[Intrinsic] = &[$(
+            Intrinsic {
+                name: stringify!($name),
+                arity: 1 $(+ table!(@float $($argty)?))*,
+                int_exponent: false $(|| table!(@int $($argty)?))*,
+                reads_args: &[$($read),*],
+                reads_output: $out,
+                partial: $kind $((stringify!($rule)))?,
+                fused: table!(@fused $fused),
+                cheap: $cheap,
+            },
+        )*];
+    };
+    (@float) => { 1 };
+    (@float $ty:ty) => { 0 };
+    (@int) => { false };
+    (@int $ty:ty) => { true };
+    (@fused -) => { None };
+    (@fused $f:ident) => { Some(stringify!($f)) };
 }
 
 use Partial::{Each, One, Zero};
 
-/// Every intrinsic that `#[reverse]` differentiates, in the order of this module: the table
-/// the macro reads.
-pub const INTRINSICS: &[Intrinsic] = &[
-    Intrinsic {
-        fused: Some("sin_and_d"),
-        ..row!("sin", 1, [0], out: false, One("d_sin"))
-    },
-    Intrinsic {
-        fused: Some("cos_and_d"),
-        ..row!("cos", 1, [0], out: false, One("d_cos"))
-    },
-    row!("tan", 1, [], out: true, One("d_tan")),
-    row!("asin", 1, [0], out: false, One("d_asin")),
-    row!("acos", 1, [0], out: false, One("d_acos")),
-    row!("atan", 1, [0], out: false, One("d_atan")),
-    row!("atan2", 2, [0, 1], out: false, Each("d_atan2")),
-    row!("sinh", 1, [0], out: false, One("d_sinh")),
-    row!("cosh", 1, [0], out: false, One("d_cosh")),
-    row!("tanh", 1, [], out: true, One("d_tanh")),
-    row!("asinh", 1, [0], out: false, One("d_asinh")),
-    row!("acosh", 1, [0], out: false, One("d_acosh")),
-    row!("atanh", 1, [0], out: false, One("d_atanh")),
-    row!("exp", 1, [], out: true, One("d_exp")),
-    row!("exp2", 1, [], out: true, One("d_exp2")),
-    row!("exp_m1", 1, [], out: true, One("d_exp_m1")),
-    row!("ln", 1, [0], out: false, One("d_ln")),
-    row!("ln_1p", 1, [0], out: false, One("d_ln_1p")),
-    row!("log", 2, [0, 1], out: false, Each("d_log")),
-    row!("log2", 1, [0], out: false, One("d_log2")),
-    row!("log10", 1, [0], out: false, One("d_log10")),
-    row!("sqrt", 1, [], out: true, One("d_sqrt")),
-    row!("cbrt", 1, [], out: true, One("d_cbrt")),
-    Intrinsic {
-        int_exponent: true,
-        ..row!("powi", 1, [0, 1], out: false, One("d_powi"))
-    },
-    row!("powf", 2, [0, 1], out: true, Each("d_powf")),
-    row!("abs", 1, [0], out: false, One("d_abs")),
-    row!("hypot", 2, [0, 1], out: true, Each("d_hypot")),
-    row!("max", 2, [0, 1], out: false, Each("d_max")),
-    row!("min", 2, [0, 1], out: false, Each("d_min")),
-    row!("mul_add", 3, [0, 1], out: false, Each("d_mul_add")),
-    row!("clamp", 3, [0, 1, 2], out: false, Each("d_clamp")),
-    row!("recip", 1, [], out: true, One("d_recip")),
-    row!("signum", 1, [], out: false, Zero),
-    row!("floor", 1, [], out: false, Zero),
-    row!("ceil", 1, [], out: false, Zero),
-    row!("round", 1, [], out: false, Zero),
-    row!("trunc", 1, [], out: false, Zero),
-];
+intrinsics!(table);
 
 /// `sin`: `d/dx sin x = cos x`.
 #[inline]
@@ -421,6 +484,21 @@ pub fn d_clamp<T: Float>(x: T, lo: T, hi: T) -> (T, T, T) {
 #[inline]
 pub fn d_recip<T: Float>(y: T) -> T {
     -(y * y)
+}
+
+/// `to_radians`: the constant `π / 180`, as the method rounds it (`x.to_radians()` is `x`
+/// times that constant), so the derivative is exact. `x` gives only its type.
+#[inline]
+pub fn d_to_radians<T: Float>(x: T) -> T {
+    let _ = x;
+    T::ONE.to_radians()
+}
+
+/// `to_degrees`: the constant `180 / π`, as the method rounds it. `x` gives only its type.
+#[inline]
+pub fn d_to_degrees<T: Float>(x: T) -> T {
+    let _ = x;
+    T::ONE.to_degrees()
 }
 
 /// `a % b` (the remainder of truncated division): `(1, -trunc(a / b))`.

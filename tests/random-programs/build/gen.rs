@@ -677,12 +677,40 @@ impl<'r> G<'r> {
     fn unary(&mut self, depth: usize) -> (E, f64) {
         let (a, b) = self.arg(depth);
         let name = self.rng.pick(&[
-            "sin", "cos", "tanh", "atan", "exp", "exp2", "exp_m1", "sinh", "cosh", "tan", "asin",
-            "acos", "atanh", "asinh", "ln", "log2", "log10", "sqrt", "cbrt", "recip", "acosh",
-            "ln_1p", "powi", "powi",
+            "sin",
+            "cos",
+            "tanh",
+            "atan",
+            "exp",
+            "exp2",
+            "exp_m1",
+            "sinh",
+            "cosh",
+            "tan",
+            "asin",
+            "acos",
+            "atanh",
+            "asinh",
+            "ln",
+            "log2",
+            "log10",
+            "sqrt",
+            "cbrt",
+            "recip",
+            "acosh",
+            "ln_1p",
+            "powi",
+            "powi",
+            "to_radians",
+            "to_degrees",
         ]);
         match name {
             "sin" | "cos" | "tanh" => (self.call(name, vec![a]), 1.0),
+            "to_radians" => (self.call(name, vec![a]), b * 0.018),
+            "to_degrees" => {
+                let (a, b) = self.squash(a, b, 1.5);
+                (self.call(name, vec![a]), b * 57.3)
+            }
             "atan" => (self.call(name, vec![a]), 1.6),
             "asinh" => (self.call(name, vec![a]), (b + (1.0 + b * b).sqrt()).ln()),
             "exp" | "exp2" | "exp_m1" | "sinh" | "cosh" => {

@@ -502,7 +502,7 @@ impl Planner<'_> {
         }
         if rhs.is_cheap() {
             reads.iter().all(|&v| self.free_read(v, var))
-        } else if matches!(&rhs, Rhs::Intrinsic(rule, _) if !cheap_rule(rule.name)) {
+        } else if matches!(&rhs, Rhs::Intrinsic(rule, _) if !rule.cheap) {
             // A transcendental costs more to evaluate again than a push and a pop.
             false
         } else if matches!(rhs, Rhs::Intrinsic(..) | Rhs::Binary(..)) {
@@ -747,21 +747,4 @@ pub(crate) fn reversed(r: &crate::ir::RangeLoop) -> Option<proc_macro2::TokenStr
         crate::ir::Walk::Down(base) => Some(base.clone()),
         crate::ir::Walk::Other => None,
     }
-}
-
-/// Intrinsics cheaper to evaluate again in the reverse sweep than to store.
-fn cheap_rule(name: &str) -> bool {
-    matches!(
-        name,
-        "abs"
-            | "signum"
-            | "min"
-            | "max"
-            | "clamp"
-            | "floor"
-            | "ceil"
-            | "round"
-            | "trunc"
-            | "mul_add"
-    )
 }

@@ -132,6 +132,10 @@ pub trait Fl:
     /// See `sin`.
     fn recip(self) -> Self;
     /// See `sin`.
+    fn to_radians(self) -> Self;
+    /// See `sin`.
+    fn to_degrees(self) -> Self;
+    /// See `sin`.
     fn powi(self, n: i32) -> Self;
     /// See `sin`.
     fn powf(self, y: Self) -> Self;
@@ -314,6 +318,14 @@ pub trait Real:
     fn recip(self) -> Self {
         let y = self.re().recip();
         Self::lift(y, &[(self, -y * y)])
+    }
+    /// `to_radians`: the partial is the constant the method multiplies by.
+    fn to_radians(self) -> Self {
+        Self::lift(self.re().to_radians(), &[(self, Self::F::ONE.to_radians())])
+    }
+    /// `to_degrees`: likewise.
+    fn to_degrees(self) -> Self {
+        Self::lift(self.re().to_degrees(), &[(self, Self::F::ONE.to_degrees())])
     }
     /// `powi`.
     fn powi(self, n: i32) -> Self {
@@ -521,6 +533,12 @@ macro_rules! scalars {
             }
             fn recip(self) -> Self {
                 $f::recip(self)
+            }
+            fn to_radians(self) -> Self {
+                $f::to_radians(self)
+            }
+            fn to_degrees(self) -> Self {
+                $f::to_degrees(self)
             }
             fn powi(self, n: i32) -> Self {
                 $f::powi(self, n)
