@@ -25,8 +25,8 @@ impl Errors {
     /// where they would say `#[reverse]`.
     pub(crate) fn for_attribute(attribute: &'static str) -> Self {
         Errors {
+            errors: RefCell::default(),
             attribute: Some(attribute),
-            ..Errors::default()
         }
     }
 
@@ -67,9 +67,10 @@ impl Errors {
         !self.errors.borrow().is_empty()
     }
 
-    /// All errors combined into one, or `Ok(())`.
+    /// All errors combined into one, or `Ok(())`. Every `Errors` ends here: one dropped
+    /// with errors it never gave back panics (see the `Drop` impl).
     pub(crate) fn check(self) -> syn::Result<()> {
-        let mut errors = self.errors.into_inner().into_iter();
+        let mut errors = std::mem::take(&mut *self.errors.borrow_mut()).into_iter();
         let Some(mut combined) = errors.next() else {
             return Ok(());
         };
@@ -77,5 +78,46 @@ impl Errors {
             combined.combine(err);
         }
         Err(combined)
+    }
+}
+
+/// The guard of serde's `Ctxt`: errors reported but never given back by [`Errors::check`]
+/// would be lost, and the macro would accept what it had rejected. That is a bug of the macro,
+/// so it panics (rustc shows "proc macro panicked" at the attribute: a rejection, never a
+/// silent acceptance). Dropping an `Errors` that holds no error is fine.
+impl Drop for Errors {
+    fn drop(&mut self) {
+        let lost = self.errors.get_mut().len();
+        if lost > 0 && !std::thread::panicking() {
+            panic!("revad: {lost} error(s) were reported but never emitted; this is a bug in revad");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Errors;
+
+    #[test]
+    fn checked_errors_come_back_once() {
+        let cx = Errors::new();
+        cx.error_at(proc_macro2::Span::call_site(), "one");
+        cx.error_at(proc_macro2::Span::call_site(), "two");
+        let err = cx.check().unwrap_err();
+        assert_eq!(err.into_iter().count(), 2);
+        assert!(Errors::new().check().is_ok());
+    }
+
+    #[test]
+    #[should_panic(expected = "1 error(s) were reported but never emitted")]
+    fn errors_dropped_unchecked_panic() {
+        let cx = Errors::new();
+        cx.error_at(proc_macro2::Span::call_site(), "lost");
+        drop(cx);
+    }
+
+    #[test]
+    fn an_empty_collection_may_be_dropped() {
+        drop(Errors::new());
     }
 }

@@ -813,7 +813,9 @@ mod snapshots {
                     let cx = Errors::new();
                     let args = parse::Args::from_tokens(&cx, args);
                     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+                    // Functions the macro rejects (the compile-fail cases) are skipped.
                     let Some(mut body) = ir::lower::lower(&cx, &sig, &func.block) else {
+                        let _ = cx.check();
                         continue;
                     };
                     ir::types::resolve(&mut body, sig.default_float);
@@ -835,6 +837,7 @@ mod snapshots {
                     ir::snapshot::insert(&mut body, &mut activity);
                     check(&body, "snapshot::insert");
                     checked += 1;
+                    let _ = cx.check();
                 }
             }
         }
