@@ -2,7 +2,7 @@
 //!
 //! | message | answer |
 //! |---|---|
-//! | `{"id": N, "kind": "start", "eval": .., "config": ..}` | `{"id": N, "tool": "ad"}` |
+//! | `{"id": N, "kind": "start", "eval": .., "config": ..}` | `{"id": N, "tool": "revad"}` |
 //! | `{"id": N, "kind": "define", "module": M}` | `{"id": N, "success": S}`: `S` says whether `M` is in [`SUPPORTED`] |
 //! | `{"id": N, "kind": "evaluate", "module": M, "function": F, "input": I}` | `{"id": N, "success": true, "output": O, "timings": [..]}` |
 //! | `{"id": N, "kind": "analysis", "of": K, "valid": V, ..}` | `{"id": N}` |

@@ -61,7 +61,7 @@ fn check(answers: &[Value]) {
     for (answer, id) in answers.iter().zip([0, 1, 2, 3, 4, 5, 6, 7]) {
         assert_eq!(answer["id"], id, "{answer}");
     }
-    assert_eq!(answers[0], json!({ "id": 0, "tool": "ad" }));
+    assert_eq!(answers[0], json!({ "id": 0, "tool": "revad" }));
     assert_eq!(answers[1], json!({ "id": 1, "success": true }));
     assert_eq!(answers[2]["success"], false);
     // An input that is not a number fails that message only.
