@@ -1124,7 +1124,7 @@ mod tests {
             attrs: Vec::new(),
             items,
         });
-        crate::expand::snapshots::assert_snapshot(
+        crate::test_support::assert_snapshot(
             &dir.join(format!("{name}.expanded.rs")),
             &format!("expansion of {name}"),
             &actual,

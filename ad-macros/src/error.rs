@@ -89,7 +89,9 @@ impl Drop for Errors {
     fn drop(&mut self) {
         let lost = self.errors.get_mut().len();
         if lost > 0 && !std::thread::panicking() {
-            panic!("revad: {lost} error(s) were reported but never emitted; this is a bug in revad");
+            panic!(
+                "revad: {lost} error(s) were reported but never emitted; this is a bug in revad"
+            );
         }
     }
 }

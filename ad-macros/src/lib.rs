@@ -35,6 +35,8 @@ mod krate;
 mod lift;
 mod parse;
 mod rules;
+#[cfg(test)]
+mod test_support;
 
 /// Differentiates a function in reverse mode at compile time.
 ///

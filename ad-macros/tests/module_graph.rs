@@ -142,7 +142,12 @@ fn paths(toks: &[Tok]) -> Vec<Vec<String>> {
 }
 
 /// Reads a path at `toks[i]` after `prefix`; returns the index after it.
-fn path_from(toks: &[Tok], mut i: usize, mut prefix: Vec<String>, out: &mut Vec<Vec<String>>) -> usize {
+fn path_from(
+    toks: &[Tok],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) -> usize {
     loop {
         match toks.get(i) {
             Some(Tok::Ident(name)) => {
@@ -335,7 +340,11 @@ fn the_macros_files_import_each_other_without_a_cycle() {
         let deps: Vec<String> = deps.iter().map(name).collect();
         println!("{} -> {}", name(module), deps.join(", "));
     }
-    assert!(edges.len() > 40, "the graph has {} files: src/ not read?", edges.len());
+    assert!(
+        edges.len() > 40,
+        "the graph has {} files: src/ not read?",
+        edges.len()
+    );
     assert!(count > 100, "the graph has {count} edges: paths not read?");
     let found = cycles(&edges);
     let described: Vec<String> = found

@@ -640,7 +640,7 @@ mod snapshots {
     /// The IR of every `#[reverse]` function of `source`.
     fn ir_of_source(source: &str) -> String {
         let mut out = String::new();
-        for (args, func) in crate::expand::snapshots::reverse_functions(source) {
+        for (args, func) in crate::test_support::reverse_functions(source) {
             if !out.is_empty() {
                 out.push('\n');
             }
@@ -676,7 +676,7 @@ mod snapshots {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
         let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
         let actual = ir_of_source(&source);
-        crate::expand::snapshots::assert_snapshot(
+        crate::test_support::assert_snapshot(
             &dir.join(format!("{name}.ir")),
             &format!("IR of {name}"),
             &actual,
@@ -688,7 +688,7 @@ mod snapshots {
     #[test]
     fn ir_file() {
         if let Some(path) = std::env::var_os("AD_IR") {
-            let source = crate::expand::snapshots::read_tool_input(&path);
+            let source = crate::test_support::read_tool_input(&path);
             println!("{}", ir_of_source(&source));
         }
     }
@@ -849,7 +849,7 @@ mod snapshots {
     #[test]
     fn plain() {
         let source = "#[reverse] fn f(x: f64) -> f64 { x * x }";
-        let (args, func) = crate::expand::snapshots::reverse_functions(source).remove(0);
+        let (args, func) = crate::test_support::reverse_functions(source).remove(0);
         let cx = Errors::new();
         let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::from_tokens(&cx, args));
         let body = ir::lower::lower(&cx, &sig, &func.block).unwrap();

@@ -1,0 +1,265 @@
+//! Test support (reading the annotated functions of a fixture, comparing with a snapshot) and
+//! the expansion snapshots: `tests/expand/NAME.rs` expanded and pretty-printed must equal
+//! `tests/expand/NAME.expanded.rs`. `AD_SNAPSHOTS=overwrite cargo test -p revad-macros`
+//! rewrites the expected files; review the diff like code. The IR snapshots are in
+//! `ir::print`, the derive's in `derive`.
+
+use std::path::Path;
+
+use proc_macro2::TokenStream;
+
+/// The `#[reverse]` functions of `source`: the attribute's arguments and the function
+/// without the attribute.
+pub(crate) fn reverse_functions(source: &str) -> Vec<(TokenStream, syn::ItemFn)> {
+    functions_with(source, "reverse")
+}
+
+/// The functions and methods of `source` with the attribute `name`, each with the
+/// attribute's arguments and without the attribute.
+fn functions_with(source: &str, name: &str) -> Vec<(TokenStream, syn::ItemFn)> {
+    let file: syn::File = syn::parse_str(source).unwrap();
+    let mut functions = Vec::new();
+    // Functions, and the methods of `impl` blocks (as functions: the expansion is the same).
+    let candidates = file.items.into_iter().flat_map(|item| match item {
+        syn::Item::Fn(func) => vec![func],
+        syn::Item::Impl(block) => block
+            .items
+            .into_iter()
+            .filter_map(|item| match item {
+                syn::ImplItem::Fn(m) => Some(syn::ItemFn {
+                    attrs: m.attrs,
+                    vis: m.vis,
+                    sig: m.sig,
+                    block: Box::new(m.block),
+                }),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    });
+    for mut func in candidates {
+        let attr = func
+            .attrs
+            .iter()
+            .position(|a| a.path().segments.last().is_some_and(|s| s.ident == name));
+        let args = match attr.map(|i| func.attrs.remove(i)) {
+            Some(attr) => match attr.meta {
+                syn::Meta::List(list) => list.tokens,
+                _ => TokenStream::new(),
+            },
+            None => continue,
+        };
+        functions.push((args, func));
+    }
+    functions
+}
+
+/// Every `#[reverse]` function of `source` expanded and pretty-printed.
+fn expand_source(source: &str) -> String {
+    let mut items = Vec::new();
+    // `#[forward]`'s items, without the function (which `#[reverse]`'s expansion shows).
+    for (args, func) in functions_with(source, "forward") {
+        let tokens = crate::expand::forward(args, quote::quote!(#func));
+        let expanded: syn::File = syn::parse2(tokens).unwrap();
+        items.extend(
+            expanded
+                .items
+                .into_iter()
+                .filter(|item| !matches!(item, syn::Item::Fn(f) if f.sig.ident == func.sig.ident)),
+        );
+    }
+    for (args, func) in reverse_functions(source) {
+        let tokens = crate::expand::reverse(args, quote::quote!(#func));
+        let expanded: syn::File = syn::parse2(tokens).unwrap();
+        items.extend(expanded.items);
+    }
+    prettyplease::unparse(&syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items,
+    })
+}
+
+fn check(name: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    let source = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
+    let actual = expand_source(&source);
+    assert_snapshot(
+        &dir.join(format!("{name}.expanded.rs")),
+        &format!("expansion of {name}"),
+        &actual,
+    );
+}
+
+/// Compares `actual` with the snapshot at `path` (`what` names it in the failure), or
+/// rewrites the snapshot under `AD_SNAPSHOTS=overwrite`.
+pub(crate) fn assert_snapshot(path: &Path, what: &str, actual: &str) {
+    if std::env::var_os("AD_SNAPSHOTS").is_some_and(|v| v == "overwrite") {
+        std::fs::write(path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        expected == actual,
+        "{what} changed; run with AD_SNAPSHOTS=overwrite and review.\n--- actual ---\n{actual}"
+    );
+}
+
+/// A tool, not a check: `AD_EXPAND=path/to/file.rs cargo test -p revad-macros expand_file
+/// -- --nocapture` prints the expansion of the `#[reverse]` functions in that file.
+#[test]
+fn expand_file() {
+    if let Some(path) = std::env::var_os("AD_EXPAND") {
+        let source = read_tool_input(&path);
+        println!("{}", expand_source(&source));
+    }
+}
+
+/// The file a tool test was given. Tests run in `ad-macros/`; a relative path that is not
+/// found there is taken from the workspace root, where `cargo` was run.
+pub(crate) fn read_tool_input(path: &std::ffi::OsStr) -> String {
+    let path = Path::new(path);
+    let path = if path.exists() {
+        path.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
+    };
+    std::fs::read_to_string(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+}
+
+#[test]
+fn straight_line() {
+    check("straight_line");
+}
+
+#[test]
+fn loops() {
+    check("loops");
+}
+
+/// A chain of 40 doublings expands to 40 forward and 40 reverse lines: sharing is kept.
+#[test]
+fn sharing_chain() {
+    check("sharing_chain");
+}
+
+#[test]
+fn calls() {
+    check("calls");
+}
+
+#[test]
+fn closures() {
+    check("closures");
+}
+
+/// A function argument called through its companions; a closure passed to a function,
+/// lifted into a hidden function, with its captured variables' adjoint cells.
+#[test]
+fn function_args() {
+    check("function_args");
+}
+
+/// `&mut` and `&f64` parameters, a callee writing through `&mut`, a tuple result.
+#[test]
+fn mutation() {
+    check("mutation");
+}
+
+/// The CPS backend on one function per construct.
+#[test]
+fn cps() {
+    check("cps");
+}
+
+/// Views (sub-slices, `split_at`, chunks, windows, `iter().rev()`, `copy_from_slice`):
+/// index arithmetic on the base array, no copies.
+#[test]
+fn views() {
+    check("views");
+}
+
+/// Growing and reshaping float vectors, both backends.
+#[test]
+fn vectors() {
+    check("vectors");
+}
+
+/// The expansion of the fixture `tests/expand/{fixture}.rs`, as a function from a
+/// function's name to the text of its `NAME_vjp`.
+fn vjp_of(fixture: &str) -> impl Fn(&str) -> String {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expand");
+    let source = std::fs::read_to_string(dir.join(format!("{fixture}.rs"))).unwrap();
+    let expanded = expand_source(&source);
+    move |name: &str| {
+        let start = expanded.find(&format!("fn {name}_vjp(")).unwrap();
+        let end = start + expanded[start..].find("\n}\n").unwrap();
+        expanded[start..end].to_string()
+    }
+}
+
+/// A local array written by one loop and read by later ones is read again by the reverse
+/// sweep, not stored per read; written after the reads, the reads are stored.
+#[test]
+fn array_reads() {
+    check("array_reads");
+    let vjp = vjp_of("array_reads");
+    let read_only = vjp("exp_then_read");
+    // (The first loop stores its `exp`s: transcendentals are stored, not evaluated again.)
+    assert!(!read_only.contains("__stack.push(__t5)"), "{read_only}");
+    assert!(!read_only.contains("__stack.push(__j_2)"), "{read_only}");
+    assert!(read_only.contains("let __t5 = e[__j_2];"), "{read_only}");
+    assert!(
+        read_only.contains("for __j_2 in (0..e.len()).rev()"),
+        "{read_only}"
+    );
+    let written = vjp("written_after");
+    assert!(written.contains("__stack.push(__t5);"), "{written}");
+}
+
+/// The last loop's reverse sweep fused into the forward sweep of `NAME_vjp`: nothing
+/// pushed, no second pass; scaled afterwards when more work follows the loop.
+#[test]
+fn fused_loops() {
+    check("fused_loops");
+    let vjp = vjp_of("fused_loops");
+    for fused in ["dot", "mean_square", "log_sum_exp"] {
+        let code = vjp(fused);
+        assert!(!code.contains("(0..x.len()).rev()"), "{code}");
+    }
+    assert!(!vjp("dot").contains("__stack"));
+    assert!(vjp("mean_square").contains("__adj_w *= __adj_s;"));
+    assert!(vjp("log_sum_exp").contains("__adj_m += __adj_m_in_loop * __adj_s;"));
+    assert!(vjp("compound").contains(".rev()"));
+}
+
+/// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).
+#[test]
+fn structs() {
+    check("structs");
+}
+
+/// Enums: `match` arms that bind variant fields (direct `match` reads, no clones),
+/// variant expressions, an enum result.
+#[test]
+fn enums() {
+    check("enums");
+}
+
+#[test]
+fn forward() {
+    check("forward");
+}
+
+/// Loops, slices and chains over aggregates: the items are places (`ps[__i1].mass`),
+/// nothing is copied.
+#[test]
+fn aggregate_loops() {
+    check("aggregate_loops");
+}
+
+/// Generic functions over `revad::Float`: `T` and its constants where others have `f64`.
+#[test]
+fn generics() {
+    check("generics");
+}
