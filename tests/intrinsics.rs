@@ -1008,6 +1008,7 @@ fn to_degrees_derivative_is_180_over_pi() {
 /// In a loop and in `f32`: the angle of a polyline whose turns are given in degrees, the
 /// derivative `Σ cos(θ) · π/180` w.r.t. a common offset.
 #[reverse]
+#[allow(clippy::needless_range_loop)]
 fn heading_sum(turns: &[f32], offset: f32) -> f32 {
     let mut s = 0.0;
     for i in 0..turns.len() {
