@@ -538,13 +538,13 @@ fn analyse(
     mut body: ir::Body,
     sig: &parse::Signature,
     split: bool,
-) -> Option<(ir::Body, codegen::tape::plan::Plan)> {
+) -> Option<(ir::Body, ir::plan::Plan)> {
     let mut activity = ir::activity::analyse(cx, &body, sig);
     if cx.has_errors() {
         return None;
     }
     ir::snapshot::insert(&mut body, &mut activity);
-    let plan = codegen::tape::plan::make(cx, &body, activity, split);
+    let plan = ir::plan::make(cx, &body, activity, split);
     if cx.has_errors() {
         return None;
     }
@@ -559,12 +559,12 @@ fn analyse_forward(
     body: ir::Body,
     sig: &parse::Signature,
     split: bool,
-) -> Option<(ir::Body, codegen::tape::plan::Plan)> {
+) -> Option<(ir::Body, ir::plan::Plan)> {
     let activity = ir::activity::analyse(cx, &body, sig);
     if cx.has_errors() {
         return None;
     }
-    let plan = codegen::tape::plan::make(&Errors::new(), &body, activity, split);
+    let plan = ir::plan::make(&Errors::new(), &body, activity, split);
     Some((body, plan))
 }
 

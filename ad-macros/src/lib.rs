@@ -6,7 +6,7 @@
 //! (by the name the user's `Cargo.toml` gives it, or the path given with `crate = path`).
 //!
 //! The pipeline (`expand`) reads the signature (`parse`), lowers the body to an IR in
-//! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`; the tape's storage plan in `codegen::tape::plan`) and
+//! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`, `ir::needs`, the storage plan `ir::plan`) and
 //! emits the adjoint code (`codegen`). Data flows one way; each stage reads only the output
 //! of the previous one. The intrinsic table is the runtime's, `revad_runtime::rules::INTRINSICS`,
 //! read through `rules`. The backend (`#[reverse]`: tape, `#[reverse(cps)]`: CPS) is a value

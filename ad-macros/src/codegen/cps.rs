@@ -54,7 +54,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::shared::Emitter;
-use super::tape::plan::{AdjDecl, Plan};
+use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{
     AssignOp, Block, Body, FloatTy, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty,
     VarId,

@@ -31,7 +31,7 @@ use crate::ir::{
 };
 use crate::parse::{ParamKind, Passing, Signature};
 
-use super::tape::plan::Plan;
+use crate::ir::plan::Plan;
 
 /// The tangent code of one body.
 struct Tangents<'a> {

@@ -24,18 +24,6 @@ use quote::quote;
 use super::shared::Emitter;
 use crate::ir::{Operand, Rhs, Shrink, VarId, VecOp};
 
-/// The variables the tape's reverse of `op` reads: indices and old lengths.
-pub(crate) fn rev_reads(op: &VecOp) -> Vec<VarId> {
-    match op {
-        VecOp::Push(_) => Vec::new(),
-        VecOp::Insert(i, _) => i.var().into_iter().collect(),
-        VecOp::Swap(i, j) => i.var().into_iter().chain(j.var()).collect(),
-        VecOp::Extend { old, .. } | VecOp::Resize { old, .. } | VecOp::Shrink { old, .. } => {
-            vec![*old]
-        }
-    }
-}
-
 impl Emitter<'_> {
     /// The primal statement of `op` on `vec`.
     pub(super) fn fwd_vec_op(&self, vec: VarId, op: &VecOp) -> TokenStream {

@@ -234,8 +234,7 @@ impl Emitter<'_> {
         for (i, p) in self.sig.outputs() {
             let sink = sink(i);
             let name = &self.body.vars[i].name;
-            let active =
-                self.plan.active(i) && self.plan.adj[i] != super::tape::plan::AdjDecl::None;
+            let active = self.plan.active(i) && self.plan.adj[i] != crate::ir::plan::AdjDecl::None;
             let adj = &self.adj[i];
             out.extend(match (&p.kind, active) {
                 // (The caller's adjoint of the value after the call becomes that of the value

@@ -6,7 +6,8 @@
 //! (always from the tape backend: they are the calling convention between annotated
 //! functions, whatever backend each uses).
 //!
-//! - `tape/`: the tape backend, its storage plan (`tape::plan`) and the split companions;
+//! - `tape/`: the tape backend (it follows the storage plan, `ir::plan`) and the split
+//!   companions;
 //! - `cps`: the continuation-passing backend;
 //! - `shared`: what both emit alike, the primal statements and the adjoint contributions;
 //! - `generic`: the constants of a float type parameter (`<T as ::revad::Float>::ZERO`);
@@ -17,9 +18,9 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use crate::ir::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
-use tape::plan::Plan;
 
 pub(crate) mod closures;
 mod cps;

@@ -12,14 +12,14 @@
 //!
 //! The tape backend accumulates into locals: a contribution to a value with a single use
 //! declares its adjoint (`let __adj_a = ..;`), the others accumulate with `+=` (see
-//! `codegen::tape::plan::AdjDecl`). The CPS backend (`Emitter::cps`) adds each contribution
+//! `ir::plan::AdjDecl`). The CPS backend (`Emitter::cps`) adds each contribution
 //! to the operand's cell (`__ad_cN.add(..)`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
-use super::tape::plan::{AdjDecl, Plan};
 use crate::ir::linear::Scale;
+use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{BinOp, Body, FloatTy, Operand, Output, Rhs, Ty, VarId};
 use crate::parse::Signature;
 use crate::rules::Partial;
@@ -746,7 +746,7 @@ impl Emitter<'_> {
     /// the fused rule that gives the value and the partial at once, and the partial's name.
     pub(super) fn fused_partial(&self, v: VarId) -> Option<(&'static str, syn::Ident)> {
         if self.cps
-            || self.plan.restore[v] != super::tape::plan::Restore::Recompute
+            || self.plan.restore[v] != crate::ir::plan::Restore::Recompute
             || !self.plan.active(v)
         {
             return None;

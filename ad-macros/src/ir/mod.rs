@@ -99,6 +99,7 @@ pub(crate) mod linear;
 pub(crate) mod lower;
 pub(crate) mod names;
 pub(crate) mod needs;
+pub(crate) mod plan;
 #[cfg(test)]
 pub(crate) mod print;
 pub(crate) mod snapshot;

@@ -6,7 +6,7 @@
 //! value stack); nothing else is stored.
 
 use super::linear::{linearize, Scale};
-use super::{Operand, Rhs, VarId};
+use super::{Operand, Rhs, VarId, VecOp};
 
 /// A primal value the reverse of an operation reads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,5 +68,17 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
             .map(Need::Operand)
             .collect(),
         _ => Vec::new(),
+    }
+}
+
+/// The variables the tape's reverse of `op` reads: indices and old lengths.
+pub(crate) fn vec_op_reads(op: &VecOp) -> Vec<VarId> {
+    match op {
+        VecOp::Push(_) => Vec::new(),
+        VecOp::Insert(i, _) => i.var().into_iter().collect(),
+        VecOp::Swap(i, j) => i.var().into_iter().chain(j.var()).collect(),
+        VecOp::Extend { old, .. } | VecOp::Resize { old, .. } | VecOp::Shrink { old, .. } => {
+            vec![*old]
+        }
     }
 }

@@ -39,8 +39,8 @@
 
 use std::collections::HashSet;
 
-use super::plan::{stmt_work, AdjDecl, BlockMode, Plan};
 use crate::ir::activity::{edges_of, output_vars};
+use crate::ir::plan::{stmt_work, AdjDecl, BlockMode, Plan};
 use crate::ir::{AssignOp, Block, BlockId, Body, Loop, LoopKind, Shape, Stmt, StmtKind, Ty, VarId};
 use crate::parse::{Passing, Signature};
 

@@ -16,18 +16,17 @@
 //! their block and popped at the start of its reverse (see `plan`).
 
 mod fuse;
-pub(crate) mod plan;
 pub(super) mod split;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
 use super::shared::{respan, return_span, Emitter};
+use crate::ir::plan::{self as plan, AdjDecl, LoopPlan, Plan, Restore};
 use crate::ir::{
     AssignOp, Block, Body, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
 };
 use crate::parse::{ParamKind, RetTy, Signature};
-use plan::{AdjDecl, LoopPlan, Plan, Restore};
 
 /// `NAME_vjp` for `func`.
 pub(super) fn emit_vjp(

@@ -28,7 +28,7 @@ use quote::{format_ident, quote};
 
 use super::super::inout;
 use super::super::shared::{stack, Emitter};
-use super::plan::Plan;
+use crate::ir::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{ParamKind, Passing, Signature};
 

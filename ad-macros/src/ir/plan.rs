@@ -319,7 +319,7 @@ impl Planner<'_> {
                     }
                 }
                 StmtKind::VecOp { op, .. } => {
-                    for v in crate::codegen::grow::rev_reads(op) {
+                    for v in crate::ir::needs::vec_op_reads(op) {
                         self.need(v);
                     }
                 }
