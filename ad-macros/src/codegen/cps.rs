@@ -54,17 +54,13 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 
 use super::shared::Emitter;
+use super::tokens::cell_of;
 use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{
     AssignOp, Block, Body, FloatTy, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty,
     VarId,
 };
 use crate::parse::{ParamKind, RetTy, Signature};
-
-/// The adjoint cell of `v` (a `&NumR`, or for an array the array of its elements' cells).
-pub(super) fn cell_of(v: VarId) -> syn::Ident {
-    format_ident!("__ad_c{}", v, span = Span::mixed_site())
-}
 
 fn fresh(prefix: &str, n: usize) -> syn::Ident {
     format_ident!("__ad_{}{}", prefix, n, span = Span::mixed_site())

@@ -13,27 +13,12 @@
 //! Nothing here assumes that `T` is a primitive (no `as T`, no literal of type `T`): the next
 //! implementor of `revad::Float` is a dual number.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};
 
 use super::shared::Emitter;
+use super::tokens::constant;
 use crate::ir::{FloatTy, Operand, VarId};
-
-/// A zero whose type rustc infers from its use: `0.0` for a primitive (an adjoint reset,
-/// `__adj_x = 0.0;`), `<T as ::revad::Float>::ZERO` for a type parameter, which has no literals.
-pub(super) fn zero_untyped(t: FloatTy) -> TokenStream {
-    match t {
-        FloatTy::Generic(_) => constant(t, "ZERO"),
-        FloatTy::F32 | FloatTy::F64 => quote!(0.0),
-    }
-}
-
-/// `<T as ::revad::Float>::NAME` for the type parameter `t`.
-pub(super) fn constant(t: FloatTy, name: &str) -> TokenStream {
-    let t = t.qualifier();
-    let name = syn::Ident::new(name, Span::call_site());
-    quote!(#t::#name)
-}
 
 /// The float literal `tokens` (`0.0`, `-0.0`, `1.0`, `0.5`) as a value of the type parameter
 /// `t`: `<T as ::revad::Float>::ZERO`, `-<T as ::revad::Float>::ZERO`, `..::ONE`,

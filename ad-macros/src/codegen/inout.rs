@@ -276,7 +276,7 @@ impl Emitter<'_> {
             let param = self.sig.params[w.param].ident.to_string();
             let len = match self.cps {
                 true => {
-                    let cells = super::cps::cell_of(v);
+                    let cells = super::tokens::cell_of(v);
                     quote!(#cells.len())
                 }
                 false => {

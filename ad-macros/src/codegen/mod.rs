@@ -33,6 +33,7 @@ mod inout;
 pub(crate) mod jacobian;
 mod shared;
 pub(crate) mod tape;
+mod tokens;
 
 pub(crate) use crate::parse::Backend;
 pub(crate) use shared::return_span;

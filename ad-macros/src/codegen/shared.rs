@@ -91,7 +91,7 @@ pub(super) fn one(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "1.0_f64",
         FloatTy::F32 => "1.0_f32",
-        FloatTy::Generic(_) => return super::generic::constant(t, "ONE"),
+        FloatTy::Generic(_) => return super::tokens::constant(t, "ONE"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
@@ -106,7 +106,7 @@ pub(super) fn zero(t: FloatTy) -> TokenStream {
     let lit = match t {
         FloatTy::F64 => "0.0_f64",
         FloatTy::F32 => "0.0_f32",
-        FloatTy::Generic(_) => return super::generic::constant(t, "ZERO"),
+        FloatTy::Generic(_) => return super::tokens::constant(t, "ZERO"),
     };
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
@@ -624,7 +624,7 @@ impl Emitter<'_> {
     ) -> TokenStream {
         let function = match rule.partial {
             Partial::One(f) | Partial::Each(f) => format_ident!("{}", f, span = span),
-            Partial::Zero => return super::generic::zero_untyped(self.float_of(out)),
+            Partial::Zero => return super::tokens::zero_untyped(self.float_of(out)),
         };
         let mut inputs: Vec<TokenStream> = rule
             .reads_args
@@ -707,7 +707,7 @@ impl Emitter<'_> {
             return TokenStream::new();
         }
         if self.cps {
-            let cell = super::cps::cell_of(*v);
+            let cell = super::tokens::cell_of(*v);
             let method = if negate { quote!(sub) } else { quote!(add) };
             if self.body.vars[*v].ty.is_array() {
                 return quote! {

@@ -662,7 +662,7 @@ impl Emitter<'_> {
                 }
             }
             Ty::Float(Some(t)) => super::shared::zero(*t),
-            _ => super::generic::zero_untyped(self.sig.default_float),
+            _ => super::tokens::zero_untyped(self.sig.default_float),
         }
     }
 
@@ -696,7 +696,7 @@ impl Emitter<'_> {
                             return TokenStream::new();
                         }
                         let contrib = self.contrib(value, quote!(#adj), false);
-                        let zero = super::generic::zero_untyped(self.float_of(*var));
+                        let zero = super::tokens::zero_untyped(self.float_of(*var));
                         quote!(#contrib #adj = #zero;)
                     }
                     AssignOp::Add => self.contrib(value, quote!(#adj), false),
@@ -717,7 +717,7 @@ impl Emitter<'_> {
                         // its zero, and `Zero`'s for inactive data.)
                         let zero = match self.is_aggregate(*array) {
                             true => quote!(::core::default::Default::default()),
-                            false => super::generic::zero_untyped(self.float_of(*array)),
+                            false => super::tokens::zero_untyped(self.float_of(*array)),
                         };
                         quote!(#contrib #element = #zero;)
                     }
@@ -732,7 +732,7 @@ impl Emitter<'_> {
                     .filter(|w| self.plan.active(**w) && self.body.vars[**w].ty.is_float())
                     .map(|w| {
                         let adj = &self.adj[*w];
-                        let zero = super::generic::zero_untyped(self.float_of(*w));
+                        let zero = super::tokens::zero_untyped(self.float_of(*w));
                         quote!(#adj = #zero;)
                     });
                 quote!(#(#resets)*)
@@ -822,7 +822,7 @@ impl Emitter<'_> {
                 }
                 // The adjoint has the output's shape (and exists in both sweeps).
                 let adj = match self.cps {
-                    true => super::cps::cell_of(*v),
+                    true => super::tokens::cell_of(*v),
                     false => self.adj[*v].clone(),
                 };
                 let check = matches!(ret, RetTy::Vec(_)).then(
