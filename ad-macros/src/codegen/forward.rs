@@ -23,9 +23,9 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
+use super::linear::Scaling;
 use super::shared::{respan, return_span, Emitter};
 use super::tape::assign_token;
-use crate::ir::linear::Scale;
 use crate::ir::{
     AssignOp, Block, Body, LitKind, Operand, Output, Rhs, Shrink, Stmt, StmtKind, Ty, VarId, VecOp,
 };
@@ -651,60 +651,30 @@ impl Tangents<'_> {
             let operands = rhs.operands();
             let mut pre = TokenStream::new();
             let mut sum: Vec<(TokenStream, bool)> = Vec::new();
+            let scaling = Scaling {
+                out,
+                value: &|k| self.e.op(operands[k]),
+                output: &|| self.var(out).to_token_stream(),
+                // Into the output's precision, lane by lane for a vector of tangents.
+                cast: &|d| {
+                    let t = self.e.float_of(out).ident();
+                    Some(match self.lanes {
+                        true => quote!(#d.cast::<#t>()),
+                        false => quote!(#d as #t),
+                    })
+                },
+                partial: &|| match rhs {
+                    Rhs::Intrinsic(rule, args) => self.e.rule_call(out, rule, args, span),
+                    _ => unreachable!("a rule's partial of an intrinsic"),
+                },
+            };
             for term in terms {
                 let Some(d) = self.tangent(operands[term.operand]) else {
                     continue;
                 };
-                let v = |k: usize| self.e.op(operands[k]);
-                let item = match term.scale {
-                    Scale::One => (d, false),
-                    Scale::MinusOne => (d, true),
-                    Scale::Times(k) => {
-                        let b = v(k);
-                        (quote!(#d * #b), false)
-                    }
-                    Scale::Over(k) => {
-                        let b = v(k);
-                        (quote!(#d / #b), false)
-                    }
-                    Scale::MinusOutOver(k) => {
-                        let (outv, b) = (self.var(out), v(k));
-                        (quote!(#d * #outv / #b), true)
-                    }
-                    Scale::RemQuotient => {
-                        let (a, b) = (v(0), v(1));
-                        (
-                            quote!(#d * ::revad::__private::rules::d_rem(#a, #b).1),
-                            false,
-                        )
-                    }
-                    Scale::Cast if self.lanes => {
-                        let t = self.e.float_of(out).ident();
-                        (quote!(#d.cast::<#t>()), false)
-                    }
-                    Scale::Cast => {
-                        let t = self.e.float_of(out).ident();
-                        (quote!(#d as #t), false)
-                    }
-                    Scale::Rule(which) => {
-                        let Rhs::Intrinsic(rule, args) = rhs else {
-                            continue;
-                        };
-                        let partial = self.e.rule_call(out, rule, args, span);
-                        match which {
-                            None => (quote!(#d * #partial), false),
-                            Some(k) => {
-                                let p = format_ident!("__d{}", out, span = Span::mixed_site());
-                                if pre.is_empty() {
-                                    pre = quote!(let #p = #partial;);
-                                }
-                                let k = syn::Index::from(k);
-                                (quote!(#d * #p.#k), false)
-                            }
-                        }
-                    }
-                };
-                sum.push(item);
+                if let Some(item) = scaling.apply(term.scale, &d, &mut pre) {
+                    sum.push(item);
+                }
             }
             let value = match sum.split_first() {
                 None => self.zero_of(out),

@@ -31,6 +31,7 @@ pub(crate) mod grow;
 pub(crate) mod hessian;
 mod inout;
 pub(crate) mod jacobian;
+mod linear;
 mod shared;
 pub(crate) mod tape;
 mod tokens;

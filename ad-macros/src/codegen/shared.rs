@@ -18,6 +18,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
+use super::linear::Scaling;
 use crate::ir::linear::Scale;
 use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{BinOp, Body, FloatTy, Operand, Output, Rhs, Ty, VarId};
@@ -402,55 +403,27 @@ impl Emitter<'_> {
             }
             for term in terms {
                 let target = operands[term.operand];
-                let v = |k: usize| self.op(operands[k]);
-                let (expr, negate) = match term.scale {
-                    Scale::One => (adj.clone(), false),
-                    Scale::MinusOne => (adj.clone(), true),
-                    Scale::Times(k) => {
-                        let b = v(k);
-                        (quote!(#adj * #b), false)
-                    }
-                    Scale::Over(k) => {
-                        let b = v(k);
-                        (quote!(#adj / #b), false)
-                    }
-                    Scale::MinusOutOver(k) => {
-                        let (outv, b) = (&self.body.vars[out].name, v(k));
-                        (quote!(#adj * #outv / #b), true)
-                    }
-                    Scale::RemQuotient => {
-                        if !self.plan.active_op(target) {
-                            continue;
-                        }
-                        let (a, b) = (v(0), v(1));
-                        let d = quote!(::revad::__private::rules::d_rem(#a, #b).1);
-                        (quote!(#adj * #d), false)
-                    }
-                    Scale::Cast => {
-                        let Operand::Var(a) = target else { continue };
+                if term.scale == Scale::RemQuotient && !self.plan.active_op(target) {
+                    continue;
+                }
+                let scaling = Scaling {
+                    out,
+                    value: &|k| self.op(operands[k]),
+                    output: &|| self.body.vars[out].name.to_token_stream(),
+                    // Into the operand's precision.
+                    cast: &|d| {
+                        let Operand::Var(a) = target else { return None };
                         let t = self.float_of(*a).ident();
-                        (quote!(#adj as #t), false)
-                    }
-                    Scale::Rule(which) => {
-                        let Rhs::Intrinsic(rule, args) = rhs else {
-                            continue;
-                        };
-                        let partial = self.rule_partial(out, rule, args, span);
-                        match which {
-                            None => (quote!(#adj * #partial), false),
-                            Some(k) => {
-                                // Several partials: computed once, before the contributions.
-                                let d = format_ident!("__d{}", out, span = Span::mixed_site());
-                                if pre.is_empty() {
-                                    pre = quote!(let #d = #partial;);
-                                }
-                                let k = syn::Index::from(k);
-                                (quote!(#adj * #d.#k), false)
-                            }
-                        }
-                    }
+                        Some(quote!(#d as #t))
+                    },
+                    partial: &|| match rhs {
+                        Rhs::Intrinsic(rule, args) => self.rule_partial(out, rule, args, span),
+                        _ => unreachable!("a rule's partial of an intrinsic"),
+                    },
                 };
-                items.push((target, expr, negate));
+                if let Some((expr, negate)) = scaling.apply(term.scale, &adj, &mut pre) {
+                    items.push((target, expr, negate));
+                }
             }
             let contributions = self.contribs(&items);
             return quote!(#pre #contributions);
