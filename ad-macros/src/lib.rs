@@ -28,8 +28,8 @@ use proc_macro::TokenStream;
 
 mod codegen;
 mod derive;
+mod driver;
 mod error;
-mod expand;
 mod ir;
 mod krate;
 mod lift;
@@ -122,7 +122,7 @@ mod test_support;
 /// ```
 #[proc_macro_attribute]
 pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
-    with_crate_path(args, item, expand::reverse)
+    with_crate_path(args, item, driver::reverse)
 }
 
 /// Differentiates a function in forward mode at compile time.
@@ -193,7 +193,7 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
-    with_crate_path(args, item, expand::forward)
+    with_crate_path(args, item, driver::forward)
 }
 
 /// Registers a hand-written derivative for a function, like JAX's `custom_vjp`.
@@ -272,7 +272,7 @@ pub fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_attribute]
 pub fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
-    with_crate_path(args, item, expand::derivative)
+    with_crate_path(args, item, driver::derivative)
 }
 
 /// Derives `revad::Adjoint` for a struct or an enum: generates its adjoint (gradient) type,

@@ -59,7 +59,7 @@ fn expand_source(source: &str) -> String {
     let mut items = Vec::new();
     // `#[forward]`'s items, without the function (which `#[reverse]`'s expansion shows).
     for (args, func) in functions_with(source, "forward") {
-        let tokens = crate::expand::forward(args, quote::quote!(#func));
+        let tokens = crate::driver::forward(args, quote::quote!(#func));
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         items.extend(
             expanded
@@ -69,7 +69,7 @@ fn expand_source(source: &str) -> String {
         );
     }
     for (args, func) in reverse_functions(source) {
-        let tokens = crate::expand::reverse(args, quote::quote!(#func));
+        let tokens = crate::driver::reverse(args, quote::quote!(#func));
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         items.extend(expanded.items);
     }

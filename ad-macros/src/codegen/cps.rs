@@ -1741,3 +1741,47 @@ struct Carried {
     vars: Vec<VarId>,
     extra: Vec<syn::Ident>,
 }
+
+/// This backend's limits, reported in `cx`: it keeps one cell per float, and has no cells for
+/// the floats of a struct or a nested container yet.
+pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
+    if let Some(h) = body.hoisted.first() {
+        cx.error_at(
+            h.span,
+            "#[reverse(cps)] does not pass closures to functions yet; use the default backend, \
+             #[reverse]",
+        );
+    }
+    let first = body
+        .vars
+        .iter()
+        .find(|v| matches!(&v.ty, crate::ir::Ty::Array(info) if info.agg));
+    let method = body
+        .callees
+        .iter()
+        .find(|c| c.kind != crate::ir::CalleeKind::Function);
+    // (A `&mut` to inactive data would be captured by several continuations.)
+    let inactive_mut = sig.params.iter().find(|p| {
+        matches!(p.kind, crate::parse::ParamKind::Inactive)
+            && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some())
+    });
+    if let Some(p) = inactive_mut {
+        cx.error(
+            &p.ty,
+            "#[reverse(cps)] does not take `&mut` parameters of inactive data (a counter) yet; \
+             use the default backend, #[reverse]",
+        );
+        return;
+    }
+    let span = match (first, &sig.ret, method) {
+        (Some(var), _, _) => var.span,
+        (None, crate::parse::RetTy::Aggregate(ty), _) => syn::spanned::Spanned::span(ty),
+        (None, _, Some(callee)) => callee.span,
+        (None, _, None) => return,
+    };
+    cx.error_at(
+        span,
+        "#[reverse(cps)] does not differentiate structs, tuples, nested containers or method \
+         calls yet; use the default backend, #[reverse]",
+    );
+}

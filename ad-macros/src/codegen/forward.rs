@@ -1031,3 +1031,33 @@ pub(crate) fn stubs(
         #companion
     }
 }
+
+/// This backend's limits: what forward mode does not differentiate yet (structs and other
+/// aggregates, methods), the first such construct, with its description.
+pub(crate) fn check(
+    body: &crate::ir::Body,
+    sig: &crate::parse::Signature,
+) -> Option<(proc_macro2::Span, &'static str)> {
+    let aggregates = "structs, tuples of arrays, nested containers or methods";
+    if let Some(p) = sig
+        .params
+        .iter()
+        .find(|p| matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }))
+    {
+        return Some((syn::spanned::Spanned::span(&p.ty), aggregates));
+    }
+    if let crate::parse::RetTy::Aggregate(ty) = &sig.ret {
+        return Some((syn::spanned::Spanned::span(ty), aggregates));
+    }
+    if let Some(var) = body
+        .vars
+        .iter()
+        .find(|v| matches!(&v.ty, crate::ir::Ty::Array(info) if info.agg))
+    {
+        return Some((var.span, aggregates));
+    }
+    body.callees
+        .iter()
+        .find(|c| matches!(c.kind, crate::ir::CalleeKind::Method(_)))
+        .map(|c| (c.span, aggregates))
+}

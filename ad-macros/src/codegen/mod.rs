@@ -23,7 +23,7 @@ use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
 
 pub(crate) mod closures;
-mod cps;
+pub(crate) mod cps;
 pub(crate) mod derivative;
 pub(crate) mod forward;
 mod generic;

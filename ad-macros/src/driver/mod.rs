@@ -1,0 +1,324 @@
+//! The pipeline of `#[reverse]`: parse → IR → analyses → codegen, and what happens on error.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::error::Errors;
+use crate::{codegen, ir, parse};
+
+mod attrs;
+mod hessian;
+
+use attrs::{is_named, mark_forward, mark_reverse, second_attribute, strip_marker, Attribute};
+use hessian::second_order;
+
+/// Expands `#[reverse(args)] item`.
+pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
+    // If the item is not even a function, hand it back with the error, so the user's code
+    // keeps its own diagnostics (tokio-macros' recovery).
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(err) => {
+            let err = syn::Error::new(err.span(), "#[reverse] applies to a function (`fn`)");
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    if let Some(clash) = second_attribute(&func, Attribute::Reverse) {
+        return clash;
+    }
+    mark_forward(&mut func);
+    parse::functions::name_impl_fn_params(&mut func);
+    let cx = Errors::new();
+    let args = parse::Args::from_tokens(&cx, args);
+    if let Some(span) = args.vector {
+        cx.error_at(
+            span,
+            "`vector` is an argument of #[revad::forward] (`NAME_jvp_vec`); #[reverse] takes \
+             `wrt(...)`, `cps` and `hessian`",
+        );
+    }
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    // The body is lowered even after a signature error, so its errors are reported too.
+    let body = ir::lower::lower(&cx, &sig, &func.block);
+    if !sig.valid {
+        return fallback(&func, None, cx);
+    }
+    if has_duplicate_param(&sig) {
+        // rustc reports the name bound twice (E0415); the generated code would only add
+        // errors about names of its own.
+        return fallback(&func, Some(&sig), cx);
+    }
+    let Some(mut body) = body else {
+        return fallback(&func, Some(&sig), cx);
+    };
+    if args.backend == parse::Backend::Cps {
+        codegen::cps::check(&cx, &body, &sig);
+        if cx.has_errors() {
+            return fallback(&func, Some(&sig), cx);
+        }
+    }
+    ir::types::resolve(&mut body, sig.default_float);
+    // `NAME_vjp` differentiates the `wrt` parameters; the split companions every float
+    // parameter (a caller may differentiate any argument).
+    let Some((vjp_body, vjp_plan)) = analyse(&cx, body.clone(), &sig, false) else {
+        return fallback(&func, Some(&sig), cx);
+    };
+    let split_sig = sig.all_active();
+    let Some((split_body, split_plan)) = analyse(&cx, body, &split_sig, true) else {
+        return fallback(&func, Some(&sig), cx);
+    };
+    let items = codegen::emit(
+        &func,
+        &sig,
+        (&vjp_body, &vjp_plan),
+        (&split_sig, &split_body, &split_plan),
+        args.backend,
+    );
+    let second = match args.hessian {
+        true => second_order(&func, &sig, &vjp_body),
+        false => TokenStream::new(),
+    };
+    let forward_too = args.forward_too || func.attrs.iter().any(|a| is_named(a, "forward"));
+    let closures = codegen::closures::items(&vjp_body, &sig.generics, true, forward_too);
+    quote! {
+        #items
+        #second
+        #closures
+    }
+}
+
+/// Expands `#[forward(args)] item`: `NAME_jvp` and the companion (`NAME::jvp`).
+pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(err) => {
+            let err = syn::Error::new(err.span(), "#[revad::forward] applies to a function (`fn`)");
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
+        let name = &func.sig.ident;
+        let message = format!("`{name}` has #[revad::forward] twice; remove this one");
+        let err = syn::Error::new_spanned(attr, message).to_compile_error();
+        return quote!(#err #func);
+    }
+    if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "derivative")) {
+        let message = format!(
+            "`{}` has #[revad::derivative]: give its forward derivative as a rule, \
+             `#[revad::derivative(vjp = .., jvp = ..)]`, instead of #[revad::forward]",
+            func.sig.ident
+        );
+        let err = syn::Error::new_spanned(attr, message).to_compile_error();
+        return quote!(#err #func);
+    }
+    parse::functions::name_impl_fn_params(&mut func);
+    // With `#[reverse]` too, that attribute reports the errors the two have in common.
+    let reverse_too = func.attrs.iter().any(|a| is_named(a, "reverse"));
+    mark_reverse(&mut func);
+    let other = reverse_too || func.attrs.iter().any(|a| is_named(a, "derivative"));
+    let (args, declared) = strip_marker(args);
+    let marker = !other && !declared;
+    let cx = Errors::for_attribute("#[revad::forward]");
+    let args = parse::Args::from_tokens(&cx, args);
+    let vector = args.vector.is_some();
+    if let Some(span) = args.reverse_only {
+        cx.error_at(
+            span,
+            "`cps` and `hessian` are arguments of `#[revad::reverse]`; #[revad::forward] takes only \
+             `wrt(...)` and `vector`",
+        );
+    }
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    let body = ir::lower::lower(&cx, &sig, &func.block);
+    let fail = |cx: Errors, sig: Option<&parse::Signature>| {
+        let errors = match (reverse_too, cx.check()) {
+            (false, Err(err)) => err.to_compile_error(),
+            _ => TokenStream::new(),
+        };
+        let stubs = sig
+            .map(|sig| codegen::forward::stubs(&func, sig, marker, vector))
+            .unwrap_or_default();
+        quote! {
+            #errors
+            #func
+            #stubs
+        }
+    };
+    if !sig.valid || has_duplicate_param(&sig) {
+        return fail(cx, Some(&sig).filter(|s| s.valid));
+    }
+    let Some(mut body) = body else {
+        return fail(cx, Some(&sig));
+    };
+    ir::types::resolve(&mut body, sig.default_float);
+    if let Some((span, what)) = codegen::forward::check(&body, &sig) {
+        let message = format!(
+            "#[revad::forward] does not differentiate {what} yet; use #[reverse] for this function"
+        );
+        // (Reported even beside `#[reverse]`: only forward mode lacks it.)
+        let err = syn::Error::new(span, message).to_compile_error();
+        let stubs = codegen::forward::stubs(&func, &sig, marker, vector);
+        return quote!(#err #func #stubs);
+    }
+    let Some((jvp_body, jvp_plan)) = analyse_forward(&cx, body.clone(), &sig, false) else {
+        return fail(cx, Some(&sig));
+    };
+    let split_sig = sig.all_active();
+    let Some((split_body, split_plan)) = analyse_forward(&cx, body, &split_sig, true) else {
+        return fail(cx, Some(&sig));
+    };
+    let items = codegen::forward::emit(
+        &func,
+        &sig,
+        (&jvp_body, &jvp_plan),
+        (&split_sig, &split_body, &split_plan),
+        marker,
+        vector,
+    );
+    // (`NAME_vjp` exists when `#[reverse]` annotates the function too.)
+    let jacobian = codegen::jacobian::jacobian(&func, &sig, reverse_too || declared);
+    // (Beside `#[reverse]`, that attribute lifts the closures, for both modes.)
+    let closures = match reverse_too || declared {
+        true => TokenStream::new(),
+        false => codegen::closures::items(&jvp_body, &sig.generics, false, true),
+    };
+    quote! {
+        #func
+        #items
+        #jacobian
+        #closures
+    }
+}
+
+/// Activity, snapshots and the plan of the reverse sweep, or `None` after reporting errors.
+fn analyse(
+    cx: &Errors,
+    mut body: ir::Body,
+    sig: &parse::Signature,
+    split: bool,
+) -> Option<(ir::Body, ir::plan::Plan)> {
+    let mut activity = ir::activity::analyse(cx, &body, sig);
+    if cx.has_errors() {
+        return None;
+    }
+    ir::snapshot::insert(&mut body, &mut activity);
+    let plan = ir::plan::make(cx, &body, activity, split);
+    if cx.has_errors() {
+        return None;
+    }
+    Some((body, plan))
+}
+
+/// Activity for forward mode: no snapshots (the tangent code runs beside the primal and
+/// reads every value where it is computed), and a plan only for the emitter's queries, whose
+/// storage problems are the reverse sweep's, not forward mode's.
+fn analyse_forward(
+    cx: &Errors,
+    body: ir::Body,
+    sig: &parse::Signature,
+    split: bool,
+) -> Option<(ir::Body, ir::plan::Plan)> {
+    let activity = ir::activity::analyse(cx, &body, sig);
+    if cx.has_errors() {
+        return None;
+    }
+    let plan = ir::plan::make(&Errors::new(), &body, activity, split);
+    Some((body, plan))
+}
+
+/// The function unchanged, every error, and stubs of the generated functions when the
+/// signature is known (so call sites do not add "cannot find function" errors).
+fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> TokenStream {
+    let errors = match cx.check() {
+        Ok(()) => TokenStream::new(),
+        Err(err) => err.to_compile_error(),
+    };
+    let stubs = sig.map(|sig| codegen::stubs(func, sig)).unwrap_or_default();
+    quote! {
+        #errors
+        #func
+        #stubs
+    }
+}
+
+/// Whether two parameters have the same name.
+fn has_duplicate_param(sig: &parse::Signature) -> bool {
+    let params = &sig.params;
+    (0..params.len()).any(|i| params[..i].iter().any(|p| p.ident == params[i].ident))
+}
+
+/// Expands `#[revad::derivative(vjp = pullback)] item`.
+pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(err) => {
+            let err = syn::Error::new(
+                err.span(),
+                "#[revad::derivative] applies to a function (`fn`)",
+            );
+            let err = err.to_compile_error();
+            return quote!(#err #item);
+        }
+    };
+    if let Some(clash) = second_attribute(&func, Attribute::Derivative) {
+        return clash;
+    }
+    mark_forward(&mut func);
+    let cx = Errors::new();
+    let parse::DerivativeArgs { vjp, jvp } = parse::derivative_args(&cx, args);
+    if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
+        cx.error(
+            attr,
+            format!(
+                "`{}` has #[revad::derivative]: give its forward derivative as a rule, \
+                 `#[revad::derivative(vjp = .., jvp = ..)]`, instead of #[revad::forward]",
+                func.sig.ident
+            ),
+        );
+    }
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
+    if let Some((_, p)) = sig.outputs().next() {
+        cx.error(
+            &p.ty,
+            "#[revad::derivative] does not support `&mut` parameters; annotate the function with \
+             #[reverse], or take the value and return the result",
+        );
+    } else if sig.valid && !matches!(sig.ret, parse::RetTy::Scalar(_)) {
+        cx.error(
+            &func.sig.output,
+            "#[revad::derivative] supports functions that return `f64` or `f32`; for other \
+             outputs, annotate the function with #[reverse]",
+        );
+    }
+    for rule in vjp.iter().chain(&jvp) {
+        let generated = [
+            format!("{}_vjp", func.sig.ident),
+            format!("{}_grad", func.sig.ident),
+            format!("{}_jvp", func.sig.ident),
+        ];
+        if let Some(last) = rule.segments.last() {
+            if generated.contains(&last.ident.to_string()) {
+                cx.error(
+                    rule,
+                    format!(
+                        "the rule is named like a function `#[revad::derivative]` generates \
+                         (`{}`); name it differently, for example `{}_pullback` or `{}_tangent`",
+                        last.ident, func.sig.ident, func.sig.ident
+                    ),
+                );
+            }
+        }
+    }
+    match (cx.check(), vjp) {
+        (Ok(()), Some(vjp)) => {
+            codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref())
+        }
+        (Err(err), ..) => {
+            let err = err.to_compile_error();
+            quote!(#err #func)
+        }
+        _ => quote!(#func),
+    }
+}
