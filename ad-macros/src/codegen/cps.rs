@@ -1,11 +1,11 @@
 //! The continuation-passing backend, `#[reverse(cps)]`: shift/reset by closure passing
-//! (Wang et al., ICFP 2019; DESIGN.md section 4.2).
+//! (Wang et al., ICFP 2019: the construction of section 3, loops as in section 3.5).
 //!
 //! Every active value gets an adjoint cell, an `revad::cps::NumR` on the stack frame where it
 //! is computed. Each operation computes its primal value (the same statement as the tape's
 //! forward sweep), runs the rest of the body, its continuation, and when that returns adds
 //! its contributions to its operands' cells (the same contributions as the tape's reverse
-//! sweep, `codegen::rules`):
+//! sweep, from the one interpreter of the partials, `codegen::linear`):
 //!
 //! ```text
 //! // let z = x * y; z.sin()                    // under #[reverse(cps)]

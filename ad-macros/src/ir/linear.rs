@@ -17,8 +17,8 @@
 //! a.atan2(b)    a: d * p.0    b: d * p.1, p = rules::d_atan2(a, b)
 //! ```
 //!
-//! The tape backend writes each term as `__adj_a += ..` in its reverse sweep (see
-//! `codegen::rules`), the CPS backend as `__ad_cN.add(..)` after the continuation, and
+//! The tape backend writes each term as `__adj_a += ..` in its reverse sweep, forward mode
+//! as a sum of tangents (both through the one interpreter, `codegen::linear`), the CPS backend as `__ad_cN.add(..)` after the continuation, and
 //! `ir::needs` reads the primal values a term mentions. Structural operations (copies of
 //! arrays, indexing, array literals, calls) move adjoints without a partial and are handled
 //! by each backend where it stores adjoints.

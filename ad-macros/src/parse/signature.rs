@@ -200,7 +200,8 @@ impl RetTy {
 }
 
 impl Signature {
-    /// Validates `sig` against the rules of DESIGN.md section 1, reporting every problem.
+    /// Validates `sig` against the public contract (which parameters are active and their
+    /// adjoint types: the crate docs, `docs/generated.md`), reporting every problem.
     /// Returns `None` when the signature is unusable.
     ///
     /// The result is `valid: false` after an error; it is still good enough to lower the body

@@ -1,5 +1,5 @@
 //! The tape backend: `NAME_vjp` as a forward sweep followed by a reverse sweep, both plain
-//! Rust (DESIGN.md section 4.1).
+//! Rust (the Tapenade model; "Reverse 1" in Wang et al., ICFP 2019).
 //!
 //! ```text
 //! // for `let z = x * y; z.sin()`
