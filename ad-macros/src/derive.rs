@@ -987,7 +987,7 @@ mod tests {
         assert_eq!(
             errors,
             [
-                "unknown argument `nmae`; expected `name = ...`",
+                "unknown argument `nmae`; expected `name = ...` or `crate = ...`",
                 "the adjoint type's name is an identifier, not a string; write `name = X`",
                 "`#[adjoint(..)]` is not supported on a field; it goes on the struct or enum: \
                  `#[adjoint(name = ...)]`",

@@ -308,7 +308,9 @@ impl ::revad::Adjoint for List {
     #[track_caller]
     fn accumulate(__acc: &mut Self::Adj, __other: &Self::Adj) {
         <f64 as ::revad::Adjoint>::accumulate(&mut __acc.head, &__other.head);
-        <Option<Box<List>> as ::revad::Adjoint>::accumulate(&mut __acc.tail, &__other.tail);
+        <Option<
+            Box<List>,
+        > as ::revad::Adjoint>::accumulate(&mut __acc.tail, &__other.tail);
     }
 }
 impl ::revad::Accumulate for ListAdjoint {

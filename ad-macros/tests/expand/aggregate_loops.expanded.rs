@@ -501,7 +501,8 @@ impl euler {
         __sink_0: &mut <[Particle] as ::revad::Adjoint>::Adj,
         mut __adj_dt: impl ::revad::__private::ScalarSink<f64>,
     ) {
-        let ps = __stack.pop_any::<<[Particle] as ::revad::__private::AggInOut>::Owned>();
+        let ps = __stack
+            .pop_any::<<[Particle] as ::revad::__private::AggInOut>::Owned>();
         let __trips9 = __stack.pop::<usize>();
         let mut __adj_ps = ::revad::__private::zeros_like(&ps);
         let mut __adj_ps_2 = ::revad::__private::zeros_like(&ps);

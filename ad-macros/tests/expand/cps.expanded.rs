@@ -859,7 +859,12 @@ impl recurrence {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    fn fwd(x0: f64, a: f64, n: usize, __stack: &mut ::revad::__private::ValueStack) -> f64 {
+    fn fwd(
+        x0: f64,
+        a: f64,
+        n: usize,
+        __stack: &mut ::revad::__private::ValueStack,
+    ) -> f64 {
         let mut x = x0;
         for _ in 0..n {
             let __x_old8 = x;
@@ -1031,7 +1036,8 @@ impl recurrence {
                         __ad_c4.add(__adj_t1 * a);
                         __ad_c1.add(__adj_t1 * __t0);
                         let __adj_t0 = __ad_c4.adjoint();
-                        __ad_c8.add(__adj_t0 * ::revad::__private::rules::d_sin(__x_old8));
+                        __ad_c8
+                            .add(__adj_t0 * ::revad::__private::rules::d_sin(__x_old8));
                         let __adj_x_old8 = __ad_c8.adjoint();
                         __ad_c3.add(__adj_x_old8);
                         __ad_r2

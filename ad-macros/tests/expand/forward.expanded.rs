@@ -459,7 +459,10 @@ impl smooth {
                     _: A1,
                     _: A2,
                     _: A3,
-                ) -> (::revad::__private::StandInResult, ::revad::__private::StandInResult) {
+                ) -> (
+                    ::revad::__private::StandInResult,
+                    ::revad::__private::StandInResult,
+                ) {
                     ::core::unreachable!()
                 }
             }

@@ -52,7 +52,8 @@ fn apply_grad<F: ::revad::__private::ReverseFunction1<f64>>(f: F, x: f64) -> (f6
 #[allow(non_camel_case_types, dead_code)]
 struct apply {}
 impl ::revad::__private::Differentiable for apply {}
-impl<F: ::revad::__private::ReverseFunction1<f64>> ::revad::__private::ReturnsAt<F> for apply {
+impl<F: ::revad::__private::ReverseFunction1<f64>> ::revad::__private::ReturnsAt<F>
+for apply {
     type Output = f64;
 }
 #[doc(hidden)]
@@ -354,7 +355,7 @@ impl outer {
         __ad_r
     }
 }
-#[::revad::reverse]
+#[::revad::reverse(crate = ::revad)]
 #[allow(dead_code, non_snake_case, unused_variables, unused_parens, clippy::all)]
 fn __ad_closure_outer_0(x: f64, c: f64, w: &[f64]) -> f64 {
     c * x + w[0]

@@ -730,7 +730,10 @@ impl polar {
         let __adj_s = __adj_t4 * r;
         __callee0::rev(
             x,
-            (::revad::__private::seed_for(__adj_s), ::revad::__private::seed_for(__adj_c)),
+            (
+                ::revad::__private::seed_for(__adj_s),
+                ::revad::__private::seed_for(__adj_c),
+            ),
             &mut *__stack,
             ::revad::__private::ScalarSink::reborrow(&mut __adj_x),
         );

@@ -292,7 +292,12 @@ impl reshape {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    fn fwd(a: f64, b: f64, k: usize, __stack: &mut ::revad::__private::ValueStack) -> f64 {
+    fn fwd(
+        a: f64,
+        b: f64,
+        k: usize,
+        __stack: &mut ::revad::__private::ValueStack,
+    ) -> f64 {
         let __t0 = a * b;
         let mut v = ::std::vec![a, b, __t0];
         let last = ::core::option::Option::unwrap(v.pop());
@@ -970,7 +975,9 @@ impl buffer_cps {
                     let __t4 = __t1 * __t3;
                     let __ad_c6 = &::revad::__private::cps::NumR::single(__t4);
                     buf.push(__t4);
-                    let __ad_ge1 = ::revad::__private::cps::NumR::new(buf[buf.len() - 1]);
+                    let __ad_ge1 = ::revad::__private::cps::NumR::new(
+                        buf[buf.len() - 1],
+                    );
                     __ad_c1.push(&__ad_ge1);
                     let __ad_r2 = {
                         __ad_next0(
