@@ -190,11 +190,7 @@ fn emit_one(
         .callees
         .iter()
         .filter(|c| c.kind == crate::ir::CalleeKind::Function && !companion && !lanes)
-        .map(|c| {
-            let mut alias = c.alias.clone();
-            alias.set_span(c.span);
-            quote!(::revad::__private::require_forward::<#alias>();)
-        });
+        .map(|c| super::require(c, super::Needs::Forward));
     let enums = quote!(#enums #(#checks)*);
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);

@@ -397,11 +397,11 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
 /// mod __callees { ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0); }  // stand-in
 /// use __callees::*;            // a glob: shadowed by the import below when `g` has a
 /// use g as __callee0;          // derivative (its marker struct is also named `g`)
-/// ::revad::__private::require_derivative::<__callee0>();   // else: "has no derivative"
+/// { .. __require::<__callee0>(); }   // else: "`g` has no derivative", see `require`
 /// ```
 ///
 /// The fallback's `fwd`/`rev` accept anything, so the only error the user sees for a
-/// callee without a derivative is the one from `require_derivative`, at the call.
+/// callee without a derivative is the one from [`require`], at the call.
 pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
     let enums = enum_aliases(body);
     let callees = callee_imports(body, check);
@@ -449,10 +449,7 @@ fn callee_imports(body: &Body, check: bool) -> TokenStream {
     });
     let imports = functions().map(|callee| {
         let (path, alias) = (import_path(&callee.path), &callee.alias);
-        // The alias at the user's span, so the missing-derivative error points at the call.
-        let mut at_call = alias.clone();
-        at_call.set_span(callee.span);
-        let check = check.then(|| quote!(::revad::__private::require_derivative::<#at_call>();));
+        let check = check.then(|| require(callee, Needs::Reverse));
         quote! {
             #[allow(unused_imports)]
             use #path as #alias;
@@ -466,6 +463,72 @@ fn callee_imports(body: &Body, check: bool) -> TokenStream {
         #[allow(unused_imports)]
         use #module::*;
         #(#imports)*
+    }
+}
+
+/// The derivative a caller needs of the functions it calls.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Needs {
+    /// Split companions (`#[reverse]`, `#[revad::derivative(vjp = ..)]`).
+    Reverse,
+    /// A forward companion (`#[revad::forward]`, `#[revad::derivative(jvp = ..)]`).
+    Forward,
+}
+
+/// The check that the function `callee` (imported as its alias) has the derivative `needs`:
+/// else one compile error at the call, whose message names the function and says how to give
+/// it one. The message is the callee's own, so it is a trait of the caller's, implemented by
+/// every function with the runtime's marker trait:
+///
+/// ```text
+/// {
+///     #[diagnostic::on_unimplemented(message = "`g` has no derivative: annotate it ..")]
+///     trait __Derivative {}
+///     impl<F: ?Sized + ::revad::__private::Differentiable> __Derivative for F {}
+///     fn __require<F: ?Sized + __Derivative>() {}
+///     __require::<__callee0>();        // at the user's `g`
+/// }
+/// ```
+pub(crate) fn require(callee: &crate::ir::Callee, needs: Needs) -> TokenStream {
+    let name = import_path(&callee.path)
+        .to_string()
+        .replace(' ', "")
+        .replace('{', "{{")
+        .replace('}', "}}");
+    let (marker, message, label, note) = match needs {
+        Needs::Reverse => (
+            quote!(::revad::__private::Differentiable),
+            format!(
+                "`{name}` has no derivative: annotate it with `#[revad::reverse]`, or give it \
+                 `#[revad::derivative]`"
+            ),
+            "called with a differentiated argument",
+            "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function \
+             of another crate must be annotated in that crate",
+        ),
+        Needs::Forward => (
+            quote!(::revad::__private::ForwardDifferentiable),
+            format!(
+                "`{name}` has no forward derivative: annotate it with `#[revad::forward]`, or \
+                 give `#[revad::derivative]` a forward rule, `jvp = ...`"
+            ),
+            "called from forward-mode code",
+            "a function with `#[revad::reverse]` takes `#[revad::forward]` beside it",
+        ),
+    };
+    let derivative = crate::ir::names::generated("Derivative");
+    let require = crate::ir::names::generated("require");
+    // The alias at the user's span, so the error points at the call.
+    let mut at_call = callee.alias.clone();
+    at_call.set_span(callee.span);
+    quote! {
+        {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait #derivative {}
+            impl<F: ?::core::marker::Sized + #marker> #derivative for F {}
+            fn #require<F: ?::core::marker::Sized + #derivative>() {}
+            #require::<#at_call>();
+        }
     }
 }
 

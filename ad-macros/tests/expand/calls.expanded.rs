@@ -23,7 +23,18 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     use __callees::*;
     #[allow(unused_imports)]
     use pow_rec as __callee1;
-    ::revad::__private::require_derivative::<__callee1>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`pow_rec` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee1>();
+    }
     let mut __t3 = 0.0_f64;
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let __c0 = n == 0;

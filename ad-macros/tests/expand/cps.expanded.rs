@@ -1580,7 +1580,18 @@ fn calls_vjp(x: f64, __seed: f64) -> (f64, f64) {
     use __callees::*;
     #[allow(unused_imports)]
     use square as __callee0;
-    ::revad::__private::require_derivative::<__callee0>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`square` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee0>();
+    }
     let __ad_stack = &::core::cell::Cell::new(::revad::__private::ValueStack::new());
     let __ad_c0 = &::revad::__private::cps::NumR::new(x);
     let __ad_out0 = {

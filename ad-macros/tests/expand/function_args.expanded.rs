@@ -140,7 +140,18 @@ fn outer_vjp(c: f64, w: &[f64], __seed: f64) -> (f64, (f64, ::std::vec::Vec<f64>
     use __callees::*;
     #[allow(unused_imports)]
     use apply as __callee0;
-    ::revad::__private::require_derivative::<__callee0>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`apply` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee0>();
+    }
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let __t1: f64 = ::revad::__private::expect_result::<
         f64,

@@ -574,10 +574,32 @@ fn twice_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>))
     use __callees::*;
     #[allow(unused_imports)]
     use poly as __callee0;
-    ::revad::__private::require_derivative::<__callee0>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`poly` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee0>();
+    }
     #[allow(unused_imports)]
     use poly as __callee2;
-    ::revad::__private::require_derivative::<__callee2>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`poly` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee2>();
+    }
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let a: T = ::revad::__private::expect_result::<
         T,

@@ -223,7 +223,18 @@ fn total_vjp(
     use __callees::*;
     #[allow(unused_imports)]
     use energy as __callee0;
-    ::revad::__private::require_derivative::<__callee0>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`energy` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee0>();
+    }
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut e: f64 = 0.0;
     let mut __adj_ps = ::revad::__private::zeros_like(&ps);
