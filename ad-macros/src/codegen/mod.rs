@@ -16,6 +16,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::ext::IdentExt as _;
 
 use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
@@ -30,6 +31,7 @@ pub(crate) mod grow;
 pub(crate) mod hessian;
 mod inout;
 pub(crate) mod jacobian;
+mod messages;
 mod shared;
 pub(crate) mod tape;
 
@@ -219,7 +221,7 @@ fn params(func: &syn::ItemFn) -> Vec<TokenStream> {
 /// nothing (its parameters might not even be distinct names).
 fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
     let RetTy::Scalar(float) = &sig.ret else {
-        return TokenStream::new();
+        return no_grad(func, sig);
     };
     let ident = &func.sig.ident;
     let name = format_ident!("{}_grad", ident, span = ident.span());
@@ -295,6 +297,75 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         #allow
         #vis fn #name #generics (#(#params),*) -> #result #where_clause {
             #body
+        }
+    }
+}
+
+/// For a function that does not return one float, which has no gradient: a `NAME_grad` whose
+/// call is one error at the call that says what to use instead (`NAME_vjp`, `NAME_jacobian`),
+/// rather than rustc's "cannot find function `NAME_grad`":
+///
+/// ```text
+/// #[diagnostic::on_unimplemented(message = "`polar_grad` does not exist: ..")]
+/// trait polar_grad {}
+/// fn polar_grad<'__ad_check>(r: f64, t: f64) -> ([f64; 2], (f64, f64))
+/// where &'__ad_check (): polar_grad { unreachable!() }
+/// ```
+///
+/// The bound holds for no lifetime; it names a parameter, so it is checked at each use, not
+/// where the function is defined. The trait shares the name in the type namespace. Not for
+/// methods (an `impl` block cannot declare the trait).
+fn no_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    if sig.in_impl {
+        return TokenStream::new();
+    }
+    let ident = &func.sig.ident;
+    let name = format_ident!("{}_grad", ident, span = ident.span());
+    let vis = &func.vis;
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let written = ret.to_string().replace(" ;", ";").replace("& ", "&");
+    let message = messages::fill(messages::NO_GRAD, &ident.unraw().to_string(), &written);
+    let label = format!("use `{ident}_vjp`, or `{ident}_jacobian` with `#[revad::forward]`");
+    let note = format!(
+        "a gradient is of a function that returns one float; for other outputs, \
+         `{ident}_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's \
+         type, and with `#[revad::forward]` beside `#[revad::reverse]`, `{ident}_jacobian` \
+         gives the Jacobian"
+    );
+    let check = syn::Lifetime::new("'__ad_check", proc_macro2::Span::mixed_site());
+    let mut generics = func.sig.generics.clone();
+    generics.params.insert(0, syn::parse_quote!(#check));
+    let predicates = generics.make_where_clause();
+    predicates.predicates.push(syn::parse_quote!(&#check (): #name));
+    let where_clause = &generics.where_clause;
+    let params = sig.params.iter().map(|p| {
+        let (name, ty) = (&p.ident, &p.ty);
+        quote!(#name: #ty)
+    });
+    let result = result_type(sig, &ret, &sig.gradient_type());
+    let inherited = inherited_attrs(func);
+    quote! {
+        #inherited
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        trait #name {}
+
+        #inherited
+        #[doc(hidden)]
+        #[allow(
+            dead_code,
+            private_bounds,
+            unused_variables,
+            clippy::diverging_sub_expression,
+            clippy::extra_unused_lifetimes,
+            clippy::too_many_arguments
+        )]
+        #vis fn #name #generics (#(#params),*) -> #result #where_clause {
+            ::core::unreachable!()
         }
     }
 }
@@ -405,7 +476,128 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
 pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
     let enums = enum_aliases(body);
     let callees = callee_imports(body, check);
-    quote!(#enums #callees)
+    // (Methods are checked in the split companions: `method_fallbacks`.)
+    let methods = method_fallbacks(body, !check);
+    quote!(#enums #callees #methods)
+}
+
+/// For a body that calls methods (`recv.name(..)`, through `recv.__ad_fwd_name(..)` and
+/// `recv.__ad_rev_name(..)`) or associated functions (`Type::name(..)`, through
+/// `Type::__ad_fwd_name(..)`): a fallback for the companions of each, for one without them (not
+/// annotated, or a trait's method), so that the missing derivative is one error at the call
+/// that says so, and not rustc's "no method named `__ad_fwd_name`":
+///
+/// ```text
+/// #[diagnostic::on_unimplemented(message = "`name` has no derivative: ..")]
+/// trait __ad_no_derivative_name {}
+/// trait __ad_method_name {
+///     fn __ad_fwd_name<'__ad_check, A1, S>(&self, _: A1, _: S) -> StandInResult
+///         where &'__ad_check (): __ad_no_derivative_name { unreachable!() }  // `check`
+///     fn __ad_rev_name<A1, S, K0, K1>(&self, _: A1, _: StandInResult, _: S, _: K0, _: K1) { .. }
+/// }
+/// impl<T: ?Sized + ::revad::adjoint::Derived> __ad_method_name for T {}
+/// ```
+///
+/// The bound holds for no lifetime, so a call of the fallback is the error, at the call (a
+/// bound on `Self` would be reported at the generated receiver).
+///
+/// rustc looks for a method from the receiver's type outwards (`&&P`, `&P`, `P`), taking at
+/// each step the type's own methods before those of traits. The fallback of a method is for
+/// the types of `#[derive(revad::Adjoint)]` only (`Derived`, not implemented for references to
+/// them), so rustc reaches it at the step where it finds the type's own companions, which it
+/// prefers. An associated function's (`__ad_assoc_name`, without `self`) is for every type: a
+/// path `Type::f` names the type's own `f` before a trait's.
+///
+/// The error is reported by one body only: the split companions (`check`), whose forward
+/// sweep calls the companions of every method called with a differentiated argument (every
+/// parameter is active there), and not `NAME_vjp` too.
+fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
+    use crate::ir::CalleeKind;
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = TokenStream::new();
+    for callee in body.callees.iter().filter(|c| c.user) {
+        let name = match &callee.kind {
+            CalleeKind::Function => continue,
+            CalleeKind::Method(name) => name.clone(),
+            CalleeKind::Associated => match syn::parse2::<syn::Path>(callee.path.clone()) {
+                Ok(path) => match path.segments.last() {
+                    Some(last) => last.ident.clone(),
+                    None => continue,
+                },
+                Err(_) => continue,
+            },
+        };
+        // (One fallback per name: two would make a call ambiguous.)
+        if seen.contains(&name.to_string()) {
+            continue;
+        }
+        seen.push(name.to_string());
+        let method = matches!(callee.kind, CalleeKind::Method(_));
+        let mixed = proc_macro2::Span::mixed_site();
+        let fallback = match method {
+            true => format_ident!("__ad_method_{}", name, span = mixed),
+            false => format_ident!("__ad_assoc_{}", name, span = mixed),
+        };
+        let missing = format_ident!("__ad_no_derivative_{}", name, span = mixed);
+        let fwd = shared::companion_ident(&name, "fwd");
+        let rev = shared::companion_ident(&name, "rev");
+        // A method's receiver is `&self`; the other arguments, and a sink for each argument.
+        let (receiver, first) = match method {
+            true => (Some(quote!(&self,)), 1),
+            false => (None, 0),
+        };
+        let args: Vec<syn::Ident> = (first..callee.arity)
+            .map(|i| format_ident!("A{}", i))
+            .collect();
+        let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
+        let message = messages::fill(messages::NO_METHOD_DERIVATIVE, &name.unraw().to_string(), "");
+        let note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside \
+                    a method or an associated function of a type's own `impl` block; a trait's \
+                    methods cannot be differentiated yet";
+        let lifetime = syn::Lifetime::new("'__ad_check", mixed);
+        let (lifetime, bound) = match check {
+            true => (Some(quote!(#lifetime,)), Some(quote!(where &#lifetime (): #missing))),
+            false => (None, None),
+        };
+        let declare = check.then(|| {
+            quote! {
+                #[diagnostic::on_unimplemented(
+                    message = #message,
+                    label = "called with a differentiated argument",
+                    note = #note
+                )]
+                #[allow(non_camel_case_types)]
+                trait #missing {}
+            }
+        });
+        let types = match method {
+            true => quote!(::revad::adjoint::Derived),
+            false => TokenStream::new(),
+        };
+        out.extend(quote! {
+            #declare
+            #[allow(non_camel_case_types, dead_code, clippy::all)]
+            trait #fallback {
+                fn #fwd<#lifetime #(#args,)* S>(#receiver #(_: #args,)* _: S)
+                    -> ::revad::__private::StandInResult
+                #bound
+                {
+                    ::core::unreachable!()
+                }
+                fn #rev<#(#args,)* S, #(#sinks),*>(
+                    #receiver
+                    #(_: #args,)*
+                    _: ::revad::__private::StandInResult,
+                    _: S,
+                    #(_: #sinks),*
+                ) {
+                    ::core::unreachable!()
+                }
+            }
+            impl<T: ?::core::marker::Sized + #types> #fallback for T {}
+        });
+    }
+    out
 }
 
 /// The adjoint type of each enum the body matches on or builds, under a local name that a
@@ -490,28 +682,18 @@ pub(crate) enum Needs {
 /// }
 /// ```
 pub(crate) fn require(callee: &crate::ir::Callee, needs: Needs) -> TokenStream {
-    let name = import_path(&callee.path)
-        .to_string()
-        .replace(' ', "")
-        .replace('{', "{{")
-        .replace('}', "}}");
+    let name = import_path(&callee.path).to_string().replace(' ', "");
     let (marker, message, label, note) = match needs {
         Needs::Reverse => (
             quote!(::revad::__private::Differentiable),
-            format!(
-                "`{name}` has no derivative: annotate it with `#[revad::reverse]`, or give it \
-                 `#[revad::derivative]`"
-            ),
+            messages::fill(messages::NO_DERIVATIVE, &name, ""),
             "called with a differentiated argument",
             "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function \
              of another crate must be annotated in that crate",
         ),
         Needs::Forward => (
             quote!(::revad::__private::ForwardDifferentiable),
-            format!(
-                "`{name}` has no forward derivative: annotate it with `#[revad::forward]`, or \
-                 give `#[revad::derivative]` a forward rule, `jvp = ...`"
-            ),
+            messages::fill(messages::NO_FORWARD_DERIVATIVE, &name, ""),
             "called from forward-mode code",
             "a function with `#[revad::reverse]` takes `#[revad::forward]` beside it",
         ),

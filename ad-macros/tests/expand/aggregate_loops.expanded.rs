@@ -434,6 +434,32 @@ fn euler_vjp(
     ::revad::__private::Accumulate::accumulate(&mut __adj_ps, &__adj_ps_2);
     ((), (__adj_ps, __adj_dt))
 }
+#[diagnostic::on_unimplemented(
+    message = "`euler_grad` does not exist: `euler` returns `()`, not one float",
+    label = "use `euler_vjp`, or `euler_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `euler_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `euler_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait euler_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn euler_grad<'__ad_check>(
+    ps: &mut [Particle],
+    dt: f64,
+) -> ((), (<[Particle] as ::revad::Adjoint>::Adj, f64))
+where
+    &'__ad_check (): euler_grad,
+{
+    ::core::unreachable!()
+}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct euler {}

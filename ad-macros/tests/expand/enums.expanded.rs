@@ -648,6 +648,29 @@ fn rect_vjp(
     __adj_y += __adj_t0 * x;
     (__s1, (__adj_x, __adj_y))
 }
+#[diagnostic::on_unimplemented(
+    message = "`rect_grad` does not exist: `rect` returns `Shape`, not one float",
+    label = "use `rect_vjp`, or `rect_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `rect_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `rect_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait rect_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn rect_grad<'__ad_check>(x: f64, y: f64) -> (Shape, (f64, f64))
+where
+    &'__ad_check (): rect_grad,
+{
+    ::core::unreachable!()
+}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct rect {}

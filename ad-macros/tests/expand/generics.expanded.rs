@@ -439,6 +439,32 @@ fn scale_vjp<T: Float>(
     ::revad::__private::add_assign(&mut __adj_out, &__adj_out_2);
     (__t8, (__adj_p, __adj_out))
 }
+#[diagnostic::on_unimplemented(
+    message = "`scale_grad` does not exist: `scale` returns `[T; 2]`, not one float",
+    label = "use `scale_vjp`, or `scale_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `scale_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `scale_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait scale_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn scale_grad<'__ad_check, T: Float>(
+    p: [T; 2],
+    out: &mut [T],
+) -> ([T; 2], ([T; 2], ::std::vec::Vec<T>))
+where
+    &'__ad_check (): scale_grad,
+{
+    ::core::unreachable!()
+}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct scale {}

@@ -63,6 +63,33 @@ fn scale_into_vjp(
     ::revad::__private::add_assign(&mut __adj_out, &__adj_out_2);
     ((), (__adj_x, __adj_k, __adj_out))
 }
+#[diagnostic::on_unimplemented(
+    message = "`scale_into_grad` does not exist: `scale_into` returns `()`, not one float",
+    label = "use `scale_into_vjp`, or `scale_into_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `scale_into_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `scale_into_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait scale_into_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn scale_into_grad<'__ad_check>(
+    x: &[f64],
+    k: &f64,
+    out: &mut [f64],
+) -> ((), (::std::vec::Vec<f64>, f64, ::std::vec::Vec<f64>))
+where
+    &'__ad_check (): scale_into_grad,
+{
+    ::core::unreachable!()
+}
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct scale_into {}
@@ -223,6 +250,29 @@ fn step_vjp(
     __adj_state_2[0] += __adj_x;
     ::revad::__private::add_assign(&mut __adj_state, &__adj_state_2);
     ((), (__adj_state, __adj_dt))
+}
+#[diagnostic::on_unimplemented(
+    message = "`step_grad` does not exist: `step` returns `()`, not one float",
+    label = "use `step_vjp`, or `step_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `step_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `step_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait step_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn step_grad<'__ad_check>(state: &mut [f64; 2], dt: f64) -> ((), ([f64; 2], f64))
+where
+    &'__ad_check (): step_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -561,6 +611,29 @@ fn sincos_vjp(x: f64, __seed: (f64, f64)) -> ((f64, f64), f64) {
     __adj_x += __adj_t1 * ::revad::__private::rules::d_cos(x);
     __adj_x += __adj_t0 * ::revad::__private::rules::d_sin(x);
     ((__t0, __t1), __adj_x)
+}
+#[diagnostic::on_unimplemented(
+    message = "`sincos_grad` does not exist: `sincos` returns `(f64 , f64)`, not one float",
+    label = "use `sincos_vjp`, or `sincos_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `sincos_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `sincos_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait sincos_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn sincos_grad<'__ad_check>(x: f64) -> ((f64, f64), f64)
+where
+    &'__ad_check (): sincos_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

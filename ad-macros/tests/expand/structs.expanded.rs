@@ -235,6 +235,22 @@ fn total_vjp(
         fn __require<F: ?::core::marker::Sized + __Derivative>() {}
         __require::<__callee0>();
     }
+    #[allow(non_camel_case_types, dead_code, clippy::all)]
+    trait __ad_method_kinetic {
+        fn __ad_fwd_kinetic<S>(&self, _: S) -> ::revad::__private::StandInResult {
+            ::core::unreachable!()
+        }
+        fn __ad_rev_kinetic<S, K0>(
+            &self,
+            _: ::revad::__private::StandInResult,
+            _: S,
+            _: K0,
+        ) {
+            ::core::unreachable!()
+        }
+    }
+    impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_kinetic
+    for T {}
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut e: f64 = 0.0;
     let mut __adj_ps = ::revad::__private::zeros_like(&ps);
@@ -315,6 +331,35 @@ impl total {
         use __callees::*;
         #[allow(unused_imports)]
         use energy as __callee0;
+        #[diagnostic::on_unimplemented(
+            message = "`kinetic` has no derivative: annotate it with `#[revad::reverse]`",
+            label = "called with a differentiated argument",
+            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block; a trait's methods cannot be differentiated yet"
+        )]
+        #[allow(non_camel_case_types)]
+        trait __ad_no_derivative_kinetic {}
+        #[allow(non_camel_case_types, dead_code, clippy::all)]
+        trait __ad_method_kinetic {
+            fn __ad_fwd_kinetic<'__ad_check, S>(
+                &self,
+                _: S,
+            ) -> ::revad::__private::StandInResult
+            where
+                &'__ad_check (): __ad_no_derivative_kinetic,
+            {
+                ::core::unreachable!()
+            }
+            fn __ad_rev_kinetic<S, K0>(
+                &self,
+                _: ::revad::__private::StandInResult,
+                _: S,
+                _: K0,
+            ) {
+                ::core::unreachable!()
+            }
+        }
+        impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_kinetic
+        for T {}
         let mut e: f64 = 0.0;
         for i in 0..ps.len() {
             let __t1: f64 = ::revad::__private::expect_result::<
@@ -356,6 +401,35 @@ impl total {
         use __callees::*;
         #[allow(unused_imports)]
         use energy as __callee0;
+        #[diagnostic::on_unimplemented(
+            message = "`kinetic` has no derivative: annotate it with `#[revad::reverse]`",
+            label = "called with a differentiated argument",
+            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block; a trait's methods cannot be differentiated yet"
+        )]
+        #[allow(non_camel_case_types)]
+        trait __ad_no_derivative_kinetic {}
+        #[allow(non_camel_case_types, dead_code, clippy::all)]
+        trait __ad_method_kinetic {
+            fn __ad_fwd_kinetic<'__ad_check, S>(
+                &self,
+                _: S,
+            ) -> ::revad::__private::StandInResult
+            where
+                &'__ad_check (): __ad_no_derivative_kinetic,
+            {
+                ::core::unreachable!()
+            }
+            fn __ad_rev_kinetic<S, K0>(
+                &self,
+                _: ::revad::__private::StandInResult,
+                _: S,
+                _: K0,
+            ) {
+                ::core::unreachable!()
+            }
+        }
+        impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_kinetic
+        for T {}
         let mut __adj_e = 0.0_f64;
         __adj_e += __seed;
         for i in (0..ps.len()).rev() {
@@ -456,6 +530,33 @@ fn kick_vjp(
     let __adj_f = __adj_t0 * dt;
     ::revad::__private::Accumulate::accumulate(&mut __adj_p, &__adj_p_2);
     ((), (__adj_p, __adj_f, __adj_dt))
+}
+#[diagnostic::on_unimplemented(
+    message = "`kick_grad` does not exist: `kick` returns `()`, not one float",
+    label = "use `kick_vjp`, or `kick_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `kick_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `kick_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait kick_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn kick_grad<'__ad_check>(
+    p: &mut Particle,
+    f: f64,
+    dt: f64,
+) -> ((), (<Particle as ::revad::Adjoint>::Adj, f64, f64))
+where
+    &'__ad_check (): kick_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -584,6 +685,29 @@ fn spawn_vjp(x: f64, __seed: <Particle as ::revad::Adjoint>::Adj) -> (Particle, 
     __adj_x += __adj_t0 * x;
     __adj_x += __adj_t0 * x;
     (__s3, __adj_x)
+}
+#[diagnostic::on_unimplemented(
+    message = "`spawn_grad` does not exist: `spawn` returns `Particle`, not one float",
+    label = "use `spawn_vjp`, or `spawn_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `spawn_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `spawn_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait spawn_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments
+)]
+fn spawn_grad<'__ad_check>(x: f64) -> (Particle, f64)
+where
+    &'__ad_check (): spawn_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]

@@ -769,7 +769,8 @@ impl Lowerer<'_> {
         // Errors about the callee point at its name (`square` in `helpers::square`).
         let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
         let args: Vec<&syn::Expr> = call.args.iter().collect();
-        self.lower_companion_call(path.to_token_stream(), kind, span, &args, path.span(), out)
+        let key = path.to_token_stream();
+        self.lower_companion_call(key, kind, true, span, &args, path.span(), out)
     }
 
     /// A function passed by name (`cube`, `m::cube`): a path that names no local, whose last
@@ -839,6 +840,7 @@ impl Lowerer<'_> {
         let value = self.lower_companion_call(
             key,
             crate::ir::CalleeKind::Associated,
+            false,
             ident.span(),
             &args,
             call.span(),
@@ -874,6 +876,7 @@ impl Lowerer<'_> {
         self.lower_companion_call(
             key,
             kind,
+            true,
             call.method.span(),
             &args,
             call.method.span(),
@@ -881,11 +884,14 @@ impl Lowerer<'_> {
         )
     }
 
-    /// A call through the split companions of the callee `key` (a path, or a method's name).
+    /// A call through the split companions of the callee `key` (a path, or a method's name);
+    /// `user` for a function or method of the user's (see `ir::Callee::user`).
+    #[allow(clippy::too_many_arguments)]
     fn lower_companion_call(
         &mut self,
         key: proc_macro2::TokenStream,
         kind: crate::ir::CalleeKind,
+        user: bool,
         span: proc_macro2::Span,
         call_args: &[&syn::Expr],
         at: proc_macro2::Span,
@@ -906,6 +912,7 @@ impl Lowerer<'_> {
                     alias,
                     arity: call_args.len(),
                     kind,
+                    user,
                 });
                 self.callees.len() - 1
             }
