@@ -53,9 +53,9 @@ use workloads::{
     recurrence_grad, rotate_x, rotate_x_cps_grad, rotate_x_grad,
 };
 
-use revad::{forward, reverse};
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
 use num_dual::{Dual64, DualNum};
+use revad::{forward, reverse};
 use reverse::{Gradient, Tape, Var};
 
 // ---- checking -----------------------------------------------------------------------------

@@ -126,7 +126,11 @@ impl revad::Adjoint for Net {
     type Adj = NetAdj;
     fn zero_adjoint(&self) -> NetAdj {
         NetAdj {
-            layers: self.layers.iter().map(revad::Adjoint::zero_adjoint).collect(),
+            layers: self
+                .layers
+                .iter()
+                .map(revad::Adjoint::zero_adjoint)
+                .collect(),
             scale: 0.0,
         }
     }

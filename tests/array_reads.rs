@@ -11,9 +11,9 @@
     reason = "these tests exercise index loops and plain assignments on purpose"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 /// Central finite differences of `f` over `q ++ x` agree with `(gq, gx)`.
 fn fd2(f: impl Fn(&[f64], &[f64]) -> f64, q: &[f64], x: &[f64], gq: &[f64], gx: &[f64]) {

@@ -9,9 +9,9 @@
     reason = "index loops and a result bound before it is returned are forms #[reverse] must handle"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 /// `[2 v0, v1 v2, sin v2]`.
 #[reverse]

@@ -3,8 +3,8 @@
 //! Each gradient is checked against its closed form; the assertions fire in `f_grad` as they
 //! do in `f`. (`tests/cps-corpus` runs this file again under the CPS backend.)
 
-use revad::reverse;
 use approx::assert_relative_eq;
+use revad::reverse;
 
 #[reverse]
 fn checked_square(x: f64, n: usize) -> f64 {

@@ -2,9 +2,9 @@
 //! (Pearlmutter & Siskind, TOPLAS 2008), and chains lower to loops that store nothing they
 //! can read again.
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;

@@ -3,8 +3,8 @@
 //! finite differences, and the tape backend's gradient bit for bit. (Every other integration
 //! test also runs under the CPS backend: see `tests/cps-corpus`.)
 
-use revad::check;
 use approx::assert_relative_eq;
+use revad::check;
 
 #[path = "common/bits.rs"]
 mod bits;

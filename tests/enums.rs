@@ -2,8 +2,8 @@
 //! adjoint enum (`#[derive(revad::Adjoint)]`), in the value's variant; checked against closed
 //! forms and finite differences.
 
-use revad::reverse;
 use approx::assert_relative_eq;
+use revad::reverse;
 
 /// A shape with float payloads of each kind: tuple, struct, unit, array.
 #[derive(Clone, Debug, PartialEq, revad::Adjoint)]

@@ -11,9 +11,9 @@
 //! The expected derivatives never come from `revad::rules::d_*`: that would compare the code
 //! with itself.
 
+use approx::assert_relative_eq;
 use revad::rules::INTRINSICS;
 use revad::{check, forward, Accumulate, Adjoint, Dual, DualVec, Float, ValueStack};
-use approx::assert_relative_eq;
 
 /// The exponent of `powi` in the table-driven tests.
 const K: i32 = 3;

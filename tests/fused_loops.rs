@@ -14,8 +14,8 @@
     reason = "these tests exercise index loops on purpose"
 )]
 
-use revad::{check, reverse, Float};
 use approx::assert_relative_eq;
+use revad::{check, reverse, Float};
 
 #[path = "common/bits.rs"]
 mod bits;

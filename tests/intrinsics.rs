@@ -11,10 +11,10 @@
 use std::collections::BTreeSet;
 use std::f64::consts::LN_2;
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
 use revad::rules::Partial;
-use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;
@@ -1776,7 +1776,9 @@ fn table_rows_are_consistent() {
             .iter()
             .find(|f| f.name == name)
             .unwrap_or_else(|| {
-                panic!("`{row}` names `{name}`, which is not in RULE_FUNCTIONS (nor in revad::rules?)")
+                panic!(
+                    "`{row}` names `{name}`, which is not in RULE_FUNCTIONS (nor in revad::rules?)"
+                )
             })
     };
     for row in revad::rules::INTRINSICS {

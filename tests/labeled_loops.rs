@@ -9,9 +9,9 @@
     reason = "the loops under test are written as users write them"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::{forward, reverse};
-use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;

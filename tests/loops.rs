@@ -7,9 +7,9 @@
     reason = "these tests exercise index loops and plain assignments on purpose: they are the forms #[reverse] must handle"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;

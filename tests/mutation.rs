@@ -12,9 +12,9 @@
               #[reverse] must handle"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 /// Insertion sort of `x` in place, then a weighted sum of the sorted values.
 #[reverse]

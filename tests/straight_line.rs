@@ -1,9 +1,9 @@
 //! Straight-line code and branches: the examples of the foundation issue, each checked
 //! against its closed form and against finite differences.
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;

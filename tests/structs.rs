@@ -2,8 +2,8 @@
 //! its adjoint struct (`#[derive(revad::Adjoint)]`), checked against closed forms and finite
 //! differences.
 
-use revad::reverse;
 use approx::assert_relative_eq;
+use revad::reverse;
 
 /// A point mass in the plane.
 #[derive(Clone, Debug, PartialEq, revad::Adjoint)]

@@ -11,9 +11,9 @@
     reason = "these tests exercise the forms #[reverse] must handle"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 /// Central finite differences of `f` agree with `grad`.
 fn fd(f: impl Fn(&[f64]) -> f64, x: &[f64], grad: &[f64]) {

@@ -12,9 +12,9 @@
     reason = "these tests exercise index loops, plain assignments, `return` and `vec!` on purpose: they are the forms #[reverse] must handle"
 )]
 
+use approx::assert_relative_eq;
 use revad::check;
 use revad::reverse;
-use approx::assert_relative_eq;
 
 #[path = "common/bits.rs"]
 mod bits;

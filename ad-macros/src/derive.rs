@@ -492,7 +492,8 @@ impl Container<'_> {
             }
             let ty = &field.ty;
             // At the field's type: an unsatisfied bound is reported at the field.
-            let bound: syn::TypeParamBound = syn::parse_quote_spanned!(ty.span()=> ::revad::Adjoint);
+            let bound: syn::TypeParamBound =
+                syn::parse_quote_spanned!(ty.span()=> ::revad::Adjoint);
             clause
                 .predicates
                 .push(WherePredicate::Type(syn::PredicateType {

@@ -644,7 +644,10 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
-            let err = syn::Error::new(err.span(), "#[revad::derivative] applies to a function (`fn`)");
+            let err = syn::Error::new(
+                err.span(),
+                "#[revad::derivative] applies to a function (`fn`)",
+            );
             let err = err.to_compile_error();
             return quote!(#err #item);
         }

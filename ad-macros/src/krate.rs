@@ -86,7 +86,10 @@ pub(crate) fn split_args(args: TokenStream) -> syn::Result<(CratePath, TokenStre
         let value: TokenStream = tokens.collect();
         let path = parse_path(value.clone())?;
         if explicit.is_some() {
-            return Err(syn::Error::new_spanned(arg, "duplicate `crate = ..` argument"));
+            return Err(syn::Error::new_spanned(
+                arg,
+                "duplicate `crate = ..` argument",
+            ));
         }
         explicit = Some(path.into_token_stream());
     }
@@ -153,9 +156,7 @@ fn rewrite(tokens: TokenStream, path: &TokenStream) -> TokenStream {
 /// The span of `revad` when `trees[i..]` starts with `::revad` and that `::` begins a path
 /// (it does not follow a name or a `>`, as in `a::revad`).
 fn leading_name(trees: &[TokenTree], i: usize) -> Option<Span> {
-    let colon = |tt: Option<&TokenTree>, spacing: Spacing| {
-        matches!(tt, Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing)
-    };
+    let colon = |tt: Option<&TokenTree>, spacing: Spacing| matches!(tt, Some(TokenTree::Punct(p)) if p.as_char() == ':' && p.spacing() == spacing);
     if !colon(trees.get(i), Spacing::Joint) || !colon(trees.get(i + 1), Spacing::Alone) {
         return None;
     }
@@ -191,7 +192,9 @@ mod tests {
     use super::*;
 
     fn rewritten(tokens: TokenStream) -> String {
-        CratePath::Other(quote!(::autodiff)).apply(tokens).to_string()
+        CratePath::Other(quote!(::autodiff))
+            .apply(tokens)
+            .to_string()
     }
 
     #[test]
@@ -214,7 +217,9 @@ mod tests {
     #[test]
     fn a_relative_crate_path_replaces_the_leading_colons() {
         let path = CratePath::Other(quote!(my_lib::ad));
-        let out = path.apply(quote!(<T as ::revad::Float>::zero())).to_string();
+        let out = path
+            .apply(quote!(<T as ::revad::Float>::zero()))
+            .to_string();
         assert_eq!(out.replace(' ', ""), "<Tasmy_lib::ad::Float>::zero()");
     }
 

@@ -58,7 +58,11 @@ impl<A: Accumulate> Accumulate for Vec<A> {
     #[inline]
     #[track_caller]
     fn accumulate(&mut self, other: &Vec<A>) {
-        assert_eq!(self.len(), other.len(), "revad: adjoints of different lengths");
+        assert_eq!(
+            self.len(),
+            other.len(),
+            "revad: adjoints of different lengths"
+        );
         for (a, o) in self.iter_mut().zip(other) {
             a.accumulate(o);
         }

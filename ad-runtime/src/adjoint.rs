@@ -431,7 +431,11 @@ pub fn zeros_like<V: Adjoint + ?Sized>(value: &V) -> V::Adj {
 #[inline]
 #[track_caller]
 pub fn add_assign<T: Float>(acc: &mut [T], other: &[T]) {
-    assert_eq!(acc.len(), other.len(), "revad: adjoints of different lengths");
+    assert_eq!(
+        acc.len(),
+        other.len(),
+        "revad: adjoints of different lengths"
+    );
     for (a, &o) in acc.iter_mut().zip(other) {
         *a += o;
     }
@@ -659,13 +663,17 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "revad: cannot accumulate an adjoint of length 2 into one of length 3")]
+    #[should_panic(
+        expected = "revad: cannot accumulate an adjoint of length 2 into one of length 3"
+    )]
     fn accumulate_checks_float_lengths() {
         Vec::<f64>::accumulate(&mut vec![0.0; 3], &vec![0.0; 2]);
     }
 
     #[test]
-    #[should_panic(expected = "revad: cannot accumulate an adjoint of length 1 into one of length 0")]
+    #[should_panic(
+        expected = "revad: cannot accumulate an adjoint of length 1 into one of length 0"
+    )]
     fn accumulate_checks_lengths_of_other_items() {
         Vec::<[f64; 2]>::accumulate(&mut vec![], &vec![[0.0; 2]]);
     }

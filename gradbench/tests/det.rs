@@ -3,8 +3,8 @@
 
 mod common;
 
-use revad_gradbench::evals::det::{det, gradient};
 use common::{check_gradient, evaluate, numbers, Numbers};
+use revad_gradbench::evals::det::{det, gradient};
 use serde_json::json;
 
 /// Σ over permutations σ of sign(σ) Πᵢ a[i][σ(i)].

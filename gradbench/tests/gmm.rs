@@ -3,8 +3,8 @@
 
 mod common;
 
-use revad_gradbench::evals::gmm::{log_multigamma, Input};
 use common::{check_gradient, evaluate, Numbers};
+use revad_gradbench::evals::gmm::{log_multigamma, Input};
 use serde_json::{json, Value};
 
 /// An input as GradBench generates one: x normal-ish, μ in [0, 1), α, q, l in [−1, 1).

@@ -3,8 +3,8 @@
 
 mod common;
 
-use revad_gradbench::evals::llsq::{gradient, primal};
 use common::{check_gradient, evaluate, numbers, Numbers};
+use revad_gradbench::evals::llsq::{gradient, primal};
 use serde_json::json;
 
 /// ½ Σᵢ (sign(tᵢ) − Σⱼ xⱼ tᵢʲ)², each power by `powi`.

@@ -3,8 +3,8 @@
 
 mod common;
 
-use revad_gradbench::evals::lse::{gradient, primal};
 use common::{check_gradient, evaluate, numbers, Numbers};
+use revad_gradbench::evals::lse::{gradient, primal};
 use serde_json::json;
 
 #[test]

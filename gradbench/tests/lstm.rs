@@ -3,8 +3,8 @@
 
 mod common;
 
-use revad_gradbench::evals::lstm::{objective, Input};
 use common::{check_gradient, evaluate, numbers, Numbers};
+use revad_gradbench::evals::lstm::{objective, Input};
 use serde_json::{json, Value};
 
 /// An input as GradBench generates one: parameters and state in [0, 1), a sequence of bits.

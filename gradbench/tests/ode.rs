@@ -4,8 +4,8 @@
 
 mod common;
 
-use revad_gradbench::evals::ode::{gradient, primal};
 use common::{check_gradient, evaluate, numbers, Numbers};
+use revad_gradbench::evals::ode::{gradient, primal};
 use serde_json::json;
 
 /// RK4 with arrays k1..k4 and a temporary y, stage by stage.

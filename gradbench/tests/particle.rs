@@ -1,7 +1,9 @@
 //! `particle`: the four mode combinations agree, match GradBench's answer, and their slope
 //! matches central differences of the miss distance.
 
-use revad_gradbench::evals::particle::{argmin, combination, miss_inner_forward, miss_inner_reverse};
+use revad_gradbench::evals::particle::{
+    argmin, combination, miss_inner_forward, miss_inner_reverse,
+};
 
 /// GradBench's expected final control from w = 0.
 const EXPECTED: f64 = 0.2071918746486116;

@@ -440,7 +440,9 @@ pub(super) fn call(
             let mut a = own;
             a.push(args[n].clone());
             a.push(args[n + 1].clone());
-            let sinks = insert(real(&args[n + 2..]), &|_| quote!(::revad::__private::Discard));
+            let sinks = insert(real(&args[n + 2..]), &|_| {
+                quote!(::revad::__private::Discard)
+            });
             a.extend(sinks);
             a
         }

@@ -598,7 +598,9 @@ impl Cps<'_> {
                 let cell = cell_of(i);
                 match &p.kind {
                     ParamKind::Scalar(_) => quote!(#cell.adjoint()),
-                    ParamKind::Array { .. } => quote!(::revad::__private::cps::adjoints_array(&#own)),
+                    ParamKind::Array { .. } => {
+                        quote!(::revad::__private::cps::adjoints_array(&#own))
+                    }
                     _ => quote!(::revad::__private::cps::adjoints(&#own)),
                 }
             })
@@ -1144,7 +1146,11 @@ impl Cps<'_> {
                     __c.add(__d.adjoint());
                 }
             };
-            return (decl, quote!(::revad::__private::cps::Cells(&#refs[..])), add);
+            return (
+                decl,
+                quote!(::revad::__private::cps::Cells(&#refs[..])),
+                add,
+            );
         }
         let t = self.float(a).ident();
         (

@@ -74,7 +74,8 @@ pub(crate) fn emit(
             ParamKind::Array { elem, .. } | ParamKind::Slice { elem } => {
                 let p = elem.ident();
                 sinks.push(quote!(mut #sink: impl ::revad::__private::ArraySink<#p>));
-                deliver.push(quote!(::revad::__private::ArraySink::add_all(&mut #sink, &#component);));
+                deliver
+                    .push(quote!(::revad::__private::ArraySink::add_all(&mut #sink, &#component);));
             }
             ParamKind::Aggregate { ty } => {
                 let adj = crate::parse::adjoint_of(ty);

@@ -669,7 +669,10 @@ impl Tangents<'_> {
                     }
                     Scale::RemQuotient => {
                         let (a, b) = (v(0), v(1));
-                        (quote!(#d * ::revad::__private::rules::d_rem(#a, #b).1), false)
+                        (
+                            quote!(#d * ::revad::__private::rules::d_rem(#a, #b).1),
+                            false,
+                        )
                     }
                     Scale::Cast if self.lanes => {
                         let t = self.e.float_of(out).ident();

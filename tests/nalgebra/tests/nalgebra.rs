@@ -2,9 +2,9 @@
 //! for this package through its dev-dependency on `revad`): gradients of their arithmetic,
 //! checked against closed forms and central finite differences.
 
-use revad::reverse;
 use approx::assert_relative_eq;
 use nalgebra::{Matrix2, Matrix3, Vector3};
+use revad::reverse;
 
 /// Central finite differences of `f` along every element of a matrix `x`.
 fn fd<const R: usize, const C: usize>(

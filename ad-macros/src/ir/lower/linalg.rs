@@ -239,7 +239,10 @@ pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
     let [krate, private, linalg, name] = names.as_slice() else {
         return None;
     };
-    if path.leading_colon.is_none() || krate != "revad" || private != "__private" || linalg != "linalg"
+    if path.leading_colon.is_none()
+        || krate != "revad"
+        || private != "__private"
+        || linalg != "linalg"
     {
         return None;
     }

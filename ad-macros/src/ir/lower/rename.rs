@@ -410,7 +410,8 @@ impl Renamer<'_, '_> {
                 let (prefix, reads) = self.lowerer.prefix_tokens(&view.prefix);
                 self.reads.extend(reads);
                 let i = &index.index;
-                *expr = syn::parse_quote!(#base #prefix [::revad::__private::view::index(#s, #n, #i)]);
+                *expr =
+                    syn::parse_quote!(#base #prefix [::revad::__private::view::index(#s, #n, #i)]);
             }
             syn::Expr::MethodCall(call)
                 if call.args.is_empty()
