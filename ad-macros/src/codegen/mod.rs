@@ -174,7 +174,7 @@ fn result_type(sig: &Signature, ret: &TokenStream, grad: &TokenStream) -> TokenS
         .iter()
         .find(|p| p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }));
     match aggregate {
-        Some(p) => shared::respan(tuple, syn::spanned::Spanned::span(&p.ty)),
+        Some(p) => shared::at_user(tuple, p.type_span()),
         None => tuple,
     }
 }
@@ -280,7 +280,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
                 match sig.params.iter().find(|p| {
                     p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. })
                 }) {
-                    Some(p) => shared::respan(call, syn::spanned::Spanned::span(&p.ty)),
+                    Some(p) => shared::at_user(call, p.type_span()),
                     None => call,
                 };
             quote! {
@@ -339,7 +339,9 @@ fn no_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let mut generics = func.sig.generics.clone();
     generics.params.insert(0, syn::parse_quote!(#check));
     let predicates = generics.make_where_clause();
-    predicates.predicates.push(syn::parse_quote!(&#check (): #name));
+    predicates
+        .predicates
+        .push(syn::parse_quote!(&#check (): #name));
     let where_clause = &generics.where_clause;
     let params = sig.params.iter().map(|p| {
         let (name, ty) = (&p.ident, &p.ty);
@@ -550,13 +552,20 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             .map(|i| format_ident!("A{}", i))
             .collect();
         let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
-        let message = messages::fill(messages::NO_METHOD_DERIVATIVE, &name.unraw().to_string(), "");
+        let message = messages::fill(
+            messages::NO_METHOD_DERIVATIVE,
+            &name.unraw().to_string(),
+            "",
+        );
         let note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside \
                     a method or an associated function of a type's own `impl` block; a trait's \
                     methods cannot be differentiated yet";
         let lifetime = syn::Lifetime::new("'__ad_check", mixed);
         let (lifetime, bound) = match check {
-            true => (Some(quote!(#lifetime,)), Some(quote!(where &#lifetime (): #missing))),
+            true => (
+                Some(quote!(#lifetime,)),
+                Some(quote!(where &#lifetime (): #missing)),
+            ),
             false => (None, None),
         };
         let declare = check.then(|| {

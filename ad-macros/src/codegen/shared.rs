@@ -1101,6 +1101,39 @@ pub(crate) fn return_span(func: &syn::ItemFn) -> Span {
     }
 }
 
+/// `tokens` at `span`, the span of the user's tokens, punctuation and brackets included (they
+/// resolve nothing), identifiers only located there (they keep their resolution): a type error
+/// in them is then reported like one in the user's tokens, and once with it.
+pub(super) fn at_user(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
+                TokenTree::Group(group)
+            }
+            TokenTree::Group(group) => {
+                let mut new =
+                    proc_macro2::Group::new(group.delimiter(), at_user(group.stream(), span));
+                new.set_span(span);
+                TokenTree::Group(new)
+            }
+            TokenTree::Punct(mut punct) => {
+                punct.set_span(span);
+                TokenTree::Punct(punct)
+            }
+            TokenTree::Literal(mut lit) => {
+                lit.set_span(span);
+                TokenTree::Literal(lit)
+            }
+            TokenTree::Ident(mut ident) => {
+                ident.set_span(ident.span().located_at(span));
+                TokenTree::Ident(ident)
+            }
+        })
+        .collect()
+}
+
 /// The user's `tokens` in an invisible group, which [`respan`] does not move.
 pub(super) fn user_tokens(tokens: TokenStream) -> TokenStream {
     let group = proc_macro2::Group::new(proc_macro2::Delimiter::None, tokens);

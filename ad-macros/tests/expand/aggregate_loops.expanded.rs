@@ -25,7 +25,7 @@ fn kinetic_vjp(
     let _ = kinetic;
     let mut e: f64 = 0.0;
     let __n0 = ps.len();
-    let mut __adj_ps = ::revad::__private::zeros_like(&ps);
+    let mut __adj_ps = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
     let mut __adj_e = 0.0_f64;
     __adj_e += __seed;
     for __i1 in 0..__n0 {
@@ -220,7 +220,7 @@ fn layer_sum_vjp(
         s += __t9;
         __stack.push(__t9);
     }
-    let mut __adj_l = ::revad::__private::zeros_like(&l);
+    let mut __adj_l = <Layer as ::revad::Adjoint>::zero_adjoint(&l);
     let mut __adj_x = ::revad::__private::zeros_like(&x);
     let mut __adj_s = 0.0_f64;
     __adj_s += __seed;
@@ -412,9 +412,9 @@ fn euler_vjp(
         __stack.push(__trips8);
     }
     ::revad::__private::AggInOut::write_back(&mut *__ad_mut_ps, &__ps_2);
-    let mut __adj_ps = ::revad::__private::zeros_like(&ps);
+    let mut __adj_ps = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
     let mut __adj_dt = 0.0_f64;
-    let mut __adj_ps_2 = ::revad::__private::zeros_like(&ps);
+    let mut __adj_ps_2 = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
     ::revad::__private::Accumulate::accumulate(&mut __adj_ps_2, &__seed_ps);
     for __i1 in (0..__n0).rev() {
         let __trips8 = __stack.pop::<usize>();
@@ -530,8 +530,8 @@ impl euler {
         let ps = __stack
             .pop_any::<<[Particle] as ::revad::__private::AggInOut>::Owned>();
         let __trips9 = __stack.pop::<usize>();
-        let mut __adj_ps = ::revad::__private::zeros_like(&ps);
-        let mut __adj_ps_2 = ::revad::__private::zeros_like(&ps);
+        let mut __adj_ps = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
+        let mut __adj_ps_2 = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
         ::revad::__private::Accumulate::accumulate(&mut __adj_ps_2, &(*__sink_0));
         for _ in 0..__trips9 {
             let __trips8 = __stack.pop::<usize>();
@@ -614,9 +614,9 @@ fn chains_vjp(
     let c: f64 = __acc13;
     let __t20 = a + b;
     let __t21 = __t20 + c;
-    let mut __adj_ps = ::revad::__private::zeros_like(&ps);
+    let mut __adj_ps = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
     let mut __adj_ws = ::revad::__private::zeros_like(&ws);
-    let mut __adj_l = ::revad::__private::zeros_like(&l);
+    let mut __adj_l = <Layer as ::revad::Adjoint>::zero_adjoint(&l);
     let mut __adj_acc0 = 0.0_f64;
     let mut __adj_acc6 = 0.0_f64;
     let mut __adj_acc13 = 0.0_f64;

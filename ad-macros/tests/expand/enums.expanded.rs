@@ -76,7 +76,7 @@ fn area_vjp(
         };
         __t17
     };
-    let mut __adj_s = ::revad::__private::zeros_like(&s);
+    let mut __adj_s = <Shape as ::revad::Adjoint>::zero_adjoint(&s);
     let mut __adj_k = 0.0_f64;
     let __adj_t18 = __seed;
     if __c1 {

@@ -36,7 +36,7 @@ fn energy_vjp(
     let __t12 = p.pos[1];
     let __t13 = __t11 * __t12;
     let __t14 = __t9 + __t13;
-    let mut __adj_p = ::revad::__private::zeros_like(&p);
+    let mut __adj_p = <Particle as ::revad::Adjoint>::zero_adjoint(&p);
     let __adj_t14 = __seed;
     let __adj_t9 = __adj_t14;
     let __adj_t13 = __adj_t14;
@@ -253,7 +253,7 @@ fn total_vjp(
     for T {}
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut e: f64 = 0.0;
-    let mut __adj_ps = ::revad::__private::zeros_like(&ps);
+    let mut __adj_ps = <[Particle] as ::revad::Adjoint>::zero_adjoint(&ps);
     let mut __adj_g = 0.0_f64;
     let mut __adj_e = 0.0_f64;
     __adj_e += __seed;
@@ -514,9 +514,9 @@ fn kick_vjp(
     __p_2.pos[0] += __t4;
     __p_2.id += 1;
     ::revad::__private::AggInOut::write_back(&mut *__ad_mut_p, &__p_2);
-    let mut __adj_p = ::revad::__private::zeros_like(&p);
+    let mut __adj_p = <Particle as ::revad::Adjoint>::zero_adjoint(&p);
     let mut __adj_dt = 0.0_f64;
-    let mut __adj_p_2 = ::revad::__private::zeros_like(&p);
+    let mut __adj_p_2 = <Particle as ::revad::Adjoint>::zero_adjoint(&p);
     ::revad::__private::Accumulate::accumulate(&mut __adj_p_2, &__seed_p);
     let __adj_t4 = __adj_p_2.pos[0];
     __adj_dt += __adj_t4 * __t3;
@@ -626,8 +626,8 @@ impl kick {
         let __t1 = __stack.pop::<f64>();
         let __t0 = dt * f;
         let __t2 = __t0 / __t1;
-        let mut __adj_p = ::revad::__private::zeros_like(&p);
-        let mut __adj_p_2 = ::revad::__private::zeros_like(&p);
+        let mut __adj_p = <Particle as ::revad::Adjoint>::zero_adjoint(&p);
+        let mut __adj_p_2 = <Particle as ::revad::Adjoint>::zero_adjoint(&p);
         ::revad::__private::Accumulate::accumulate(&mut __adj_p_2, &(*__sink_0));
         let __adj_t4 = __adj_p_2.pos[0];
         ::revad::__private::ScalarSink::add(&mut __adj_dt, __adj_t4 * __t3);
@@ -799,7 +799,7 @@ fn kinetic_vjp(&self, __seed: f64) -> (f64, <Self as ::revad::Adjoint>::Adj) {
     let __t7 = __t5 * __t6;
     let __t8 = __t4 + __t7;
     let __t9 = __t1 * __t8;
-    let mut __adj_self = ::revad::__private::zeros_like(&__self);
+    let mut __adj_self = <Self as ::revad::Adjoint>::zero_adjoint(&__self);
     let __adj_t9 = __seed;
     let __adj_t1 = __adj_t9 * __t8;
     let __adj_t8 = __adj_t9 * __t1;

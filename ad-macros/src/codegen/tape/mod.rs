@@ -496,7 +496,9 @@ impl Emitter<'_> {
                 };
                 let arg = self.op(args.first()?);
                 let fused = syn::Ident::new(fused, Span::call_site());
-                return Some(quote!(let (#name, #partial) = ::revad::__private::rules::#fused(#arg);));
+                return Some(
+                    quote!(let (#name, #partial) = ::revad::__private::rules::#fused(#arg);),
+                );
             }
             let annotation = self.constant_type(v, rhs);
             // Located where the value is computed in the user's code.
@@ -645,10 +647,14 @@ impl Emitter<'_> {
                     Shape::Like(p) => {
                         let name = &self.body.vars[*p].name;
                         let zeros = quote!(::revad::__private::zeros_like(&#name));
-                        // (A parameter's type without an adjoint is reported at the type.)
-                        match self.body.vars[*p].param {
-                            Some(i) if info.agg => {
-                                respan(zeros, syn::spanned::Spanned::span(&self.sig.params[i].ty))
+                        // A parameter's type without an adjoint is reported at the type, as in
+                        // the signature (one error): `<P as ::revad::Adjoint>::zero_adjoint(&p)`.
+                        let param = self.body.vars[*p].param.map(|i| &self.sig.params[i].kind);
+                        match param {
+                            Some(crate::parse::ParamKind::Aggregate { ty }) if info.agg => {
+                                let zero = crate::parse::adjoint_fn(ty, "zero_adjoint");
+                                let at = crate::parse::type_span(ty);
+                                super::shared::at_user(quote!(#zero(&#name)), at)
                             }
                             _ => zeros,
                         }

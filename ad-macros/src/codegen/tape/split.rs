@@ -87,8 +87,8 @@ pub(in crate::codegen) fn emit(
                 ParamKind::Scalar(_) => quote!(mut #sink: impl ::revad::__private::ScalarInOut<#t>),
                 ParamKind::Aggregate { ty } => {
                     let ty = crate::parse::adjoint_of(ty);
-                    let at = syn::spanned::Spanned::span(&param.ty);
-                    let reference = super::super::shared::respan(quote!(&mut #ty), at);
+                    let at = param.type_span();
+                    let reference = super::super::shared::at_user(quote!(&mut #ty), at);
                     quote!(#sink: #reference)
                 }
                 _ => quote!(mut #sink: impl ::revad::__private::ArrayInOut<#t>),
@@ -115,8 +115,8 @@ pub(in crate::codegen) fn emit(
             // The caller's adjoint, added into in place (`__adj_p.pos[0] += ..`).
             ParamKind::Aggregate { ty } => {
                 let ty = crate::parse::adjoint_of(ty);
-                let at = syn::spanned::Spanned::span(&param.ty);
-                let sink = super::super::shared::respan(quote!(&mut #ty), at);
+                let at = param.type_span();
+                let sink = super::super::shared::at_user(quote!(&mut #ty), at);
                 sinks.push(quote!(#adj: #sink));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),

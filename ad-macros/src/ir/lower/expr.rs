@@ -95,6 +95,12 @@ impl Lowerer<'_> {
 
     /// Reports an expression outside the supported subset, saying what to write instead.
     fn unsupported(&self, expr: &syn::Expr) {
+        // `?` in the function's own body (not in a closure): the function returns floats, so
+        // rustc rejects it there, at the `?`, with its own error.
+        if matches!(expr, syn::Expr::Try(_)) && self.closure_depth == 0 {
+            self.cx.rustc_reports();
+            return;
+        }
         let (node, msg): (&dyn ToTokens, String) = match expr {
             syn::Expr::Unsafe(u) => (
                 &u.unsafe_token,
