@@ -535,10 +535,15 @@ impl Lowerer<'_> {
         match name.as_str() {
             "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
             n if rename_is_killing(n) => self.opaque_value(expr, Ty::Bool, out),
-            n if super::iter::CONSUMERS.contains(&n) => match self.lower_chain(call, out) {
-                Some(value) => value,
-                None => self.opaque_value(expr, Ty::Unknown, out),
-            },
+            n if super::iter::CONSUMERS.contains(&n) => {
+                // The shape `let ys: Vec<f64> = ..` gives is the chain's, not that of a call
+                // inside it (`.map(|v| g(*v))`).
+                self.result_shape = None;
+                match self.lower_chain(call, out) {
+                    Some(value) => value,
+                    None => self.opaque_value(expr, Ty::Unknown, out),
+                }
+            }
             "iter" | "into_iter" | "map" | "zip" | "enumerate" | "filter" | "copied" | "cloned"
                 if self.mentions_float(expr) =>
             {
