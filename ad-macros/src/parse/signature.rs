@@ -905,6 +905,11 @@ fn mark_active(
                     continue;
                 }
                 match params.iter_mut().find(|p| p.ident == *name) {
+                    None if name == "self" => cx.error(
+                        name,
+                        "`wrt` names `self`, but this function takes no `self`: `wrt(self)` \
+                         differentiates a method with respect to its receiver",
+                    ),
                     None => cx.error(
                         name,
                         format!("`wrt` names `{name}`, which is not a parameter"),
