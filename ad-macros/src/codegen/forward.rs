@@ -184,7 +184,7 @@ fn emit_one(
     let tangent = respan(t.output_tangent(&body.output), at_ret);
     // The callees' markers under local aliases (with stand-ins for a callee without one),
     // and the check that each has a forward derivative, at the call.
-    let enums = super::callees_prelude(body, false);
+    let enums = super::callees_prelude(body, sig, false);
     // (Once, in `NAME_jvp`: the companions would repeat the error.)
     let checks = body
         .callees

@@ -475,9 +475,9 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
 ///
 /// The fallback's `fwd`/`rev` accept anything, so the only error the user sees for a
 /// callee without a derivative is the one from [`require`], at the call.
-pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
+pub(crate) fn callees_prelude(body: &Body, sig: &Signature, check: bool) -> TokenStream {
     let enums = enum_aliases(body);
-    let callees = callee_imports(body, check);
+    let callees = callee_imports(body, sig, check);
     // (Methods are checked in the split companions: `method_fallbacks`.)
     let methods = method_fallbacks(body, !check);
     quote!(#enums #callees #methods)
@@ -627,7 +627,7 @@ pub(super) fn enum_aliases(body: &Body) -> TokenStream {
     quote!(#(#aliases)*)
 }
 
-fn callee_imports(body: &Body, check: bool) -> TokenStream {
+fn callee_imports(body: &Body, sig: &Signature, check: bool) -> TokenStream {
     if body.callees.is_empty() {
         return TokenStream::new();
     }
@@ -641,13 +641,23 @@ fn callee_imports(body: &Body, check: bool) -> TokenStream {
     if functions().next().is_none() {
         return TokenStream::new();
     }
-    let fallbacks = functions().map(|callee| {
-        let alias = &callee.alias;
-        let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
-        let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
-        let result = format_ident!("{}_result", alias);
-        quote!(::revad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
-    });
+    let results = stand_in_results(body, sig);
+    let fallbacks = body
+        .callees
+        .iter()
+        .zip(results)
+        .filter(|(c, _)| c.kind == crate::ir::CalleeKind::Function)
+        .map(|(callee, result)| match result {
+            Some(result) => stand_in(callee, &result),
+            // (The facade's macro writes the same items, returning `StandInResult`.)
+            None => {
+                let alias = &callee.alias;
+                let args = (0..callee.arity).map(|i| format_ident!("A{}", i));
+                let sinks = (0..callee.arity).map(|i| format_ident!("K{}", i));
+                let result = format_ident!("{}_result", alias);
+                quote!(::revad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
+            }
+        });
     let imports = functions().map(|callee| {
         let (path, alias) = (import_path(&callee.path), &callee.alias);
         let check = check.then(|| require(callee, Needs::Reverse));
@@ -665,6 +675,119 @@ fn callee_imports(body: &Body, check: bool) -> TokenStream {
         use #module::*;
         #(#imports)*
     }
+}
+
+/// The stand-in for the function `callee` when it has no derivative (the glob import that
+/// `use g as __callee0;` shadows when `g` has a marker), for a result the body uses as an
+/// array: the facade's `__callee_fallback!` with the result type `result` instead of
+/// `StandInResult`. Its companions accept anything and return `result`, so that the missing
+/// derivative (`require`) is the only error.
+///
+/// ```text
+/// pub struct __callee0 {}
+/// impl Returns for __callee0 { type Output = Vec<f64>; }
+/// impl __callee0 {
+///     pub fn fwd<A0, S>(_: A0, _: S) -> Vec<f64> { unreachable!() }
+///     pub fn rev<A0, S, K0>(_: A0, _: Vec<f64>, _: S, _: K0) { unreachable!() }
+///     // `cps`, `jvp`, `jvp_vec` alike
+/// }
+/// ```
+fn stand_in(callee: &crate::ir::Callee, result: &TokenStream) -> TokenStream {
+    let alias = &callee.alias;
+    let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
+    let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
+    quote! {
+        #[allow(non_camel_case_types, dead_code)]
+        pub struct #alias {}
+        impl ::revad::__private::Returns for #alias {
+            type Output = #result;
+        }
+        #[allow(dead_code, clippy::all)]
+        impl #alias {
+            pub fn fwd<#(#args,)* S>(#(_: #args,)* _: S) -> #result {
+                ::core::unreachable!()
+            }
+            pub fn rev<#(#args,)* S, #(#sinks),*>(#(_: #args,)* _: #result, _: S, #(_: #sinks),*) {
+                ::core::unreachable!()
+            }
+            pub fn cps<#(#args,)* S, #(#sinks,)* T, R>(
+                #(_: #args,)* _: S, #(_: #sinks,)*
+                _: &mut dyn FnMut(&::revad::__private::cps::NumR<T>) -> R,
+            ) -> R {
+                ::core::unreachable!()
+            }
+            pub fn jvp<#(#args,)* #(#sinks),*>(#(_: #args,)* #(_: #sinks),*) -> (#result, #result) {
+                ::core::unreachable!()
+            }
+            pub fn jvp_vec<#(#args,)* #(#sinks),*>(#(_: #args,)* #(_: #sinks),*) -> (#result, #result) {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+/// The result type of each callee's stand-in: `None` for `StandInResult`, which passes for a
+/// float of any type, or for a callee whose result the body uses as a float `Vec` or array,
+/// `Vec<f64>` (`Vec<f32>`), or `[f64; N]` where the body gives the type (`let w: [f64; 2] =
+/// g(..);`, or the function returns the result as its `[f64; 2]`), which pass for that (not in
+/// a function generic over its float type, whose `T` the stand-in's module cannot name).
+fn stand_in_results(body: &Body, sig: &Signature) -> Vec<Option<TokenStream>> {
+    let mut results = vec![None; body.callees.len()];
+    // A fixed-size array of `f64` or `f32` with a literal length, which the module can name.
+    let fixed = |ty: &syn::Type| match ty {
+        syn::Type::Array(array)
+            if crate::parse::float_of(&array.elem).is_some()
+                && matches!(&array.len, syn::Expr::Lit(_)) =>
+        {
+            Some(quote!(#array))
+        }
+        _ => None,
+    };
+    let returned = match (&body.output, &sig.ret) {
+        (crate::ir::Output::ArrayVar(v), RetTy::Array { elem, len }) => {
+            let elem = elem.ident();
+            syn::parse2::<syn::Type>(quote!([#elem; #len]))
+                .ok()
+                .and_then(|t| fixed(&t))
+                .map(|t| (*v, t))
+        }
+        _ => None,
+    };
+    crate::ir::visit::walk(&body.block, &mut |stmt, _| {
+        let crate::ir::StmtKind::Let {
+            var,
+            rhs: crate::ir::Rhs::Call(call),
+            ty,
+        } = &stmt.kind
+        else {
+            return;
+        };
+        let crate::ir::Ty::Array(info) = &body.vars[*var].ty else {
+            return;
+        };
+        let elem = match info.elem {
+            Some(crate::ir::FloatTy::F64) | None => quote!(f64),
+            Some(crate::ir::FloatTy::F32) => quote!(f32),
+            Some(crate::ir::FloatTy::Generic(_)) => return,
+        };
+        if info.agg {
+            return;
+        }
+        let written = ty
+            .as_ref()
+            .and_then(|t| syn::parse2::<syn::Type>(t.clone()).ok())
+            .and_then(|t| fixed(&t));
+        let returned = returned
+            .as_ref()
+            .filter(|(v, _)| v == var)
+            .map(|(_, t)| t.clone());
+        results[call.callee] = Some(
+            written
+                .or(returned)
+                .unwrap_or_else(|| quote!(::std::vec::Vec<#elem>)),
+        );
+    });
+    results
 }
 
 /// The derivative a caller needs of the functions it calls.

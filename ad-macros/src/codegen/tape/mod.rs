@@ -45,7 +45,7 @@ pub(super) fn emit_vjp(
     let stack_decl = fuse::uses_stack(body, plan, fused.as_ref())
         .then(|| quote!(let #stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
-    let callees = super::callees_prelude(body, true);
+    let callees = super::callees_prelude(body, sig, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
         let name = &body.vars[v].name;
         let zero = hoisted_zero(&body.vars[v].ty);

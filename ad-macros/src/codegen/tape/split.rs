@@ -53,7 +53,7 @@ pub(in crate::codegen) fn emit(
     let stack = stack();
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
-    let callees = super::super::callees_prelude(body, false);
+    let callees = super::super::callees_prelude(body, sig, false);
     let prologue = inout::prologue(sig, body);
     let rev_prologue = inout::rev_prologue(sig, body);
     let forward = e.fwd_block(&body.block);
