@@ -283,7 +283,7 @@ fn wrt_self_differentiates_the_receiver() {
     let (e, (dp, df)) = p.energy_and_work_grad(3.0, 0.25);
     assert_eq!(e, 0.5 * 4.0 * 1.25 + 3.0 * 0.5 * 0.25);
     assert_eq!(dp.pos, [0.0, 0.0]);
-    assert_eq!(dp.vel, [4.0 * 0.5 + 3.0 * 0.25, 4.0 * -1.0]);
+    assert_eq!(dp.vel, [4.0 * 0.5 + 3.0 * 0.25, -4.0]);
     assert_eq!(dp.mass, 0.5 * 1.25);
     assert_eq!(df, 0.5 * 0.25);
     // v0' = v0 + f / m; the seed on v0' pulls back to v0 (1) and m (-f / m^2).

@@ -293,7 +293,12 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         #[doc = #doc]
         #inherited
         #[inline]
-        #[allow(dead_code, reason = "generated next to the function; callers may use either")]
+        #[allow(
+            dead_code,
+            clippy::type_complexity,
+            reason = "generated next to the function; callers may use either, and the gradient \
+                      is a tuple of adjoints"
+        )]
         #allow
         #vis fn #name #generics (#(#params),*) -> #result #where_clause {
             #body
@@ -364,7 +369,8 @@ fn no_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
             unused_variables,
             clippy::diverging_sub_expression,
             clippy::extra_unused_lifetimes,
-            clippy::too_many_arguments
+            clippy::too_many_arguments,
+            clippy::type_complexity
         )]
         #vis fn #name #generics (#(#params),*) -> #result #where_clause {
             ::core::unreachable!()

@@ -78,8 +78,9 @@ pub(super) fn emit_vjp(
             unused_assignments,
             unreachable_code,
             clippy::too_many_arguments,
-            reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+            clippy::type_complexity,
+            reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
         )]
         #vis #signature {
             // `NAME` is the primal of this function: calling only the gradient uses it.
