@@ -2,9 +2,11 @@
 //!
 //! In: the original function, its [`Signature`], the lowered [`Body`], its [`Plan`] and the
 //! [`Backend`]. Out: the original function unchanged, `NAME_vjp` from the backend, for scalar
-//! outputs `NAME_grad`, and the split companions `NAME::fwd`/`NAME::rev` that callers use
-//! (always from the tape backend: they are the calling convention between annotated
-//! functions, whatever backend each uses).
+//! outputs `NAME_grad` (for others a `NAME_grad` whose use is an error that says what to use,
+//! `no_grad`), and the split companions `NAME::fwd`/`NAME::rev` that callers use (always from
+//! the tape backend: they are the calling convention between annotated functions, whatever
+//! backend each uses). A body's callees without a derivative get stand-ins, so that the
+//! missing derivative is one error at the call (`require`, `method_fallbacks`).
 //!
 //! - `tape/`: the tape backend, its storage plan (`tape::plan`) and the split companions;
 //! - `cps`: the continuation-passing backend;
@@ -12,7 +14,8 @@
 //! - `generic`: the constants of a float type parameter (`<T as ::revad::Float>::ZERO`);
 //! - `derivative`: `#[revad::derivative]`;
 //! - `forward`: `#[revad::forward]`'s `NAME_jvp` and companions; `jacobian`: `NAME_jacobian`;
-//! - `hessian`: `#[reverse(hessian)]`'s second derivatives and the companions that nest.
+//! - `hessian`: `#[reverse(hessian)]`'s second derivatives and the companions that nest;
+//! - `messages`: the messages of the errors that name the user's item.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
