@@ -159,6 +159,29 @@ fn map_collect_into_a_vec() {
 }
 
 #[reverse]
+fn cube(v: f64) -> f64 {
+    v * v * v
+}
+
+/// A call inside a chain collected into a `let` with a `Vec` type: the type is the
+/// collection's, not the call's (the call's result is a scalar).
+#[reverse]
+fn collect_calls_then_sum(xs: &[f64]) -> f64 {
+    let cubes: Vec<f64> = xs.iter().map(|x| cube(*x)).collect();
+    cubes.iter().sum()
+}
+
+#[test]
+fn calls_in_a_chain_collected_into_a_typed_let() {
+    let xs = [0.5, -2.0, 3.0];
+    let (value, grad) = collect_calls_then_sum_grad(&xs);
+    // Σ x³ and its gradient 3x², exact in binary.
+    assert_eq!(value, 0.125 - 8.0 + 27.0);
+    assert_eq!(grad, vec![0.75, 12.0, 27.0]);
+    check::gradient(collect_calls_then_sum, &xs, &grad).unwrap();
+}
+
+#[reverse]
 fn let_bound_closures(x: f64, y: f64) -> f64 {
     let scale = x * 2.0;
     let f = |t: f64| t * scale + y;

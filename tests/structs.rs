@@ -244,6 +244,63 @@ fn methods_and_calls_between_them() {
     assert_eq!(dg, p.mass * p.pos[1]);
 }
 
+impl Particle {
+    /// Potential energy, differentiated with respect to the particle only (`wrt(self)`).
+    #[reverse(wrt(self))]
+    fn potential_of_self(&self, g: f64) -> f64 {
+        self.mass * g * self.pos[1]
+    }
+
+    /// Kinetic energy plus work against `f`, with respect to the particle and `f`.
+    #[reverse(wrt(self, f))]
+    fn energy_and_work(&self, f: f64, dt: f64) -> f64 {
+        self.kinetic() + f * self.vel[0] * dt
+    }
+
+    /// A force applied for one step, in place, with respect to the particle only.
+    #[reverse(wrt(self))]
+    fn push_self(&mut self, f: f64) {
+        self.vel[0] += f / self.mass;
+    }
+}
+
+#[test]
+fn wrt_self_differentiates_the_receiver() {
+    let p = Particle {
+        pos: [1.5, 2.0],
+        vel: [0.5, -1.0],
+        mass: 4.0,
+        id: 3,
+    };
+    // d(m g y) = (0, g m, 0, 0, g y): with respect to `self` only, the gradient is its adjoint.
+    let (v, dp) = p.potential_of_self_grad(9.5);
+    assert_eq!(v, 4.0 * 9.5 * 2.0);
+    assert_eq!(dp.pos, [0.0, 4.0 * 9.5]);
+    assert_eq!(dp.vel, [0.0, 0.0]);
+    assert_eq!(dp.mass, 9.5 * 2.0);
+    // 0.5 m |v|^2 + f v0 dt: d/dv = m v + (f dt, 0), d/dm = |v|^2 / 2, d/df = v0 dt; `dt`
+    // is not differentiated.
+    let (e, (dp, df)) = p.energy_and_work_grad(3.0, 0.25);
+    assert_eq!(e, 0.5 * 4.0 * 1.25 + 3.0 * 0.5 * 0.25);
+    assert_eq!(dp.pos, [0.0, 0.0]);
+    assert_eq!(dp.vel, [4.0 * 0.5 + 3.0 * 0.25, -4.0]);
+    assert_eq!(dp.mass, 0.5 * 1.25);
+    assert_eq!(df, 0.5 * 0.25);
+    // v0' = v0 + f / m; the seed on v0' pulls back to v0 (1) and m (-f / m^2).
+    let mut q = p.clone();
+    let seed = ParticleAdjoint {
+        pos: [0.0; 2],
+        vel: [1.0, 0.0],
+        mass: 0.0,
+        id: revad::Zero,
+    };
+    let ((), dq) = q.push_self_vjp(2.0, seed);
+    assert_eq!(q.vel[0], 0.5 + 2.0 / 4.0);
+    assert_eq!(dq.vel, [1.0, 0.0]);
+    assert_eq!(dq.mass, -2.0 / 16.0);
+    assert_eq!(dq.pos, [0.0, 0.0]);
+}
+
 #[reverse]
 fn pushed_energy(p: &Particle, f: f64) -> f64 {
     let mut q = p.clone();

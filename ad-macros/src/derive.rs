@@ -800,6 +800,11 @@ impl Container<'_> {
         let Container { ident, adjoint, .. } = self;
         let (impl_generics, ty_generics, _) = self.generics.split_for_impl();
         let where_clause = self.where_clause();
+        // (The type's own bounds only: a method's receiver is of this type whatever its fields.)
+        let (_, _, own_where) = self.generics.split_for_impl();
+        let derived = quote! {
+            impl #impl_generics ::revad::adjoint::Derived for #ident #ty_generics #own_where {}
+        };
         let acc = Ident::new("__acc", Span::mixed_site());
         let other = Ident::new("__other", Span::mixed_site());
         let (zero, accumulate) = match &self.data {
@@ -907,6 +912,8 @@ impl Container<'_> {
                     <#ident #ty_generics as ::revad::Adjoint>::accumulate(self, other)
                 }
             }
+
+            #derived
         }
     }
 }

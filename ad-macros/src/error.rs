@@ -1,7 +1,7 @@
 //! Error collection: every error found while reading one function is reported at once, each
 //! at the span of the user code it is about.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt::Display;
 
 use proc_macro2::Span;
@@ -14,6 +14,9 @@ pub(crate) struct Errors {
     /// The attribute being expanded, when it is not `#[reverse]`: the messages of the stages
     /// it shares with `#[reverse]` name it instead.
     attribute: Option<&'static str>,
+    /// A construct was rejected that rustc rejects in the function itself (see
+    /// [`Errors::rustc_reports`]).
+    by_rustc: Cell<bool>,
 }
 
 impl Errors {
@@ -27,6 +30,7 @@ impl Errors {
         Errors {
             errors: RefCell::default(),
             attribute: Some(attribute),
+            by_rustc: Cell::default(),
         }
     }
 
@@ -57,18 +61,26 @@ impl Errors {
         self.errors.borrow_mut().push(err);
     }
 
-    /// The number of errors reported so far.
+    /// Rejects a construct that rustc rejects in the function itself (which is emitted
+    /// unchanged), with an error at the user's token: the expansion fails, and reports nothing
+    /// of its own, so that the mistake is one error.
+    pub(crate) fn rustc_reports(&self) {
+        self.by_rustc.set(true);
+    }
+
+    /// The number of errors reported so far (a rejection left to rustc counts as one).
     pub(crate) fn count(&self) -> usize {
-        self.errors.borrow().len()
+        self.errors.borrow().len() + usize::from(self.by_rustc.get())
     }
 
-    /// Whether any error has been reported so far.
+    /// Whether any error has been reported so far, or left to rustc.
     pub(crate) fn has_errors(&self) -> bool {
-        !self.errors.borrow().is_empty()
+        !self.errors.borrow().is_empty() || self.by_rustc.get()
     }
 
-    /// All errors combined into one, or `Ok(())`. Every `Errors` ends here: one dropped
-    /// with errors it never gave back panics (see the `Drop` impl).
+    /// All errors combined into one, or `Ok(())` (also when the only ones are rustc's).
+    /// Every `Errors` ends here: one dropped with errors it never gave back panics (see the
+    /// `Drop` impl).
     pub(crate) fn check(self) -> syn::Result<()> {
         let mut errors = std::mem::take(&mut *self.errors.borrow_mut()).into_iter();
         let Some(mut combined) = errors.next() else {

@@ -53,7 +53,8 @@ mod test_support;
 /// `Vec<f64>` for `&[f64]`, `Vec<f64>` and `&Vec<f64>`, and `<T as revad::Adjoint>::Adj` for a
 /// user type with `#[derive(revad::Adjoint)]`, a nested container or a tuple (`self` too: the
 /// attribute applies to methods and associated functions). Integers, `bool`, `char` and
-/// strings are inactive. `#[reverse(wrt(a, b))]` makes only the named parameters active.
+/// strings are inactive. `#[reverse(wrt(a, b))]` makes only the named parameters active; on
+/// a method, `wrt(self)` names the receiver (`wrt(self, g)`: the receiver and `g`).
 ///
 /// ```
 /// use revad::reverse;

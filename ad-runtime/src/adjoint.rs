@@ -113,6 +113,14 @@ pub trait Adjoint {
     }
 }
 
+/// Not public API: implemented by `#[derive(revad::Adjoint)]` for the type it derives for, and
+/// not for references to it. Generated code calls a method's derivatives beside it
+/// (`recv.__ad_fwd_NAME(..)`), with a fallback trait for a method without them whose use is a
+/// compile error that says so; rustc must reach that fallback at the same step of the
+/// receiver's dereferences as the type's own methods, which it then prefers.
+#[doc(hidden)]
+pub trait Derived {}
+
 /// The adjoint of inactive data (integers, `bool`, `char`, strings): a zero-sized type.
 ///
 /// It costs nothing: a struct field of type `Zero` takes no memory, and creating or

@@ -22,12 +22,13 @@ use crate::Float;
 
 /// Implemented by the marker that `#[reverse]` (or `#[revad::derivative]`) generates next to a
 /// function; calling a function without one from `#[reverse]` code is a compile error.
+///
+/// Generated code requires it through a trait of the caller's own, whose
+/// `#[diagnostic::on_unimplemented]` message names the function and says how to give it a
+/// derivative (rustc reports that one); the message here is the fallback.
 #[diagnostic::on_unimplemented(
     message = "this function has no derivative that #[reverse] can use",
-    label = "called here with a differentiated argument",
-    note = "annotate the function with `#[revad::reverse]`, or register a hand-written \
-            derivative with `#[revad::derivative(vjp = ...)]`; a function of another crate must \
-            be annotated in that crate"
+    label = "called here with a differentiated argument"
 )]
 pub trait Differentiable {}
 
@@ -37,12 +38,11 @@ pub fn require_derivative<F: Differentiable>() {}
 
 /// Implemented by the marker of a function with a forward derivative (`#[revad::forward]`, a
 /// `jvp` rule of `#[revad::derivative]`, `NAME_grad` and `NAME_jvp` of `#[reverse(hessian)]`);
-/// calling a function without one from `#[revad::forward]` code is a compile error.
+/// calling a function without one from `#[revad::forward]` code is a compile error, required
+/// like [`Differentiable`].
 #[diagnostic::on_unimplemented(
     message = "this function has no forward derivative that #[revad::forward] can use",
-    label = "called here from forward-mode code",
-    note = "annotate the function with `#[revad::forward]` (beside `#[revad::reverse]` if it has \
-            one), or give `#[revad::derivative]` a forward rule, `jvp = ...`"
+    label = "called here from forward-mode code"
 )]
 pub trait ForwardDifferentiable {}
 

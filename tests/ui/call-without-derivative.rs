@@ -1,5 +1,5 @@
-// A plain function called with a float has no derivative: the error must name the call site
-// and say to annotate the callee with #[revad::reverse] or #[revad::derivative].
+// A plain function called with a float has no derivative: one error at the call, naming the
+// function and saying to annotate it with #[revad::reverse] or give it #[revad::derivative].
 use revad::reverse;
 
 mod helpers {
@@ -10,7 +10,7 @@ mod helpers {
 
 #[reverse]
 fn f(x: f64) -> f64 {
-    helpers::square(x) + x //~ ERROR this function has no derivative that #[reverse] can use
+    helpers::square(x) + x //~ ERROR `helpers::square` has no derivative
 }
 
 fn main() {}

@@ -1,4 +1,4 @@
-// A method that is not annotated has no derivative: the error is at the call.
+// A method that is not annotated has no derivative: one error at the call, naming it.
 use revad::reverse;
 
 #[derive(Clone, revad::Adjoint)]
@@ -14,7 +14,7 @@ impl Model {
 
 #[reverse]
 fn f(m: &Model, x: f64) -> f64 {
-    m.eval(x) * x //~ ERROR no method named `__ad_fwd_eval`
+    m.eval(x) * x //~ ERROR `eval` has no derivative
 }
 
 fn main() {}

@@ -101,7 +101,7 @@ pub(super) fn emit_vjp(
         super::outputs_doc(sig),
         f = func.sig.ident
     );
-    let callees = super::callees_prelude(body, true);
+    let callees = super::callees_prelude(body, sig, true);
     let stack = stack();
     let stack_decl = uses_calls(&body.block, plan).then(
         || quote!(let #stack = &::core::cell::Cell::new(::revad::__private::ValueStack::new());),
@@ -315,7 +315,7 @@ pub(super) fn companion(
         counter: std::cell::Cell::new(0),
         items: std::cell::RefCell::new(Vec::new()),
     };
-    let callees = super::callees_prelude(body, false);
+    let callees = super::callees_prelude(body, sig, false);
     let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells_from_sinks();
     let k = format_ident!("__ad_k", span = Span::mixed_site());

@@ -184,17 +184,13 @@ fn emit_one(
     let tangent = respan(t.output_tangent(&body.output), at_ret);
     // The callees' markers under local aliases (with stand-ins for a callee without one),
     // and the check that each has a forward derivative, at the call.
-    let enums = super::callees_prelude(body, false);
+    let enums = super::callees_prelude(body, sig, false);
     // (Once, in `NAME_jvp`: the companions would repeat the error.)
     let checks = body
         .callees
         .iter()
         .filter(|c| c.kind == crate::ir::CalleeKind::Function && !companion && !lanes)
-        .map(|c| {
-            let mut alias = c.alias.clone();
-            alias.set_span(c.span);
-            quote!(::revad::__private::require_forward::<#alias>();)
-        });
+        .map(|c| super::require(c, super::Needs::Forward));
     let enums = quote!(#enums #(#checks)*);
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);

@@ -2,9 +2,11 @@
 //!
 //! In: the original function, its [`Signature`], the lowered [`Body`], its [`Plan`] and the
 //! [`Backend`]. Out: the original function unchanged, `NAME_vjp` from the backend, for scalar
-//! outputs `NAME_grad`, and the split companions `NAME::fwd`/`NAME::rev` that callers use
-//! (always from the tape backend: they are the calling convention between annotated
-//! functions, whatever backend each uses).
+//! outputs `NAME_grad` (for others a `NAME_grad` whose use is an error that says what to use,
+//! `no_grad`), and the split companions `NAME::fwd`/`NAME::rev` that callers use (always from
+//! the tape backend: they are the calling convention between annotated functions, whatever
+//! backend each uses). A body's callees without a derivative get stand-ins, so that the
+//! missing derivative is one error at the call (`require`, `method_fallbacks`).
 //!
 //! - `tape/`: the tape backend (it follows the storage plan, `ir::plan`) and the split
 //!   companions;
@@ -13,10 +15,12 @@
 //! - `generic`: the constants of a float type parameter (`<T as ::revad::Float>::ZERO`);
 //! - `derivative`: `#[revad::derivative]`;
 //! - `forward`: `#[revad::forward]`'s `NAME_jvp` and companions; `jacobian`: `NAME_jacobian`;
-//! - `hessian`: `#[reverse(hessian)]`'s second derivatives and the companions that nest.
+//! - `hessian`: `#[reverse(hessian)]`'s second derivatives and the companions that nest;
+//! - `messages`: the messages of the errors that name the user's item.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
+use syn::ext::IdentExt as _;
 
 use crate::ir::plan::Plan;
 use crate::ir::Body;
@@ -32,6 +36,7 @@ pub(crate) mod hessian;
 mod inout;
 pub(crate) mod jacobian;
 mod linear;
+mod messages;
 mod shared;
 pub(crate) mod tape;
 mod tokens;
@@ -175,7 +180,7 @@ fn result_type(sig: &Signature, ret: &TokenStream, grad: &TokenStream) -> TokenS
         .iter()
         .find(|p| p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }));
     match aggregate {
-        Some(p) => shared::respan(tuple, syn::spanned::Spanned::span(&p.ty)),
+        Some(p) => shared::at_user(tuple, p.type_span()),
         None => tuple,
     }
 }
@@ -222,7 +227,7 @@ fn params(func: &syn::ItemFn) -> Vec<TokenStream> {
 /// nothing (its parameters might not even be distinct names).
 fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
     let RetTy::Scalar(float) = &sig.ret else {
-        return TokenStream::new();
+        return no_grad(func, sig);
     };
     let ident = &func.sig.ident;
     let name = format_ident!("{}_grad", ident, span = ident.span());
@@ -281,7 +286,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
                 match sig.params.iter().find(|p| {
                     p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. })
                 }) {
-                    Some(p) => shared::respan(call, syn::spanned::Spanned::span(&p.ty)),
+                    Some(p) => shared::at_user(call, p.type_span()),
                     None => call,
                 };
             quote! {
@@ -294,10 +299,87 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
         #[doc = #doc]
         #inherited
         #[inline]
-        #[allow(dead_code, reason = "generated next to the function; callers may use either")]
+        #[allow(
+            dead_code,
+            clippy::type_complexity,
+            reason = "generated next to the function; callers may use either, and the gradient \
+                      is a tuple of adjoints"
+        )]
         #allow
         #vis fn #name #generics (#(#params),*) -> #result #where_clause {
             #body
+        }
+    }
+}
+
+/// For a function that does not return one float, which has no gradient: a `NAME_grad` whose
+/// call is one error at the call that says what to use instead (`NAME_vjp`, `NAME_jacobian`),
+/// rather than rustc's "cannot find function `NAME_grad`":
+///
+/// ```text
+/// #[diagnostic::on_unimplemented(message = "`polar_grad` does not exist: ..")]
+/// trait polar_grad {}
+/// fn polar_grad<'__ad_check>(r: f64, t: f64) -> ([f64; 2], (f64, f64))
+/// where &'__ad_check (): polar_grad { unreachable!() }
+/// ```
+///
+/// The bound holds for no lifetime; it names a parameter, so it is checked at each use, not
+/// where the function is defined. The trait shares the name in the type namespace. Not for
+/// methods (an `impl` block cannot declare the trait).
+fn no_grad(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    if sig.in_impl {
+        return TokenStream::new();
+    }
+    let ident = &func.sig.ident;
+    let name = format_ident!("{}_grad", ident, span = ident.span());
+    let vis = &func.vis;
+    let ret = match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let written = ret.to_string().replace(" ;", ";").replace("& ", "&");
+    let message = messages::fill(messages::NO_GRAD, &ident.unraw().to_string(), &written);
+    let label = format!("use `{ident}_vjp`, or `{ident}_jacobian` with `#[revad::forward]`");
+    let note = format!(
+        "a gradient is of a function that returns one float; for other outputs, \
+         `{ident}_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's \
+         type, and with `#[revad::forward]` beside `#[revad::reverse]`, `{ident}_jacobian` \
+         gives the Jacobian"
+    );
+    let check = syn::Lifetime::new("'__ad_check", proc_macro2::Span::mixed_site());
+    let mut generics = func.sig.generics.clone();
+    generics.params.insert(0, syn::parse_quote!(#check));
+    let predicates = generics.make_where_clause();
+    predicates
+        .predicates
+        .push(syn::parse_quote!(&#check (): #name));
+    let where_clause = &generics.where_clause;
+    let params = sig.params.iter().map(|p| {
+        let (name, ty) = (&p.ident, &p.ty);
+        quote!(#name: #ty)
+    });
+    let result = result_type(sig, &ret, &sig.gradient_type());
+    let inherited = inherited_attrs(func);
+    quote! {
+        #inherited
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        trait #name {}
+
+        #inherited
+        #[doc(hidden)]
+        #[allow(
+            dead_code,
+            private_bounds,
+            unused_variables,
+            clippy::diverging_sub_expression,
+            clippy::extra_unused_lifetimes,
+            clippy::too_many_arguments,
+            clippy::type_complexity
+        )]
+        #vis fn #name #generics (#(#params),*) -> #result #where_clause {
+            ::core::unreachable!()
         }
     }
 }
@@ -400,15 +482,143 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
 /// mod __callees { ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0); }  // stand-in
 /// use __callees::*;            // a glob: shadowed by the import below when `g` has a
 /// use g as __callee0;          // derivative (its marker struct is also named `g`)
-/// ::revad::__private::require_derivative::<__callee0>();   // else: "has no derivative"
+/// { .. __require::<__callee0>(); }   // else: "`g` has no derivative", see `require`
 /// ```
 ///
 /// The fallback's `fwd`/`rev` accept anything, so the only error the user sees for a
-/// callee without a derivative is the one from `require_derivative`, at the call.
-pub(crate) fn callees_prelude(body: &Body, check: bool) -> TokenStream {
+/// callee without a derivative is the one from [`require`], at the call.
+pub(crate) fn callees_prelude(body: &Body, sig: &Signature, check: bool) -> TokenStream {
     let enums = enum_aliases(body);
-    let callees = callee_imports(body, check);
-    quote!(#enums #callees)
+    let callees = callee_imports(body, sig, check);
+    // (Methods are checked in the split companions: `method_fallbacks`.)
+    let methods = method_fallbacks(body, !check);
+    quote!(#enums #callees #methods)
+}
+
+/// For a body that calls methods (`recv.name(..)`, through `recv.__ad_fwd_name(..)` and
+/// `recv.__ad_rev_name(..)`) or associated functions (`Type::name(..)`, through
+/// `Type::__ad_fwd_name(..)`): a fallback for the companions of each, for one without them (not
+/// annotated, or a trait's method), so that the missing derivative is one error at the call
+/// that says so, and not rustc's "no method named `__ad_fwd_name`":
+///
+/// ```text
+/// #[diagnostic::on_unimplemented(message = "`name` has no derivative: ..")]
+/// trait __ad_no_derivative_name {}
+/// trait __ad_method_name {
+///     fn __ad_fwd_name<'__ad_check, A1, S>(&self, _: A1, _: S) -> StandInResult
+///         where &'__ad_check (): __ad_no_derivative_name { unreachable!() }  // `check`
+///     fn __ad_rev_name<A1, S, K0, K1>(&self, _: A1, _: StandInResult, _: S, _: K0, _: K1) { .. }
+/// }
+/// impl<T: ?Sized + ::revad::adjoint::Derived> __ad_method_name for T {}
+/// ```
+///
+/// The bound holds for no lifetime, so a call of the fallback is the error, at the call (a
+/// bound on `Self` would be reported at the generated receiver).
+///
+/// rustc looks for a method from the receiver's type outwards (`&&P`, `&P`, `P`), taking at
+/// each step the type's own methods before those of traits. The fallback of a method is for
+/// the types of `#[derive(revad::Adjoint)]` only (`Derived`, not implemented for references to
+/// them), so rustc reaches it at the step where it finds the type's own companions, which it
+/// prefers. An associated function's (`__ad_assoc_name`, without `self`) is for every type: a
+/// path `Type::f` names the type's own `f` before a trait's.
+///
+/// The error is reported by one body only: the split companions (`check`), whose forward
+/// sweep calls the companions of every method called with a differentiated argument (every
+/// parameter is active there), and not `NAME_vjp` too.
+fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
+    use crate::ir::CalleeKind;
+    let mut seen: Vec<String> = Vec::new();
+    let mut out = TokenStream::new();
+    for callee in body.callees.iter().filter(|c| c.user) {
+        let name = match &callee.kind {
+            CalleeKind::Function => continue,
+            CalleeKind::Method(name) => name.clone(),
+            CalleeKind::Associated => match syn::parse2::<syn::Path>(callee.path.clone()) {
+                Ok(path) => match path.segments.last() {
+                    Some(last) => last.ident.clone(),
+                    None => continue,
+                },
+                Err(_) => continue,
+            },
+        };
+        // (One fallback per name: two would make a call ambiguous.)
+        if seen.contains(&name.to_string()) {
+            continue;
+        }
+        seen.push(name.to_string());
+        let method = matches!(callee.kind, CalleeKind::Method(_));
+        let mixed = proc_macro2::Span::mixed_site();
+        let fallback = match method {
+            true => format_ident!("__ad_method_{}", name, span = mixed),
+            false => format_ident!("__ad_assoc_{}", name, span = mixed),
+        };
+        let missing = format_ident!("__ad_no_derivative_{}", name, span = mixed);
+        let fwd = shared::companion_ident(&name, "fwd");
+        let rev = shared::companion_ident(&name, "rev");
+        // A method's receiver is `&self`; the other arguments, and a sink for each argument.
+        let (receiver, first) = match method {
+            true => (Some(quote!(&self,)), 1),
+            false => (None, 0),
+        };
+        let args: Vec<syn::Ident> = (first..callee.arity)
+            .map(|i| format_ident!("A{}", i))
+            .collect();
+        let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
+        let message = messages::fill(
+            messages::NO_METHOD_DERIVATIVE,
+            &name.unraw().to_string(),
+            "",
+        );
+        let note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside \
+                    a method or an associated function of a type's own `impl` block; a trait's \
+                    methods cannot be differentiated yet";
+        let lifetime = syn::Lifetime::new("'__ad_check", mixed);
+        let (lifetime, bound) = match check {
+            true => (
+                Some(quote!(#lifetime,)),
+                Some(quote!(where &#lifetime (): #missing)),
+            ),
+            false => (None, None),
+        };
+        let declare = check.then(|| {
+            quote! {
+                #[diagnostic::on_unimplemented(
+                    message = #message,
+                    label = "called with a differentiated argument",
+                    note = #note
+                )]
+                #[allow(non_camel_case_types)]
+                trait #missing {}
+            }
+        });
+        let types = match method {
+            true => quote!(::revad::adjoint::Derived),
+            false => TokenStream::new(),
+        };
+        out.extend(quote! {
+            #declare
+            #[allow(non_camel_case_types, dead_code, clippy::all)]
+            trait #fallback {
+                fn #fwd<#lifetime #(#args,)* S>(#receiver #(_: #args,)* _: S)
+                    -> ::revad::__private::StandInResult
+                #bound
+                {
+                    ::core::unreachable!()
+                }
+                fn #rev<#(#args,)* S, #(#sinks),*>(
+                    #receiver
+                    #(_: #args,)*
+                    _: ::revad::__private::StandInResult,
+                    _: S,
+                    #(_: #sinks),*
+                ) {
+                    ::core::unreachable!()
+                }
+            }
+            impl<T: ?::core::marker::Sized + #types> #fallback for T {}
+        });
+    }
+    out
 }
 
 /// The adjoint type of each enum the body matches on or builds, under a local name that a
@@ -429,7 +639,7 @@ pub(super) fn enum_aliases(body: &Body) -> TokenStream {
     quote!(#(#aliases)*)
 }
 
-fn callee_imports(body: &Body, check: bool) -> TokenStream {
+fn callee_imports(body: &Body, sig: &Signature, check: bool) -> TokenStream {
     if body.callees.is_empty() {
         return TokenStream::new();
     }
@@ -443,19 +653,26 @@ fn callee_imports(body: &Body, check: bool) -> TokenStream {
     if functions().next().is_none() {
         return TokenStream::new();
     }
-    let fallbacks = functions().map(|callee| {
-        let alias = &callee.alias;
-        let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
-        let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
-        let result = format_ident!("{}_result", alias);
-        quote!(::revad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
-    });
+    let results = stand_in_results(body, sig);
+    let fallbacks = body
+        .callees
+        .iter()
+        .zip(results)
+        .filter(|(c, _)| c.kind == crate::ir::CalleeKind::Function)
+        .map(|(callee, result)| match result {
+            Some(result) => stand_in(callee, &result),
+            // (The facade's macro writes the same items, returning `StandInResult`.)
+            None => {
+                let alias = &callee.alias;
+                let args = (0..callee.arity).map(|i| format_ident!("A{}", i));
+                let sinks = (0..callee.arity).map(|i| format_ident!("K{}", i));
+                let result = format_ident!("{}_result", alias);
+                quote!(::revad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
+            }
+        });
     let imports = functions().map(|callee| {
         let (path, alias) = (import_path(&callee.path), &callee.alias);
-        // The alias at the user's span, so the missing-derivative error points at the call.
-        let mut at_call = alias.clone();
-        at_call.set_span(callee.span);
-        let check = check.then(|| quote!(::revad::__private::require_derivative::<#at_call>();));
+        let check = check.then(|| require(callee, Needs::Reverse));
         quote! {
             #[allow(unused_imports)]
             use #path as #alias;
@@ -469,6 +686,175 @@ fn callee_imports(body: &Body, check: bool) -> TokenStream {
         #[allow(unused_imports)]
         use #module::*;
         #(#imports)*
+    }
+}
+
+/// The stand-in for the function `callee` when it has no derivative (the glob import that
+/// `use g as __callee0;` shadows when `g` has a marker), for a result the body uses as an
+/// array: the facade's `__callee_fallback!` with the result type `result` instead of
+/// `StandInResult`. Its companions accept anything and return `result`, so that the missing
+/// derivative (`require`) is the only error.
+///
+/// ```text
+/// pub struct __callee0 {}
+/// impl Returns for __callee0 { type Output = Vec<f64>; }
+/// impl __callee0 {
+///     pub fn fwd<A0, S>(_: A0, _: S) -> Vec<f64> { unreachable!() }
+///     pub fn rev<A0, S, K0>(_: A0, _: Vec<f64>, _: S, _: K0) { unreachable!() }
+///     // `cps`, `jvp`, `jvp_vec` alike
+/// }
+/// ```
+fn stand_in(callee: &crate::ir::Callee, result: &TokenStream) -> TokenStream {
+    let alias = &callee.alias;
+    let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
+    let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
+    quote! {
+        #[allow(non_camel_case_types, dead_code)]
+        pub struct #alias {}
+        impl ::revad::__private::Returns for #alias {
+            type Output = #result;
+        }
+        #[allow(dead_code, clippy::all)]
+        impl #alias {
+            pub fn fwd<#(#args,)* S>(#(_: #args,)* _: S) -> #result {
+                ::core::unreachable!()
+            }
+            pub fn rev<#(#args,)* S, #(#sinks),*>(#(_: #args,)* _: #result, _: S, #(_: #sinks),*) {
+                ::core::unreachable!()
+            }
+            pub fn cps<#(#args,)* S, #(#sinks,)* T, R>(
+                #(_: #args,)* _: S, #(_: #sinks,)*
+                _: &mut dyn FnMut(&::revad::__private::cps::NumR<T>) -> R,
+            ) -> R {
+                ::core::unreachable!()
+            }
+            pub fn jvp<#(#args,)* #(#sinks),*>(#(_: #args,)* #(_: #sinks),*) -> (#result, #result) {
+                ::core::unreachable!()
+            }
+            pub fn jvp_vec<#(#args,)* #(#sinks),*>(#(_: #args,)* #(_: #sinks),*) -> (#result, #result) {
+                ::core::unreachable!()
+            }
+        }
+    }
+}
+
+/// The result type of each callee's stand-in: `None` for `StandInResult`, which passes for a
+/// float of any type, or for a callee whose result the body uses as a float `Vec` or array,
+/// `Vec<f64>` (`Vec<f32>`), or `[f64; N]` where the body gives the type (`let w: [f64; 2] =
+/// g(..);`, or the function returns the result as its `[f64; 2]`), which pass for that (not in
+/// a function generic over its float type, whose `T` the stand-in's module cannot name).
+fn stand_in_results(body: &Body, sig: &Signature) -> Vec<Option<TokenStream>> {
+    let mut results = vec![None; body.callees.len()];
+    // A fixed-size array of `f64` or `f32` with a literal length, which the module can name.
+    let fixed = |ty: &syn::Type| match ty {
+        syn::Type::Array(array)
+            if crate::parse::float_of(&array.elem).is_some()
+                && matches!(&array.len, syn::Expr::Lit(_)) =>
+        {
+            Some(quote!(#array))
+        }
+        _ => None,
+    };
+    let returned = match (&body.output, &sig.ret) {
+        (crate::ir::Output::ArrayVar(v), RetTy::Array { elem, len }) => {
+            let elem = elem.ident();
+            syn::parse2::<syn::Type>(quote!([#elem; #len]))
+                .ok()
+                .and_then(|t| fixed(&t))
+                .map(|t| (*v, t))
+        }
+        _ => None,
+    };
+    crate::ir::visit::walk(&body.block, &mut |stmt, _| {
+        let crate::ir::StmtKind::Let {
+            var,
+            rhs: crate::ir::Rhs::Call(call),
+            ty,
+        } = &stmt.kind
+        else {
+            return;
+        };
+        let crate::ir::Ty::Array(info) = &body.vars[*var].ty else {
+            return;
+        };
+        let elem = match info.elem {
+            Some(crate::ir::FloatTy::F64) | None => quote!(f64),
+            Some(crate::ir::FloatTy::F32) => quote!(f32),
+            Some(crate::ir::FloatTy::Generic(_)) => return,
+        };
+        if info.agg {
+            return;
+        }
+        let written = ty
+            .as_ref()
+            .and_then(|t| syn::parse2::<syn::Type>(t.clone()).ok())
+            .and_then(|t| fixed(&t));
+        let returned = returned
+            .as_ref()
+            .filter(|(v, _)| v == var)
+            .map(|(_, t)| t.clone());
+        results[call.callee] = Some(
+            written
+                .or(returned)
+                .unwrap_or_else(|| quote!(::std::vec::Vec<#elem>)),
+        );
+    });
+    results
+}
+
+/// The derivative a caller needs of the functions it calls.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Needs {
+    /// Split companions (`#[reverse]`, `#[revad::derivative(vjp = ..)]`).
+    Reverse,
+    /// A forward companion (`#[revad::forward]`, `#[revad::derivative(jvp = ..)]`).
+    Forward,
+}
+
+/// The check that the function `callee` (imported as its alias) has the derivative `needs`:
+/// else one compile error at the call, whose message names the function and says how to give
+/// it one. The message is the callee's own, so it is a trait of the caller's, implemented by
+/// every function with the runtime's marker trait:
+///
+/// ```text
+/// {
+///     #[diagnostic::on_unimplemented(message = "`g` has no derivative: annotate it ..")]
+///     trait __Derivative {}
+///     impl<F: ?Sized + ::revad::__private::Differentiable> __Derivative for F {}
+///     fn __require<F: ?Sized + __Derivative>() {}
+///     __require::<__callee0>();        // at the user's `g`
+/// }
+/// ```
+pub(crate) fn require(callee: &crate::ir::Callee, needs: Needs) -> TokenStream {
+    let name = import_path(&callee.path).to_string().replace(' ', "");
+    let (marker, message, label, note) = match needs {
+        Needs::Reverse => (
+            quote!(::revad::__private::Differentiable),
+            messages::fill(messages::NO_DERIVATIVE, &name, ""),
+            "called with a differentiated argument",
+            "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function \
+             of another crate must be annotated in that crate",
+        ),
+        Needs::Forward => (
+            quote!(::revad::__private::ForwardDifferentiable),
+            messages::fill(messages::NO_FORWARD_DERIVATIVE, &name, ""),
+            "called from forward-mode code",
+            "a function with `#[revad::reverse]` takes `#[revad::forward]` beside it",
+        ),
+    };
+    let derivative = crate::ir::names::generated("Derivative");
+    let require = crate::ir::names::generated("require");
+    // The alias at the user's span, so the error points at the call.
+    let mut at_call = callee.alias.clone();
+    at_call.set_span(callee.span);
+    quote! {
+        {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            trait #derivative {}
+            impl<F: ?::core::marker::Sized + #marker> #derivative for F {}
+            fn #require<F: ?::core::marker::Sized + #derivative>() {}
+            #require::<#at_call>();
+        }
     }
 }
 

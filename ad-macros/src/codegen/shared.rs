@@ -113,11 +113,14 @@ pub(super) fn zero(t: FloatTy) -> TokenStream {
 }
 
 impl Emitter<'_> {
-    /// The tokens of an operand: a variable name or a constant as written.
+    /// The tokens of an operand: a variable name or a constant as written. A constant is
+    /// the user's tokens in an invisible group, which [`respan`] leaves where they are: an
+    /// error in them (an undefined name) is then the same as rustc's in the function itself,
+    /// and reported once.
     pub(super) fn op(&self, op: &Operand) -> TokenStream {
         match op {
             Operand::Var(v) => self.body.vars[*v].name.to_token_stream(),
-            Operand::Lit(tokens, _) => tokens.clone(),
+            Operand::Lit(tokens, _) => user_tokens(tokens.clone()),
         }
     }
 
@@ -1071,13 +1074,56 @@ pub(crate) fn return_span(func: &syn::ItemFn) -> Span {
     }
 }
 
+/// `tokens` at `span`, the span of the user's tokens, punctuation and brackets included (they
+/// resolve nothing), identifiers only located there (they keep their resolution): a type error
+/// in them is then reported like one in the user's tokens, and once with it.
+pub(super) fn at_user(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
+                TokenTree::Group(group)
+            }
+            TokenTree::Group(group) => {
+                let mut new =
+                    proc_macro2::Group::new(group.delimiter(), at_user(group.stream(), span));
+                new.set_span(span);
+                TokenTree::Group(new)
+            }
+            TokenTree::Punct(mut punct) => {
+                punct.set_span(span);
+                TokenTree::Punct(punct)
+            }
+            TokenTree::Literal(mut lit) => {
+                lit.set_span(span);
+                TokenTree::Literal(lit)
+            }
+            TokenTree::Ident(mut ident) => {
+                ident.set_span(ident.span().located_at(span));
+                TokenTree::Ident(ident)
+            }
+        })
+        .collect()
+}
+
+/// The user's `tokens` in an invisible group, which [`respan`] does not move.
+pub(super) fn user_tokens(tokens: TokenStream) -> TokenStream {
+    let group = proc_macro2::Group::new(proc_macro2::Delimiter::None, tokens);
+    proc_macro2::TokenTree::Group(group).into()
+}
+
 /// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
-/// hygiene) and takes the location.
+/// hygiene) and takes the location. The user's tokens in an invisible group (a constant as
+/// written, see [`user_tokens`], or a `macro_rules!` fragment) keep their own location.
 pub(super) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     use proc_macro2::TokenTree;
     tokens
         .into_iter()
         .map(|token| match token {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
+                TokenTree::Group(group)
+            }
             TokenTree::Group(group) => {
                 let stream = respan(group.stream(), span);
                 let mut new = proc_macro2::Group::new(group.delimiter(), stream);

@@ -704,6 +704,10 @@ pub(crate) struct Callee {
     pub arity: usize,
     /// How the companions are reached.
     pub kind: CalleeKind,
+    /// A function or method of the user's, called by its name (not a function argument's
+    /// `call`, not a rule of the runtime): one without companions gets a fallback whose use is
+    /// the error that says so (`codegen::method_fallbacks`).
+    pub user: bool,
 }
 
 /// How a callee's companions are named and called.

@@ -1,6 +1,7 @@
 //! `#[reverse]`, `#[reverse(wrt(a, b))]`.
 
 use proc_macro2::TokenStream;
+use syn::ext::IdentExt as _;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
 use syn::{Ident, Token};
@@ -65,7 +66,11 @@ impl Args {
                         cx.error(&list.path, "duplicate `wrt(...)` argument");
                         continue;
                     }
-                    match list.parse_args_with(Punctuated::<Ident, Token![,]>::parse_terminated) {
+                    // (`Ident::parse_any`: `self` names a method's receiver.)
+                    let names = Punctuated::<Ident, Token![,]>::parse_terminated_with;
+                    match list.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+                        names(input, Ident::parse_any)
+                    }) {
                         Ok(names) if names.is_empty() => cx.error(
                             list,
                             "`wrt()` names no parameter; list the parameters to differentiate, \
@@ -198,6 +203,14 @@ mod tests {
         assert_eq!(errors, 0);
         let names: Vec<String> = args.wrt.unwrap().iter().map(|i| i.to_string()).collect();
         assert_eq!(names, ["a", "c"]);
+    }
+
+    #[test]
+    fn wrt_names_the_receiver() {
+        let (args, errors) = parse(quote!(wrt(self, x)));
+        assert_eq!(errors, 0);
+        let names: Vec<String> = args.wrt.unwrap().iter().map(|i| i.to_string()).collect();
+        assert_eq!(names, ["self", "x"]);
     }
 
     #[test]

@@ -118,11 +118,7 @@ impl ParamKind {
 /// a reference is that of its target and does not depend on lifetimes: references inside the
 /// type get `'static` (a return type cannot elide them).
 pub(crate) fn adjoint_of(ty: &TokenStream) -> TokenStream {
-    let span = ty
-        .clone()
-        .into_iter()
-        .next()
-        .map_or_else(proc_macro2::Span::call_site, |t| t.span());
+    let span = type_span(ty);
     let ty = match syn::parse2::<Type>(ty.clone()) {
         Ok(mut parsed) => {
             StaticLifetimes.visit_type_mut(&mut parsed);
@@ -130,7 +126,43 @@ pub(crate) fn adjoint_of(ty: &TokenStream) -> TokenStream {
         }
         Err(_) => ty.clone(),
     };
-    quote::quote_spanned!(span=> <#ty as ::revad::Adjoint>::Adj)
+    // In an invisible group, which the generated code's respans leave at the type: every use
+    // is then the same obligation at the same span, and a type without an adjoint is one
+    // error (rustc reports each obligation once per span).
+    let adj = quote::quote_spanned!(span=> <#ty as ::revad::Adjoint>::Adj);
+    proc_macro2::TokenTree::Group(proc_macro2::Group::new(proc_macro2::Delimiter::None, adj)).into()
+}
+
+/// `<ty as ::revad::Adjoint>::NAME`, the function `name` of the adjoint of a user type, located
+/// at the type like [`adjoint_of`] (and, like it, in an invisible group that respans leave
+/// there): a type without an adjoint is the same error as in the signature, reported once.
+pub(crate) fn adjoint_fn(ty: &TokenStream, name: &str) -> TokenStream {
+    let span = type_span(ty);
+    let name = Ident::new(name, span);
+    let path = quote::quote_spanned!(span=> <#ty as ::revad::Adjoint>::#name);
+    proc_macro2::TokenTree::Group(proc_macro2::Group::new(proc_macro2::Delimiter::None, path))
+        .into()
+}
+
+/// Where errors about the user type `ty` (of an aggregate, without its references) are
+/// reported: its first token. Every use of the type's adjoint is located there, so that a
+/// type without an adjoint is one error.
+pub(crate) fn type_span(ty: &TokenStream) -> proc_macro2::Span {
+    ty.clone()
+        .into_iter()
+        .next()
+        .map_or_else(proc_macro2::Span::call_site, |t| t.span())
+}
+
+impl Param {
+    /// Where errors about this parameter's type are reported: for an aggregate, where those
+    /// about its adjoint are ([`type_span`]); else the type.
+    pub(crate) fn type_span(&self) -> proc_macro2::Span {
+        match &self.kind {
+            ParamKind::Aggregate { ty } => type_span(ty),
+            _ => syn::spanned::Spanned::span(&self.ty),
+        }
+    }
 }
 
 /// Gives every reference in a type the lifetime `'static` (see `adjoint_of`).
@@ -874,6 +906,11 @@ fn mark_active(
                     continue;
                 }
                 match params.iter_mut().find(|p| p.ident == *name) {
+                    None if name == "self" => cx.error(
+                        name,
+                        "`wrt` names `self`, but this function takes no `self`: `wrt(self)` \
+                         differentiates a method with respect to its receiver",
+                    ),
                     None => cx.error(
                         name,
                         format!("`wrt` names `{name}`, which is not a parameter"),

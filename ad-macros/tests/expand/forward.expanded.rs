@@ -302,7 +302,19 @@ fn smooth_jvp(
     use __callees::*;
     #[allow(unused_imports)]
     use helper as __callee4;
-    ::revad::__private::require_forward::<__callee4>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`helper` has no forward derivative: annotate it with `#[revad::forward]`, or give `#[revad::derivative]` a forward rule, `jvp = ...`",
+            label = "called from forward-mode code",
+            note = "a function with `#[revad::reverse]` takes `#[revad::forward]` beside it"
+        )]
+        trait __Derivative {}
+        impl<
+            F: ?::core::marker::Sized + ::revad::__private::ForwardDifferentiable,
+        > __Derivative for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee4>();
+    }
     let __ad_mut_out = out;
     let out = ::revad::__private::InOut::entry(&*__ad_mut_out);
     let __tan_out = ::revad::__private::InOut::entry(&*__ad_tref_out);

@@ -15,8 +15,9 @@ fn scale_into(x: &[f64], k: &f64, out: &mut [f64]) {
     unused_assignments,
     unreachable_code,
     clippy::too_many_arguments,
-    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+    clippy::type_complexity,
+    reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
 fn scale_into_vjp(
     x: &[f64],
@@ -62,6 +63,34 @@ fn scale_into_vjp(
     }
     ::revad::__private::add_assign(&mut __adj_out, &__adj_out_2);
     ((), (__adj_x, __adj_k, __adj_out))
+}
+#[diagnostic::on_unimplemented(
+    message = "`scale_into_grad` does not exist: `scale_into` returns `()`, not one float",
+    label = "use `scale_into_vjp`, or `scale_into_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `scale_into_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `scale_into_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait scale_into_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments,
+    clippy::type_complexity
+)]
+fn scale_into_grad<'__ad_check>(
+    x: &[f64],
+    k: &f64,
+    out: &mut [f64],
+) -> ((), (::std::vec::Vec<f64>, f64, ::std::vec::Vec<f64>))
+where
+    &'__ad_check (): scale_into_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -172,8 +201,9 @@ fn step(state: &mut [f64; 2], dt: f64) {
     unused_assignments,
     unreachable_code,
     clippy::too_many_arguments,
-    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+    clippy::type_complexity,
+    reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
 fn step_vjp(
     state: &mut [f64; 2],
@@ -223,6 +253,30 @@ fn step_vjp(
     __adj_state_2[0] += __adj_x;
     ::revad::__private::add_assign(&mut __adj_state, &__adj_state_2);
     ((), (__adj_state, __adj_dt))
+}
+#[diagnostic::on_unimplemented(
+    message = "`step_grad` does not exist: `step` returns `()`, not one float",
+    label = "use `step_vjp`, or `step_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `step_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `step_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait step_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments,
+    clippy::type_complexity
+)]
+fn step_grad<'__ad_check>(state: &mut [f64; 2], dt: f64) -> ((), ([f64; 2], f64))
+where
+    &'__ad_check (): step_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -335,8 +389,9 @@ fn simulate(state: &mut [f64; 2], dt: f64, n: usize) -> f64 {
     unused_assignments,
     unreachable_code,
     clippy::too_many_arguments,
-    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+    clippy::type_complexity,
+    reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
 fn simulate_vjp(
     state: &mut [f64; 2],
@@ -353,7 +408,18 @@ fn simulate_vjp(
     use __callees::*;
     #[allow(unused_imports)]
     use step as __callee0;
-    ::revad::__private::require_derivative::<__callee0>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`step` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee0>();
+    }
     let __ad_mut_state = state;
     let state = ::revad::__private::InOut::entry(&*__ad_mut_state);
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
@@ -393,7 +459,12 @@ fn simulate_vjp(
 
  Generated by `#[revad::reverse]`; the same as `simulate_vjp(.., 1.0)`.*/
 #[inline]
-#[allow(dead_code, reason = "generated next to the function; callers may use either")]
+#[allow(
+    dead_code,
+    clippy::type_complexity,
+    reason = "generated next to the function; callers may use either, and the gradient \
+                      is a tuple of adjoints"
+)]
 fn simulate_grad(state: &mut [f64; 2], dt: f64, n: usize) -> (f64, ([f64; 2], f64)) {
     let __seed_state = ::revad::__private::zeros_like(&*state);
     simulate_vjp(state, dt, n, 1.0_f64, __seed_state)
@@ -537,8 +608,9 @@ fn sincos(x: f64) -> (f64, f64) {
     unused_assignments,
     unreachable_code,
     clippy::too_many_arguments,
-    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+    clippy::type_complexity,
+    reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
 fn sincos_vjp(x: f64, __seed: (f64, f64)) -> ((f64, f64), f64) {
     let _ = sincos;
@@ -550,6 +622,30 @@ fn sincos_vjp(x: f64, __seed: (f64, f64)) -> ((f64, f64), f64) {
     __adj_x += __adj_t1 * ::revad::__private::rules::d_cos(x);
     __adj_x += __adj_t0 * ::revad::__private::rules::d_sin(x);
     ((__t0, __t1), __adj_x)
+}
+#[diagnostic::on_unimplemented(
+    message = "`sincos_grad` does not exist: `sincos` returns `(f64 , f64)`, not one float",
+    label = "use `sincos_vjp`, or `sincos_jacobian` with `#[revad::forward]`",
+    note = "a gradient is of a function that returns one float; for other outputs, `sincos_vjp(.., seed)` gives the vector-Jacobian product with a seed of the output's type, and with `#[revad::forward]` beside `#[revad::reverse]`, `sincos_jacobian` gives the Jacobian"
+)]
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+trait sincos_grad {}
+#[doc(hidden)]
+#[allow(
+    dead_code,
+    private_bounds,
+    unused_variables,
+    clippy::diverging_sub_expression,
+    clippy::extra_unused_lifetimes,
+    clippy::too_many_arguments,
+    clippy::type_complexity
+)]
+fn sincos_grad<'__ad_check>(x: f64) -> ((f64, f64), f64)
+where
+    &'__ad_check (): sincos_grad,
+{
+    ::core::unreachable!()
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
@@ -619,8 +715,9 @@ fn polar(x: f64, r: f64) -> f64 {
     unused_assignments,
     unreachable_code,
     clippy::too_many_arguments,
-    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+    clippy::type_complexity,
+    reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
 fn polar_vjp(x: f64, r: f64, __seed: f64) -> (f64, (f64, f64)) {
     let _ = polar;
@@ -631,7 +728,18 @@ fn polar_vjp(x: f64, r: f64, __seed: f64) -> (f64, (f64, f64)) {
     use __callees::*;
     #[allow(unused_imports)]
     use sincos as __callee0;
-    ::revad::__private::require_derivative::<__callee0>();
+    {
+        #[diagnostic::on_unimplemented(
+            message = "`sincos` has no derivative: annotate it with `#[revad::reverse]`, or give it `#[revad::derivative]`",
+            label = "called with a differentiated argument",
+            note = "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function of another crate must be annotated in that crate"
+        )]
+        trait __Derivative {}
+        impl<F: ?::core::marker::Sized + ::revad::__private::Differentiable> __Derivative
+        for F {}
+        fn __require<F: ?::core::marker::Sized + __Derivative>() {}
+        __require::<__callee0>();
+    }
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let __t1 = __callee0::fwd(x, &mut *__stack);
     let s = __t1.0;
@@ -656,7 +764,12 @@ fn polar_vjp(x: f64, r: f64, __seed: f64) -> (f64, (f64, f64)) {
 
  Generated by `#[revad::reverse]`; the same as `polar_vjp(.., 1.0)`.*/
 #[inline]
-#[allow(dead_code, reason = "generated next to the function; callers may use either")]
+#[allow(
+    dead_code,
+    clippy::type_complexity,
+    reason = "generated next to the function; callers may use either, and the gradient \
+                      is a tuple of adjoints"
+)]
 fn polar_grad(x: f64, r: f64) -> (f64, (f64, f64)) {
     polar_vjp(x, r, 1.0_f64)
 }

@@ -44,7 +44,7 @@ pub(super) fn emit_vjp(
     let stack_decl = fuse::uses_stack(body, plan, fused.as_ref())
         .then(|| quote!(let #stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
-    let callees = super::callees_prelude(body, true);
+    let callees = super::callees_prelude(body, sig, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
         let name = &body.vars[v].name;
         let zero = hoisted_zero(&body.vars[v].ty);
@@ -77,8 +77,9 @@ pub(super) fn emit_vjp(
             unused_assignments,
             unreachable_code,
             clippy::too_many_arguments,
-            reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      seed is one more parameter"
+            clippy::type_complexity,
+            reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
         )]
         #vis #signature {
             // `NAME` is the primal of this function: calling only the gradient uses it.
@@ -646,10 +647,14 @@ impl Emitter<'_> {
                     Shape::Like(p) => {
                         let name = &self.body.vars[*p].name;
                         let zeros = quote!(::revad::__private::zeros_like(&#name));
-                        // (A parameter's type without an adjoint is reported at the type.)
-                        match self.body.vars[*p].param {
-                            Some(i) if info.agg => {
-                                respan(zeros, syn::spanned::Spanned::span(&self.sig.params[i].ty))
+                        // A parameter's type without an adjoint is reported at the type, as in
+                        // the signature (one error): `<P as ::revad::Adjoint>::zero_adjoint(&p)`.
+                        let param = self.body.vars[*p].param.map(|i| &self.sig.params[i].kind);
+                        match param {
+                            Some(crate::parse::ParamKind::Aggregate { ty }) if info.agg => {
+                                let zero = crate::parse::adjoint_fn(ty, "zero_adjoint");
+                                let at = crate::parse::type_span(ty);
+                                super::shared::at_user(quote!(#zero(&#name)), at)
                             }
                             _ => zeros,
                         }

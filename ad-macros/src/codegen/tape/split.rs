@@ -53,7 +53,7 @@ pub(in crate::codegen) fn emit(
     let stack = stack();
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
-    let callees = super::super::callees_prelude(body, false);
+    let callees = super::super::callees_prelude(body, sig, false);
     let prologue = inout::prologue(sig, body);
     let rev_prologue = inout::rev_prologue(sig, body);
     let forward = e.fwd_block(&body.block);
@@ -87,8 +87,8 @@ pub(in crate::codegen) fn emit(
                 ParamKind::Scalar(_) => quote!(mut #sink: impl ::revad::__private::ScalarInOut<#t>),
                 ParamKind::Aggregate { ty } => {
                     let ty = crate::parse::adjoint_of(ty);
-                    let at = syn::spanned::Spanned::span(&param.ty);
-                    let reference = super::super::shared::respan(quote!(&mut #ty), at);
+                    let at = param.type_span();
+                    let reference = super::super::shared::at_user(quote!(&mut #ty), at);
                     quote!(#sink: #reference)
                 }
                 _ => quote!(mut #sink: impl ::revad::__private::ArrayInOut<#t>),
@@ -115,8 +115,8 @@ pub(in crate::codegen) fn emit(
             // The caller's adjoint, added into in place (`__adj_p.pos[0] += ..`).
             ParamKind::Aggregate { ty } => {
                 let ty = crate::parse::adjoint_of(ty);
-                let at = syn::spanned::Spanned::span(&param.ty);
-                let sink = super::super::shared::respan(quote!(&mut #ty), at);
+                let at = param.type_span();
+                let sink = super::super::shared::at_user(quote!(&mut #ty), at);
                 sinks.push(quote!(#adj: #sink));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),

@@ -30,6 +30,7 @@ impl Lowerer<'_> {
                 if let Some(label) = &block.label {
                     self.cx
                         .error(label, "labeled blocks are not supported by #[reverse]");
+                    self.block_labels.push(label.name.ident.to_string());
                 }
                 self.push_scope();
                 let tail = if want { Tail::Value } else { Tail::Discard };

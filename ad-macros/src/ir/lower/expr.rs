@@ -95,6 +95,12 @@ impl Lowerer<'_> {
 
     /// Reports an expression outside the supported subset, saying what to write instead.
     fn unsupported(&self, expr: &syn::Expr) {
+        // `?` in the function's own body (not in a closure): the function returns floats, so
+        // rustc rejects it there, at the `?`, with its own error.
+        if matches!(expr, syn::Expr::Try(_)) && self.closure_depth == 0 {
+            self.cx.rustc_reports();
+            return;
+        }
         let (node, msg): (&dyn ToTokens, String) = match expr {
             syn::Expr::Unsafe(u) => (
                 &u.unsafe_token,
@@ -529,10 +535,15 @@ impl Lowerer<'_> {
         match name.as_str() {
             "len" | "is_empty" => self.opaque_value(expr, Ty::Usize, out),
             n if rename_is_killing(n) => self.opaque_value(expr, Ty::Bool, out),
-            n if super::iter::CONSUMERS.contains(&n) => match self.lower_chain(call, out) {
-                Some(value) => value,
-                None => self.opaque_value(expr, Ty::Unknown, out),
-            },
+            n if super::iter::CONSUMERS.contains(&n) => {
+                // The shape `let ys: Vec<f64> = ..` gives is the chain's, not that of a call
+                // inside it (`.map(|v| g(*v))`).
+                self.result_shape = None;
+                match self.lower_chain(call, out) {
+                    Some(value) => value,
+                    None => self.opaque_value(expr, Ty::Unknown, out),
+                }
+            }
             "iter" | "into_iter" | "map" | "zip" | "enumerate" | "filter" | "copied" | "cloned"
                 if self.mentions_float(expr) =>
             {
@@ -769,7 +780,8 @@ impl Lowerer<'_> {
         // Errors about the callee point at its name (`square` in `helpers::square`).
         let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
         let args: Vec<&syn::Expr> = call.args.iter().collect();
-        self.lower_companion_call(path.to_token_stream(), kind, span, &args, path.span(), out)
+        let key = path.to_token_stream();
+        self.lower_companion_call(key, kind, true, span, &args, path.span(), out)
     }
 
     /// A function passed by name (`cube`, `m::cube`): a path that names no local, whose last
@@ -839,6 +851,7 @@ impl Lowerer<'_> {
         let value = self.lower_companion_call(
             key,
             crate::ir::CalleeKind::Associated,
+            false,
             ident.span(),
             &args,
             call.span(),
@@ -874,6 +887,7 @@ impl Lowerer<'_> {
         self.lower_companion_call(
             key,
             kind,
+            true,
             call.method.span(),
             &args,
             call.method.span(),
@@ -881,11 +895,14 @@ impl Lowerer<'_> {
         )
     }
 
-    /// A call through the split companions of the callee `key` (a path, or a method's name).
+    /// A call through the split companions of the callee `key` (a path, or a method's name);
+    /// `user` for a function or method of the user's (see `ir::Callee::user`).
+    #[allow(clippy::too_many_arguments)]
     fn lower_companion_call(
         &mut self,
         key: proc_macro2::TokenStream,
         kind: crate::ir::CalleeKind,
+        user: bool,
         span: proc_macro2::Span,
         call_args: &[&syn::Expr],
         at: proc_macro2::Span,
@@ -906,6 +923,7 @@ impl Lowerer<'_> {
                     alias,
                     arity: call_args.len(),
                     kind,
+                    user,
                 });
                 self.callees.len() - 1
             }

@@ -221,7 +221,8 @@ impl Lowerer<'_> {
             .loops
             .iter()
             .rposition(|l| l.label.as_deref() == Some(name.as_str()));
-        if depth.is_none() {
+        // (A labeled block is rejected where it is.)
+        if depth.is_none() && !self.block_labels.contains(&name) {
             self.cx.error(
                 label,
                 format!(

@@ -185,6 +185,7 @@ impl Lowerer<'_> {
                     alias,
                     arity: args.len(),
                     kind: CalleeKind::Associated,
+                    user: false,
                 });
                 self.callees.len() - 1
             }

@@ -188,6 +188,9 @@ struct Lowerer<'a> {
     enums: Vec<crate::ir::EnumAlias>,
     /// The closures passed to functions, lifted (see `hoist`).
     hoisted: Vec<crate::ir::Hoisted>,
+    /// The labels of labeled blocks, which are rejected: a `break` to one is not another
+    /// error.
+    block_labels: Vec<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -220,6 +223,7 @@ impl<'a> Lowerer<'a> {
             for_bindings: Vec::new(),
             closure_depth: 0,
             hoisted: Vec::new(),
+            block_labels: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {

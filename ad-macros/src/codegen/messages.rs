@@ -1,0 +1,30 @@
+//! The messages of the `#[diagnostic::on_unimplemented]` traits that generated code declares
+//! itself, because they name the user's item: `{name}` stands for it (a function or method as
+//! the user wrote it), filled in by [`fill`]. Like the runtime's own messages, they are the
+//! errors the macro reports on purpose (`tests/robustness` reads the templates of this file).
+
+/// A call of a function without a derivative, from `#[reverse]` code (`codegen::require`).
+pub(crate) const NO_DERIVATIVE: &str = "`{name}` has no derivative: annotate it with \
+     `#[revad::reverse]`, or give it `#[revad::derivative]`";
+
+/// A call of a function without a forward derivative, from `#[revad::forward]` code.
+pub(crate) const NO_FORWARD_DERIVATIVE: &str = "`{name}` has no forward derivative: annotate \
+     it with `#[revad::forward]`, or give `#[revad::derivative]` a forward rule, `jvp = ...`";
+
+/// A call of a method or an associated function without a derivative
+/// (`codegen::method_fallbacks`): `#[revad::derivative]` does not take methods.
+pub(crate) const NO_METHOD_DERIVATIVE: &str =
+    "`{name}` has no derivative: annotate it with `#[revad::reverse]`";
+
+/// A call of `NAME_grad` of a function that does not return one float (`codegen::no_grad`).
+pub(crate) const NO_GRAD: &str = "`{name}_grad` does not exist: `{name}` returns `{ret}`, \
+     not one float";
+
+/// `template` with `{name}` (and `{ret}`) replaced, and the braces of the values escaped for
+/// `on_unimplemented`, which reads `{..}` as a parameter.
+pub(crate) fn fill(template: &str, name: &str, ret: &str) -> String {
+    let escape = |s: &str| s.replace('{', "{{").replace('}', "}}");
+    template
+        .replace("{name}", &escape(name))
+        .replace("{ret}", &escape(ret))
+}
