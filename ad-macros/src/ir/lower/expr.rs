@@ -2113,8 +2113,7 @@ const ASSOCIATED_CALL: &str = "#[reverse] cannot differentiate calls of trait me
 /// The error for a float method that is not in the rule table.
 fn not_an_intrinsic(name: &str) -> String {
     let instead = match name {
-        "to_degrees" => " (for `x.to_degrees()` write `x * (180.0 / PI)`)",
-        "to_radians" => " (for `x.to_radians()` write `x * (PI / 180.0)`)",
+        "fract" => " (write `x - x.trunc()`, which is how `fract` is computed)",
         "sin_cos" => " (call `sin` and `cos`)",
         "copysign" => " (multiply by a sign instead)",
         _ => "",
