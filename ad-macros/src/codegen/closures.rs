@@ -300,7 +300,7 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
 
 /// `tokens` located at `span` (the hidden items' errors point at the closure).
 fn quote_spanned_at(span: Span, tokens: TokenStream) -> TokenStream {
-    super::shared::respan(tokens, span)
+    super::tokens::respan(tokens, span)
 }
 
 /// The call of `call`'s callee (by `emit`, given the arguments as the callee takes them)

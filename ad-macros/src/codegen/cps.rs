@@ -108,7 +108,7 @@ pub(super) fn emit_vjp(
     );
     let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells();
-    let at_ret = super::shared::return_span(func);
+    let at_ret = super::tokens::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
     let function = format!("{}_vjp", func.sig.ident);
     let seed =
@@ -120,12 +120,12 @@ pub(super) fn emit_vjp(
     let mut reads = output_vars(&body.output);
     reads.extend(body.writebacks.iter().map(|w| w.var));
     let tail = Tail {
-        tokens: super::shared::respan(quote!(#store_finals #seed #seed_outputs #output), at_ret),
+        tokens: super::tokens::respan(quote!(#store_finals #seed #seed_outputs #output), at_ret),
         reads,
         extra: Vec::new(),
     };
     let run = c.stmts(&body.block.stmts, &tail);
-    let gradient = super::shared::respan(c.gradient(), at_ret);
+    let gradient = super::tokens::respan(c.gradient(), at_ret);
     let items = c.items.borrow();
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
@@ -319,14 +319,14 @@ pub(super) fn companion(
     let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells_from_sinks();
     let k = format_ident!("__ad_k", span = Span::mixed_site());
-    let at_ret = super::shared::return_span(func);
+    let at_ret = super::tokens::return_span(func);
     // The continuation gets a cell of the output's own; its adjoint is the seed.
     let o = format_ident!("__ad_o", span = Span::mixed_site());
     let seed =
         c.e.seed_output(&body.output, quote!(#o.adjoint()), &sig.ret, "");
     let value = c.e.output_value(&body.output);
     let tail = Tail {
-        tokens: super::shared::respan(
+        tokens: super::tokens::respan(
             quote! {
                 let #o = &::revad::__private::cps::NumR::single(#value);
                 let __ad_r = #k(#o);
@@ -586,7 +586,7 @@ impl Cps<'_> {
                 let name = self.name(i);
                 if !self.active(i) || self.e.plan.adj[i] == AdjDecl::None {
                     return match &p.kind {
-                        ParamKind::Scalar(t) => super::shared::zero(*t),
+                        ParamKind::Scalar(t) => super::tokens::zero(*t),
                         _ => quote!(::revad::__private::zeros_like(&#name)),
                     };
                 }
@@ -630,19 +630,19 @@ impl Cps<'_> {
                     forward.extend(fwd);
                     // Located at the user's statement, as the tape's reverse sweep is: a type
                     // error in the user's operands shows there, not at the attribute.
-                    backs.push(super::shared::respan(back, stmt.span));
+                    backs.push(super::tokens::respan(back, stmt.span));
                     i += 1;
                 }
                 StmtKind::IndexAssign { .. } => {
                     let (fwd, back) = self.index_assign(stmt);
                     forward.extend(fwd);
-                    backs.push(super::shared::respan(back, stmt.span));
+                    backs.push(super::tokens::respan(back, stmt.span));
                     i += 1;
                 }
                 StmtKind::VecOp { vec, op } => {
                     let (fwd, back) = self.vec_op(*vec, op, stmt.span);
                     forward.extend(fwd);
-                    backs.push(super::shared::respan(back, stmt.span));
+                    backs.push(super::tokens::respan(back, stmt.span));
                     i += 1;
                 }
                 _ => break,
@@ -717,7 +717,7 @@ impl Cps<'_> {
             None => self.e.constant_type(var, rhs),
         };
         let mutability = v.mutable.then(|| quote!(mut));
-        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
+        let binding = super::tokens::respan(quote!(let #mutability #name #annotation =), span);
         if !self.active(var) {
             let rhs = self.e.fwd_rhs(var, rhs, span);
             return (quote!(#binding #rhs;), TokenStream::new());
@@ -888,12 +888,12 @@ impl Cps<'_> {
             None => quote!(: #t),
         };
         let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
-        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
+        let binding = super::tokens::respan(quote!(let #mutability #name #annotation =), span);
         let new_cell = self.new_cell(var, quote!(#name));
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&carried.vars);
         // At the user's call: a mismatch with the callee's parameters shows there.
-        let invoke = super::shared::respan(
+        let invoke = super::tokens::respan(
             quote! {
                 #alias::cps(
                     #(#args,)* #stack, #(#sinks,)*
@@ -1049,7 +1049,7 @@ impl Cps<'_> {
             None => self.e.float_annotation(var),
         };
         let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
-        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
+        let binding = super::tokens::respan(quote!(let #mutability #name #annotation =), span);
         // The result's cells, or for a tuple, its parts (the `let`s that follow the call).
         let mut result_cells = TokenStream::new();
         let (seed, after) = if call.parts.is_empty() {
@@ -1069,7 +1069,7 @@ impl Cps<'_> {
         };
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&self.written_arrays(after));
-        let call_tokens = super::shared::respan(
+        let call_tokens = super::tokens::respan(
             quote!(#alias::fwd(#(#fwd_args,)* &mut __ad_st)),
             callee.span,
         );
@@ -1174,7 +1174,7 @@ impl Cps<'_> {
             AssignOp::Add => quote!(+=),
             AssignOp::Sub => quote!(-=),
         };
-        let primal = super::shared::respan(quote!(#name #index #token #value_tokens;), stmt.span);
+        let primal = super::tokens::respan(quote!(#name #index #token #value_tokens;), stmt.span);
         if !self.active(*array) {
             return (primal, TokenStream::new());
         }
@@ -1217,7 +1217,7 @@ impl Cps<'_> {
         };
         let annotation = self.e.float_annotation(var);
         let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
-        let primal = super::shared::respan(quote!(let #mutability #name #annotation = #rhs;), span);
+        let primal = super::tokens::respan(quote!(let #mutability #name #annotation = #rhs;), span);
         let rest = self.stmts(after, tail);
         if !self.active(var) || (op == AssignOp::Set && value.var() == Some(var)) {
             return quote!(#primal #rest);
@@ -1242,7 +1242,7 @@ impl Cps<'_> {
         } else {
             back.extend(self.e.contrib(value, adj, op == AssignOp::Sub));
         }
-        let back = super::shared::respan(back, span);
+        let back = super::tokens::respan(back, span);
         let old_decl = (op != AssignOp::Set).then(|| quote!(let #old = #c;));
         let new_cell = self.new_cell(var, quote!(#name));
         let rebind = self.rebind_cells(&self.written_arrays(after));
@@ -1615,7 +1615,7 @@ impl Cps<'_> {
     /// contributions of the new elements' cells (back).
     fn vec_op(&self, vec: VarId, op: &crate::ir::VecOp, span: Span) -> (TokenStream, TokenStream) {
         use crate::ir::VecOp;
-        let primal = super::shared::respan(self.e.fwd_vec_op(vec, op), span);
+        let primal = super::tokens::respan(self.e.fwd_vec_op(vec, op), span);
         if !self.active(vec) {
             return (primal, TokenStream::new());
         }
@@ -1708,7 +1708,7 @@ impl Cps<'_> {
             None => self.e.float_annotation(var),
         };
         let mutability = self.e.body.vars[var].mutable.then(|| quote!(mut));
-        let binding = super::shared::respan(quote!(let #mutability #name #annotation =), span);
+        let binding = super::tokens::respan(quote!(let #mutability #name #annotation =), span);
         let primal = self.e.fwd_rhs(var, rhs, span);
         let c = cell_of(vec);
         let e = fresh("ge", self.next());

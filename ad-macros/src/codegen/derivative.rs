@@ -42,7 +42,7 @@ pub(crate) fn emit(
     let grad = crate::ir::names::generated("grad");
     let vjp_name = format_ident!("{}_vjp", name, span = name.span());
     let grad_name = format_ident!("{}_grad", name, span = name.span());
-    let one = super::shared::one(*float);
+    let one = super::tokens::one(*float);
     // The pullback's result, checked against the adjoints it must return: a wrong type is one
     // error at the pullback's name, which says what it must return.
     let pullback = quote_spanned! {vjp.span()=>

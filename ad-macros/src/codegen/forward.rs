@@ -24,8 +24,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use super::linear::Scaling;
-use super::shared::{respan, return_span, Emitter};
+use super::shared::Emitter;
 use super::tape::assign_token;
+use super::tokens::{respan, return_span};
 use crate::ir::{
     AssignOp, Block, Body, LitKind, Operand, Output, Rhs, Shrink, Stmt, StmtKind, Ty, VarId, VecOp,
 };
@@ -234,7 +235,7 @@ fn signature(
     let ident = &func.sig.ident;
     let n = if lanes { "_vec" } else { "" };
     let name = match (companion, sig.in_impl) {
-        (true, true) => super::shared::companion_ident(ident, &format!("jvp{n}")),
+        (true, true) => super::tokens::companion_ident(ident, &format!("jvp{n}")),
         (true, false) => format_ident!("jvp{}", n),
         (false, _) => format_ident!("{}_jvp{}", ident, n, span = ident.span()),
     };
@@ -318,7 +319,7 @@ impl Tangents<'_> {
                 let (t, n) = (t.ident(), lanes_param());
                 quote!(<::revad::Lanes<#t, #n> as ::core::default::Default>::default())
             }
-            false => super::shared::zero(t),
+            false => super::tokens::zero(t),
         }
     }
 
@@ -881,13 +882,13 @@ impl Tangents<'_> {
                 };
                 let which = if self.lanes { "jvp_vec" } else { "jvp" };
                 if let Some(last) = path.segments.last_mut() {
-                    last.ident = super::shared::companion_ident(&last.ident, which);
+                    last.ident = super::tokens::companion_ident(&last.ident, which);
                 }
                 quote!(#path(#(#args),*))
             }
             CalleeKind::Method(name) => {
                 let which = if self.lanes { "jvp_vec" } else { "jvp" };
-                let method = super::shared::companion_ident(name, which);
+                let method = super::tokens::companion_ident(name, which);
                 let Some((receiver, rest)) = args.split_first() else {
                     return TokenStream::new();
                 };

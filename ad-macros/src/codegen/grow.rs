@@ -143,7 +143,7 @@ impl Emitter<'_> {
             let a = &self.adj[var];
             quote!(#a)
         } else {
-            super::shared::zero(self.float_of(v))
+            super::tokens::zero(self.float_of(v))
         };
         Some(match index {
             None => quote!(#adj.push(#element);),

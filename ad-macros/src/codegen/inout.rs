@@ -107,7 +107,7 @@ pub(super) fn cps_write_backs(sig: &Signature, body: &Body) -> [TokenStream; 3] 
 /// The end of a forward sweep for callers (`NAME::fwd`): the write-backs, then the values on
 /// entry pushed for `NAME::rev`, which pops them (`rev_prologue`) instead of taking them.
 pub(super) fn fwd_epilogue(sig: &Signature, body: &Body) -> TokenStream {
-    let stack = super::shared::stack();
+    let stack = super::tokens::stack();
     let pushes = sig.outputs().map(|(i, p)| {
         let name = &body.vars[i].name;
         match &p.kind {
@@ -123,7 +123,7 @@ pub(super) fn fwd_epilogue(sig: &Signature, body: &Body) -> TokenStream {
 /// The start of `NAME::rev`: the values on entry of the `&mut` parameters, popped (last
 /// first), and the `&f64` parameters' values.
 pub(super) fn rev_prologue(sig: &Signature, body: &Body) -> TokenStream {
-    let stack = super::shared::stack();
+    let stack = super::tokens::stack();
     let pops = sig
         .outputs()
         .collect::<Vec<_>>()
@@ -247,7 +247,7 @@ impl Emitter<'_> {
                     quote!(::revad::__private::ScalarInOut::set(&mut #sink, #adj);)
                 }
                 (ParamKind::Scalar(t), false) => {
-                    let zero = super::shared::zero(*t);
+                    let zero = super::tokens::zero(*t);
                     quote!(::revad::__private::ScalarInOut::set(&mut #sink, #zero);)
                 }
                 (_, true) => quote!(::revad::__private::ArrayInOut::set(&mut #sink, &#adj[..]);),

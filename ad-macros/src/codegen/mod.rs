@@ -42,7 +42,7 @@ pub(crate) mod tape;
 mod tokens;
 
 pub(crate) use crate::parse::Backend;
-pub(crate) use shared::return_span;
+pub(crate) use tokens::return_span;
 
 /// The items generated for `func`: `plan` for `NAME_vjp`, `split` for the companions.
 pub(crate) fn emit(
@@ -180,7 +180,7 @@ fn result_type(sig: &Signature, ret: &TokenStream, grad: &TokenStream) -> TokenS
         .iter()
         .find(|p| p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }));
     match aggregate {
-        Some(p) => shared::at_user(tuple, p.type_span()),
+        Some(p) => tokens::at_user(tuple, p.type_span()),
         None => tuple,
     }
 }
@@ -260,7 +260,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
     };
     let grad = sig.gradient_type();
     let result = result_type(sig, &ret, &grad);
-    let one = shared::one(*float);
+    let one = tokens::one(*float);
     let doc = grad_doc(func, sig);
     let inherited = inherited_attrs(func);
     let (allow, body) = if stub {
@@ -286,7 +286,7 @@ fn emit_grad(func: &syn::ItemFn, sig: &Signature, stub: bool) -> TokenStream {
                 match sig.params.iter().find(|p| {
                     p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. })
                 }) {
-                    Some(p) => shared::at_user(call, p.type_span()),
+                    Some(p) => tokens::at_user(call, p.type_span()),
                     None => call,
                 };
             quote! {
@@ -553,8 +553,8 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             false => format_ident!("__ad_assoc_{}", name, span = mixed),
         };
         let missing = format_ident!("__ad_no_derivative_{}", name, span = mixed);
-        let fwd = shared::companion_ident(&name, "fwd");
-        let rev = shared::companion_ident(&name, "rev");
+        let fwd = tokens::companion_ident(&name, "fwd");
+        let rev = tokens::companion_ident(&name, "rev");
         // A method's receiver is `&self`; the other arguments, and a sink for each argument.
         let (receiver, first) = match method {
             true => (Some(quote!(&self,)), 1),

@@ -19,6 +19,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 use super::linear::Scaling;
+use super::tokens::{companion_ident, respan, stack, user_tokens, zero};
 use crate::ir::linear::Scale;
 use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{BinOp, Body, FloatTy, Operand, Output, Rhs, Ty, VarId};
@@ -85,31 +86,6 @@ pub(super) fn derived_names(body: &Body, prefix: &str) -> Vec<syn::Ident> {
             syn::Ident::new(&candidate, Span::mixed_site())
         })
         .collect()
-}
-
-/// The literal `1.0_f64` (or `_f32`, or `<T as ::revad::Float>::ONE`): the seed of `NAME_grad`.
-pub(super) fn one(t: FloatTy) -> TokenStream {
-    let lit = match t {
-        FloatTy::F64 => "1.0_f64",
-        FloatTy::F32 => "1.0_f32",
-        FloatTy::Generic(_) => return super::tokens::constant(t, "ONE"),
-    };
-    syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
-}
-
-/// `__stack`, a `&mut ValueStack` in every generated function.
-pub(super) fn stack() -> syn::Ident {
-    crate::ir::names::generated("stack")
-}
-
-/// The literal `0.0_f64` (or `_f32`, or `<T as ::revad::Float>::ZERO`).
-pub(super) fn zero(t: FloatTy) -> TokenStream {
-    let lit = match t {
-        FloatTy::F64 => "0.0_f64",
-        FloatTy::F32 => "0.0_f32",
-        FloatTy::Generic(_) => return super::tokens::constant(t, "ZERO"),
-    };
-    syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
 
 impl Emitter<'_> {
@@ -1058,90 +1034,4 @@ impl Emitter<'_> {
             _ => quote!(::revad::__private::Discard),
         }
     }
-}
-
-/// The name of a method's or associated function's companion `which` (`fwd`, `rev`, `cps`):
-/// `__ad_fwd_energy`.
-pub(crate) fn companion_ident(name: &syn::Ident, which: &str) -> syn::Ident {
-    format_ident!("__ad_{}_{}", which, name, span = name.span())
-}
-
-/// Where the function's return type is written (its name when it has none).
-pub(crate) fn return_span(func: &syn::ItemFn) -> Span {
-    match &func.sig.output {
-        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
-        syn::ReturnType::Default => func.sig.ident.span(),
-    }
-}
-
-/// `tokens` at `span`, the span of the user's tokens, punctuation and brackets included (they
-/// resolve nothing), identifiers only located there (they keep their resolution): a type error
-/// in them is then reported like one in the user's tokens, and once with it.
-pub(super) fn at_user(tokens: TokenStream, span: Span) -> TokenStream {
-    use proc_macro2::TokenTree;
-    tokens
-        .into_iter()
-        .map(|token| match token {
-            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
-                TokenTree::Group(group)
-            }
-            TokenTree::Group(group) => {
-                let mut new =
-                    proc_macro2::Group::new(group.delimiter(), at_user(group.stream(), span));
-                new.set_span(span);
-                TokenTree::Group(new)
-            }
-            TokenTree::Punct(mut punct) => {
-                punct.set_span(span);
-                TokenTree::Punct(punct)
-            }
-            TokenTree::Literal(mut lit) => {
-                lit.set_span(span);
-                TokenTree::Literal(lit)
-            }
-            TokenTree::Ident(mut ident) => {
-                ident.set_span(ident.span().located_at(span));
-                TokenTree::Ident(ident)
-            }
-        })
-        .collect()
-}
-
-/// The user's `tokens` in an invisible group, which [`respan`] does not move.
-pub(super) fn user_tokens(tokens: TokenStream) -> TokenStream {
-    let group = proc_macro2::Group::new(proc_macro2::Delimiter::None, tokens);
-    proc_macro2::TokenTree::Group(group).into()
-}
-
-/// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
-/// hygiene) and takes the location. The user's tokens in an invisible group (a constant as
-/// written, see [`user_tokens`], or a `macro_rules!` fragment) keep their own location.
-pub(super) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
-    use proc_macro2::TokenTree;
-    tokens
-        .into_iter()
-        .map(|token| match token {
-            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
-                TokenTree::Group(group)
-            }
-            TokenTree::Group(group) => {
-                let stream = respan(group.stream(), span);
-                let mut new = proc_macro2::Group::new(group.delimiter(), stream);
-                new.set_span(group.span().located_at(span));
-                TokenTree::Group(new)
-            }
-            TokenTree::Punct(mut punct) => {
-                punct.set_span(punct.span().located_at(span));
-                TokenTree::Punct(punct)
-            }
-            TokenTree::Literal(mut lit) => {
-                lit.set_span(lit.span().located_at(span));
-                TokenTree::Literal(lit)
-            }
-            TokenTree::Ident(mut ident) => {
-                ident.set_span(ident.span().located_at(span));
-                TokenTree::Ident(ident)
-            }
-        })
-        .collect()
 }

@@ -1,10 +1,11 @@
 //! Tokens every backend writes alike: the names of generated values (`__ad_c3`, the adjoint
-//! cell of variable 3 under CPS, which the tape's companions also pass), and the constants
-//! of a float type (`0.0`, `<T as ::revad::Float>::ZERO`). A leaf of `codegen`: it imports
-//! nothing of it, so every backend and the common layer can use it.
+//! cell of variable 3 under CPS, which the tape's companions also pass; `__stack`; the
+//! companions of methods), the constants of a float type (`0.0`, `<T as ::revad::Float>::ZERO`),
+//! and spans (generated tokens placed at the user's construct). A leaf of `codegen`: it
+//! imports nothing of it, so every backend and the common layer can use it.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, ToTokens};
 
 use crate::ir::{FloatTy, VarId};
 
@@ -27,4 +28,115 @@ pub(crate) fn constant(t: FloatTy, name: &str) -> TokenStream {
     let t = t.qualifier();
     let name = syn::Ident::new(name, Span::call_site());
     quote!(#t::#name)
+}
+
+/// The literal `1.0_f64` (or `_f32`, or `<T as ::revad::Float>::ONE`): the seed of `NAME_grad`.
+pub(crate) fn one(t: FloatTy) -> TokenStream {
+    let lit = match t {
+        FloatTy::F64 => "1.0_f64",
+        FloatTy::F32 => "1.0_f32",
+        FloatTy::Generic(_) => return constant(t, "ONE"),
+    };
+    syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
+}
+
+/// `__stack`, a `&mut ValueStack` in every generated function.
+pub(crate) fn stack() -> syn::Ident {
+    crate::ir::names::generated("stack")
+}
+
+/// The literal `0.0_f64` (or `_f32`, or `<T as ::revad::Float>::ZERO`).
+pub(crate) fn zero(t: FloatTy) -> TokenStream {
+    let lit = match t {
+        FloatTy::F64 => "0.0_f64",
+        FloatTy::F32 => "0.0_f32",
+        FloatTy::Generic(_) => return constant(t, "ZERO"),
+    };
+    syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
+}
+
+/// The name of a method's or associated function's companion `which` (`fwd`, `rev`, `cps`):
+/// `__ad_fwd_energy`.
+pub(crate) fn companion_ident(name: &syn::Ident, which: &str) -> syn::Ident {
+    format_ident!("__ad_{}_{}", which, name, span = name.span())
+}
+
+/// Where the function's return type is written (its name when it has none).
+pub(crate) fn return_span(func: &syn::ItemFn) -> Span {
+    match &func.sig.output {
+        syn::ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+        syn::ReturnType::Default => func.sig.ident.span(),
+    }
+}
+
+/// `tokens` at `span`, the span of the user's tokens, punctuation and brackets included (they
+/// resolve nothing), identifiers only located there (they keep their resolution): a type error
+/// in them is then reported like one in the user's tokens, and once with it.
+pub(crate) fn at_user(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
+                TokenTree::Group(group)
+            }
+            TokenTree::Group(group) => {
+                let mut new =
+                    proc_macro2::Group::new(group.delimiter(), at_user(group.stream(), span));
+                new.set_span(span);
+                TokenTree::Group(new)
+            }
+            TokenTree::Punct(mut punct) => {
+                punct.set_span(span);
+                TokenTree::Punct(punct)
+            }
+            TokenTree::Literal(mut lit) => {
+                lit.set_span(span);
+                TokenTree::Literal(lit)
+            }
+            TokenTree::Ident(mut ident) => {
+                ident.set_span(ident.span().located_at(span));
+                TokenTree::Ident(ident)
+            }
+        })
+        .collect()
+}
+
+/// The user's `tokens` in an invisible group, which [`respan`] does not move.
+pub(crate) fn user_tokens(tokens: TokenStream) -> TokenStream {
+    let group = proc_macro2::Group::new(proc_macro2::Delimiter::None, tokens);
+    proc_macro2::TokenTree::Group(group).into()
+}
+
+/// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
+/// hygiene) and takes the location. The user's tokens in an invisible group (a constant as
+/// written, see [`user_tokens`], or a `macro_rules!` fragment) keep their own location.
+pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    use proc_macro2::TokenTree;
+    tokens
+        .into_iter()
+        .map(|token| match token {
+            TokenTree::Group(group) if group.delimiter() == proc_macro2::Delimiter::None => {
+                TokenTree::Group(group)
+            }
+            TokenTree::Group(group) => {
+                let stream = respan(group.stream(), span);
+                let mut new = proc_macro2::Group::new(group.delimiter(), stream);
+                new.set_span(group.span().located_at(span));
+                TokenTree::Group(new)
+            }
+            TokenTree::Punct(mut punct) => {
+                punct.set_span(punct.span().located_at(span));
+                TokenTree::Punct(punct)
+            }
+            TokenTree::Literal(mut lit) => {
+                lit.set_span(lit.span().located_at(span));
+                TokenTree::Literal(lit)
+            }
+            TokenTree::Ident(mut ident) => {
+                ident.set_span(ident.span().located_at(span));
+                TokenTree::Ident(ident)
+            }
+        })
+        .collect()
 }

@@ -21,7 +21,8 @@ pub(super) mod split;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 
-use super::shared::{respan, return_span, Emitter};
+use super::shared::Emitter;
+use super::tokens::{respan, return_span};
 use crate::ir::plan::{self as plan, AdjDecl, LoopPlan, Plan, Restore};
 use crate::ir::{
     AssignOp, Block, Body, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
@@ -96,7 +97,7 @@ pub(super) fn emit_vjp(
     }
 }
 
-use super::shared::stack;
+use super::tokens::stack;
 
 fn seed_ident() -> syn::Ident {
     crate::ir::names::generated("seed")
@@ -110,10 +111,10 @@ fn hoisted_zero(ty: &Ty) -> TokenStream {
             shape: Shape::Fixed(n),
             agg: false,
         }) => {
-            let zero = super::shared::zero(*t);
+            let zero = super::tokens::zero(*t);
             quote!([#zero; #n])
         }
-        Ty::Float(Some(t)) => super::shared::zero(*t),
+        Ty::Float(Some(t)) => super::tokens::zero(*t),
         Ty::Usize => quote!(0usize),
         Ty::I32 => quote!(0i32),
         Ty::Bool => quote!(false),
@@ -334,7 +335,7 @@ impl Emitter<'_> {
         let late = self.adjoint_decls(block, |v| scaled.late.contains(&v));
         let adj = &self.adj[scaled.accumulator];
         let float = self.float_of(scaled.accumulator);
-        let (one, zero) = (super::shared::one(float), super::shared::zero(float));
+        let (one, zero) = (super::tokens::one(float), super::tokens::zero(float));
         // The loop's reverse adds into adjoints of its own for the variables it shares with
         // the statements after it.
         let mut adjoints = self.adj.clone();
@@ -637,7 +638,7 @@ impl Emitter<'_> {
         let var = &self.body.vars[v];
         match &var.ty {
             Ty::Array(info) => {
-                let zero = super::shared::zero(info.elem.unwrap_or(crate::ir::FloatTy::F64));
+                let zero = super::tokens::zero(info.elem.unwrap_or(crate::ir::FloatTy::F64));
                 match &info.shape {
                     Shape::Fixed(n) => quote!([#zero; #n]),
                     Shape::Len(n) => {
@@ -654,7 +655,7 @@ impl Emitter<'_> {
                             Some(crate::parse::ParamKind::Aggregate { ty }) if info.agg => {
                                 let zero = crate::parse::adjoint_fn(ty, "zero_adjoint");
                                 let at = crate::parse::type_span(ty);
-                                super::shared::at_user(quote!(#zero(&#name)), at)
+                                super::tokens::at_user(quote!(#zero(&#name)), at)
                             }
                             _ => zeros,
                         }
@@ -666,7 +667,7 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Ty::Float(Some(t)) => super::shared::zero(*t),
+            Ty::Float(Some(t)) => super::tokens::zero(*t),
             _ => super::tokens::zero_untyped(self.sig.default_float),
         }
     }
@@ -895,7 +896,7 @@ impl Emitter<'_> {
                 } else {
                     let name = &var.name;
                     match &p.kind {
-                        ParamKind::Scalar(t) => super::shared::zero(*t),
+                        ParamKind::Scalar(t) => super::tokens::zero(*t),
                         _ => quote!(::revad::__private::zeros_like(&#name)),
                     }
                 }

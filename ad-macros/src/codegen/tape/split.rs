@@ -27,7 +27,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::super::inout;
-use super::super::shared::{stack, Emitter};
+use super::super::shared::Emitter;
+use super::super::tokens::stack;
 use crate::ir::plan::Plan;
 use crate::ir::Body;
 use crate::parse::{ParamKind, Passing, Signature};
@@ -58,15 +59,15 @@ pub(in crate::codegen) fn emit(
     let rev_prologue = inout::rev_prologue(sig, body);
     let forward = e.fwd_block(&body.block);
     let epilogue = inout::fwd_epilogue(sig, body);
-    let at_ret = super::super::shared::return_span(func);
+    let at_ret = super::super::tokens::return_span(func);
     let output = match &body.output {
         crate::ir::Output::Tuple(items) if items.is_empty() => TokenStream::new(),
-        _ => super::super::shared::respan(e.output_value(&body.output), at_ret),
+        _ => super::super::tokens::respan(e.output_value(&body.output), at_ret),
     };
     let function = format!("{name}::rev");
     let seed_outputs = e.seed_writebacks(&inout::rev_seeds(sig), &function);
     let seed_output = e.seed(&function);
-    let seeding = super::super::shared::respan(quote!(#seed_output #seed_outputs), at_ret);
+    let seeding = super::super::tokens::respan(quote!(#seed_output #seed_outputs), at_ret);
     let reverse = e.rev_block(&body.block, seeding);
     let deliver_entries = e.deliver_entries();
 
@@ -88,7 +89,7 @@ pub(in crate::codegen) fn emit(
                 ParamKind::Aggregate { ty } => {
                     let ty = crate::parse::adjoint_of(ty);
                     let at = param.type_span();
-                    let reference = super::super::shared::at_user(quote!(&mut #ty), at);
+                    let reference = super::super::tokens::at_user(quote!(&mut #ty), at);
                     quote!(#sink: #reference)
                 }
                 _ => quote!(mut #sink: impl ::revad::__private::ArrayInOut<#t>),
@@ -116,7 +117,7 @@ pub(in crate::codegen) fn emit(
             ParamKind::Aggregate { ty } => {
                 let ty = crate::parse::adjoint_of(ty);
                 let at = param.type_span();
-                let sink = super::super::shared::at_user(quote!(&mut #ty), at);
+                let sink = super::super::tokens::at_user(quote!(&mut #ty), at);
                 sinks.push(quote!(#adj: #sink));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
@@ -137,8 +138,8 @@ pub(in crate::codegen) fn emit(
     if sig.in_impl {
         // Beside a method: associated functions, found by rustc from the receiver's type
         // (`recv.__ad_fwd_NAME(..)`) or the type (`Type::__ad_fwd_NAME(..)`).
-        let fwd = super::super::shared::companion_ident(name, "fwd");
-        let rev = super::super::shared::companion_ident(name, "rev");
+        let fwd = super::super::tokens::companion_ident(name, "fwd");
+        let rev = super::super::tokens::companion_ident(name, "rev");
         return quote! {
             #[doc(hidden)]
             #inherited
@@ -221,8 +222,8 @@ pub(in crate::codegen) fn stub_methods(func: &syn::ItemFn, sig: &Signature) -> T
     let rev_params = inout::rev_params(sig, func);
     let ret = &func.sig.output;
     let seed_ty = sig.ret.seed_type();
-    let fwd = super::super::shared::companion_ident(name, "fwd");
-    let rev = super::super::shared::companion_ident(name, "rev");
+    let fwd = super::super::tokens::companion_ident(name, "fwd");
+    let rev = super::super::tokens::companion_ident(name, "rev");
     let sinks = (0..sig.params.len()).map(|i| format_ident!("K{}", i));
     let sink_args = (0..sig.params.len()).map(|i| {
         let k = format_ident!("K{}", i);
