@@ -1,5 +1,5 @@
-//! The import graph of the macro's source files has no cycle: data flows one way, syntax → IR
-//! → analyses → backends, with the driver on top.
+//! The import graph of the macro's source files has no cycle, and no backend imports another:
+//! data flows one way, syntax → IR → analyses → backends, with the driver on top.
 //!
 //! Each file under `src/` is a module (`src/ir/lower/mod.rs` is `ir::lower`). A file depends on
 //! another when it names a path into it (`use crate::ir::Body;`, `super::shared::zero(..)`,
@@ -352,6 +352,39 @@ fn the_macros_files_import_each_other_without_a_cycle() {
         .map(|c| c.iter().map(name).collect::<Vec<_>>().join(" <-> "))
         .collect();
     assert!(found.is_empty(), "import cycles: {described:#?}");
+}
+
+/// The backends: each a module of `codegen` (with its submodules), selected by the driver.
+const BACKENDS: &[&str] = &["tape", "cps", "forward", "jacobian", "hessian", "derivative"];
+
+/// The backend a module belongs to, if any.
+fn backend_of(m: &Module) -> Option<&'static str> {
+    match m.as_slice() {
+        [codegen, backend, ..] if codegen == "codegen" => {
+            BACKENDS.iter().copied().find(|b| backend == b)
+        }
+        _ => None,
+    }
+}
+
+#[test]
+fn no_backend_imports_another() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let (edges, _) = graph(&src);
+    let mut found = Vec::new();
+    for (module, deps) in &edges {
+        let Some(from) = backend_of(module) else {
+            continue;
+        };
+        for dep in deps {
+            if backend_of(dep).is_some_and(|to| to != from) {
+                found.push(format!("{} -> {}", name(module), name(dep)));
+            }
+        }
+    }
+    let backends = edges.keys().filter(|m| backend_of(m).is_some()).count();
+    assert!(backends >= BACKENDS.len(), "only {backends} backend modules found");
+    assert!(found.is_empty(), "backends importing each other: {found:#?}");
 }
 
 #[test]

@@ -85,7 +85,7 @@ pub(crate) fn emit(
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
         }
     }
-    let cps = super::cps::companion_via_split(func, sig);
+    let cps = super::convention::companion_via_split(func, sig);
     let forward = jvp.map(|rule| forward(func, sig, rule)).unwrap_or_default();
     let doc_vjp = format!(
         " The value of [`{name}`] and its vector-Jacobian product from the hand-written \

@@ -25,8 +25,7 @@ use quote::{format_ident, quote, ToTokens};
 
 use super::linear::Scaling;
 use super::shared::Emitter;
-use super::tape::assign_token;
-use super::tokens::{respan, return_span};
+use super::tokens::{assign_token, respan, return_span};
 use crate::ir::{
     AssignOp, Block, Body, LitKind, Operand, Output, Rhs, Shrink, Stmt, StmtKind, Ty, VarId, VecOp,
 };

@@ -27,6 +27,7 @@ use crate::ir::Body;
 use crate::parse::{RetTy, Signature};
 
 pub(crate) mod closures;
+mod convention;
 pub(crate) mod cps;
 pub(crate) mod derivative;
 pub(crate) mod forward;
@@ -62,7 +63,7 @@ pub(crate) fn emit(
     let (vjp, cps_companion) = match backend {
         Backend::Tape => (
             tape::emit_vjp(func, sig, body, plan),
-            cps::companion_via_split(func, split_sig),
+            convention::companion_via_split(func, split_sig),
         ),
         Backend::Cps => (
             cps::emit_vjp(func, sig, body, plan),

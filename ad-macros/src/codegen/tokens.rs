@@ -5,9 +5,9 @@
 //! imports nothing of it, so every backend and the common layer can use it.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 
-use crate::ir::{FloatTy, VarId};
+use crate::ir::{AssignOp, FloatTy, VarId};
 
 /// The adjoint cell of `v` (a `&NumR`, or for an array the array of its elements' cells).
 pub(crate) fn cell_of(v: VarId) -> syn::Ident {
@@ -139,4 +139,13 @@ pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
             }
         })
         .collect()
+}
+
+/// The token of an assignment: `=`, `+=` or `-=`, at the user's.
+pub(crate) fn assign_token(op: AssignOp, span: Span) -> TokenStream {
+    match op {
+        AssignOp::Set => quote_spanned!(span=> =),
+        AssignOp::Add => quote_spanned!(span=> +=),
+        AssignOp::Sub => quote_spanned!(span=> -=),
+    }
 }

@@ -19,10 +19,10 @@ mod fuse;
 pub(super) mod split;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::quote;
 
 use super::shared::Emitter;
-use super::tokens::{respan, return_span};
+use super::tokens::{assign_token, respan, return_span};
 use crate::ir::plan::{self as plan, AdjDecl, LoopPlan, Plan, Restore};
 use crate::ir::{
     AssignOp, Block, Body, LoopKind, Operand, Output, Rhs, Shape, Stmt, StmtKind, Ty, VarId,
@@ -906,13 +906,5 @@ impl Emitter<'_> {
             [one] => one.clone(),
             many => quote!((#(#many,)*)),
         }
-    }
-}
-
-pub(super) fn assign_token(op: AssignOp, span: Span) -> TokenStream {
-    match op {
-        AssignOp::Set => quote_spanned!(span=> =),
-        AssignOp::Add => quote_spanned!(span=> +=),
-        AssignOp::Sub => quote_spanned!(span=> -=),
     }
 }
