@@ -5,12 +5,35 @@
 //! that the generated code calls, and the generated code names that runtime through `revad`
 //! (by the name the user's `Cargo.toml` gives it, or the path given with `crate = path`).
 //!
-//! The pipeline (`expand`) reads the signature (`parse`), lowers the body to an IR in
-//! A-normal form (`ir::lower`), analyses it (`ir::activity`, `ir::snapshot`, `ir::needs`, the storage plan `ir::plan`) and
-//! emits the adjoint code (`codegen`). Data flows one way; each stage reads only the output
-//! of the previous one. The intrinsic table is the runtime's, `revad_runtime::rules::INTRINSICS`,
-//! read through `rules`. The backend (`#[reverse]`: tape, `#[reverse(cps)]`: CPS) is a value
-//! the pipeline matches on in `codegen::emit`.
+//! # Layout
+//!
+//! Data flows one way, syntax → IR → analyses → backends, with a driver on top; no stage
+//! reaches back into an earlier one, and no file imports another in a cycle (the test
+//! `tests/module_graph.rs` fails on one).
+//!
+//! ```text
+//! lib.rs        the entry points; krate.rs: the path to the runtime in the user's crate
+//! driver/       #[reverse], #[forward], #[derivative]: parse → lower → analyse → backend;
+//!               attrs.rs (attributes of one function), hessian.rs (#[reverse(hessian)])
+//! parse/        attribute arguments and the signature model (no emission)
+//! ir/           the IR and its contract (mod.rs), lowering (lower/), and the analyses:
+//!               types, activity, snapshot, needs, plan (the reverse sweep's storage),
+//!               linear (each operation's local partials, as data)
+//! rules.rs      the macro's view of the runtime's one list of intrinsics
+//! codegen/      the backends: tape/ (default), cps, forward (+ jacobian), hessian,
+//!               derivative (no backend imports another); and the layer they share:
+//!               shared (the Emitter: primal statements, adjoint contributions), linear
+//!               (the one interpreter of the partials), convention (the CPS companion of
+//!               any callee), tokens (names, constants, spans: a leaf), inout, closures,
+//!               generic, grow, messages
+//! derive.rs     #[derive(Adjoint)]; lift.rs: the generic copy of #[reverse(hessian)]
+//! error.rs      the one channel for errors (it cannot be dropped with errors in it)
+//! test_support  the snapshot harness (tests only)
+//! ```
+//!
+//! The backend of `NAME_vjp` (`#[reverse]`: tape, `#[reverse(cps)]`: CPS) is a value the
+//! driver passes to `codegen::emit`; each backend checks its own limits (`cps::check`,
+//! `forward::check`).
 //!
 //! To see what a stage produced:
 //!
