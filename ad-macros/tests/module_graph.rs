@@ -355,7 +355,14 @@ fn the_macros_files_import_each_other_without_a_cycle() {
 }
 
 /// The backends: each a module of `codegen` (with its submodules), selected by the driver.
-const BACKENDS: &[&str] = &["tape", "cps", "forward", "jacobian", "hessian", "derivative"];
+const BACKENDS: &[&str] = &[
+    "tape",
+    "cps",
+    "forward",
+    "jacobian",
+    "hessian",
+    "derivative",
+];
 
 /// The backend a module belongs to, if any.
 fn backend_of(m: &Module) -> Option<&'static str> {
@@ -383,8 +390,14 @@ fn no_backend_imports_another() {
         }
     }
     let backends = edges.keys().filter(|m| backend_of(m).is_some()).count();
-    assert!(backends >= BACKENDS.len(), "only {backends} backend modules found");
-    assert!(found.is_empty(), "backends importing each other: {found:#?}");
+    assert!(
+        backends >= BACKENDS.len(),
+        "only {backends} backend modules found"
+    );
+    assert!(
+        found.is_empty(),
+        "backends importing each other: {found:#?}"
+    );
 }
 
 #[test]
