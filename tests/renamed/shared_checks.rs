@@ -21,7 +21,6 @@ fn a_loop() {
     assert!((da - ta).abs() <= 1e-14 * ta.abs(), "{da} vs {ta}");
 }
 
-
 #[test]
 fn a_struct_method() {
     let body = Body {
@@ -36,7 +35,6 @@ fn a_struct_method() {
     assert_eq!(db.mass, 0.5 * 25.0 + 9.81 * 2.0);
     assert_eq!(dg, 1.5 * 2.0);
 }
-
 
 #[test]
 fn forward_and_reverse_mode() {
