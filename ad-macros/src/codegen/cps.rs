@@ -56,7 +56,7 @@ use quote::{format_ident, quote};
 use super::convention::{
     allow_generated, companion_signature, sink_name, stack, unreachable_companion,
 };
-use super::shared::Emitter;
+use super::shared::{Emitter, Store};
 use super::tokens::cell_of;
 use crate::ir::plan::{AdjDecl, Plan};
 use crate::ir::{
@@ -87,7 +87,7 @@ pub(super) fn emit_vjp(
     body: &Body,
     plan: &Plan,
 ) -> TokenStream {
-    let e = Emitter::new(body, plan, sig, false, true);
+    let e = Emitter::new(body, plan, sig, Store::Cells);
     let c = Cps {
         e,
         counter: std::cell::Cell::new(0),
@@ -170,7 +170,7 @@ pub(super) fn companion(
         return stub;
     }
     let c = Cps {
-        e: Emitter::new(body, plan, sig, false, true),
+        e: Emitter::new(body, plan, sig, Store::Cells),
         counter: std::cell::Cell::new(0),
         items: std::cell::RefCell::new(Vec::new()),
     };

@@ -24,7 +24,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, ToTokens};
 
 use super::linear::Scaling;
-use super::shared::Emitter;
+use super::shared::{Emitter, Store};
 use super::tokens::{assign_token, respan, return_span};
 use crate::ir::{
     AssignOp, Block, Body, LitKind, Operand, Output, Rhs, Shrink, Stmt, StmtKind, Ty, VarId, VecOp,
@@ -157,7 +157,7 @@ fn emit_one(
     lanes: bool,
 ) -> TokenStream {
     let t = Tangents {
-        e: Emitter::new(body, plan, sig, false, false),
+        e: Emitter::new(body, plan, sig, Store::Locals),
         tan: super::shared::derived_names(body, "tan"),
         lanes,
     };

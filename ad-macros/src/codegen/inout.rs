@@ -274,7 +274,7 @@ impl Emitter<'_> {
                 continue;
             }
             let param = self.sig.params[w.param].ident.to_string();
-            let len = match self.cps {
+            let len = match self.in_cells() {
                 true => {
                     let cells = super::tokens::cell_of(v);
                     quote!(#cells.len())

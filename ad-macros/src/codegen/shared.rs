@@ -10,10 +10,11 @@
 //! let v = w[i];           __adj_w[i] += __adj_v;
 //! ```
 //!
-//! The tape backend accumulates into locals: a contribution to a value with a single use
-//! declares its adjoint (`let __adj_a = ..;`), the others accumulate with `+=` (see
-//! `ir::plan::AdjDecl`). The CPS backend (`Emitter::cps`) adds each contribution
-//! to the operand's cell (`__ad_cN.add(..)`).
+//! Each backend says where its adjoints live ([`Store`]). The tape backend accumulates into
+//! locals: a contribution to a value with a single use declares its adjoint
+//! (`let __adj_a = ..;`), the others accumulate with `+=` (see `ir::plan::AdjDecl`); its split
+//! companions add those of parameters to the caller's sinks. The CPS backend adds each
+//! contribution to the operand's cell (`__ad_cN.add(..)`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
@@ -31,33 +32,48 @@ pub(super) struct Emitter<'a> {
     pub body: &'a Body,
     pub plan: &'a Plan,
     pub sig: &'a Signature,
-    /// Emitting split companions: the adjoints of array parameters, and of scalar parameters
-    /// that are never assigned, are the caller's sinks.
-    pub split: bool,
-    /// Emitting the back parts of the CPS backend: adjoints are the cells of
-    /// `revad::cps::NumR` values (`__ad_cN.add(..)`), not locals.
-    pub cps: bool,
+    /// Where the adjoints live, which says how a contribution is added.
+    pub store: Store,
     /// The name of each variable's adjoint (`__adj_x`), by [`VarId`].
     pub adj: Vec<syn::Ident>,
 }
 
+/// Where the adjoints of an emitted function live: each backend's choice, given to the common
+/// emitter (it replaces two flags that said the same, and could say both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Store {
+    /// Locals of the function (`__adj_x += ..`): the tape's `NAME_vjp`, and forward mode
+    /// (which has no adjoints).
+    Locals,
+    /// Locals, except that the adjoints of array parameters and of scalar parameters that are
+    /// never assigned are the caller's sinks (`ScalarSink::add(&mut __adj_x, ..)`): the split
+    /// companions `NAME::rev`.
+    Sinks,
+    /// The cells of `revad::cps::NumR` values (`__ad_cN.add(..)`): the back parts of the CPS
+    /// backend.
+    Cells,
+}
+
 impl<'a> Emitter<'a> {
-    /// An emitter for `body`, in split mode (companions) or not, for the CPS backend or not.
+    /// An emitter for `body`, whose adjoints live in `store`.
     pub(super) fn new(
         body: &'a Body,
         plan: &'a Plan,
         sig: &'a Signature,
-        split: bool,
-        cps: bool,
+        store: Store,
     ) -> Emitter<'a> {
         Emitter {
             body,
             plan,
             sig,
-            split,
-            cps,
+            store,
             adj: adjoint_names(body),
         }
+    }
+
+    /// Whether the adjoints are the CPS backend's cells.
+    pub(super) fn in_cells(&self) -> bool {
+        self.store == Store::Cells
     }
 }
 
@@ -594,7 +610,7 @@ impl Emitter<'_> {
     /// are summed into its declaration (`let __adj_x = __adj_t * x + __adj_t * x;`).
     pub(super) fn contribs(&self, items: &[(&Operand, TokenStream, bool)]) -> TokenStream {
         let mut out = TokenStream::new();
-        if self.cps {
+        if self.in_cells() {
             // Each contribution is added to its cell (a cell starts at zero).
             for (target, expr, negate) in items {
                 out.extend(self.contrib(target, expr.clone(), *negate));
@@ -658,7 +674,7 @@ impl Emitter<'_> {
         if !self.plan.active(*v) {
             return TokenStream::new();
         }
-        if self.cps {
+        if self.in_cells() {
             let cell = super::tokens::cell_of(*v);
             let method = if negate { quote!(sub) } else { quote!(add) };
             if self.body.vars[*v].ty.is_array() {
@@ -697,7 +713,7 @@ impl Emitter<'_> {
     /// For `v = a.sin()` evaluated again at the start of the reverse of its block, and active:
     /// the fused rule that gives the value and the partial at once, and the partial's name.
     pub(super) fn fused_partial(&self, v: VarId) -> Option<(&'static str, syn::Ident)> {
-        if self.cps
+        if self.in_cells()
             || self.plan.restore[v] != crate::ir::plan::Restore::Recompute
             || !self.plan.active(v)
         {
@@ -735,7 +751,7 @@ impl Emitter<'_> {
         let by_mut_ref = var
             .param
             .is_some_and(|p| self.sig.params[p].passing == crate::parse::Passing::MutRef);
-        self.split
+        self.store == Store::Sinks
             && var.param.is_some()
             && !by_mut_ref
             && (var.ty.is_array() || var.ty.is_float() && !var.mutable)

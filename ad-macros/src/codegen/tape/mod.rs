@@ -21,7 +21,7 @@ pub(super) mod split;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
 
-use super::shared::Emitter;
+use super::shared::{Emitter, Store};
 use super::tokens::{assign_token, respan, return_span};
 use crate::ir::plan::{self as plan, AdjDecl, LoopPlan, Plan, Restore};
 use crate::ir::{
@@ -36,7 +36,7 @@ pub(super) fn emit_vjp(
     body: &Body,
     plan: &Plan,
 ) -> TokenStream {
-    let e = Emitter::new(body, plan, sig, false, false);
+    let e = Emitter::new(body, plan, sig, Store::Locals);
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
     let doc = super::vjp_doc(func, sig);
@@ -827,14 +827,14 @@ impl Emitter<'_> {
                     return TokenStream::new();
                 }
                 // The adjoint has the output's shape (and exists in both sweeps).
-                let adj = match self.cps {
+                let adj = match self.in_cells() {
                     true => super::tokens::cell_of(*v),
                     false => self.adj[*v].clone(),
                 };
                 let check = matches!(ret, RetTy::Vec(_)).then(
                     || quote!(::revad::__private::check_seed_len(#function, #seed.len(), #adj.len());),
                 );
-                let add = match self.cps || self.is_aggregate(*v) {
+                let add = match self.in_cells() || self.is_aggregate(*v) {
                     true => self.contrib(&Operand::Var(*v), seed, false),
                     false => quote!(::revad::__private::add_assign(&mut #adj, &#seed);),
                 };

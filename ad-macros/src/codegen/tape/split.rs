@@ -27,7 +27,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::super::inout;
-use super::super::shared::Emitter;
+use super::super::shared::{Emitter, Store};
 use super::super::tokens::stack;
 use crate::ir::plan::Plan;
 use crate::ir::Body;
@@ -42,7 +42,7 @@ pub(in crate::codegen) fn emit(
     plan: &Plan,
     cps: TokenStream,
 ) -> TokenStream {
-    let e = Emitter::new(body, plan, sig, true, false);
+    let e = Emitter::new(body, plan, sig, Store::Sinks);
     let name = &func.sig.ident;
     let vis = &func.vis;
     let generics = &func.sig.generics;
