@@ -708,6 +708,9 @@ pub(crate) struct Callee {
     /// `call`, not a rule of the runtime): one without companions gets a fallback whose use is
     /// the error that says so (`codegen::method_fallbacks`).
     pub user: bool,
+    /// For a rule of the runtime (`linalg::mul` for `m * v`), the marker type of the rule
+    /// (`Mul`), by which the backends name the type of its result.
+    pub rule: Option<Ident>,
 }
 
 /// How a callee's companions are named and called.

@@ -446,7 +446,7 @@ impl Planner<'_> {
             Some(Rhs::StructLit(_) | Rhs::Part(..)) => true,
             Some(Rhs::Call(call)) => {
                 let callee = &self.body.callees[call.callee];
-                match crate::ir::lower::linalg::rule_marker(callee) {
+                match &callee.rule {
                     // A rule of the runtime (`m * v`): typed when its aggregate operands are.
                     Some(_) => call.args.iter().all(|a| match a {
                         Operand::Var(w) if self.body.vars[*w].ty.is_array() => {

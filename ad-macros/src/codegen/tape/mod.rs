@@ -597,7 +597,7 @@ impl Emitter<'_> {
         let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
             return None;
         };
-        let marker = crate::ir::lower::linalg::rule_marker(&self.body.callees[call.callee])?;
+        let marker = self.body.callees[call.callee].rule.clone()?;
         let args: Vec<TokenStream> = call
             .args
             .iter()

@@ -924,6 +924,7 @@ impl Lowerer<'_> {
                     arity: call_args.len(),
                     kind,
                     user,
+                    rule: None,
                 });
                 self.callees.len() - 1
             }

@@ -186,6 +186,7 @@ impl Lowerer<'_> {
                     arity: args.len(),
                     kind: CalleeKind::Associated,
                     user: false,
+                    rule: rule_marker(name, Span::call_site()),
                 });
                 self.callees.len() - 1
             }
@@ -226,27 +227,12 @@ impl Lowerer<'_> {
     }
 }
 
-/// The marker type of the rule a call of `callee` goes through (`Mul` for
-/// `::revad::__private::linalg::mul`), when it is one of the runtime's rules: codegen names the
+/// The marker type of the runtime's rule `name` (`Mul` for `linalg::mul`): codegen names the
 /// type of its result with it (`linalg::BinaryOutput<linalg::op::Mul, A, B>`), so that the
-/// result can be kept on the value stack inside a loop.
-pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
-    if callee.kind != CalleeKind::Associated {
-        return None;
-    }
-    let path: syn::Path = syn::parse2(callee.path.clone()).ok()?;
-    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    let [krate, private, linalg, name] = names.as_slice() else {
-        return None;
-    };
-    if path.leading_colon.is_none()
-        || krate != "revad"
-        || private != "__private"
-        || linalg != "linalg"
-    {
-        return None;
-    }
-    let marker = match name.as_str() {
+/// result can be kept on the value stack inside a loop. Recorded in the callee
+/// ([`Callee::rule`]) when lowering creates it.
+fn rule_marker(name: &str, span: Span) -> Option<syn::Ident> {
+    let marker = match name {
         "add" => "Add",
         "sub" => "Sub",
         "mul" => "Mul",
@@ -259,5 +245,5 @@ pub(crate) fn rule_marker(callee: &Callee) -> Option<syn::Ident> {
         "transpose" => "Transpose",
         _ => return None,
     };
-    Some(syn::Ident::new(marker, Span::call_site()))
+    Some(syn::Ident::new(marker, span))
 }
