@@ -88,12 +88,6 @@ pub(crate) fn emit(
     marker: bool,
     vector: bool,
 ) -> TokenStream {
-    // (The companions call function arguments through the runtime's traits, not `Fn`.)
-    let func = &crate::parse::functions::companion_fn(
-        func,
-        &sig.functions,
-        crate::parse::functions::Mode::Forward,
-    );
     let jvp = emit_one(func, sig, body, plan, false, false);
     let companion = emit_one(func, split_sig, split_body, split_plan, true, false);
     let (jvp_n, companion_n) = match vector {
@@ -989,11 +983,6 @@ pub(crate) fn stubs(
     marker: bool,
     vector: bool,
 ) -> TokenStream {
-    let func = &crate::parse::functions::companion_fn(
-        func,
-        &sig.functions,
-        crate::parse::functions::Mode::Forward,
-    );
     let vis = &func.vis;
     let tan: Vec<syn::Ident> = sig
         .params

@@ -47,19 +47,12 @@ pub(crate) use tokens::return_span;
 
 /// The items generated for `func`: `plan` for `NAME_vjp`, `split` for the companions.
 pub(crate) fn emit(
-    func: &syn::ItemFn,
+    (primal, func): (&syn::ItemFn, &syn::ItemFn),
     sig: &Signature,
     (body, plan): (&Body, &Plan),
     (split_sig, split_body, split_plan): (&Signature, &Body, &Plan),
     backend: Backend,
 ) -> TokenStream {
-    // (The companions call function arguments through the runtime's traits, not `Fn`.)
-    let primal = func;
-    let func = &crate::parse::functions::companion_fn(
-        func,
-        &sig.functions,
-        crate::parse::functions::Mode::Reverse,
-    );
     let (vjp, cps_companion) = match backend {
         Backend::Tape => (
             tape::emit_vjp(func, sig, body, plan),
@@ -86,11 +79,6 @@ pub(crate) fn emit(
 /// next to the errors when the body cannot be differentiated, so that callers do not get
 /// "cannot find function" errors on top of the real one (thiserror's fallback).
 pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
-    let func = &crate::parse::functions::companion_fn(
-        func,
-        &sig.functions,
-        crate::parse::functions::Mode::Reverse,
-    );
     let vjp_sig = vjp_signature(func, sig);
     let vis = &func.vis;
     let grad = emit_grad(func, sig, true);

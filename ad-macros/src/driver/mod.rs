@@ -4,6 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::error::Errors;
+use crate::parse::functions::Mode;
 use crate::{codegen, ir, parse};
 
 mod attrs;
@@ -69,7 +70,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         return fallback(&func, Some(&sig), cx);
     };
     let items = codegen::emit(
-        &func,
+        (&func, &companion_fn(&func, &sig, Mode::Reverse)),
         &sig,
         (&vjp_body, &vjp_plan),
         (&split_sig, &split_body, &split_plan),
@@ -138,7 +139,10 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
             _ => TokenStream::new(),
         };
         let stubs = sig
-            .map(|sig| codegen::forward::stubs(&func, sig, marker, vector))
+            .map(|sig| {
+                let func = companion_fn(&func, sig, Mode::Forward);
+                codegen::forward::stubs(&func, sig, marker, vector)
+            })
             .unwrap_or_default();
         quote! {
             #errors
@@ -159,7 +163,8 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         );
         // (Reported even beside `#[reverse]`: only forward mode lacks it.)
         let err = syn::Error::new(span, message).to_compile_error();
-        let stubs = codegen::forward::stubs(&func, &sig, marker, vector);
+        let companion = companion_fn(&func, &sig, Mode::Forward);
+        let stubs = codegen::forward::stubs(&companion, &sig, marker, vector);
         return quote!(#err #func #stubs);
     }
     let Some((jvp_body, jvp_plan)) = analyse_forward(&cx, body.clone(), &sig, false) else {
@@ -170,7 +175,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         return fail(cx, Some(&sig));
     };
     let items = codegen::forward::emit(
-        &func,
+        &companion_fn(&func, &sig, Mode::Forward),
         &sig,
         (&jvp_body, &jvp_plan),
         (&split_sig, &split_body, &split_plan),
@@ -228,6 +233,12 @@ fn analyse_forward(
     Some((body, plan))
 }
 
+/// The function as the generated companions see it: its function arguments' `Fn` bounds are
+/// the runtime's traits (the companions call them through those), for reverse or forward mode.
+fn companion_fn(func: &syn::ItemFn, sig: &parse::Signature, mode: Mode) -> syn::ItemFn {
+    parse::functions::companion_fn(func, &sig.functions, mode)
+}
+
 /// The function unchanged, every error, and stubs of the generated functions when the
 /// signature is known (so call sites do not add "cannot find function" errors).
 fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> TokenStream {
@@ -235,7 +246,9 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
         Ok(()) => TokenStream::new(),
         Err(err) => err.to_compile_error(),
     };
-    let stubs = sig.map(|sig| codegen::stubs(func, sig)).unwrap_or_default();
+    let stubs = sig
+        .map(|sig| codegen::stubs(&companion_fn(func, sig, Mode::Reverse), sig))
+        .unwrap_or_default();
     quote! {
         #errors
         #func
