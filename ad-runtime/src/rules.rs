@@ -21,7 +21,7 @@
 //! of it with two distinct types, and would reach outside a crate's directory, which a
 //! packaged crate cannot.)
 //!
-//! Adding an intrinsic is one row in the one list, [`intrinsics!`] (from which [`INTRINSICS`],
+//! Adding an intrinsic is one row in the one list, `intrinsics!` (from which [`INTRINSICS`],
 //! the [`Float`] methods, their `f64`/`f32` impls and the dual numbers' come), plus its rule
 //! function(s) here. Its tests go in `tests/intrinsics.rs`, which fails until they exist: its
 //! `TESTED` list must name every row, and its `RULE_FUNCTIONS` must give the signature of
@@ -188,7 +188,7 @@ macro_rules! arg_type {
 }
 pub(crate) use arg_type;
 
-/// [`INTRINSICS`] from the rows of [`intrinsics!`].
+/// [`INTRINSICS`] from the rows of `intrinsics!`.
 macro_rules! table {
     ([] $(
         $(#[$doc:meta])*
@@ -197,7 +197,7 @@ macro_rules! table {
             fused $fused:tt, cheap $cheap:literal;
     )*) => {
         /// Every intrinsic that `#[reverse]` differentiates, from the one list
-        /// ([`intrinsics!`]): the table the macro reads.
+        /// (`intrinsics!`): the table the macro reads.
         pub const INTRINSICS: &[Intrinsic] = &[$(
             Intrinsic {
                 name: stringify!($name),
