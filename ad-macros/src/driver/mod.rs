@@ -1,4 +1,10 @@
-//! The pipeline of `#[reverse]`: parse → IR → analyses → codegen, and what happens on error.
+//! The driver: for `#[reverse]`, `#[revad::forward]` and `#[revad::derivative]`, parse →
+//! IR → analyses → the backend, and what happens on error (every error reported, the function
+//! kept, stubs of the generated items so that callers add no errors of their own).
+//!
+//! - `attrs`: the protocol between attributes on one function;
+//! - `hessian`: `#[reverse(hessian)]`, the generic copy of the function and the second-order
+//!   items.
 
 use proc_macro2::TokenStream;
 use quote::quote;
