@@ -447,19 +447,9 @@ macro_rules! dual_impls {
                 self.map(self.re.powi(k), |e| e * d)
             }
 
-            // The one-argument intrinsics of the one list; those of several arguments below.
+            // The intrinsics of the one list whose shape the generator knows; the others below.
             crate::rules::intrinsics!(unary_duals);
 
-            #[inline]
-            fn atan2(self, x: Self) -> Self {
-                let (dy, dx) = rules::d_atan2(self.re, x.re);
-                self.zip(x, self.re.atan2(x.re), |ey, ex| ey * dy + ex * dx)
-            }
-            #[inline]
-            fn log(self, base: Self) -> Self {
-                let (dx, db) = rules::d_log(self.re, base.re);
-                self.zip(base, self.re.log(base.re), |ex, eb| ex * dx + eb * db)
-            }
             /// The tangent of a constant base or exponent contributes nothing, even where its
             /// partial is NaN or infinite (`(-2)ˣ` with a constant `x = 2` has the
             /// derivative `2·(-2)` in the base, not NaN from `ln(-2)`).
@@ -474,16 +464,6 @@ macro_rules! dual_impls {
                 let h = self.re.hypot(y.re);
                 let (dx, dy) = rules::d_hypot(self.re, y.re, h);
                 self.zip(y, h, |ex, ey| ex * dx + ey * dy)
-            }
-            #[inline]
-            fn max(self, b: Self) -> Self {
-                let (da, db) = rules::d_max(self.re, b.re);
-                self.zip(b, self.re.max(b.re), |ea, eb| ea * da + eb * db)
-            }
-            #[inline]
-            fn min(self, b: Self) -> Self {
-                let (da, db) = rules::d_min(self.re, b.re);
-                self.zip(b, self.re.min(b.re), |ea, eb| ea * da + eb * db)
             }
             #[inline]
             fn mul_add(self, b: Self, c: Self) -> Self {
@@ -501,11 +481,13 @@ macro_rules! dual_impls {
     };
 }
 
-/// The dual-number methods of the one-argument intrinsics, from the one list
-/// (`rules::intrinsics!`): the value from `T`'s method, the tangent times the partial
-/// `rules::d_NAME` of the input (`reads [0]`) or of the output (`out true`); zero for a
-/// piecewise-constant intrinsic (`Zero`: no adjoint flows in reverse mode either). Rows of
-/// other shapes are written out in `dual_impls!`.
+/// The dual-number methods of the intrinsics, from the one list (`rules::intrinsics!`): the
+/// value from `T`'s method, the tangent times the partial `rules::d_NAME` of the input
+/// (`reads [0]`) or of the output (`out true`); zero for a piecewise-constant intrinsic
+/// (`Zero`: no adjoint flows in reverse mode either); for two arguments whose partials read
+/// both (`reads [0, 1] out false: Each`, as `atan2`, `max`), the sum of each tangent times its
+/// partial. Rows of other shapes (`powi`, `powf`, `hypot`, `mul_add`, `clamp`) are written
+/// out in `dual_impls!`.
 macro_rules! unary_duals {
     ([] $(
         $(#[$doc:meta])*
@@ -534,6 +516,13 @@ macro_rules! unary_duals {
         fn $name(self) -> Self {
             let d = rules::d_step(self.re);
             self.map(self.re.$name(), |_| d)
+        }
+    };
+    (@one $name:ident($b:ident) [0, 1] false Each($rule:ident)) => {
+        #[inline]
+        fn $name(self, $b: Self) -> Self {
+            let (da, db) = rules::$rule(self.re, $b.re);
+            self.zip($b, self.re.$name($b.re), |ea, eb| ea * da + eb * db)
         }
     };
     (@one $($other:tt)*) => {};

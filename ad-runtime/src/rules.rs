@@ -120,9 +120,10 @@ pub enum Partial {
 /// - `cheap`: cheaper to evaluate again in the reverse sweep than to store
 ///   ([`Intrinsic::cheap`]).
 ///
-/// The dual-number impl of a one-argument intrinsic is generated when its partial reads the
+/// The dual-number impl is generated for a one-argument intrinsic whose partial reads the
 /// input (`reads [0] out false: One(..)`), the output (`reads [] out true: One(..)`) or
-/// nothing (`Zero`); an intrinsic of several arguments has its dual impl written out in
+/// nothing (`Zero`), and for a two-argument one whose partials read both arguments
+/// (`reads [0, 1] out false: Each(..)`); the others have their dual impl written out in
 /// `dual.rs` (the compiler rejects a missing one: every row is a method of `Float`).
 ///
 /// So a new intrinsic is one row here, its rule function below, and its tests
