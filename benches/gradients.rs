@@ -1,7 +1,7 @@
 //! Gradient benchmarks: `#[revad::reverse]` (both backends) against the primal, a hand-written
 //! adjoint and two peer crates, in one run.
 //!
-//! Run with `cargo bench --bench gradients` (optionally followed by `-- FILTER`, a criterion
+//! Run with `cargo bench -p revad-bench` (optionally followed by `-- FILTER`, a criterion
 //! name filter such as `dot_1000`). For every workload it times, with criterion:
 //!
 //! - `primal`: the function itself (the `#[reverse]` function is still ordinary Rust);
