@@ -16,30 +16,21 @@ pub(super) const MARKER_DECLARED: &str = "__ad_marker_declared";
 
 /// Adds [`MARKER_DECLARED`] to the `#[forward]` attribute of `func`, if it has one.
 pub(super) fn mark_forward(func: &mut syn::ItemFn) {
-    for attr in &mut func.attrs {
-        if !is_named(attr, "forward") {
-            continue;
-        }
-        let marker = syn::Ident::new(MARKER_DECLARED, proc_macro2::Span::call_site());
-        let path = attr.path().clone();
-        let tokens = match &attr.meta {
-            syn::Meta::List(list) => {
-                let args = &list.tokens;
-                quote!(#marker, #args)
-            }
-            _ => quote!(#marker),
-        };
-        *attr = syn::parse_quote!(#[#path(#tokens)]);
-    }
+    add_first_argument(func, "forward", MARKER_DECLARED);
 }
 
 /// Adds [`parse::FORWARD_TOO`] to the `#[reverse]` attribute of `func`, if it has one.
 pub(super) fn mark_reverse(func: &mut syn::ItemFn) {
+    add_first_argument(func, "reverse", parse::FORWARD_TOO);
+}
+
+/// Puts `marker` first among the arguments of `func`'s attribute `name`, if it has one.
+fn add_first_argument(func: &mut syn::ItemFn, name: &str, marker: &str) {
     for attr in &mut func.attrs {
-        if !is_named(attr, "reverse") {
+        if !is_named(attr, name) {
             continue;
         }
-        let marker = syn::Ident::new(parse::FORWARD_TOO, proc_macro2::Span::call_site());
+        let marker = syn::Ident::new(marker, proc_macro2::Span::call_site());
         let path = attr.path().clone();
         let tokens = match &attr.meta {
             syn::Meta::List(list) => {
