@@ -11,6 +11,31 @@ use crate::classify::{parse_cargo_json, program_of_file, AttrRange, Diagnostic, 
 use crate::corpus::Program;
 use crate::lex::{ad_attributes, lex};
 
+/// The target directory of the running test: the nearest ancestor of its executable with
+/// cargo's `CACHEDIR.TAG`, else `CARGO_TARGET_DIR`, else `workspace/target`.
+pub fn target_dir(workspace: &Path) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test executable has a path");
+    exe.ancestors()
+        .find(|p| p.join("CACHEDIR.TAG").is_file())
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
+        .unwrap_or_else(|| workspace.join("target"))
+}
+
+/// A `cargo` command nested in the running test's: the same cargo, building into `target`,
+/// without the outer build's target, jobserver and target-triple settings.
+pub fn nested_cargo(target: &Path) -> Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut command = Command::new(cargo);
+    command
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("CARGO_MAKEFLAGS")
+        .env_remove("MAKEFLAGS")
+        .env_remove("MFLAGS")
+        .env_remove("CARGO_BUILD_TARGET");
+    command
+}
+
 /// A scratch workspace under a target directory.
 #[derive(Clone, Debug)]
 pub struct Scratch {
@@ -143,8 +168,7 @@ impl Scratch {
         if let Ok(lock) = fs::read_to_string(self.ad.join("Cargo.lock")) {
             write_if_changed(&root.join("Cargo.lock"), &lock);
         }
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let output = Command::new(cargo)
+        let output = nested_cargo(&self.dir.join("target"))
             .args([
                 "check",
                 "--workspace",
@@ -153,13 +177,6 @@ impl Scratch {
             ])
             .arg("--manifest-path")
             .arg(root.join("Cargo.toml"))
-            .arg("--target-dir")
-            .arg(self.dir.join("target"))
-            .env_remove("CARGO_TARGET_DIR")
-            .env_remove("CARGO_MAKEFLAGS")
-            .env_remove("MAKEFLAGS")
-            .env_remove("MFLAGS")
-            .env_remove("CARGO_BUILD_TARGET")
             .output()
             .unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
         let stdout = String::from_utf8_lossy(&output.stdout);

@@ -8,20 +8,10 @@
 //!   feature; the default backend beside it compiles.
 
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use revad_robustness::scratch::{nested_cargo, target_dir};
 use serde_json::Value;
-
-/// The target directory of this build (see `robustness.rs`).
-fn target_dir(workspace: &Path) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable has a path");
-    exe.ancestors()
-        .find(|p| p.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| workspace.join("target"))
-}
 
 const LIB: &str = "\
 #[revad::reverse(cps)]
@@ -58,19 +48,11 @@ fn default_features_need_no_c_compiler_and_cps_names_its_feature() {
     fs::write(dir.join("src/lib.rs"), LIB).expect("write the library");
     // The repository's lock file: the same dependency versions, no network.
     fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).expect("copy Cargo.lock");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(cargo)
+    let output = nested_cargo(&target.join("target"))
         .args(["check", "--message-format=json"])
         .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(target.join("target"))
         .env("CC", "/nonexistent/cc")
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("CARGO_MAKEFLAGS")
-        .env_remove("MAKEFLAGS")
-        .env_remove("MFLAGS")
-        .env_remove("CARGO_BUILD_TARGET")
         .output()
         .unwrap_or_else(|e| panic!("cannot run cargo: {e}"));
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use revad_robustness::classify::{classify, Class, Report, Verdict};
 use revad_robustness::corpus::{self, Category, Program};
-use revad_robustness::scratch::{Outcome, Scratch};
+use revad_robustness::scratch::{target_dir, Outcome, Scratch};
 
 /// Programs that are BAD because of a known bug of the macro, with the finding they show (a
 /// section of `robustness-findings.md` at the repository root, which has a minimal repro of
@@ -81,17 +81,6 @@ const KNOWN_BAD: &[(&str, &str)] = &[
 /// The number of crates the corpus is split into, each checked with and without attributes
 /// (cargo checks two crates at a time on two cores).
 const SHARDS: usize = 2;
-
-/// The target directory of this build: the nearest ancestor of the test executable with
-/// cargo's `CACHEDIR.TAG`.
-fn target_dir(workspace: &Path) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable has a path");
-    exe.ancestors()
-        .find(|p| p.join("CACHEDIR.TAG").is_file())
-        .map(Path::to_path_buf)
-        .or_else(|| std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from))
-        .unwrap_or_else(|| workspace.join("target"))
-}
 
 /// The messages of the runtime's `#[diagnostic::on_unimplemented]` attributes: trait errors
 /// the macro's generated code reports on purpose, at the user's construct.
