@@ -222,19 +222,6 @@ impl<T: fmt::Display, const N: usize> fmt::Display for DualVec<T, N> {
     }
 }
 
-/// `e · d`, the tangent of a term whose input tangent is `e` and partial `d`, or exactly zero
-/// when `e` is zero: a constant input contributes nothing even where the partial is infinite
-/// or NaN (`∂/∂y xʸ = xʸ ln x` at `x < 0`, `∂/∂x xʸ` at `x = 0`, `y < 1`), as in JAX, whose
-/// tangents of constants are symbolic zeros.
-#[inline]
-fn term<T: Float>(e: T, d: T) -> T {
-    if e.is_exact_zero() {
-        T::ZERO
-    } else {
-        e * d
-    }
-}
-
 /// The traits of [`Float`] and its supertraits, for `Dual<T>` and `DualVec<T, N>` alike: the
 /// tangent arithmetic is written once, over the private `map`, `zip` and `zip3` of each type,
 /// and every intrinsic's derivative comes from [`crate::rules`].
@@ -444,7 +431,7 @@ macro_rules! dual_impls {
             #[inline]
             fn powi(self, k: i32) -> Self {
                 let d = rules::d_powi(self.re, k);
-                self.map(self.re.powi(k), |e| e * d)
+                self.map(self.re.powi(k), |e| rules::times_partial(e, d))
             }
 
             // The intrinsics of the one list whose shape the generator knows; the others below.
@@ -457,13 +444,15 @@ macro_rules! dual_impls {
             fn powf(self, y: Self) -> Self {
                 let z = self.re.powf(y.re);
                 let (dx, dy) = rules::d_powf(self.re, y.re, z);
-                self.zip(y, z, |ex, ey| term(ex, dx) + term(ey, dy))
+                self.zip(y, z, |ex, ey| rules::times_partial(ex, dx) + rules::times_partial(ey, dy))
             }
             #[inline]
             fn hypot(self, y: Self) -> Self {
                 let h = self.re.hypot(y.re);
                 let (dx, dy) = rules::d_hypot(self.re, y.re, h);
-                self.zip(y, h, |ex, ey| ex * dx + ey * dy)
+                self.zip(y, h, |ex, ey| {
+                    rules::times_partial(ex, dx) + rules::times_partial(ey, dy)
+                })
             }
             #[inline]
             fn mul_add(self, b: Self, c: Self) -> Self {
@@ -486,46 +475,54 @@ macro_rules! dual_impls {
 /// (`reads [0]`) or of the output (`out true`); zero for a piecewise-constant intrinsic
 /// (`Zero`: no adjoint flows in reverse mode either); for two arguments whose partials read
 /// both (`reads [0, 1] out false: Each`, as `atan2`, `max`), the sum of each tangent times its
-/// partial. Rows of other shapes (`powi`, `powf`, `hypot`, `mul_add`, `clamp`) are written
-/// out in `dual_impls!`.
+/// partial. Through a partial that may be infinite (`finite false`) a zero tangent contributes
+/// zero (`rules::times_partial`). Rows of other shapes (`powi`, `powf`, `hypot`, `mul_add`,
+/// `clamp`) are written out in `dual_impls!`.
 macro_rules! unary_duals {
     ([] $(
         $(#[$doc:meta])*
         $name:ident($($arg:tt)*) reads [$($read:tt),*] out $out:tt:
-            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal;
+            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal,
+            finite $finite:tt;
     )*) => {$(
-        unary_duals!(@one $name($($arg)*) [$($read),*] $out $kind $(($rule))?);
+        unary_duals!(@one $name($($arg)*) [$($read),*] $out $kind $(($rule))?, $finite);
     )*};
-    (@one $name:ident() [0] false One($rule:ident)) => {
+    (@one $name:ident() [0] false One($rule:ident), $finite:tt) => {
         #[inline]
         fn $name(self) -> Self {
             let d = rules::$rule(self.re);
-            self.map(self.re.$name(), |e| e * d)
+            self.map(self.re.$name(), |e| unary_duals!(@times $finite, e, d))
         }
     };
-    (@one $name:ident() [] true One($rule:ident)) => {
+    (@one $name:ident() [] true One($rule:ident), $finite:tt) => {
         #[inline]
         fn $name(self) -> Self {
             let y = self.re.$name();
             let d = rules::$rule(y);
-            self.map(y, |e| e * d)
+            self.map(y, |e| unary_duals!(@times $finite, e, d))
         }
     };
-    (@one $name:ident() [] false Zero) => {
+    (@one $name:ident() [] false Zero, $finite:tt) => {
         #[inline]
         fn $name(self) -> Self {
             let d = rules::d_step(self.re);
             self.map(self.re.$name(), |_| d)
         }
     };
-    (@one $name:ident($b:ident) [0, 1] false Each($rule:ident)) => {
+    (@one $name:ident($b:ident) [0, 1] false Each($rule:ident), $finite:tt) => {
         #[inline]
         fn $name(self, $b: Self) -> Self {
             let (da, db) = rules::$rule(self.re, $b.re);
-            self.zip($b, self.re.$name($b.re), |ea, eb| ea * da + eb * db)
+            self.zip($b, self.re.$name($b.re), |ea, eb| {
+                unary_duals!(@times $finite, ea, da) + unary_duals!(@times $finite, eb, db)
+            })
         }
     };
     (@one $($other:tt)*) => {};
+    // A tangent through a partial: a zero one contributes zero where the partial may be
+    // infinite (`rules::times_partial`).
+    (@times true, $e:ident, $d:ident) => { $e * $d };
+    (@times false, $e:ident, $d:ident) => { rules::times_partial($e, $d) };
 }
 
 dual_impls!(

@@ -116,7 +116,8 @@ macro_rules! float_methods {
     ([] $(
         $(#[$doc:meta])*
         $name:ident($($arg:ident $(: $argty:ty)?),*) reads $reads:tt out $out:literal:
-            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal;
+            $kind:ident $(($rule:ident))?, fused $fused:tt,
+            cheap $cheap:literal, finite $finite:literal;
     )*) => {$(
         #[doc = concat!("`self.", stringify!($name), "(", stringify!($($arg),*), ")`.")]
         $(#[$doc])*
@@ -130,7 +131,8 @@ macro_rules! forward_to_inherent {
     ([$t:ident] $(
         $(#[$doc:meta])*
         $name:ident($($arg:ident $(: $argty:ty)?),*) reads $reads:tt out $out:literal:
-            $kind:ident $(($rule:ident))?, fused $fused:tt, cheap $cheap:literal;
+            $kind:ident $(($rule:ident))?, fused $fused:tt,
+            cheap $cheap:literal, finite $finite:literal;
     )*) => {$(
         #[inline]
         fn $name(self $(, $arg: crate::rules::arg_type!($($argty)?))*) -> Self {

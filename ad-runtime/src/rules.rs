@@ -81,6 +81,12 @@ pub struct Intrinsic {
     /// Cheaper to evaluate again in the reverse sweep than to store on the value stack (`abs`,
     /// `max`, `floor`, `mul_add`); a transcendental (`exp`, `sin`, `ln`) is stored.
     pub cheap: bool,
+    /// The partials are finite at every finite argument (`sin`, `exp`, `max`). Where they are
+    /// not (`sqrt` and `cbrt` at 0, `ln` at 0, `asin` at ±1, `powf`, `hypot` at the origin),
+    /// the adjoint or tangent is multiplied by them with [`times_partial`], so that a zero one
+    /// contributes zero instead of `0 · ∞ = NaN` (`x.max(e.sqrt())` at `e = 0`, where `max`
+    /// takes `x`, has the derivative 0 in `e`).
+    pub finite: bool,
 }
 
 /// How the partials of an [`Intrinsic`] are computed: the name of the function of this module
@@ -107,7 +113,7 @@ pub enum Partial {
 ///
 /// ```text
 /// /// Extra documentation of the `Float` method.
-/// NAME(ARGS) reads [ARGUMENT POSITIONS] out BOOL: PARTIAL, fused FUSED, cheap BOOL;
+/// NAME(ARGS) reads [ARGUMENT POSITIONS] out BOOL: PARTIAL, fused FUSED, cheap BOOL, finite BOOL;
 /// ```
 ///
 /// - `ARGS`: the arguments after the receiver, each a float (`other`), or an `i32` exponent
@@ -118,7 +124,9 @@ pub enum Partial {
 /// - `PARTIAL`: `One(d_NAME)`, `Each(d_NAME)` or `Zero` ([`Partial`]);
 /// - `FUSED`: the function giving the value and the partial together, or `-`;
 /// - `cheap`: cheaper to evaluate again in the reverse sweep than to store
-///   ([`Intrinsic::cheap`]).
+///   ([`Intrinsic::cheap`]);
+/// - `finite`: the partials are finite wherever the arguments are (`false` for `sqrt`, `ln`,
+///   `asin`, .. at the edge of their domain; [`Intrinsic::finite`]).
 ///
 /// The dual-number impl is generated for a one-argument intrinsic whose partial reads the
 /// input (`reads [0] out false: One(..)`), the output (`reads [] out true: One(..)`) or
@@ -132,47 +140,47 @@ macro_rules! intrinsics {
     ($callback:ident $(, $extra:tt)*) => {
         $callback! {
             [$($extra)*]
-            sin() reads [0] out false: One(d_sin), fused sin_and_d, cheap false;
-            cos() reads [0] out false: One(d_cos), fused cos_and_d, cheap false;
-            tan() reads [] out true: One(d_tan), fused -, cheap false;
-            asin() reads [0] out false: One(d_asin), fused -, cheap false;
-            acos() reads [0] out false: One(d_acos), fused -, cheap false;
-            atan() reads [0] out false: One(d_atan), fused -, cheap false;
-            atan2(other) reads [0, 1] out false: Each(d_atan2), fused -, cheap false;
-            sinh() reads [0] out false: One(d_sinh), fused -, cheap false;
-            cosh() reads [0] out false: One(d_cosh), fused -, cheap false;
-            tanh() reads [] out true: One(d_tanh), fused -, cheap false;
-            asinh() reads [0] out false: One(d_asinh), fused -, cheap false;
-            acosh() reads [0] out false: One(d_acosh), fused -, cheap false;
-            atanh() reads [0] out false: One(d_atanh), fused -, cheap false;
-            exp() reads [] out true: One(d_exp), fused -, cheap false;
-            exp2() reads [] out true: One(d_exp2), fused -, cheap false;
-            exp_m1() reads [] out true: One(d_exp_m1), fused -, cheap false;
-            ln() reads [0] out false: One(d_ln), fused -, cheap false;
-            ln_1p() reads [0] out false: One(d_ln_1p), fused -, cheap false;
-            log(other) reads [0, 1] out false: Each(d_log), fused -, cheap false;
-            log2() reads [0] out false: One(d_log2), fused -, cheap false;
-            log10() reads [0] out false: One(d_log10), fused -, cheap false;
-            sqrt() reads [] out true: One(d_sqrt), fused -, cheap false;
-            cbrt() reads [] out true: One(d_cbrt), fused -, cheap false;
-            powi(k: i32) reads [0, 1] out false: One(d_powi), fused -, cheap false;
-            powf(other) reads [0, 1] out true: Each(d_powf), fused -, cheap false;
-            abs() reads [0] out false: One(d_abs), fused -, cheap true;
-            hypot(other) reads [0, 1] out true: Each(d_hypot), fused -, cheap false;
-            max(other) reads [0, 1] out false: Each(d_max), fused -, cheap true;
-            min(other) reads [0, 1] out false: Each(d_min), fused -, cheap true;
+            sin() reads [0] out false: One(d_sin), fused sin_and_d, cheap false, finite true;
+            cos() reads [0] out false: One(d_cos), fused cos_and_d, cheap false, finite true;
+            tan() reads [] out true: One(d_tan), fused -, cheap false, finite true;
+            asin() reads [0] out false: One(d_asin), fused -, cheap false, finite false;
+            acos() reads [0] out false: One(d_acos), fused -, cheap false, finite false;
+            atan() reads [0] out false: One(d_atan), fused -, cheap false, finite true;
+            atan2(other) reads [0, 1] out false: Each(d_atan2), fused -, cheap false, finite false;
+            sinh() reads [0] out false: One(d_sinh), fused -, cheap false, finite true;
+            cosh() reads [0] out false: One(d_cosh), fused -, cheap false, finite true;
+            tanh() reads [] out true: One(d_tanh), fused -, cheap false, finite true;
+            asinh() reads [0] out false: One(d_asinh), fused -, cheap false, finite true;
+            acosh() reads [0] out false: One(d_acosh), fused -, cheap false, finite false;
+            atanh() reads [0] out false: One(d_atanh), fused -, cheap false, finite false;
+            exp() reads [] out true: One(d_exp), fused -, cheap false, finite true;
+            exp2() reads [] out true: One(d_exp2), fused -, cheap false, finite true;
+            exp_m1() reads [] out true: One(d_exp_m1), fused -, cheap false, finite true;
+            ln() reads [0] out false: One(d_ln), fused -, cheap false, finite false;
+            ln_1p() reads [0] out false: One(d_ln_1p), fused -, cheap false, finite false;
+            log(other) reads [0, 1] out false: Each(d_log), fused -, cheap false, finite false;
+            log2() reads [0] out false: One(d_log2), fused -, cheap false, finite false;
+            log10() reads [0] out false: One(d_log10), fused -, cheap false, finite false;
+            sqrt() reads [] out true: One(d_sqrt), fused -, cheap false, finite false;
+            cbrt() reads [] out true: One(d_cbrt), fused -, cheap false, finite false;
+            powi(k: i32) reads [0, 1] out false: One(d_powi), fused -, cheap false, finite false;
+            powf(other) reads [0, 1] out true: Each(d_powf), fused -, cheap false, finite false;
+            abs() reads [0] out false: One(d_abs), fused -, cheap true, finite true;
+            hypot(other) reads [0, 1] out true: Each(d_hypot), fused -, cheap false, finite false;
+            max(other) reads [0, 1] out false: Each(d_max), fused -, cheap true, finite true;
+            min(other) reads [0, 1] out false: Each(d_min), fused -, cheap true, finite true;
             /// `self * a + b` with one rounding.
-            mul_add(a, b) reads [0, 1] out false: Each(d_mul_add), fused -, cheap true;
+            mul_add(a, b) reads [0, 1] out false: Each(d_mul_add), fused -, cheap true, finite true;
             /// Panics if `lo > hi` or either bound is NaN; NaN for a NaN `self`.
-            clamp(lo, hi) reads [0, 1, 2] out false: Each(d_clamp), fused -, cheap true;
-            recip() reads [] out true: One(d_recip), fused -, cheap false;
-            to_radians() reads [0] out false: One(d_to_radians), fused -, cheap true;
-            to_degrees() reads [0] out false: One(d_to_degrees), fused -, cheap true;
-            signum() reads [] out false: Zero, fused -, cheap true;
-            floor() reads [] out false: Zero, fused -, cheap true;
-            ceil() reads [] out false: Zero, fused -, cheap true;
-            round() reads [] out false: Zero, fused -, cheap true;
-            trunc() reads [] out false: Zero, fused -, cheap true;
+            clamp(lo, hi) reads [0, 1, 2] out false: Each(d_clamp), fused -, cheap true, finite true;
+            recip() reads [] out true: One(d_recip), fused -, cheap false, finite false;
+            to_radians() reads [0] out false: One(d_to_radians), fused -, cheap true, finite true;
+            to_degrees() reads [0] out false: One(d_to_degrees), fused -, cheap true, finite true;
+            signum() reads [] out false: Zero, fused -, cheap true, finite true;
+            floor() reads [] out false: Zero, fused -, cheap true, finite true;
+            ceil() reads [] out false: Zero, fused -, cheap true, finite true;
+            round() reads [] out false: Zero, fused -, cheap true, finite true;
+            trunc() reads [] out false: Zero, fused -, cheap true, finite true;
         }
     };
 }
@@ -195,7 +203,8 @@ macro_rules! table {
         $(#[$doc:meta])*
         $name:ident($($arg:ident $(: $argty:ty)?),*)
             reads [$($read:literal),*] out $out:literal: $kind:ident $(($rule:ident))?,
-            fused $fused:tt, cheap $cheap:literal;
+            fused $fused:tt,
+            cheap $cheap:literal, finite $finite:literal;
     )*) => {
         /// Every intrinsic that `#[reverse]` differentiates, from the one list
         /// (`intrinsics!`): the table the macro reads.
@@ -209,6 +218,7 @@ macro_rules! table {
                 partial: $kind $((stringify!($rule)))?,
                 fused: table!(@fused $fused),
                 cheap: $cheap,
+                finite: $finite,
             },
         )*];
     };
@@ -223,6 +233,53 @@ macro_rules! table {
 use Partial::{Each, One, Zero};
 
 intrinsics!(table);
+
+/// `d · p`, where `d` is what flows through a partial `p` (an adjoint in a reverse sweep, a
+/// tangent in forward mode), or exactly zero when `d` is zero: a zero adjoint contributes
+/// zero, even where the partial is infinite or NaN.
+///
+/// The code generated for an intrinsic whose partials can be infinite at a finite argument
+/// ([`Intrinsic::finite`] `false`: `sqrt` and `cbrt` at 0, `ln` at 0, `asin` at ±1, `powf`)
+/// multiplies through it; `x.max(e.sqrt())` at `e = 0`, where `max` takes `x`, then has the
+/// derivative 0 in `e` (JAX and the plain product give `0 · ∞ = NaN`). The dual numbers
+/// follow the same convention. The other intrinsics multiply directly.
+///
+/// ```
+/// use revad_runtime::rules::times_partial;
+///
+/// assert_eq!(times_partial(0.0_f64, f64::INFINITY), 0.0);
+/// assert_eq!(times_partial(2.0_f64, 0.5), 1.0);
+/// assert!(times_partial(2.0_f64, f64::INFINITY).is_infinite());
+/// ```
+#[inline]
+pub fn times_partial<D: TimesPartial<P>, P>(d: D, p: P) -> D {
+    d.times_partial(p)
+}
+
+/// What [`times_partial`] multiplies: a float, or the lanes of `NAME_jvp_vec`'s tangents (lane
+/// by lane).
+pub trait TimesPartial<P> {
+    /// `self · p`, or zero when `self` is zero.
+    fn times_partial(self, p: P) -> Self;
+}
+
+impl<T: Float> TimesPartial<T> for T {
+    #[inline]
+    fn times_partial(self, p: T) -> T {
+        if self.is_exact_zero() {
+            T::ZERO
+        } else {
+            self * p
+        }
+    }
+}
+
+impl<T: Float, const N: usize> TimesPartial<T> for crate::Lanes<T, N> {
+    #[inline]
+    fn times_partial(self, p: T) -> Self {
+        crate::Lanes(self.0.map(|d| d.times_partial(p)))
+    }
+}
 
 /// `sin`: `d/dx sin x = cos x`.
 #[inline]

@@ -12,6 +12,7 @@
 //! Cast                 d converted to the precision it flows into
 //! Rule(None)           d * rules::d_NAME(..)
 //! Rule(Some(k))        d * __dN.k, after `let __dN = rules::d_NAME(..);` (computed once)
+//! Rule, not finite     rules::times_partial(d, ..): zero for a zero d (`sqrt` at 0)
 //! ```
 //!
 //! What differs between the modes is given by the caller: how a value is written, the
@@ -69,18 +70,25 @@ impl Scaling<'_> {
                 )
             }
             Scale::Cast => ((self.cast)(d)?, false),
-            Scale::Rule(which) => {
+            Scale::Rule { part, finite } => {
                 let partial = (self.partial)();
-                match which {
-                    None => (quote!(#d * #partial), false),
+                let p = match part {
+                    None => partial,
                     Some(k) => {
                         let p = format_ident!("__d{}", self.out, span = Span::mixed_site());
                         if pre.is_empty() {
                             *pre = quote!(let #p = #partial;);
                         }
                         let k = syn::Index::from(k);
-                        (quote!(#d * #p.#k), false)
+                        quote!(#p.#k)
                     }
+                };
+                match finite {
+                    true => (quote!(#d * #p), false),
+                    false => (
+                        quote!(::revad::__private::rules::times_partial(#d, #p)),
+                        false,
+                    ),
                 }
             }
         })

@@ -14,6 +14,7 @@
 //! -a            a: -d                                     -
 //! a as f32      a: d as f64 (the operand's precision)     -
 //! a.sin()       a: d * rules::d_sin(a)                    what the rule reads (rules table)
+//! a.sqrt()      a: times_partial(d, rules::d_sqrt(out))   (a zero d gives zero: `finite`)
 //! a.atan2(b)    a: d * p.0    b: d * p.1, p = rules::d_atan2(a, b)
 //! ```
 //!
@@ -43,9 +44,11 @@ pub(crate) enum Scale {
     RemQuotient,
     /// `d as T`, `T` the operand's precision.
     Cast,
-    /// `d * p` where `p` is the intrinsic's partial: the one it returns, or the element `k`
-    /// of the tuple it returns.
-    Rule(Option<usize>),
+    /// `d * p` where `p` is the intrinsic's partial: the one it returns (`part` `None`), or
+    /// the element `k` of the tuple it returns (`Some(k)`). Where the partial may be infinite
+    /// (`finite` false: `sqrt` at 0), a zero `d` contributes zero, not `0 · ∞ = NaN`
+    /// (`rules::times_partial`).
+    Rule { part: Option<usize>, finite: bool },
 }
 
 /// One operand's share of the output's adjoint.
@@ -61,7 +64,7 @@ impl Scale {
     /// it also reads the output. For `Rule`, the intrinsic's rule says (see `needs`).
     pub(crate) fn reads(self) -> (Vec<usize>, bool) {
         match self {
-            Scale::One | Scale::MinusOne | Scale::Cast | Scale::Rule(_) => (Vec::new(), false),
+            Scale::One | Scale::MinusOne | Scale::Cast | Scale::Rule { .. } => (Vec::new(), false),
             Scale::Times(k) | Scale::Over(k) => (vec![k], false),
             Scale::MinusOutOver(k) => (vec![k], true),
             Scale::RemQuotient => (vec![0, 1], false),
@@ -86,9 +89,23 @@ pub(crate) fn linearize(rhs: &Rhs) -> Option<Vec<Term>> {
         },
         Rhs::Intrinsic(rule, _) => match rule.partial {
             Partial::Zero => Vec::new(),
-            Partial::One(_) => vec![term(0, Scale::Rule(None))],
+            Partial::One(_) => vec![term(
+                0,
+                Scale::Rule {
+                    part: None,
+                    finite: rule.finite,
+                },
+            )],
             Partial::Each(_) => (0..rule.arity)
-                .map(|k| term(k, Scale::Rule(Some(k))))
+                .map(|k| {
+                    term(
+                        k,
+                        Scale::Rule {
+                            part: Some(k),
+                            finite: rule.finite,
+                        },
+                    )
+                })
                 .collect(),
         },
         Rhs::Index(..)

@@ -35,7 +35,7 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
                 continue;
             }
             match (term.scale, rhs) {
-                (Scale::Rule(_), Rhs::Intrinsic(rule, _)) => {
+                (Scale::Rule { .. }, Rhs::Intrinsic(rule, _)) => {
                     rule.reads_args.iter().for_each(|&i| add(Need::Operand(i)));
                     if rule.reads_output {
                         add(Need::Output);

@@ -153,7 +153,8 @@ fn recurrence_jvp(x0: f64, a: f64, n: usize, __tan_x0: f64, __tan_a: f64) -> (f6
         if __c0 {
             let __t1 = x.atan2(a);
             let __d5 = ::revad::__private::rules::d_atan2(x, a);
-            let __tan_t1: f64 = __tan_x * __d5.0 + __tan_a * __d5.1;
+            let __tan_t1: f64 = ::revad::__private::rules::times_partial(__tan_x, __d5.0)
+                + ::revad::__private::rules::times_partial(__tan_a, __d5.1);
             x = __t1;
             __tan_x = __tan_t1;
         } else {
@@ -203,7 +204,10 @@ impl recurrence {
             if __c0 {
                 let __t1 = x.atan2(a);
                 let __d5 = ::revad::__private::rules::d_atan2(x, a);
-                let __tan_t1: f64 = __tan_x * __d5.0 + __tan_a * __d5.1;
+                let __tan_t1: f64 = ::revad::__private::rules::times_partial(
+                    __tan_x,
+                    __d5.0,
+                ) + ::revad::__private::rules::times_partial(__tan_a, __d5.1);
                 x = __t1;
                 __tan_x = __tan_t1;
             } else {
@@ -562,7 +566,10 @@ fn helper_jvp(x: f64, k: usize, __tan_x: f64) -> (f64, f64) {
     let _ = helper;
     let __k0 = k as i32;
     let __t1 = x.powi(__k0);
-    let __tan_t1: f64 = __tan_x * ::revad::__private::rules::d_powi(x, __k0);
+    let __tan_t1: f64 = ::revad::__private::rules::times_partial(
+        __tan_x,
+        ::revad::__private::rules::d_powi(x, __k0),
+    );
     (__t1, __tan_t1)
 }
 /** [`helper_jvp`] along `N` directions at once: each tangent is an `revad::Lanes<f64, N>` (arrays and slices of them for arrays), lane `k` the `k`-th direction; the primal runs once and the tangent code on `N` lanes. Returns `(helper(..), ḟ)` with `N` lanes: `N` columns of the Jacobian for unit directions.
@@ -588,8 +595,10 @@ fn helper_jvp_vec<const __N: usize>(
     let _ = helper;
     let __k0 = k as i32;
     let __t1 = x.powi(__k0);
-    let __tan_t1: ::revad::Lanes<f64, __N> = __tan_x
-        * ::revad::__private::rules::d_powi(x, __k0);
+    let __tan_t1: ::revad::Lanes<f64, __N> = ::revad::__private::rules::times_partial(
+        __tan_x,
+        ::revad::__private::rules::d_powi(x, __k0),
+    );
     (__t1, __tan_t1)
 }
 #[doc(hidden)]
@@ -619,7 +628,10 @@ impl helper {
         let _ = helper;
         let __k0 = k as i32;
         let __t1 = x.powi(__k0);
-        let __tan_t1: f64 = __tan_x * ::revad::__private::rules::d_powi(x, __k0);
+        let __tan_t1: f64 = ::revad::__private::rules::times_partial(
+            __tan_x,
+            ::revad::__private::rules::d_powi(x, __k0),
+        );
         (__t1, __tan_t1)
     }
     #[doc(hidden)]
@@ -644,8 +656,10 @@ impl helper {
         let _ = helper;
         let __k0 = k as i32;
         let __t1 = x.powi(__k0);
-        let __tan_t1: ::revad::Lanes<f64, __N> = __tan_x
-            * ::revad::__private::rules::d_powi(x, __k0);
+        let __tan_t1: ::revad::Lanes<f64, __N> = ::revad::__private::rules::times_partial(
+            __tan_x,
+            ::revad::__private::rules::d_powi(x, __k0),
+        );
         (__t1, __tan_t1)
     }
 }

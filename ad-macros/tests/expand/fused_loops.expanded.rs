@@ -199,7 +199,10 @@ fn mean_square_vjp(
         let __t2 = __t1.powi(2);
         s += __t2;
         let __adj_t2 = __adj_s;
-        let __adj_t1 = __adj_t2 * ::revad::__private::rules::d_powi(__t1, 2);
+        let __adj_t1 = ::revad::__private::rules::times_partial(
+            __adj_t2,
+            ::revad::__private::rules::d_powi(__t1, 2),
+        );
         let __adj_t0 = __adj_t1 * w;
         __adj_w += __adj_t1 * __t0;
         __adj_x[i] += __adj_t0;
@@ -286,7 +289,10 @@ impl mean_square {
             let __t0 = x[i];
             let __t1 = __t0 * w;
             let __adj_t2 = __adj_s;
-            let __adj_t1 = __adj_t2 * ::revad::__private::rules::d_powi(__t1, 2);
+            let __adj_t1 = ::revad::__private::rules::times_partial(
+                __adj_t2,
+                ::revad::__private::rules::d_powi(__t1, 2),
+            );
             let __adj_t0 = __adj_t1 * w;
             ::revad::__private::ScalarSink::add(&mut __adj_w, __adj_t1 * __t0);
             ::revad::__private::ArraySink::add_at(&mut __adj_x, i, __adj_t0);
@@ -391,7 +397,11 @@ fn log_sum_exp_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let __adj_t9 = __seed;
     __adj_m += __adj_t9;
     let __adj_t8 = __adj_t9;
-    __adj_s += __adj_t8 * ::revad::__private::rules::d_ln(s);
+    __adj_s
+        += ::revad::__private::rules::times_partial(
+            __adj_t8,
+            ::revad::__private::rules::d_ln(s),
+        );
     for __ad_e in __adj_x.iter_mut() {
         *__ad_e *= __adj_s;
     }
@@ -488,7 +498,11 @@ impl log_sum_exp {
         let __adj_t9 = __seed;
         __adj_m += __adj_t9;
         let __adj_t8 = __adj_t9;
-        __adj_s += __adj_t8 * ::revad::__private::rules::d_ln(s);
+        __adj_s
+            += ::revad::__private::rules::times_partial(
+                __adj_t8,
+                ::revad::__private::rules::d_ln(s),
+            );
         for __i_2 in (0..x.len()).rev() {
             let __t6 = __stack.pop::<f64>();
             let __adj_t6 = __adj_s;

@@ -221,7 +221,11 @@ where
     let __adj_t4 = __adj_y;
     if __c0 {
         let __adj_t1 = __adj_t4;
-        __adj_x += __adj_t1 * ::revad::__private::rules::d_powi(x, k);
+        __adj_x
+            += ::revad::__private::rules::times_partial(
+                __adj_t1,
+                ::revad::__private::rules::d_powi(x, k),
+            );
     } else {
         let __adj_t3 = __adj_t4;
         __adj_x += __adj_t3 * __t2;
@@ -318,7 +322,10 @@ impl branch {
             let __adj_t1 = __adj_t4;
             ::revad::__private::ScalarSink::add(
                 &mut __adj_x,
-                __adj_t1 * ::revad::__private::rules::d_powi(x, k),
+                ::revad::__private::rules::times_partial(
+                    __adj_t1,
+                    ::revad::__private::rules::d_powi(x, k),
+                ),
             );
         } else {
             let __t2 = __stack.pop::<T>();

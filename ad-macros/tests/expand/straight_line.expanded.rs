@@ -233,11 +233,19 @@ fn piecewise_vjp(x: f64, k: i32, __seed: f64) -> (f64, f64) {
     let __adj_t7 = __adj_t8;
     let __adj_t6 = __adj_t7 * ::revad::__private::rules::d_exp(__t7);
     __adj_x -= __adj_t6;
-    __adj_s += __adj_t5 * ::revad::__private::rules::d_powi(s, k);
+    __adj_s
+        += ::revad::__private::rules::times_partial(
+            __adj_t5,
+            ::revad::__private::rules::d_powi(s, k),
+        );
     if __c2 {
         let __adj_t3 = __adj_s;
         __adj_s = 0.0;
-        __adj_s += __adj_t3 * ::revad::__private::rules::d_sqrt(__t3);
+        __adj_s
+            += ::revad::__private::rules::times_partial(
+                __adj_t3,
+                ::revad::__private::rules::d_sqrt(__t3),
+            );
     } else {
         let __adj_t4 = __adj_s;
         __adj_s = 0.0;
@@ -332,12 +340,20 @@ impl piecewise {
         let __adj_t7 = __adj_t8;
         let __adj_t6 = __adj_t7 * ::revad::__private::rules::d_exp(__t7);
         ::revad::__private::ScalarSink::add(&mut __adj_x, -(__adj_t6));
-        __adj_s += __adj_t5 * ::revad::__private::rules::d_powi(s, k);
+        __adj_s
+            += ::revad::__private::rules::times_partial(
+                __adj_t5,
+                ::revad::__private::rules::d_powi(s, k),
+            );
         if __c2 {
             let __t3 = __stack.pop::<f64>();
             let __adj_t3 = __adj_s;
             __adj_s = 0.0;
-            __adj_s += __adj_t3 * ::revad::__private::rules::d_sqrt(__t3);
+            __adj_s
+                += ::revad::__private::rules::times_partial(
+                    __adj_t3,
+                    ::revad::__private::rules::d_sqrt(__t3),
+                );
         } else {
             let __adj_t4 = __adj_s;
             __adj_s = 0.0;
@@ -593,7 +609,7 @@ fn constant_receiver_vjp(x: f64, __seed: f64) -> (f64, f64) {
     let __adj_t2 = __adj_t4;
     let __adj_t3 = __adj_t4;
     let __d4 = ::revad::__private::rules::d_powf(2.0_f64, x, __t3);
-    __adj_x += __adj_t3 * __d4.1;
+    __adj_x += ::revad::__private::rules::times_partial(__adj_t3, __d4.1);
     __adj_x += __adj_t2 * __t1;
     (__t4, __adj_x)
 }
@@ -663,7 +679,10 @@ impl constant_receiver {
         let __adj_t2 = __adj_t4;
         let __adj_t3 = __adj_t4;
         let __d4 = ::revad::__private::rules::d_powf(2.0_f64, x, __t3);
-        ::revad::__private::ScalarSink::add(&mut __adj_x, __adj_t3 * __d4.1);
+        ::revad::__private::ScalarSink::add(
+            &mut __adj_x,
+            ::revad::__private::rules::times_partial(__adj_t3, __d4.1),
+        );
         ::revad::__private::ScalarSink::add(&mut __adj_x, __adj_t2 * __t1);
     }
     /// For callers under `#[reverse(cps)]`: runs the continuation with the result's

@@ -1082,7 +1082,10 @@ fn windows_chain_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let __t8 = __t7.powi(2);
         __acc0 += __t8;
         let __adj_t8 = __adj_acc0;
-        let __adj_t7 = __adj_t8 * ::revad::__private::rules::d_powi(__t7, 2);
+        let __adj_t7 = ::revad::__private::rules::times_partial(
+            __adj_t8,
+            ::revad::__private::rules::d_powi(__t7, 2),
+        );
         let __adj_t4 = __adj_t7;
         let __adj_t6 = -(__adj_t7);
         __adj_x[__j5] += __adj_t6;
@@ -1164,7 +1167,10 @@ impl windows_chain {
             let __t6 = x[__j5];
             let __t7 = __t4 - __t6;
             let __adj_t8 = __adj_acc0;
-            let __adj_t7 = __adj_t8 * ::revad::__private::rules::d_powi(__t7, 2);
+            let __adj_t7 = ::revad::__private::rules::times_partial(
+                __adj_t8,
+                ::revad::__private::rules::d_powi(__t7, 2),
+            );
             let __adj_t4 = __adj_t7;
             let __adj_t6 = -(__adj_t7);
             ::revad::__private::ArraySink::add_at(&mut __adj_x, __j5, __adj_t6);
