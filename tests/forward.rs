@@ -124,6 +124,11 @@ fn slices_and_vectors_match_reverse() {
     let (_, (gw, gx)) = weighted_grad(&w, &x);
     let expected: f64 = (0..3).map(|i| gw[i] * vw[i] + gx[i] * vx[i]).sum();
     assert!(close(d, expected, 1e-13));
+    // And both against finite differences of the primal.
+    let f = |p: &[f64]| weighted(&p[..3], &p[3..]);
+    let at = [w, x].concat();
+    let along = [vw, vx].concat();
+    assert!(close(d, fd(f, &at, &along), 1e-7));
 }
 
 #[forward(vector)]

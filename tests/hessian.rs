@@ -54,6 +54,21 @@ fn fd_hessian(grad: impl Fn(&[f64]) -> Vec<f64>, x: &[f64]) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// The gradient by central differences of the primal: ties the `_grad` that `fd_hessian`
+/// differentiates to the function itself.
+fn fd_gradient(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..x.len())
+        .map(|j| {
+            let mut up = x.to_vec();
+            let mut down = x.to_vec();
+            up[j] += h;
+            down[j] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
 fn assert_close(a: &[Vec<f64>], b: &[Vec<f64>], tol: f64) {
     for (ra, rb) in a.iter().zip(b) {
         for (x, y) in ra.iter().zip(rb) {
@@ -108,8 +123,13 @@ fn mlp_loss_hessian_against_finite_differences_of_the_gradient() {
     let x = [0.5, -1.0, 0.25];
     let w1: Vec<f64> = (0..6).map(|k| 0.3 * (k as f64) - 0.7).collect();
     let w2 = [0.8, -0.4];
-    let (_, _, h) = mlp_loss_hessian(&w1, &w2, &x, 0.3);
+    let (value, g, h) = mlp_loss_hessian(&w1, &w2, &x, 0.3);
     assert_eq!(h.len(), 8);
+    // The gradient that the finite differences below differentiate, against the primal's.
+    assert_eq!(value, mlp_loss(&w1, &w2, &x, 0.3));
+    let flat = [w1.clone(), w2.to_vec()].concat();
+    let primal_fd = fd_gradient(|p| mlp_loss(&p[..6], &p[6..], &x, 0.3), &flat);
+    assert_close(&[[g.0, g.1.to_vec()].concat()], &[primal_fd], 1e-7);
     let fd = fd_hessian(
         |p| {
             let (_, (g1, g2)) = mlp_loss_grad(&p[..6], &p[6..], &x, 0.3);
@@ -236,6 +256,8 @@ fn module_constants_in_the_generic_copy() {
     let (value, (gx, gv), h) = with_constants_hessian(x, v);
     assert_eq!(value, with_constants(x, v));
     assert_eq!((gx, gv), with_constants_grad(x, v).1);
+    let primal_fd = fd_gradient(|p| with_constants(p[0], p[1]), &[x, v]);
+    assert_close(&[vec![gx, gv]], &[primal_fd], 1e-7);
     let step = 1e-5;
     let fd = |dx: f64, dv: f64| {
         let (_, (a, b)) = with_constants_grad(x + dx, v + dv);

@@ -736,6 +736,22 @@ fn hessian_vector_product_against_finite_differences() {
     let (v, (gx, gk), (hx, hk)) = trig_energy_hvp(&x, k, &u, 0.5);
     assert_eq!(v.to_bits(), trig_energy(&x, k).to_bits());
     assert_eq!((gx.clone(), gk), trig_energy_grad(&x, k).1);
+    // That gradient, whose differences the checks below take, in closed form:
+    // ∂e/∂x_j = k sin(x_j - x_{j-1}) - k sin(x_{j+1} - x_j) (+ k² x_0 at j = 0), and
+    // ∂e/∂k = Σ (1 - cos(x_i - x_{i-1})) + k x_0².
+    for j in 0..4 {
+        let mut expected = if j == 0 { k * k * x[0] } else { 0.0 };
+        if j >= 1 {
+            expected += k * (x[j] - x[j - 1]).sin();
+        }
+        if j + 1 < 4 {
+            expected -= k * (x[j + 1] - x[j]).sin();
+        }
+        assert_close(gx[j], expected, 1e-14);
+    }
+    let gk_expected: f64 =
+        (1..4).map(|i| 1.0 - (x[i] - x[i - 1]).cos()).sum::<f64>() + k * x[0] * x[0];
+    assert_close(gk, gk_expected, 1e-14);
     let eps = 1e-6;
     let at = |s: f64| {
         let p: Vec<f64> = x.iter().zip(&u).map(|(a, b)| a + s * b).collect();
