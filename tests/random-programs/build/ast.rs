@@ -158,6 +158,12 @@ pub enum S {
     },
     /// `let (a, b) = call;`
     LetTuple { names: Vec<String>, call: E },
+    /// `let (a, b)[: (f64, f64)] = (e1, e2);`: a tuple literal taken apart.
+    LetTupleLit {
+        names: Vec<String>,
+        typed: bool,
+        es: Vec<E>,
+    },
     /// `for v in src { body }` with `src` one of `xs.iter_mut()`, `&mut xs`,
     /// `xs.iter_mut().enumerate()` (pattern `(i, v)`), `xs.iter_mut().zip(ys.iter())`
     /// (pattern `(v, y)`).
@@ -803,6 +809,18 @@ impl Printer {
                 names.join(", "),
                 self.expr(call, 0, ind)
             ),
+            S::LetTupleLit { names, typed, es } => {
+                let ty = match typed {
+                    true => format!(": ({})", vec![self.ty(); names.len()].join(", ")),
+                    false => String::new(),
+                };
+                let es: Vec<String> = es.iter().map(|e| self.expr(e, 0, ind)).collect();
+                format!(
+                    "{pad}let ({}){ty} = ({});\n",
+                    names.join(", "),
+                    es.join(", ")
+                )
+            }
             S::IterMut { v, xs, form, body } => {
                 let (pat, src) = match form {
                     IterMutForm::Plain => (v.clone(), format!("{xs}.iter_mut()")),

@@ -906,15 +906,20 @@ impl<'r> G<'r> {
         });
     }
 
-    /// Marks the newest variable as initialised from `e`.
-    fn note_init(&mut self, e: &E) {
+    /// Whether `e` calls a generated helper.
+    fn calls_helper(&self, e: &E) -> bool {
         let p = crate::ast::Printer {
             oracle: false,
             fty: "f64",
             len: self.len,
             cps: false,
         };
-        let calls = p.expr(e, 0, 0).contains("_h");
+        p.expr(e, 0, 0).contains("_h")
+    }
+
+    /// Marks the newest variable as initialised from `e`.
+    fn note_init(&mut self, e: &E) {
+        let calls = self.calls_helper(e);
         if let Some(f) = self.fv.last_mut() {
             f.from_call = calls;
         }
@@ -1646,6 +1651,25 @@ impl<'r> G<'r> {
             4 * stmt_helpers,     // 17 call with &mut arguments or an array/tuple result
         ]);
         match k {
+            0 if self.rng.chance(0.1) => {
+                // `let (p, q) = (a * b, w[0]);`
+                let names = vec![self.fresh("tl"), self.fresh("tl")];
+                let (a, ba) = self.expr(2);
+                let (b, bb) = self.expr(2);
+                let typed = !typed(&a) || !typed(&b) || self.rng.chance(0.2);
+                let calls = [&a, &b].map(|e| self.calls_helper(e));
+                out.push(S::LetTupleLit {
+                    names: names.clone(),
+                    typed,
+                    es: vec![a, b],
+                });
+                for ((name, bound), calls) in names.into_iter().zip([ba, bb]).zip(calls) {
+                    self.push_fv(name, bound, false);
+                    if let Some(f) = self.fv.last_mut() {
+                        f.from_call = calls;
+                    }
+                }
+            }
             0 | 1 => {
                 let name = self.fresh(if k == 0 { "t" } else { "m" });
                 let (e, b) = self.expr(3);

@@ -42,7 +42,8 @@
 //!
 //! - parameters `f64` (or `f32`: a fifth of the programs are `f32` throughout), `&[f64]`,
 //!   `[f64; N]`, `Vec<f64>`, `&Vec<f64>` and `usize`, sometimes `#[revad::reverse(wrt(..))]`;
-//! - `let`, `let mut`, typed lets, shadowing, block expressions, `+ - * / %`, unary minus,
+//! - `let`, `let mut`, typed lets, shadowing, tuple literals taken apart
+//!   (`let (p, q) = (a * b, w[0]);`), block expressions, `+ - * / %`, unary minus,
 //!   compound assignment, `as` casts of loop indices;
 //! - `if`/`else` on float and integer conditions, as statements and as expressions, early
 //!   `return` inside branches and loops;

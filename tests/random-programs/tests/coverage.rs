@@ -18,6 +18,7 @@ fn the_corpus_covers_the_subset() {
         " as f64",
         "} else {",
         "return ",
+        "let (tl",
         // Loops.
         "for i",
         "..=",
