@@ -561,7 +561,7 @@ pub mod __private {
     };
     pub use revad_runtime::call::{
         require_derivative, require_forward, restore, ArraySink, Differentiable, Discard,
-        ForwardDifferentiable, PartOf, Returns, ReturnsAt, ScalarSink,
+        ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt, ScalarSink,
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{

@@ -428,6 +428,19 @@ fn float_params(
             pending.push((&param.ident, f));
             continue;
         }
+        if !bounds.iter().any(|b| is_float_bound(b)) && user_type_bound(&bounds) {
+            // A type of the user's, bounded by a trait (`M: Model`): its values are
+            // aggregates, whose derivatives the bound's trait declares (`#[reverse]` on the
+            // trait), and whose adjoint is `<M as revad::Adjoint>::Adj`.
+            if args.backend == super::Backend::Cps {
+                cx.error(
+                    &param.ident,
+                    "#[reverse(cps)] does not differentiate generic functions yet; use the \
+                     default backend, #[reverse]",
+                );
+            }
+            continue;
+        }
         if !bounds.iter().any(|b| is_float_bound(b)) {
             let name = &param.ident;
             // Another crate's `Float` (`num_traits::Float`) is named, so that the user sees
@@ -474,6 +487,23 @@ fn float_params(
         })
         .collect();
     (floats, functions)
+}
+
+/// Whether `bounds` make a type parameter a type of the user's: a trait bound other than a
+/// float trait (`Float`, of any crate: another crate's is an error that says so) and `Fn`
+/// traits (`M: Model`, `M: Model + Clone`).
+fn user_type_bound(bounds: &[&syn::TypeParamBound]) -> bool {
+    bounds.iter().any(|b| match b {
+        syn::TypeParamBound::Trait(t) => {
+            matches!(t.modifier, syn::TraitBoundModifier::None)
+                && t.path.segments.last().is_some_and(|s| {
+                    !["Float", "Fn", "FnMut", "FnOnce", "Sized", "Copy", "Clone", "Send", "Sync"]
+                        .iter()
+                        .any(|n| s.ident == n)
+                })
+        }
+        _ => false,
+    })
 }
 
 /// Whether `bound` is the library's float trait: `Float`, `revad::Float` or `::revad::Float`, or

@@ -1,0 +1,177 @@
+//! Trait methods: `#[revad::reverse]` on a trait and on its impl blocks, `#[reverse]` on the
+//! methods; the derivatives called on a concrete type (`model.loss_grad(..)`), through a
+//! generic bound (`fn fit<M: Model>`), and of a trait's default method, checked against
+//! closed forms and finite differences of the primal.
+
+use approx::assert_relative_eq;
+use revad::reverse;
+
+/// A model of one input, differentiable in its parameters and its input.
+#[reverse]
+pub trait Model {
+    /// The model's prediction at `x`.
+    #[reverse]
+    fn eval(&self, x: f64) -> f64;
+
+    /// The squared error at `(x, y)`: a default method, differentiated once for every impl.
+    #[reverse]
+    fn loss(&self, x: f64, y: f64) -> f64 {
+        let e = self.eval(x) - y;
+        e * e
+    }
+
+    /// Not differentiated: a trait may have other methods.
+    fn name(&self) -> &'static str;
+}
+
+/// `w x + b`.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Linear {
+    /// Slope.
+    pub w: f64,
+    /// Intercept.
+    pub b: f64,
+}
+
+#[reverse]
+impl Model for Linear {
+    #[reverse]
+    fn eval(&self, x: f64) -> f64 {
+        self.w * x + self.b
+    }
+
+    fn name(&self) -> &'static str {
+        "linear"
+    }
+}
+
+/// `a sin(k x)`, with its own `loss` (a weighted error).
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Wave {
+    /// Amplitude.
+    pub a: f64,
+    /// Frequency.
+    pub k: f64,
+}
+
+#[reverse]
+impl Model for Wave {
+    #[reverse]
+    fn eval(&self, x: f64) -> f64 {
+        self.a * (self.k * x).sin()
+    }
+
+    #[reverse]
+    fn loss(&self, x: f64, y: f64) -> f64 {
+        let e = self.eval(x) - y;
+        2.0 * e * e
+    }
+
+    fn name(&self) -> &'static str {
+        "wave"
+    }
+}
+
+/// A generic caller: dispatches statically to each impl's derivatives.
+#[reverse]
+fn fit<M: Model>(m: &M, x: f64, y: f64) -> f64 {
+    let p = m.eval(x);
+    m.loss(x, y) + 0.5 * p * p
+}
+
+/// A caller on a concrete type, through the trait's methods.
+#[reverse]
+fn both(lin: &Linear, wave: &Wave, x: f64) -> f64 {
+    lin.eval(x) * wave.eval(x) + wave.loss(x, 1.0)
+}
+
+fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-6;
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[test]
+fn an_impl_method_has_its_gradient() {
+    let lin = Linear { w: 1.5, b: -0.5 };
+    let (value, (dlin, dx)) = lin.eval_grad(2.0);
+    assert_eq!(value, lin.eval(2.0));
+    assert_eq!((dlin.w, dlin.b, dx), (2.0, 1.0, 1.5));
+    let wave = Wave { a: 0.7, k: 1.3 };
+    let (value, (dwave, dx)) = wave.eval_grad(0.4);
+    assert_eq!(value, wave.eval(0.4));
+    assert_relative_eq!(dwave.a, (1.3f64 * 0.4).sin(), max_relative = 1e-14);
+    assert_relative_eq!(dwave.k, 0.7 * 0.4 * (1.3f64 * 0.4).cos(), max_relative = 1e-14);
+    assert_relative_eq!(dx, 0.7 * 1.3 * (1.3f64 * 0.4).cos(), max_relative = 1e-14);
+}
+
+#[test]
+fn a_default_method_has_its_gradient_for_each_impl() {
+    let lin = Linear { w: 1.5, b: -0.5 };
+    let (x, y) = (2.0, 1.0);
+    let (value, (dlin, dx, dy)) = lin.loss_grad(x, y);
+    assert_eq!(value, lin.loss(x, y));
+    let e = lin.w * x + lin.b - y;
+    assert_relative_eq!(dlin.w, 2.0 * e * x, max_relative = 1e-14);
+    assert_relative_eq!(dlin.b, 2.0 * e, max_relative = 1e-14);
+    assert_relative_eq!(dx, 2.0 * e * lin.w, max_relative = 1e-14);
+    assert_relative_eq!(dy, -2.0 * e, max_relative = 1e-14);
+    // The seed scales the vjp.
+    let (_, (dlin3, _, _)) = lin.loss_vjp(x, y, 3.0);
+    assert_relative_eq!(dlin3.w, 3.0 * dlin.w, max_relative = 1e-14);
+}
+
+#[test]
+fn an_overriding_method_has_its_own_gradient() {
+    let wave = Wave { a: 0.7, k: 1.3 };
+    let (x, y) = (0.4, 0.1);
+    let (value, (dwave, dx, dy)) = wave.loss_grad(x, y);
+    assert_eq!(value, wave.loss(x, y));
+    let e = wave.eval(x) - y;
+    assert_relative_eq!(dy, -4.0 * e, max_relative = 1e-14);
+    let fd_a = central(|a| Wave { a, k: wave.k }.loss(x, y), wave.a);
+    let fd_k = central(|k| Wave { a: wave.a, k }.loss(x, y), wave.k);
+    let fd_x = central(|x| wave.loss(x, y), x);
+    assert_relative_eq!(dwave.a, fd_a, max_relative = 1e-7);
+    assert_relative_eq!(dwave.k, fd_k, max_relative = 1e-7);
+    assert_relative_eq!(dx, fd_x, max_relative = 1e-7);
+}
+
+#[test]
+fn a_generic_caller_dispatches_to_each_impl() {
+    let (x, y) = (0.8, 0.3);
+    let lin = Linear { w: -1.2, b: 0.4 };
+    let (value, (dlin, dx, dy)) = fit_grad(&lin, x, y);
+    assert_eq!(value, fit(&lin, x, y));
+    // fit = (w x + b - y)² + (w x + b)² / 2
+    let (p, e) = (lin.w * x + lin.b, lin.w * x + lin.b - y);
+    assert_relative_eq!(dlin.w, 2.0 * e * x + p * x, max_relative = 1e-14);
+    assert_relative_eq!(dlin.b, 2.0 * e + p, max_relative = 1e-14);
+    assert_relative_eq!(dx, (2.0 * e + p) * lin.w, max_relative = 1e-14);
+    assert_relative_eq!(dy, -2.0 * e, max_relative = 1e-14);
+
+    let wave = Wave { a: 0.7, k: 1.3 };
+    let (value, (dwave, dx, _)) = fit_grad(&wave, x, y);
+    assert_eq!(value, fit(&wave, x, y));
+    let fd_a = central(|a| fit(&Wave { a, k: wave.k }, x, y), wave.a);
+    let fd_k = central(|k| fit(&Wave { a: wave.a, k }, x, y), wave.k);
+    let fd_x = central(|x| fit(&wave, x, y), x);
+    assert_relative_eq!(dwave.a, fd_a, max_relative = 1e-7);
+    assert_relative_eq!(dwave.k, fd_k, max_relative = 1e-7);
+    assert_relative_eq!(dx, fd_x, max_relative = 1e-7);
+    assert_eq!((lin.name(), wave.name()), ("linear", "wave"));
+}
+
+#[test]
+fn a_caller_on_concrete_types_calls_the_trait_methods() {
+    let lin = Linear { w: 1.1, b: 0.2 };
+    let wave = Wave { a: 0.9, k: 0.6 };
+    let x = 0.7;
+    let (value, (dlin, dwave, dx)) = both_grad(&lin, &wave, x);
+    assert_eq!(value, both(&lin, &wave, x));
+    let fd = |f: &dyn Fn(f64) -> f64, v: f64| central(f, v);
+    assert_relative_eq!(dlin.w, fd(&|w| both(&Linear { w, b: lin.b }, &wave, x), lin.w), max_relative = 1e-7);
+    assert_relative_eq!(dlin.b, fd(&|b| both(&Linear { w: lin.w, b }, &wave, x), lin.b), max_relative = 1e-7);
+    assert_relative_eq!(dwave.a, fd(&|a| both(&lin, &Wave { a, k: wave.k }, x), wave.a), max_relative = 1e-7);
+    assert_relative_eq!(dwave.k, fd(&|k| both(&lin, &Wave { a: wave.a, k }, x), wave.k), max_relative = 1e-7);
+    assert_relative_eq!(dx, fd(&|x| both(&lin, &wave, x), x), max_relative = 1e-7);
+}
