@@ -82,7 +82,7 @@ fn fit<M: Model>(m: &M, x: f64, y: f64) -> f64 {
 /// A caller on a concrete type, through the trait's methods.
 #[reverse]
 fn both(lin: &Linear, wave: &Wave, x: f64) -> f64 {
-    lin.eval(x) * wave.eval(x) + wave.loss(x, 1.0)
+    lin.eval(x) * wave.eval(x) + wave.loss(x, 1.0) + lin.loss(x, 0.5)
 }
 
 fn central(f: impl Fn(f64) -> f64, x: f64) -> f64 {
@@ -174,4 +174,57 @@ fn a_caller_on_concrete_types_calls_the_trait_methods() {
     assert_relative_eq!(dwave.a, fd(&|a| both(&lin, &Wave { a, k: wave.k }, x), wave.a), max_relative = 1e-7);
     assert_relative_eq!(dwave.k, fd(&|k| both(&lin, &Wave { a: wave.a, k }, x), wave.k), max_relative = 1e-7);
     assert_relative_eq!(dx, fd(&|x| both(&lin, &wave, x), x), max_relative = 1e-7);
+}
+
+/// A trait in one module, its impl in another that imports it by name (the import brings the
+/// trait's derivatives along), and a caller in a third.
+mod shapes {
+    pub mod def {
+        /// Something with an area.
+        #[revad::reverse]
+        pub trait Area {
+            /// The area.
+            #[reverse]
+            fn area(&self) -> f64;
+        }
+    }
+
+    pub mod disc {
+        use super::def::Area;
+
+        /// A disc of radius `r`.
+        #[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+        pub struct Disc {
+            /// Radius.
+            pub r: f64,
+        }
+
+        #[revad::reverse]
+        impl Area for Disc {
+            #[reverse]
+            fn area(&self) -> f64 {
+                3.0 * self.r * self.r
+            }
+        }
+    }
+
+    use def::Area as _;
+
+    /// The area of `d` scaled by `s`, on the concrete type (the trait imported anonymously).
+    #[revad::reverse]
+    pub fn scaled(d: &disc::Disc, s: f64) -> f64 {
+        s * d.area()
+    }
+}
+
+#[test]
+fn a_trait_and_its_impl_in_other_modules() {
+    use shapes::def::Area;
+    let d = shapes::disc::Disc { r: 1.5 };
+    let (value, dd) = d.area_grad();
+    assert_eq!(value, d.area());
+    assert_eq!(dd.r, 6.0 * d.r);
+    let (value, (dd, ds)) = shapes::scaled_grad(&d, 2.0);
+    assert_eq!(value, shapes::scaled(&d, 2.0));
+    assert_eq!((dd.r, ds), (12.0 * d.r, d.area()));
 }

@@ -281,20 +281,18 @@ mod tests {
 }
 
 /// Not public API: what `#[reverse]` on an `impl Trait for Type` block tells the derivatives
-/// that a `#[reverse]` trait declares (the trait's associated constant `__AD_IMPL`, which the
-/// block sets): which methods the block differentiates (`#[reverse]` on them) and which it
-/// writes without (overriding a default method, perhaps a differentiated one).
+/// that a `#[reverse]` trait declares (the trait's associated constant
+/// `IMPL_NEEDS_REVAD_REVERSE`, which the block defines): which methods the block
+/// differentiates (`#[reverse]` on them) and which it writes without (overriding a default
+/// method, perhaps a differentiated one).
 ///
-/// A trait's derivatives of a method that an impl does not differentiate, and of a default
+/// The trait's derivatives of a method that an impl does not differentiate, and of a default
 /// method that an impl overrides without `#[reverse]`, check it in an inline `const` block,
 /// which fails to compile (when the impl's derivative is used) instead of giving the
 /// derivative of another body.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug)]
 pub struct ImplInfo {
-    /// Whether the impl block has `#[reverse]` (an impl without it is not known to keep a
-    /// default method).
-    pub annotated: bool,
     /// The methods of the block with `#[reverse]`.
     pub differentiated: &'static [&'static str],
     /// The methods of the block without it.
@@ -302,22 +300,15 @@ pub struct ImplInfo {
 }
 
 impl ImplInfo {
-    /// An impl block without `#[reverse]`: nothing known.
-    pub const UNKNOWN: ImplInfo = ImplInfo {
-        annotated: false,
-        differentiated: &[],
-        plain: &[],
-    };
-
     /// Whether the block differentiates `name`.
     pub const fn differentiates(&self, name: &str) -> bool {
         contains(self.differentiated, name)
     }
 
-    /// Whether the block keeps the trait's default method `name` (annotated, and not written
-    /// in the block without `#[reverse]`).
+    /// Whether the block keeps the trait's default method `name` (does not write it without
+    /// `#[reverse]`).
     pub const fn keeps_default(&self, name: &str) -> bool {
-        self.annotated && !contains(self.plain, name)
+        !contains(self.plain, name)
     }
 }
 

@@ -20,13 +20,20 @@
 //!   `__ad_rev_NAME`): for a default method, with the default method's derivatives as their
 //!   default bodies; for a required one, with bodies that fail to compile, when used, for an
 //!   impl that does not differentiate the method. The trait gets `revad::Adjoint` as a
-//!   supertrait (its derivatives take the adjoint of `self`) and a hidden constant,
-//!   `__AD_IMPL` (`revad::__private::ImplInfo`), that each annotated impl sets: which of its
-//!   methods it differentiates, which it writes without `#[reverse]`. A default method's
-//!   derivatives check that the impl keeps the default (annotated, and not overriding it
-//!   without `#[reverse]`): the derivative of another body is never given.
+//!   supertrait (its derivatives take the adjoint of `self`) and a hidden constant without a
+//!   default, `IMPL_NEEDS_REVAD_REVERSE` (`revad::__private::ImplInfo`), that only the
+//!   attribute on an impl block defines (an impl without it is an error that names it): which
+//!   of the block's methods it differentiates, which it writes without `#[reverse]`. A default
+//!   method's derivatives check that the impl keeps the default (does not override it without
+//!   `#[reverse]`): the derivative of another body is never given. These checks are inline
+//!   `const` blocks, evaluated when the impl's derivative is instantiated (`cargo build`, not
+//!   `cargo check`).
+//! - The trait also gets a `macro_rules!` imported under its own name (in the macro
+//!   namespace, so that whatever path names the trait names the macro too), which the
+//!   attribute on each impl block expands to (`companions_macro`).
 //! - On the impl block, each method marked `#[reverse]` expands as beside an inherent method,
-//!   its items going into the trait impl; and the type gets inherent copies of the split
+//!   its items going into the trait impl; and, through the trait's macro, the type gets
+//!   inherent copies of the split
 //!   companions that call the trait's, which rustc prefers to the fallback that
 //!   `codegen::method_fallbacks` declares in a caller for a method without derivatives (two
 //!   traits with the method would be ambiguous for a concrete receiver). A generic receiver
@@ -67,10 +74,13 @@ pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStrea
 }
 
 /// The arguments of the method's `#[reverse(..)]`, taken off it, or `None` without one; an
-/// error for another attribute of this crate, which does not take a trait's methods.
+/// error for another attribute of this crate, which does not take a trait's methods (taken
+/// off too).
 fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn::Error> {
     for name in ["forward", "derivative"] {
-        if let Some(attr) = attrs.iter().find(|a| is_named(a, name)) {
+        if let Some(k) = attrs.iter().position(|a| is_named(a, name)) {
+            // (Taken off: it would expand on the method, and report more.)
+            let attr = attrs.remove(k);
             return Err(syn::Error::new_spanned(
                 attr,
                 format!(
@@ -118,6 +128,7 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
     let mut errors = TokenStream::new();
     let mut items = Vec::new();
     let mut marked = false;
+    let mut forwarders = Vec::new();
     let trait_name = t.ident.to_string();
     for item in std::mem::take(&mut t.items) {
         let syn::TraitItem::Fn(mut f) = item else {
@@ -182,6 +193,10 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
                     continue;
                 }
             };
+            let ident = g.sig.ident.to_string();
+            if ident.starts_with("__ad_fwd_") || ident.starts_with("__ad_rev_") {
+                forwarders.push(forwarder(&g.sig, &quote!($($tr)*)));
+            }
             if g.sig.ident == name {
                 // The method itself: as written when required, as expanded (with the marks
                 // of sibling attributes) when it has a body.
@@ -190,22 +205,22 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
             }
             let check = if required {
                 let message = format!(
-                    "an impl of `{trait_name}` does not differentiate `{unquoted}`: put \
-                     #[revad::reverse] on the impl block and #[reverse] on its `{unquoted}`"
+                    "an impl of `{trait_name}` does not differentiate `{unquoted}`, whose \
+                     derivative is used: put #[reverse] on the impl's `{unquoted}`"
                 );
                 quote! {
-                    const { ::core::assert!(Self::__AD_IMPL.differentiates(#unquoted), #message) }
+                    const { ::core::assert!(Self::IMPL_NEEDS_REVAD_REVERSE.differentiates(#unquoted), #message) }
                     ::core::unreachable!()
                 }
             } else {
                 let message = format!(
                     "the derivative of `{unquoted}`, a default method of `{trait_name}`, is \
-                     for impls that keep it: put #[revad::reverse] on the impl block, and \
-                     #[reverse] on an `{unquoted}` of its own"
+                     for impls that keep it: this impl writes its own `{unquoted}`, without \
+                     #[reverse]; put #[reverse] on it"
                 );
                 let body = g.default.as_ref().map(|b| b.stmts.clone()).unwrap_or_default();
                 quote! {
-                    const { ::core::assert!(Self::__AD_IMPL.keeps_default(#unquoted), #message) }
+                    const { ::core::assert!(Self::IMPL_NEEDS_REVAD_REVERSE.keeps_default(#unquoted), #message) }
                     #(#body)*
                 }
             };
@@ -218,9 +233,10 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
     }
     if marked {
         items.push(syn::parse_quote! {
-            /// Not public API: what the impl's `#[revad::reverse]` says of its methods.
+            /// Not public API: what the impl's `#[revad::reverse]` says of its methods (an impl
+            /// without it misses this item: the error names what to write).
             #[doc(hidden)]
-            const __AD_IMPL: ::revad::__private::ImplInfo = ::revad::__private::ImplInfo::UNKNOWN;
+            const IMPL_NEEDS_REVAD_REVERSE: ::revad::__private::ImplInfo;
         });
         let adjoint: syn::TypeParamBound = syn::parse_quote!(::revad::Adjoint);
         let has = t.supertraits.iter().any(|b| match b {
@@ -234,8 +250,41 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
             t.supertraits.push(adjoint);
         }
     }
+    let companions = marked.then(|| companions_macro(&t, &forwarders));
     t.items = items;
-    quote!(#errors #t)
+    quote!(#errors #t #companions)
+}
+
+/// The macro that each annotated impl of the trait `t` expands to, `Trait! { [impl header]
+/// [trait path] impl .. }`: the impl, and the type's inherent copies of the trait's split
+/// companions (see `forwarder`): a `macro_rules!` imported under the trait's name, in the macro namespace, so
+/// that the path by which an impl names the trait names it too (`use m::Model;` imports both).
+///
+/// ```text
+/// macro_rules! __ad_impl_Model {
+///     ([$($h:tt)*] [$($tr:tt)*] $($item:tt)*) => { $($item)* $($h)* { <forwarders> } }
+/// }
+/// pub(crate) use __ad_impl_Model as Model;
+/// ```
+fn companions_macro(t: &syn::ItemTrait, forwarders: &[TokenStream]) -> TokenStream {
+    let name = format_ident!("__ad_impl_{}", t.ident);
+    let ident = &t.ident;
+    // (The forwarders of a generic trait would name its parameters, which an impl names
+    // otherwise: such a trait's impls get none.)
+    let body = match t.generics.params.is_empty() {
+        true => quote!($($item)* $($h)* { #(#forwarders)* }),
+        false => quote!($($item)*),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #name {
+            ([$($h:tt)*] [$($tr:tt)*] $($item:tt)*) => { #body };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #name as #ident;
+    }
 }
 
 /// `#[reverse] impl Trait for Type { .. }`: see the module documentation.
@@ -247,7 +296,6 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
     let mut items = Vec::new();
     let mut differentiated = Vec::new();
     let mut plain = Vec::new();
-    let mut forwarders = Vec::new();
     for item in std::mem::take(&mut i.items) {
         let syn::ImplItem::Fn(mut f) = item else {
             items.push(item);
@@ -278,14 +326,6 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
         let expanded = super::reverse(args, quote!(#func));
         match parse_items::<syn::ImplItem>(expanded) {
             Ok(generated) => {
-                for g in &generated {
-                    if let syn::ImplItem::Fn(g) = g {
-                        let ident = g.sig.ident.to_string();
-                        if ident.starts_with("__ad_fwd_") || ident.starts_with("__ad_rev_") {
-                            forwarders.push(forwarder(g, &trait_path));
-                        }
-                    }
-                }
                 items.extend(generated);
                 differentiated.push(name);
             }
@@ -297,31 +337,33 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
         }
     }
     items.push(syn::parse_quote! {
-        const __AD_IMPL: ::revad::__private::ImplInfo = ::revad::__private::ImplInfo {
-            annotated: true,
+        const IMPL_NEEDS_REVAD_REVERSE: ::revad::__private::ImplInfo = ::revad::__private::ImplInfo {
             differentiated: &[#(#differentiated),*],
             plain: &[#(#plain),*],
         };
     });
     i.items = items;
-    let inherent = (!forwarders.is_empty()).then(|| {
-        let (generics, self_ty) = (&i.generics, &i.self_ty);
-        let (impl_generics, _, where_clause) = generics.split_for_impl();
-        quote! {
-            #[doc(hidden)]
-            impl #impl_generics #self_ty #where_clause {
-                #(#forwarders)*
-            }
-        }
-    });
-    quote!(#errors #i #inherent)
+    // Through the trait's macro (`companions_macro`), by the trait's path: the impl, and the
+    // type's inherent copies of the trait's split companions. (A trait without `#[reverse]`
+    // has no macro: that is the one error, at the trait's name.)
+    let mut macro_path = trait_path.clone();
+    if let Some(last) = macro_path.segments.last_mut() {
+        last.arguments = syn::PathArguments::None;
+    }
+    let (impl_generics, _, where_clause) = i.generics.split_for_impl();
+    let self_ty = &i.self_ty;
+    quote! {
+        #errors
+        #macro_path! { [#[doc(hidden)] impl #impl_generics #self_ty #where_clause] [#trait_path] #i }
+    }
 }
 
-/// An inherent copy of the companion `g` of a trait impl's method, which calls the trait's:
-/// rustc takes a type's own methods before those of traits, so a call on a concrete receiver
-/// finds this one, and not the fallback a caller declares for a method without derivatives.
-fn forwarder(g: &syn::ImplItemFn, trait_path: &syn::Path) -> TokenStream {
-    let mut sig = g.sig.clone();
+/// An inherent copy of the companion of signature `sig` of a trait's method, which calls the
+/// trait's (`trait_path`): rustc takes a type's own methods before those of traits, so a call
+/// on a concrete receiver finds this one, and not the fallback a caller declares for a method
+/// without derivatives.
+fn forwarder(sig: &syn::Signature, trait_path: &TokenStream) -> TokenStream {
+    let mut sig = sig.clone();
     let mut args = Vec::new();
     for (k, input) in sig.inputs.iter_mut().enumerate() {
         match input {

@@ -489,18 +489,26 @@ fn float_params(
     (floats, functions)
 }
 
-/// Whether `bounds` make a type parameter a type of the user's: a trait bound other than a
-/// float trait (`Float`, of any crate: another crate's is an error that says so) and `Fn`
-/// traits (`M: Model`, `M: Model + Clone`).
+/// Whether `bounds` make a type parameter a type of the user's: a bound by a trait of the
+/// user's (`M: Model`, `M: Model + Clone`), not a float trait (`Float`, of any crate: another
+/// crate's is an error that says so), nor a trait of the standard library (by its path,
+/// `std::..` or `core::..`, or by one of the names of its prelude and operators).
 fn user_type_bound(bounds: &[&syn::TypeParamBound]) -> bool {
+    const STD: &[&str] = &[
+        "Float", "Fn", "FnMut", "FnOnce", "Sized", "Copy", "Clone", "Send", "Sync", "Into",
+        "From", "TryInto", "TryFrom", "AsRef", "AsMut", "Borrow", "Debug", "Display", "Default",
+        "PartialEq", "Eq", "PartialOrd", "Ord", "Hash", "Iterator", "IntoIterator", "Add",
+        "Sub", "Mul", "Div", "Rem", "Neg", "Deref", "ToString", "ToOwned", "Unpin",
+    ];
     bounds.iter().any(|b| match b {
         syn::TypeParamBound::Trait(t) => {
+            let first = t.path.segments.first().map(|s| s.ident.to_string());
             matches!(t.modifier, syn::TraitBoundModifier::None)
-                && t.path.segments.last().is_some_and(|s| {
-                    !["Float", "Fn", "FnMut", "FnOnce", "Sized", "Copy", "Clone", "Send", "Sync"]
-                        .iter()
-                        .any(|n| s.ident == n)
-                })
+                && !matches!(first.as_deref(), Some("std" | "core" | "alloc"))
+                && t.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| !STD.iter().any(|n| s.ident == n))
         }
         _ => false,
     })
