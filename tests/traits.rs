@@ -100,7 +100,11 @@ fn an_impl_method_has_its_gradient() {
     let (value, (dwave, dx)) = wave.eval_grad(0.4);
     assert_eq!(value, wave.eval(0.4));
     assert_relative_eq!(dwave.a, (1.3f64 * 0.4).sin(), max_relative = 1e-14);
-    assert_relative_eq!(dwave.k, 0.7 * 0.4 * (1.3f64 * 0.4).cos(), max_relative = 1e-14);
+    assert_relative_eq!(
+        dwave.k,
+        0.7 * 0.4 * (1.3f64 * 0.4).cos(),
+        max_relative = 1e-14
+    );
     assert_relative_eq!(dx, 0.7 * 1.3 * (1.3f64 * 0.4).cos(), max_relative = 1e-14);
 }
 
@@ -169,10 +173,26 @@ fn a_caller_on_concrete_types_calls_the_trait_methods() {
     let (value, (dlin, dwave, dx)) = both_grad(&lin, &wave, x);
     assert_eq!(value, both(&lin, &wave, x));
     let fd = |f: &dyn Fn(f64) -> f64, v: f64| central(f, v);
-    assert_relative_eq!(dlin.w, fd(&|w| both(&Linear { w, b: lin.b }, &wave, x), lin.w), max_relative = 1e-7);
-    assert_relative_eq!(dlin.b, fd(&|b| both(&Linear { w: lin.w, b }, &wave, x), lin.b), max_relative = 1e-7);
-    assert_relative_eq!(dwave.a, fd(&|a| both(&lin, &Wave { a, k: wave.k }, x), wave.a), max_relative = 1e-7);
-    assert_relative_eq!(dwave.k, fd(&|k| both(&lin, &Wave { a: wave.a, k }, x), wave.k), max_relative = 1e-7);
+    assert_relative_eq!(
+        dlin.w,
+        fd(&|w| both(&Linear { w, b: lin.b }, &wave, x), lin.w),
+        max_relative = 1e-7
+    );
+    assert_relative_eq!(
+        dlin.b,
+        fd(&|b| both(&Linear { w: lin.w, b }, &wave, x), lin.b),
+        max_relative = 1e-7
+    );
+    assert_relative_eq!(
+        dwave.a,
+        fd(&|a| both(&lin, &Wave { a, k: wave.k }, x), wave.a),
+        max_relative = 1e-7
+    );
+    assert_relative_eq!(
+        dwave.k,
+        fd(&|k| both(&lin, &Wave { a: wave.a, k }, x), wave.k),
+        max_relative = 1e-7
+    );
     assert_relative_eq!(dx, fd(&|x| both(&lin, &wave, x), x), max_relative = 1e-7);
 }
 

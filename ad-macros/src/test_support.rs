@@ -73,10 +73,12 @@ fn annotated_blocks(source: &str) -> Vec<TokenStream> {
             syn::Item::Impl(i) => &mut i.attrs,
             _ => continue,
         };
-        let Some(k) = attrs
-            .iter()
-            .position(|a| a.path().segments.last().is_some_and(|s| s.ident == "reverse"))
-        else {
+        let Some(k) = attrs.iter().position(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "reverse")
+        }) else {
             continue;
         };
         attrs.remove(k);

@@ -116,7 +116,9 @@ fn parse_items<T: syn::parse::Parse>(tokens: TokenStream) -> syn::Result<Vec<T>>
 fn is_float(output: &syn::ReturnType) -> bool {
     match output {
         syn::ReturnType::Type(_, ty) => match &**ty {
-            syn::Type::Path(p) => p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32")),
+            syn::Type::Path(p) => {
+                p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32"))
+            }
             _ => false,
         },
         syn::ReturnType::Default => false,
@@ -218,14 +220,19 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
                      for impls that keep it: this impl writes its own `{unquoted}`, without \
                      #[reverse]; put #[reverse] on it"
                 );
-                let body = g.default.as_ref().map(|b| b.stmts.clone()).unwrap_or_default();
+                let body = g
+                    .default
+                    .as_ref()
+                    .map(|b| b.stmts.clone())
+                    .unwrap_or_default();
                 quote! {
                     const { ::core::assert!(Self::IMPL_NEEDS_REVAD_REVERSE.keeps_default(#unquoted), #message) }
                     #(#body)*
                 }
             };
             g.attrs.retain(|a| !a.path().is_ident("inline"));
-            g.attrs.push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+            g.attrs
+                .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
             g.default = Some(syn::parse_quote!({ #check }));
             g.semi_token = None;
             items.push(syn::TraitItem::Fn(g));
@@ -240,7 +247,9 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
         });
         let adjoint: syn::TypeParamBound = syn::parse_quote!(::revad::Adjoint);
         let has = t.supertraits.iter().any(|b| match b {
-            syn::TypeParamBound::Trait(b) => b.path.segments.last().is_some_and(|s| s.ident == "Adjoint"),
+            syn::TypeParamBound::Trait(b) => {
+                b.path.segments.last().is_some_and(|s| s.ident == "Adjoint")
+            }
             _ => false,
         });
         if !has {
