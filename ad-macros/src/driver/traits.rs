@@ -379,7 +379,7 @@ fn forwarder(sig: &syn::Signature, trait_path: &TokenStream) -> TokenStream {
             syn::FnArg::Receiver(_) => args.push(quote!(self)),
             syn::FnArg::Typed(t) => {
                 let ident = format_ident!("__ad_a{}", k);
-                t.pat = Box::new(syn::parse_quote!(#ident));
+                *t.pat = syn::parse_quote!(#ident);
                 args.push(quote!(#ident));
             }
         }

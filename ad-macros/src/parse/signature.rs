@@ -243,6 +243,7 @@ impl Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
         let (generics, functions) = float_params(cx, &sig.generics, args);
+        reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
             if let Some(param) = read_param(cx, input, &generics, &functions) {
@@ -487,6 +488,39 @@ fn float_params(
         })
         .collect();
     (floats, functions)
+}
+
+/// A `&mut M` parameter of a type parameter `M` of the user's (`M: Model`): rejected, with
+/// what to write instead (the generated code would need `M: Clone + Send + 'static` and more).
+fn reject_mut_user_type_params(
+    cx: &Errors,
+    sig: &syn::Signature,
+    floats: &[FloatTy],
+    functions: &[super::functions::FunctionType],
+) {
+    for param in sig.generics.type_params() {
+        let name = param.ident.to_string();
+        let is_float = floats.iter().any(|f| *f == FloatTy::generic(&name));
+        let is_function = functions.iter().any(|f| f.ident == param.ident);
+        if is_float || is_function {
+            continue;
+        }
+        for input in &sig.inputs {
+            let FnArg::Typed(t) = input else { continue };
+            let Type::Reference(r) = &*t.ty else { continue };
+            let named = matches!(&*r.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident));
+            if r.mutability.is_some() && named {
+                cx.error(
+                    &t.ty,
+                    format!(
+                        "#[reverse] does not take a `&mut` parameter of a generic type \
+                         (`&mut {name}`) yet; take `&{name}` and return the new value, or \
+                         write the function for a concrete type"
+                    ),
+                );
+            }
+        }
+    }
 }
 
 /// Whether `bounds` make a type parameter a type of the user's: a bound by a trait of the
