@@ -248,3 +248,49 @@ fn a_trait_and_its_impl_in_other_modules() {
     assert_eq!(value, shapes::scaled(&d, 2.0));
     assert_eq!((dd.r, ds), (12.0 * d.r, d.area()));
 }
+
+/// A trait whose methods take `&mut self`, and one differentiated only along `x`
+/// (`wrt(x)`, the same in the trait and the impl).
+#[reverse]
+pub trait Stepper {
+    /// Scales the state by `x` and returns it.
+    #[reverse]
+    fn step(&mut self, x: f64) -> f64;
+
+    /// The state times `x`, differentiated along `x` only.
+    #[reverse(wrt(x))]
+    fn probe(&self, x: f64) -> f64;
+}
+
+/// One float of state.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Cell1 {
+    /// The state.
+    pub w: f64,
+}
+
+#[reverse]
+impl Stepper for Cell1 {
+    #[reverse]
+    fn step(&mut self, x: f64) -> f64 {
+        self.w = self.w * x;
+        self.w
+    }
+
+    #[reverse(wrt(x))]
+    fn probe(&self, x: f64) -> f64 {
+        self.w * x * x
+    }
+}
+
+#[test]
+fn mut_self_and_wrt_methods_of_a_trait() {
+    let mut c = Cell1 { w: 2.0 };
+    // step: w' = w x; the result's derivative along the state on entry is x, along x is w.
+    let (value, (dc, dx)) = c.step_grad(3.0);
+    assert_eq!((value, c.w), (6.0, 6.0));
+    assert_eq!((dc.w, dx), (3.0, 2.0));
+    // probe = w x², along x only: 2 w x.
+    let (value, dx) = c.probe_grad(0.5);
+    assert_eq!((value, dx), (1.5, 6.0));
+}
