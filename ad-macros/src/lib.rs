@@ -14,7 +14,8 @@
 //! ```text
 //! lib.rs        the entry points; krate.rs: the path to the runtime in the user's crate
 //! driver/       #[reverse], #[forward], #[derivative]: parse → lower → analyse → backend;
-//!               attrs.rs (attributes of one function), hessian.rs (#[reverse(hessian)])
+//!               attrs.rs (attributes of one function), hessian.rs (#[reverse(hessian)]),
+//!               traits.rs (#[reverse] on a trait and its impl blocks)
 //! parse/        attribute arguments and the signature model (no emission)
 //! ir/           the IR and its contract (mod.rs), lowering (lower/), and the analyses:
 //!               types, activity, snapshot, needs, plan (the reverse sweep's storage),

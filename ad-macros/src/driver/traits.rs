@@ -129,7 +129,6 @@ fn is_float(output: &syn::ReturnType) -> bool {
 fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
     let mut errors = TokenStream::new();
     let mut items = Vec::new();
-    let mut marked = false;
     let mut forwarders = Vec::new();
     let trait_name = t.ident.to_string();
     for item in std::mem::take(&mut t.items) {
@@ -149,7 +148,6 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
                 continue;
             }
         };
-        marked = true;
         let name = f.sig.ident.clone();
         let required = f.default.is_none();
         // A required method's derivatives are declared from its signature: the expansion of
@@ -238,28 +236,27 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
             items.push(syn::TraitItem::Fn(g));
         }
     }
-    if marked {
-        items.push(syn::parse_quote! {
-            /// Not public API: what the impl's `#[revad::reverse]` says of its methods (an impl
-            /// without it misses this item: the error names what to write).
-            #[doc(hidden)]
-            const IMPL_NEEDS_REVAD_REVERSE: ::revad::__private::ImplInfo;
-        });
-        let adjoint: syn::TypeParamBound = syn::parse_quote!(::revad::Adjoint);
-        let has = t.supertraits.iter().any(|b| match b {
-            syn::TypeParamBound::Trait(b) => {
-                b.path.segments.last().is_some_and(|s| s.ident == "Adjoint")
-            }
-            _ => false,
-        });
-        if !has {
-            if t.colon_token.is_none() {
-                t.colon_token = Some(Default::default());
-            }
-            t.supertraits.push(adjoint);
+    // (Even without a method to differentiate: the impl blocks' attribute expects them.)
+    items.push(syn::parse_quote! {
+        /// Not public API: what the impl's `#[revad::reverse]` says of its methods (an impl
+        /// without it misses this item: the error names what to write).
+        #[doc(hidden)]
+        const IMPL_NEEDS_REVAD_REVERSE: ::revad::__private::ImplInfo;
+    });
+    let adjoint: syn::TypeParamBound = syn::parse_quote!(::revad::Adjoint);
+    let has = t.supertraits.iter().any(|b| match b {
+        syn::TypeParamBound::Trait(b) => {
+            b.path.segments.last().is_some_and(|s| s.ident == "Adjoint")
         }
+        _ => false,
+    });
+    if !has {
+        if t.colon_token.is_none() {
+            t.colon_token = Some(Default::default());
+        }
+        t.supertraits.push(adjoint);
     }
-    let companions = marked.then(|| companions_macro(&t, &forwarders));
+    let companions = companions_macro(&t, &forwarders);
     t.items = items;
     quote!(#errors #t #companions)
 }
