@@ -396,8 +396,11 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
 }
 
 /// The type parameters bounded by `revad::Float`, in the `<..>` list or in the `where` clause:
-/// float types of the function. Any other type parameter is an error: the macro could not
-/// tell whether its values carry derivatives.
+/// float types of the function; and those bounded by `Fn` traits, function arguments. A type
+/// parameter bounded by a trait of the user's (`M: Model`, `user_type_bound`) is a user type,
+/// whose values are aggregates (their derivatives are the trait's, with `#[reverse]` on it).
+/// Any other type parameter is an error: the macro could not tell whether its values carry
+/// derivatives.
 fn float_params(
     cx: &Errors,
     generics: &syn::Generics,
