@@ -561,7 +561,7 @@ pub mod __private {
     };
     pub use revad_runtime::call::{
         require_derivative, require_forward, restore, ArraySink, Differentiable, Discard,
-        ForwardDifferentiable, PartOf, Returns, ReturnsAt, ScalarSink,
+        ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt, ScalarSink,
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{
@@ -571,7 +571,7 @@ pub mod __private {
     pub use revad_runtime::function::{
         cell_values, zero_cells, ForwardFunction1, ForwardFunction2, ForwardFunction3,
         ForwardFunction4, Function1, Function2, Function3, Function4, ReverseFunction1,
-        ReverseFunction2, ReverseFunction3, ReverseFunction4,
+        ReverseFunction2, ReverseFunction3, ReverseFunction4, StandInFunction,
     };
     pub use revad_runtime::grow::{
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,

@@ -529,3 +529,37 @@ fn captured_loop_index() {
     assert_eq!(dc, 18.0);
     assert_eq!(dxs, vec![6.0; 3]);
 }
+
+/// `fn(f32) -> f32` parameters take annotated `f32` functions by name, as `fn(f64) -> f64`
+/// ones take `f64` functions, in both modes.
+#[revad::reverse]
+#[revad::forward]
+fn square32(x: f32) -> f32 {
+    x * x
+}
+
+#[revad::reverse]
+#[revad::forward]
+fn twice32(g: fn(f32) -> f32, x: f32) -> f32 {
+    g(g(x)) + x
+}
+
+#[revad::reverse]
+#[revad::forward]
+fn fourth32(x: f32) -> f32 {
+    twice32(square32, x)
+}
+
+#[test]
+fn fn_pointer_parameter_of_f32() {
+    let x = 1.5f32;
+    let (value, d) = fourth32_grad(x);
+    assert_eq!(value.to_bits(), (x * x * (x * x) + x).to_bits());
+    // d/dx (x⁴ + x) = 4x³ + 1
+    assert!((d - (4.0 * x * x * x + 1.0)).abs() < 1e-5);
+    let (_, t) = fourth32_jvp(x, 2.0);
+    assert!((t - 2.0 * d).abs() < 1e-5);
+    // The primal still takes any function pointer.
+    let half: fn(f32) -> f32 = |x| x / 2.0;
+    assert_eq!(twice32(half, 8.0), 10.0);
+}

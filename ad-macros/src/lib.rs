@@ -14,7 +14,8 @@
 //! ```text
 //! lib.rs        the entry points; krate.rs: the path to the runtime in the user's crate
 //! driver/       #[reverse], #[forward], #[derivative]: parse → lower → analyse → backend;
-//!               attrs.rs (attributes of one function), hessian.rs (#[reverse(hessian)])
+//!               attrs.rs (attributes of one function), hessian.rs (#[reverse(hessian)]),
+//!               traits.rs (#[reverse] on a trait and its impl blocks)
 //! parse/        attribute arguments and the signature model (no emission)
 //! ir/           the IR and its contract (mod.rs), lowering (lower/), and the analyses:
 //!               types, activity, snapshot, needs, plan (the reverse sweep's storage),
@@ -95,6 +96,55 @@ mod test_support;
 /// Code outside the supported subset is a compile error at the offending construct, saying
 /// what to write instead. The crate documentation of `revad` states the subset and gives
 /// every generated function's signature.
+///
+/// # Traits
+///
+/// On a `trait` and on each `impl Trait for Type` block (an attribute on a method sees only
+/// the method, and a trait impl may hold only the trait's items), with `#[reverse]` on the
+/// methods to differentiate: the trait declares their derivatives (`NAME_vjp`, `NAME_grad`,
+/// and hidden split companions) as its own items, each impl block defines them, and a
+/// default method's are defined once, in the trait, for every impl that keeps it. Annotated
+/// code calls the methods on a concrete type or through a generic bound (`fn fit<M:
+/// Model>(m: &M, ..)`), dispatched statically. The attribute makes `revad::Adjoint` a
+/// supertrait of the trait, and requires itself on every impl block of the trait.
+///
+/// ```
+/// #[revad::reverse]
+/// pub trait Model {
+///     #[reverse]
+///     fn eval(&self, x: f64) -> f64;
+///
+///     #[reverse]
+///     fn loss(&self, x: f64, y: f64) -> f64 {
+///         let e = self.eval(x) - y;
+///         e * e
+///     }
+/// }
+///
+/// #[derive(Clone, revad::Adjoint)]
+/// pub struct Scale {
+///     pub k: f64,
+/// }
+///
+/// #[revad::reverse]
+/// impl Model for Scale {
+///     #[reverse]
+///     fn eval(&self, x: f64) -> f64 {
+///         self.k * x
+///     }
+/// }
+///
+/// #[revad::reverse]
+/// fn fit<M: Model>(m: &M, x: f64) -> f64 {
+///     m.loss(x, 1.0)
+/// }
+///
+/// let s = Scale { k: 2.0 };
+/// let (value, (ds, dx, dy)) = s.loss_grad(1.5, 1.0); // e = k x - y = 2
+/// assert_eq!((value, ds.k, dx, dy), (4.0, 6.0, 8.0, -4.0));
+/// let (_, (ds, dx)) = fit_grad(&s, 1.5);
+/// assert_eq!((ds.k, dx), (6.0, 8.0));
+/// ```
 ///
 /// # Options
 ///

@@ -22,7 +22,8 @@ fn functions_with(source: &str, name: &str) -> Vec<(TokenStream, syn::ItemFn)> {
     // Functions, and the methods of `impl` blocks (as functions: the expansion is the same).
     let candidates = file.items.into_iter().flat_map(|item| match item {
         syn::Item::Fn(func) => vec![func],
-        syn::Item::Impl(block) => block
+        // (A block with the attribute expands as a whole: `annotated_blocks`.)
+        syn::Item::Impl(block) if !has_attr(&block.attrs, name) => block
             .items
             .into_iter()
             .filter_map(|item| match item {
@@ -54,7 +55,40 @@ fn functions_with(source: &str, name: &str) -> Vec<(TokenStream, syn::ItemFn)> {
     functions
 }
 
-/// Every `#[reverse]` function of `source` expanded and pretty-printed.
+/// Whether `attrs` hold the attribute `name` (`#[name]`, `#[path::name]`).
+fn has_attr(attrs: &[syn::Attribute], name: &str) -> bool {
+    attrs
+        .iter()
+        .any(|a| a.path().segments.last().is_some_and(|s| s.ident == name))
+}
+
+/// The traits and impl blocks of `source` with `#[reverse]` on the block, without it.
+fn annotated_blocks(source: &str) -> Vec<TokenStream> {
+    let file: syn::File = syn::parse_str(source).unwrap();
+    let mut blocks = Vec::new();
+    for item in file.items {
+        let mut item = item;
+        let attrs = match &mut item {
+            syn::Item::Trait(t) => &mut t.attrs,
+            syn::Item::Impl(i) => &mut i.attrs,
+            _ => continue,
+        };
+        let Some(k) = attrs.iter().position(|a| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "reverse")
+        }) else {
+            continue;
+        };
+        attrs.remove(k);
+        blocks.push(quote::quote!(#item));
+    }
+    blocks
+}
+
+/// Every `#[reverse]` function of `source` expanded and pretty-printed, then every trait and
+/// impl block with `#[reverse]`.
 fn expand_source(source: &str) -> String {
     let mut items = Vec::new();
     // `#[forward]`'s items, without the function (which `#[reverse]`'s expansion shows).
@@ -70,6 +104,11 @@ fn expand_source(source: &str) -> String {
     }
     for (args, func) in reverse_functions(source) {
         let tokens = crate::driver::reverse(args, quote::quote!(#func));
+        let expanded: syn::File = syn::parse2(tokens).unwrap();
+        items.extend(expanded.items);
+    }
+    for block in annotated_blocks(source) {
+        let tokens = crate::driver::reverse(TokenStream::new(), block);
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         items.extend(expanded.items);
     }
@@ -256,6 +295,14 @@ fn forward() {
 #[test]
 fn aggregate_loops() {
     check("aggregate_loops");
+}
+
+/// Trait methods: `#[reverse]` on a trait (the derivatives declared, a default method's
+/// defined), on an impl block (defined, through the trait's macro, which adds the type's
+/// inherent copies of the split companions), and a generic caller over the trait.
+#[test]
+fn traits() {
+    check("traits");
 }
 
 /// Generic functions over `revad::Float`: `T` and its constants where others have `f64`.

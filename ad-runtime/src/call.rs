@@ -279,3 +279,54 @@ mod tests {
         ScalarSink::<f64>::add(&mut d, 1.0);
     }
 }
+
+/// Not public API: what `#[reverse]` on an `impl Trait for Type` block tells the derivatives
+/// that a `#[reverse]` trait declares (the trait's associated constant
+/// `IMPL_NEEDS_REVAD_REVERSE`, which the block defines): which methods the block
+/// differentiates (`#[reverse]` on them) and which it writes without (overriding a default
+/// method, perhaps a differentiated one).
+///
+/// The trait's derivatives of a method that an impl does not differentiate, and of a default
+/// method that an impl overrides without `#[reverse]`, check it in an inline `const` block,
+/// which fails to compile (when the impl's derivative is used) instead of giving the
+/// derivative of another body.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct ImplInfo {
+    /// The methods of the block with `#[reverse]`.
+    pub differentiated: &'static [&'static str],
+    /// The methods of the block without it.
+    pub plain: &'static [&'static str],
+}
+
+impl ImplInfo {
+    /// Whether the block differentiates `name`.
+    pub const fn differentiates(&self, name: &str) -> bool {
+        contains(self.differentiated, name)
+    }
+
+    /// Whether the block keeps the trait's default method `name` (does not write it without
+    /// `#[reverse]`).
+    pub const fn keeps_default(&self, name: &str) -> bool {
+        !contains(self.plain, name)
+    }
+}
+
+/// Whether `names` holds `name` (a `const fn`: `==` on `str` is not one).
+const fn contains(names: &[&str], name: &str) -> bool {
+    let mut i = 0;
+    while i < names.len() {
+        let (a, b) = (names[i].as_bytes(), name.as_bytes());
+        if a.len() == b.len() {
+            let mut j = 0;
+            while j < a.len() && a[j] == b[j] {
+                j += 1;
+            }
+            if j == a.len() {
+                return true;
+            }
+        }
+        i += 1;
+    }
+    false
+}

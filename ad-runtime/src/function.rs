@@ -106,6 +106,37 @@ macro_rules! function_traits {
             }
         }
 
+        #[allow(unused_variables)]
+        impl<T: Float> $call<T> for StandInFunction {
+            fn call(f: &Self, $($x: T),*) -> T {
+                unreachable!("a stand-in is never called: its caller does not compile")
+            }
+        }
+
+        #[allow(unused_variables)]
+        impl<T: Float> $reverse<T> for StandInFunction {
+            fn __ad_fwd_call(f: &Self, $($x: T,)* stack: &mut ValueStack) -> T {
+                unreachable!("a stand-in is never called: its caller does not compile")
+            }
+            fn __ad_rev_call<K, $($s: ScalarSink<T>),*>(
+                f: &Self,
+                $($x: T,)*
+                seed: T,
+                stack: &mut ValueStack,
+                receiver: K,
+                $($k: $s),*
+            ) {
+                unreachable!("a stand-in is never called: its caller does not compile")
+            }
+        }
+
+        #[allow(unused_variables)]
+        impl<T: Float> $forward<T> for StandInFunction {
+            fn __ad_jvp_call<K>(f: &Self, $($x: T,)* receiver: K, $($t: T),*) -> (T, T) {
+                unreachable!("a stand-in is never called: its caller does not compile")
+            }
+        }
+
         impl<T, F: $forward<T> + ?Sized> $forward<T> for &F {
             #[inline]
             fn __ad_jvp_call<K>(f: &Self, $($x: T,)* receiver: K, $($t: T),*) -> (T, T) {
@@ -114,6 +145,13 @@ macro_rules! function_traits {
         }
     )*};
 }
+
+/// Not public API: what generated code passes for a function passed by name that has no
+/// derivative (not annotated), after the error that says so: it implements every function
+/// trait, so that error is the only one.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug)]
+pub struct StandInFunction {}
 
 function_traits! {
     1: Function1, ReverseFunction1, ForwardFunction1 (x0 S0 t0 s0);

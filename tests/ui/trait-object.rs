@@ -1,4 +1,5 @@
-// A trait object is inactive data: a float passed to its methods has no derivative.
+// A trait object's methods have no derivatives #[reverse] can call (it calls them by static
+// dispatch): the error gives the generic parameter to write instead.
 use revad::reverse;
 
 pub trait Model {
@@ -7,7 +8,7 @@ pub trait Model {
 
 #[reverse]
 fn f(m: &dyn Model, x: f64) -> f64 {
-    m.eval(x) * x //~ ERROR `eval` has no derivative
+    m.eval(x) * x //~ ERROR `eval` is called on a trait object
 }
 
 fn main() {}

@@ -298,6 +298,74 @@ fn one(h: &Hoisted, generics: &[FloatTy], reverse: bool, forward: bool) -> Token
     }
 }
 
+/// The marker of a function passed by name (`cube {}`), which implements the function traits;
+/// or, for a function without one (not annotated), a stand-in that implements them too
+/// (`revad::__private::StandInFunction`), after one error at the argument that names the
+/// function and says how to give it a derivative (with `check`: in one body only). The same
+/// glob-import shadowing as a callee's
+/// (`callee_imports`):
+///
+/// ```text
+/// {
+///     mod __ad_fn_values { pub use ::revad::__private::StandInFunction as __ad_fn_value; }
+///     use __ad_fn_values::*;          // shadowed when `cube` has a marker (named `cube`)
+///     use cube as __ad_fn_value;
+///     { .. __require::<__ad_fn_value>(); }    // "`cube` has no derivative: .."
+///     __ad_fn_value {}
+/// }
+/// ```
+fn by_name(path: &TokenStream, which: Which, check: bool) -> TokenStream {
+    let mixed = Span::mixed_site();
+    let value = format_ident!("__ad_fn_value", span = mixed);
+    let module = format_ident!("__ad_fn_values", span = mixed);
+    let import = super::import_path(path);
+    let name = import.to_string().replace(' ', "");
+    let (marker, message) = match which {
+        Which::Jvp => (
+            quote!(::revad::__private::ForwardDifferentiable),
+            super::messages::fill(super::messages::NO_FORWARD_DERIVATIVE, &name, ""),
+        ),
+        _ => (
+            quote!(::revad::__private::Differentiable),
+            super::messages::fill(super::messages::NO_DERIVATIVE, &name, ""),
+        ),
+    };
+    let check = check.then(|| {
+        let derivative = crate::ir::names::generated("Derivative");
+        let require = crate::ir::names::generated("require");
+        // (At the argument, so the error points at the user's code.)
+        let mut at = value.clone();
+        at.set_span(syn::spanned::Spanned::span(path));
+        quote! {
+            {
+                #[diagnostic::on_unimplemented(
+                    message = #message,
+                    label = "passed by name to a differentiated function"
+                )]
+                trait #derivative {}
+                impl<F: ?::core::marker::Sized + #marker> #derivative for F {}
+                fn #require<F: ?::core::marker::Sized + #derivative>() {}
+                #require::<#at>();
+            }
+        }
+    });
+    quote! {
+        {
+            #[allow(non_snake_case)]
+            mod #module {
+                #[allow(unused_imports)]
+                pub use ::revad::__private::StandInFunction as #value;
+            }
+            #[allow(unused_imports)]
+            use #module::*;
+            #[allow(unused_imports)]
+            use #import as #value;
+            #check
+            #value {}
+        }
+    }
+}
+
 /// `tokens` located at `span` (the hidden items' errors point at the closure).
 fn quote_spanned_at(span: Span, tokens: TokenStream) -> TokenStream {
     super::tokens::respan(tokens, span)
@@ -305,12 +373,14 @@ fn quote_spanned_at(span: Span, tokens: TokenStream) -> TokenStream {
 
 /// The call of `call`'s callee (by `emit`, given the arguments as the callee takes them)
 /// with each lifted closure passed as its struct: `args` are those of the IR call as the
-/// sweep `which` writes them (the captured variables at the end of each group).
+/// sweep `which` writes them (the captured variables at the end of each group). With
+/// `check`, a function passed by name without a derivative is an error here (`by_name`).
 pub(super) fn call(
     body: &Body,
     call: &Call,
     which: Which,
     args: Vec<TokenStream>,
+    check: bool,
     emit: impl Fn(Vec<TokenStream>) -> TokenStream,
 ) -> TokenStream {
     let n = call.args.len();
@@ -331,7 +401,7 @@ pub(super) fn call(
         if let Some(path) = &c.item {
             let object = match which {
                 Which::Primal => path.clone(),
-                _ => quote!(#path {}),
+                _ => by_name(path, which, check),
             };
             objects.push((c.position, object));
             continue;

@@ -40,6 +40,9 @@ struct Tangents<'a> {
     tan: Vec<syn::Ident>,
     /// `N` tangents at once (`NAME_jvp_vec`): a float's tangent is an `revad::Lanes<F, __N>`.
     lanes: bool,
+    /// The companion `__ad_jvp_NAME`, not `NAME_jvp` (which reports no error the companion
+    /// reports too).
+    companion: bool,
 }
 
 /// The number of lanes of `NAME_jvp_vec`, a const parameter.
@@ -154,6 +157,7 @@ fn emit_one(
         e: Emitter::new(body, plan, sig, Store::Locals),
         tan: super::shared::derived_names(body, "tan"),
         lanes,
+        companion,
     };
     let signature = signature(func, sig, &t.tan, companion, lanes);
     let doc = match (companion, lanes) {
@@ -820,6 +824,7 @@ impl Tangents<'_> {
             call,
             super::closures::Which::Jvp,
             args,
+            self.companion,
             |args| self.companion_call_as_is(call, args),
         )
     }

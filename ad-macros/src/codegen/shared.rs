@@ -906,7 +906,10 @@ impl Emitter<'_> {
             Some("rev") => Which::Rev,
             Some(_) => return quote!(::core::compile_error!("closure argument in a companion")),
         };
-        super::closures::call(self.body, call, sweep, args, |args| {
+        // (A function passed by name without a derivative is reported by the split
+        // companions' forward sweep only.)
+        let check = self.store == Store::Sinks && matches!(sweep, Which::Fwd);
+        super::closures::call(self.body, call, sweep, args, check, |args| {
             self.companion_call_as_is(call, which, args)
         })
     }

@@ -4,7 +4,9 @@
 //!
 //! - `attrs`: the protocol between attributes on one function;
 //! - `hessian`: `#[reverse(hessian)]`, the generic copy of the function and the second-order
-//!   items.
+//!   items;
+//! - `traits`: `#[reverse]` on a trait and on an `impl Trait for Type` block (the derivatives
+//!   of trait methods).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -15,6 +17,7 @@ use crate::{codegen, ir, parse};
 
 mod attrs;
 mod hessian;
+mod traits;
 
 use attrs::{is_named, mark_forward, mark_reverse, second_attribute, strip_marker, Attribute};
 use hessian::second_order;
@@ -26,7 +29,13 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut func: syn::ItemFn = match syn::parse2(item.clone()) {
         Ok(func) => func,
         Err(err) => {
-            let err = syn::Error::new(err.span(), "#[reverse] applies to a function (`fn`)");
+            if let Some(expanded) = traits::block(&args, &item) {
+                return expanded;
+            }
+            let err = syn::Error::new(
+                err.span(),
+                "#[reverse] applies to a function (`fn`), a trait, or an `impl Trait for Type` block",
+            );
             let err = err.to_compile_error();
             return quote!(#err #item);
         }

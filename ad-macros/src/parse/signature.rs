@@ -243,6 +243,7 @@ impl Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
         let (generics, functions) = float_params(cx, &sig.generics, args);
+        reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
             if let Some(param) = read_param(cx, input, &generics, &functions) {
@@ -395,8 +396,11 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
 }
 
 /// The type parameters bounded by `revad::Float`, in the `<..>` list or in the `where` clause:
-/// float types of the function. Any other type parameter is an error: the macro could not
-/// tell whether its values carry derivatives.
+/// float types of the function; and those bounded by `Fn` traits, function arguments. A type
+/// parameter bounded by a trait of the user's (`M: Model`, `user_type_bound`) is a user type,
+/// whose values are aggregates (their derivatives are the trait's, with `#[reverse]` on it).
+/// Any other type parameter is an error: the macro could not tell whether its values carry
+/// derivatives.
 fn float_params(
     cx: &Errors,
     generics: &syn::Generics,
@@ -426,6 +430,19 @@ fn float_params(
                 continue;
             }
             pending.push((&param.ident, f));
+            continue;
+        }
+        if !bounds.iter().any(|b| is_float_bound(b)) && user_type_bound(&bounds) {
+            // A type of the user's, bounded by a trait (`M: Model`): its values are
+            // aggregates, whose derivatives the bound's trait declares (`#[reverse]` on the
+            // trait), and whose adjoint is `<M as revad::Adjoint>::Adj`.
+            if args.backend == super::Backend::Cps {
+                cx.error(
+                    &param.ident,
+                    "#[reverse(cps)] does not differentiate generic functions yet; use the \
+                     default backend, #[reverse]",
+                );
+            }
             continue;
         }
         if !bounds.iter().any(|b| is_float_bound(b)) {
@@ -474,6 +491,96 @@ fn float_params(
         })
         .collect();
     (floats, functions)
+}
+
+/// A `&mut M` parameter of a type parameter `M` of the user's (`M: Model`): rejected, with
+/// what to write instead (the generated code would need `M: Clone + Send + 'static` and more).
+fn reject_mut_user_type_params(
+    cx: &Errors,
+    sig: &syn::Signature,
+    floats: &[FloatTy],
+    functions: &[super::functions::FunctionType],
+) {
+    for param in sig.generics.type_params() {
+        let name = param.ident.to_string();
+        let is_float = floats.iter().any(|f| *f == FloatTy::generic(&name));
+        let is_function = functions.iter().any(|f| f.ident == param.ident);
+        if is_float || is_function {
+            continue;
+        }
+        for input in &sig.inputs {
+            let FnArg::Typed(t) = input else { continue };
+            let Type::Reference(r) = &*t.ty else { continue };
+            let named = matches!(&*r.elem, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident));
+            if r.mutability.is_some() && named {
+                cx.error(
+                    &t.ty,
+                    format!(
+                        "#[reverse] does not take a `&mut` parameter of a generic type \
+                         (`&mut {name}`) yet; take `&{name}` and return the new value, or \
+                         write the function for a concrete type"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+/// Whether `bounds` make a type parameter a type of the user's: a bound by a trait of the
+/// user's (`M: Model`, `M: Model + Clone`), not a float trait (`Float`, of any crate: another
+/// crate's is an error that says so), nor a trait of the standard library (by its path,
+/// `std::..` or `core::..`, or by one of the names of its prelude and operators).
+fn user_type_bound(bounds: &[&syn::TypeParamBound]) -> bool {
+    const STD: &[&str] = &[
+        "Float",
+        "Fn",
+        "FnMut",
+        "FnOnce",
+        "Sized",
+        "Copy",
+        "Clone",
+        "Send",
+        "Sync",
+        "Into",
+        "From",
+        "TryInto",
+        "TryFrom",
+        "AsRef",
+        "AsMut",
+        "Borrow",
+        "Debug",
+        "Display",
+        "Default",
+        "PartialEq",
+        "Eq",
+        "PartialOrd",
+        "Ord",
+        "Hash",
+        "Iterator",
+        "IntoIterator",
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Rem",
+        "Neg",
+        "Deref",
+        "ToString",
+        "ToOwned",
+        "Unpin",
+    ];
+    bounds.iter().any(|b| match b {
+        syn::TypeParamBound::Trait(t) => {
+            let first = t.path.segments.first().map(|s| s.ident.to_string());
+            matches!(t.modifier, syn::TraitBoundModifier::None)
+                && !matches!(first.as_deref(), Some("std" | "core" | "alloc"))
+                && t.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| !STD.iter().any(|n| s.ident == n))
+        }
+        _ => false,
+    })
 }
 
 /// Whether `bound` is the library's float trait: `Float`, `revad::Float` or `::revad::Float`, or

@@ -180,6 +180,8 @@ impl Lowerer<'_> {
             cheap: true,
             shadowed: Vec::new(),
         };
+        // (Before renaming: the receiver is named as the user wrote it.)
+        let object = self.trait_object_receiver(expr);
         let mut expr = expr.clone();
         renamer.visit_expr_mut(&mut expr);
         let (mut reads, mut flows) = (renamer.reads, renamer.flows);
@@ -191,7 +193,8 @@ impl Lowerer<'_> {
             syn::Expr::MethodCall(call) => call.method.span(),
             _ => expr.span(),
         };
-        let if_active = (at, non_float_message(&expr));
+        let message = object.unwrap_or_else(|| non_float_message(&expr));
+        let if_active = (at, message);
         Opaque {
             expr: expr.into_token_stream(),
             reads,
@@ -199,6 +202,39 @@ impl Lowerer<'_> {
             flows,
             if_active,
         }
+    }
+}
+
+impl Lowerer<'_> {
+    /// For a method call on a parameter whose type is a trait object (`m.eval(x)` with `m:
+    /// &dyn Model`): the message, which gives the generic parameter to write instead.
+    fn trait_object_receiver(&self, expr: &syn::Expr) -> Option<String> {
+        let syn::Expr::MethodCall(call) = super::strip(expr) else {
+            return None;
+        };
+        let syn::Expr::Path(receiver) = super::strip(&call.receiver) else {
+            return None;
+        };
+        let param = self
+            .sig
+            .params
+            .iter()
+            .find(|p| receiver.path.is_ident(&p.ident))?;
+        let ty = param.ty.to_token_stream().to_string();
+        let object = ty.split_once("dyn ")?.1;
+        let bound = object
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+            .next()
+            .unwrap_or("Trait");
+        let (method, name) = (&call.method, &param.ident);
+        Some(format!(
+            "`{method}` is called on a trait object (`{name}: {}`), whose methods #[reverse] \
+             cannot differentiate (it calls a method's derivatives by static dispatch); take a \
+             type parameter instead, `fn f<M: {bound}>({name}: &M, ..)`, with \
+             #[revad::reverse] on the trait and on its impl blocks, and #[reverse] on \
+             `{method}`",
+            ty.replace(' ', "").replace("dyn", "dyn ")
+        ))
     }
 }
 

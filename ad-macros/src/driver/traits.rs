@@ -1,0 +1,393 @@
+//! `#[reverse]` on a trait and on an `impl Trait for Type` block: the derivatives of trait
+//! methods.
+//!
+//! An attribute on a method sees only the method, and a trait impl may hold only the trait's
+//! items; so the derivatives of a trait's methods are items of the trait, which the
+//! attribute on the trait declares, and the attribute on each impl block defines:
+//!
+//! ```text
+//! #[revad::reverse]                           #[revad::reverse]
+//! trait Model {                               impl Model for Linear {
+//!     #[reverse]                                  #[reverse]
+//!     fn eval(&self, x: f64) -> f64;              fn eval(&self, x: f64) -> f64 { .. }
+//!     #[reverse]                              }
+//!     fn loss(&self, x: f64, y: f64) -> f64 { .. }
+//! }
+//! ```
+//!
+//! - On the trait, each method marked `#[reverse]` gets the items that `#[reverse]` generates
+//!   beside a method (`NAME_vjp`, `NAME_grad`, the split companions `__ad_fwd_NAME` and
+//!   `__ad_rev_NAME`): for a default method, with the default method's derivatives as their
+//!   default bodies; for a required one, with bodies that fail to compile, when used, for an
+//!   impl that does not differentiate the method. The trait gets `revad::Adjoint` as a
+//!   supertrait (its derivatives take the adjoint of `self`) and a hidden constant without a
+//!   default, `IMPL_NEEDS_REVAD_REVERSE` (`revad::__private::ImplInfo`), that only the
+//!   attribute on an impl block defines (an impl without it is an error that names it): which
+//!   of the block's methods it differentiates, which it writes without `#[reverse]`. A default
+//!   method's derivatives check that the impl keeps the default (does not override it without
+//!   `#[reverse]`): the derivative of another body is never given. These checks are inline
+//!   `const` blocks, evaluated when the impl's derivative is instantiated (`cargo build`, not
+//!   `cargo check`).
+//! - The trait also gets a `macro_rules!` imported under its own name (in the macro
+//!   namespace, so that whatever path names the trait names the macro too), which the
+//!   attribute on each impl block expands to (`companions_macro`).
+//! - On the impl block, each method marked `#[reverse]` expands as beside an inherent method,
+//!   its items going into the trait impl; and, through the trait's macro, the type gets
+//!   inherent copies of the split
+//!   companions that call the trait's, which rustc prefers to the fallback that
+//!   `codegen::method_fallbacks` declares in a caller for a method without derivatives (two
+//!   traits with the method would be ambiguous for a concrete receiver). A generic receiver
+//!   (`m: &M` with `M: Model`) reaches the trait's items through its bound.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::parse::{ParseStream, Parser};
+
+use super::attrs::is_named;
+
+/// Expands `#[reverse]` on a trait or a trait impl, or `None` for another item.
+pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStream> {
+    let item: syn::Item = syn::parse2(item.clone()).ok()?;
+    let args_error = (!args.is_empty()).then(|| {
+        syn::Error::new_spanned(
+            args,
+            "#[reverse] on a trait or an impl block takes no arguments; give them to the \
+             methods' own #[reverse(..)]",
+        )
+        .to_compile_error()
+    });
+    let expanded = match item {
+        syn::Item::Trait(t) => trait_block(t),
+        syn::Item::Impl(i) if i.trait_.is_some() => impl_block(i),
+        syn::Item::Impl(i) => {
+            let err = syn::Error::new_spanned(
+                &i.self_ty,
+                "#[reverse] on an inherent impl block: put #[reverse] on its methods instead \
+                 (on a block, it is for a trait and its impls)",
+            )
+            .to_compile_error();
+            quote!(#err #i)
+        }
+        _ => return None,
+    };
+    Some(quote!(#args_error #expanded))
+}
+
+/// The arguments of the method's `#[reverse(..)]`, taken off it, or `None` without one; an
+/// error for another attribute of this crate, which does not take a trait's methods (taken
+/// off too).
+fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn::Error> {
+    for name in ["forward", "derivative"] {
+        if let Some(k) = attrs.iter().position(|a| is_named(a, name)) {
+            // (Taken off: it would expand on the method, and report more.)
+            let attr = attrs.remove(k);
+            return Err(syn::Error::new_spanned(
+                attr,
+                format!(
+                    "#[revad::{name}] does not take a trait's methods yet; use #[reverse] \
+                     (with #[revad::reverse] on the trait and on its impl blocks)"
+                ),
+            ));
+        }
+    }
+    let Some(k) = attrs.iter().position(|a| is_named(a, "reverse")) else {
+        return Ok(None);
+    };
+    let attr = attrs.remove(k);
+    Ok(Some(match attr.meta {
+        syn::Meta::List(list) => list.tokens,
+        _ => TokenStream::new(),
+    }))
+}
+
+/// The items of an expansion, parsed as items of a trait (`T = syn::TraitItem`) or an impl.
+fn parse_items<T: syn::parse::Parse>(tokens: TokenStream) -> syn::Result<Vec<T>> {
+    let parser = |input: ParseStream<'_>| {
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            items.push(input.parse()?);
+        }
+        Ok(items)
+    };
+    parser.parse2(tokens)
+}
+
+/// Whether `ty` is `f64` or `f32`.
+fn is_float(output: &syn::ReturnType) -> bool {
+    match output {
+        syn::ReturnType::Type(_, ty) => match &**ty {
+            syn::Type::Path(p) => {
+                p.qself.is_none() && (p.path.is_ident("f64") || p.path.is_ident("f32"))
+            }
+            _ => false,
+        },
+        syn::ReturnType::Default => false,
+    }
+}
+
+/// `#[reverse] trait Name { .. }`: see the module documentation.
+fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
+    let mut errors = TokenStream::new();
+    let mut items = Vec::new();
+    let mut forwarders = Vec::new();
+    let trait_name = t.ident.to_string();
+    for item in std::mem::take(&mut t.items) {
+        let syn::TraitItem::Fn(mut f) = item else {
+            items.push(item);
+            continue;
+        };
+        let args = match take_mark(&mut f.attrs) {
+            Ok(Some(args)) => args,
+            Ok(None) => {
+                items.push(syn::TraitItem::Fn(f));
+                continue;
+            }
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                items.push(syn::TraitItem::Fn(f));
+                continue;
+            }
+        };
+        let name = f.sig.ident.clone();
+        let required = f.default.is_none();
+        // A required method's derivatives are declared from its signature: the expansion of
+        // the method with a body standing in (whose items lose their bodies below).
+        let block = match &f.default {
+            Some(block) => block.clone(),
+            None if is_float(&f.sig.output) => syn::parse_quote!({ 0.0 }),
+            None => {
+                let err = syn::Error::new_spanned(
+                    &f.sig,
+                    format!(
+                        "#[reverse] on a required method of a trait takes one that returns \
+                         `f64` or `f32`; give `{name}` a default body, or return a float"
+                    ),
+                );
+                errors.extend(err.to_compile_error());
+                items.push(syn::TraitItem::Fn(f));
+                continue;
+            }
+        };
+        let func = syn::ItemFn {
+            attrs: f.attrs.clone(),
+            vis: syn::Visibility::Inherited,
+            sig: f.sig.clone(),
+            block: Box::new(block),
+        };
+        let expanded = super::reverse(args, quote!(#func));
+        let generated = match parse_items::<syn::TraitItem>(expanded) {
+            Ok(generated) => generated,
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                items.push(syn::TraitItem::Fn(f));
+                continue;
+            }
+        };
+        let unquoted = name.to_string();
+        let unquoted = unquoted.trim_start_matches("r#");
+        for item in generated {
+            let mut g = match item {
+                syn::TraitItem::Fn(g) => g,
+                other => {
+                    items.push(other);
+                    continue;
+                }
+            };
+            let ident = g.sig.ident.to_string();
+            if ident.starts_with("__ad_fwd_") || ident.starts_with("__ad_rev_") {
+                forwarders.push(forwarder(&g.sig, &quote!($($tr)*)));
+            }
+            if g.sig.ident == name {
+                // The method itself: as written when required, as expanded (with the marks
+                // of sibling attributes) when it has a body.
+                items.push(syn::TraitItem::Fn(if required { f.clone() } else { g }));
+                continue;
+            }
+            let check = if required {
+                let message = format!(
+                    "an impl of `{trait_name}` does not differentiate `{unquoted}`, whose \
+                     derivative is used: put #[reverse] on the impl's `{unquoted}`"
+                );
+                quote! {
+                    const { ::core::assert!(Self::IMPL_NEEDS_REVAD_REVERSE.differentiates(#unquoted), #message) }
+                    ::core::unreachable!()
+                }
+            } else {
+                let message = format!(
+                    "the derivative of `{unquoted}`, a default method of `{trait_name}`, is \
+                     for impls that keep it: this impl writes its own `{unquoted}`, without \
+                     #[reverse]; put #[reverse] on it"
+                );
+                let body = g
+                    .default
+                    .as_ref()
+                    .map(|b| b.stmts.clone())
+                    .unwrap_or_default();
+                quote! {
+                    const { ::core::assert!(Self::IMPL_NEEDS_REVAD_REVERSE.keeps_default(#unquoted), #message) }
+                    #(#body)*
+                }
+            };
+            g.attrs.retain(|a| !a.path().is_ident("inline"));
+            g.attrs
+                .push(syn::parse_quote!(#[allow(unused_variables, unreachable_code)]));
+            g.default = Some(syn::parse_quote!({ #check }));
+            g.semi_token = None;
+            items.push(syn::TraitItem::Fn(g));
+        }
+    }
+    // (Even without a method to differentiate: the impl blocks' attribute expects them.)
+    items.push(syn::parse_quote! {
+        /// Not public API: what the impl's `#[revad::reverse]` says of its methods (an impl
+        /// without it misses this item: the error names what to write).
+        #[doc(hidden)]
+        const IMPL_NEEDS_REVAD_REVERSE: ::revad::__private::ImplInfo;
+    });
+    let adjoint: syn::TypeParamBound = syn::parse_quote!(::revad::Adjoint);
+    let has = t.supertraits.iter().any(|b| match b {
+        syn::TypeParamBound::Trait(b) => {
+            b.path.segments.last().is_some_and(|s| s.ident == "Adjoint")
+        }
+        _ => false,
+    });
+    if !has {
+        if t.colon_token.is_none() {
+            t.colon_token = Some(Default::default());
+        }
+        t.supertraits.push(adjoint);
+    }
+    let companions = companions_macro(&t, &forwarders);
+    t.items = items;
+    quote!(#errors #t #companions)
+}
+
+/// The macro that each annotated impl of the trait `t` expands to, `Trait! { [impl header]
+/// [trait path] impl .. }`: the impl, and the type's inherent copies of the trait's split
+/// companions (see `forwarder`): a `macro_rules!` imported under the trait's name, in the macro namespace, so
+/// that the path by which an impl names the trait names it too (`use m::Model;` imports both).
+///
+/// ```text
+/// macro_rules! __ad_impl_Model {
+///     ([$($h:tt)*] [$($tr:tt)*] $($item:tt)*) => { $($item)* $($h)* { <forwarders> } }
+/// }
+/// pub(crate) use __ad_impl_Model as Model;
+/// ```
+fn companions_macro(t: &syn::ItemTrait, forwarders: &[TokenStream]) -> TokenStream {
+    let name = format_ident!("__ad_impl_{}", t.ident);
+    let ident = &t.ident;
+    // (The forwarders of a generic trait would name its parameters, which an impl names
+    // otherwise: such a trait's impls get none.)
+    let body = match t.generics.params.is_empty() {
+        true => quote!($($item)* $($h)* { #(#forwarders)* }),
+        false => quote!($($item)*),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_macros)]
+        macro_rules! #name {
+            ([$($h:tt)*] [$($tr:tt)*] $($item:tt)*) => { #body };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        pub(crate) use #name as #ident;
+    }
+}
+
+/// `#[reverse] impl Trait for Type { .. }`: see the module documentation.
+fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
+    let Some((_, trait_path, _)) = i.trait_.clone() else {
+        return quote!(#i);
+    };
+    let mut errors = TokenStream::new();
+    let mut items = Vec::new();
+    let mut differentiated = Vec::new();
+    let mut plain = Vec::new();
+    for item in std::mem::take(&mut i.items) {
+        let syn::ImplItem::Fn(mut f) = item else {
+            items.push(item);
+            continue;
+        };
+        let name = f.sig.ident.to_string();
+        let name = name.trim_start_matches("r#").to_string();
+        let args = match take_mark(&mut f.attrs) {
+            Ok(Some(args)) => args,
+            Ok(None) => {
+                plain.push(name);
+                items.push(syn::ImplItem::Fn(f));
+                continue;
+            }
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                plain.push(name);
+                items.push(syn::ImplItem::Fn(f));
+                continue;
+            }
+        };
+        let func = syn::ItemFn {
+            attrs: f.attrs.clone(),
+            vis: f.vis.clone(),
+            sig: f.sig.clone(),
+            block: Box::new(f.block.clone()),
+        };
+        let expanded = super::reverse(args, quote!(#func));
+        match parse_items::<syn::ImplItem>(expanded) {
+            Ok(generated) => {
+                items.extend(generated);
+                differentiated.push(name);
+            }
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                plain.push(name);
+                items.push(syn::ImplItem::Fn(f));
+            }
+        }
+    }
+    items.push(syn::parse_quote! {
+        const IMPL_NEEDS_REVAD_REVERSE: ::revad::__private::ImplInfo = ::revad::__private::ImplInfo {
+            differentiated: &[#(#differentiated),*],
+            plain: &[#(#plain),*],
+        };
+    });
+    i.items = items;
+    // Through the trait's macro (`companions_macro`), by the trait's path: the impl, and the
+    // type's inherent copies of the trait's split companions. (A trait without `#[reverse]`
+    // has no macro: that is the one error, at the trait's name.)
+    let mut macro_path = trait_path.clone();
+    if let Some(last) = macro_path.segments.last_mut() {
+        last.arguments = syn::PathArguments::None;
+    }
+    let (impl_generics, _, where_clause) = i.generics.split_for_impl();
+    let self_ty = &i.self_ty;
+    quote! {
+        #errors
+        #macro_path! { [#[doc(hidden)] impl #impl_generics #self_ty #where_clause] [#trait_path] #i }
+    }
+}
+
+/// An inherent copy of the companion of signature `sig` of a trait's method, which calls the
+/// trait's (`trait_path`): rustc takes a type's own methods before those of traits, so a call
+/// on a concrete receiver finds this one, and not the fallback a caller declares for a method
+/// without derivatives.
+fn forwarder(sig: &syn::Signature, trait_path: &TokenStream) -> TokenStream {
+    let mut sig = sig.clone();
+    let mut args = Vec::new();
+    for (k, input) in sig.inputs.iter_mut().enumerate() {
+        match input {
+            syn::FnArg::Receiver(_) => args.push(quote!(self)),
+            syn::FnArg::Typed(t) => {
+                let ident = format_ident!("__ad_a{}", k);
+                *t.pat = syn::parse_quote!(#ident);
+                args.push(quote!(#ident));
+            }
+        }
+    }
+    let name = &sig.ident;
+    quote! {
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, clippy::too_many_arguments)]
+        pub #sig {
+            <Self as #trait_path>::#name(#(#args),*)
+        }
+    }
+}
