@@ -428,10 +428,10 @@ fn float_params(
             pending.push((&param.ident, f));
             continue;
         }
-        if !bounds.iter().any(|b| is_float_bound(b)) {
+        if !bounds.iter().any(|b| is_float_like_bound(b, &param.ident)) {
             let name = &param.ident;
-            // Another crate's `Float` (`num_traits::Float`) is named, so that the user sees
-            // why it is not taken.
+            // Another crate's `Float` (`nalgebra::ComplexField`'s `Float`) is named, so that
+            // the user sees why it is not taken.
             let other = bounds.iter().find_map(|b| match b {
                 syn::TypeParamBound::Trait(t)
                     if t.path.segments.last().is_some_and(|s| s.ident == "Float") =>
@@ -441,15 +441,17 @@ fn float_params(
                 _ => None,
             });
             let found = match other {
-                Some(other) => format!("`{name}` is bounded by `{other}`, not by `revad::Float`"),
-                None => format!("`{name}` is not bounded by `revad::Float`"),
+                Some(other) => format!("`{name}` is bounded by `{other}`, not by a float trait"),
+                None => format!("`{name}` is not bounded by a float trait"),
             };
             cx.error(
                 param,
                 format!(
                     "#[reverse] differentiates generic functions over float types only, and \
-                     {found}; write `{name}: Float` (with `use revad::Float;`), or write the \
-                     function for a concrete type"
+                     {found}; write `{name}: Float` (`revad::Float` or `num_traits::Float`), \
+                     `{name}: num_traits::real::Real`, or arithmetic bounds \
+                     (`{name}: Copy + Add<Output = {name}> + Mul<Output = {name}>`), or write \
+                     the function for a concrete type"
                 ),
             );
             continue;
@@ -474,6 +476,72 @@ fn float_params(
         })
         .collect();
     (floats, functions)
+}
+
+/// Whether `bound` makes the type parameter `param` a float type of the function: the
+/// library's `Float` ([`is_float_bound`]), `num-traits`' `Float` or `Real`
+/// (`num_traits::Float`, `num_traits::real::Real`, `Real`, under any path through
+/// `num_traits`), or an arithmetic operator of std whose output is `param`
+/// (`Add<Output = T>`, `Mul<Output = T>`, ..; then only arithmetic is possible in the body).
+///
+/// The generated companions require `param: ::revad::Float` besides the user's bounds
+/// ([`require_float_bounds`]): the function is differentiated where it is instantiated at a
+/// type of the library's `Float` (`f64`, `f32`, the dual numbers, which implement
+/// `num_traits::Float` too).
+fn is_float_like_bound(bound: &syn::TypeParamBound, param: &Ident) -> bool {
+    if is_float_bound(bound) {
+        return true;
+    }
+    let syn::TypeParamBound::Trait(t) = bound else {
+        return false;
+    };
+    if !matches!(t.modifier, syn::TraitBoundModifier::None) {
+        return false;
+    }
+    let Some(last) = t.path.segments.last() else {
+        return false;
+    };
+    let through_num_traits = t.path.segments.iter().any(|s| s.ident == "num_traits");
+    let plain = last.arguments.is_empty();
+    match last.ident.to_string().as_str() {
+        "Float" => plain && through_num_traits,
+        "Real" => plain && (through_num_traits || t.path.segments.len() == 1),
+        "Add" | "Sub" | "Mul" | "Div" | "Rem" | "Neg" => output_is(last, param),
+        _ => false,
+    }
+}
+
+/// Whether the operator trait `segment` (`Add<Output = T>`, `Mul<T, Output = T>`) has the
+/// output `param`.
+fn output_is(segment: &syn::PathSegment, param: &Ident) -> bool {
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return false;
+    };
+    args.args.iter().any(|a| {
+        matches!(a, syn::GenericArgument::AssocType(assoc)
+            if assoc.ident == "Output"
+                && matches!(&assoc.ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(param)))
+    })
+}
+
+/// `func` with `T: ::revad::Float` added to its `where` clause for every float type
+/// parameter `T` of `sig`: the generated items call the rules, which need the library's
+/// trait, while the user's bounds may be `num_traits::Float` or arithmetic operators. The
+/// original function keeps its bounds, so it stays callable on other types; the generated
+/// items exist where the type is one of the library's floats (`f64`, `f32`, dual numbers).
+/// (A bound already there, `T: revad::Float`, is harmless twice; the predicate is added
+/// always, since a bare `Float` may be `num_traits::Float`.)
+pub(crate) fn require_float_bounds(func: &mut syn::ItemFn, sig: &Signature) {
+    if sig.generics.is_empty() {
+        return;
+    }
+    let predicates = func.sig.generics.make_where_clause();
+    for t in &sig.generics {
+        let ident = t.ident();
+        predicates
+            .predicates
+            .push(syn::parse_quote!(#ident: ::revad::Float));
+    }
 }
 
 /// Whether `bound` is the library's float trait: `Float`, `revad::Float` or `::revad::Float`, or

@@ -454,6 +454,10 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_linalg_method(call, out) {
             return value;
         }
+        // `T::from(2.0).unwrap()`: a constant of a float type parameter.
+        if let Some(value) = self.lower_option_conversion(expr, call, out) {
+            return value;
+        }
         let name = call.method.to_string();
         if let Some(rule) = rules::lookup(&name) {
             let expected = rule.arity - 1 + usize::from(rule.int_exponent);
@@ -632,6 +636,9 @@ impl Lowerer<'_> {
                         return self.cast_to(&call.args[0], float, expr, out);
                     }
                     if let Some(value) = self.lower_float_conversion(expr, call, name, float, out) {
+                        return value;
+                    }
+                    if let Some(value) = self.lower_float_constant(expr, call, float) {
                         return value;
                     }
                     if call.args.iter().any(|a| self.is_float_expr(a)) {
