@@ -35,6 +35,8 @@ use crate::rules;
 use crate::stack::{Record, ValueStack};
 use crate::Float;
 
+mod num;
+
 /// A forward-mode dual number: a value `re` and one tangent `eps` (its derivative along one
 /// direction).
 ///
