@@ -281,7 +281,11 @@ fn second_derivatives_of_num_traits_code_by_nesting() {
     let y = f(d);
     assert_eq!(y.re.re, f(x));
     close64(y.re.eps, (3.0 * x * x + x.powi(3)) * x.exp(), 1e-14);
-    close64(y.eps.eps, (6.0 * x + 6.0 * x * x + x.powi(3)) * x.exp(), 1e-14);
+    close64(
+        y.eps.eps,
+        (6.0 * x + 6.0 * x * x + x.powi(3)) * x.exp(),
+        1e-14,
+    );
 }
 
 /// Every intrinsic gives the same value and tangent through `num_traits::Float` as through
@@ -289,7 +293,11 @@ fn second_derivatives_of_num_traits_code_by_nesting() {
 #[test]
 fn num_traits_methods_agree_with_the_library_float() {
     type D = Dual<f64>;
-    let (x, y, z) = (Dual::new(0.4, 1.3), Dual::new(0.9, -0.7), Dual::new(-0.2, 0.5));
+    let (x, y, z) = (
+        Dual::new(0.4, 1.3),
+        Dual::new(0.9, -0.7),
+        Dual::new(-0.2, 0.5),
+    );
     let pairs: Vec<(&str, D, D)> = vec![
         ("sin", Float::sin(x), revad::Float::sin(x)),
         ("tan", Float::tan(x), revad::Float::tan(x)),
@@ -301,19 +309,35 @@ fn num_traits_methods_agree_with_the_library_float() {
         ("powf", Float::powf(x, y), revad::Float::powf(x, y)),
         ("powi", Float::powi(x, 3), revad::Float::powi(x, 3)),
         ("max", Float::max(x, y), revad::Float::max(x, y)),
-        ("mul_add", Float::mul_add(x, y, z), revad::Float::mul_add(x, y, z)),
+        (
+            "mul_add",
+            Float::mul_add(x, y, z),
+            revad::Float::mul_add(x, y, z),
+        ),
         ("clamp", Float::clamp(x, z, y), revad::Float::clamp(x, z, y)),
         ("recip", Float::recip(x), revad::Float::recip(x)),
-        ("to_degrees", Float::to_degrees(x), revad::Float::to_degrees(x)),
+        (
+            "to_degrees",
+            Float::to_degrees(x),
+            revad::Float::to_degrees(x),
+        ),
         ("floor", Float::floor(x), revad::Float::floor(x)),
         ("sin_cos.0", Float::sin_cos(x).0, revad::Float::sin_cos(x).0),
         ("sin_cos.1", Float::sin_cos(x).1, revad::Float::sin_cos(x).1),
     ];
     for (name, a, b) in pairs {
-        assert_eq!((a.re.to_bits(), a.eps.to_bits()), (b.re.to_bits(), b.eps.to_bits()), "{name}");
+        assert_eq!(
+            (a.re.to_bits(), a.eps.to_bits()),
+            (b.re.to_bits(), b.eps.to_bits()),
+            "{name}"
+        );
     }
     // And the tangents are the derivatives: d/dx tan x = 1 + tan² x.
-    close64(Float::tan(x).eps, 1.3 * (1.0 + 0.4_f64.tan().powi(2)), 1e-15);
+    close64(
+        Float::tan(x).eps,
+        1.3 * (1.0 + 0.4_f64.tan().powi(2)),
+        1e-15,
+    );
 }
 
 /// The methods of `num_traits::Float` that are not intrinsics of the rule table, and the

@@ -1071,9 +1071,36 @@ mod tests {
     }
 
     #[test]
+    fn num_traits_and_operator_bounds_are_float_types() {
+        let sig = read(
+            parse_quote!(fn f<T: num_traits::Float, U: Real, V: Copy + Mul<Output = V>, W>(x: T, y: U, z: V, w: W) -> T where W: ::num_traits::real::Real),
+            Args::default(),
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(sig.generics, ["T", "U", "V", "W"].map(FloatTy::generic),);
+        // The companions require the library's trait besides the user's bounds.
+        let mut func: syn::ItemFn = parse_quote!(
+            fn f<T: num_traits::Float>(x: T) -> T {
+                x
+            }
+        );
+        let sig = read(func.sig.clone(), Args::default()).ok().unwrap();
+        require_float_bounds(&mut func, &sig);
+        assert_eq!(
+            func.sig.generics.where_clause.to_token_stream().to_string(),
+            "where T : :: revad :: Float"
+        );
+    }
+
+    #[test]
     fn other_type_parameters_are_rejected() {
-        let unbounded = parse_quote!(fn f<T: Copy, U: num_traits::Float>(x: T, y: U) -> f64);
-        assert_eq!(read(unbounded, Args::default()).err(), Some(2));
+        // `Add` whose output is another type is no float bound; nor is another crate's
+        // `Float` that is not `num-traits`'.
+        let unbounded = parse_quote!(
+            fn f<T: Copy, U: Add<Output = f64>, V: other::Float>(x: T, y: U, z: V) -> f64
+        );
+        assert_eq!(read(unbounded, Args::default()).err(), Some(3));
         let cps = Args {
             backend: super::super::Backend::Cps,
             ..Args::default()
