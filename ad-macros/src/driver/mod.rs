@@ -235,7 +235,10 @@ fn analyse_forward(
     if cx.has_errors() {
         return None;
     }
-    let plan = ir::plan::make(&Errors::new(), &body, activity, split);
+    // (Its storage errors are dropped on purpose: forward mode stores nothing.)
+    let storage = Errors::new();
+    let plan = ir::plan::make(&storage, &body, activity, split);
+    let _reverse_sweep_only = storage.check();
     Some((body, plan))
 }
 
