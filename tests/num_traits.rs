@@ -164,6 +164,64 @@ fn twice<T: Float>(x: T, y: T) -> T {
     mixed::<T>(a, y) * T::from(3).unwrap()
 }
 
+/// Constants through the trait by its qualified path (`<T as One>::one()`), and a value whose
+/// type the macro cannot tell (`T::from(k).unwrap()` of an integer) in forward mode.
+#[reverse]
+#[forward]
+fn scaled<T: Float + FloatConst>(x: T, k: usize) -> T {
+    let one = <T as num_traits::One>::one();
+    let pi = <T as FloatConst>::PI();
+    let c = T::from(k).unwrap();
+    (x * c + one).ln() * pi
+}
+
+#[test]
+fn qualified_constants_and_integer_conversions() {
+    use std::f64::consts::PI;
+    let (x, k) = (0.3_f64, 4);
+    let expected = PI * 4.0 / (x * 4.0 + 1.0);
+    let (v, dx) = scaled_grad(x, k);
+    assert_eq!(v.to_bits(), scaled(x, k).to_bits());
+    close64(dx, expected, 1e-14);
+    let (v, d) = scaled_jvp(x, k, 1.0);
+    assert_eq!(v.to_bits(), scaled(x, k).to_bits());
+    close64(d, expected, 1e-14);
+    let (_, d32) = scaled_jvp(x as f32, k, 1.0);
+    close32(d32, expected);
+}
+
+/// Conditions the macro keeps as written, with methods that `num_traits::Float` and the
+/// library's `Float` both have (`abs`, `sqrt`, `sin_cos`), `to_f64` of `ToPrimitive`, and a
+/// closure.
+#[reverse]
+#[forward]
+fn guarded<T: Float>(x: T, y: T, w: &[T]) -> T {
+    if x.abs() < y.sqrt() && x.to_f64().unwrap() > 0.1 && x.sin_cos().0 > T::zero()
+        || w.iter().all(|v| v.is_nan())
+    {
+        x * y * w[0]
+    } else {
+        x - y
+    }
+}
+
+#[test]
+fn conditions_with_methods_of_both_float_traits() {
+    // The first branch at (0.3, 0.7), the second at (2, 0.7) (|x| > √y) and at (0.05, 0.7)
+    // (x ≤ 0.1).
+    let w = [1.5];
+    let (v, (dx, dy, dw)) = guarded_grad(0.3_f64, 0.7, &w);
+    assert_eq!(v.to_bits(), guarded(0.3_f64, 0.7, &w).to_bits());
+    assert_eq!((dx, dy, dw[0]), (0.7 * 1.5, 0.3 * 1.5, 0.3 * 0.7));
+    for x in [2.0_f64, 0.05] {
+        let (v, (dx, dy, dw)) = guarded_grad(x, 0.7, &w);
+        assert_eq!(v.to_bits(), guarded(x, 0.7, &w).to_bits());
+        assert_eq!((dx, dy, dw[0]), (1.0, -1.0, 0.0));
+    }
+    let (_, d) = guarded_jvp(0.3_f32, 0.7, &[1.5], 0.0, 1.0, &[0.0]);
+    assert_eq!(d, 0.3 * 1.5);
+}
+
 #[test]
 fn calls_between_num_traits_generics() {
     let (x, y) = (0.3_f64, 0.7);

@@ -619,6 +619,16 @@ impl Lowerer<'_> {
             }
             return self.apply_closure(&closure, args, call.func.span(), out);
         }
+        // `<T as One>::one()`, `<T as FloatConst>::PI()`: a constant of `T`.
+        if let syn::Expr::Path(syn::ExprPath { qself: Some(q), .. }) = &*call.func {
+            if let Some(value) = self
+                .sig
+                .float_of(&q.ty)
+                .and_then(|float| self.lower_float_constant(expr, call, float))
+            {
+                return value;
+            }
+        }
         if let syn::Expr::Path(func) = &*call.func {
             let segments: Vec<String> = func
                 .path
