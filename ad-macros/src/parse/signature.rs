@@ -20,8 +20,8 @@ pub(crate) struct Signature {
     /// parameter of a generic function, else `f32` when every float parameter is `f32`, else
     /// `f64`.
     pub default_float: FloatTy,
-    /// The type parameters bounded by `revad::Float` (`fn f<T: Float>`): float types of the
-    /// function, like `f64` and `f32`.
+    /// The type parameters bounded by a float trait (`fn f<T: Float>`, `T: num_traits::Float`,
+    /// `T: Add<Output = T>`): float types of the function, like `f64` and `f32`.
     pub generics: Vec<FloatTy>,
     /// A method or an associated function (it has a receiver, or its signature names
     /// `Self`): the generated items are associated functions beside it, and its companions
@@ -394,9 +394,10 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
     }
 }
 
-/// The type parameters bounded by `revad::Float`, in the `<..>` list or in the `where` clause:
-/// float types of the function. Any other type parameter is an error: the macro could not
-/// tell whether its values carry derivatives.
+/// The type parameters bounded by a float trait (`revad::Float`, `num_traits::Float`, `Real`)
+/// or by an arithmetic operator of their own type ([`is_float_like_bound`]), in the `<..>`
+/// list or in the `where` clause: float types of the function. Any other type parameter is an
+/// error: the macro could not tell whether its values carry derivatives.
 fn float_params(
     cx: &Errors,
     generics: &syn::Generics,

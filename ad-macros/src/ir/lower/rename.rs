@@ -1,5 +1,9 @@
 //! Renaming user variables inside expressions the macro emits as written (conditions,
-//! integer arithmetic, inactive calls), and facts about them.
+//! integer arithmetic, inactive calls), and facts about them. In a function generic over its
+//! float type, the intrinsics' methods there are called through the library's trait
+//! (`x.abs()` becomes `::revad::Float::abs(x)`, `x.to_f64().unwrap()` becomes
+//! `::revad::Float::to_f64(x)`), which the generated items require beside the user's bound
+//! (`num_traits::Float` has methods of the same names).
 
 use proc_macro2::Span;
 use quote::ToTokens;
