@@ -442,3 +442,30 @@ fn every_library_float_is_a_num_traits_float() {
     both::<Dual<Dual<f64>>>();
     both::<DualVec<Dual<f64>, 2>>();
 }
+
+// ---- second order ---------------------------------------------------------------------------
+
+/// `#[reverse(hessian)]` over `num_traits::Float`: forward over reverse on `Dual<f64>`, which
+/// implements `num_traits::Float`.
+#[reverse(hessian)]
+fn curved<T: Float>(x: T, y: T) -> T {
+    let two = T::from(2.0).unwrap();
+    if x.abs() > T::zero() {
+        x.sin() * y * y / two + T::one()
+    } else {
+        x
+    }
+}
+
+#[test]
+fn hessian_of_num_traits_code() {
+    let (x, y) = (0.3_f64, 0.7);
+    let (v, (dx, dy), h) = curved_hessian(x, y);
+    assert_eq!(v.to_bits(), curved(x, y).to_bits());
+    close64(dx, x.cos() * y * y / 2.0, 1e-15);
+    close64(dy, x.sin() * y, 1e-15);
+    close64(h[0][0], -x.sin() * y * y / 2.0, 1e-15);
+    close64(h[0][1], x.cos() * y, 1e-15);
+    close64(h[1][0], x.cos() * y, 1e-15);
+    close64(h[1][1], x.sin(), 1e-15);
+}
