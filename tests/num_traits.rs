@@ -222,6 +222,24 @@ fn conditions_with_methods_of_both_float_traits() {
     assert_eq!(d, 0.3 * 1.5);
 }
 
+/// `FromPrimitive`'s conversions beside `Float` (`T::from_f64(0.5).unwrap()`, whose name
+/// the library's `Float` has too).
+#[reverse]
+fn halves<T: Float + num_traits::FromPrimitive>(x: T, k: i32) -> T {
+    let half = T::from_f64(0.5).unwrap();
+    x.powi(k) * half + T::from_i32(k).expect("small") * x
+}
+
+#[test]
+fn from_primitive_constants() {
+    let (x, k) = (1.3_f64, 3);
+    let (v, dx) = halves_grad(x, k);
+    assert_eq!(v.to_bits(), halves(x, k).to_bits());
+    close64(dx, 1.5 * x * x + 3.0, 1e-15);
+    let (_, dx32) = halves_grad(1.3_f32, 3);
+    close32(dx32, 1.5 * f64::from(1.3_f32).powi(2) + 3.0);
+}
+
 #[test]
 fn calls_between_num_traits_generics() {
     let (x, y) = (0.3_f64, 0.7);

@@ -482,7 +482,8 @@ fn float_params(
 /// Whether `bound` makes the type parameter `param` a float type of the function: the
 /// library's `Float` ([`is_float_bound`]), `num-traits`' `Float` or `Real`
 /// (`num_traits::Float`, `num_traits::real::Real`, `Real`, under any path through
-/// `num_traits`), or an arithmetic operator of std whose output is `param`
+/// `num_traits`), `nalgebra`'s `RealField`, or an arithmetic operator of std whose output is
+/// `param`
 /// (`Add<Output = T>`, `Mul<Output = T>`, ..; then only arithmetic is possible in the body).
 ///
 /// The generated companions require `param: ::revad::Float` besides the user's bounds
@@ -507,6 +508,8 @@ fn is_float_like_bound(bound: &syn::TypeParamBound, param: &Ident) -> bool {
     match last.ident.to_string().as_str() {
         "Float" => plain && through_num_traits,
         "Real" => plain && (through_num_traits || t.path.segments.len() == 1),
+        // `nalgebra::RealField` (`simba`'s), which `f64` and `f32` implement.
+        "RealField" => plain,
         "Add" | "Sub" | "Mul" | "Div" | "Rem" | "Neg" => output_is(last, param),
         _ => false,
     }

@@ -89,7 +89,21 @@ impl Lowerer<'_> {
         {
             return None;
         }
-        Some(self.conversion(expr, inner, &name, float, out))
+        if name == "from" {
+            return Some(self.conversion(expr, inner, &name, float, out));
+        }
+        // `FromPrimitive::from_f64` by its path: beside the `::revad::Float` bound of the
+        // generated items, `T::from_f64` would also name the library's `from_f64`.
+        let mut expr = expr.clone();
+        let mut call = inner.clone();
+        let (t, method) = (&ty.ident, &func.path.segments[1].ident);
+        call.func = Box::new(syn::parse_quote_spanned!(method.span()=>
+            <#t as ::revad::num_traits::FromPrimitive>::#method
+        ));
+        if let syn::Expr::MethodCall(m) = &mut expr {
+            m.receiver = Box::new(syn::Expr::Call(call.clone()));
+        }
+        Some(self.conversion(&expr, &call, &name, float, out))
     }
 
     /// `expr`, a conversion `call` into `float` (of the function `name`): a constant when it
