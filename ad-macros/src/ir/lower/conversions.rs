@@ -97,11 +97,11 @@ impl Lowerer<'_> {
         let mut expr = expr.clone();
         let mut call = inner.clone();
         let (t, method) = (&ty.ident, &func.path.segments[1].ident);
-        call.func = Box::new(syn::parse_quote_spanned!(method.span()=>
+        *call.func = syn::parse_quote_spanned!(method.span()=>
             <#t as ::revad::num_traits::FromPrimitive>::#method
-        ));
+        );
         if let syn::Expr::MethodCall(m) = &mut expr {
-            m.receiver = Box::new(syn::Expr::Call(call.clone()));
+            *m.receiver = syn::Expr::Call(call.clone());
         }
         Some(self.conversion(&expr, &call, &name, float, out))
     }
