@@ -240,6 +240,31 @@ fn from_primitive_constants() {
     close32(dx32, 1.5 * f64::from(1.3_f32).powi(2) + 3.0);
 }
 
+/// `x.to_f64()` of `ToPrimitive` (an `Option`) in a condition, where the bound names
+/// `num_traits` (a bare `Float` may be the library's, whose `to_f64` returns `f64`), and
+/// `FloatConst`'s `T::LN_2()`, whose name the library's `Float` has too.
+#[reverse]
+fn options<T: num_traits::Float + FloatConst>(x: T) -> T {
+    if x.to_f64() > Some(1.0) && x.to_f64().unwrap() < 5.0 {
+        x * x * T::LN_2()
+    } else {
+        x * T::LN_10()
+    }
+}
+
+#[test]
+fn to_primitive_and_float_const_names() {
+    use std::f64::consts::{LN_10, LN_2};
+    let (v, dx) = options_grad(2.0_f64);
+    assert_eq!(v.to_bits(), options(2.0_f64).to_bits());
+    close64(dx, 4.0 * LN_2, 1e-15);
+    let (v, dx) = options_grad(0.5_f64);
+    assert_eq!(v.to_bits(), options(0.5_f64).to_bits());
+    close64(dx, LN_10, 1e-15);
+    let (_, dx) = options_grad(2.0_f32);
+    close32(dx, 4.0 * LN_2);
+}
+
 #[test]
 fn calls_between_num_traits_generics() {
     let (x, y) = (0.3_f64, 0.7);

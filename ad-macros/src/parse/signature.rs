@@ -30,6 +30,10 @@ pub(crate) struct Signature {
     /// The type parameters bounded by `Fn(floats..) -> float`: the types of function
     /// arguments (`super::functions`).
     pub functions: Vec<super::functions::FunctionType>,
+    /// Every float type parameter is bounded by another crate's trait only
+    /// (`num_traits::Float`, `Real`, `RealField`, operators), none by one that may be the
+    /// library's (a bare `Float` may be either): `x.to_f64()` is `ToPrimitive`'s.
+    pub foreign_bounds: bool,
     /// The function's name.
     pub name: Ident,
 }
@@ -242,7 +246,7 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
-        let (generics, functions) = float_params(cx, &sig.generics, args);
+        let (generics, functions, foreign_bounds) = float_params(cx, &sig.generics, args);
         let mut params = Vec::new();
         for input in &sig.inputs {
             if let Some(param) = read_param(cx, input, &generics, &functions) {
@@ -281,6 +285,7 @@ impl Signature {
             valid,
             in_impl,
             functions,
+            foreign_bounds,
             name: sig.ident.clone(),
         }
     }
@@ -402,8 +407,9 @@ fn float_params(
     cx: &Errors,
     generics: &syn::Generics,
     args: &Args,
-) -> (Vec<FloatTy>, Vec<super::functions::FunctionType>) {
+) -> (Vec<FloatTy>, Vec<super::functions::FunctionType>, bool) {
     let mut floats = Vec::new();
+    let mut foreign = true;
     let mut pending = Vec::new();
     for param in generics.type_params() {
         let in_where = generics
@@ -466,6 +472,7 @@ fn float_params(
             );
             continue;
         }
+        foreign &= !bounds.iter().any(|b| is_float_bound(b));
         floats.push(FloatTy::generic(&param.ident.to_string()));
     }
     let functions = pending
@@ -476,7 +483,7 @@ fn float_params(
                 .unwrap_or_else(|| super::functions::rejected(ident))
         })
         .collect();
-    (floats, functions)
+    (floats, functions, foreign)
 }
 
 /// Whether `bound` makes the type parameter `param` a float type of the function: the

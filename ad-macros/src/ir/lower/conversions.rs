@@ -152,7 +152,24 @@ impl Lowerer<'_> {
         if !call.args.is_empty() || !float.is_generic() {
             return None;
         }
-        let opaque = self.opaque(expr);
+        // `T::LN_2()` is `FloatConst`'s, by its path: the library's `Float` has a constant
+        // `LN_2`, which the generated items (bounded by it too) would find beside it.
+        let mut expr = expr.clone();
+        if let syn::Expr::Call(syn::ExprCall { func, .. }) = &mut expr {
+            if let syn::Expr::Path(p) = &mut **func {
+                let segments = &p.path.segments;
+                if p.qself.is_none()
+                    && segments.len() == 2
+                    && (segments[1].ident == "LN_2" || segments[1].ident == "LN_10")
+                {
+                    let (t, name) = (&segments[0].ident, &segments[1].ident);
+                    *p = syn::parse_quote_spanned!(name.span()=>
+                        <#t as ::revad::num_traits::FloatConst>::#name
+                    );
+                }
+            }
+        }
+        let opaque = self.opaque(&expr);
         opaque
             .reads
             .is_empty()

@@ -512,6 +512,9 @@ enum FloatTraitCall {
     /// `x.to_f64().unwrap()` (or `.expect(..)`) of `num_traits::ToPrimitive`:
     /// `::revad::Float::to_f64(x)`, the same value (a float's conversion never fails).
     ToF64,
+    /// `x.to_f64()` where the bound is `num-traits`' (`Signature::foreign_bounds`):
+    /// `::revad::num_traits::ToPrimitive::to_f64(&x)`.
+    ToPrimitive,
 }
 
 impl FloatTraitCall {
@@ -533,6 +536,11 @@ impl FloatTraitCall {
                 let receiver = &inner.receiver;
                 let path = quote::quote_spanned!(span=> ::revad::Float::to_f64);
                 Some(syn::parse_quote!(#path(#receiver)))
+            }
+            FloatTraitCall::ToPrimitive => {
+                let receiver = &call.receiver;
+                let path = quote::quote_spanned!(span=> ::revad::num_traits::ToPrimitive::to_f64);
+                Some(syn::parse_quote!(#path(&#receiver)))
             }
         }
     }
@@ -563,6 +571,13 @@ impl Renamer<'_, '_> {
         if let Some(expected) = expected {
             return (call.args.len() == expected && self.lowerer.is_float_expr(&call.receiver))
                 .then_some(FloatTraitCall::Intrinsic);
+        }
+        if name == "to_f64"
+            && call.args.is_empty()
+            && self.lowerer.sig.foreign_bounds
+            && self.lowerer.is_float_expr(&call.receiver)
+        {
+            return Some(FloatTraitCall::ToPrimitive);
         }
         let syn::Expr::MethodCall(inner) = super::strip(&call.receiver) else {
             return None;
