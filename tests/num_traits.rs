@@ -265,6 +265,25 @@ fn to_primitive_and_float_const_names() {
     close32(dx, 4.0 * LN_2);
 }
 
+/// A closure and an iterator fold over `num_traits::Float` values.
+#[reverse]
+fn folded<T: Float>(x: T, w: &[T]) -> T {
+    let g = |v: T| v.sin() * T::one() + v;
+    let s = w.iter().fold(T::zero(), |acc, v| acc + *v * x);
+    g(x) * s
+}
+
+#[test]
+fn closures_and_folds_over_num_traits_float() {
+    let (x, w) = (0.5_f64, [1.0, 2.0]);
+    let g = x.sin() + x;
+    let (v, (dx, dw)) = folded_grad(x, &w);
+    assert_eq!(v.to_bits(), folded(x, &w).to_bits());
+    close64(dx, (x.cos() + 1.0) * 3.0 * x + g * 3.0, 1e-15);
+    close64(dw[0], g * x, 1e-15);
+    close64(dw[1], g * x, 1e-15);
+}
+
 #[test]
 fn calls_between_num_traits_generics() {
     let (x, y) = (0.3_f64, 0.7);
