@@ -1090,6 +1090,10 @@ mod tests {
         .ok()
         .unwrap();
         assert_eq!(sig.generics, ["T", "U", "V", "W"].map(FloatTy::generic),);
+        assert!(sig.foreign_bounds);
+        // A bare `Float` may be the library's.
+        let bare = read(parse_quote!(fn f<T: Float>(x: T) -> T), Args::default());
+        assert!(!bare.ok().unwrap().foreign_bounds);
         // The companions require the library's trait besides the user's bounds.
         let mut func: syn::ItemFn = parse_quote!(
             fn f<T: num_traits::Float>(x: T) -> T {
