@@ -19,6 +19,9 @@
 //! assert!((y.eps - (0.5_f64.sin() + 0.5 * 0.5_f64.cos())).abs() < 1e-15);
 //! ```
 //!
+//! They implement `num-traits`' `Float` too (module `num`), so code written for `num-traits`
+//! runs on them unannotated.
+//!
 //! Comparisons (`==`, `<`, ...) compare the values only, so branches follow the primal
 //! computation, the usual convention of forward mode. The tangent of a piecewise-constant
 //! function (`floor`, `signum`, ...) is zero, and at non-differentiable points the tangents
@@ -34,6 +37,8 @@ use crate::inout::InOut;
 use crate::rules;
 use crate::stack::{Record, ValueStack};
 use crate::Float;
+
+mod num;
 
 /// A forward-mode dual number: a value `re` and one tangent `eps` (its derivative along one
 /// direction).

@@ -45,6 +45,16 @@ use crate::stack::Record;
 /// For `f64` and `f32` each forwards to the inherent method of the same name; a dual number
 /// computes its value with the method of `T` and its tangents from the rule table.
 ///
+/// # `num-traits`
+///
+/// Every implementor implements `num_traits::Float` and `num_traits::FloatConst` too (the
+/// primitives in `num-traits`, the dual numbers in [`crate::dual`], with the same values and
+/// tangents), so code written for `num-traits` runs on all of them, and `#[reverse]` takes
+/// `T: num_traits::Float` as it takes `T: Float` (the generated code adds `T: Float`). The
+/// bridge is these implementations, not a supertrait: with `Float: num_traits::Float`, every
+/// method both traits have (`x.sin()`, `x.max(y)`) would be ambiguous in a function bounded
+/// by this trait.
+///
 /// # Not only primitives
 ///
 /// The trait is sealed: `f64`, `f32`, [`Dual<T>`](crate::Dual) and

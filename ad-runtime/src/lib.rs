@@ -20,7 +20,8 @@
 //! - [`inout`]: `&mut` float parameters, read on entry and written back on return.
 //! - [`Dual`], [`DualVec`] ([`dual`]): forward-mode dual numbers, a value and one or `N`
 //!   tangents, nestable (`Dual<Dual<f64>>` for second derivatives); they implement [`Float`],
-//!   with every intrinsic's tangent from [`rules`].
+//!   with every intrinsic's tangent from [`rules`], and `num-traits`' `Float` and `FloatConst`
+//!   (so generic code written for `num-traits` runs on them).
 //! - [`forward`]: forward mode for closures and generic functions (derivatives, JVPs,
 //!   gradients, Jacobians, Hessians) over those dual numbers.
 //! - [`function`]: function arguments of differentiated higher-order functions (the traits
@@ -72,3 +73,7 @@ pub use dual::{Dual, DualVec};
 pub use float::Float;
 pub use lanes::Lanes;
 pub use stack::ValueStack;
+
+/// The crate `num-traits`, whose `Float` the dual numbers implement ([`dual`]) and whose
+/// bounds `#[reverse]` and `#[forward]` take on generic functions (`T: num_traits::Float`).
+pub use num_traits;

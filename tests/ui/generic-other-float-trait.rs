@@ -1,5 +1,5 @@
-// Another crate's `Float` (here a local one) is not `revad::Float`: the generated code could not
-// use its types, so the parameter is rejected like an unbounded one.
+// Another crate's `Float` (here a local one), neither `revad::Float` nor `num_traits::Float`:
+// the macro cannot tell what its types are, so the parameter is rejected like an unbounded one.
 use revad::reverse;
 
 mod num {
@@ -7,7 +7,7 @@ mod num {
 }
 
 #[reverse]
-fn f<T: num::Float>(x: T) -> T { //~ ERROR `T` is bounded by `num::Float`, not by `revad::Float`
+fn f<T: num::Float>(x: T) -> T { //~ ERROR `T` is bounded by `num::Float`, not by a float trait
     x * x
 }
 

@@ -12,6 +12,12 @@
 //!
 //! Nothing here assumes that `T` is a primitive (no `as T`, no literal of type `T`): the next
 //! implementor of `revad::Float` is a dual number.
+//!
+//! The user's bound may be another trait (`num_traits::Float`, `Real`, `Add<Output = T>`): the
+//! generated items add `where T: ::revad::Float` (`parse::require_float_bounds`), and call
+//! the intrinsics by the trait's path, `<T as ::revad::Float>::sin(x)` (`shared`), and in code
+//! kept as written `::revad::Float::abs(x)` (`ir::lower::rename`), since `x.sin()` would find
+//! `num_traits::Float::sin` too.
 
 use proc_macro2::TokenStream;
 use quote::{quote, ToTokens};

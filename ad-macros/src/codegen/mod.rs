@@ -83,6 +83,9 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let vis = &func.vis;
     let grad = emit_grad(func, sig, true);
     let companions = stub_companions(func, sig);
+    // (As in `emit`: `#[forward]` beside the function implements its traits of a function
+    // argument over these, so an error here is not followed by one about them.)
+    let as_argument = closures::marker_impls(func, sig, false, true);
     quote! {
         #[allow(unused_variables, clippy::diverging_sub_expression)]
         #vis #vjp_sig {
@@ -90,6 +93,7 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         }
         #grad
         #companions
+        #as_argument
     }
 }
 

@@ -271,6 +271,15 @@ impl Emitter<'_> {
             Rhs::Intrinsic(rule, args) => {
                 let method = syn::Ident::new(rule.name, span);
                 match args.split_first() {
+                    // Over a type parameter, the method of `::revad::Float` by name
+                    // (`<T as ::revad::Float>::sin(x)`): the user's bounds may have a method
+                    // of the same name (`num_traits::Float::sin`), which `x.sin()` would
+                    // find too.
+                    Some(_) if self.float_of(out).is_generic() => {
+                        let t = self.float_of(out).qualifier();
+                        let args = args.iter().map(|a| self.op(a));
+                        quote!(#t::#method(#(#args),*))
+                    }
                     Some((Operand::Var(_), rest)) => {
                         let receiver = self.receiver(&args[0]);
                         let rest = rest.iter().map(|a| self.op(a));

@@ -244,14 +244,21 @@ fn analyse_forward(
     if cx.has_errors() {
         return None;
     }
-    let plan = ir::plan::make(&Errors::new(), &body, activity, split);
+    // (Its storage errors are dropped on purpose: forward mode stores nothing.)
+    let storage = Errors::new();
+    let plan = ir::plan::make(&storage, &body, activity, split);
+    let _reverse_sweep_only = storage.check();
     Some((body, plan))
 }
 
 /// The function as the generated companions see it: its function arguments' `Fn` bounds are
-/// the runtime's traits (the companions call them through those), for reverse or forward mode.
+/// the runtime's traits (the companions call them through those), for reverse or forward mode,
+/// and its float type parameters are bounded by `::revad::Float` too (the user's bounds may be
+/// `num_traits::Float` or arithmetic operators: `parse::require_float_bounds`).
 fn companion_fn(func: &syn::ItemFn, sig: &parse::Signature, mode: Mode) -> syn::ItemFn {
-    parse::functions::companion_fn(func, &sig.functions, mode)
+    let mut func = parse::functions::companion_fn(func, &sig.functions, mode);
+    parse::require_float_bounds(&mut func, sig);
+    func
 }
 
 /// The function unchanged, every error, and stubs of the generated functions when the

@@ -11,6 +11,6 @@ mod signature;
 
 pub(crate) use args::{derivative_args, Args, Backend, DerivativeArgs, FORWARD_TOO};
 pub(crate) use signature::{
-    adjoint_fn, adjoint_of, float_of, is_inactive_type, type_span, Param, ParamKind, Passing,
-    RetTy, Signature,
+    adjoint_fn, adjoint_of, float_of, is_inactive_type, require_float_bounds, type_span, Param,
+    ParamKind, Passing, RetTy, Signature,
 };

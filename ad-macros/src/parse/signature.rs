@@ -20,8 +20,8 @@ pub(crate) struct Signature {
     /// parameter of a generic function, else `f32` when every float parameter is `f32`, else
     /// `f64`.
     pub default_float: FloatTy,
-    /// The type parameters bounded by `revad::Float` (`fn f<T: Float>`): float types of the
-    /// function, like `f64` and `f32`.
+    /// The type parameters bounded by a float trait (`fn f<T: Float>`, `T: num_traits::Float`,
+    /// `T: Add<Output = T>`): float types of the function, like `f64` and `f32`.
     pub generics: Vec<FloatTy>,
     /// A method or an associated function (it has a receiver, or its signature names
     /// `Self`): the generated items are associated functions beside it, and its companions
@@ -30,6 +30,10 @@ pub(crate) struct Signature {
     /// The type parameters bounded by `Fn(floats..) -> float`: the types of function
     /// arguments (`super::functions`).
     pub functions: Vec<super::functions::FunctionType>,
+    /// Every float type parameter is bounded by another crate's trait only
+    /// (`num_traits::Float`, `Real`, `RealField`, operators), none by one that may be the
+    /// library's (a bare `Float` may be either): `x.to_f64()` is `ToPrimitive`'s.
+    pub foreign_bounds: bool,
     /// The function's name.
     pub name: Ident,
 }
@@ -242,7 +246,7 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
-        let (generics, functions) = float_params(cx, &sig.generics, args);
+        let (generics, functions, foreign_bounds) = float_params(cx, &sig.generics, args);
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
@@ -282,6 +286,7 @@ impl Signature {
             valid,
             in_impl,
             functions,
+            foreign_bounds,
             name: sig.ident.clone(),
         }
     }
@@ -395,18 +400,20 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
     }
 }
 
-/// The type parameters bounded by `revad::Float`, in the `<..>` list or in the `where` clause:
-/// float types of the function; and those bounded by `Fn` traits, function arguments. A type
-/// parameter bounded by a trait of the user's (`M: Model`, `user_type_bound`) is a user type,
-/// whose values are aggregates (their derivatives are the trait's, with `#[reverse]` on it).
-/// Any other type parameter is an error: the macro could not tell whether its values carry
-/// derivatives.
+/// The type parameters bounded by a float trait (`revad::Float`, `num_traits::Float`, `Real`)
+/// or by an arithmetic operator of their own type ([`is_float_like_bound`]), in the `<..>`
+/// list or in the `where` clause: float types of the function; and those bounded by `Fn`
+/// traits, function arguments. A type parameter bounded by a trait of the user's (`M: Model`,
+/// `user_type_bound`) is a user type, whose values are aggregates (their derivatives are the
+/// trait's, with `#[reverse]` on it). Any other type parameter is an error: the macro could
+/// not tell whether its values carry derivatives.
 fn float_params(
     cx: &Errors,
     generics: &syn::Generics,
     args: &Args,
-) -> (Vec<FloatTy>, Vec<super::functions::FunctionType>) {
+) -> (Vec<FloatTy>, Vec<super::functions::FunctionType>, bool) {
     let mut floats = Vec::new();
+    let mut foreign = true;
     let mut pending = Vec::new();
     for param in generics.type_params() {
         let in_where = generics
@@ -432,7 +439,8 @@ fn float_params(
             pending.push((&param.ident, f));
             continue;
         }
-        if !bounds.iter().any(|b| is_float_bound(b)) && user_type_bound(&bounds) {
+        let float_like = bounds.iter().any(|b| is_float_like_bound(b, &param.ident));
+        if !float_like && user_type_bound(&bounds) {
             // A type of the user's, bounded by a trait (`M: Model`): its values are
             // aggregates, whose derivatives the bound's trait declares (`#[reverse]` on the
             // trait), and whose adjoint is `<M as revad::Adjoint>::Adj`.
@@ -445,10 +453,10 @@ fn float_params(
             }
             continue;
         }
-        if !bounds.iter().any(|b| is_float_bound(b)) {
+        if !float_like {
             let name = &param.ident;
-            // Another crate's `Float` (`num_traits::Float`) is named, so that the user sees
-            // why it is not taken.
+            // Another crate's `Float` (`nalgebra::ComplexField`'s `Float`) is named, so that
+            // the user sees why it is not taken.
             let other = bounds.iter().find_map(|b| match b {
                 syn::TypeParamBound::Trait(t)
                     if t.path.segments.last().is_some_and(|s| s.ident == "Float") =>
@@ -458,15 +466,17 @@ fn float_params(
                 _ => None,
             });
             let found = match other {
-                Some(other) => format!("`{name}` is bounded by `{other}`, not by `revad::Float`"),
-                None => format!("`{name}` is not bounded by `revad::Float`"),
+                Some(other) => format!("`{name}` is bounded by `{other}`, not by a float trait"),
+                None => format!("`{name}` is not bounded by a float trait"),
             };
             cx.error(
                 param,
                 format!(
                     "#[reverse] differentiates generic functions over float types only, and \
-                     {found}; write `{name}: Float` (with `use revad::Float;`), or write the \
-                     function for a concrete type"
+                     {found}; write `{name}: Float` (`revad::Float` or `num_traits::Float`), \
+                     `{name}: num_traits::real::Real`, or arithmetic bounds \
+                     (`{name}: Copy + Add<Output = {name}> + Mul<Output = {name}>`), or write \
+                     the function for a concrete type"
                 ),
             );
             continue;
@@ -480,6 +490,7 @@ fn float_params(
             );
             continue;
         }
+        foreign &= !bounds.iter().any(|b| is_float_bound(b));
         floats.push(FloatTy::generic(&param.ident.to_string()));
     }
     let functions = pending
@@ -490,7 +501,76 @@ fn float_params(
                 .unwrap_or_else(|| super::functions::rejected(ident))
         })
         .collect();
-    (floats, functions)
+    (floats, functions, foreign)
+}
+
+/// Whether `bound` makes the type parameter `param` a float type of the function: the
+/// library's `Float` ([`is_float_bound`]), `num-traits`' `Float` or `Real`
+/// (`num_traits::Float`, `num_traits::real::Real`, `Real`, under any path through
+/// `num_traits`), `nalgebra`'s `RealField`, or an arithmetic operator of std whose output is
+/// `param`
+/// (`Add<Output = T>`, `Mul<Output = T>`, ..; then only arithmetic is possible in the body).
+///
+/// The generated companions require `param: ::revad::Float` besides the user's bounds
+/// ([`require_float_bounds`]): the function is differentiated where it is instantiated at a
+/// type of the library's `Float` (`f64`, `f32`, the dual numbers, which implement
+/// `num_traits::Float` too).
+fn is_float_like_bound(bound: &syn::TypeParamBound, param: &Ident) -> bool {
+    if is_float_bound(bound) {
+        return true;
+    }
+    let syn::TypeParamBound::Trait(t) = bound else {
+        return false;
+    };
+    if !matches!(t.modifier, syn::TraitBoundModifier::None) {
+        return false;
+    }
+    let Some(last) = t.path.segments.last() else {
+        return false;
+    };
+    let through_num_traits = t.path.segments.iter().any(|s| s.ident == "num_traits");
+    let plain = last.arguments.is_empty();
+    match last.ident.to_string().as_str() {
+        "Float" => plain && through_num_traits,
+        "Real" => plain && (through_num_traits || t.path.segments.len() == 1),
+        // `nalgebra::RealField` (`simba`'s), which `f64` and `f32` implement.
+        "RealField" => plain,
+        "Add" | "Sub" | "Mul" | "Div" | "Rem" | "Neg" => output_is(last, param),
+        _ => false,
+    }
+}
+
+/// Whether the operator trait `segment` (`Add<Output = T>`, `Mul<T, Output = T>`) has the
+/// output `param`.
+fn output_is(segment: &syn::PathSegment, param: &Ident) -> bool {
+    let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+        return false;
+    };
+    args.args.iter().any(|a| {
+        matches!(a, syn::GenericArgument::AssocType(assoc)
+            if assoc.ident == "Output"
+                && matches!(&assoc.ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(param)))
+    })
+}
+
+/// `func` with `T: ::revad::Float` added to its `where` clause for every float type
+/// parameter `T` of `sig`: the generated items call the rules, which need the library's
+/// trait, while the user's bounds may be `num_traits::Float` or arithmetic operators. The
+/// original function keeps its bounds, so it stays callable on other types; the generated
+/// items exist where the type is one of the library's floats (`f64`, `f32`, dual numbers).
+/// (A bound already there, `T: revad::Float`, is harmless twice; the predicate is added
+/// always, since a bare `Float` may be `num_traits::Float`.)
+pub(crate) fn require_float_bounds(func: &mut syn::ItemFn, sig: &Signature) {
+    if sig.generics.is_empty() {
+        return;
+    }
+    let predicates = func.sig.generics.make_where_clause();
+    for t in &sig.generics {
+        let ident = t.ident();
+        predicates
+            .predicates
+            .push(syn::parse_quote!(#ident: ::revad::Float));
+    }
 }
 
 /// A `&mut M` parameter of a type parameter `M` of the user's (`M: Model`): rejected, with
@@ -1110,9 +1190,40 @@ mod tests {
     }
 
     #[test]
+    fn num_traits_and_operator_bounds_are_float_types() {
+        let sig = read(
+            parse_quote!(fn f<T: num_traits::Float, U: Real, V: Copy + Mul<Output = V>, W>(x: T, y: U, z: V, w: W) -> T where W: ::num_traits::real::Real),
+            Args::default(),
+        )
+        .ok()
+        .unwrap();
+        assert_eq!(sig.generics, ["T", "U", "V", "W"].map(FloatTy::generic),);
+        assert!(sig.foreign_bounds);
+        // A bare `Float` may be the library's.
+        let bare = read(parse_quote!(fn f<T: Float>(x: T) -> T), Args::default());
+        assert!(!bare.ok().unwrap().foreign_bounds);
+        // The companions require the library's trait besides the user's bounds.
+        let mut func: syn::ItemFn = parse_quote!(
+            fn f<T: num_traits::Float>(x: T) -> T {
+                x
+            }
+        );
+        let sig = read(func.sig.clone(), Args::default()).ok().unwrap();
+        require_float_bounds(&mut func, &sig);
+        assert_eq!(
+            func.sig.generics.where_clause.to_token_stream().to_string(),
+            "where T : :: revad :: Float"
+        );
+    }
+
+    #[test]
     fn other_type_parameters_are_rejected() {
-        let unbounded = parse_quote!(fn f<T: Copy, U: num_traits::Float>(x: T, y: U) -> f64);
-        assert_eq!(read(unbounded, Args::default()).err(), Some(2));
+        // `Add` whose output is another type is no float bound; nor is another crate's
+        // `Float` that is not `num-traits`'.
+        let unbounded = parse_quote!(
+            fn f<T: Copy, U: Add<Output = f64>, V: other::Float>(x: T, y: U, z: V) -> f64
+        );
+        assert_eq!(read(unbounded, Args::default()).err(), Some(3));
         let cps = Args {
             backend: super::super::Backend::Cps,
             ..Args::default()

@@ -19,7 +19,10 @@ fn poly<T: Float>(x: T, w: &[T]) -> T {
     reason = "generated adjoint code: declarations are uniform, not minimal, the \
                       seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
-fn poly_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>)) {
+fn poly_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>))
+where
+    T: ::revad::Float,
+{
     let _ = poly::<T>;
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut acc: T = T::ZERO;
@@ -31,7 +34,7 @@ fn poly_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>)) 
         acc = __t2;
         __stack.push(__acc_old10);
     }
-    let __t4 = acc.sin();
+    let __t4 = <T as ::revad::Float>::sin(acc);
     let __t5 = __t4 * T::from_f64(0.5);
     let mut __adj_x = <T as ::revad::Float>::ZERO;
     let mut __adj_w = ::revad::__private::zeros_like(&w);
@@ -62,14 +65,20 @@ fn poly_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>)) 
     reason = "generated next to the function; callers may use either, and the gradient \
                       is a tuple of adjoints"
 )]
-fn poly_grad<T: Float>(x: T, w: &[T]) -> (T, (T, ::std::vec::Vec<T>)) {
+fn poly_grad<T: Float>(x: T, w: &[T]) -> (T, (T, ::std::vec::Vec<T>))
+where
+    T: ::revad::Float,
+{
     poly_vjp(x, w, <T as ::revad::Float>::ONE)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct poly {}
 impl ::revad::__private::Differentiable for poly {}
-impl<T: Float> ::revad::__private::ReturnsAt<T> for poly {
+impl<T: Float> ::revad::__private::ReturnsAt<T> for poly
+where
+    T: ::revad::Float,
+{
     type Output = T;
 }
 #[doc(hidden)]
@@ -85,7 +94,10 @@ impl poly {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    fn fwd<T: Float>(x: T, w: &[T], __stack: &mut ::revad::__private::ValueStack) -> T {
+    fn fwd<T: Float>(x: T, w: &[T], __stack: &mut ::revad::__private::ValueStack) -> T
+    where
+        T: ::revad::Float,
+    {
         let mut acc: T = T::ZERO;
         for i in 0..w.len() {
             let __acc_old10 = acc;
@@ -95,7 +107,7 @@ impl poly {
             acc = __t2;
             __stack.push(__acc_old10);
         }
-        let __t4 = acc.sin();
+        let __t4 = <T as ::revad::Float>::sin(acc);
         let __t5 = __t4 * T::from_f64(0.5);
         __stack.push(acc);
         __t5
@@ -118,7 +130,10 @@ impl poly {
         __stack: &mut ::revad::__private::ValueStack,
         mut __adj_x: impl ::revad::__private::ScalarSink<T>,
         mut __adj_w: impl ::revad::__private::ArraySink<T>,
-    ) {
+    )
+    where
+        T: ::revad::Float,
+    {
         let acc = __stack.pop::<T>();
         let mut __adj_acc = <T as ::revad::Float>::ZERO;
         let __adj_t5 = __seed;
@@ -157,7 +172,10 @@ impl poly {
         __ad_sink0: impl ::revad::__private::cps::CellArg<T>,
         __ad_sink1: impl ::revad::__private::cps::CellsArg<T>,
         __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<T>) -> __R,
-    ) -> __R {
+    ) -> __R
+    where
+        T: ::revad::Float,
+    {
         let mut __ad_st = __ad_stack.take();
         let __ad_y = Self::fwd(x, w, &mut __ad_st);
         __ad_stack.set(__ad_st);
@@ -200,12 +218,13 @@ where
 fn branch_vjp<T>(x: T, k: i32, __seed: T) -> (T, T)
 where
     T: revad::Float,
+    T: ::revad::Float,
 {
     let _ = branch::<T>;
     let mut __t2 = <T as ::revad::Float>::ZERO;
     let __c0 = x > T::ONE;
     let __t4: T = if __c0 {
-        let __t1 = x.powi(k);
+        let __t1 = <T as ::revad::Float>::powi(x, k);
         __t1
     } else {
         __t2 = T::from_i32(k);
@@ -213,7 +232,7 @@ where
         __t3
     };
     let y = __t4;
-    let __t5 = y.max(T::ZERO);
+    let __t5 = <T as ::revad::Float>::max(y, T::ZERO);
     let mut __adj_x = <T as ::revad::Float>::ZERO;
     let __adj_t5 = __seed;
     let __d8 = ::revad::__private::rules::d_max(y, T::ZERO);
@@ -245,6 +264,7 @@ where
 fn branch_grad<T>(x: T, k: i32) -> (T, T)
 where
     T: revad::Float,
+    T: ::revad::Float,
 {
     branch_vjp(x, k, <T as ::revad::Float>::ONE)
 }
@@ -255,6 +275,7 @@ impl ::revad::__private::Differentiable for branch {}
 impl<T> ::revad::__private::ReturnsAt<T> for branch
 where
     T: revad::Float,
+    T: ::revad::Float,
 {
     type Output = T;
 }
@@ -274,10 +295,11 @@ impl branch {
     fn fwd<T>(x: T, k: i32, __stack: &mut ::revad::__private::ValueStack) -> T
     where
         T: revad::Float,
+        T: ::revad::Float,
     {
         let __c0 = x > T::ONE;
         let __t4: T = if __c0 {
-            let __t1 = x.powi(k);
+            let __t1 = <T as ::revad::Float>::powi(x, k);
             __t1
         } else {
             let __t2: T = T::from_i32(k);
@@ -286,7 +308,7 @@ impl branch {
             __t3
         };
         let y = __t4;
-        let __t5 = y.max(T::ZERO);
+        let __t5 = <T as ::revad::Float>::max(y, T::ZERO);
         __stack.push(y);
         __t5
     }
@@ -311,6 +333,7 @@ impl branch {
     )
     where
         T: revad::Float,
+        T: ::revad::Float,
     {
         let y = __stack.pop::<T>();
         let __c0 = x > T::ONE;
@@ -357,6 +380,7 @@ impl branch {
     ) -> __R
     where
         T: revad::Float,
+        T: ::revad::Float,
     {
         let mut __ad_st = __ad_stack.take();
         let __ad_y = Self::fwd(x, k, &mut __ad_st);
@@ -403,7 +427,10 @@ fn scale_vjp<T: Float>(
     out: &mut [T],
     __seed: [T; 2],
     __seed_out: ::std::vec::Vec<T>,
-) -> ([T; 2], ([T; 2], ::std::vec::Vec<T>)) {
+) -> ([T; 2], ([T; 2], ::std::vec::Vec<T>))
+where
+    T: ::revad::Float,
+{
     let _ = scale::<T>;
     let __ad_mut_out = out;
     let out = ::revad::__private::InOut::entry(&*__ad_mut_out);
@@ -482,6 +509,7 @@ fn scale_grad<'__ad_check, T: Float>(
     out: &mut [T],
 ) -> ([T; 2], ([T; 2], ::std::vec::Vec<T>))
 where
+    T: ::revad::Float,
     &'__ad_check (): scale_grad,
 {
     ::core::unreachable!()
@@ -490,7 +518,10 @@ where
 #[allow(non_camel_case_types, dead_code)]
 struct scale {}
 impl ::revad::__private::Differentiable for scale {}
-impl<T: Float> ::revad::__private::ReturnsAt<T> for scale {
+impl<T: Float> ::revad::__private::ReturnsAt<T> for scale
+where
+    T: ::revad::Float,
+{
     type Output = [T; 2];
 }
 #[doc(hidden)]
@@ -510,7 +541,10 @@ impl scale {
         p: [T; 2],
         out: &mut [T],
         __stack: &mut ::revad::__private::ValueStack,
-    ) -> [T; 2] {
+    ) -> [T; 2]
+    where
+        T: ::revad::Float,
+    {
         let __ad_mut_out = out;
         let out = ::revad::__private::InOut::entry(&*__ad_mut_out);
         let mut __out_2 = ::core::clone::Clone::clone(&out);
@@ -552,7 +586,10 @@ impl scale {
         __stack: &mut ::revad::__private::ValueStack,
         mut __adj_p: impl ::revad::__private::ArraySink<T>,
         mut __sink_1: impl ::revad::__private::ArrayInOut<T>,
-    ) {
+    )
+    where
+        T: ::revad::Float,
+    {
         let out = __stack.pop_vec::<T>();
         let __trips3 = __stack.pop::<usize>();
         let __t4 = p[1];
@@ -612,7 +649,10 @@ fn twice<T: Float>(x: T, w: &[T]) -> T {
     reason = "generated adjoint code: declarations are uniform, not minimal, the \
                       seed is one more parameter, and the gradient is a tuple of adjoints"
 )]
-fn twice_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>)) {
+fn twice_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>))
+where
+    T: ::revad::Float,
+{
     let _ = twice::<T>;
     mod __callees {
         ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
@@ -694,14 +734,20 @@ fn twice_vjp<T: Float>(x: T, w: &[T], __seed: T) -> (T, (T, ::std::vec::Vec<T>))
     reason = "generated next to the function; callers may use either, and the gradient \
                       is a tuple of adjoints"
 )]
-fn twice_grad<T: Float>(x: T, w: &[T]) -> (T, (T, ::std::vec::Vec<T>)) {
+fn twice_grad<T: Float>(x: T, w: &[T]) -> (T, (T, ::std::vec::Vec<T>))
+where
+    T: ::revad::Float,
+{
     twice_vjp(x, w, <T as ::revad::Float>::ONE)
 }
 #[doc(hidden)]
 #[allow(non_camel_case_types, dead_code)]
 struct twice {}
 impl ::revad::__private::Differentiable for twice {}
-impl<T: Float> ::revad::__private::ReturnsAt<T> for twice {
+impl<T: Float> ::revad::__private::ReturnsAt<T> for twice
+where
+    T: ::revad::Float,
+{
     type Output = T;
 }
 #[doc(hidden)]
@@ -717,7 +763,10 @@ impl twice {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    fn fwd<T: Float>(x: T, w: &[T], __stack: &mut ::revad::__private::ValueStack) -> T {
+    fn fwd<T: Float>(x: T, w: &[T], __stack: &mut ::revad::__private::ValueStack) -> T
+    where
+        T: ::revad::Float,
+    {
         mod __callees {
             ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
             ::revad::__callee_fallback!(__callee2, __callee2_result; A0 A1; K0 K1);
@@ -758,7 +807,10 @@ impl twice {
         __stack: &mut ::revad::__private::ValueStack,
         mut __adj_x: impl ::revad::__private::ScalarSink<T>,
         mut __adj_w: impl ::revad::__private::ArraySink<T>,
-    ) {
+    )
+    where
+        T: ::revad::Float,
+    {
         mod __callees {
             ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
             ::revad::__callee_fallback!(__callee2, __callee2_result; A0 A1; K0 K1);
@@ -814,7 +866,10 @@ impl twice {
         __ad_sink0: impl ::revad::__private::cps::CellArg<T>,
         __ad_sink1: impl ::revad::__private::cps::CellsArg<T>,
         __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<T>) -> __R,
-    ) -> __R {
+    ) -> __R
+    where
+        T: ::revad::Float,
+    {
         let mut __ad_st = __ad_stack.take();
         let __ad_y = Self::fwd(x, w, &mut __ad_st);
         __ad_stack.set(__ad_st);

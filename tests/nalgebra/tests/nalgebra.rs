@@ -233,3 +233,34 @@ fn entries_by_row_and_column() {
     assert_eq!(v, 2.0 * 2.0 + 3.0);
     assert_eq!(d, Matrix2::new(0.0, 2.0, 1.0, 0.0));
 }
+
+/// A generic function bounded by `nalgebra::RealField`, as nalgebra's users write them:
+/// differentiated where it is instantiated at `f64` and `f32` (the generated functions add
+/// `T: revad::Float`). Constants by `FromPrimitive` (`T::from_f64(0.5).unwrap()`) and `One`.
+#[reverse]
+fn soft_plus<T: nalgebra::RealField + Copy>(x: T, y: T) -> T {
+    let half = T::from_f64(0.5).unwrap();
+    if x.abs() > half {
+        (T::one() + (x * y).exp()).ln() * half
+    } else {
+        x.sin() * y
+    }
+}
+
+#[test]
+fn real_field_generics_at_both_precisions() {
+    // |x| > 0.5: ½ ln(1 + e^{xy}), whose partials are ½ σ(xy)·(y, x).
+    let (x, y) = (0.8_f64, -1.3);
+    let s = 1.0 / (1.0 + (-x * y).exp());
+    let (v, (dx, dy)) = soft_plus_grad(x, y);
+    assert_eq!(v.to_bits(), soft_plus(x, y).to_bits());
+    assert_relative_eq!(dx, 0.5 * s * y, epsilon = 1e-15);
+    assert_relative_eq!(dy, 0.5 * s * x, epsilon = 1e-15);
+    // |x| <= 0.5: sin(x) y.
+    let (_, (dx, dy)) = soft_plus_grad(0.3_f64, y);
+    assert_relative_eq!(dx, 0.3_f64.cos() * y, epsilon = 1e-15);
+    assert_relative_eq!(dy, 0.3_f64.sin(), epsilon = 1e-15);
+    let (v, (dx, _)) = soft_plus_grad(0.3_f32, -1.3);
+    assert_eq!(v.to_bits(), soft_plus(0.3_f32, -1.3).to_bits());
+    assert_relative_eq!(dx, 0.3_f32.cos() * -1.3, epsilon = 1e-6);
+}

@@ -51,3 +51,15 @@ pub fn weighted<T: Float>(w: &[T], x: &[T]) -> T {
 pub fn product(x: f64, y: f64) -> f64 {
     x * y + x.sin()
 }
+
+/// `|x| · (x² + LN 2)` over `num_traits::Float` (through the library's re-export): the
+/// generated code names `::revad::Float`, `::revad::num_traits::ToPrimitive` and
+/// `::revad::num_traits::FloatConst`, under the dependency's name.
+#[reverse]
+pub fn num_generic<T: autodiff::num_traits::Float + autodiff::num_traits::FloatConst>(x: T) -> T {
+    if x.abs() > T::zero() && x.to_f64() > Some(0.0) {
+        x * (x.powi(2) + T::LN_2())
+    } else {
+        -x * (x * x + T::LN_2())
+    }
+}

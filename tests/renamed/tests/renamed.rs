@@ -16,3 +16,16 @@ fn a_generic_function_in_f32_and_f64() {
     let (_, (_, dx)) = weighted_grad(&[0.5f64], &[4.0]);
     assert_eq!(dx, [4.0]);
 }
+
+#[test]
+fn a_num_traits_generic_function() {
+    use std::f64::consts::LN_2;
+    // d/dx x (x² + ln 2) = 3x² + ln 2 at x > 0; -(3x² + ln 2) at x <= 0.
+    let (v, dx) = lib::num_generic_grad(0.5_f64);
+    assert_eq!(v, lib::num_generic(0.5_f64));
+    assert!((dx - (0.75 + LN_2)).abs() < 1e-15);
+    let (_, dx) = lib::num_generic_grad(-0.5_f64);
+    assert!((dx + (0.75 + LN_2)).abs() < 1e-15);
+    let (_, dx) = lib::num_generic_grad(0.5_f32);
+    assert!((f64::from(dx) - (0.75 + LN_2)).abs() < 1e-6);
+}

@@ -454,6 +454,10 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_linalg_method(call, out) {
             return value;
         }
+        // `T::from(2.0).unwrap()`: a constant of a float type parameter.
+        if let Some(value) = self.lower_option_conversion(expr, call, out) {
+            return value;
+        }
         let name = call.method.to_string();
         if let Some(rule) = rules::lookup(&name) {
             let expected = rule.arity - 1 + usize::from(rule.int_exponent);
@@ -558,10 +562,22 @@ impl Lowerer<'_> {
                 Value::Error
             }
             _ if self.is_float_expr(&call.receiver) => {
-                // A float method without a rule: an error if a derivative flows through it.
+                // A float method without a rule: an error if a derivative flows through it,
+                // at the first method of a chain that has none (`to_f64` in
+                // `x.to_f64().unwrap()`).
                 let mut opaque = self.opaque(expr);
-                if !super::rename::MUTATING_METHODS.contains(&name.as_str()) {
-                    opaque.if_active = (call.method.span(), not_an_intrinsic(&name));
+                let mut first = call;
+                while let syn::Expr::MethodCall(inner) = super::strip(&first.receiver) {
+                    if !self.is_float_expr(&inner.receiver)
+                        || rules::lookup(&inner.method.to_string()).is_some()
+                    {
+                        break;
+                    }
+                    first = inner;
+                }
+                let first_name = first.method.to_string();
+                if !super::rename::MUTATING_METHODS.contains(&first_name.as_str()) {
+                    opaque.if_active = (first.method.span(), not_an_intrinsic(&first_name));
                 }
                 if opaque.reads.is_empty() {
                     return Value::Op(Operand::Lit(opaque.expr, LitKind::Unknown));
@@ -603,6 +619,16 @@ impl Lowerer<'_> {
             }
             return self.apply_closure(&closure, args, call.func.span(), out);
         }
+        // `<T as One>::one()`, `<T as FloatConst>::PI()`: a constant of `T`.
+        if let syn::Expr::Path(syn::ExprPath { qself: Some(q), .. }) = &*call.func {
+            if let Some(value) = self
+                .sig
+                .float_of(&q.ty)
+                .and_then(|float| self.lower_float_constant(expr, call, float))
+            {
+                return value;
+            }
+        }
         if let syn::Expr::Path(func) = &*call.func {
             let segments: Vec<String> = func
                 .path
@@ -632,6 +658,9 @@ impl Lowerer<'_> {
                         return self.cast_to(&call.args[0], float, expr, out);
                     }
                     if let Some(value) = self.lower_float_conversion(expr, call, name, float, out) {
+                        return value;
+                    }
+                    if let Some(value) = self.lower_float_constant(expr, call, float) {
                         return value;
                     }
                     if call.args.iter().any(|a| self.is_float_expr(a)) {
@@ -2113,6 +2142,14 @@ const ASSOCIATED_CALL: &str = "#[reverse] cannot differentiate calls of trait me
 
 /// The error for a float method that is not in the rule table.
 fn not_an_intrinsic(name: &str) -> String {
+    if name.starts_with("to_") && name != "to_radians" && name != "to_degrees" {
+        // `to_f64`, `to_i32` of `num_traits::ToPrimitive`, `to_f64` of `revad::Float`.
+        return format!(
+            "`{name}` converts the value to a plain number, so its derivative would be lost; \
+             #[reverse] differentiates values that stay of the float type: compute with them \
+             as floats, or convert only values that carry no derivative"
+        );
+    }
     let instead = match name {
         "fract" => " (write `x - x.trunc()`, which is how `fract` is computed)",
         "sin_cos" => " (call `sin` and `cos`)",

@@ -1,5 +1,9 @@
 //! Renaming user variables inside expressions the macro emits as written (conditions,
-//! integer arithmetic, inactive calls), and facts about them.
+//! integer arithmetic, inactive calls), and facts about them. In a function generic over its
+//! float type, the intrinsics' methods there are called through the library's trait
+//! (`x.abs()` becomes `::revad::Float::abs(x)`, `x.to_f64().unwrap()` becomes
+//! `::revad::Float::to_f64(x)`), which the generated items require beside the user's bound
+//! (`num_traits::Float` has methods of the same names).
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -494,7 +498,11 @@ impl Renamer<'_, '_> {
                     self.cheap = false;
                 }
                 self.check_hidden_change(call);
+                let through_trait = self.through_float_trait(call);
                 syn::visit_mut::visit_expr_method_call_mut(self, call);
+                if let Some(call) = through_trait.and_then(|kind| kind.rewrite(call)) {
+                    *expr = call;
+                }
             }
             syn::Expr::Call(call) => {
                 self.cheap = false;
@@ -531,7 +539,95 @@ impl Renamer<'_, '_> {
     }
 }
 
+/// A method call on a float, in code kept as written, that the generated items call through
+/// the library's trait (`Renamer::through_float_trait`).
+#[derive(Clone, Copy)]
+enum FloatTraitCall {
+    /// `x.abs()`, `x.max(y)`, `x.sin_cos()`: `::revad::Float::abs(x)`.
+    Intrinsic,
+    /// `x.to_f64().unwrap()` (or `.expect(..)`) of `num_traits::ToPrimitive`:
+    /// `::revad::Float::to_f64(x)`, the same value (a float's conversion never fails).
+    ToF64,
+    /// `x.to_f64()` where the bound is `num-traits`' (`Signature::foreign_bounds`):
+    /// `::revad::num_traits::ToPrimitive::to_f64(&x)`.
+    ToPrimitive,
+}
+
+impl FloatTraitCall {
+    /// The call through the trait, from `call` after renaming.
+    fn rewrite(self, call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+        let span = call.method.span();
+        match self {
+            FloatTraitCall::Intrinsic => {
+                let method = &call.method;
+                let receiver = &call.receiver;
+                let args = call.args.iter();
+                let path = quote::quote_spanned!(span=> ::revad::Float::#method);
+                Some(syn::parse_quote!(#path(#receiver #(, #args)*)))
+            }
+            FloatTraitCall::ToF64 => {
+                let syn::Expr::MethodCall(inner) = super::strip(&call.receiver) else {
+                    return None;
+                };
+                let receiver = &inner.receiver;
+                let path = quote::quote_spanned!(span=> ::revad::Float::to_f64);
+                Some(syn::parse_quote!(#path(#receiver)))
+            }
+            FloatTraitCall::ToPrimitive => {
+                let receiver = &call.receiver;
+                let path = quote::quote_spanned!(span=> ::revad::num_traits::ToPrimitive::to_f64);
+                Some(syn::parse_quote!(#path(&#receiver)))
+            }
+        }
+    }
+}
+
 impl Renamer<'_, '_> {
+    /// Whether the generated items call `call` through the library's trait: in a function
+    /// generic over its float type, an intrinsic's method on a float (`x.abs()` in a
+    /// condition) and `x.to_f64().unwrap()`. The user's bound may be `num_traits::Float`,
+    /// whose methods of the same names the generated items, which also require
+    /// `::revad::Float`, would find beside the library's (an ambiguity); both traits compute
+    /// the same value (each forwards to `f64`'s method, and the dual numbers' methods of
+    /// `num-traits` are the library's).
+    fn through_float_trait(&self, call: &syn::ExprMethodCall) -> Option<FloatTraitCall> {
+        // (Not inside a closure, whose parameters may shadow the function's floats and be
+        // references, which the trait's methods do not take.)
+        if self.lowerer.sig.generics.is_empty()
+            || call.turbofish.is_some()
+            || !self.shadowed.is_empty()
+        {
+            return None;
+        }
+        let name = call.method.to_string();
+        let expected = match crate::rules::lookup(&name) {
+            Some(rule) => Some(rule.arity - 1 + usize::from(rule.int_exponent)),
+            None => (name == "sin_cos").then_some(0),
+        };
+        if let Some(expected) = expected {
+            return (call.args.len() == expected && self.lowerer.is_float_expr(&call.receiver))
+                .then_some(FloatTraitCall::Intrinsic);
+        }
+        if name == "to_f64"
+            && call.args.is_empty()
+            && self.lowerer.sig.foreign_bounds
+            && self.lowerer.is_float_expr(&call.receiver)
+        {
+            return Some(FloatTraitCall::ToPrimitive);
+        }
+        let syn::Expr::MethodCall(inner) = super::strip(&call.receiver) else {
+            return None;
+        };
+        let unwrap = (name == "unwrap" && call.args.is_empty())
+            || (name == "expect" && call.args.len() == 1);
+        (unwrap
+            && inner.method == "to_f64"
+            && inner.args.is_empty()
+            && inner.turbofish.is_none()
+            && self.lowerer.is_float_expr(&inner.receiver))
+        .then_some(FloatTraitCall::ToF64)
+    }
+
     /// A method that may change a float array, inside an expression the macro does not
     /// differentiate (a condition, an index, a bound): the reverse sweep would not see the
     /// change (a `pop` in a condition would leave the adjoint longer than the `Vec`), so it
