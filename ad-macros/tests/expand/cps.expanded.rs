@@ -893,7 +893,6 @@ impl recurrence {
             let __t2 = __t1 + x;
             x = __t2;
             __stack.push(__x_old8);
-            __stack.push(__t0);
         }
         x
     }
@@ -921,15 +920,15 @@ impl recurrence {
         let mut __adj_x = 0.0_f64;
         __adj_x += __seed;
         for _ in (0..n).rev() {
-            let __t0 = __stack.pop::<f64>();
             let __x_old8 = __stack.pop::<f64>();
+            let (__t0, __d4) = ::revad::__private::rules::sin_and_d(__x_old8);
             let __adj_t2 = __adj_x;
             __adj_x = 0.0;
             let __adj_t1 = __adj_t2;
             __adj_x += __adj_t2;
             let __adj_t0 = __adj_t1 * a;
             ::revad::__private::ScalarSink::add(&mut __adj_a, __adj_t1 * __t0);
-            let __adj_x_old8 = __adj_t0 * ::revad::__private::rules::d_sin(__x_old8);
+            let __adj_x_old8 = __adj_t0 * __d4;
             __adj_x += __adj_x_old8;
         }
         ::revad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);

@@ -218,15 +218,14 @@ fn recurrence_vjp(
         let __t3 = __t1 + __t2;
         x = __t3;
         __stack.push(__x_old10);
-        __stack.push(__t0);
     }
     let mut __adj_a = 0.0_f64;
     let mut __adj_b = 0.0_f64;
     let mut __adj_x = 0.0_f64;
     __adj_x += __seed;
     for _ in (0..n).rev() {
-        let __t0 = __stack.pop::<f64>();
         let __x_old10 = __stack.pop::<f64>();
+        let (__t0, __d5) = ::revad::__private::rules::sin_and_d(__x_old10);
         let mut __adj_x_old10 = 0.0_f64;
         let __adj_t3 = __adj_x;
         __adj_x = 0.0;
@@ -236,7 +235,7 @@ fn recurrence_vjp(
         __adj_b += __adj_t2 * __x_old10;
         let __adj_t0 = __adj_t1 * a;
         __adj_a += __adj_t1 * __t0;
-        __adj_x_old10 += __adj_t0 * ::revad::__private::rules::d_sin(__x_old10);
+        __adj_x_old10 += __adj_t0 * __d5;
         __adj_x += __adj_x_old10;
     }
     let __adj_x0 = __adj_x;
@@ -291,7 +290,6 @@ impl recurrence {
             let __t3 = __t1 + __t2;
             x = __t3;
             __stack.push(__x_old10);
-            __stack.push(__t0);
         }
         x
     }
@@ -321,8 +319,8 @@ impl recurrence {
         let mut __adj_x = 0.0_f64;
         __adj_x += __seed;
         for _ in (0..n).rev() {
-            let __t0 = __stack.pop::<f64>();
             let __x_old10 = __stack.pop::<f64>();
+            let (__t0, __d5) = ::revad::__private::rules::sin_and_d(__x_old10);
             let mut __adj_x_old10 = 0.0_f64;
             let __adj_t3 = __adj_x;
             __adj_x = 0.0;
@@ -332,7 +330,7 @@ impl recurrence {
             ::revad::__private::ScalarSink::add(&mut __adj_b, __adj_t2 * __x_old10);
             let __adj_t0 = __adj_t1 * a;
             ::revad::__private::ScalarSink::add(&mut __adj_a, __adj_t1 * __t0);
-            __adj_x_old10 += __adj_t0 * ::revad::__private::rules::d_sin(__x_old10);
+            __adj_x_old10 += __adj_t0 * __d5;
             __adj_x += __adj_x_old10;
         }
         ::revad::__private::ScalarSink::add(&mut __adj_x0, __adj_x);
