@@ -133,9 +133,17 @@ impl energy {
         g: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_p: &mut <Particle as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<
+            <Particle as ::revad::Adjoint>::Adj,
+        >,
         mut __adj_g: impl ::revad::__private::ScalarSink<f64>,
     ) {
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_p: &mut <Particle as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::target(
+            &mut __sink_0,
+            &mut __scratch_0,
+            || ::revad::__private::zeros_like::<Particle>(&p),
+        );
         let __t0 = p.vel[0];
         let __t1 = p.vel[0];
         let __t2 = __t0 * __t1;
@@ -403,7 +411,9 @@ impl total {
         g: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_ps: &mut <[Particle] as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<
+            <[Particle] as ::revad::Adjoint>::Adj,
+        >,
         mut __adj_g: impl ::revad::__private::ScalarSink<f64>,
     ) {
         mod __callees {
@@ -442,6 +452,12 @@ impl total {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_kinetic
         for T {}
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_ps: &mut <[Particle] as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::target(
+            &mut __sink_0,
+            &mut __scratch_0,
+            || ::revad::__private::zeros_like::<[Particle]>(&ps),
+        );
         let mut __adj_e = 0.0_f64;
         __adj_e += __seed;
         for i in (0..ps.len()).rev() {
@@ -887,8 +903,14 @@ fn __ad_rev_kinetic(
     &self,
     __seed: f64,
     __stack: &mut ::revad::__private::ValueStack,
-    __adj_self: &mut <Self as ::revad::Adjoint>::Adj,
+    mut __sink_0: impl ::revad::__private::AggregateSink<<Self as ::revad::Adjoint>::Adj>,
 ) {
+    let mut __scratch_0 = ::core::option::Option::None;
+    let __adj_self: &mut <Self as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::target(
+        &mut __sink_0,
+        &mut __scratch_0,
+        || ::revad::__private::zeros_like::<Self>(&self),
+    );
     let __self = self;
     let __t0 = __self.mass;
     let __t1 = 0.5 * __t0;
