@@ -233,3 +233,67 @@ fn call_in_map_first_element() {
     assert_eq!(y.to_bits(), call_in_map_first(w.clone()).to_bits());
     assert_eq!(g, vec![2.0 * w[0], 0.0, 0.0]);
 }
+
+/// An `if` whose arms are arrays: `2 max(a, b) + min(a, b)`.
+#[reverse]
+pub fn if_of_arrays(a: f64, b: f64) -> f64 {
+    let v = if a > b { [a, b] } else { [b, a] };
+    v[0] * 2.0 + v[1]
+}
+
+#[reverse]
+pub fn if_of_arrays_via(a: f64, b: f64) -> f64 {
+    if_of_arrays(a, b)
+}
+
+#[test]
+fn if_with_array_arms() {
+    for (a, b) in [(0.3, -1.2), (-0.5, 2.0)] {
+        let (y, (ga, gb)) =
+            checked(if_of_arrays(a, b), if_of_arrays_grad(a, b), if_of_arrays_via_grad(a, b));
+        assert_eq!(y, 2.0 * a.max(b) + a.min(b));
+        assert_eq!((ga, gb), if a > b { (2.0, 1.0) } else { (1.0, 2.0) });
+    }
+}
+
+/// A `for` loop over a temporary array: `a^2 + b^2 + c^2`.
+#[reverse]
+pub fn loop_over_temporary(a: f64, b: f64, c: f64) -> f64 {
+    let mut s = 0.0;
+    for v in [a, b * c, c] {
+        s += v * v;
+    }
+    s
+}
+
+#[reverse]
+pub fn loop_over_temporary_via(a: f64, b: f64, c: f64) -> f64 {
+    loop_over_temporary(a, b, c)
+}
+
+/// An iterator chain over a temporary array: `a + 2 b`.
+#[reverse]
+pub fn sum_of_temporary(a: f64, b: f64) -> f64 {
+    [a, b, b].iter().sum()
+}
+
+#[reverse]
+pub fn sum_of_temporary_via(a: f64, b: f64) -> f64 {
+    sum_of_temporary(a, b)
+}
+
+#[test]
+fn temporary_arrays_iterated() {
+    let (a, b, c) = (0.7, -1.1, 0.4);
+    let (_, (ga, gb, gc)) = checked(
+        loop_over_temporary(a, b, c),
+        loop_over_temporary_grad(a, b, c),
+        loop_over_temporary_via_grad(a, b, c),
+    );
+    assert_eq!(ga, 2.0 * a);
+    assert_relative_eq!(gb, 2.0 * b * c * c, max_relative = 1e-15);
+    assert_relative_eq!(gc, 2.0 * b * b * c + 2.0 * c, max_relative = 1e-15);
+    let (y, g) = checked(sum_of_temporary(a, b), sum_of_temporary_grad(a, b), sum_of_temporary_via_grad(a, b));
+    assert_eq!(y, a + b + b);
+    assert_eq!(g, (1.0, 2.0));
+}

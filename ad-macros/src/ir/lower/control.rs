@@ -67,6 +67,11 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
         want: bool,
     ) -> (Value, Jumps) {
+        if want {
+            if let Some(desugared) = elementwise_if(expr_if) {
+                return self.lower_control(&desugared, out, true);
+            }
+        }
         let cond = self.cond(&expr_if.cond, out);
         let tail = if want { Tail::Value } else { Tail::Discard };
         if want {
@@ -435,6 +440,11 @@ impl Lowerer<'_> {
                 let (_, jumps) = self.lower_loop(&desugared, out);
                 self.in_value_branch = saved;
                 return (Value::Unit, jumps);
+            }
+        }
+        if let syn::Expr::ForLoop(f) = expr {
+            if let Some(desugared) = bind_temporary_items(f) {
+                return self.lower_expr_jumps(&desugared, out, false);
             }
         }
         let mut prelude = Vec::new();
@@ -913,6 +923,101 @@ impl Lowerer<'_> {
             by_ref,
             enumerate,
         })
+    }
+}
+
+/// An `if` whose arms are array expressions of the same length, as an array of `if`s on the
+/// condition evaluated once (a branch's value is a scalar in the IR):
+///
+/// ```text
+/// // Before                                  // After
+/// let v = if c { [a, b] } else { [b, a] };   let v = {
+///                                                let __ad_cond: bool = c;
+///                                                [if __ad_cond { a } else { b },
+///                                                 if __ad_cond { b } else { a }]
+///                                            };
+/// ```
+///
+/// The taken arm's elements are evaluated in order, and the other arm's not at all, as in the
+/// `if` written.
+fn elementwise_if(expr_if: &syn::ExprIf) -> Option<syn::Expr> {
+    let array_of = |block: &syn::Block| match block.stmts.as_slice() {
+        [syn::Stmt::Expr(syn::Expr::Array(a), None)] => Some(a.clone()),
+        _ => None,
+    };
+    if matches!(&*expr_if.cond, syn::Expr::Let(_)) {
+        return None;
+    }
+    let then = array_of(&expr_if.then_branch)?;
+    let els = match &expr_if.else_branch {
+        Some((_, e)) => match &**e {
+            syn::Expr::Block(b) if b.label.is_none() => array_of(&b.block)?,
+            _ => return None,
+        },
+        None => return None,
+    };
+    if then.elems.len() != els.elems.len() {
+        return None;
+    }
+    let span = expr_if.if_token.span;
+    let cond = syn::Ident::new("__ad_cond", Span::mixed_site().located_at(span));
+    let c = &expr_if.cond;
+    let elems = then.elems.iter().zip(&els.elems).map(|(a, b)| {
+        quote::quote_spanned!(span=> if #cond { #a } else { #b })
+    });
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let #cond: bool = #c;
+            [#(#elems),*]
+        }
+    })
+}
+
+/// A `for` loop over a temporary array (`for v in [a, b, c]`, `&[..]`, `[..].iter()`, then
+/// adaptors) iterates it bound to a name, as a loop over a local array:
+///
+/// ```text
+/// // Before                          // After
+/// for v in [a, b, c] {               {
+///     s += v * v;                        let __ad_items = [a, b, c];
+/// }                                      for v in __ad_items { s += v * v; }
+///                                    }
+/// ```
+///
+/// The array is evaluated once, before the first iteration, as Rust does.
+fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    let span = f.expr.span();
+    let items = syn::Ident::new("__ad_items", Span::mixed_site().located_at(span));
+    let (iterated, literal) = replace_base_array(&f.expr, &items)?;
+    let mut f = f.clone();
+    f.expr = Box::new(iterated);
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let #items = #literal;
+            #f
+        }
+    })
+}
+
+/// `expr` with its base (under `&`, parentheses and method calls) replaced by `name` when
+/// the base is an array expression (`[a, b]`, `[x; N]`), and that array expression.
+fn replace_base_array(expr: &syn::Expr, name: &syn::Ident) -> Option<(syn::Expr, syn::Expr)> {
+    match expr {
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => Some((syn::parse_quote!(#name), expr.clone())),
+        syn::Expr::Paren(p) => replace_base_array(&p.expr, name),
+        syn::Expr::Reference(r) if r.mutability.is_none() => {
+            let (inner, literal) = replace_base_array(&r.expr, name)?;
+            let mut r = r.clone();
+            r.expr = Box::new(inner);
+            Some((syn::Expr::Reference(r), literal))
+        }
+        syn::Expr::MethodCall(m) => {
+            let (inner, literal) = replace_base_array(&m.receiver, name)?;
+            let mut m = m.clone();
+            m.receiver = Box::new(inner);
+            Some((syn::Expr::MethodCall(m), literal))
+        }
+        _ => None,
     }
 }
 

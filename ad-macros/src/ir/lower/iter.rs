@@ -19,7 +19,8 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`, and the chunks or windows of a
+//! Sources: `xs.iter()`, `xs.into_iter()` (also of a temporary array, `[a, b].iter()`, bound to
+//! a local before the loop), a range `(a..b)`, and the chunks or windows of a
 //! float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`, `xs.windows(k)`), whose items
 //! are views, as in a `for` loop over them (see `views`): `xs.windows(2).map(|w| w[1] - w[0])`
 //! reads `xs[__s + 1]` and `xs[__s]` with `__s` the window's start. `xs` may be a sequence of
@@ -191,6 +192,16 @@ impl Lowerer<'_> {
         };
         if let Some(array) = self.array_var(plain) {
             return Some(Ok((View::whole(array, false), true)));
+        }
+        // A temporary array (`[a, b].iter()`): evaluated before the loop, into a local.
+        if let syn::Expr::Array(_) | syn::Expr::Repeat(_) = plain {
+            return match self.lower_expr(plain, out) {
+                Value::Op(Operand::Var(array)) if self.vars[array].ty.is_array() => {
+                    Some(Ok((View::whole(array, false), true)))
+                }
+                Value::Error => Some(Err(())),
+                _ => None,
+            };
         }
         // A sequence of aggregates or an array inside one (`ps`, `p.pos`, `self.w[i]`): its
         // items are places.
