@@ -297,3 +297,56 @@ fn temporary_arrays_iterated() {
     assert_eq!(y, a + b + b);
     assert_eq!(g, (1.0, 2.0));
 }
+
+const STEPS: usize = 3;
+const DIM: usize = 2;
+
+/// A local 2-D array written element by element, then read: `q[t][i] = t x_i + q[t-1][i] x_i`.
+#[reverse]
+pub fn local_table(x: &[f64; 2]) -> f64 {
+    let mut q = [[0.0; DIM]; STEPS];
+    for t in 0..STEPS {
+        for i in 0..DIM {
+            q[t][i] += x[i] * t as f64;
+            if t > 0 {
+                q[t][i] += q[t - 1][i] * x[i];
+            }
+        }
+    }
+    q[2][0] * q[1][1]
+}
+
+#[reverse]
+pub fn local_table_via(x: &[f64; 2]) -> f64 {
+    local_table(x)
+}
+
+/// A local 2-D table of constants, indexed: `x0 + 3 x1`.
+#[reverse]
+pub fn constant_table(x: &[f64; 2]) -> f64 {
+    let a = [[1.0, 2.0], [3.0, 4.0]];
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += a[i][0] * x[i];
+    }
+    s
+}
+
+#[reverse]
+pub fn constant_table_via(x: &[f64; 2]) -> f64 {
+    constant_table(x)
+}
+
+#[test]
+fn local_2d_arrays() {
+    let x = [0.3, -0.7];
+    let (_, g) = checked(local_table(&x), local_table_grad(&x), local_table_via_grad(&x));
+    // q[1] = [x0 (1 + 0), x1 (1 + 0)] = x, q[2][0] = 2 x0 + x0 x0: f = (2 x0 + x0^2) x1.
+    let f = |p: &[f64]| (2.0 * p[0] + p[0] * p[0]) * p[1];
+    assert_relative_eq!(local_table(&x), f(&x), max_relative = 1e-15);
+    assert_relative_eq!(g[0], (2.0 + 2.0 * x[0]) * x[1], max_relative = 1e-15);
+    assert_relative_eq!(g[1], 2.0 * x[0] + x[0] * x[0], max_relative = 1e-15);
+    let (y, g) = checked(constant_table(&x), constant_table_grad(&x), constant_table_via_grad(&x));
+    assert_eq!(y, x[0] + 3.0 * x[1]);
+    assert_eq!(g, [1.0, 3.0]);
+}

@@ -1626,6 +1626,9 @@ impl Lowerer<'_> {
             let expr = syn::Expr::Array(array.clone());
             return self.opaque_value(&expr, Ty::Other, out);
         }
+        if array.elems.iter().any(is_array_expr) {
+            return self.nested_array(&syn::Expr::Array(array.clone()), out);
+        }
         let mut elems = Vec::new();
         for e in &array.elems {
             match self.lower_expr(e, out) {
@@ -1654,7 +1657,36 @@ impl Lowerer<'_> {
         Value::Op(self.let_temp(out, Rhs::ArrayLit(elems), ty, array.span()))
     }
 
+    /// A 2-D (or deeper) array built in the body, `[[0.0; D]; T]` or `[[1.0, 2.0], [3.0,
+    /// 4.0]]`, from constants: an aggregate (a nested container, see `places`) whose
+    /// elements the body may then write (`q[t][i] += ..`) and read (`q[t][i]`). One built
+    /// from variables is rejected (its elements' derivatives would be lost).
+    fn nested_array(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
+        let opaque = self.opaque(expr);
+        if !opaque.reads.is_empty() {
+            self.cx.error(
+                expr,
+                "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`); start from \
+                 one and assign its elements (`q[t][i] = x;`)",
+            );
+            return Value::Error;
+        }
+        let ty = Ty::Array(ArrayInfo {
+            elem: None,
+            shape: Shape::Like(usize::MAX),
+            agg: true,
+        });
+        let var = self.let_opaque(out, "t", ty, opaque, expr.span());
+        if let Ty::Array(info) = &mut self.vars[var].ty {
+            info.shape = Shape::Like(var);
+        }
+        Value::Op(Operand::Var(var))
+    }
+
     fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
+        if is_array_expr(&repeat.expr) {
+            return self.nested_array(&syn::Expr::Repeat(repeat.clone()), out);
+        }
         let value = self.lower_expr(&repeat.expr, out);
         let Some(elem) = self.number(value, &repeat.expr, ARRAY_OF_NUMBERS) else {
             return Value::Error;
@@ -2200,4 +2232,9 @@ impl Value {
             other => other,
         }
     }
+}
+
+/// An array expression (`[a, b]`, `[x; N]`), under parentheses.
+fn is_array_expr(expr: &syn::Expr) -> bool {
+    matches!(super::strip(expr), syn::Expr::Array(_) | syn::Expr::Repeat(_))
 }
