@@ -350,3 +350,30 @@ fn local_2d_arrays() {
     assert_eq!(y, x[0] + 3.0 * x[1]);
     assert_eq!(g, [1.0, 3.0]);
 }
+
+const TABLE: [[f64; 2]; 2] = [[1.0, 2.0], [3.0, 4.0]];
+
+/// A module-level 2-D constant under `#[reverse(hessian)]`: `sum_i TABLE[i][1] x_i^2 x_0`.
+#[reverse(hessian)]
+pub fn table_weighted(x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += TABLE[i][1] * x[i] * x[i] * x[0];
+    }
+    s
+}
+
+#[test]
+fn constant_table_under_hessian() {
+    let x = [0.6, -0.9];
+    let (y, g, h) = table_weighted_hessian(&x);
+    assert_eq!(y.to_bits(), table_weighted(&x).to_bits());
+    // f = 2 x0^3 + 4 x1^2 x0.
+    let (x0, x1) = (x[0], x[1]);
+    assert_relative_eq!(g[0], 6.0 * x0 * x0 + 4.0 * x1 * x1, max_relative = 1e-14);
+    assert_relative_eq!(g[1], 8.0 * x1 * x0, max_relative = 1e-14);
+    assert_relative_eq!(h[0][0], 12.0 * x0, max_relative = 1e-14);
+    assert_relative_eq!(h[0][1], 8.0 * x1, max_relative = 1e-14);
+    assert_relative_eq!(h[1][0], 8.0 * x1, max_relative = 1e-14);
+    assert_relative_eq!(h[1][1], 8.0 * x0, max_relative = 1e-14);
+}
