@@ -377,3 +377,37 @@ fn constant_table_under_hessian() {
     assert_relative_eq!(h[1][0], 8.0 * x1, max_relative = 1e-14);
     assert_relative_eq!(h[1][1], 8.0 * x0, max_relative = 1e-14);
 }
+
+/// `.skip(k)` right after `.iter()` in a chain: `sum_{i>=1} x_i^2`.
+#[reverse]
+pub fn skipped_squares(x: &[f64]) -> f64 {
+    x.iter().skip(1).map(|v| v * v).sum()
+}
+
+/// `.skip(1).take(2)` zipped: `x1 y0 + x2 y1` (fewer terms when `x` is short).
+#[reverse]
+pub fn skipped_dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter().skip(1).take(2).zip(y.iter()).map(|(a, b)| a * b).sum()
+}
+
+#[reverse]
+pub fn skipped_dot_via(x: &[f64], y: &[f64]) -> f64 {
+    skipped_dot(x, y)
+}
+
+#[test]
+fn skip_and_take_in_chains() {
+    let x = [0.5, -1.5, 2.0];
+    let (y, g) = skipped_squares_grad(&x);
+    assert_eq!(y.to_bits(), skipped_squares(&x).to_bits());
+    assert_eq!(g, vec![0.0, 2.0 * x[1], 2.0 * x[2]]);
+    let (x, w) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0]);
+    let (y, (gx, gw)) = checked(skipped_dot(&x, &w), skipped_dot_grad(&x, &w), skipped_dot_via_grad(&x, &w));
+    assert_eq!(y, 2.0 * 5.0 + 3.0 * 6.0);
+    assert_eq!(gx, vec![0.0, 5.0, 6.0, 0.0]);
+    assert_eq!(gw, vec![2.0, 3.0, 0.0]);
+    // `skip` past the end gives an empty iterator, as in Rust.
+    let (y, (gx, _)) = skipped_dot_grad(&[1.0], &w);
+    assert_eq!(y, 0.0);
+    assert_eq!(gx, vec![0.0]);
+}

@@ -26,7 +26,8 @@
 //! reads `xs[__s + 1]` and `xs[__s]` with `__s` the window's start. `xs` may be a sequence of
 //! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
 //! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
-//! a part of its item (`|p| p.pos`) passes the place on. Adaptors: `.zip(ys)` (with
+//! a part of its item (`|p| p.pos`) passes the place on. Right after `xs.iter()`, `.skip(k)` and
+//! `.take(n)` narrow the view (clamped to the length, as the iterators do). Adaptors: `.zip(ys)` (with
 //! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
 //! `.cloned()`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
 //! `Vec`), `.for_each(f)`.
@@ -109,6 +110,8 @@ impl Lowerer<'_> {
         let mut stages = Vec::new();
         let mut receiver = &*call.receiver;
         let mut rev = false;
+        // `.skip(k)` / `.take(n)` right after `xs.iter()`, innermost first: a narrower view.
+        let mut narrowing: Vec<&syn::ExprMethodCall> = Vec::new();
         let source = loop {
             match strip(receiver) {
                 syn::Expr::MethodCall(m) => {
@@ -121,11 +124,20 @@ impl Lowerer<'_> {
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
                         // `xs.iter().rev()`: the elements last first.
                         ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
+                        ("skip" | "take", 1)
+                            if !rev && is_narrowed_iter_call(&m.receiver) =>
+                        {
+                            narrowing.insert(0, m)
+                        }
                         ("iter" | "into_iter", 0) => match self.elements_of(&m.receiver, out) {
                             Some(Ok((view, whole))) => {
                                 let by_ref = name == "iter"
                                     || !whole
                                     || self.is_reference(view.base);
+                                let mut view = view;
+                                for m in narrowing {
+                                    view = self.narrow(&view, m, out);
+                                }
                                 break Source::Array { view, by_ref, rev };
                             }
                             Some(Err(())) => return Some(Value::Error),
@@ -765,6 +777,18 @@ fn turbofish_float(
 }
 
 /// Whether `expr` is `xs.iter()` or `xs.into_iter()`.
+/// `xs.iter()`, then `.skip(k)` / `.take(n)` calls.
+fn is_narrowed_iter_call(expr: &syn::Expr) -> bool {
+    match strip(expr) {
+        syn::Expr::MethodCall(m)
+            if (m.method == "skip" || m.method == "take") && m.args.len() == 1 =>
+        {
+            is_narrowed_iter_call(&m.receiver)
+        }
+        other => is_iter_call(other),
+    }
+}
+
 fn is_iter_call(expr: &syn::Expr) -> bool {
     matches!(strip(expr), syn::Expr::MethodCall(m) if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty())
 }
