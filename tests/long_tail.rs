@@ -411,3 +411,27 @@ fn skip_and_take_in_chains() {
     assert_eq!(y, 0.0);
     assert_eq!(gx, vec![0.0]);
 }
+
+/// A chain bound by `let` and consumed later; `w` shadowed in between (the chain reads the
+/// first): `w sum x`, then `+ w2`.
+#[reverse]
+pub fn bound_chain(x: &[f64], w: f64) -> f64 {
+    let it = x.iter().map(|v| v * w);
+    let w = w * 3.0;
+    let s: f64 = it.sum();
+    s + w
+}
+
+#[reverse]
+pub fn bound_chain_via(x: &[f64], w: f64) -> f64 {
+    bound_chain(x, w)
+}
+
+#[test]
+fn chain_bound_by_let() {
+    let (x, w) = ([0.5, -1.5, 2.0], 0.7);
+    let (y, (gx, gw)) = checked(bound_chain(&x, w), bound_chain_grad(&x, w), bound_chain_via_grad(&x, w));
+    assert_relative_eq!(y, w * (x[0] + x[1] + x[2]) + 3.0 * w, max_relative = 1e-15);
+    assert_eq!(gx, vec![w; 3]);
+    assert_relative_eq!(gw, x[0] + x[1] + x[2] + 3.0, max_relative = 1e-15);
+}

@@ -12,6 +12,10 @@ use crate::ir::{
 use crate::parse::float_of;
 use crate::rules;
 
+/// The one message for another use of an iterator bound by `let`.
+pub(super) const BOUND_CHAIN: &str = "#[reverse] consumes an iterator bound by `let` with `.sum()`, \
+     `.product()` or `.collect()`; for other uses, write the chain where it is used";
+
 impl Lowerer<'_> {
     /// Lowers `expr` to a value, emitting the statements that compute it into `out`. An
     /// expression whose lowering reported an error and produced no value is `Value::Error`,
@@ -159,6 +163,10 @@ impl Lowerer<'_> {
                         return self.load(place, path.span(), out);
                     }
                     Some(Binding::Poisoned) => return Value::Error,
+                    Some(Binding::Chain(_)) => {
+                        self.cx.error(path, BOUND_CHAIN);
+                        return Value::Error;
+                    }
                     None => {}
                 }
             }
@@ -427,7 +435,9 @@ impl Lowerer<'_> {
             Binding::Var(v) => Some(self.vars[*v].ty.clone()),
             Binding::View(v) => Some(self.vars[v.base].ty.clone()),
             Binding::Place(_) => Some(Ty::Float(None)),
-            Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned => Some(Ty::Other),
+            Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned | Binding::Chain(_) => {
+                Some(Ty::Other)
+            }
         }
     }
 
@@ -455,6 +465,20 @@ impl Lowerer<'_> {
             return value;
         }
         let name = call.method.to_string();
+        if let syn::Expr::Path(p) = super::strip(&call.receiver) {
+            let chain = match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
+                Some(Some(Binding::Chain(chain))) => Some(chain.clone()),
+                _ => None,
+            };
+            if let Some(chain) = chain {
+                if matches!(name.as_str(), "sum" | "product" | "collect") && call.args.is_empty() {
+                    self.result_shape = None;
+                    return self.lower_bound_chain(call, &chain, out);
+                }
+                self.cx.error(&call.method, BOUND_CHAIN);
+                return Value::Error;
+            }
+        }
         if let Some(rule) = rules::lookup(&name) {
             let expected = rule.arity - 1 + usize::from(rule.int_exponent);
             if call.args.len() == expected && call.turbofish.is_none() {
@@ -1781,7 +1805,12 @@ impl Lowerer<'_> {
                         self.cx.error(left, "#[reverse] cannot assign a slice to a variable again; bind the new slice to a new name (`let v2 = &x[a..b];`)");
                         return;
                     }
-                    Some(Binding::Tuple(_) | Binding::Closure(_) | Binding::Place(_)) => {
+                    Some(
+                        Binding::Tuple(_)
+                        | Binding::Closure(_)
+                        | Binding::Place(_)
+                        | Binding::Chain(_),
+                    ) => {
                         self.cx.error(left, "#[reverse] can assign to numbers and array elements; assign the elements of a tuple one by one");
                         return;
                     }
@@ -2218,7 +2247,7 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Closure(c) => Value::Closure(c.clone()),
                 Binding::View(v) => Value::View(v.clone()),
                 Binding::Place(p) => Value::Place(p.clone()),
-                Binding::Poisoned => Value::Error,
+                Binding::Poisoned | Binding::Chain(_) => Value::Error,
             })
             .collect(),
     )

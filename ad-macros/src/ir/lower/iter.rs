@@ -86,7 +86,87 @@ enum Consumer<'e> {
 /// Methods that end a chain this module lowers.
 pub(super) const CONSUMERS: &[&str] = &["sum", "product", "fold", "collect", "for_each"];
 
+/// An iterator chain bound by `let` and consumed later:
+///
+/// ```text
+/// // Before                                  // After: as if written in one expression
+/// let it = xs.iter().map(|v| v * w);         let s: f64 = xs.iter().map(|v| v * w).sum();
+/// let s: f64 = it.sum();
+/// ```
+///
+/// The chain is lowered where it is consumed, with the names in scope where it was bound (as
+/// a closure's body is). Rust runs an iterator's closures when it is consumed, and until then
+/// the chain borrows what it reads, so nothing it reads can change in between; the chains
+/// bound this way are those for which that holds of every part (`iter::bindable_chain`).
+#[derive(Clone)]
+pub(super) struct BoundChain {
+    pub expr: std::rc::Rc<syn::Expr>,
+    pub scopes: std::rc::Rc<Vec<std::collections::HashMap<String, Binding>>>,
+}
+
+impl std::fmt::Debug for BoundChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BoundChain")
+    }
+}
+
 impl Lowerer<'_> {
+    /// Whether `expr` is an iterator chain that may be bound by `let` and consumed later
+    /// (see [`BoundChain`]): adaptors (`map`, `filter`, `zip`, `enumerate`, `copied`,
+    /// `cloned`, `skip`, `take`) over `xs.iter()`, whose closures are not `move` and whose
+    /// other arguments (`zip`'s `ys.iter()` or `&ys`, `skip`'s count) read no `mut` variable:
+    /// a value taken by the chain when it is built would otherwise differ from the value read
+    /// where it is consumed.
+    pub(super) fn bindable_chain(&self, expr: &syn::Expr) -> bool {
+        let syn::Expr::MethodCall(m) = strip(expr) else {
+            return false;
+        };
+        let name = m.method.to_string();
+        let reads_mut = |e: &syn::Expr| {
+            super::closure::mentioned_names(e).iter().any(|n| {
+                matches!(self.lookup(n), Some(Binding::Var(v)) if self.vars[*v].mutable)
+            })
+        };
+        match (name.as_str(), m.args.len()) {
+            ("iter", 0) => matches!(strip(&m.receiver), syn::Expr::Path(_)),
+            ("copied" | "cloned" | "enumerate", 0) => self.bindable_chain(&m.receiver),
+            ("map" | "filter", 1) => {
+                let plain = match strip(&m.args[0]) {
+                    syn::Expr::Closure(c) => c.capture.is_none(),
+                    syn::Expr::Path(_) => true,
+                    _ => false,
+                };
+                plain && self.bindable_chain(&m.receiver)
+            }
+            ("zip", 1) => {
+                let borrowed = match strip(&m.args[0]) {
+                    syn::Expr::Reference(r) => r.mutability.is_none(),
+                    syn::Expr::MethodCall(i) => i.method == "iter" && i.args.is_empty(),
+                    _ => false,
+                };
+                borrowed && self.bindable_chain(&m.receiver)
+            }
+            ("skip" | "take", 1) => !reads_mut(&m.args[0]) && self.bindable_chain(&m.receiver),
+            _ => false,
+        }
+    }
+
+    /// `it.sum()` (or `.product()`, `.collect()`) of a chain bound by `let`: the chain with
+    /// the consumer, lowered in the scope where the chain was bound.
+    pub(super) fn lower_bound_chain(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        chain: &BoundChain,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let mut whole = call.clone();
+        whole.receiver = Box::new((*chain.expr).clone());
+        let saved = std::mem::replace(&mut self.scopes, (*chain.scopes).clone());
+        let value = self.lower_chain(&whole, out);
+        self.scopes = saved;
+        value.unwrap_or(Value::Error)
+    }
+
     /// Lowers `call` (a consumer method) if it ends a supported chain; `None` if it is not a
     /// chain at all (so the caller can treat it as an ordinary method call).
     pub(super) fn lower_chain(

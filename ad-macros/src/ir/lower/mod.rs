@@ -124,6 +124,9 @@ enum Binding {
     View(views::View),
     /// A part of an aggregate (`let l = &self.layers[k];`): its floats are the root's.
     Place(places::Place),
+    /// An iterator chain bound by `let` (`let it = xs.iter().map(|v| v * w);`), lowered
+    /// where it is consumed (`it.sum()`, see `iter::BoundChain`).
+    Chain(iter::BoundChain),
 }
 
 /// The value of a lowered expression.

@@ -283,6 +283,10 @@ impl Renamer<'_, '_> {
                 );
                 None
             }
+            Binding::Chain(_) => {
+                self.lowerer.cx.error(path, super::expr::BOUND_CHAIN);
+                None
+            }
         }
     }
 
