@@ -12,10 +12,6 @@ use crate::ir::{
 use crate::parse::float_of;
 use crate::rules;
 
-/// The one message for another use of an iterator bound by `let`.
-pub(super) const BOUND_CHAIN: &str = "#[reverse] consumes an iterator bound by `let` with `.sum()`, \
-     `.product()` or `.collect()`; for other uses, write the chain where it is used";
-
 impl Lowerer<'_> {
     /// Lowers `expr` to a value, emitting the statements that compute it into `out`. An
     /// expression whose lowering reported an error and produced no value is `Value::Error`,
@@ -164,7 +160,7 @@ impl Lowerer<'_> {
                     }
                     Some(Binding::Poisoned) => return Value::Error,
                     Some(Binding::Chain(_)) => {
-                        self.cx.error(path, BOUND_CHAIN);
+                        self.cx.error(path, super::BOUND_CHAIN);
                         return Value::Error;
                     }
                     None => {}
@@ -475,7 +471,7 @@ impl Lowerer<'_> {
                     self.result_shape = None;
                     return self.lower_bound_chain(call, &chain, out);
                 }
-                self.cx.error(&call.method, BOUND_CHAIN);
+                self.cx.error(&call.method, super::BOUND_CHAIN);
                 return Value::Error;
             }
         }

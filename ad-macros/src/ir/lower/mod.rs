@@ -580,6 +580,10 @@ pub(super) const CALL_RESULT_NOT_SCALAR: &str =
      that binds the call (`let out = g(..);` followed by `out[i]`, `out.iter()`, `&out`, or \
      `let out: [f64; N] = g(..);`); bind the call that way";
 
+/// The one message for another use of an iterator bound by `let` (see `iter::BoundChain`).
+const BOUND_CHAIN: &str = "#[reverse] consumes an iterator bound by `let` with `.sum()`, \
+     `.product()` or `.collect()`; for other uses, write the chain where it is used";
+
 /// The one message for `if let` and `while let` (in a condition, or anywhere in an expression).
 pub(super) const IF_LET: &str = "`if let` and `while let` are not supported by #[reverse]; use \
      `match`, or `loop` with a `match` that `break`s";

@@ -284,7 +284,7 @@ impl Renamer<'_, '_> {
                 None
             }
             Binding::Chain(_) => {
-                self.lowerer.cx.error(path, super::expr::BOUND_CHAIN);
+                self.lowerer.cx.error(path, super::BOUND_CHAIN);
                 None
             }
         }
