@@ -570,11 +570,11 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The one message for an array or tuple result of a call, which the macro takes for a scalar.
 /// The one message for a tuple returned by a call and not taken apart by `let`.
 pub(super) const CALL_TUPLE: &str = "#[reverse] takes a tuple returned by a call apart by name: \
                                       write `let (a, b) = g(..);` and use `a` and `b`";
 
+/// The one message for an array or tuple result of a call, which the macro takes for a scalar.
 pub(super) const CALL_RESULT_NOT_SCALAR: &str =
     "#[reverse] takes this call's result for a scalar: it reads an array result from the `let` \
      that binds the call (`let out = g(..);` followed by `out[i]`, `out.iter()`, `&out`, or \
