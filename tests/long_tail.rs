@@ -435,3 +435,58 @@ fn chain_bound_by_let() {
     assert_eq!(gx, vec![w; 3]);
     assert_relative_eq!(gw, x[0] + x[1] + x[2] + 3.0, max_relative = 1e-15);
 }
+
+/// Early `return`s in a function returning an array.
+#[reverse]
+pub fn early_array(x: f64, y: f64) -> [f64; 2] {
+    let a = x * y;
+    if a > 1.0 {
+        let b = a * 2.0;
+        return [b, x];
+    }
+    let c = a.sin();
+    if c < 0.0 {
+        return [c, c * x];
+    }
+    [c * y, a]
+}
+
+/// An early `return` in a function returning a tuple.
+#[reverse]
+pub fn early_tuple(x: f64) -> (f64, f64) {
+    if x > 10.0 {
+        return (x, x);
+    }
+    (x * x, x.exp())
+}
+
+#[reverse]
+pub fn early_via(x: f64, y: f64) -> f64 {
+    let v = early_array(x, y);
+    let (p, q) = early_tuple(x);
+    v[0] * 3.0 + v[1] + p * q
+}
+
+#[test]
+fn early_return_of_arrays_and_tuples() {
+    for (x, y) in [(2.0, 0.9), (0.5, 0.3), (-0.5, 0.8), (12.0, 0.05)] {
+        for k in 0..2 {
+            let mut seed = [0.0; 2];
+            seed[k] = 1.0;
+            let (v, (gx, gy)) = early_array_vjp(x, y, seed);
+            assert_eq!(v, early_array(x, y));
+            let f = |p: &[f64]| early_array(p[0], p[1])[k];
+            check::gradient(f, &[x, y], &[gx, gy]).unwrap();
+        }
+        let (t, g) = early_tuple_vjp(x, (1.0, 0.5));
+        assert_eq!(t, early_tuple(x));
+        check::gradient(|p| early_tuple(p[0]).0 + 0.5 * early_tuple(p[0]).1, &[x], &[g]).unwrap();
+        let (_, (gx, gy)) = early_via_grad(x, y);
+        let f = |p: &[f64]| {
+            let v = early_array(p[0], p[1]);
+            let (a, b) = early_tuple(p[0]);
+            v[0] * 3.0 + v[1] + a * b
+        };
+        check::gradient(f, &[x, y], &[gx, gy]).unwrap();
+    }
+}

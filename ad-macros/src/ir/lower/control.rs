@@ -926,51 +926,92 @@ impl Lowerer<'_> {
     }
 }
 
-/// An `if` whose arms are array expressions of the same length, as an array of `if`s on the
-/// condition evaluated once (a branch's value is a scalar in the IR):
+/// An `if` whose arms end in array expressions of the same length (or in such `if`s), as an
+/// `if` that produces the tuple of the elements (a branch's value is a scalar or a tuple of
+/// them in the IR), then the array of them:
 ///
 /// ```text
 /// // Before                                  // After
 /// let v = if c { [a, b] } else { [b, a] };   let v = {
-///                                                let __ad_cond: bool = c;
-///                                                [if __ad_cond { a } else { b },
-///                                                 if __ad_cond { b } else { a }]
+///                                                let (__ad_e0, __ad_e1) =
+///                                                    if c { (a, b) } else { (b, a) };
+///                                                [__ad_e0, __ad_e1]
 ///                                            };
 /// ```
 ///
-/// The taken arm's elements are evaluated in order, and the other arm's not at all, as in the
-/// `if` written.
+/// Each arm runs as written, its elements evaluated in order.
 fn elementwise_if(expr_if: &syn::ExprIf) -> Option<syn::Expr> {
-    let array_of = |block: &syn::Block| match block.stmts.as_slice() {
-        [syn::Stmt::Expr(syn::Expr::Array(a), None)] => Some(a.clone()),
-        _ => None,
-    };
+    let (tupled, n) = tuple_if(expr_if)?;
+    let span = expr_if.if_token.span;
+    let names: Vec<syn::Ident> = (0..n)
+        .map(|k| syn::Ident::new(&format!("__ad_e{k}"), Span::mixed_site().located_at(span)))
+        .collect();
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let (#(#names,)*) = #tupled;
+            [#(#names),*]
+        }
+    })
+}
+
+/// `expr_if` with each arm's final array expression `[a, b]` made the tuple `(a, b)`, and the
+/// length, when both arms end in arrays of the same length (or in `if`s that do).
+fn tuple_if(expr_if: &syn::ExprIf) -> Option<(syn::ExprIf, usize)> {
     if matches!(&*expr_if.cond, syn::Expr::Let(_)) {
         return None;
     }
-    let then = array_of(&expr_if.then_branch)?;
+    let (then, n) = tuple_arm(&expr_if.then_branch)?;
     let els = match &expr_if.else_branch {
         Some((_, e)) => match &**e {
-            syn::Expr::Block(b) if b.label.is_none() => array_of(&b.block)?,
+            syn::Expr::Block(b) if b.label.is_none() => {
+                let (block, m) = tuple_arm(&b.block)?;
+                (m == n).then_some(())?;
+                syn::Expr::Block(syn::ExprBlock {
+                    block,
+                    ..b.clone()
+                })
+            }
+            syn::Expr::If(inner) => {
+                let (inner, m) = tuple_if(inner)?;
+                (m == n).then_some(())?;
+                syn::Expr::If(inner)
+            }
             _ => return None,
         },
         None => return None,
     };
-    if then.elems.len() != els.elems.len() {
-        return None;
+    let mut out = expr_if.clone();
+    out.then_branch = then;
+    if let Some((_, e)) = &mut out.else_branch {
+        **e = els;
     }
-    let span = expr_if.if_token.span;
-    let cond = syn::Ident::new("__ad_cond", Span::mixed_site().located_at(span));
-    let c = &expr_if.cond;
-    let elems = then.elems.iter().zip(&els.elems).map(|(a, b)| {
-        quote::quote_spanned!(span=> if #cond { #a } else { #b })
-    });
-    Some(syn::parse_quote_spanned! {span=>
-        {
-            let #cond: bool = #c;
-            [#(#elems),*]
+    Some((out, n))
+}
+
+/// `block` with its final array expression made a tuple (see [`tuple_if`]), and its length.
+fn tuple_arm(block: &syn::Block) -> Option<(syn::Block, usize)> {
+    let (last, init) = block.stmts.split_last()?;
+    let (tail, n) = match last {
+        syn::Stmt::Expr(syn::Expr::Array(a), None) if !a.elems.is_empty() => {
+            let elems = a.elems.iter();
+            let tuple: syn::Expr = syn::parse_quote_spanned!(a.bracket_token.span.join()=> (#(#elems,)*));
+            (tuple, a.elems.len())
         }
-    })
+        syn::Stmt::Expr(syn::Expr::If(inner), None) => {
+            let (inner, n) = tuple_if(inner)?;
+            (syn::Expr::If(inner), n)
+        }
+        _ => return None,
+    };
+    let mut stmts = init.to_vec();
+    stmts.push(syn::Stmt::Expr(tail, None));
+    Some((
+        syn::Block {
+            brace_token: block.brace_token,
+            stmts,
+        },
+        n,
+    ))
 }
 
 /// A `for` loop over a temporary array (`for v in [a, b, c]`, `&[..]`, `[..].iter()`, then

@@ -69,6 +69,23 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
     let mut lowerer = Lowerer::new(cx, sig);
     let mut stmts = Vec::new();
     let writebacks = lowerer.copy_mut_params(&mut stmts);
+    // `if c { ..; return a; } ..; b` in a function returning an array or a tuple: `if c {
+    // ..; a } else { ..; b }`.
+    let hoisted;
+    let block = match sig.ret {
+        RetTy::Scalar(_) | RetTy::Unit => block,
+        _ if !rename::contains_return(block) => block,
+        _ => match jumps::returns_as_branches(&block.stmts) {
+            Some(stmts) => {
+                hoisted = syn::Block {
+                    brace_token: block.brace_token,
+                    stmts,
+                };
+                &hoisted
+            }
+            None => block,
+        },
+    };
     let returns = rename::contains_return(block);
     if returns {
         if !matches!(sig.ret, RetTy::Scalar(_) | RetTy::Unit) {
@@ -76,7 +93,9 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
             cx.error_at(
                 span,
                 "early `return` is supported in functions that return a scalar (`f64`, \
-                 `f32`) or `()`; compute the result in a variable and return it at the end",
+                 `f32`) or `()`, and in others as the last statement of an `if` without \
+                 `else` in the function's body (`if c { return a; }`); compute the result in \
+                 a variable and return it at the end",
             );
             return None;
         }
