@@ -182,43 +182,54 @@ impl<T> ArraySink<T> for Discard {
     fn add_all(&mut self, _: &[T]) {}
 }
 
-/// Where the reverse sweep of a callee adds the adjoint of a parameter of a type with
+/// Where the reverse sweep of a callee adds the adjoint of a parameter of type `T` with
 /// `#[derive(revad::Adjoint)]` (a struct, a nested container, `self`): the caller's adjoint
-/// as `&mut A`, or [`Discard`] for an argument the caller does not differentiate (a
+/// as `&mut T::Adj`, or [`Discard`] for an argument the caller does not differentiate (a
 /// constant, a value computed from no differentiated input).
 ///
 /// The reverse sweep adds into the adjoint in place, field by field (`adj.pos[0] += ..`), so
-/// it asks for a place: the caller's adjoint, or for [`Discard`] zeros in `scratch`, which
-/// nobody reads.
-pub trait AggregateSink<A> {
-    /// The adjoint to add into: the caller's, or `scratch` set to `zeros()`.
-    fn target<'a>(&'a mut self, scratch: &'a mut Option<A>, zeros: impl FnOnce() -> A)
-        -> &'a mut A;
+/// it asks for a place: the caller's adjoint, or for [`Discard`] zeros shaped like `value` in
+/// `scratch`, which nobody reads. (The trait names `T`, not its adjoint, so that a parameter
+/// type without an adjoint is one error, where the adjoint is asked for.)
+pub trait AggregateSink<T: ?Sized> {
+    /// The adjoint to add into: the caller's, or `scratch` set to zeros shaped like `value`.
+    fn target<'a>(&'a mut self, scratch: &'a mut Option<T::Adj>, value: &T) -> &'a mut T::Adj
+    where
+        T: crate::Adjoint;
 
     /// Calls `add` with the caller's adjoint (not at all for [`Discard`]).
-    fn add_with(&mut self, add: impl FnOnce(&mut A));
+    fn add_with(&mut self, add: impl FnOnce(&mut T::Adj))
+    where
+        T: crate::Adjoint;
 }
 
-impl<A> AggregateSink<A> for &mut A {
+impl<T: ?Sized + crate::Adjoint> AggregateSink<T> for &mut T::Adj {
     #[inline]
-    fn target<'a>(&'a mut self, _: &'a mut Option<A>, _: impl FnOnce() -> A) -> &'a mut A {
+    fn target<'a>(&'a mut self, _: &'a mut Option<T::Adj>, _: &T) -> &'a mut T::Adj {
         self
     }
 
     #[inline]
-    fn add_with(&mut self, add: impl FnOnce(&mut A)) {
+    fn add_with(&mut self, add: impl FnOnce(&mut T::Adj)) {
         add(self);
     }
 }
 
-impl<A> AggregateSink<A> for Discard {
+impl<T: ?Sized> AggregateSink<T> for Discard {
     #[inline]
-    fn target<'a>(&'a mut self, scratch: &'a mut Option<A>, zeros: impl FnOnce() -> A) -> &'a mut A {
-        scratch.insert(zeros())
+    fn target<'a>(&'a mut self, scratch: &'a mut Option<T::Adj>, value: &T) -> &'a mut T::Adj
+    where
+        T: crate::Adjoint,
+    {
+        scratch.insert(value.zero_adjoint())
     }
 
     #[inline]
-    fn add_with(&mut self, _: impl FnOnce(&mut A)) {}
+    fn add_with(&mut self, _: impl FnOnce(&mut T::Adj))
+    where
+        T: crate::Adjoint,
+    {
+    }
 }
 
 /// The sink of a parameter that a callee does not differentiate because its `wrt(..)` leaves

@@ -78,10 +78,9 @@ pub(crate) fn emit(
                     .push(quote!(::revad::__private::ArraySink::add_all(&mut #sink, &#component);));
             }
             ParamKind::Aggregate { ty } => {
-                let adj = crate::parse::adjoint_of(ty);
-                sinks.push(quote!(mut #sink: impl ::revad::__private::AggregateSink<#adj>));
+                sinks.push(quote!(mut #sink: impl ::revad::__private::AggregateSink<#ty>));
                 deliver.push(quote! {
-                    ::revad::__private::AggregateSink::add_with(&mut #sink, |__adj| {
+                    ::revad::__private::AggregateSink::<#ty>::add_with(&mut #sink, |__adj| {
                         <#ty as ::revad::Adjoint>::accumulate(__adj, &#component)
                     });
                 });

@@ -117,23 +117,21 @@ pub(in crate::codegen) fn emit(
                 let t = elem.ident();
                 sinks.push(quote!(mut #adj: impl ::revad::__private::ArraySink<#t>));
             }
-            // The caller's adjoint (or zeros for `Discard`), added into in place
-            // (`__adj_p.pos[0] += ..`):
-            //
-            //     mut __sink_1: impl AggregateSink<<P as Adjoint>::Adj>, ..
-            //     let mut __scratch_1 = None;
-            //     let __adj_p = AggregateSink::target(&mut __sink_1, &mut __scratch_1,
-            //                                         || zeros_like::<P>(&p));
             // Left out by `wrt`: not differentiated, whatever the caller does with it (a
             // differentiated argument here is the error of `Undifferentiated`).
             ParamKind::Aggregate { .. } if !param.active => {
                 sinks.push(quote!(_: impl ::revad::__private::Undifferentiated));
             }
+            // The caller's adjoint (or zeros for `Discard`), added into in place
+            // (`__adj_p.pos[0] += ..`):
+            //
+            //     mut __sink_1: impl AggregateSink<P>, ..
+            //     let mut __scratch_1 = None;
+            //     let __adj_p = AggregateSink::<P>::target(&mut __sink_1, &mut __scratch_1, &p);
             ParamKind::Aggregate { ty } => {
-                let adj_ty = crate::parse::adjoint_of(ty);
                 let at = param.type_span();
                 let sink_ty = super::super::tokens::at_user(
-                    quote!(impl ::revad::__private::AggregateSink<#adj_ty>),
+                    quote!(impl ::revad::__private::AggregateSink<#ty>),
                     at,
                 );
                 let sink = inout::sink(i);
@@ -141,14 +139,18 @@ pub(in crate::codegen) fn emit(
                     format_ident!("__scratch_{}", i, span = proc_macro2::Span::mixed_site());
                 let ident = &param.ident;
                 sinks.push(quote!(mut #sink: #sink_ty));
-                targets.push(quote! {
-                    let mut #scratch = ::core::option::Option::None;
-                    let #adj: &mut #adj_ty = ::revad::__private::AggregateSink::target(
-                        &mut #sink,
-                        &mut #scratch,
-                        || ::revad::__private::zeros_like::<#ty>(&#ident),
-                    );
-                });
+                // (At the parameter's type: a type without an adjoint is an error there.)
+                targets.push(super::super::tokens::at_user(
+                    quote! {
+                        let mut #scratch = ::core::option::Option::None;
+                        let #adj = ::revad::__private::AggregateSink::<#ty>::target(
+                            &mut #sink,
+                            &mut #scratch,
+                            &#ident,
+                        );
+                    },
+                    at,
+                ));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
         }
