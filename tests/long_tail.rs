@@ -43,7 +43,11 @@ fn carried_result_via(c: [f64; 2]) -> f64 {
 #[test]
 fn call_result_carried_around_a_loop() {
     let c = [0.7, -1.3];
-    let (y, g) = checked(carried_result(c), carried_result_grad(c), carried_result_via_grad(c));
+    let (y, g) = checked(
+        carried_result(c),
+        carried_result_grad(c),
+        carried_result_via_grad(c),
+    );
     assert_relative_eq!(y, 3.0 * c[0] * c[1], max_relative = 1e-15);
     assert_relative_eq!(g[0], 3.0 * c[1], max_relative = 1e-15);
     assert_relative_eq!(g[1], 3.0 * c[0], max_relative = 1e-15);
@@ -51,20 +55,20 @@ fn call_result_carried_around_a_loop() {
 
 /// `b0 ws[0]`.
 #[reverse]
-pub fn weighted_first(b0: f64, ws: &[f64]) -> f64 {
+fn weighted_first(b0: f64, ws: &[f64]) -> f64 {
     b0 * ws[0]
 }
 
 /// A call that borrows the iterated vector inside a `.map(..)` closure:
 /// `cv[k] = w[k] w[0]`, and the result is `cv[0] + cv[1] = w0^2 + w1 w0`.
 #[reverse]
-pub fn call_in_map(w: Vec<f64>) -> f64 {
+fn call_in_map(w: Vec<f64>) -> f64 {
     let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
     cv[0] + cv[1]
 }
 
 #[reverse]
-pub fn call_in_map_via(w: Vec<f64>) -> f64 {
+fn call_in_map_via(w: Vec<f64>) -> f64 {
     call_in_map(w)
 }
 
@@ -86,7 +90,7 @@ const INPUTS: [[f64; 3]; 2] = [[0.52, 1.12, 0.77], [0.88, -1.08, 0.15]];
 
 /// `tanh(inputs[i] . weights)`, differentiated with respect to `weights` only.
 #[reverse(wrt(weights))]
-pub fn predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
+fn predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
     let mut preds = [0.0; 2];
     for i in 0..2 {
         let mut dot = 0.0;
@@ -100,7 +104,7 @@ pub fn predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
 
 /// A callee annotated with `wrt(..)`, called with a constant for its inactive parameter.
 #[reverse]
-pub fn wrt_loss(weights: &[f64; 3]) -> f64 {
+fn wrt_loss(weights: &[f64; 3]) -> f64 {
     let preds = predictions(weights, &INPUTS);
     let mut l = 0.0;
     for i in 0..2 {
@@ -110,7 +114,7 @@ pub fn wrt_loss(weights: &[f64; 3]) -> f64 {
 }
 
 #[reverse]
-pub fn wrt_loss_via(weights: &[f64; 3]) -> f64 {
+fn wrt_loss_via(weights: &[f64; 3]) -> f64 {
     wrt_loss(weights)
 }
 
@@ -123,7 +127,7 @@ fn callee_with_wrt() {
 
 /// The same callee without `wrt(..)`, called with a constant for its nested array.
 #[reverse]
-pub fn all_predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
+fn all_predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
     let mut preds = [0.0; 2];
     for i in 0..2 {
         preds[i] = (inputs[i][0] * weights[0] + inputs[i][1] * weights[1]).tanh() * weights[2];
@@ -132,38 +136,42 @@ pub fn all_predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
 }
 
 #[reverse]
-pub fn constant_loss(weights: &[f64; 3]) -> f64 {
+fn constant_loss(weights: &[f64; 3]) -> f64 {
     let preds = all_predictions(weights, &INPUTS);
     preds[0] * preds[1]
 }
 
 #[reverse]
-pub fn constant_loss_via(weights: &[f64; 3]) -> f64 {
+fn constant_loss_via(weights: &[f64; 3]) -> f64 {
     constant_loss(weights)
 }
 
 #[test]
 fn constant_passed_for_a_nested_array() {
     let w = [0.9, 0.3, 0.5];
-    let (_, g) = checked(constant_loss(&w), constant_loss_grad(&w), constant_loss_via_grad(&w));
+    let (_, g) = checked(
+        constant_loss(&w),
+        constant_loss_grad(&w),
+        constant_loss_via_grad(&w),
+    );
     check::gradient(|p| constant_loss(&[p[0], p[1], p[2]]), &w, &g).unwrap();
 }
 
 /// A user type without an adjoint: data, left out of `wrt(..)`.
-pub struct Table {
+struct Table {
     /// The coefficients.
     pub coef: [f64; 2],
 }
 
 /// `coef[0] x^2 + coef[1] x`, differentiated with respect to `x` only.
 #[reverse(wrt(x))]
-pub fn poly(x: f64, table: &Table) -> f64 {
+fn poly(x: f64, table: &Table) -> f64 {
     table.coef[0] * x * x + table.coef[1] * x
 }
 
 /// A caller that leaves the table out too.
 #[reverse(wrt(x))]
-pub fn poly_twice(x: f64, table: &Table) -> f64 {
+fn poly_twice(x: f64, table: &Table) -> f64 {
     poly(x, table) + poly(2.0 * x, table)
 }
 
@@ -174,26 +182,30 @@ fn user_type_left_out_of_wrt_needs_no_adjoint() {
     let (y, g) = poly_twice_grad(x, &table);
     assert_eq!(y.to_bits(), poly_twice(x, &table).to_bits());
     let [a, b] = table.coef;
-    assert_relative_eq!(g, 2.0 * a * x + b + 2.0 * (2.0 * a * 2.0 * x + b), max_relative = 1e-15);
+    assert_relative_eq!(
+        g,
+        2.0 * a * x + b + 2.0 * (2.0 * a * 2.0 * x + b),
+        max_relative = 1e-15
+    );
 }
 
 /// A model whose step is a method returning an array.
 #[derive(revad::Adjoint)]
-pub struct Decay {
+struct Decay {
     pub rate: f64,
 }
 
 impl Decay {
     /// `[x0 - rate x1, x1 + rate x0]`.
     #[reverse]
-    pub fn step(&self, x: [f64; 2]) -> [f64; 2] {
+    fn step(&self, x: [f64; 2]) -> [f64; 2] {
         [x[0] - self.rate * x[1], x[1] + self.rate * x[0]]
     }
 }
 
 /// A method's array result assigned to a loop-carried array.
 #[reverse]
-pub fn rollout(m: &Decay, x: [f64; 2]) -> f64 {
+fn rollout(m: &Decay, x: [f64; 2]) -> f64 {
     let mut state = x;
     for _ in 0..3 {
         state = m.step(state);
@@ -202,7 +214,7 @@ pub fn rollout(m: &Decay, x: [f64; 2]) -> f64 {
 }
 
 #[reverse]
-pub fn rollout_via(m: &Decay, x: [f64; 2]) -> f64 {
+fn rollout_via(m: &Decay, x: [f64; 2]) -> f64 {
     rollout(m, x)
 }
 
@@ -221,7 +233,7 @@ fn method_result_carried_around_a_loop() {
 
 /// The form: only the first element read.
 #[reverse]
-pub fn call_in_map_first(w: Vec<f64>) -> f64 {
+fn call_in_map_first(w: Vec<f64>) -> f64 {
     let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
     cv[0]
 }
@@ -236,21 +248,24 @@ fn call_in_map_first_element() {
 
 /// An `if` whose arms are arrays: `2 max(a, b) + min(a, b)`.
 #[reverse]
-pub fn if_of_arrays(a: f64, b: f64) -> f64 {
+fn if_of_arrays(a: f64, b: f64) -> f64 {
     let v = if a > b { [a, b] } else { [b, a] };
     v[0] * 2.0 + v[1]
 }
 
 #[reverse]
-pub fn if_of_arrays_via(a: f64, b: f64) -> f64 {
+fn if_of_arrays_via(a: f64, b: f64) -> f64 {
     if_of_arrays(a, b)
 }
 
 #[test]
 fn if_with_array_arms() {
     for (a, b) in [(0.3, -1.2), (-0.5, 2.0)] {
-        let (y, (ga, gb)) =
-            checked(if_of_arrays(a, b), if_of_arrays_grad(a, b), if_of_arrays_via_grad(a, b));
+        let (y, (ga, gb)) = checked(
+            if_of_arrays(a, b),
+            if_of_arrays_grad(a, b),
+            if_of_arrays_via_grad(a, b),
+        );
         assert_eq!(y, 2.0 * a.max(b) + a.min(b));
         assert_eq!((ga, gb), if a > b { (2.0, 1.0) } else { (1.0, 2.0) });
     }
@@ -258,7 +273,7 @@ fn if_with_array_arms() {
 
 /// A `for` loop over a temporary array: `a^2 + b^2 + c^2`.
 #[reverse]
-pub fn loop_over_temporary(a: f64, b: f64, c: f64) -> f64 {
+fn loop_over_temporary(a: f64, b: f64, c: f64) -> f64 {
     let mut s = 0.0;
     for v in [a, b * c, c] {
         s += v * v;
@@ -267,18 +282,18 @@ pub fn loop_over_temporary(a: f64, b: f64, c: f64) -> f64 {
 }
 
 #[reverse]
-pub fn loop_over_temporary_via(a: f64, b: f64, c: f64) -> f64 {
+fn loop_over_temporary_via(a: f64, b: f64, c: f64) -> f64 {
     loop_over_temporary(a, b, c)
 }
 
 /// An iterator chain over a temporary array: `a + 2 b`.
 #[reverse]
-pub fn sum_of_temporary(a: f64, b: f64) -> f64 {
+fn sum_of_temporary(a: f64, b: f64) -> f64 {
     [a, b, b].iter().sum()
 }
 
 #[reverse]
-pub fn sum_of_temporary_via(a: f64, b: f64) -> f64 {
+fn sum_of_temporary_via(a: f64, b: f64) -> f64 {
     sum_of_temporary(a, b)
 }
 
@@ -293,7 +308,11 @@ fn temporary_arrays_iterated() {
     assert_eq!(ga, 2.0 * a);
     assert_relative_eq!(gb, 2.0 * b * c * c, max_relative = 1e-15);
     assert_relative_eq!(gc, 2.0 * b * b * c + 2.0 * c, max_relative = 1e-15);
-    let (y, g) = checked(sum_of_temporary(a, b), sum_of_temporary_grad(a, b), sum_of_temporary_via_grad(a, b));
+    let (y, g) = checked(
+        sum_of_temporary(a, b),
+        sum_of_temporary_grad(a, b),
+        sum_of_temporary_via_grad(a, b),
+    );
     assert_eq!(y, a + b + b);
     assert_eq!(g, (1.0, 2.0));
 }
@@ -303,7 +322,7 @@ const DIM: usize = 2;
 
 /// A local 2-D array written element by element, then read: `q[t][i] = t x_i + q[t-1][i] x_i`.
 #[reverse]
-pub fn local_table(x: &[f64; 2]) -> f64 {
+fn local_table(x: &[f64; 2]) -> f64 {
     let mut q = [[0.0; DIM]; STEPS];
     for t in 0..STEPS {
         for i in 0..DIM {
@@ -317,13 +336,13 @@ pub fn local_table(x: &[f64; 2]) -> f64 {
 }
 
 #[reverse]
-pub fn local_table_via(x: &[f64; 2]) -> f64 {
+fn local_table_via(x: &[f64; 2]) -> f64 {
     local_table(x)
 }
 
 /// A local 2-D table of constants, indexed: `x0 + 3 x1`.
 #[reverse]
-pub fn constant_table(x: &[f64; 2]) -> f64 {
+fn constant_table(x: &[f64; 2]) -> f64 {
     let a = [[1.0, 2.0], [3.0, 4.0]];
     let mut s = 0.0;
     for i in 0..2 {
@@ -333,20 +352,28 @@ pub fn constant_table(x: &[f64; 2]) -> f64 {
 }
 
 #[reverse]
-pub fn constant_table_via(x: &[f64; 2]) -> f64 {
+fn constant_table_via(x: &[f64; 2]) -> f64 {
     constant_table(x)
 }
 
 #[test]
 fn local_2d_arrays() {
     let x = [0.3, -0.7];
-    let (_, g) = checked(local_table(&x), local_table_grad(&x), local_table_via_grad(&x));
+    let (_, g) = checked(
+        local_table(&x),
+        local_table_grad(&x),
+        local_table_via_grad(&x),
+    );
     // q[1] = [x0 (1 + 0), x1 (1 + 0)] = x, q[2][0] = 2 x0 + x0 x0: f = (2 x0 + x0^2) x1.
     let f = |p: &[f64]| (2.0 * p[0] + p[0] * p[0]) * p[1];
     assert_relative_eq!(local_table(&x), f(&x), max_relative = 1e-15);
     assert_relative_eq!(g[0], (2.0 + 2.0 * x[0]) * x[1], max_relative = 1e-15);
     assert_relative_eq!(g[1], 2.0 * x[0] + x[0] * x[0], max_relative = 1e-15);
-    let (y, g) = checked(constant_table(&x), constant_table_grad(&x), constant_table_via_grad(&x));
+    let (y, g) = checked(
+        constant_table(&x),
+        constant_table_grad(&x),
+        constant_table_via_grad(&x),
+    );
     assert_eq!(y, x[0] + 3.0 * x[1]);
     assert_eq!(g, [1.0, 3.0]);
 }
@@ -355,7 +382,7 @@ const TABLE: [[f64; 2]; 2] = [[1.0, 2.0], [3.0, 4.0]];
 
 /// A module-level 2-D constant under `#[reverse(hessian)]`: `sum_i TABLE[i][1] x_i^2 x_0`.
 #[reverse(hessian)]
-pub fn table_weighted(x: &[f64; 2]) -> f64 {
+fn table_weighted(x: &[f64; 2]) -> f64 {
     let mut s = 0.0;
     for i in 0..2 {
         s += TABLE[i][1] * x[i] * x[i] * x[0];
@@ -380,18 +407,23 @@ fn constant_table_under_hessian() {
 
 /// `.skip(k)` right after `.iter()` in a chain: `sum_{i>=1} x_i^2`.
 #[reverse]
-pub fn skipped_squares(x: &[f64]) -> f64 {
+fn skipped_squares(x: &[f64]) -> f64 {
     x.iter().skip(1).map(|v| v * v).sum()
 }
 
 /// `.skip(1).take(2)` zipped: `x1 y0 + x2 y1` (fewer terms when `x` is short).
 #[reverse]
-pub fn skipped_dot(x: &[f64], y: &[f64]) -> f64 {
-    x.iter().skip(1).take(2).zip(y.iter()).map(|(a, b)| a * b).sum()
+fn skipped_dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip(1)
+        .take(2)
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum()
 }
 
 #[reverse]
-pub fn skipped_dot_via(x: &[f64], y: &[f64]) -> f64 {
+fn skipped_dot_via(x: &[f64], y: &[f64]) -> f64 {
     skipped_dot(x, y)
 }
 
@@ -402,7 +434,11 @@ fn skip_and_take_in_chains() {
     assert_eq!(y.to_bits(), skipped_squares(&x).to_bits());
     assert_eq!(g, vec![0.0, 2.0 * x[1], 2.0 * x[2]]);
     let (x, w) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0]);
-    let (y, (gx, gw)) = checked(skipped_dot(&x, &w), skipped_dot_grad(&x, &w), skipped_dot_via_grad(&x, &w));
+    let (y, (gx, gw)) = checked(
+        skipped_dot(&x, &w),
+        skipped_dot_grad(&x, &w),
+        skipped_dot_via_grad(&x, &w),
+    );
     assert_eq!(y, 2.0 * 5.0 + 3.0 * 6.0);
     assert_eq!(gx, vec![0.0, 5.0, 6.0, 0.0]);
     assert_eq!(gw, vec![2.0, 3.0, 0.0]);
@@ -415,7 +451,7 @@ fn skip_and_take_in_chains() {
 /// A chain bound by `let` and consumed later; `w` shadowed in between (the chain reads the
 /// first): `w sum x`, then `+ w2`.
 #[reverse]
-pub fn bound_chain(x: &[f64], w: f64) -> f64 {
+fn bound_chain(x: &[f64], w: f64) -> f64 {
     let it = x.iter().map(|v| v * w);
     let w = w * 3.0;
     let s: f64 = it.sum();
@@ -423,14 +459,18 @@ pub fn bound_chain(x: &[f64], w: f64) -> f64 {
 }
 
 #[reverse]
-pub fn bound_chain_via(x: &[f64], w: f64) -> f64 {
+fn bound_chain_via(x: &[f64], w: f64) -> f64 {
     bound_chain(x, w)
 }
 
 #[test]
 fn chain_bound_by_let() {
     let (x, w) = ([0.5, -1.5, 2.0], 0.7);
-    let (y, (gx, gw)) = checked(bound_chain(&x, w), bound_chain_grad(&x, w), bound_chain_via_grad(&x, w));
+    let (y, (gx, gw)) = checked(
+        bound_chain(&x, w),
+        bound_chain_grad(&x, w),
+        bound_chain_via_grad(&x, w),
+    );
     assert_relative_eq!(y, w * (x[0] + x[1] + x[2]) + 3.0 * w, max_relative = 1e-15);
     assert_eq!(gx, vec![w; 3]);
     assert_relative_eq!(gw, x[0] + x[1] + x[2] + 3.0, max_relative = 1e-15);
@@ -438,7 +478,7 @@ fn chain_bound_by_let() {
 
 /// Early `return`s in a function returning an array.
 #[reverse]
-pub fn early_array(x: f64, y: f64) -> [f64; 2] {
+fn early_array(x: f64, y: f64) -> [f64; 2] {
     let a = x * y;
     if a > 1.0 {
         let b = a * 2.0;
@@ -453,7 +493,7 @@ pub fn early_array(x: f64, y: f64) -> [f64; 2] {
 
 /// An early `return` in a function returning a tuple.
 #[reverse]
-pub fn early_tuple(x: f64) -> (f64, f64) {
+fn early_tuple(x: f64) -> (f64, f64) {
     if x > 10.0 {
         return (x, x);
     }
@@ -461,7 +501,7 @@ pub fn early_tuple(x: f64) -> (f64, f64) {
 }
 
 #[reverse]
-pub fn early_via(x: f64, y: f64) -> f64 {
+fn early_via(x: f64, y: f64) -> f64 {
     let v = early_array(x, y);
     let (p, q) = early_tuple(x);
     v[0] * 3.0 + v[1] + p * q
@@ -480,7 +520,12 @@ fn early_return_of_arrays_and_tuples() {
         }
         let (t, g) = early_tuple_vjp(x, (1.0, 0.5));
         assert_eq!(t, early_tuple(x));
-        check::gradient(|p| early_tuple(p[0]).0 + 0.5 * early_tuple(p[0]).1, &[x], &[g]).unwrap();
+        check::gradient(
+            |p| early_tuple(p[0]).0 + 0.5 * early_tuple(p[0]).1,
+            &[x],
+            &[g],
+        )
+        .unwrap();
         let (_, (gx, gy)) = early_via_grad(x, y);
         let f = |p: &[f64]| {
             let v = early_array(p[0], p[1]);
@@ -488,5 +533,100 @@ fn early_return_of_arrays_and_tuples() {
             v[0] * 3.0 + v[1] + a * b
         };
         check::gradient(f, &[x, y], &[gx, gy]).unwrap();
+    }
+}
+
+/// The same forms under the CPS backend (structs, nested containers and methods are rejected
+/// there with a message naming the default backend).
+mod under_cps {
+    use super::*;
+
+    #[reverse(cps)]
+    fn carried_result(c: [f64; 2]) -> f64 {
+        let mut s = 0.0;
+        let mut prev = point(c, 0.5);
+        for i in 0..3 {
+            let p = [c[0] * i as f64, c[1]];
+            s += p[0] * prev[1];
+            prev = p;
+        }
+        s
+    }
+
+    #[reverse(cps)]
+    fn call_in_map(w: Vec<f64>) -> f64 {
+        let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
+        cv[0] + cv[1]
+    }
+
+    #[reverse(cps)]
+    fn if_of_arrays(a: f64, b: f64) -> f64 {
+        let v = if a > b { [a, b] } else { [b, a] };
+        v[0] * 2.0 + v[1]
+    }
+
+    #[reverse(cps)]
+    fn temporaries(a: f64, b: f64, c: f64) -> f64 {
+        let mut s: f64 = [a, b].iter().sum();
+        for v in [a, b * c, c] {
+            s += v * v;
+        }
+        s
+    }
+
+    #[reverse(cps)]
+    fn chains(x: &[f64], w: f64) -> f64 {
+        let it = x.iter().skip(1).map(|v| v * w);
+        let s: f64 = it.sum();
+        s
+    }
+
+    #[reverse(cps)]
+    fn early_array(x: f64, y: f64) -> [f64; 2] {
+        let a = x * y;
+        if a > 1.0 {
+            let b = a * 2.0;
+            return [b, x];
+        }
+        let c = a.sin();
+        if c < 0.0 {
+            return [c, c * x];
+        }
+        [c * y, a]
+    }
+
+    #[test]
+    fn agree_with_the_tape_backend() {
+        let c = [0.7, -1.3];
+        let (y, g) = carried_result_grad(c);
+        assert_eq!(y.to_bits(), super::carried_result(c).to_bits());
+        assert_eq!(g, super::carried_result_grad(c).1);
+        let w = vec![0.4, -1.1, 2.5];
+        let (y, g) = call_in_map_grad(w.clone());
+        assert_eq!(y.to_bits(), super::call_in_map(w.clone()).to_bits());
+        assert_eq!(g, super::call_in_map_grad(w).1);
+        for (a, b) in [(0.3, -1.2), (-0.5, 2.0)] {
+            assert_eq!(if_of_arrays_grad(a, b), super::if_of_arrays_grad(a, b));
+        }
+        let (a, b, c) = (0.7, -1.1, 0.4);
+        let (y, (ga, gb, gc)) = temporaries_grad(a, b, c);
+        assert_eq!(y.to_bits(), temporaries(a, b, c).to_bits());
+        assert_relative_eq!(ga, 1.0 + 2.0 * a, max_relative = 1e-15);
+        assert_relative_eq!(gb, 1.0 + 2.0 * b * c * c, max_relative = 1e-15);
+        assert_relative_eq!(gc, 2.0 * b * b * c + 2.0 * c, max_relative = 1e-15);
+        let x = [0.5, -1.5, 2.0];
+        let (y, (gx, gw)) = chains_grad(&x, 0.3);
+        assert_eq!(y.to_bits(), chains(&x, 0.3).to_bits());
+        assert_eq!(gx, vec![0.0, 0.3, 0.3]);
+        assert_relative_eq!(gw, x[1] + x[2], max_relative = 1e-15);
+        for (x, y) in [(2.0, 0.9), (0.5, 0.3), (-0.5, 0.8)] {
+            for seed in [[1.0, 0.0], [0.0, 1.0]] {
+                let ours = early_array_vjp(x, y, seed);
+                let tape = super::early_array_vjp(x, y, seed);
+                assert_eq!(ours.0, tape.0);
+                assert_relative_eq!(ours.1 .0, tape.1 .0, max_relative = 1e-15);
+                assert_relative_eq!(ours.1 .1, tape.1 .1, max_relative = 1e-15);
+            }
+        }
     }
 }

@@ -336,6 +336,24 @@ impl VisitMut for Rewrite {
     }
 }
 
+/// For `W[i]` or `T[i][j]` on a constant (a path in upper case), its name with one `[]` per
+/// index (`W[]`, `T[][]`): how `float_constants` lists the constant arrays whose elements
+/// the body uses as floats.
+pub(crate) fn constant_element(expr: &syn::Expr) -> Option<String> {
+    let mut depth = 0;
+    let mut base = expr;
+    while let syn::Expr::Index(index) = base {
+        depth += 1;
+        base = &index.expr;
+    }
+    match base {
+        syn::Expr::Path(path) if depth > 0 && path.qself.is_none() && is_constant(&path.path) => {
+            Some(format!("{}{}", path.to_token_stream(), "[]".repeat(depth)))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -368,23 +386,5 @@ mod tests {
             }
         };
         assert_eq!(out, expected.to_string());
-    }
-}
-
-/// For `W[i]` or `T[i][j]` on a constant (a path in upper case), its name with one `[]` per
-/// index (`W[]`, `T[][]`): how `float_constants` lists the constant arrays whose elements
-/// the body uses as floats.
-pub(crate) fn constant_element(expr: &syn::Expr) -> Option<String> {
-    let mut depth = 0;
-    let mut base = expr;
-    while let syn::Expr::Index(index) = base {
-        depth += 1;
-        base = &index.expr;
-    }
-    match base {
-        syn::Expr::Path(path) if depth > 0 && path.qself.is_none() && is_constant(&path.path) => {
-            Some(format!("{}{}", path.to_token_stream(), "[]".repeat(depth)))
-        }
-        _ => None,
     }
 }

@@ -966,10 +966,7 @@ fn tuple_if(expr_if: &syn::ExprIf) -> Option<(syn::ExprIf, usize)> {
             syn::Expr::Block(b) if b.label.is_none() => {
                 let (block, m) = tuple_arm(&b.block)?;
                 (m == n).then_some(())?;
-                syn::Expr::Block(syn::ExprBlock {
-                    block,
-                    ..b.clone()
-                })
+                syn::Expr::Block(syn::ExprBlock { block, ..b.clone() })
             }
             syn::Expr::If(inner) => {
                 let (inner, m) = tuple_if(inner)?;
@@ -994,7 +991,8 @@ fn tuple_arm(block: &syn::Block) -> Option<(syn::Block, usize)> {
     let (tail, n) = match last {
         syn::Stmt::Expr(syn::Expr::Array(a), None) if !a.elems.is_empty() => {
             let elems = a.elems.iter();
-            let tuple: syn::Expr = syn::parse_quote_spanned!(a.bracket_token.span.join()=> (#(#elems,)*));
+            let tuple: syn::Expr =
+                syn::parse_quote_spanned!(a.bracket_token.span.join()=> (#(#elems,)*));
             (tuple, a.elems.len())
         }
         syn::Stmt::Expr(syn::Expr::If(inner), None) => {
@@ -1031,7 +1029,7 @@ fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
     let items = syn::Ident::new("__ad_items", Span::mixed_site().located_at(span));
     let (iterated, literal) = replace_base_array(&f.expr, &items)?;
     let mut f = f.clone();
-    f.expr = Box::new(iterated);
+    *f.expr = iterated;
     Some(syn::parse_quote_spanned! {span=>
         {
             let #items = #literal;
@@ -1044,7 +1042,9 @@ fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
 /// the base is an array expression (`[a, b]`, `[x; N]`), and that array expression.
 fn replace_base_array(expr: &syn::Expr, name: &syn::Ident) -> Option<(syn::Expr, syn::Expr)> {
     match expr {
-        syn::Expr::Array(_) | syn::Expr::Repeat(_) => Some((syn::parse_quote!(#name), expr.clone())),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+            Some((syn::parse_quote!(#name), expr.clone()))
+        }
         syn::Expr::Paren(p) => replace_base_array(&p.expr, name),
         syn::Expr::Reference(r) if r.mutability.is_none() => {
             let (inner, literal) = replace_base_array(&r.expr, name)?;

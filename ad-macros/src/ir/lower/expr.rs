@@ -2261,5 +2261,8 @@ impl Value {
 
 /// An array expression (`[a, b]`, `[x; N]`), under parentheses.
 fn is_array_expr(expr: &syn::Expr) -> bool {
-    matches!(super::strip(expr), syn::Expr::Array(_) | syn::Expr::Repeat(_))
+    matches!(
+        super::strip(expr),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_)
+    )
 }

@@ -123,9 +123,9 @@ impl Lowerer<'_> {
         };
         let name = m.method.to_string();
         let reads_mut = |e: &syn::Expr| {
-            super::closure::mentioned_names(e).iter().any(|n| {
-                matches!(self.lookup(n), Some(Binding::Var(v)) if self.vars[*v].mutable)
-            })
+            super::closure::mentioned_names(e)
+                .iter()
+                .any(|n| matches!(self.lookup(n), Some(Binding::Var(v)) if self.vars[*v].mutable))
         };
         match (name.as_str(), m.args.len()) {
             ("iter", 0) => matches!(strip(&m.receiver), syn::Expr::Path(_)),
@@ -160,7 +160,7 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Value {
         let mut whole = call.clone();
-        whole.receiver = Box::new((*chain.expr).clone());
+        *whole.receiver = (*chain.expr).clone();
         let saved = std::mem::replace(&mut self.scopes, (*chain.scopes).clone());
         let value = self.lower_chain(&whole, out);
         self.scopes = saved;

@@ -211,13 +211,8 @@ impl Lowerer<'_> {
         if m.method == "skip" {
             let (start, mut start_reads) = self.view_start_tokens(view);
             start_reads.extend(op_reads(&k));
-            narrowed.start = Some(self.usize_let(
-                "s",
-                quote!(#start + #kt),
-                start_reads,
-                span,
-                pre,
-            ));
+            narrowed.start =
+                Some(self.usize_let("s", quote!(#start + #kt), start_reads, span, pre));
             reads.extend(op_reads(&k));
             narrowed.len = Some(self.usize_let("n", quote!(#len - #kt), reads, span, pre));
         } else {
