@@ -1,4 +1,8 @@
 //! Lowering of `if`, `match`, blocks and loops.
+//!
+//! Two desugarings first: an `if` whose arms end in arrays produces the tuple of the elements
+//! (`elementwise_if`), and a `for` loop over a temporary array binds it to a name
+//! (`bind_temporary_items`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};

@@ -2,7 +2,8 @@
 //!
 //! The macro does not see a callee's return type, so it reads the shape from the caller's
 //! code: `let out = g(v);` is an array when the statements after it index or iterate `out`
-//! (or the `let` names an array type, or the function returns it as its array result), and
+//! (or the `let` names an array type, or the function returns it as its array result; a
+//! `let` that names `[T; N]` makes it a fixed-size array, whatever the callee), and
 //! `let (a, b) = g(v);` is a tuple whose parts are variables of their own
 //! ([`Rhs::Part`]). A wrong guess cannot go unnoticed: the generated code then does not
 //! type-check.

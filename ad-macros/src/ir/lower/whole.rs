@@ -15,8 +15,12 @@
 //! ```
 //!
 //! The right side is evaluated once, before any element is written (a temporary unless it
-//! is another variable, which cannot alias the one assigned); rustc has checked on the
-//! primal that both sides have the same type, so the same length.
+//! is another variable, which cannot alias the one assigned), into a temporary typed `[_; N]`
+//! when the left side has a fixed size `N` (a method's result is then kept as the array it
+//! is). rustc has checked on the primal that both sides have the same type, so the same
+//! length when either has a fixed size; otherwise (a call's result assigned another, which
+//! may be `Vec`s) the copy first asserts that the lengths are equal
+//! (`::core::assert_eq!(cur.len(), next.len());`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote_spanned;
