@@ -236,8 +236,7 @@ impl<T: ?Sized> AggregateSink<T> for Discard {
 /// it out (a struct or other type with fields): only [`Discard`], so that a caller that
 /// differentiates the argument is told, instead of getting no derivative along it.
 #[diagnostic::on_unimplemented(
-    message = "this argument is differentiated, but the function called leaves its parameter \
-               out of `wrt(..)`",
+    message = "this argument is differentiated, but the function called leaves its parameter out of `wrt(..)`",
     label = "the derivative along this argument would be lost",
     note = "add the parameter to the called function's `wrt(..)`, or leave the argument out of \
             this function's `wrt(..)`"
