@@ -275,14 +275,18 @@ impl VisitMut for Rewrite {
                     return;
                 }
             }
-            // `W[i]` of a constant array of floats (listed as `W[]`): the element, converted.
-            syn::Expr::Index(index) => {
-                if let syn::Expr::Path(base) = &*index.expr {
-                    let name = format!("{}[]", base.to_token_stream());
-                    if base.qself.is_none() && self.floats.contains(&name) {
-                        self.visit_expr_mut(&mut index.index);
+            // `W[i]` of a constant array of floats (listed as `W[]`), or `T[i][j]` of a
+            // constant table (`T[][]`): the element, converted.
+            syn::Expr::Index(_) => {
+                if let Some(name) = constant_element(expr) {
+                    if self.floats.contains(&name) {
+                        let mut level = &mut *expr;
+                        while let syn::Expr::Index(index) = level {
+                            self.visit_expr_mut(&mut index.index);
+                            level = &mut *index.expr;
+                        }
                         let float = syn::Ident::new(&self.float, Span::call_site());
-                        let value = quote!((#index) as #float);
+                        let value = quote!((#expr) as #float);
                         *expr = self.converted(value);
                         return;
                     }
@@ -329,6 +333,24 @@ impl VisitMut for Rewrite {
         if let syn::GenericArgument::Type(ty) = arg {
             self.visit_type_mut(ty);
         }
+    }
+}
+
+/// For `W[i]` or `T[i][j]` on a constant (a path in upper case), its name with one `[]` per
+/// index (`W[]`, `T[][]`): how `float_constants` lists the constant arrays whose elements
+/// the body uses as floats.
+pub(crate) fn constant_element(expr: &syn::Expr) -> Option<String> {
+    let mut depth = 0;
+    let mut base = expr;
+    while let syn::Expr::Index(index) = base {
+        depth += 1;
+        base = &index.expr;
+    }
+    match base {
+        syn::Expr::Path(path) if depth > 0 && path.qself.is_none() && is_constant(&path.path) => {
+            Some(format!("{}{}", path.to_token_stream(), "[]".repeat(depth)))
+        }
+        _ => None,
     }
 }
 

@@ -3,8 +3,9 @@
 //! For each `#[reverse] fn g`, the macro also generates split companions: `g::fwd`, the
 //! forward sweep, which pushes what its reverse needs to the caller's [`ValueStack`], and
 //! `g::rev`, the reverse sweep, which pops it and adds the adjoints of `g`'s parameters into
-//! the *sinks* the caller passes: `&mut f64` for a scalar, `&mut [f64]` for an array, or
-//! [`Discard`] for an argument the caller does not differentiate. A call chain of depth `d`
+//! the *sinks* the caller passes: `&mut f64` for a scalar, `&mut [f64]` for an array, the
+//! adjoint `&mut A` for a type with an adjoint ([`AggregateSink`]), or [`Discard`] for an
+//! argument the caller does not differentiate. A call chain of depth `d`
 //! therefore costs `O(d)`: no callee is evaluated twice.
 //!
 //! Recursion: the gradient of a recursive function runs `fwd` recursively, then `rev`, one
@@ -180,6 +181,69 @@ impl<T> ArraySink<T> for Discard {
     #[inline]
     fn add_all(&mut self, _: &[T]) {}
 }
+
+/// Where the reverse sweep of a callee adds the adjoint of a parameter of type `T` with
+/// `#[derive(revad::Adjoint)]` (a struct, a nested container, `self`): the caller's adjoint
+/// as `&mut T::Adj`, or [`Discard`] for an argument the caller does not differentiate (a
+/// constant, a value computed from no differentiated input).
+///
+/// The reverse sweep adds into the adjoint in place, field by field (`adj.pos[0] += ..`), so
+/// it asks for a place: the caller's adjoint, or for [`Discard`] zeros shaped like `value` in
+/// `scratch`, which nobody reads. (The trait names `T`, not its adjoint, so that a parameter
+/// type without an adjoint is one error, where the adjoint is asked for.)
+pub trait AggregateSink<T: ?Sized> {
+    /// The adjoint to add into: the caller's, or `scratch` set to zeros shaped like `value`.
+    fn target<'a>(&'a mut self, scratch: &'a mut Option<T::Adj>, value: &T) -> &'a mut T::Adj
+    where
+        T: crate::Adjoint;
+
+    /// Calls `add` with the caller's adjoint (not at all for [`Discard`]).
+    fn add_with(&mut self, add: impl FnOnce(&mut T::Adj))
+    where
+        T: crate::Adjoint;
+}
+
+impl<T: ?Sized + crate::Adjoint> AggregateSink<T> for &mut T::Adj {
+    #[inline]
+    fn target<'a>(&'a mut self, _: &'a mut Option<T::Adj>, _: &T) -> &'a mut T::Adj {
+        self
+    }
+
+    #[inline]
+    fn add_with(&mut self, add: impl FnOnce(&mut T::Adj)) {
+        add(self);
+    }
+}
+
+impl<T: ?Sized> AggregateSink<T> for Discard {
+    #[inline]
+    fn target<'a>(&'a mut self, scratch: &'a mut Option<T::Adj>, value: &T) -> &'a mut T::Adj
+    where
+        T: crate::Adjoint,
+    {
+        scratch.insert(value.zero_adjoint())
+    }
+
+    #[inline]
+    fn add_with(&mut self, _: impl FnOnce(&mut T::Adj))
+    where
+        T: crate::Adjoint,
+    {
+    }
+}
+
+/// The sink of a parameter that a callee does not differentiate because its `wrt(..)` leaves
+/// it out (a struct or other type with fields): only [`Discard`], so that a caller that
+/// differentiates the argument is told, instead of getting no derivative along it.
+#[diagnostic::on_unimplemented(
+    message = "this argument is differentiated, but the function called leaves its parameter out of `wrt(..)`",
+    label = "the derivative along this argument would be lost",
+    note = "add the parameter to the called function's `wrt(..)`, or leave the argument out of \
+            this function's `wrt(..)`"
+)]
+pub trait Undifferentiated {}
+
+impl Undifferentiated for Discard {}
 
 /// The return type of a function with a derivative, named through its marker struct: a
 /// caller that keeps an array result for its reverse sweep pops it as this type.

@@ -345,11 +345,12 @@ impl<T: Float> Lifted<T> for f32 {
     }
 }
 
-impl<T: Float, const N: usize> Lifted<T> for [f64; N] {
-    type Out = [T; N];
+/// An array of constants, element by element: `[f64; N]`, a table `[[f64; N]; M]`, integers.
+impl<T, U: Lifted<T>, const N: usize> Lifted<T> for [U; N] {
+    type Out = [U::Out; N];
     #[inline]
-    fn lifted(self) -> [T; N] {
-        self.map(T::from_f64)
+    fn lifted(self) -> [U::Out; N] {
+        self.map(U::lifted)
     }
 }
 

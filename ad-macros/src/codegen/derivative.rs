@@ -78,9 +78,12 @@ pub(crate) fn emit(
                     .push(quote!(::revad::__private::ArraySink::add_all(&mut #sink, &#component);));
             }
             ParamKind::Aggregate { ty } => {
-                let adj = crate::parse::adjoint_of(ty);
-                sinks.push(quote!(#sink: &mut #adj));
-                deliver.push(quote!(<#ty as ::revad::Adjoint>::accumulate(#sink, &#component);));
+                sinks.push(quote!(mut #sink: impl ::revad::__private::AggregateSink<#ty>));
+                deliver.push(quote! {
+                    ::revad::__private::AggregateSink::<#ty>::add_with(&mut #sink, |__adj| {
+                        <#ty as ::revad::Adjoint>::accumulate(__adj, &#component)
+                    });
+                });
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
         }

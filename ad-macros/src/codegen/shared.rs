@@ -486,7 +486,11 @@ impl Emitter<'_> {
                                 after.extend(add);
                                 sink
                             }
-                            _ => self.sink(arg, call.paths.get(k).and_then(Option::as_ref)),
+                            _ => self.sink(
+                                arg,
+                                call.paths.get(k).and_then(Option::as_ref),
+                                call.by_mut.get(k).copied().unwrap_or(false),
+                            ),
                         }
                     })
                     .collect();
@@ -1028,12 +1032,17 @@ impl Emitter<'_> {
 
     /// Where the callee adds the adjoint of `arg` (or of the part `path` of the aggregate
     /// `arg`): `&mut __adj_a`, `&mut __adj_w[..]`, `&mut __adj_ps[i]`, or `Discard` for an
-    /// argument that is not differentiated here.
-    fn sink(&self, arg: &Operand, path: Option<&crate::ir::Path>) -> TokenStream {
+    /// argument that is not differentiated here (every kind of sink accepts it, an
+    /// aggregate's `AggregateSink` too), but for an aggregate passed by `&mut` (`by_mut`),
+    /// whose in-out sink is its adjoint.
+    fn sink(&self, arg: &Operand, path: Option<&crate::ir::Path>, by_mut: bool) -> TokenStream {
         if let (Some(path), Operand::Var(v)) = (path, arg) {
             if self.plan.active(*v) {
                 let place = self.adj_place(*v, path);
                 return quote!(&mut #place);
+            }
+            if !by_mut {
+                return quote!(::revad::__private::Discard);
             }
             let name = &self.body.vars[*v].name;
             let place = self.place(quote!(#name), path, false, false);
@@ -1054,8 +1063,9 @@ impl Emitter<'_> {
                     quote!(&mut #adj)
                 }
             }
-            // An aggregate's sink is its adjoint: one the callee adds into and nobody reads.
-            Operand::Var(v) if self.is_aggregate(*v) => {
+            // An aggregate's in-out sink is its adjoint: one the callee adds into and nobody
+            // reads.
+            Operand::Var(v) if by_mut && self.is_aggregate(*v) => {
                 let name = &self.body.vars[*v].name;
                 quote!(&mut ::revad::__private::zeros_like(&#name))
             }

@@ -103,9 +103,9 @@ pub(super) fn second_order(
 /// operands of float arithmetic and intrinsics and values of floats (`G * x`, `G * 0.5`,
 /// `let g = G;`): the generic copy of `#[reverse(hessian)]` converts them like literals.
 pub(super) fn float_constants(body: &ir::Body) -> Vec<String> {
-    use quote::ToTokens;
     use std::collections::HashMap;
-    // The variables bound to an element of a constant array (`let t = W[i];`), by array.
+    // The variables bound to an element of a constant array or table (`let t = W[i];`,
+    // `let t = T[i][j];`), by array.
     let mut elements: HashMap<ir::VarId, String> = HashMap::new();
     ir::visit::walk(&body.block, &mut |stmt, _| {
         if let ir::StmtKind::Let {
@@ -114,11 +114,9 @@ pub(super) fn float_constants(body: &ir::Body) -> Vec<String> {
             ..
         } = &stmt.kind
         {
-            if let Ok(syn::Expr::Index(index)) = syn::parse2::<syn::Expr>(op.expr.clone()) {
-                if let syn::Expr::Path(base) = &*index.expr {
-                    if base.qself.is_none() && crate::lift::is_constant(&base.path) {
-                        elements.insert(*var, format!("{}[]", base.to_token_stream()));
-                    }
+            if let Ok(index) = syn::parse2::<syn::Expr>(op.expr.clone()) {
+                if let Some(name) = crate::lift::constant_element(&index) {
+                    elements.insert(*var, name);
                 }
             }
         }
@@ -129,7 +127,8 @@ pub(super) fn float_constants(body: &ir::Body) -> Vec<String> {
             ir::Operand::Lit(tokens, ir::LitKind::Unknown | ir::LitKind::Float(_)) => {
                 crate::lift::constants_in(tokens)
             }
-            // An element of a constant array used as a float: the array, listed as `W[]`.
+            // An element of a constant array used as a float: the array, listed as `W[]` (a
+            // table as `T[][]`).
             ir::Operand::Var(v) => elements.get(v).cloned().into_iter().collect(),
             ir::Operand::Lit(..) => Vec::new(),
         };

@@ -321,7 +321,13 @@ impl Signature {
     pub(crate) fn all_active(&self) -> Signature {
         let mut sig = self.clone();
         for p in &mut sig.params {
-            p.active = !matches!(p.kind, ParamKind::Inactive);
+            // (A struct or other aggregate that `wrt` leaves out stays out: its type need
+            // not have an adjoint.)
+            p.active = match p.kind {
+                ParamKind::Inactive => false,
+                ParamKind::Aggregate { .. } => p.active,
+                _ => true,
+            };
         }
         sig
     }

@@ -125,8 +125,12 @@ impl kinetic {
         ps: &[Particle],
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_ps: &mut <[Particle] as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<[Particle]>,
     ) {
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_ps = ::revad::__private::AggregateSink::<
+            [Particle],
+        >::target(&mut __sink_0, &mut __scratch_0, &ps);
         let __n0 = ps.len();
         let mut __adj_e = 0.0_f64;
         __adj_e += __seed;
@@ -324,9 +328,13 @@ impl layer_sum {
         x: &[f64],
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_l: &mut <Layer as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<Layer>,
         mut __adj_x: impl ::revad::__private::ArraySink<f64>,
     ) {
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_l = ::revad::__private::AggregateSink::<
+            Layer,
+        >::target(&mut __sink_0, &mut __scratch_0, &l);
         let __n0 = l.w.len().min(l.b.len());
         let mut __adj_s = 0.0_f64;
         __adj_s += __seed;
@@ -770,10 +778,18 @@ impl chains {
         l: &Layer,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_ps: &mut <[Particle] as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<[Particle]>,
         mut __adj_ws: impl ::revad::__private::ArraySink<f64>,
-        __adj_l: &mut <Layer as ::revad::Adjoint>::Adj,
+        mut __sink_2: impl ::revad::__private::AggregateSink<Layer>,
     ) {
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_ps = ::revad::__private::AggregateSink::<
+            [Particle],
+        >::target(&mut __sink_0, &mut __scratch_0, &ps);
+        let mut __scratch_2 = ::core::option::Option::None;
+        let __adj_l = ::revad::__private::AggregateSink::<
+            Layer,
+        >::target(&mut __sink_2, &mut __scratch_2, &l);
         let __n12 = ::revad::__private::view::len(l.w[0].len(), 1, l.w[0].len());
         let mut __adj_acc0 = 0.0_f64;
         let mut __adj_acc6 = 0.0_f64;

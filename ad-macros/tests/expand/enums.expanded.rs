@@ -262,11 +262,15 @@ impl area {
         k: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_s: &mut <Shape as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<Shape>,
         mut __adj_k: impl ::revad::__private::ScalarSink<f64>,
     ) {
         #[allow(dead_code)]
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_s = ::revad::__private::AggregateSink::<
+            Shape,
+        >::target(&mut __sink_0, &mut __scratch_0, &s);
         let __m0 = &(s);
         let __c1 = ::core::matches!(* __m0, Shape::Circle(_));
         let __adj_t18 = __seed;

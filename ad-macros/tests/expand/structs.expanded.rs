@@ -133,9 +133,13 @@ impl energy {
         g: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_p: &mut <Particle as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<Particle>,
         mut __adj_g: impl ::revad::__private::ScalarSink<f64>,
     ) {
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_p = ::revad::__private::AggregateSink::<
+            Particle,
+        >::target(&mut __sink_0, &mut __scratch_0, &p);
         let __t0 = p.vel[0];
         let __t1 = p.vel[0];
         let __t2 = __t0 * __t1;
@@ -403,7 +407,7 @@ impl total {
         g: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_ps: &mut <[Particle] as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<[Particle]>,
         mut __adj_g: impl ::revad::__private::ScalarSink<f64>,
     ) {
         mod __callees {
@@ -442,6 +446,10 @@ impl total {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_kinetic
         for T {}
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_ps = ::revad::__private::AggregateSink::<
+            [Particle],
+        >::target(&mut __sink_0, &mut __scratch_0, &ps);
         let mut __adj_e = 0.0_f64;
         __adj_e += __seed;
         for i in (0..ps.len()).rev() {
@@ -887,8 +895,12 @@ fn __ad_rev_kinetic(
     &self,
     __seed: f64,
     __stack: &mut ::revad::__private::ValueStack,
-    __adj_self: &mut <Self as ::revad::Adjoint>::Adj,
+    mut __sink_0: impl ::revad::__private::AggregateSink<Self>,
 ) {
+    let mut __scratch_0 = ::core::option::Option::None;
+    let __adj_self = ::revad::__private::AggregateSink::<
+        Self,
+    >::target(&mut __sink_0, &mut __scratch_0, &self);
     let __self = self;
     let __t0 = __self.mass;
     let __t1 = 0.5 * __t0;

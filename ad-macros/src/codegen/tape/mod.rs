@@ -445,6 +445,14 @@ impl Emitter<'_> {
                             ::revad::__private::same_type(&#name, &#root #path);
                         }
                     }
+                    // A 2-D array of constants (`[[0.0; D]; T]`): typed like the constant.
+                    Some(Rhs::Opaque(opaque)) if opaque.reads.is_empty() => {
+                        let value = &opaque.expr;
+                        quote! {
+                            let #name = #stack.pop_any();
+                            ::revad::__private::same_type(&#name, &#value);
+                        }
+                    }
                     _ => {
                         let ty = self.aggregate_type(v);
                         quote!(let #name: #ty = #stack.pop_any::<#ty>();)

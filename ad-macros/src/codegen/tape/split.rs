@@ -15,7 +15,10 @@
 //! backend (`codegen::cps::companion`, or `companion_via_split` over `fwd` and `rev`).
 //!
 //! Every float parameter is differentiated here, whatever `wrt` says: `wrt` shapes `g`'s own
-//! gradient, but a caller needs the derivative along every argument it differentiates.
+//! gradient, but a caller needs the derivative along every argument it differentiates. A
+//! struct or other aggregate that `wrt` leaves out is the exception: its type need not have
+//! an adjoint, and a caller that differentiates the argument gets the error of
+//! `Undifferentiated`.
 //!
 //! A recursive `g` recurses in `fwd` and then in `rev`, so their frames set the depth its
 //! gradient reaches (about 1/2 of `g`'s own in release builds, 1/3 in debug builds; the
@@ -77,6 +80,7 @@ pub(in crate::codegen) fn emit(
     // adjoint is a local, added to the sink at the end.
     let mut sinks = Vec::new();
     let mut deliver = Vec::new();
+    let mut targets = Vec::new();
     for (i, param) in sig.params.iter().enumerate() {
         let adj = &e.adj[i];
         if param.passing == Passing::MutRef {
@@ -113,12 +117,40 @@ pub(in crate::codegen) fn emit(
                 let t = elem.ident();
                 sinks.push(quote!(mut #adj: impl ::revad::__private::ArraySink<#t>));
             }
-            // The caller's adjoint, added into in place (`__adj_p.pos[0] += ..`).
+            // Left out by `wrt`: not differentiated, whatever the caller does with it (a
+            // differentiated argument here is the error of `Undifferentiated`).
+            ParamKind::Aggregate { .. } if !param.active => {
+                sinks.push(quote!(_: impl ::revad::__private::Undifferentiated));
+            }
+            // The caller's adjoint (or zeros for `Discard`), added into in place
+            // (`__adj_p.pos[0] += ..`):
+            //
+            //     mut __sink_1: impl AggregateSink<P>, ..
+            //     let mut __scratch_1 = None;
+            //     let __adj_p = AggregateSink::<P>::target(&mut __sink_1, &mut __scratch_1, &p);
             ParamKind::Aggregate { ty } => {
-                let ty = crate::parse::adjoint_of(ty);
                 let at = param.type_span();
-                let sink = super::super::tokens::at_user(quote!(&mut #ty), at);
-                sinks.push(quote!(#adj: #sink));
+                let sink_ty = super::super::tokens::at_user(
+                    quote!(impl ::revad::__private::AggregateSink<#ty>),
+                    at,
+                );
+                let sink = inout::sink(i);
+                let scratch =
+                    format_ident!("__scratch_{}", i, span = proc_macro2::Span::mixed_site());
+                let ident = &param.ident;
+                sinks.push(quote!(mut #sink: #sink_ty));
+                // (At the parameter's type: a type without an adjoint is an error there.)
+                targets.push(super::super::tokens::at_user(
+                    quote! {
+                        let mut #scratch = ::core::option::Option::None;
+                        let #adj = ::revad::__private::AggregateSink::<#ty>::target(
+                            &mut #sink,
+                            &mut #scratch,
+                            &#ident,
+                        );
+                    },
+                    at,
+                ));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
         }
@@ -159,6 +191,7 @@ pub(in crate::codegen) fn emit(
             #[allow(dead_code)]
             #vis fn #rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
+                #(#targets)*
                 #rev_prologue
                 #reverse
                 #(#deliver)*
@@ -200,6 +233,7 @@ pub(in crate::codegen) fn emit(
             #allow
             #vis fn #rev_name #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
+                #(#targets)*
                 #rev_prologue
                 #reverse
                 #(#deliver)*

@@ -31,6 +31,22 @@ impl Lowerer<'_> {
         if annot.is_none() && self.bind_place(pat, &init.expr, out) {
             return Value::Unit;
         }
+        // `let it = xs.iter().map(..);`: lowered where it is consumed (see `iter`).
+        if let syn::Pat::Ident(p) = pat {
+            let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
+            if plain
+                && annot.is_none()
+                && self.mentions_float(&init.expr)
+                && self.bindable_chain(&init.expr)
+            {
+                let chain = super::iter::BoundChain {
+                    expr: std::rc::Rc::new((*init.expr).clone()),
+                    scopes: std::rc::Rc::new(self.scopes.clone()),
+                };
+                self.bind(&p.ident, Binding::Chain(chain));
+                return Value::Unit;
+            }
+        }
         let first_new = self.vars.len();
         let value = match self.lower_new_vec(&init.expr, annot.as_ref(), out) {
             Some(value) => value,

@@ -384,7 +384,7 @@ impl VisitMut for Hoister<'_, '_, '_> {
 }
 
 /// The single-ident paths mentioned in `expr` (the candidates for captured variables).
-fn mentioned_names(expr: &syn::Expr) -> Vec<String> {
+pub(super) fn mentioned_names(expr: &syn::Expr) -> Vec<String> {
     use syn::visit::Visit;
     struct Names(Vec<String>);
     impl<'ast> Visit<'ast> for Names {

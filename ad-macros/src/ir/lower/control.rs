@@ -1,4 +1,8 @@
 //! Lowering of `if`, `match`, blocks and loops.
+//!
+//! Two desugarings first: an `if` whose arms end in arrays produces the tuple of the elements
+//! (`elementwise_if`), and a `for` loop over a temporary array binds it to a name
+//! (`bind_temporary_items`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -67,6 +71,11 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
         want: bool,
     ) -> (Value, Jumps) {
+        if want {
+            if let Some(desugared) = elementwise_if(expr_if) {
+                return self.lower_control(&desugared, out, true);
+            }
+        }
         let cond = self.cond(&expr_if.cond, out);
         let tail = if want { Tail::Value } else { Tail::Discard };
         if want {
@@ -435,6 +444,11 @@ impl Lowerer<'_> {
                 let (_, jumps) = self.lower_loop(&desugared, out);
                 self.in_value_branch = saved;
                 return (Value::Unit, jumps);
+            }
+        }
+        if let syn::Expr::ForLoop(f) = expr {
+            if let Some(desugared) = bind_temporary_items(f) {
+                return self.lower_expr_jumps(&desugared, out, false);
             }
         }
         let mut prelude = Vec::new();
@@ -913,6 +927,142 @@ impl Lowerer<'_> {
             by_ref,
             enumerate,
         })
+    }
+}
+
+/// An `if` whose arms end in array expressions of the same length (or in such `if`s), as an
+/// `if` that produces the tuple of the elements (a branch's value is a scalar or a tuple of
+/// them in the IR), then the array of them:
+///
+/// ```text
+/// // Before                                  // After
+/// let v = if c { [a, b] } else { [b, a] };   let v = {
+///                                                let (__ad_e0, __ad_e1) =
+///                                                    if c { (a, b) } else { (b, a) };
+///                                                [__ad_e0, __ad_e1]
+///                                            };
+/// ```
+///
+/// Each arm runs as written, its elements evaluated in order.
+fn elementwise_if(expr_if: &syn::ExprIf) -> Option<syn::Expr> {
+    let (tupled, n) = tuple_if(expr_if)?;
+    let span = expr_if.if_token.span;
+    let names: Vec<syn::Ident> = (0..n)
+        .map(|k| syn::Ident::new(&format!("__ad_e{k}"), Span::mixed_site().located_at(span)))
+        .collect();
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let (#(#names,)*) = #tupled;
+            [#(#names),*]
+        }
+    })
+}
+
+/// `expr_if` with each arm's final array expression `[a, b]` made the tuple `(a, b)`, and the
+/// length, when both arms end in arrays of the same length (or in `if`s that do).
+fn tuple_if(expr_if: &syn::ExprIf) -> Option<(syn::ExprIf, usize)> {
+    if matches!(&*expr_if.cond, syn::Expr::Let(_)) {
+        return None;
+    }
+    let (then, n) = tuple_arm(&expr_if.then_branch)?;
+    let els = match &expr_if.else_branch {
+        Some((_, e)) => match &**e {
+            syn::Expr::Block(b) if b.label.is_none() => {
+                let (block, m) = tuple_arm(&b.block)?;
+                (m == n).then_some(())?;
+                syn::Expr::Block(syn::ExprBlock { block, ..b.clone() })
+            }
+            syn::Expr::If(inner) => {
+                let (inner, m) = tuple_if(inner)?;
+                (m == n).then_some(())?;
+                syn::Expr::If(inner)
+            }
+            _ => return None,
+        },
+        None => return None,
+    };
+    let mut out = expr_if.clone();
+    out.then_branch = then;
+    if let Some((_, e)) = &mut out.else_branch {
+        **e = els;
+    }
+    Some((out, n))
+}
+
+/// `block` with its final array expression made a tuple (see [`tuple_if`]), and its length.
+fn tuple_arm(block: &syn::Block) -> Option<(syn::Block, usize)> {
+    let (last, init) = block.stmts.split_last()?;
+    let (tail, n) = match last {
+        syn::Stmt::Expr(syn::Expr::Array(a), None) if !a.elems.is_empty() => {
+            let elems = a.elems.iter();
+            let tuple: syn::Expr =
+                syn::parse_quote_spanned!(a.bracket_token.span.join()=> (#(#elems,)*));
+            (tuple, a.elems.len())
+        }
+        syn::Stmt::Expr(syn::Expr::If(inner), None) => {
+            let (inner, n) = tuple_if(inner)?;
+            (syn::Expr::If(inner), n)
+        }
+        _ => return None,
+    };
+    let mut stmts = init.to_vec();
+    stmts.push(syn::Stmt::Expr(tail, None));
+    Some((
+        syn::Block {
+            brace_token: block.brace_token,
+            stmts,
+        },
+        n,
+    ))
+}
+
+/// A `for` loop over a temporary array (`for v in [a, b, c]`, `&[..]`, `[..].iter()`, then
+/// adaptors) iterates it bound to a name, as a loop over a local array:
+///
+/// ```text
+/// // Before                          // After
+/// for v in [a, b, c] {               {
+///     s += v * v;                        let __ad_items = [a, b, c];
+/// }                                      for v in __ad_items { s += v * v; }
+///                                    }
+/// ```
+///
+/// The array is evaluated once, before the first iteration, as Rust does.
+fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    let span = f.expr.span();
+    let items = syn::Ident::new("__ad_items", Span::mixed_site().located_at(span));
+    let (iterated, literal) = replace_base_array(&f.expr, &items)?;
+    let mut f = f.clone();
+    *f.expr = iterated;
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let #items = #literal;
+            #f
+        }
+    })
+}
+
+/// `expr` with its base (under `&`, parentheses and method calls) replaced by `name` when
+/// the base is an array expression (`[a, b]`, `[x; N]`), and that array expression.
+fn replace_base_array(expr: &syn::Expr, name: &syn::Ident) -> Option<(syn::Expr, syn::Expr)> {
+    match expr {
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) => {
+            Some((syn::parse_quote!(#name), expr.clone()))
+        }
+        syn::Expr::Paren(p) => replace_base_array(&p.expr, name),
+        syn::Expr::Reference(r) if r.mutability.is_none() => {
+            let (inner, literal) = replace_base_array(&r.expr, name)?;
+            let mut r = r.clone();
+            r.expr = Box::new(inner);
+            Some((syn::Expr::Reference(r), literal))
+        }
+        syn::Expr::MethodCall(m) => {
+            let (inner, literal) = replace_base_array(&m.receiver, name)?;
+            let mut m = m.clone();
+            m.receiver = Box::new(inner);
+            Some((syn::Expr::MethodCall(m), literal))
+        }
+        _ => None,
     }
 }
 

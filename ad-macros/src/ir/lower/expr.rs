@@ -159,6 +159,10 @@ impl Lowerer<'_> {
                         return self.load(place, path.span(), out);
                     }
                     Some(Binding::Poisoned) => return Value::Error,
+                    Some(Binding::Chain(_)) => {
+                        self.cx.error(path, super::BOUND_CHAIN);
+                        return Value::Error;
+                    }
                     None => {}
                 }
             }
@@ -427,7 +431,9 @@ impl Lowerer<'_> {
             Binding::Var(v) => Some(self.vars[*v].ty.clone()),
             Binding::View(v) => Some(self.vars[v.base].ty.clone()),
             Binding::Place(_) => Some(Ty::Float(None)),
-            Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned => Some(Ty::Other),
+            Binding::Tuple(_) | Binding::Closure(_) | Binding::Poisoned | Binding::Chain(_) => {
+                Some(Ty::Other)
+            }
         }
     }
 
@@ -459,6 +465,20 @@ impl Lowerer<'_> {
             return value;
         }
         let name = call.method.to_string();
+        if let syn::Expr::Path(p) = super::strip(&call.receiver) {
+            let chain = match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
+                Some(Some(Binding::Chain(chain))) => Some(chain.clone()),
+                _ => None,
+            };
+            if let Some(chain) = chain {
+                if matches!(name.as_str(), "sum" | "product" | "collect") && call.args.is_empty() {
+                    self.result_shape = None;
+                    return self.lower_bound_chain(call, &chain, out);
+                }
+                self.cx.error(&call.method, super::BOUND_CHAIN);
+                return Value::Error;
+            }
+        }
         if let Some(rule) = rules::lookup(&name) {
             let expected = rule.arity - 1 + usize::from(rule.int_exponent);
             if call.args.len() == expected && call.turbofish.is_none() {
@@ -1655,6 +1675,9 @@ impl Lowerer<'_> {
             let expr = syn::Expr::Array(array.clone());
             return self.opaque_value(&expr, Ty::Other, out);
         }
+        if array.elems.iter().any(is_array_expr) {
+            return self.nested_array(&syn::Expr::Array(array.clone()), out);
+        }
         let mut elems = Vec::new();
         for e in &array.elems {
             match self.lower_expr(e, out) {
@@ -1683,7 +1706,36 @@ impl Lowerer<'_> {
         Value::Op(self.let_temp(out, Rhs::ArrayLit(elems), ty, array.span()))
     }
 
+    /// A 2-D (or deeper) array built in the body, `[[0.0; D]; T]` or `[[1.0, 2.0], [3.0,
+    /// 4.0]]`, from constants: an aggregate (a nested container, see `places`) whose
+    /// elements the body may then write (`q[t][i] += ..`) and read (`q[t][i]`). One built
+    /// from variables is rejected (its elements' derivatives would be lost).
+    fn nested_array(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
+        let opaque = self.opaque(expr);
+        if !opaque.reads.is_empty() {
+            self.cx.error(
+                expr,
+                "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`); start from \
+                 one and assign its elements (`q[t][i] = x;`)",
+            );
+            return Value::Error;
+        }
+        let ty = Ty::Array(ArrayInfo {
+            elem: None,
+            shape: Shape::Like(usize::MAX),
+            agg: true,
+        });
+        let var = self.let_opaque(out, "t", ty, opaque, expr.span());
+        if let Ty::Array(info) = &mut self.vars[var].ty {
+            info.shape = Shape::Like(var);
+        }
+        Value::Op(Operand::Var(var))
+    }
+
     fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
+        if is_array_expr(&repeat.expr) {
+            return self.nested_array(&syn::Expr::Repeat(repeat.clone()), out);
+        }
         let value = self.lower_expr(&repeat.expr, out);
         let Some(elem) = self.number(value, &repeat.expr, ARRAY_OF_NUMBERS) else {
             return Value::Error;
@@ -1778,7 +1830,12 @@ impl Lowerer<'_> {
                         self.cx.error(left, "#[reverse] cannot assign a slice to a variable again; bind the new slice to a new name (`let v2 = &x[a..b];`)");
                         return;
                     }
-                    Some(Binding::Tuple(_) | Binding::Closure(_) | Binding::Place(_)) => {
+                    Some(
+                        Binding::Tuple(_)
+                        | Binding::Closure(_)
+                        | Binding::Place(_)
+                        | Binding::Chain(_),
+                    ) => {
                         self.cx.error(left, "#[reverse] can assign to numbers and array elements; assign the elements of a tuple one by one");
                         return;
                     }
@@ -2223,7 +2280,7 @@ fn binding_value(items: &[Binding]) -> Value {
                 Binding::Closure(c) => Value::Closure(c.clone()),
                 Binding::View(v) => Value::View(v.clone()),
                 Binding::Place(p) => Value::Place(p.clone()),
-                Binding::Poisoned => Value::Error,
+                Binding::Poisoned | Binding::Chain(_) => Value::Error,
             })
             .collect(),
     )
@@ -2237,4 +2294,12 @@ impl Value {
             other => other,
         }
     }
+}
+
+/// An array expression (`[a, b]`, `[x; N]`), under parentheses.
+fn is_array_expr(expr: &syn::Expr) -> bool {
+    matches!(
+        super::strip(expr),
+        syn::Expr::Array(_) | syn::Expr::Repeat(_)
+    )
 }

@@ -360,8 +360,13 @@ impl Lowerer<'_> {
             Ty::Array(info) => match &info.shape {
                 Shape::Fixed(_) => false,
                 Shape::Like(p) => {
-                    // A copy of a by-value `Vec` parameter, or of a `&mut Vec` one.
-                    let param = &self.sig.params[*p];
+                    // A copy of a by-value `Vec` parameter, or of a `&mut Vec` one. (A
+                    // call's result has the shape of itself: rustc knows whether it is a
+                    // `Vec`, the macro does not, so it is not grown.)
+                    let Some(index) = self.vars[*p].param else {
+                        return false;
+                    };
+                    let param = &self.sig.params[index];
                     let vec = match &param.ty {
                         syn::Type::Reference(r) => {
                             r.mutability.is_some() && !matches!(&*r.elem, syn::Type::Slice(_))

@@ -19,13 +19,15 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()`, a range `(a..b)`, and the chunks or windows of a
+//! Sources: `xs.iter()`, `xs.into_iter()` (also of a temporary array, `[a, b].iter()`, bound to
+//! a local before the loop), a range `(a..b)`, and the chunks or windows of a
 //! float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`, `xs.windows(k)`), whose items
 //! are views, as in a `for` loop over them (see `views`): `xs.windows(2).map(|w| w[1] - w[0])`
 //! reads `xs[__s + 1]` and `xs[__s]` with `__s` the window's start. `xs` may be a sequence of
 //! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
 //! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
-//! a part of its item (`|p| p.pos`) passes the place on. Adaptors: `.zip(ys)` (with
+//! a part of its item (`|p| p.pos`) passes the place on. Right after `xs.iter()`, `.skip(k)` and
+//! `.take(n)` narrow the view (clamped to the length, as the iterators do). Adaptors: `.zip(ys)` (with
 //! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
 //! `.cloned()`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
 //! `Vec`), `.for_each(f)`.
@@ -84,7 +86,87 @@ enum Consumer<'e> {
 /// Methods that end a chain this module lowers.
 pub(super) const CONSUMERS: &[&str] = &["sum", "product", "fold", "collect", "for_each"];
 
+/// An iterator chain bound by `let` and consumed later:
+///
+/// ```text
+/// // Before                                  // After: as if written in one expression
+/// let it = xs.iter().map(|v| v * w);         let s: f64 = xs.iter().map(|v| v * w).sum();
+/// let s: f64 = it.sum();
+/// ```
+///
+/// The chain is lowered where it is consumed, with the names in scope where it was bound (as
+/// a closure's body is). Rust runs an iterator's closures when it is consumed, and until then
+/// the chain borrows what it reads, so nothing it reads can change in between; the chains
+/// bound this way are those for which that holds of every part (`iter::bindable_chain`).
+#[derive(Clone)]
+pub(super) struct BoundChain {
+    pub expr: std::rc::Rc<syn::Expr>,
+    pub scopes: std::rc::Rc<Vec<std::collections::HashMap<String, Binding>>>,
+}
+
+impl std::fmt::Debug for BoundChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("BoundChain")
+    }
+}
+
 impl Lowerer<'_> {
+    /// Whether `expr` is an iterator chain that may be bound by `let` and consumed later
+    /// (see [`BoundChain`]): adaptors (`map`, `filter`, `zip`, `enumerate`, `copied`,
+    /// `cloned`, `skip`, `take`) over `xs.iter()`, whose closures are not `move` and whose
+    /// other arguments (`zip`'s `ys.iter()` or `&ys`, `skip`'s count) read no `mut` variable:
+    /// a value taken by the chain when it is built would otherwise differ from the value read
+    /// where it is consumed.
+    pub(super) fn bindable_chain(&self, expr: &syn::Expr) -> bool {
+        let syn::Expr::MethodCall(m) = strip(expr) else {
+            return false;
+        };
+        let name = m.method.to_string();
+        let reads_mut = |e: &syn::Expr| {
+            super::closure::mentioned_names(e)
+                .iter()
+                .any(|n| matches!(self.lookup(n), Some(Binding::Var(v)) if self.vars[*v].mutable))
+        };
+        match (name.as_str(), m.args.len()) {
+            ("iter", 0) => matches!(strip(&m.receiver), syn::Expr::Path(_)),
+            ("copied" | "cloned" | "enumerate", 0) => self.bindable_chain(&m.receiver),
+            ("map" | "filter", 1) => {
+                let plain = match strip(&m.args[0]) {
+                    syn::Expr::Closure(c) => c.capture.is_none(),
+                    syn::Expr::Path(_) => true,
+                    _ => false,
+                };
+                plain && self.bindable_chain(&m.receiver)
+            }
+            ("zip", 1) => {
+                let borrowed = match strip(&m.args[0]) {
+                    syn::Expr::Reference(r) => r.mutability.is_none(),
+                    syn::Expr::MethodCall(i) => i.method == "iter" && i.args.is_empty(),
+                    _ => false,
+                };
+                borrowed && self.bindable_chain(&m.receiver)
+            }
+            ("skip" | "take", 1) => !reads_mut(&m.args[0]) && self.bindable_chain(&m.receiver),
+            _ => false,
+        }
+    }
+
+    /// `it.sum()` (or `.product()`, `.collect()`) of a chain bound by `let`: the chain with
+    /// the consumer, lowered in the scope where the chain was bound.
+    pub(super) fn lower_bound_chain(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        chain: &BoundChain,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let mut whole = call.clone();
+        *whole.receiver = (*chain.expr).clone();
+        let saved = std::mem::replace(&mut self.scopes, (*chain.scopes).clone());
+        let value = self.lower_chain(&whole, out);
+        self.scopes = saved;
+        value.unwrap_or(Value::Error)
+    }
+
     /// Lowers `call` (a consumer method) if it ends a supported chain; `None` if it is not a
     /// chain at all (so the caller can treat it as an ordinary method call).
     pub(super) fn lower_chain(
@@ -108,6 +190,8 @@ impl Lowerer<'_> {
         let mut stages = Vec::new();
         let mut receiver = &*call.receiver;
         let mut rev = false;
+        // `.skip(k)` / `.take(n)` right after `xs.iter()`, innermost first: a narrower view.
+        let mut narrowing: Vec<&syn::ExprMethodCall> = Vec::new();
         let source = loop {
             match strip(receiver) {
                 syn::Expr::MethodCall(m) => {
@@ -120,11 +204,20 @@ impl Lowerer<'_> {
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
                         // `xs.iter().rev()`: the elements last first.
                         ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
+                        ("skip" | "take", 1)
+                            if !rev && is_narrowed_iter_call(&m.receiver) =>
+                        {
+                            narrowing.insert(0, m)
+                        }
                         ("iter" | "into_iter", 0) => match self.elements_of(&m.receiver, out) {
                             Some(Ok((view, whole))) => {
                                 let by_ref = name == "iter"
                                     || !whole
                                     || self.is_reference(view.base);
+                                let mut view = view;
+                                for m in narrowing {
+                                    view = self.narrow(&view, m, out);
+                                }
                                 break Source::Array { view, by_ref, rev };
                             }
                             Some(Err(())) => return Some(Value::Error),
@@ -191,6 +284,16 @@ impl Lowerer<'_> {
         };
         if let Some(array) = self.array_var(plain) {
             return Some(Ok((View::whole(array, false), true)));
+        }
+        // A temporary array (`[a, b].iter()`): evaluated before the loop, into a local.
+        if let syn::Expr::Array(_) | syn::Expr::Repeat(_) = plain {
+            return match self.lower_expr(plain, out) {
+                Value::Op(Operand::Var(array)) if self.vars[array].ty.is_array() => {
+                    Some(Ok((View::whole(array, false), true)))
+                }
+                Value::Error => Some(Err(())),
+                _ => None,
+            };
         }
         // A sequence of aggregates or an array inside one (`ps`, `p.pos`, `self.w[i]`): its
         // items are places.
@@ -754,6 +857,18 @@ fn turbofish_float(
 }
 
 /// Whether `expr` is `xs.iter()` or `xs.into_iter()`.
+/// `xs.iter()`, then `.skip(k)` / `.take(n)` calls.
+fn is_narrowed_iter_call(expr: &syn::Expr) -> bool {
+    match strip(expr) {
+        syn::Expr::MethodCall(m)
+            if (m.method == "skip" || m.method == "take") && m.args.len() == 1 =>
+        {
+            is_narrowed_iter_call(&m.receiver)
+        }
+        other => is_iter_call(other),
+    }
+}
+
 fn is_iter_call(expr: &syn::Expr) -> bool {
     matches!(strip(expr), syn::Expr::MethodCall(m) if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty())
 }

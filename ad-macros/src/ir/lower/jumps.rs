@@ -368,3 +368,67 @@ impl Lowerer<'_> {
         }
     }
 }
+
+/// The statements of a function's body with each `if c { ..; return a; }` (no `else`, no other
+/// `return` in it) at its top level made an `if` with an `else` that holds the statements
+/// after it, and a final `return b;` made the tail `b`:
+///
+/// ```text
+/// // Before                          // After
+/// if x > 10.0 {                      if x > 10.0 {
+///     return [x, x];                     [x, x]
+/// }                                  } else {
+/// [x * x, x]                             [x * x, x]
+///                                    }
+/// ```
+///
+/// so that a function returning an array or a tuple, which has no return slot, needs none.
+/// `None` when a `return` stands anywhere else.
+pub(super) fn returns_as_branches(stmts: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+    let returns = |stmt: &syn::Stmt| {
+        let block = syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![stmt.clone()],
+        };
+        super::rename::contains_return(&block)
+    };
+    for (k, stmt) in stmts.iter().enumerate() {
+        if !returns(stmt) {
+            continue;
+        }
+        let mut out = stmts[..k].to_vec();
+        match stmt {
+            syn::Stmt::Expr(syn::Expr::Return(ret), _) if k + 1 == stmts.len() => {
+                out.push(syn::Stmt::Expr((*ret.expr.clone()?).clone(), None));
+            }
+            syn::Stmt::Expr(syn::Expr::If(expr_if), _) if expr_if.else_branch.is_none() => {
+                let (last, init) = expr_if.then_branch.stmts.split_last()?;
+                let syn::Stmt::Expr(syn::Expr::Return(ret), _) = last else {
+                    return None;
+                };
+                if init.iter().any(returns) {
+                    return None;
+                }
+                let value = (*ret.expr.clone()?).clone();
+                let mut then = init.to_vec();
+                then.push(syn::Stmt::Expr(value, None));
+                let rest = returns_as_branches(&stmts[k + 1..])?;
+                let mut branched = expr_if.clone();
+                branched.then_branch.stmts = then;
+                let els = syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: syn::Block {
+                        brace_token: Default::default(),
+                        stmts: rest,
+                    },
+                };
+                branched.else_branch = Some((Default::default(), Box::new(syn::Expr::Block(els))));
+                out.push(syn::Stmt::Expr(syn::Expr::If(branched), None));
+            }
+            _ => return None,
+        }
+        return Some(out);
+    }
+    Some(stmts.to_vec())
+}

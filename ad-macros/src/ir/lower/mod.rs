@@ -69,6 +69,23 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
     let mut lowerer = Lowerer::new(cx, sig);
     let mut stmts = Vec::new();
     let writebacks = lowerer.copy_mut_params(&mut stmts);
+    // `if c { ..; return a; } ..; b` in a function returning an array or a tuple: `if c {
+    // ..; a } else { ..; b }`.
+    let hoisted;
+    let block = match sig.ret {
+        RetTy::Scalar(_) | RetTy::Unit => block,
+        _ if !rename::contains_return(block) => block,
+        _ => match jumps::returns_as_branches(&block.stmts) {
+            Some(stmts) => {
+                hoisted = syn::Block {
+                    brace_token: block.brace_token,
+                    stmts,
+                };
+                &hoisted
+            }
+            None => block,
+        },
+    };
     let returns = rename::contains_return(block);
     if returns {
         if !matches!(sig.ret, RetTy::Scalar(_) | RetTy::Unit) {
@@ -76,7 +93,9 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
             cx.error_at(
                 span,
                 "early `return` is supported in functions that return a scalar (`f64`, \
-                 `f32`) or `()`; compute the result in a variable and return it at the end",
+                 `f32`) or `()`, and in others as the last statement of an `if` without \
+                 `else` in the function's body (`if c { return a; }`); compute the result in \
+                 a variable and return it at the end",
             );
             return None;
         }
@@ -124,6 +143,9 @@ enum Binding {
     View(views::View),
     /// A part of an aggregate (`let l = &self.layers[k];`): its floats are the root's.
     Place(places::Place),
+    /// An iterator chain bound by `let` (`let it = xs.iter().map(|v| v * w);`), lowered
+    /// where it is consumed (`it.sum()`, see `iter::BoundChain`).
+    Chain(iter::BoundChain),
 }
 
 /// The value of a lowered expression.
@@ -567,15 +589,19 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-/// The one message for an array or tuple result of a call, which the macro takes for a scalar.
 /// The one message for a tuple returned by a call and not taken apart by `let`.
 pub(super) const CALL_TUPLE: &str = "#[reverse] takes a tuple returned by a call apart by name: \
                                       write `let (a, b) = g(..);` and use `a` and `b`";
 
+/// The one message for an array or tuple result of a call, which the macro takes for a scalar.
 pub(super) const CALL_RESULT_NOT_SCALAR: &str =
     "#[reverse] takes this call's result for a scalar: it reads an array result from the `let` \
      that binds the call (`let out = g(..);` followed by `out[i]`, `out.iter()`, `&out`, or \
      `let out: [f64; N] = g(..);`); bind the call that way";
+
+/// The one message for another use of an iterator bound by `let` (see `iter::BoundChain`).
+const BOUND_CHAIN: &str = "#[reverse] consumes an iterator bound by `let` with `.sum()`, \
+     `.product()` or `.collect()`; for other uses, write the chain where it is used";
 
 /// The one message for `if let` and `while let` (in a condition, or anywhere in an expression).
 pub(super) const IF_LET: &str = "`if let` and `while let` are not supported by #[reverse]; use \

@@ -323,6 +323,10 @@ impl Renamer<'_, '_> {
                 );
                 None
             }
+            Binding::Chain(_) => {
+                self.lowerer.cx.error(path, super::BOUND_CHAIN);
+                None
+            }
         }
     }
 

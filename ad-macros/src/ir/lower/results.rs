@@ -2,7 +2,8 @@
 //!
 //! The macro does not see a callee's return type, so it reads the shape from the caller's
 //! code: `let out = g(v);` is an array when the statements after it index or iterate `out`
-//! (or the `let` names an array type, or the function returns it as its array result), and
+//! (or the `let` names an array type, or the function returns it as its array result; a
+//! `let` that names `[T; N]` makes it a fixed-size array, whatever the callee), and
 //! `let (a, b) = g(v);` is a tuple whose parts are variables of their own
 //! ([`Rhs::Part`]). A wrong guess cannot go unnoticed: the generated code then does not
 //! type-check.
@@ -21,8 +22,9 @@ use crate::ir::{ArrayInfo, Shape};
 /// What the statements after `let PAT = g(..);` say about the call's result.
 #[derive(Clone, Debug)]
 pub(super) enum ResultShape {
-    /// `let out = g(..)` with `out` used as an array.
-    Array,
+    /// `let out = g(..)` with `out` used as an array; the length `N` when the `let` names
+    /// the type `[T; N]` (the result is then a fixed-size array, whatever the callee).
+    Array(Option<proc_macro2::TokenStream>),
     /// `let p = g(..)` with `p` used as an aggregate (`p.pos[0]`, `p.energy()`), or
     /// annotated with a type of one.
     Aggregate,
@@ -59,7 +61,7 @@ impl Lowerer<'_> {
                     None => used_as_aggregate(rest, &p.ident),
                 };
                 if array {
-                    Some(ResultShape::Array)
+                    Some(ResultShape::Array(annot.and_then(fixed_len)))
                 } else {
                     aggregate.then_some(ResultShape::Aggregate)
                 }
@@ -84,7 +86,12 @@ impl Lowerer<'_> {
     /// The type of the result of a call about to be bound (see `expect_result_shape`).
     pub(super) fn call_result_ty(&mut self) -> Option<Ty> {
         match self.result_shape.take()? {
-            ResultShape::Array => Some(array_like(None)),
+            ResultShape::Array(None) => Some(array_like(None)),
+            ResultShape::Array(Some(len)) => Some(Ty::Array(ArrayInfo {
+                elem: None,
+                shape: Shape::Fixed(len),
+                agg: false,
+            })),
             ResultShape::Aggregate => Some(Ty::Array(ArrayInfo {
                 elem: None,
                 shape: Shape::Like(usize::MAX),
@@ -191,6 +198,14 @@ fn array_like(like: Option<VarId>) -> Ty {
         shape: Shape::Like(like.unwrap_or(usize::MAX)),
         agg: false,
     })
+}
+
+/// The length `N` of the annotation `[T; N]`.
+fn fixed_len(ty: &syn::Type) -> Option<proc_macro2::TokenStream> {
+    match ty {
+        syn::Type::Array(a) => Some(quote::ToTokens::to_token_stream(&a.len)),
+        _ => None,
+    }
 }
 
 /// `[f64; N]`, `Vec<f64>` (and references to them): an array annotation.

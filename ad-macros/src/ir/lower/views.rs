@@ -186,6 +186,41 @@ fn op_reads(op: &Operand) -> Vec<VarId> {
 }
 
 impl Lowerer<'_> {
+    /// `view` narrowed by `m`, a call `.skip(k)` or `.take(n)` on its iterator: `k` and `n`
+    /// clamped to the length as the iterators do (the bounds are `usize` lets in `pre`).
+    pub(super) fn narrow(
+        &mut self,
+        view: &View,
+        m: &syn::ExprMethodCall,
+        pre: &mut Vec<Stmt>,
+    ) -> View {
+        let span = m.method.span();
+        let k = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
+        let (len, mut reads) = self.view_len_tokens(view);
+        reads.extend(op_reads(&k));
+        let kt = self.op_tokens(&k);
+        let k = self.usize_let(
+            "k",
+            quote!(::core::cmp::min(#kt, #len)),
+            reads.clone(),
+            span,
+            pre,
+        );
+        let kt = self.op_tokens(&k);
+        let mut narrowed = view.clone();
+        if m.method == "skip" {
+            let (start, mut start_reads) = self.view_start_tokens(view);
+            start_reads.extend(op_reads(&k));
+            narrowed.start =
+                Some(self.usize_let("s", quote!(#start + #kt), start_reads, span, pre));
+            reads.extend(op_reads(&k));
+            narrowed.len = Some(self.usize_let("n", quote!(#len - #kt), reads, span, pre));
+        } else {
+            narrowed.len = Some(k);
+        }
+        narrowed
+    }
+
     /// A cheap inactive `usize` computed from `expr`, which reads `reads`.
     fn usize_let(
         &mut self,
@@ -983,36 +1018,7 @@ impl Lowerer<'_> {
                             src: Src::View(view),
                             rev: false,
                         }) => {
-                            let span = m.method.span();
-                            let k = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
-                            let (len, mut reads) = self.view_len_tokens(&view);
-                            reads.extend(op_reads(&k));
-                            let kt = self.op_tokens(&k);
-                            let k = self.usize_let(
-                                "k",
-                                quote!(::core::cmp::min(#kt, #len)),
-                                reads.clone(),
-                                span,
-                                pre,
-                            );
-                            let kt = self.op_tokens(&k);
-                            let mut narrowed = view.clone();
-                            if name == "skip" {
-                                let (start, mut start_reads) = self.view_start_tokens(&view);
-                                start_reads.extend(op_reads(&k));
-                                narrowed.start = Some(self.usize_let(
-                                    "s",
-                                    quote!(#start + #kt),
-                                    start_reads,
-                                    span,
-                                    pre,
-                                ));
-                                reads.extend(op_reads(&k));
-                                narrowed.len =
-                                    Some(self.usize_let("n", quote!(#len - #kt), reads, span, pre));
-                            } else {
-                                narrowed.len = Some(k);
-                            }
+                            let narrowed = self.narrow(&view, m, pre);
                             Some(Ok(Seq::Elems {
                                 src: Src::View(narrowed),
                                 rev: false,

@@ -1,0 +1,632 @@
+//! The long tail of forms people write (issue 23): call results carried around loops, calls
+//! inside closures of iterator chains, callees with `wrt(..)`, methods returning arrays, and
+//! more. Each gradient is checked against a closed form or finite differences of the primal,
+//! and against the same gradient through a caller `NAME_via` (the split companions).
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops are forms #[reverse] must handle"
+)]
+
+use approx::assert_relative_eq;
+use revad::check;
+use revad::reverse;
+
+#[path = "common/bits.rs"]
+mod bits;
+use bits::checked;
+
+/// `[c0 t, c1 t]`.
+#[reverse]
+fn point(c: [f64; 2], t: f64) -> [f64; 2] {
+    [c[0] * t, c[1] * t]
+}
+
+/// A call's array result carried around a loop and replaced by a local array:
+/// `3 c0 c1` (the first product reads `p[0] = 0`).
+#[reverse]
+fn carried_result(c: [f64; 2]) -> f64 {
+    let mut s = 0.0;
+    let mut prev = point(c, 0.5);
+    for i in 0..3 {
+        let p = [c[0] * i as f64, c[1]];
+        s += p[0] * prev[1];
+        prev = p;
+    }
+    s
+}
+
+#[reverse]
+fn carried_result_via(c: [f64; 2]) -> f64 {
+    carried_result(c)
+}
+
+#[test]
+fn call_result_carried_around_a_loop() {
+    let c = [0.7, -1.3];
+    let (y, g) = checked(
+        carried_result(c),
+        carried_result_grad(c),
+        carried_result_via_grad(c),
+    );
+    assert_relative_eq!(y, 3.0 * c[0] * c[1], max_relative = 1e-15);
+    assert_relative_eq!(g[0], 3.0 * c[1], max_relative = 1e-15);
+    assert_relative_eq!(g[1], 3.0 * c[0], max_relative = 1e-15);
+}
+
+/// `b0 ws[0]`.
+#[reverse]
+fn weighted_first(b0: f64, ws: &[f64]) -> f64 {
+    b0 * ws[0]
+}
+
+/// A call that borrows the iterated vector inside a `.map(..)` closure:
+/// `cv[k] = w[k] w[0]`, and the result is `cv[0] + cv[1] = w0^2 + w1 w0`.
+#[reverse]
+fn call_in_map(w: Vec<f64>) -> f64 {
+    let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
+    cv[0] + cv[1]
+}
+
+#[reverse]
+fn call_in_map_via(w: Vec<f64>) -> f64 {
+    call_in_map(w)
+}
+
+#[test]
+fn call_borrowing_the_iterated_vector() {
+    let w = vec![0.4, -1.1, 2.5];
+    let (y, g) = checked(
+        call_in_map(w.clone()),
+        call_in_map_grad(w.clone()),
+        call_in_map_via_grad(w.clone()),
+    );
+    assert_relative_eq!(y, w[0] * w[0] + w[1] * w[0], max_relative = 1e-15);
+    assert_relative_eq!(g[0], 2.0 * w[0] + w[1], max_relative = 1e-15);
+    assert_relative_eq!(g[1], w[0], max_relative = 1e-15);
+    assert_eq!(g[2], 0.0);
+}
+
+const INPUTS: [[f64; 3]; 2] = [[0.52, 1.12, 0.77], [0.88, -1.08, 0.15]];
+
+/// `tanh(inputs[i] . weights)`, differentiated with respect to `weights` only.
+#[reverse(wrt(weights))]
+fn predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
+    let mut preds = [0.0; 2];
+    for i in 0..2 {
+        let mut dot = 0.0;
+        for j in 0..3 {
+            dot += inputs[i][j] * weights[j];
+        }
+        preds[i] = dot.tanh();
+    }
+    preds
+}
+
+/// A callee annotated with `wrt(..)`, called with a constant for its inactive parameter.
+#[reverse]
+fn wrt_loss(weights: &[f64; 3]) -> f64 {
+    let preds = predictions(weights, &INPUTS);
+    let mut l = 0.0;
+    for i in 0..2 {
+        l -= preds[i].ln();
+    }
+    l
+}
+
+#[reverse]
+fn wrt_loss_via(weights: &[f64; 3]) -> f64 {
+    wrt_loss(weights)
+}
+
+#[test]
+fn callee_with_wrt() {
+    let w = [0.9, 0.3, 0.5];
+    let (_, g) = checked(wrt_loss(&w), wrt_loss_grad(&w), wrt_loss_via_grad(&w));
+    check::gradient(|p| wrt_loss(&[p[0], p[1], p[2]]), &w, &g).unwrap();
+}
+
+/// The same callee without `wrt(..)`, called with a constant for its nested array.
+#[reverse]
+fn all_predictions(weights: &[f64; 3], inputs: &[[f64; 3]; 2]) -> [f64; 2] {
+    let mut preds = [0.0; 2];
+    for i in 0..2 {
+        preds[i] = (inputs[i][0] * weights[0] + inputs[i][1] * weights[1]).tanh() * weights[2];
+    }
+    preds
+}
+
+#[reverse]
+fn constant_loss(weights: &[f64; 3]) -> f64 {
+    let preds = all_predictions(weights, &INPUTS);
+    preds[0] * preds[1]
+}
+
+#[reverse]
+fn constant_loss_via(weights: &[f64; 3]) -> f64 {
+    constant_loss(weights)
+}
+
+#[test]
+fn constant_passed_for_a_nested_array() {
+    let w = [0.9, 0.3, 0.5];
+    let (_, g) = checked(
+        constant_loss(&w),
+        constant_loss_grad(&w),
+        constant_loss_via_grad(&w),
+    );
+    check::gradient(|p| constant_loss(&[p[0], p[1], p[2]]), &w, &g).unwrap();
+}
+
+/// A user type without an adjoint: data, left out of `wrt(..)`.
+struct Table {
+    /// The coefficients.
+    pub coef: [f64; 2],
+}
+
+/// `coef[0] x^2 + coef[1] x`, differentiated with respect to `x` only.
+#[reverse(wrt(x))]
+fn poly(x: f64, table: &Table) -> f64 {
+    table.coef[0] * x * x + table.coef[1] * x
+}
+
+/// A caller that leaves the table out too.
+#[reverse(wrt(x))]
+fn poly_twice(x: f64, table: &Table) -> f64 {
+    poly(x, table) + poly(2.0 * x, table)
+}
+
+#[test]
+fn user_type_left_out_of_wrt_needs_no_adjoint() {
+    let table = Table { coef: [0.5, -1.5] };
+    let x = 0.8;
+    let (y, g) = poly_twice_grad(x, &table);
+    assert_eq!(y.to_bits(), poly_twice(x, &table).to_bits());
+    let [a, b] = table.coef;
+    assert_relative_eq!(
+        g,
+        2.0 * a * x + b + 2.0 * (2.0 * a * 2.0 * x + b),
+        max_relative = 1e-15
+    );
+}
+
+/// A model whose step is a method returning an array.
+#[derive(revad::Adjoint)]
+struct Decay {
+    pub rate: f64,
+}
+
+impl Decay {
+    /// `[x0 - rate x1, x1 + rate x0]`.
+    #[reverse]
+    fn step(&self, x: [f64; 2]) -> [f64; 2] {
+        [x[0] - self.rate * x[1], x[1] + self.rate * x[0]]
+    }
+}
+
+/// A method's array result assigned to a loop-carried array.
+#[reverse]
+fn rollout(m: &Decay, x: [f64; 2]) -> f64 {
+    let mut state = x;
+    for _ in 0..3 {
+        state = m.step(state);
+    }
+    state[0] * state[1]
+}
+
+#[reverse]
+fn rollout_via(m: &Decay, x: [f64; 2]) -> f64 {
+    rollout(m, x)
+}
+
+#[test]
+fn method_result_carried_around_a_loop() {
+    let m = Decay { rate: 0.3 };
+    let x = [0.8, -0.4];
+    let (y, (gm, gx)) = rollout_grad(&m, x);
+    assert_eq!(y.to_bits(), rollout(&m, x).to_bits());
+    let (y2, (gm2, gx2)) = rollout_via_grad(&m, x);
+    assert_eq!(y2.to_bits(), y.to_bits());
+    assert_eq!((gm2.rate, gx2), (gm.rate, gx));
+    let f = |p: &[f64]| rollout(&Decay { rate: p[0] }, [p[1], p[2]]);
+    check::gradient(f, &[m.rate, x[0], x[1]], &[gm.rate, gx[0], gx[1]]).unwrap();
+}
+
+/// The issue's form: only the first element read.
+#[reverse]
+fn call_in_map_first(w: Vec<f64>) -> f64 {
+    let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
+    cv[0]
+}
+
+#[test]
+fn call_in_map_first_element() {
+    let w = vec![0.4, -1.1, 2.5];
+    let (y, g) = call_in_map_first_grad(w.clone());
+    assert_eq!(y.to_bits(), call_in_map_first(w.clone()).to_bits());
+    assert_eq!(g, vec![2.0 * w[0], 0.0, 0.0]);
+}
+
+/// An `if` whose arms are arrays: `2 max(a, b) + min(a, b)`.
+#[reverse]
+fn if_of_arrays(a: f64, b: f64) -> f64 {
+    let v = if a > b { [a, b] } else { [b, a] };
+    v[0] * 2.0 + v[1]
+}
+
+#[reverse]
+fn if_of_arrays_via(a: f64, b: f64) -> f64 {
+    if_of_arrays(a, b)
+}
+
+#[test]
+fn if_with_array_arms() {
+    for (a, b) in [(0.3, -1.2), (-0.5, 2.0)] {
+        let (y, (ga, gb)) = checked(
+            if_of_arrays(a, b),
+            if_of_arrays_grad(a, b),
+            if_of_arrays_via_grad(a, b),
+        );
+        assert_eq!(y, 2.0 * a.max(b) + a.min(b));
+        assert_eq!((ga, gb), if a > b { (2.0, 1.0) } else { (1.0, 2.0) });
+    }
+}
+
+/// A `for` loop over a temporary array: `a^2 + b^2 + c^2`.
+#[reverse]
+fn loop_over_temporary(a: f64, b: f64, c: f64) -> f64 {
+    let mut s = 0.0;
+    for v in [a, b * c, c] {
+        s += v * v;
+    }
+    s
+}
+
+#[reverse]
+fn loop_over_temporary_via(a: f64, b: f64, c: f64) -> f64 {
+    loop_over_temporary(a, b, c)
+}
+
+/// An iterator chain over a temporary array: `a + 2 b`.
+#[reverse]
+fn sum_of_temporary(a: f64, b: f64) -> f64 {
+    [a, b, b].iter().sum()
+}
+
+#[reverse]
+fn sum_of_temporary_via(a: f64, b: f64) -> f64 {
+    sum_of_temporary(a, b)
+}
+
+#[test]
+fn temporary_arrays_iterated() {
+    let (a, b, c) = (0.7, -1.1, 0.4);
+    let (_, (ga, gb, gc)) = checked(
+        loop_over_temporary(a, b, c),
+        loop_over_temporary_grad(a, b, c),
+        loop_over_temporary_via_grad(a, b, c),
+    );
+    assert_eq!(ga, 2.0 * a);
+    assert_relative_eq!(gb, 2.0 * b * c * c, max_relative = 1e-15);
+    assert_relative_eq!(gc, 2.0 * b * b * c + 2.0 * c, max_relative = 1e-15);
+    let (y, g) = checked(
+        sum_of_temporary(a, b),
+        sum_of_temporary_grad(a, b),
+        sum_of_temporary_via_grad(a, b),
+    );
+    assert_eq!(y, a + b + b);
+    assert_eq!(g, (1.0, 2.0));
+}
+
+const STEPS: usize = 3;
+const DIM: usize = 2;
+
+/// A local 2-D array written element by element, then read: `q[t][i] = t x_i + q[t-1][i] x_i`.
+#[reverse]
+fn local_table(x: &[f64; 2]) -> f64 {
+    let mut q = [[0.0; DIM]; STEPS];
+    for t in 0..STEPS {
+        for i in 0..DIM {
+            q[t][i] += x[i] * t as f64;
+            if t > 0 {
+                q[t][i] += q[t - 1][i] * x[i];
+            }
+        }
+    }
+    q[2][0] * q[1][1]
+}
+
+#[reverse]
+fn local_table_via(x: &[f64; 2]) -> f64 {
+    local_table(x)
+}
+
+/// A local 2-D table of constants, indexed: `x0 + 3 x1`.
+#[reverse]
+fn constant_table(x: &[f64; 2]) -> f64 {
+    let a = [[1.0, 2.0], [3.0, 4.0]];
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += a[i][0] * x[i];
+    }
+    s
+}
+
+#[reverse]
+fn constant_table_via(x: &[f64; 2]) -> f64 {
+    constant_table(x)
+}
+
+#[test]
+fn local_2d_arrays() {
+    let x = [0.3, -0.7];
+    let (_, g) = checked(
+        local_table(&x),
+        local_table_grad(&x),
+        local_table_via_grad(&x),
+    );
+    // q[1] = [x0 (1 + 0), x1 (1 + 0)] = x, q[2][0] = 2 x0 + x0 x0: f = (2 x0 + x0^2) x1.
+    let f = |p: &[f64]| (2.0 * p[0] + p[0] * p[0]) * p[1];
+    assert_relative_eq!(local_table(&x), f(&x), max_relative = 1e-15);
+    assert_relative_eq!(g[0], (2.0 + 2.0 * x[0]) * x[1], max_relative = 1e-15);
+    assert_relative_eq!(g[1], 2.0 * x[0] + x[0] * x[0], max_relative = 1e-15);
+    let (y, g) = checked(
+        constant_table(&x),
+        constant_table_grad(&x),
+        constant_table_via_grad(&x),
+    );
+    assert_eq!(y, x[0] + 3.0 * x[1]);
+    assert_eq!(g, [1.0, 3.0]);
+}
+
+const TABLE: [[f64; 2]; 2] = [[1.0, 2.0], [3.0, 4.0]];
+
+/// A module-level 2-D constant under `#[reverse(hessian)]`: `sum_i TABLE[i][1] x_i^2 x_0`.
+#[reverse(hessian)]
+fn table_weighted(x: &[f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += TABLE[i][1] * x[i] * x[i] * x[0];
+    }
+    s
+}
+
+#[test]
+fn constant_table_under_hessian() {
+    let x = [0.6, -0.9];
+    let (y, g, h) = table_weighted_hessian(&x);
+    assert_eq!(y.to_bits(), table_weighted(&x).to_bits());
+    // f = 2 x0^3 + 4 x1^2 x0.
+    let (x0, x1) = (x[0], x[1]);
+    assert_relative_eq!(g[0], 6.0 * x0 * x0 + 4.0 * x1 * x1, max_relative = 1e-14);
+    assert_relative_eq!(g[1], 8.0 * x1 * x0, max_relative = 1e-14);
+    assert_relative_eq!(h[0][0], 12.0 * x0, max_relative = 1e-14);
+    assert_relative_eq!(h[0][1], 8.0 * x1, max_relative = 1e-14);
+    assert_relative_eq!(h[1][0], 8.0 * x1, max_relative = 1e-14);
+    assert_relative_eq!(h[1][1], 8.0 * x0, max_relative = 1e-14);
+}
+
+/// `.skip(k)` right after `.iter()` in a chain: `sum_{i>=1} x_i^2`.
+#[reverse]
+fn skipped_squares(x: &[f64]) -> f64 {
+    x.iter().skip(1).map(|v| v * v).sum()
+}
+
+/// `.skip(1).take(2)` zipped: `x1 y0 + x2 y1` (fewer terms when `x` is short).
+#[reverse]
+fn skipped_dot(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .skip(1)
+        .take(2)
+        .zip(y.iter())
+        .map(|(a, b)| a * b)
+        .sum()
+}
+
+#[reverse]
+fn skipped_dot_via(x: &[f64], y: &[f64]) -> f64 {
+    skipped_dot(x, y)
+}
+
+#[test]
+fn skip_and_take_in_chains() {
+    let x = [0.5, -1.5, 2.0];
+    let (y, g) = skipped_squares_grad(&x);
+    assert_eq!(y.to_bits(), skipped_squares(&x).to_bits());
+    assert_eq!(g, vec![0.0, 2.0 * x[1], 2.0 * x[2]]);
+    let (x, w) = ([1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0]);
+    let (y, (gx, gw)) = checked(
+        skipped_dot(&x, &w),
+        skipped_dot_grad(&x, &w),
+        skipped_dot_via_grad(&x, &w),
+    );
+    assert_eq!(y, 2.0 * 5.0 + 3.0 * 6.0);
+    assert_eq!(gx, vec![0.0, 5.0, 6.0, 0.0]);
+    assert_eq!(gw, vec![2.0, 3.0, 0.0]);
+    // `skip` past the end gives an empty iterator, as in Rust.
+    let (y, (gx, _)) = skipped_dot_grad(&[1.0], &w);
+    assert_eq!(y, 0.0);
+    assert_eq!(gx, vec![0.0]);
+}
+
+/// A chain bound by `let` and consumed later; `w` shadowed in between (the chain reads the
+/// first): `w sum x`, then `+ w2`.
+#[reverse]
+fn bound_chain(x: &[f64], w: f64) -> f64 {
+    let it = x.iter().map(|v| v * w);
+    let w = w * 3.0;
+    let s: f64 = it.sum();
+    s + w
+}
+
+#[reverse]
+fn bound_chain_via(x: &[f64], w: f64) -> f64 {
+    bound_chain(x, w)
+}
+
+#[test]
+fn chain_bound_by_let() {
+    let (x, w) = ([0.5, -1.5, 2.0], 0.7);
+    let (y, (gx, gw)) = checked(
+        bound_chain(&x, w),
+        bound_chain_grad(&x, w),
+        bound_chain_via_grad(&x, w),
+    );
+    assert_relative_eq!(y, w * (x[0] + x[1] + x[2]) + 3.0 * w, max_relative = 1e-15);
+    assert_eq!(gx, vec![w; 3]);
+    assert_relative_eq!(gw, x[0] + x[1] + x[2] + 3.0, max_relative = 1e-15);
+}
+
+/// Early `return`s in a function returning an array.
+#[reverse]
+fn early_array(x: f64, y: f64) -> [f64; 2] {
+    let a = x * y;
+    if a > 1.0 {
+        let b = a * 2.0;
+        return [b, x];
+    }
+    let c = a.sin();
+    if c < 0.0 {
+        return [c, c * x];
+    }
+    [c * y, a]
+}
+
+/// An early `return` in a function returning a tuple.
+#[reverse]
+fn early_tuple(x: f64) -> (f64, f64) {
+    if x > 10.0 {
+        return (x, x);
+    }
+    (x * x, x.exp())
+}
+
+#[reverse]
+fn early_via(x: f64, y: f64) -> f64 {
+    let v = early_array(x, y);
+    let (p, q) = early_tuple(x);
+    v[0] * 3.0 + v[1] + p * q
+}
+
+#[test]
+fn early_return_of_arrays_and_tuples() {
+    for (x, y) in [(2.0, 0.9), (0.5, 0.3), (-0.5, 0.8), (12.0, 0.05)] {
+        for k in 0..2 {
+            let mut seed = [0.0; 2];
+            seed[k] = 1.0;
+            let (v, (gx, gy)) = early_array_vjp(x, y, seed);
+            assert_eq!(v, early_array(x, y));
+            let f = |p: &[f64]| early_array(p[0], p[1])[k];
+            check::gradient(f, &[x, y], &[gx, gy]).unwrap();
+        }
+        let (t, g) = early_tuple_vjp(x, (1.0, 0.5));
+        assert_eq!(t, early_tuple(x));
+        check::gradient(
+            |p| early_tuple(p[0]).0 + 0.5 * early_tuple(p[0]).1,
+            &[x],
+            &[g],
+        )
+        .unwrap();
+        let (_, (gx, gy)) = early_via_grad(x, y);
+        let f = |p: &[f64]| {
+            let v = early_array(p[0], p[1]);
+            let (a, b) = early_tuple(p[0]);
+            v[0] * 3.0 + v[1] + a * b
+        };
+        check::gradient(f, &[x, y], &[gx, gy]).unwrap();
+    }
+}
+
+/// The same forms under the CPS backend (structs, nested containers and methods are rejected
+/// there with a message naming the default backend).
+mod under_cps {
+    use super::*;
+
+    #[reverse(cps)]
+    fn carried_result(c: [f64; 2]) -> f64 {
+        let mut s = 0.0;
+        let mut prev = point(c, 0.5);
+        for i in 0..3 {
+            let p = [c[0] * i as f64, c[1]];
+            s += p[0] * prev[1];
+            prev = p;
+        }
+        s
+    }
+
+    #[reverse(cps)]
+    fn call_in_map(w: Vec<f64>) -> f64 {
+        let cv: Vec<f64> = w.iter().map(|&e| weighted_first(e, &w)).collect();
+        cv[0] + cv[1]
+    }
+
+    #[reverse(cps)]
+    fn if_of_arrays(a: f64, b: f64) -> f64 {
+        let v = if a > b { [a, b] } else { [b, a] };
+        v[0] * 2.0 + v[1]
+    }
+
+    #[reverse(cps)]
+    fn temporaries(a: f64, b: f64, c: f64) -> f64 {
+        let mut s: f64 = [a, b].iter().sum();
+        for v in [a, b * c, c] {
+            s += v * v;
+        }
+        s
+    }
+
+    #[reverse(cps)]
+    fn chains(x: &[f64], w: f64) -> f64 {
+        let it = x.iter().skip(1).map(|v| v * w);
+        let s: f64 = it.sum();
+        s
+    }
+
+    #[reverse(cps)]
+    fn early_array(x: f64, y: f64) -> [f64; 2] {
+        let a = x * y;
+        if a > 1.0 {
+            let b = a * 2.0;
+            return [b, x];
+        }
+        let c = a.sin();
+        if c < 0.0 {
+            return [c, c * x];
+        }
+        [c * y, a]
+    }
+
+    #[test]
+    fn agree_with_the_tape_backend() {
+        let c = [0.7, -1.3];
+        let (y, g) = carried_result_grad(c);
+        assert_eq!(y.to_bits(), super::carried_result(c).to_bits());
+        assert_eq!(g, super::carried_result_grad(c).1);
+        let w = vec![0.4, -1.1, 2.5];
+        let (y, g) = call_in_map_grad(w.clone());
+        assert_eq!(y.to_bits(), super::call_in_map(w.clone()).to_bits());
+        assert_eq!(g, super::call_in_map_grad(w).1);
+        for (a, b) in [(0.3, -1.2), (-0.5, 2.0)] {
+            assert_eq!(if_of_arrays_grad(a, b), super::if_of_arrays_grad(a, b));
+        }
+        let (a, b, c) = (0.7, -1.1, 0.4);
+        let (y, (ga, gb, gc)) = temporaries_grad(a, b, c);
+        assert_eq!(y.to_bits(), temporaries(a, b, c).to_bits());
+        assert_relative_eq!(ga, 1.0 + 2.0 * a, max_relative = 1e-15);
+        assert_relative_eq!(gb, 1.0 + 2.0 * b * c * c, max_relative = 1e-15);
+        assert_relative_eq!(gc, 2.0 * b * b * c + 2.0 * c, max_relative = 1e-15);
+        let x = [0.5, -1.5, 2.0];
+        let (y, (gx, gw)) = chains_grad(&x, 0.3);
+        assert_eq!(y.to_bits(), chains(&x, 0.3).to_bits());
+        assert_eq!(gx, vec![0.0, 0.3, 0.3]);
+        assert_relative_eq!(gw, x[1] + x[2], max_relative = 1e-15);
+        for (x, y) in [(2.0, 0.9), (0.5, 0.3), (-0.5, 0.8)] {
+            for seed in [[1.0, 0.0], [0.0, 1.0]] {
+                let ours = early_array_vjp(x, y, seed);
+                let tape = super::early_array_vjp(x, y, seed);
+                assert_eq!(ours.0, tape.0);
+                assert_relative_eq!(ours.1 .0, tape.1 .0, max_relative = 1e-15);
+                assert_relative_eq!(ours.1 .1, tape.1 .1, max_relative = 1e-15);
+            }
+        }
+    }
+}
