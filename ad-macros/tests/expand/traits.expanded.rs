@@ -160,7 +160,7 @@ impl fit {
         x: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_m: &mut <M as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<M>,
         mut __adj_x: impl ::revad::__private::ScalarSink<f64>,
     ) {
         #[diagnostic::on_unimplemented(
@@ -198,6 +198,10 @@ impl fit {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_loss
         for T {}
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_m = ::revad::__private::AggregateSink::<
+            M,
+        >::target(&mut __sink_0, &mut __scratch_0, &m);
         let __adj_t1 = __seed;
         (&m)
             .__ad_rev_loss(
@@ -324,7 +328,7 @@ trait Model: ::revad::Adjoint {
         x: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_self: &mut <Self as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<Self>,
         mut __adj_x: impl ::revad::__private::ScalarSink<f64>,
     ) {
         const {
@@ -520,7 +524,7 @@ trait Model: ::revad::Adjoint {
         y: f64,
         __seed: f64,
         __stack: &mut ::revad::__private::ValueStack,
-        __adj_self: &mut <Self as ::revad::Adjoint>::Adj,
+        mut __sink_0: impl ::revad::__private::AggregateSink<Self>,
         mut __adj_x: impl ::revad::__private::ScalarSink<f64>,
         mut __adj_y: impl ::revad::__private::ScalarSink<f64>,
     ) {
@@ -562,6 +566,10 @@ trait Model: ::revad::Adjoint {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_eval
         for T {}
+        let mut __scratch_0 = ::core::option::Option::None;
+        let __adj_self = ::revad::__private::AggregateSink::<
+            Self,
+        >::target(&mut __sink_0, &mut __scratch_0, &self);
         let __self = self;
         let e = __stack.pop::<f64>();
         let __adj_t3 = __seed;
@@ -592,7 +600,7 @@ macro_rules! __ad_impl_Model {
         ::__ad_fwd_eval(self, __ad_a1, __ad_a2) } #[doc(hidden)] #[inline]
         #[allow(dead_code, clippy::too_many_arguments)] pub fn __ad_rev_eval(& self,
         __ad_a1 : f64, __ad_a2 : f64, __ad_a3 : & mut ::revad::__private::ValueStack,
-        __ad_a4 : & mut < Self as ::revad::Adjoint > ::Adj, __ad_a5 : impl
+        __ad_a4 : impl ::revad::__private::AggregateSink < Self >, __ad_a5 : impl
         ::revad::__private::ScalarSink < f64 >) { < Self as $($tr)* >
         ::__ad_rev_eval(self, __ad_a1, __ad_a2, __ad_a3, __ad_a4, __ad_a5) }
         #[doc(hidden)] #[inline] #[allow(dead_code, clippy::too_many_arguments)] pub fn
@@ -601,8 +609,8 @@ macro_rules! __ad_impl_Model {
         ::__ad_fwd_loss(self, __ad_a1, __ad_a2, __ad_a3) } #[doc(hidden)] #[inline]
         #[allow(dead_code, clippy::too_many_arguments)] pub fn __ad_rev_loss(& self,
         __ad_a1 : f64, __ad_a2 : f64, __ad_a3 : f64, __ad_a4 : & mut
-        ::revad::__private::ValueStack, __ad_a5 : & mut < Self as ::revad::Adjoint >
-        ::Adj, __ad_a6 : impl ::revad::__private::ScalarSink < f64 >, __ad_a7 : impl
+        ::revad::__private::ValueStack, __ad_a5 : impl ::revad::__private::AggregateSink
+        < Self >, __ad_a6 : impl ::revad::__private::ScalarSink < f64 >, __ad_a7 : impl
         ::revad::__private::ScalarSink < f64 >) { < Self as $($tr)* >
         ::__ad_rev_loss(self, __ad_a1, __ad_a2, __ad_a3, __ad_a4, __ad_a5, __ad_a6,
         __ad_a7) } }
@@ -644,11 +652,14 @@ Model! {
     "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter")]
     #[allow(dead_code)] fn __ad_rev_eval(& self, x : f64, __seed : f64, __stack : & mut
-    ::revad::__private::ValueStack, __adj_self : & mut < Self as ::revad::Adjoint >
-    ::Adj, mut __adj_x : impl ::revad::__private::ScalarSink < f64 >) { let __self =
-    self; let __t0 = __self.w; let __adj_t3 = __seed; let __adj_t1 = __adj_t3; let
-    __adj_t2 = __adj_t3; __adj_self.b += __adj_t2; let __adj_t0 = __adj_t1 * x;
-    ::revad::__private::ScalarSink::add(& mut __adj_x, __adj_t1 * __t0); __adj_self.w +=
-    __adj_t0; } const IMPL_NEEDS_REVAD_REVERSE : ::revad::__private::ImplInfo =
-    ::revad::__private::ImplInfo { differentiated : & ["eval"], plain : & [], }; }
+    ::revad::__private::ValueStack, mut __sink_0 : impl ::revad::__private::AggregateSink
+    < Self >, mut __adj_x : impl ::revad::__private::ScalarSink < f64 >) { let mut
+    __scratch_0 = ::core::option::Option::None; let __adj_self =
+    ::revad::__private::AggregateSink:: < Self > ::target(& mut __sink_0, & mut
+    __scratch_0, & self,); let __self = self; let __t0 = __self.w; let __adj_t3 = __seed;
+    let __adj_t1 = __adj_t3; let __adj_t2 = __adj_t3; __adj_self.b += __adj_t2; let
+    __adj_t0 = __adj_t1 * x; ::revad::__private::ScalarSink::add(& mut __adj_x, __adj_t1
+    * __t0); __adj_self.w += __adj_t0; } const IMPL_NEEDS_REVAD_REVERSE :
+    ::revad::__private::ImplInfo = ::revad::__private::ImplInfo { differentiated : &
+    ["eval"], plain : & [], }; }
 }
