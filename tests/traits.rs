@@ -2,6 +2,10 @@
 //! methods; the derivatives called on a concrete type (`model.loss_grad(..)`), through a
 //! generic bound (`fn fit<M: Model>`), and of a trait's default method, checked against
 //! closed forms and finite differences of the primal.
+#![allow(
+    clippy::assign_op_pattern,
+    reason = "the forms under test are written as users write them"
+)]
 
 use approx::assert_relative_eq;
 use revad::reverse;
