@@ -34,6 +34,7 @@
 //!   code reads as elements of the base array, checked like Rust's slices.
 //! - [`Float`] ([`float`]): the float types that generated code differentiates (`f64`, `f32`
 //!   and the dual numbers), and the bound of generic functions (`T: Float`).
+//! - [`stop_gradient`] ([`gradient`]): a value through which no derivative flows.
 //! - [`Lanes`] ([`lanes`]): `N` tangents of one float, the tangents of `NAME_jvp_vec`.
 //! - [`Accumulate`] ([`accumulate`]): adding one adjoint into another, named by the adjoint's
 //!   type alone.
@@ -55,6 +56,7 @@ pub mod expect;
 pub mod float;
 pub mod forward;
 pub mod function;
+pub mod gradient;
 pub mod grow;
 pub mod inout;
 pub mod lanes;
@@ -70,5 +72,6 @@ pub use accumulate::Accumulate;
 pub use adjoint::{Adjoint, Zero};
 pub use dual::{Dual, DualVec};
 pub use float::Float;
+pub use gradient::{stop_gradient, StopGradient};
 pub use lanes::Lanes;
 pub use stack::ValueStack;
