@@ -508,8 +508,8 @@ pub use revad_runtime::stack::{
     release_thread_buffers, thread_buffer_bytes, MAX_THREAD_BUFFER_BYTES,
 };
 pub use revad_runtime::{
-    adjoint, check, cps, forward, rules, stop_gradient, Accumulate, Adjoint, Dual, DualVec, Float,
-    Lanes, StopGradient, ValueStack, Zero,
+    adjoint, check, checkpoint, cps, forward, rules, stop_gradient, Accumulate, Adjoint, Dual,
+    DualVec, Float, Lanes, StopGradient, ValueStack, Zero,
 };
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that

@@ -9,6 +9,7 @@
 //!   this one to read that table ([`rules::INTRINSICS`]); this crate does not depend on it.
 //! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
 //!   sweep of a loop (or of a called function) to its reverse sweep.
+//! - [`checkpoint`]: binomial checkpointing (revolve) of long loops under a snapshot budget.
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
 //! - [`Adjoint`]: a value that has an adjoint (gradient): its type, a zero of the value's
 //!   shape, and accumulation; implemented for floats, arrays, slices, `Vec`s, tuples,
@@ -50,6 +51,7 @@ pub mod accumulate;
 pub mod adjoint;
 pub mod call;
 pub mod check;
+pub mod checkpoint;
 pub mod cps;
 pub mod dual;
 pub mod expect;
