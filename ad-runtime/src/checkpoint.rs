@@ -104,13 +104,12 @@ pub fn revolve<S: Clone, A>(
         step: &mut step,
         step_vjp: &mut step_vjp,
         stats: &mut stats,
-        held: 1,
         last: n - 1,
         end: None,
         seed: Some(seed),
         adj: None,
     };
-    sweep.reverse(0, n, x0, snapshots.get());
+    sweep.reverse(x0, n, snapshots.get());
     let (Some(end), Some(adj)) = (sweep.end, sweep.adj) else {
         unreachable!("the reverse sweep reaches step 0 after step n - 1")
     };
@@ -122,8 +121,6 @@ struct Sweep<'a, S, A, F, V, D> {
     step: &'a mut F,
     step_vjp: &'a mut V,
     stats: &'a mut Stats,
-    /// States held now.
-    held: usize,
     /// The last step, `n - 1`: reversing it first computes the final state and the seed.
     last: usize,
     end: Option<S>,
@@ -164,32 +161,43 @@ where
         self.adj = Some((self.step_vjp)(i, x, adj));
     }
 
-    /// Reverses steps `a..b` from the snapshot `x_a`, with `s` snapshots (`x_a` among them).
-    fn reverse(&mut self, a: usize, mut b: usize, x_a: S, s: usize) {
-        // (The left parts of the splits go round this loop rather than recursing.)
-        while b > a {
-            let l = b - a;
-            if l == 1 {
-                self.reverse_step(a, &x_a);
-                return;
-            }
-            if s == 1 {
-                // One snapshot: recompute each state from `x_a` (quadratic).
-                for i in (a..b).rev() {
-                    let x = self.advance(a, i, &x_a);
-                    self.reverse_step(i, &x);
+    /// Reverses steps `0..n` from `x_0` with `s` snapshots (`x_0` among them).
+    ///
+    /// Each frame of the stack is a snapshot `x_a` and the snapshots `s` its segment may use
+    /// (itself included); its segment ends where the frame above it starts, or at `n`. A
+    /// segment of `l` steps with `s ≥ 2` snapshots is split after `l - C(s - 1 + t, s - 1)`
+    /// steps (`t` the least with `C(s + t, s) ≥ l`): the right part is reversed first with
+    /// `s - 1` snapshots, then the left part with `s` (Griewank's binomial schedule). (A stack
+    /// rather than recursion: a budget of a million snapshots nests a million deep.)
+    fn reverse(&mut self, x0: S, n: usize, s: usize) {
+        let mut stack: Vec<(usize, S, usize)> = vec![(0, x0, s)];
+        let mut b = n;
+        while let Some(top) = stack.last() {
+            let (a, s) = (top.0, top.2);
+            match b - a {
+                0 => {
+                    stack.pop();
                 }
-                return;
+                1 => {
+                    self.reverse_step(a, &top.1);
+                    b = a;
+                }
+                l if s == 1 => {
+                    // One snapshot: recompute each state from `x_a` (quadratic).
+                    for i in (a..a + l).rev() {
+                        let x = self.advance(a, i, &top.1);
+                        self.reverse_step(i, &x);
+                    }
+                    b = a;
+                }
+                l => {
+                    let t = repetitions(s, l);
+                    let m = a + l.saturating_sub(beta(s - 1, t)).max(1);
+                    let x_m = self.advance(a, m, &top.1);
+                    stack.push((m, x_m, s - 1));
+                    self.stats.max_snapshots = self.stats.max_snapshots.max(stack.len());
+                }
             }
-            let t = repetitions(s, l);
-            let first = l.saturating_sub(beta(s - 1, t)).max(1);
-            let m = a + first;
-            let x_m = self.advance(a, m, &x_a);
-            self.held += 1;
-            self.stats.max_snapshots = self.stats.max_snapshots.max(self.held);
-            self.reverse(m, b, x_m, s - 1);
-            self.held -= 1;
-            b = m;
         }
     }
 }
