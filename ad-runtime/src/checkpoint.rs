@@ -32,7 +32,8 @@
 
 use core::num::NonZeroUsize;
 
-/// A snapshot budget known at compile time; a budget of zero is a compile error.
+/// A snapshot budget known at compile time; a budget of zero is a compile error when the
+/// caller is built (`cargo build`; `cargo check` does not evaluate the constant).
 ///
 /// ```compile_fail
 /// let _ = revad_runtime::checkpoint::snapshots::<0>();
