@@ -37,7 +37,7 @@ fn unchecked(s0: [f64; 2], p: [f64; 2], n: usize) -> f64 {
     for _ in 0..n {
         let dt = 1e-6;
         let w = v - dt * (p[0] * x + p[1] * v);
-        x = x + dt * w;
+        x += dt * w;
         v = w;
     }
     x * x + v
@@ -52,7 +52,7 @@ fn forward_reference(s0: [f64; 2], p: [f64; 2], n: usize) -> (f64, [f64; 4]) {
     let dt = D::constant(1e-6);
     for _ in 0..n {
         let w = v - dt * (w2 * x + g * v);
-        x = x + dt * w;
+        x += dt * w;
         v = w;
     }
     let loss = x * x + v;

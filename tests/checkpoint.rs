@@ -26,7 +26,7 @@ fn inline(s0: [f64; 2], p: [f64; 2], n: usize) -> f64 {
     for _ in 0..n {
         let dt = 0.01;
         let w = v - dt * (p[0] * x + p[1] * v);
-        x = x + dt * w;
+        x += dt * w;
         v = w;
     }
     x * x + v

@@ -4,6 +4,7 @@
 //! on the dual numbers themselves.
 #![allow(
     clippy::needless_range_loop,
+    clippy::assign_op_pattern,
     reason = "the forms under test are written as users write them"
 )]
 

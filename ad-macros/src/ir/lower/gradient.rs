@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! // Before                              // After
-//! let y = x * revad::stop_gradient(x);   let __sg0 = opaque { ::revad::stop_gradient(x) };
+//! let y = x * revad::stop_gradient(x);   let __sg0 = opaque { revad::StopGradient::stop_gradient(x) };
 //!                                        let y = x * __sg0;
 //! ```
 //!
@@ -11,7 +11,9 @@
 //! or `::revad::` (or the name the caller's manifest gives the package) followed by
 //! `stop_gradient`. A bare `stop_gradient(x)` (imported, or a function of the user's own) with
 //! a float argument is an error that says so, rather than a guess either way. The emitted
-//! expression still calls the runtime function, which is the identity on floats and zeroes
+//! expression calls the runtime function through the trait of the crate the path names
+//! (`revad::StopGradient::stop_gradient(x)`), which only the library has: a module of the
+//! user's named `revad` does not compile. The function is the identity on floats and zeroes
 //! the tangents of dual numbers, so the generic copy of `#[reverse(hessian)]`, run on dual
 //! numbers, stops the derivative too.
 
@@ -81,8 +83,18 @@ impl Lowerer<'_> {
         // same in the function as written) is reported once.
         let mut name = self.vars[var].name.clone();
         name.set_span(name.span().located_at(arg.span()));
+        // Through the trait of the crate the user named (`revad::StopGradient`), so that a
+        // path whose first name is not the library (a module of the user's named `revad`) is
+        // a compile error rather than a derivative dropped from the user's function.
+        let syn::Expr::Path(func) = &*call.func else {
+            unreachable!("only a call through a path is lowered here")
+        };
+        let mut krate = func.path.clone();
+        krate.segments.pop();
+        let krate = krate.segments.pairs().map(|p| p.into_value().clone());
+        let colon = func.path.leading_colon;
         let opaque = Opaque {
-            expr: quote_spanned!(call.span()=> ::revad::stop_gradient(#name)),
+            expr: quote_spanned!(call.span()=> #colon #(#krate::)* StopGradient::stop_gradient(#name)),
             reads: vec![var],
             cheap: true,
             flows: Vec::new(),
