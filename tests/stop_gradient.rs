@@ -8,10 +8,10 @@
     reason = "the forms under test are written as users write them"
 )]
 
-use revad::{forward, reverse, stop_gradient, Dual, DualVec};
+use revad::{forward, reverse, stop_gradient, Dual, DualVec, Lanes};
 
 /// f(x, y) = x·sg(x) + y·sg(x y): as if sg(..) were constants, ∂x = x and ∂y = x y.
-#[forward]
+#[forward(vector)]
 #[reverse]
 fn scalars(x: f64, y: f64) -> f64 {
     x * revad::stop_gradient(x) + y * revad::stop_gradient(x * y)
@@ -37,6 +37,9 @@ fn scalars_in_every_backend() {
     assert_eq!(tx, x);
     assert_eq!(scalars_jvp(x, y, 0.0, 1.0).1, x * y);
     assert_eq!(scalars_jvp(x, y, 0.5, 2.0).1, 0.5 * x + 2.0 * x * y);
+    let (v, d) = scalars_jvp_vec(x, y, Lanes([1.0, 0.0]), Lanes([0.0, 1.0]));
+    assert_eq!(v.to_bits(), value.to_bits());
+    assert_eq!(d.0, [x, x * y]);
 }
 
 /// g(x) = x²·sg(x): g' = 2x·x and g'' = 2x (the stopped factor is a constant of value x).
