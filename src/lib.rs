@@ -495,6 +495,61 @@
 //! assert_eq!(area_jvp(3.0, 2.0, 1.0, 0.0), (6.0, 2.0));
 //! ```
 //!
+//! # Gradient control: `stop_gradient`
+//!
+//! [`stop_gradient`]`(x)` is `x` with no derivative, in every backend, in `#[forward]` and in
+//! `#[reverse(hessian)]`; the macro knows it by its path, `revad::stop_gradient(..)`. `wrt(..)`
+//! chooses the parameters of the gradient; `stop_gradient` cuts paths inside the body.
+//!
+//! ```
+//! // ∂x [x·sg(x)·y] = x·y: the stopped factor is a constant of value x.
+//! #[revad::reverse(wrt(x))]
+//! #[revad::forward]
+//! fn f(x: f64, y: f64) -> f64 {
+//!     x * revad::stop_gradient(x) * y
+//! }
+//!
+//! assert_eq!(f_grad(2.0, 3.0), (12.0, 6.0));
+//! assert_eq!(f_jvp(2.0, 3.0, 1.0, 0.0), (12.0, 6.0));
+//! ```
+//!
+//! # Long loops: checkpointing
+//!
+//! [`checkpoint::revolve`] reverses `n` steps of a loop holding at most a given number of
+//! states (binomial checkpointing), recomputing the others: memory for a 10⁸-step simulation
+//! in megabytes instead of gigabytes, for a few times the time. The step is an annotated
+//! function and its reverse the generated `_vjp`; the gradient is the one of the loop that
+//! keeps every state, bit for bit (`examples/checkpoint.rs`, and the table in the README).
+//!
+//! ```
+//! use revad::checkpoint::{revolve, snapshots};
+//!
+//! #[revad::reverse]
+//! fn step(x: f64, a: f64) -> f64 {
+//!     x - 0.01 * a * x
+//! }
+//!
+//! // x_n = (1 - 0.01 a)^n x_0: ∂x_0 = (1 - 0.01 a)^n.
+//! let (a, n) = (2.0, 10_000);
+//! let mut da = 0.0;
+//! let (x_n, dx0, stats) = revolve(
+//!     n,
+//!     snapshots::<8>(),
+//!     1.0,
+//!     |_, x| step(*x, a),
+//!     |_, x, adj| {
+//!         let (_, (dx, d_a)) = step_vjp(*x, a, adj);
+//!         da += d_a;
+//!         dx
+//!     },
+//!     |_| 1.0,
+//! );
+//! let r = 1.0 - 0.01 * a;
+//! assert!((dx0 - r.powi(n as i32)).abs() < 1e-12 * dx0);
+//! assert!((da - n as f64 * -0.01 * x_n / r).abs() < 1e-9 * da.abs());
+//! assert!(stats.max_snapshots <= 8);
+//! ```
+//!
 #![doc = include_str!("../docs/subset.md")]
 //!
 #![cfg_attr(
@@ -508,8 +563,8 @@ pub use revad_runtime::stack::{
     release_thread_buffers, thread_buffer_bytes, MAX_THREAD_BUFFER_BYTES,
 };
 pub use revad_runtime::{
-    adjoint, check, cps, forward, num_traits, rules, Accumulate, Adjoint, Dual, DualVec, Float,
-    Lanes, ValueStack, Zero,
+    adjoint, check, checkpoint, cps, forward, num_traits, rules, stop_gradient, Accumulate,
+    Adjoint, Dual, DualVec, Float, Lanes, StopGradient, ValueStack, Zero,
 };
 
 /// Not public API: the stand-in for a function called from `#[reverse]` code, used when that

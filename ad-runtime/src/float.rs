@@ -68,7 +68,8 @@ use crate::stack::Record;
 /// supertraits are those a dual number implements: arithmetic and compound assignment,
 /// comparison (of the values only, for a dual number), sums, and the runtime traits generated
 /// code needs ([`Record`] to keep values on the value stack, [`Adjoint`] and [`Accumulate`] for
-/// its adjoint, which has the type of the value, and [`InOut`] for `&mut` parameters).
+/// its adjoint, which has the type of the value, [`InOut`] for `&mut` parameters, and
+/// [`StopGradient`](crate::StopGradient) for `revad::stop_gradient`).
 pub trait Float:
     Copy
     + PartialOrd
@@ -91,6 +92,7 @@ pub trait Float:
     + Adjoint<Adj = Self>
     + Accumulate
     + InOut<Owned = Self>
+    + crate::gradient::StopGradient
     + sealed::Sealed
 {
     /// `0`.

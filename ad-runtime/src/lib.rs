@@ -9,6 +9,7 @@
 //!   this one to read that table ([`rules::INTRINSICS`]); this crate does not depend on it.
 //! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
 //!   sweep of a loop (or of a called function) to its reverse sweep.
+//! - [`checkpoint`]: binomial checkpointing (revolve) of long loops under a snapshot budget.
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
 //! - [`Adjoint`]: a value that has an adjoint (gradient): its type, a zero of the value's
 //!   shape, and accumulation; implemented for floats, arrays, slices, `Vec`s, tuples,
@@ -35,6 +36,7 @@
 //!   code reads as elements of the base array, checked like Rust's slices.
 //! - [`Float`] ([`float`]): the float types that generated code differentiates (`f64`, `f32`
 //!   and the dual numbers), and the bound of generic functions (`T: Float`).
+//! - [`stop_gradient`] ([`gradient`]): a value through which no derivative flows.
 //! - [`Lanes`] ([`lanes`]): `N` tangents of one float, the tangents of `NAME_jvp_vec`.
 //! - [`Accumulate`] ([`accumulate`]): adding one adjoint into another, named by the adjoint's
 //!   type alone.
@@ -50,12 +52,14 @@ pub mod accumulate;
 pub mod adjoint;
 pub mod call;
 pub mod check;
+pub mod checkpoint;
 pub mod cps;
 pub mod dual;
 pub mod expect;
 pub mod float;
 pub mod forward;
 pub mod function;
+pub mod gradient;
 pub mod grow;
 pub mod inout;
 pub mod lanes;
@@ -71,6 +75,7 @@ pub use accumulate::Accumulate;
 pub use adjoint::{Adjoint, Zero};
 pub use dual::{Dual, DualVec};
 pub use float::Float;
+pub use gradient::{stop_gradient, StopGradient};
 pub use lanes::Lanes;
 pub use stack::ValueStack;
 

@@ -42,6 +42,8 @@ pub enum E {
     CallClosure(String, Vec<E>),
     /// An iterator chain.
     Chain(Box<Chain>),
+    /// `revad::stop_gradient(e)`; in the oracle printing a constant of its value.
+    Stop(Box<E>),
 }
 
 /// An argument of a call of a generated function.
@@ -389,7 +391,8 @@ impl Printer {
             | E::Index(..)
             | E::Call(..)
             | E::CallClosure(..)
-            | E::Chain(..) => 5,
+            | E::Chain(..)
+            | E::Stop(_) => 5,
             E::Lit(_) => {
                 if self.oracle {
                     5
@@ -498,6 +501,13 @@ impl Printer {
             }
             E::CallClosure(f, args) => format!("{f}({})", self.args(args, ind)),
             E::Chain(c) => self.chain(c, ind),
+            E::Stop(a) => {
+                if self.oracle {
+                    format!("T::cst({}.re())", self.expr(a, 5, ind))
+                } else {
+                    format!("revad::stop_gradient({})", self.expr(a, 0, ind))
+                }
+            }
         }
     }
 

@@ -118,6 +118,7 @@ fn typed(e: &E) -> bool {
         E::Bin(_, a, b) => typed(a) || typed(b),
         E::Intr(_, args, _) => args.iter().any(typed),
         E::Powi(a, _, _) => typed(a),
+        E::Stop(a) => typed(a),
         E::If(_, a, b) => typed(a) || typed(b),
         E::Block(_, t) => typed(t),
         _ => true,
@@ -518,6 +519,12 @@ impl<'r> G<'r> {
                     .collect();
                 (E::CallClosure(name, args), bound)
             }
+        };
+        // Now and then a value through which no derivative flows.
+        let e = if self.rng.chance(0.03) {
+            E::Stop(Box::new(e))
+        } else {
+            e
         };
         self.limit(e, b)
     }

@@ -88,6 +88,8 @@ fn the_corpus_covers_the_subset() {
         "let res",
         // Local arrays passed to callees.
         "(&h",
+        // Gradient control.
+        "revad::stop_gradient(",
     ];
     for c in constructs {
         assert!(ALL.contains(c), "no generated program contains `{c}`");

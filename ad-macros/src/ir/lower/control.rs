@@ -417,6 +417,22 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) => (&f.label, &f.body, f.for_token.span),
             _ => return none,
         };
+        let attrs = match expr {
+            syn::Expr::While(w) => &w.attrs,
+            syn::Expr::Loop(l) => &l.attrs,
+            syn::Expr::ForLoop(f) => &f.attrs,
+            _ => return none,
+        };
+        let checkpoint = |a: &&syn::Attribute| {
+            a.path()
+                .segments
+                .last()
+                .is_some_and(|s| s.ident == "checkpoint")
+        };
+        if let Some(attr) = attrs.iter().find(checkpoint) {
+            self.cx.error(attr, CHECKPOINT_LOOP);
+            return none;
+        }
         if let syn::Expr::While(w) = expr {
             if self.calls_closure(&w.cond) {
                 // The closures the condition calls are inlined as statements, which must run
@@ -1196,3 +1212,9 @@ fn is_constant(tokens: &TokenStream) -> bool {
         Ok(syn::Expr::Lit(_) | syn::Expr::Path(_))
     )
 }
+
+/// The one message for a checkpoint attribute on a loop in an annotated function.
+const CHECKPOINT_LOOP: &str = "#[reverse] does not checkpoint a loop inside an annotated \
+     function: write the loop's body as a `#[revad::reverse]` step function and reverse the \
+     loop with `revad::checkpoint::revolve(n, snapshots, x0, step, step_vjp, seed)`, which \
+     keeps at most `snapshots` states and recomputes the others";

@@ -650,6 +650,17 @@ impl Lowerer<'_> {
             }
         }
         if let syn::Expr::Path(func) = &*call.func {
+            match super::gradient::stop_gradient_path(&func.path) {
+                Some(_) if func.qself.is_some() => {}
+                Some(true) => return self.lower_stop_gradient(call, out),
+                Some(false) if call.args.iter().any(|a| self.is_float_expr(a)) => {
+                    self.cx.error(&call.func, super::gradient::BARE);
+                    return Value::Error;
+                }
+                _ => {}
+            }
+        }
+        if let syn::Expr::Path(func) = &*call.func {
             let segments: Vec<String> = func
                 .path
                 .segments

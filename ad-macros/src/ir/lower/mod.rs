@@ -4,7 +4,7 @@
 //! (flags and guards for `return`/`break`/`continue`), `expr` (expressions), `control`
 //! (branches, `match`, and loops, built in one place by `push_loop`), `iter` (iterator chains
 //! lowered to loops), `closure` (closures inlined at their calls), `conversions` (`T::from_f64`
-//! and `T::from_i32` in generic code), `rename` (the opaque parts, renamed), `views` (slices of
+//! and `T::from_i32` in generic code), `gradient` (`revad::stop_gradient`), `rename` (the opaque parts, renamed), `views` (slices of
 //! float arrays as base + offset + length, and the `for` loops over them). This module holds
 //! the entry point and the statement lists.
 //!
@@ -49,6 +49,7 @@ mod control;
 mod conversions;
 mod enums;
 mod expr;
+mod gradient;
 mod grow;
 mod hoist;
 mod iter;

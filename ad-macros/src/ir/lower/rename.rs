@@ -264,7 +264,8 @@ fn non_float_message(expr: &syn::Expr) -> String {
 }
 
 /// Whether the value of `expr` carries no derivative whatever its operands: comparisons,
-/// boolean logic, casts to non-float types, `.len()` and the `is_*` tests.
+/// boolean logic, casts to non-float types, `.len()`, the `is_*` tests and
+/// `revad::stop_gradient(..)`.
 pub(super) fn kills_derivative(expr: &syn::Expr) -> bool {
     use syn::BinOp::*;
     match super::strip(expr) {
@@ -275,6 +276,12 @@ pub(super) fn kills_derivative(expr: &syn::Expr) -> bool {
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
         syn::Expr::Cast(cast) => crate::parse::float_of(&cast.ty).is_none(),
         syn::Expr::MethodCall(call) => KILLING_METHODS.contains(&call.method.to_string().as_str()),
+        syn::Expr::Call(call) => match &*call.func {
+            syn::Expr::Path(p) => {
+                p.qself.is_none() && super::gradient::stop_gradient_path(&p.path) == Some(true)
+            }
+            _ => false,
+        },
         _ => false,
     }
 }
