@@ -596,6 +596,10 @@ impl Emitter<'_> {
         let Some(Operand::Var(receiver)) = call.args.first() else {
             return None;
         };
+        // (The parameter itself, not a part of it: `layer.apply(..)` over `&self.layers`.)
+        if call.paths.first().is_some_and(Option::is_some) {
+            return None;
+        }
         self.body.vars[*receiver].param?;
         let receiver = &self.body.vars[*receiver].name;
         let r = format_ident!("__r", span = Span::mixed_site());
