@@ -560,6 +560,19 @@ fn method_results_in_loop(m: &Decay, x: [f64; 2]) -> f64 {
     s
 }
 
+impl Decay {
+    /// [`method_results_in_loop`] as a method: the receiver is `self`.
+    #[reverse]
+    fn results_in_loop(&self, x: [f64; 2]) -> f64 {
+        let mut s = 0.0;
+        for k in 0..3 {
+            let y = self.step(x);
+            s += ((k as f64 + 1.0) * y[0] * y[1]).sin();
+        }
+        s
+    }
+}
+
 #[reverse]
 fn method_results_in_loop_via(m: &Decay, x: [f64; 2]) -> f64 {
     method_results_in_loop(m, x)
@@ -593,6 +606,9 @@ fn method_results_kept_without_a_type() {
     assert_relative_eq!(gm.rate, c * (x[0] * y0 - x[1] * y1), max_relative = 1e-12);
     assert_relative_eq!(gx[0], c * (y1 + r * y0), max_relative = 1e-12);
     assert_relative_eq!(gx[1], c * (y0 - r * y1), max_relative = 1e-12);
+    let (s3, (gm3, gx3)) = m.results_in_loop_grad(x);
+    assert_eq!(s3.to_bits(), s.to_bits());
+    assert_eq!((gm3.rate, gx3), (gm.rate, gx));
     let (s2, (gm2, gx2)) = method_results_in_loop_via_grad(&m, x);
     assert_eq!(s2.to_bits(), s.to_bits());
     // (The caller's sinks add the same terms in another order.)
