@@ -615,9 +615,9 @@ pub mod __private {
         add_assign, check_seed_len, replay_rev, variant_mismatch, zeros_like,
     };
     pub use revad_runtime::call::{
-        require_derivative, require_forward, restore, AggregateSink, ArraySink, Differentiable,
-        Discard, ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt, ScalarSink,
-        Undifferentiated,
+        require_derivative, require_forward, restore, restore_result, AggregateSink, ArraySink,
+        Differentiable, Discard, ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt,
+        ScalarSink, Undifferentiated,
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{

@@ -536,6 +536,96 @@ fn early_return_of_arrays_and_tuples() {
     }
 }
 
+impl Decay {
+    /// `rate x`, element by element.
+    #[reverse]
+    fn scaled(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; x.len()];
+        for i in 0..x.len() {
+            out[i] = x[i] * self.rate;
+        }
+        out
+    }
+}
+
+/// A method's array result kept for the reverse sweep of a loop, bound without a type:
+/// `sum_k sin(k y0 y1)` for `k = 1..=3`, `y = m.step(x)`.
+#[reverse]
+fn method_results_in_loop(m: &Decay, x: [f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let y = m.step(x);
+        s += ((k as f64 + 1.0) * y[0] * y[1]).sin();
+    }
+    s
+}
+
+impl Decay {
+    /// [`method_results_in_loop`] as a method: the receiver is `self`.
+    #[reverse]
+    fn results_in_loop(&self, x: [f64; 2]) -> f64 {
+        let mut s = 0.0;
+        for k in 0..3 {
+            let y = self.step(x);
+            s += ((k as f64 + 1.0) * y[0] * y[1]).sin();
+        }
+        s
+    }
+}
+
+#[reverse]
+fn method_results_in_loop_via(m: &Decay, x: [f64; 2]) -> f64 {
+    method_results_in_loop(m, x)
+}
+
+/// The same with a method returning a `Vec`: `sum_k sin(k r^2 x0 x1)`.
+#[reverse]
+fn method_vecs_in_loop(m: &Decay, x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for k in 0..3 {
+        let y = m.scaled(x);
+        s += ((k as f64 + 1.0) * y[0] * y[1]).sin();
+    }
+    s
+}
+
+#[reverse]
+fn method_vecs_in_loop_via(m: &Decay, x: &[f64]) -> f64 {
+    method_vecs_in_loop(m, x)
+}
+
+#[test]
+fn method_results_kept_without_a_type() {
+    let (r, x) = (0.3, [0.8, -0.4]);
+    let m = Decay { rate: r };
+    let (y0, y1) = (x[0] - r * x[1], x[1] + r * x[0]);
+    let p = y0 * y1;
+    let c: f64 = (1..=3).map(|k| k as f64 * (k as f64 * p).cos()).sum();
+    let (s, (gm, gx)) = method_results_in_loop_grad(&m, x);
+    assert_eq!(s.to_bits(), method_results_in_loop(&m, x).to_bits());
+    assert_relative_eq!(gm.rate, c * (x[0] * y0 - x[1] * y1), max_relative = 1e-12);
+    assert_relative_eq!(gx[0], c * (y1 + r * y0), max_relative = 1e-12);
+    assert_relative_eq!(gx[1], c * (y0 - r * y1), max_relative = 1e-12);
+    let (s3, (gm3, gx3)) = m.results_in_loop_grad(x);
+    assert_eq!(s3.to_bits(), s.to_bits());
+    assert_eq!((gm3.rate, gx3), (gm.rate, gx));
+    let (s2, (gm2, gx2)) = method_results_in_loop_via_grad(&m, x);
+    assert_eq!(s2.to_bits(), s.to_bits());
+    // (The caller's sinks add the same terms in another order.)
+    assert_relative_eq!(gm2.rate, gm.rate, max_relative = 1e-14);
+    assert_relative_eq!(&gx2[..], &gx[..], max_relative = 1e-14);
+
+    let (s, (gm, gx)) = method_vecs_in_loop_grad(&m, &x);
+    assert_eq!(s.to_bits(), method_vecs_in_loop(&m, &x).to_bits());
+    let f = |q: &[f64]| method_vecs_in_loop(&Decay { rate: q[0] }, &q[1..]);
+    check::gradient(f, &[r, x[0], x[1]], &[gm.rate, gx[0], gx[1]]).unwrap();
+
+    let (s2, (gm2, gx2)) = method_vecs_in_loop_via_grad(&m, &x);
+    assert_eq!(s2.to_bits(), s.to_bits());
+    assert_relative_eq!(gm2.rate, gm.rate, max_relative = 1e-14);
+    assert_relative_eq!(&gx2[..], &gx[..], max_relative = 1e-14);
+}
+
 /// The same forms under the CPS backend (structs, nested containers and methods are rejected
 /// there with a message naming the default backend).
 mod under_cps {

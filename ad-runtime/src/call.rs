@@ -322,6 +322,19 @@ pub fn restore<V: Restore>(stack: &mut crate::ValueStack) -> V {
     V::restore(stack)
 }
 
+/// Pops a method's array or `Vec` result as the type the method returns (see [`Restore`]):
+/// `result` is never called, it only names that type, as a call of the method on
+/// `receiver` (whose arguments diverge). A caller keeps a method's result this way where it
+/// has no type written: a method has no marker struct to name its return type by.
+#[inline]
+pub fn restore_result<R: ?Sized, V: Restore>(
+    stack: &mut crate::ValueStack,
+    _receiver: &R,
+    _result: impl FnOnce(&R) -> V,
+) -> V {
+    V::restore(stack)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -127,10 +127,13 @@ impl kinetic {
         __stack: &mut ::revad::__private::ValueStack,
         mut __sink_0: impl ::revad::__private::AggregateSink<[Particle]>,
     ) {
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_ps = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <[Particle] as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <[Particle] as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             [Particle],
-        >::target(&mut __sink_0, &mut __scratch_0, &ps);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &ps);
+        let __adj_ps = __revad_adj_0;
         let __n0 = ps.len();
         let mut __adj_e = 0.0_f64;
         __adj_e += __seed;
@@ -331,10 +334,13 @@ impl layer_sum {
         mut __sink_0: impl ::revad::__private::AggregateSink<Layer>,
         mut __adj_x: impl ::revad::__private::ArraySink<f64>,
     ) {
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_l = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <Layer as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <Layer as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             Layer,
-        >::target(&mut __sink_0, &mut __scratch_0, &l);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &l);
+        let __adj_l = __revad_adj_0;
         let __n0 = l.w.len().min(l.b.len());
         let mut __adj_s = 0.0_f64;
         __adj_s += __seed;
@@ -782,14 +788,20 @@ impl chains {
         mut __adj_ws: impl ::revad::__private::ArraySink<f64>,
         mut __sink_2: impl ::revad::__private::AggregateSink<Layer>,
     ) {
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_ps = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <[Particle] as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <[Particle] as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             [Particle],
-        >::target(&mut __sink_0, &mut __scratch_0, &ps);
-        let mut __scratch_2 = ::core::option::Option::None;
-        let __adj_l = ::revad::__private::AggregateSink::<
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &ps);
+        let __adj_ps = __revad_adj_0;
+        let mut __revad_scratch_2: ::core::option::Option<
+            <Layer as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_2: &mut <Layer as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             Layer,
-        >::target(&mut __sink_2, &mut __scratch_2, &l);
+        >::target(&mut __sink_2, &mut __revad_scratch_2, &l);
+        let __adj_l = __revad_adj_2;
         let __n12 = ::revad::__private::view::len(l.w[0].len(), 1, l.w[0].len());
         let mut __adj_acc0 = 0.0_f64;
         let mut __adj_acc6 = 0.0_f64;

@@ -267,10 +267,13 @@ impl area {
     ) {
         #[allow(dead_code)]
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_s = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <Shape as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <Shape as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             Shape,
-        >::target(&mut __sink_0, &mut __scratch_0, &s);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &s);
+        let __adj_s = __revad_adj_0;
         let __m0 = &(s);
         let __c1 = ::core::matches!(* __m0, Shape::Circle(_));
         let __adj_t18 = __seed;

@@ -136,10 +136,13 @@ impl energy {
         mut __sink_0: impl ::revad::__private::AggregateSink<Particle>,
         mut __adj_g: impl ::revad::__private::ScalarSink<f64>,
     ) {
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_p = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <Particle as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <Particle as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             Particle,
-        >::target(&mut __sink_0, &mut __scratch_0, &p);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &p);
+        let __adj_p = __revad_adj_0;
         let __t0 = p.vel[0];
         let __t1 = p.vel[0];
         let __t2 = __t0 * __t1;
@@ -446,10 +449,13 @@ impl total {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_kinetic
         for T {}
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_ps = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <[Particle] as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <[Particle] as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             [Particle],
-        >::target(&mut __sink_0, &mut __scratch_0, &ps);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &ps);
+        let __adj_ps = __revad_adj_0;
         let mut __adj_e = 0.0_f64;
         __adj_e += __seed;
         for i in (0..ps.len()).rev() {
@@ -897,10 +903,11 @@ fn __ad_rev_kinetic(
     __stack: &mut ::revad::__private::ValueStack,
     mut __sink_0: impl ::revad::__private::AggregateSink<Self>,
 ) {
-    let mut __scratch_0 = ::core::option::Option::None;
-    let __adj_self = ::revad::__private::AggregateSink::<
+    let mut __revad_scratch_0: ::core::option::Option<<Self as ::revad::Adjoint>::Adj> = ::core::option::Option::None;
+    let __revad_adj_0: &mut <Self as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
         Self,
-    >::target(&mut __sink_0, &mut __scratch_0, &self);
+    >::target(&mut __sink_0, &mut __revad_scratch_0, &self);
+    let __adj_self = __revad_adj_0;
     let __self = self;
     let __t0 = __self.mass;
     let __t1 = 0.5 * __t0;

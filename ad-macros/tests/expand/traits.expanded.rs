@@ -198,10 +198,13 @@ impl fit {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_loss
         for T {}
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_m = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <M as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <M as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             M,
-        >::target(&mut __sink_0, &mut __scratch_0, &m);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &m);
+        let __adj_m = __revad_adj_0;
         let __adj_t1 = __seed;
         (&m)
             .__ad_rev_loss(
@@ -566,10 +569,13 @@ trait Model: ::revad::Adjoint {
         }
         impl<T: ?::core::marker::Sized + ::revad::adjoint::Derived> __ad_method_eval
         for T {}
-        let mut __scratch_0 = ::core::option::Option::None;
-        let __adj_self = ::revad::__private::AggregateSink::<
+        let mut __revad_scratch_0: ::core::option::Option<
+            <Self as ::revad::Adjoint>::Adj,
+        > = ::core::option::Option::None;
+        let __revad_adj_0: &mut <Self as ::revad::Adjoint>::Adj = ::revad::__private::AggregateSink::<
             Self,
-        >::target(&mut __sink_0, &mut __scratch_0, &self);
+        >::target(&mut __sink_0, &mut __revad_scratch_0, &self);
+        let __adj_self = __revad_adj_0;
         let __self = self;
         let e = __stack.pop::<f64>();
         let __adj_t3 = __seed;
@@ -654,12 +660,13 @@ Model! {
     #[allow(dead_code)] fn __ad_rev_eval(& self, x : f64, __seed : f64, __stack : & mut
     ::revad::__private::ValueStack, mut __sink_0 : impl ::revad::__private::AggregateSink
     < Self >, mut __adj_x : impl ::revad::__private::ScalarSink < f64 >) { let mut
-    __scratch_0 = ::core::option::Option::None; let __adj_self =
-    ::revad::__private::AggregateSink:: < Self > ::target(& mut __sink_0, & mut
-    __scratch_0, & self,); let __self = self; let __t0 = __self.w; let __adj_t3 = __seed;
-    let __adj_t1 = __adj_t3; let __adj_t2 = __adj_t3; __adj_self.b += __adj_t2; let
-    __adj_t0 = __adj_t1 * x; ::revad::__private::ScalarSink::add(& mut __adj_x, __adj_t1
-    * __t0); __adj_self.w += __adj_t0; } const IMPL_NEEDS_REVAD_REVERSE :
-    ::revad::__private::ImplInfo = ::revad::__private::ImplInfo { differentiated : &
-    ["eval"], plain : & [], }; }
+    __revad_scratch_0 : ::core::option::Option < < Self as ::revad::Adjoint > ::Adj > =
+    ::core::option::Option::None; let __revad_adj_0 : & mut < Self as ::revad::Adjoint >
+    ::Adj = ::revad::__private::AggregateSink:: < Self > ::target(& mut __sink_0, & mut
+    __revad_scratch_0, & self,); let __adj_self = __revad_adj_0; let __self = self; let
+    __t0 = __self.w; let __adj_t3 = __seed; let __adj_t1 = __adj_t3; let __adj_t2 =
+    __adj_t3; __adj_self.b += __adj_t2; let __adj_t0 = __adj_t1 * x;
+    ::revad::__private::ScalarSink::add(& mut __adj_x, __adj_t1 * __t0); __adj_self.w +=
+    __adj_t0; } const IMPL_NEEDS_REVAD_REVERSE : ::revad::__private::ImplInfo =
+    ::revad::__private::ImplInfo { differentiated : & ["eval"], plain : & [], }; }
 }

@@ -19,7 +19,7 @@ mod fuse;
 pub(super) mod split;
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::shared::{Emitter, Store};
 use super::tokens::{assign_token, respan, return_span};
@@ -473,7 +473,13 @@ impl Emitter<'_> {
                             Some(ty) => {
                                 quote!(let #name: #ty = ::revad::__private::restore(&mut *#stack);)
                             }
-                            None => quote!(let #name = #stack.pop_vec::<#t>();),
+                            None => match self.method_result(v) {
+                                Some(result) => quote! {
+                                    let #name = ::revad::__private::restore_result(
+                                        &mut *#stack, #result);
+                                },
+                                None => quote!(let #name = #stack.pop_vec::<#t>();),
+                            },
                         },
                     }
                 }
@@ -574,6 +580,31 @@ impl Emitter<'_> {
             }
             _ => None,
         }
+    }
+
+    /// For `v` the result of a method called on a parameter (`m.step(x)`), the arguments of
+    /// `restore_result` that name its type: `&m, |__r| __r.step(unreachable!())`. (A method
+    /// has no marker struct; the parameter is in scope wherever `v` is popped.)
+    fn method_result(&self, v: VarId) -> Option<TokenStream> {
+        let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
+            return None;
+        };
+        let callee = &self.body.callees[call.callee];
+        let crate::ir::CalleeKind::Method(method) = &callee.kind else {
+            return None;
+        };
+        let Some(Operand::Var(receiver)) = call.args.first() else {
+            return None;
+        };
+        // (The parameter itself, not a part of it: `layer.apply(..)` over `&self.layers`.)
+        if call.paths.first().is_some_and(Option::is_some) {
+            return None;
+        }
+        self.body.vars[*receiver].param?;
+        let receiver = &self.body.vars[*receiver].name;
+        let r = format_ident!("__r", span = Span::mixed_site());
+        let args = (1..callee.arity).map(|_| quote!(::core::unreachable!()));
+        Some(quote!(&#receiver, |#r| #r.#method(#(#args),*)))
     }
 
     /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there

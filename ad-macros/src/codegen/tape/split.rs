@@ -126,8 +126,15 @@ pub(in crate::codegen) fn emit(
             // (`__adj_p.pos[0] += ..`):
             //
             //     mut __sink_1: impl AggregateSink<P>, ..
-            //     let mut __scratch_1 = None;
-            //     let __adj_p = AggregateSink::<P>::target(&mut __sink_1, &mut __scratch_1, &p);
+            //     let mut __revad_scratch_1: Option<<P as Adjoint>::Adj> = None;
+            //     let __revad_adj_1: &mut <P as Adjoint>::Adj = AggregateSink::<P>::target(
+            //         &mut __sink_1, &mut __revad_scratch_1, &p);
+            //     let __adj_p = __revad_adj_1;
+            //
+            // A type without an adjoint is one error, that of the signature: every obligation
+            // here is `P: Adjoint` at the parameter's type, with the user's hygiene (the two
+            // locals of the adjoint's type too: rustc checks a local's type where it is bound),
+            // and the first one reported there, `<P as Adjoint>::Adj`'s, stands for the others.
             ParamKind::Aggregate { ty } => {
                 let at = param.type_span();
                 let sink_ty = super::super::tokens::at_user(
@@ -135,22 +142,21 @@ pub(in crate::codegen) fn emit(
                     at,
                 );
                 let sink = inout::sink(i);
-                let scratch =
-                    format_ident!("__scratch_{}", i, span = proc_macro2::Span::mixed_site());
+                let scratch = format_ident!("__revad_scratch_{}", i, span = at);
+                let target = format_ident!("__revad_adj_{}", i, span = at);
                 let ident = &param.ident;
                 sinks.push(quote!(mut #sink: #sink_ty));
-                // (At the parameter's type: a type without an adjoint is an error there.)
-                targets.push(super::super::tokens::at_user(
-                    quote! {
-                        let mut #scratch = ::core::option::Option::None;
-                        let #adj = ::revad::__private::AggregateSink::<#ty>::target(
-                            &mut #sink,
-                            &mut #scratch,
-                            &#ident,
-                        );
-                    },
-                    at,
-                ));
+                let adj_ty = crate::parse::adjoint_of(ty);
+                let bind = quote::quote_spanned! {at=>
+                    let mut #scratch: ::core::option::Option<#adj_ty> =
+                        ::core::option::Option::None;
+                    let #target: &mut #adj_ty = ::revad::__private::AggregateSink::<#ty>::target(
+                        &mut #sink,
+                        &mut #scratch,
+                        &#ident,
+                    );
+                };
+                targets.push(quote!(#bind let #adj = #target;));
             }
             ParamKind::Inactive => sinks.push(quote!(_: ::revad::__private::Discard)),
         }
