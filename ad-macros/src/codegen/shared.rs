@@ -36,6 +36,13 @@ pub(super) struct Emitter<'a> {
     pub store: Store,
     /// The name of each variable's adjoint (`__adj_x`), by [`VarId`].
     pub adj: Vec<syn::Ident>,
+    /// Adjoint elements kept in locals through a reverse loop: `(a, i, local)` stands for
+    /// `__adj_a[i]` (see `tape::inner`).
+    pub held: Vec<(VarId, VarId, syn::Ident)>,
+    /// Elements read through a slice that starts at their loop's base: `(a, k, j, adjoint)`
+    /// stands for `a[k]`, `k = base + j`, read as `a[j]` (of the adjoint when `adjoint`;
+    /// see `tape::inner`).
+    pub rebased: Vec<(VarId, VarId, VarId, bool)>,
 }
 
 /// Where the adjoints of an emitted function live: each backend's choice, given to the common
@@ -68,6 +75,8 @@ impl<'a> Emitter<'a> {
             sig,
             store,
             adj: adjoint_names(body),
+            held: Vec::new(),
+            rebased: Vec::new(),
         }
     }
 
@@ -125,6 +134,15 @@ impl Emitter<'_> {
     /// `__adj_p.pos[i]`. (A `match` on a variant borrows the adjoint by `&mut`, which a sink,
     /// an immutable `&mut` binding, gives as `*__adj_s`.)
     pub(super) fn adj_place(&self, v: VarId, path: &crate::ir::Path) -> TokenStream {
+        if let Some(Operand::Var(i)) = path.single() {
+            if let Some((.., local)) = self.held.iter().find(|(a, k, _)| *a == v && k == i) {
+                return local.to_token_stream();
+            }
+        }
+        if let Some(j) = self.rebased_index(v, path, true) {
+            let adj = &self.adj[v];
+            return quote!(#adj[#j]);
+        }
         let adj = &self.adj[v];
         let variant = path
             .0
@@ -135,6 +153,24 @@ impl Emitter<'_> {
             false => quote!(#adj),
         };
         self.place(base, path, true, true)
+    }
+
+    /// The loop variable `j` that indexes `v` (its adjoint when `adjoint`) at `path`, when
+    /// the element is read through a slice starting at its loop's base (see `rebased`).
+    fn rebased_index(
+        &self,
+        v: VarId,
+        path: &crate::ir::Path,
+        adjoint: bool,
+    ) -> Option<TokenStream> {
+        let Some(Operand::Var(k)) = path.single() else {
+            return None;
+        };
+        let &(.., j, _) = self
+            .rebased
+            .iter()
+            .find(|(a, kk, _, adj)| *a == v && kk == k && *adj == adjoint)?;
+        Some(self.body.vars[j].name.to_token_stream())
     }
 
     /// `base` followed by `path`, as a place: `p.pos[i]`, or through an enum variant
@@ -306,8 +342,12 @@ impl Emitter<'_> {
                 quote!(::core::clone::Clone::clone(&#place))
             }
             Rhs::Index(array, index) => {
+                let rebased = self.rebased_index(*array, index, false);
                 let array = &self.body.vars[*array].name;
-                self.place(quote!(#array), index, false, false)
+                match rebased {
+                    Some(j) => quote!(#array[#j]),
+                    None => self.place(quote!(#array), index, false, false),
+                }
             }
             Rhs::ArrayLit(items) => {
                 let items = items.iter().map(|i| self.op(i));

@@ -247,14 +247,18 @@ fn layer_sum_vjp(
         __adj_dot += __adj_t8;
         let __adj_t7 = __adj_t8;
         __adj_l.b[__i1] += __adj_t7;
-        for __i3 in (0..__n2).rev() {
-            let xi = x[__i3];
-            let __t4 = l.w[__i1][__i3];
-            let __adj_t5 = __adj_dot;
-            let __adj_t4 = __adj_t5 * xi;
-            let __adj_xi = __adj_t5 * __t4;
-            __adj_l.w[__i1][__i3] += __adj_t4;
-            __adj_x[__i3] += __adj_xi;
+        if 0 < __n2 {
+            let x = &x[..__n2];
+            let __adj_x = &mut __adj_x[..__n2];
+            for __i3 in (0..__n2).rev() {
+                let xi = x[__i3];
+                let __t4 = l.w[__i1][__i3];
+                let __adj_t5 = __adj_dot;
+                let __adj_t4 = __adj_t5 * xi;
+                let __adj_xi = __adj_t5 * __t4;
+                __adj_l.w[__i1][__i3] += __adj_t4;
+                __adj_x[__i3] += __adj_xi;
+            }
         }
     }
     (s, (__adj_l, __adj_x))
@@ -353,14 +357,17 @@ impl layer_sum {
             __adj_dot += __adj_t8;
             let __adj_t7 = __adj_t8;
             __adj_l.b[__i1] += __adj_t7;
-            for __i3 in (0..__n2).rev() {
-                let xi = x[__i3];
-                let __t4 = l.w[__i1][__i3];
-                let __adj_t5 = __adj_dot;
-                let __adj_t4 = __adj_t5 * xi;
-                let __adj_xi = __adj_t5 * __t4;
-                __adj_l.w[__i1][__i3] += __adj_t4;
-                ::revad::__private::ArraySink::add_at(&mut __adj_x, __i3, __adj_xi);
+            if 0 < __n2 {
+                let x = &x[..__n2];
+                for __i3 in (0..__n2).rev() {
+                    let xi = x[__i3];
+                    let __t4 = l.w[__i1][__i3];
+                    let __adj_t5 = __adj_dot;
+                    let __adj_t4 = __adj_t5 * xi;
+                    let __adj_xi = __adj_t5 * __t4;
+                    __adj_l.w[__i1][__i3] += __adj_t4;
+                    ::revad::__private::ArraySink::add_at(&mut __adj_x, __i3, __adj_xi);
+                }
             }
         }
     }

@@ -1274,14 +1274,18 @@ impl dot {
     ) {
         let mut __adj_s = 0.0_f64;
         __adj_s += __seed;
-        for i in (0..3).rev() {
-            let __t0 = w[i];
-            let __t1 = v[i];
-            let __adj_t2 = __adj_s;
-            let __adj_t0 = __adj_t2 * __t1;
-            let __adj_t1 = __adj_t2 * __t0;
-            ::revad::__private::ArraySink::add_at(&mut __adj_v, i, __adj_t1);
-            ::revad::__private::ArraySink::add_at(&mut __adj_w, i, __adj_t0);
+        if 0 < 3 {
+            let w = &w[..3];
+            let v = &v[..3];
+            for i in (0..3).rev() {
+                let __t0 = w[i];
+                let __t1 = v[i];
+                let __adj_t2 = __adj_s;
+                let __adj_t0 = __adj_t2 * __t1;
+                let __adj_t1 = __adj_t2 * __t0;
+                ::revad::__private::ArraySink::add_at(&mut __adj_v, i, __adj_t1);
+                ::revad::__private::ArraySink::add_at(&mut __adj_w, i, __adj_t0);
+            }
         }
     }
     /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,

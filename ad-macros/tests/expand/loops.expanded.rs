@@ -602,15 +602,25 @@ fn matvec_sum_vjp(
         __adj_acc[__i_2] += __adj_t7;
     }
     for i in (0..n).rev() {
-        for j in (0..n).rev() {
-            let __i1 = i * n + j;
-            let __t2 = m[__i1];
-            let __t3 = x[j];
-            let __adj_t4 = __adj_acc[i];
-            let __adj_t2 = __adj_t4 * __t3;
-            let __adj_t3 = __adj_t4 * __t2;
-            __adj_x[j] += __adj_t3;
-            __adj_m[__i1] += __adj_t2;
+        if 0 < n {
+            let m = &m[i * n..][..n];
+            let x = &x[..n];
+            let __adj_m = &mut __adj_m[i * n..][..n];
+            let __adj_x = &mut __adj_x[..n];
+            let __adj_acc_at_i = match __adj_acc.get(i) {
+                ::core::option::Option::Some(__ad_e) => *__ad_e,
+                ::core::option::Option::None => 0.0,
+            };
+            for j in (0..n).rev() {
+                let __i1 = i * n + j;
+                let __t2 = m[j];
+                let __t3 = x[j];
+                let __adj_t4 = __adj_acc_at_i;
+                let __adj_t2 = __adj_t4 * __t3;
+                let __adj_t3 = __adj_t4 * __t2;
+                __adj_x[j] += __adj_t3;
+                __adj_m[j] += __adj_t2;
+            }
         }
     }
     (total, (__adj_m, __adj_x))
@@ -699,20 +709,323 @@ impl matvec_sum {
         let mut __adj_acc = ::std::vec![0.0_f64; n];
         let mut __adj_total = 0.0_f64;
         __adj_total += __seed;
-        for __i_2 in (0..n).rev() {
-            let __adj_t7 = __adj_total;
-            __adj_acc[__i_2] += __adj_t7;
+        if 0 < n {
+            let __adj_acc = &mut __adj_acc[..n];
+            for __i_2 in (0..n).rev() {
+                let __adj_t7 = __adj_total;
+                __adj_acc[__i_2] += __adj_t7;
+            }
         }
         for i in (0..n).rev() {
-            for j in (0..n).rev() {
-                let __i1 = i * n + j;
-                let __t2 = m[__i1];
-                let __t3 = x[j];
-                let __adj_t4 = __adj_acc[i];
-                let __adj_t2 = __adj_t4 * __t3;
-                let __adj_t3 = __adj_t4 * __t2;
-                ::revad::__private::ArraySink::add_at(&mut __adj_x, j, __adj_t3);
-                ::revad::__private::ArraySink::add_at(&mut __adj_m, __i1, __adj_t2);
+            if 0 < n {
+                let m = &m[i * n..][..n];
+                let x = &x[..n];
+                let __adj_acc_at_i = match __adj_acc.get(i) {
+                    ::core::option::Option::Some(__ad_e) => *__ad_e,
+                    ::core::option::Option::None => 0.0,
+                };
+                for j in (0..n).rev() {
+                    let __i1 = i * n + j;
+                    let __t2 = m[j];
+                    let __t3 = x[j];
+                    let __adj_t4 = __adj_acc_at_i;
+                    let __adj_t2 = __adj_t4 * __t3;
+                    let __adj_t3 = __adj_t4 * __t2;
+                    ::revad::__private::ArraySink::add_at(&mut __adj_x, j, __adj_t3);
+                    ::revad::__private::ArraySink::add_at(&mut __adj_m, __i1, __adj_t2);
+                }
+            }
+        }
+    }
+    /// For callers under `#[reverse(cps)]`: runs the continuation with the result's
+    /// cell, then adds the adjoints of the parameters into the argument cells.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unused_parens,
+        unreachable_code,
+        non_camel_case_types,
+        clippy::all,
+        reason = "generated continuation-passing code: declarations are uniform, not \
+                      minimal, and a companion takes a stack, a cell per parameter and the \
+                      continuation"
+    )]
+    fn cps<__R>(
+        m: &[f64],
+        x: &[f64],
+        n: usize,
+        __ad_stack: &::core::cell::Cell<::revad::__private::ValueStack>,
+        __ad_sink0: impl ::revad::__private::cps::CellsArg<f64>,
+        __ad_sink1: impl ::revad::__private::cps::CellsArg<f64>,
+        _: ::revad::__private::Discard,
+        __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<f64>) -> __R,
+    ) -> __R {
+        let mut __ad_st = __ad_stack.take();
+        let __ad_y = Self::fwd(m, x, n, &mut __ad_st);
+        __ad_stack.set(__ad_st);
+        let __ad_c = ::revad::__private::cps::NumR::single(__ad_y);
+        let __ad_r = __ad_k(&__ad_c);
+        let mut __ad_st = __ad_stack.take();
+        Self::rev(
+            m,
+            x,
+            n,
+            ::revad::__private::seed_for(__ad_c.adjoint()),
+            &mut __ad_st,
+            __ad_sink0,
+            __ad_sink1,
+            ::revad::__private::Discard,
+        );
+        __ad_stack.set(__ad_st);
+        __ad_r
+    }
+}
+fn churn(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![1.0; n];
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in 1..n {
+            s += acc[i] * x[j];
+            acc[i] = acc[i] * 0.5 + m[j + i * n] * x[j];
+            if x[j] > 0.0 {
+                acc[i] += x[j - 1];
+            }
+        }
+    }
+    s
+}
+/** The value of [`churn`] and its vector-Jacobian product with `__seed` (the adjoint of the output): returns `(churn(..), (∂churn/∂m, ∂churn/∂x))` scaled by the seed.
+
+ Generated by `#[revad::reverse]` as straight-line adjoint code (reverse mode).*/
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    clippy::type_complexity,
+    reason = "generated adjoint code: declarations are uniform, not minimal, the \
+                      seed is one more parameter, and the gradient is a tuple of adjoints"
+)]
+fn churn_vjp(
+    m: &[f64],
+    x: &[f64],
+    n: usize,
+    __seed: f64,
+) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    let _ = churn;
+    let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
+    let mut acc = ::std::vec![1.0; n];
+    let mut s: f64 = 0.0;
+    for i in 0..n {
+        for j in 1..n {
+            let __t1 = acc[i];
+            let __t2 = x[j];
+            let __t3 = __t1 * __t2;
+            s += __t3;
+            let __t4 = acc[i];
+            let __t5 = __t4 * 0.5;
+            let __i6 = j + i * n;
+            let __t7 = m[__i6];
+            let __t8 = x[j];
+            let __t9 = __t7 * __t8;
+            let __t10 = __t5 + __t9;
+            acc[i] = __t10;
+            let __c11 = x[j] > 0.0;
+            if __c11 {
+                let __i12 = j - 1;
+                let __t13 = x[__i12];
+                acc[i] += __t13;
+            }
+            __stack.push(__t1);
+        }
+    }
+    let mut __adj_m = ::revad::__private::zeros_like(&m);
+    let mut __adj_x = ::revad::__private::zeros_like(&x);
+    let mut __adj_acc = ::std::vec![0.0_f64; n];
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
+    for i in (0..n).rev() {
+        if 1 < n {
+            let m = &m[i * n..][..n];
+            let __adj_m = &mut __adj_m[i * n..][..n];
+            let mut __adj_acc_at_i = match __adj_acc.get(i) {
+                ::core::option::Option::Some(__ad_e) => *__ad_e,
+                ::core::option::Option::None => 0.0,
+            };
+            for j in (1..n).rev() {
+                let __t1 = __stack.pop::<f64>();
+                let __t2 = x[j];
+                let __i6 = j + i * n;
+                let __t7 = m[j];
+                let __t8 = x[j];
+                let __c11 = x[j] > 0.0;
+                if __c11 {
+                    let __i12 = j - 1;
+                    let __adj_t13 = __adj_acc_at_i;
+                    __adj_x[__i12] += __adj_t13;
+                }
+                let __adj_t10 = __adj_acc_at_i;
+                __adj_acc_at_i = 0.0;
+                let __adj_t5 = __adj_t10;
+                let __adj_t9 = __adj_t10;
+                let __adj_t7 = __adj_t9 * __t8;
+                let __adj_t8 = __adj_t9 * __t7;
+                __adj_x[j] += __adj_t8;
+                __adj_m[j] += __adj_t7;
+                let __adj_t4 = __adj_t5 * 0.5;
+                __adj_acc_at_i += __adj_t4;
+                let __adj_t3 = __adj_s;
+                let __adj_t1 = __adj_t3 * __t2;
+                let __adj_t2 = __adj_t3 * __t1;
+                __adj_x[j] += __adj_t2;
+                __adj_acc_at_i += __adj_t1;
+            }
+            if let ::core::option::Option::Some(__ad_e) = __adj_acc.get_mut(i) {
+                *__ad_e = __adj_acc_at_i;
+            }
+        }
+    }
+    (s, (__adj_m, __adj_x))
+}
+/** The value and the gradient of [`churn`]: returns `(churn(..), (∂churn/∂m, ∂churn/∂x))`.
+
+ Generated by `#[revad::reverse]`; the same as `churn_vjp(.., 1.0)`.*/
+#[inline]
+#[allow(
+    dead_code,
+    clippy::type_complexity,
+    reason = "generated next to the function; callers may use either, and the gradient \
+                      is a tuple of adjoints"
+)]
+fn churn_grad(
+    m: &[f64],
+    x: &[f64],
+    n: usize,
+) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
+    churn_vjp(m, x, n, 1.0_f64)
+}
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code)]
+struct churn {}
+impl ::revad::__private::Differentiable for churn {}
+impl ::revad::__private::Returns for churn {
+    type Output = f64;
+}
+#[doc(hidden)]
+#[allow(dead_code)]
+impl churn {
+    /// The forward sweep of the function, for callers: pushes what `rev` pops.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+    )]
+    fn fwd(
+        m: &[f64],
+        x: &[f64],
+        n: usize,
+        __stack: &mut ::revad::__private::ValueStack,
+    ) -> f64 {
+        let mut acc = ::std::vec![1.0; n];
+        let mut s: f64 = 0.0;
+        for i in 0..n {
+            for j in 1..n {
+                let __t1 = acc[i];
+                let __t2 = x[j];
+                let __t3 = __t1 * __t2;
+                s += __t3;
+                let __t4 = acc[i];
+                let __t5 = __t4 * 0.5;
+                let __i6 = j + i * n;
+                let __t7 = m[__i6];
+                let __t8 = x[j];
+                let __t9 = __t7 * __t8;
+                let __t10 = __t5 + __t9;
+                acc[i] = __t10;
+                let __c11 = x[j] > 0.0;
+                if __c11 {
+                    let __i12 = j - 1;
+                    let __t13 = x[__i12];
+                    acc[i] += __t13;
+                }
+                __stack.push(__t1);
+            }
+        }
+        s
+    }
+    /// The reverse sweep of the function, for callers: adds the adjoints of the
+    /// parameters, scaled by the seed, into the sinks.
+    #[allow(
+        unused_mut,
+        unused_variables,
+        unused_assignments,
+        unreachable_code,
+        clippy::too_many_arguments,
+        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+    )]
+    fn rev(
+        m: &[f64],
+        x: &[f64],
+        n: usize,
+        __seed: f64,
+        __stack: &mut ::revad::__private::ValueStack,
+        mut __adj_m: impl ::revad::__private::ArraySink<f64>,
+        mut __adj_x: impl ::revad::__private::ArraySink<f64>,
+        _: ::revad::__private::Discard,
+    ) {
+        let mut __adj_acc = ::std::vec![0.0_f64; n];
+        let mut __adj_s = 0.0_f64;
+        __adj_s += __seed;
+        for i in (0..n).rev() {
+            if 1 < n {
+                let m = &m[i * n..][..n];
+                let mut __adj_acc_at_i = match __adj_acc.get(i) {
+                    ::core::option::Option::Some(__ad_e) => *__ad_e,
+                    ::core::option::Option::None => 0.0,
+                };
+                for j in (1..n).rev() {
+                    let __t1 = __stack.pop::<f64>();
+                    let __t2 = x[j];
+                    let __i6 = j + i * n;
+                    let __t7 = m[j];
+                    let __t8 = x[j];
+                    let __c11 = x[j] > 0.0;
+                    if __c11 {
+                        let __i12 = j - 1;
+                        let __adj_t13 = __adj_acc_at_i;
+                        ::revad::__private::ArraySink::add_at(
+                            &mut __adj_x,
+                            __i12,
+                            __adj_t13,
+                        );
+                    }
+                    let __adj_t10 = __adj_acc_at_i;
+                    __adj_acc_at_i = 0.0;
+                    let __adj_t5 = __adj_t10;
+                    let __adj_t9 = __adj_t10;
+                    let __adj_t7 = __adj_t9 * __t8;
+                    let __adj_t8 = __adj_t9 * __t7;
+                    ::revad::__private::ArraySink::add_at(&mut __adj_x, j, __adj_t8);
+                    ::revad::__private::ArraySink::add_at(&mut __adj_m, __i6, __adj_t7);
+                    let __adj_t4 = __adj_t5 * 0.5;
+                    __adj_acc_at_i += __adj_t4;
+                    let __adj_t3 = __adj_s;
+                    let __adj_t1 = __adj_t3 * __t2;
+                    let __adj_t2 = __adj_t3 * __t1;
+                    ::revad::__private::ArraySink::add_at(&mut __adj_x, j, __adj_t2);
+                    __adj_acc_at_i += __adj_t1;
+                }
+                if let ::core::option::Option::Some(__ad_e) = __adj_acc.get_mut(i) {
+                    *__ad_e = __adj_acc_at_i;
+                }
             }
         }
     }

@@ -39,3 +39,19 @@ fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
     }
     total
 }
+
+#[reverse]
+fn churn(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![1.0; n];
+    let mut s = 0.0;
+    for i in 0..n {
+        for j in 1..n {
+            s += acc[i] * x[j];
+            acc[i] = acc[i] * 0.5 + m[j + i * n] * x[j];
+            if x[j] > 0.0 {
+                acc[i] += x[j - 1];
+            }
+        }
+    }
+    s
+}

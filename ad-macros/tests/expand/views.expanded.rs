@@ -755,11 +755,14 @@ fn copy_and_write_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     __adj_buf[__j9] = 0.0;
     let __adj_t10 = __adj_t11 * 2.0;
     __adj_x[2] += __adj_t10;
-    for __i4 in (0..__n3).rev() {
-        let __j6 = 1 + __i4;
-        let __adj_t5 = __adj_buf[__j6];
-        __adj_buf[__j6] = 0.0;
-        __adj_x[__i4] += __adj_t5;
+    if 0 < __n3 {
+        let __adj_x = &mut __adj_x[..__n3];
+        for __i4 in (0..__n3).rev() {
+            let __j6 = 1 + __i4;
+            let __adj_t5 = __adj_buf[__j6];
+            __adj_buf[__j6] = 0.0;
+            __adj_x[__i4] += __adj_t5;
+        }
     }
     (__t16, __adj_x)
 }

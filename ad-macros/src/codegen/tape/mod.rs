@@ -13,9 +13,12 @@
 //! ```
 //!
 //! Inside loops the values the reverse sweep needs are pushed to `__stack` at the end of
-//! their block and popped at the start of its reverse (see `plan`).
+//! their block and popped at the start of its reverse (see `plan`). A reverse inner loop
+//! over a plain range takes its bounds checks once before the loop and holds its invariant
+//! adjoint elements in locals, where the IR proves it safe (see `inner`).
 
 mod fuse;
+mod inner;
 pub(super) mod split;
 
 use proc_macro2::{Span, TokenStream};
@@ -344,6 +347,8 @@ impl Emitter<'_> {
         }
         let in_loop = Emitter {
             adj: adjoints,
+            held: self.held.clone(),
+            rebased: self.rebased.clone(),
             ..*self
         };
         let fused = match &block.stmts[at].kind {
@@ -822,7 +827,6 @@ impl Emitter<'_> {
                     return TokenStream::new();
                 }
                 let trips = &self.body.vars[l.trips].name;
-                let body = self.rev_block(&l.body, TokenStream::new());
                 match (&l.kind, lp.regen) {
                     (LoopKind::Range(r), true) => {
                         let var = self.loop_var(r.var);
@@ -830,12 +834,38 @@ impl Emitter<'_> {
                             (Some(reversed), false) => reversed,
                             _ => {
                                 let range = &r.range.expr;
-                                quote!(::revad::__private::replay_rev(#range, #trips))
+                                let body = self.rev_block(&l.body, TokenStream::new());
+                                return quote!(for #var in ::revad::__private::replay_rev(#range, #trips) { #body });
                             }
                         };
-                        quote!(for #var in #iter { #body })
+                        // Bounds checks once before the loop, invariant adjoints in locals.
+                        let Some(shaping) = self.shape(l) else {
+                            let body = self.rev_block(&l.body, TokenStream::new());
+                            return quote!(for #var in #iter { #body });
+                        };
+                        let mut held = self.held.clone();
+                        held.extend(shaping.hoisted.iter().map(|&(a, i)| {
+                            let local = inner::hoisted_name(&self.adj[a], &self.body.vars[i].name);
+                            (a, i, local)
+                        }));
+                        let mut rebased = self.rebased.clone();
+                        if let Some(j) = r.var {
+                            rebased
+                                .extend(shaping.rebased.iter().map(|&(a, k, adj)| (a, k, j, adj)));
+                        }
+                        let within = Emitter {
+                            adj: self.adj.clone(),
+                            held,
+                            rebased,
+                            ..*self
+                        };
+                        let body = within.rev_block(&l.body, TokenStream::new());
+                        self.shaped_loop(&shaping, quote!(for #var in #iter { #body }))
                     }
-                    _ => quote!(for _ in 0..#trips { #body }),
+                    _ => {
+                        let body = self.rev_block(&l.body, TokenStream::new());
+                        quote!(for _ in 0..#trips { #body })
+                    }
                 }
             }
             _ => TokenStream::new(),
