@@ -394,6 +394,20 @@ mod cps_avoid {
     /// A local 2-D array or table (`[[0.0; N]; N]`): documented, "#[reverse(cps)] does not
     /// differentiate structs, tuples, nested containers or method calls yet".
     pub const AVOID_CPS_NESTED: bool = true;
+    /// CPS 4: a `Vec` collected from a closure that calls a `#[reverse(cps)]` function, then
+    /// an element in an operation with a literal that a method is called on: E0689 "can't call
+    /// method `tanh` on ambiguous numeric type `{float}`" (the element's type is lost):
+    ///
+    /// ```text
+    /// #[revad::reverse(cps)]
+    /// pub fn h(a0: f64, a1: f64) -> f64 { a0 * a1.sin() }
+    /// #[revad::reverse(cps)]
+    /// pub fn e3(x0: f64, r0: &Vec<f64>) -> f64 {
+    ///     let c = r0.iter().map(|&p| h(p, x0)).collect::<Vec<f64>>();
+    ///     (0.5 * c[1]).tanh()
+    /// }
+    /// ```
+    pub const AVOID_CPS_COLLECT_CALL: bool = true;
     /// CPS 3: a `&mut [f64]` / `&mut Vec<f64>` parameter passed twice to a callee that reads
     /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
     /// into a continuation closure, then borrowed).
@@ -409,6 +423,7 @@ impl Program {
         });
         (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
             || (cps_avoid::AVOID_CPS_NESTED && self.nested())
+            || (cps_avoid::AVOID_CPS_COLLECT_CALL && self.printed(false).contains(".collect::<"))
             || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
                 && self
                     .helpers

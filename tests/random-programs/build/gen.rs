@@ -73,6 +73,11 @@ pub mod avoid {
     /// (`if dot(&*a, &*a) < x`): E0614 "type `[f64; 2]` cannot be dereferenced" in the
     /// generated code (finding 10). When set, such arguments are not generated in conditions.
     pub const AVOID_DEREF_MUT_ARRAY_IN_CONDITION: bool = false;
+    /// An intrinsic at a pole of its partial behind a `max` or `min` that does not take it
+    /// (`(0.5 + x * x).max((t - t).sqrt())`): the macro's zero adjoint through the infinite
+    /// partial gives zero (`rules::times_partial`), and so does the oracle (its `lift` skips
+    /// zero partials). When set, the generator writes no such shape.
+    pub const AVOID_ZERO_ADJOINT_AT_POLE: bool = false;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -829,6 +834,9 @@ impl<'r> G<'r> {
     /// A piecewise-smooth operation (the oracle follows the same branch; at exact ties it
     /// uses the rule table's conventions).
     fn kink(&mut self, depth: usize) -> (E, f64) {
+        if !AVOID_ZERO_ADJOINT_AT_POLE && self.rng.chance(0.12) {
+            return self.behind_kink(depth);
+        }
         match self.rng.below(8) {
             0..=2 => {
                 let (a, ba) = self.arg(depth);
@@ -877,6 +885,37 @@ impl<'r> G<'r> {
                     (bin("%", a, d), hi.min(b))
                 }
             }
+        }
+    }
+
+    /// An intrinsic at a pole of its partial, behind a `max` or `min` that never takes it:
+    /// `(0.5 + x * x).max((t - t).sqrt())`, `(-p).min((t * 0.0).cbrt())`, with the argument
+    /// exactly zero (`sqrt cbrt ln powf(.., 0.5)`; `ln` only under `max`, its `-inf` would
+    /// win a `min`). Its adjoint is zero, and a zero adjoint contributes zero through the
+    /// infinite partial (`rules::times_partial`); the oracle skips zero partials alike.
+    fn behind_kink(&mut self, depth: usize) -> (E, f64) {
+        let (p, _, hi) = self.positive(depth, 0.5);
+        let (x, _) = self.pick_fv();
+        let zero = if self.rng.chance(0.5) {
+            bin("-", x.clone(), x)
+        } else {
+            bin("*", x, lit(0.0))
+        };
+        let max = self.rng.chance(0.6);
+        let f = if max {
+            self.rng.pick(&["sqrt", "cbrt", "ln", "powf"])
+        } else {
+            self.rng.pick(&["sqrt", "cbrt", "powf"])
+        };
+        let pole = if f == "powf" {
+            self.call(f, vec![zero, lit(0.5)])
+        } else {
+            self.call(f, vec![zero])
+        };
+        if max {
+            (self.call("max", vec![p, pole]), hi)
+        } else {
+            (self.call("min", vec![E::Neg(Box::new(p)), pole]), hi)
         }
     }
 
@@ -1190,14 +1229,26 @@ impl<'r> G<'r> {
                 rows,
                 typed,
             });
+            let first = E::Index2(name.clone(), self.index(), ilit(0), false);
             self.a2.push(AV {
                 name,
                 bound: 2.0,
                 local: false,
                 depth: self.loop_depth,
-                typed,
+                // An untyped table's elements are `{float}` until a use fixes their type: its
+                // first read goes into a typed `let` (a method called on an element before
+                // that, even `f64::atan(tab[i][0])`, is E0689).
+                typed: true,
                 ..Default::default()
             });
+            let t = self.fresh("t");
+            out.push(S::Let {
+                name: t.clone(),
+                mutable: false,
+                typed: true,
+                e: first,
+            });
+            self.push_fv(t, 2.0, false);
         }
     }
 
