@@ -1469,10 +1469,7 @@ impl<'r> G<'r> {
             .av
             .iter()
             .any(|a| a.local && a.depth < self.loop_depth && !self.frozen.contains(&a.name))
-            || self
-                .a2
-                .iter()
-                .any(|a| a.local && a.depth < self.loop_depth);
+            || self.a2.iter().any(|a| a.local && a.depth < self.loop_depth);
         if outer_arr && self.rng.chance(0.4) {
             self.write(out, true);
         } else {
@@ -2698,7 +2695,10 @@ pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> 
     }
     let (end, tail) = g.finish(&params, squash_out);
     body.extend(end);
-    let body = std::mem::take(&mut g.consts).into_iter().chain(body).collect();
+    let body = std::mem::take(&mut g.consts)
+        .into_iter()
+        .chain(body)
+        .collect();
     (
         Func {
             name,

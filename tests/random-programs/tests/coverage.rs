@@ -177,8 +177,16 @@ fn the_corpus_covers_the_subset() {
             && w[1].split('(').next().is_some_and(|f| f.contains("_h"))
     });
     assert!(wrt_helper, "no helper has `#[revad::reverse(wrt(..))]`");
+    // `let k3 = [0.5, 1.5];` passed as `&k3`.
+    let konst = |l: &str, p: &str| {
+        l.match_indices(p)
+            .any(|(i, _)| l[i + p.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    };
     assert!(
-        lines.iter().any(|l| l.contains("_h") && l.contains("(&[")),
+        lines
+            .iter()
+            .any(|l| konst(l, "let k") && l.contains(" = ["))
+            && lines.iter().any(|l| l.contains("_h") && konst(l, "&k")),
         "no helper is called with a constant array"
     );
     // A helper called in a closure that iterates an array, collected.
@@ -187,14 +195,21 @@ fn the_corpus_covers_the_subset() {
             .nth(1)
             .is_some_and(|r| r.contains("_h") && r.contains(".collect::<Vec<"))
     });
-    assert!(in_closure, "no helper is called in a closure collected into a `Vec`");
+    assert!(
+        in_closure,
+        "no helper is called in a closure collected into a `Vec`"
+    );
     // An intrinsic at a pole of its partial, at an argument exactly zero (`(t - t).sqrt()`,
     // `(t * 0.0).cbrt()`), behind a `max` or `min` that does not take it.
     assert!(ALL.contains(" * 0.0)"), "no argument is `t * 0.0`");
     let same = ALL.match_indices(" - ").any(|(i, _)| {
         let left = ALL[..i].rsplit('(').next().unwrap_or("");
         let right = ALL[i + 3..].split(')').next().unwrap_or("");
-        !left.is_empty() && left == right && left.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '*')
+        !left.is_empty()
+            && left == right
+            && left
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '*')
     });
     assert!(same, "no argument is `t - t`");
     // Writes of `&mut` slice elements: `sm0[i] = ..` and `sm0[i] += ..`.
