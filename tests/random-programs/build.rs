@@ -351,7 +351,8 @@ impl Program {
     /// `v.remove(i)` with the value dropped, `NAME_jvp` read the tangent of the element that
     /// was at `i`.)
     fn forward(&self) -> bool {
-        !self.lib && !(forward_avoid::AVOID_FORWARD_NESTED && self.nested())
+        let avoided = forward_avoid::AVOID_FORWARD_NESTED && self.nested();
+        !self.lib && !avoided
     }
 
     /// Whether the program has a local 2-D array or table (`[[`).
