@@ -356,6 +356,39 @@ fn constant_table_via(x: &[f64; 2]) -> f64 {
     constant_table(x)
 }
 
+/// A local 2-D array with an element subtracted from after a write (the fuzzer's finding: the
+/// companions typed the restored array like the untyped constant `[[0.0; 2]; 2]`, and
+/// `-adj[1][0]` did not compile, E0282): `x - x^2 + x`.
+#[reverse]
+fn local_table_sub(x: f64) -> f64 {
+    let mut q = [[0.0; 2]; 2];
+    q[1][0] = x;
+    q[1][0] -= x * x;
+    q[1][0] + x
+}
+
+#[reverse]
+fn local_table_sub_via(x: f64) -> f64 {
+    local_table_sub(x)
+}
+
+/// A 2-D element read at a computed inner index (the fuzzer's finding: the companions did not
+/// restore the index `n % 3` of `q[0][n % 3]`, E0425 at an internal name):
+/// `q[0][j] = x (x q[0][j] + 1)` three times, `j = n % 3`: `x^5 + x^3 + x`.
+#[reverse]
+fn local_table_computed_index(x: f64, n: usize) -> f64 {
+    let mut q: [[f64; 3]; 3] = [[0.0; 3]; 3];
+    for _ in 0..3 {
+        q[0][n % 3] = x * (x * q[0][n % 3] + 1.0);
+    }
+    q[0][n % 3]
+}
+
+#[reverse]
+fn local_table_computed_index_via(x: f64, n: usize) -> f64 {
+    local_table_computed_index(x, n)
+}
+
 #[test]
 fn local_2d_arrays() {
     let x = [0.3, -0.7];
@@ -376,6 +409,21 @@ fn local_2d_arrays() {
     );
     assert_eq!(y, x[0] + 3.0 * x[1]);
     assert_eq!(g, [1.0, 3.0]);
+    let (y, g) = checked(
+        local_table_sub(x[0]),
+        local_table_sub_grad(x[0]),
+        local_table_sub_via_grad(x[0]),
+    );
+    assert_eq!(y, x[0] - x[0] * x[0] + x[0]);
+    assert_eq!(g, 2.0 - 2.0 * x[0]);
+    let (y, g) = checked(
+        local_table_computed_index(x[1], 4),
+        local_table_computed_index_grad(x[1], 4),
+        local_table_computed_index_via_grad(x[1], 4),
+    );
+    let t = x[1];
+    assert_relative_eq!(y, t.powi(5) + t.powi(3) + t, max_relative = 1e-15);
+    assert_relative_eq!(g, 5.0 * t.powi(4) + 3.0 * t * t + 1.0, max_relative = 1e-15);
 }
 
 const TABLE: [[f64; 2]; 2] = [[1.0, 2.0], [3.0, 4.0]];

@@ -347,11 +347,17 @@ impl Program {
     }
 
     /// Whether the program is also under `#[revad::forward]` (its `NAME_jvp` checked): every
-    /// generated program, as the generator writes no structs, methods or nested containers.
-    /// (Forward 1, fixed: after `v.remove(i)` with the value dropped, `NAME_jvp` read the
-    /// tangent of the element that was at `i`.)
+    /// generated program but those of a shape `forward_avoid` lists. (Forward 1, fixed: after
+    /// `v.remove(i)` with the value dropped, `NAME_jvp` read the tangent of the element that
+    /// was at `i`.)
     fn forward(&self) -> bool {
-        !self.lib
+        let avoided = forward_avoid::AVOID_FORWARD_NESTED && self.nested();
+        !self.lib && !avoided
+    }
+
+    /// Whether the program has a local 2-D array or table (`[[`).
+    fn nested(&self) -> bool {
+        self.printed(false).contains("[[")
     }
 
     fn oracle(&self) -> String {
@@ -371,6 +377,13 @@ impl Program {
     }
 }
 
+/// Shapes that `#[revad::forward]` rejects: a program with one gets no `NAME_jvp` check.
+mod forward_avoid {
+    /// A local 2-D array or table (`[[0.0; N]; N]`): documented, "#[revad::forward] does not
+    /// differentiate structs, tuples of arrays, nested containers or methods yet".
+    pub const AVOID_FORWARD_NESTED: bool = true;
+}
+
 /// Known bugs of the CPS backend: a program with one of these shapes gets no CPS copy (the
 /// entries of `fuzz-findings.md`; set a flag to `false` when its bug is fixed).
 mod cps_avoid {
@@ -379,6 +392,23 @@ mod cps_avoid {
     /// the element's new cell dies with that block, but the array of cells, which has one
     /// lifetime for all its elements, is read by back parts outside it.
     pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = false;
+    /// A local 2-D array or table (`[[0.0; N]; N]`): documented, "#[reverse(cps)] does not
+    /// differentiate structs, tuples, nested containers or method calls yet".
+    pub const AVOID_CPS_NESTED: bool = true;
+    /// CPS 4: a `Vec` collected from a closure that calls a `#[reverse(cps)]` function, then
+    /// an element in an operation with a literal that a method is called on: E0689 "can't call
+    /// method `tanh` on ambiguous numeric type `{float}`" (the element's type is lost):
+    ///
+    /// ```text
+    /// #[revad::reverse(cps)]
+    /// pub fn h(a0: f64, a1: f64) -> f64 { a0 * a1.sin() }
+    /// #[revad::reverse(cps)]
+    /// pub fn e3(x0: f64, r0: &Vec<f64>) -> f64 {
+    ///     let c = r0.iter().map(|&p| h(p, x0)).collect::<Vec<f64>>();
+    ///     (0.5 * c[1]).tanh()
+    /// }
+    /// ```
+    pub const AVOID_CPS_COLLECT_CALL: bool = true;
     /// CPS 3: a `&mut [f64]` / `&mut Vec<f64>` parameter passed twice to a callee that reads
     /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
     /// into a continuation closure, then borrowed).
@@ -393,6 +423,8 @@ impl Program {
             self.source().contains(&format!("&*{n}, &*{n})"))
         });
         (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
+            || (cps_avoid::AVOID_CPS_NESTED && self.nested())
+            || (cps_avoid::AVOID_CPS_COLLECT_CALL && self.printed(false).contains(".collect::<"))
             || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
                 && self
                     .helpers
@@ -497,13 +529,32 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                 ret,
                 squash_out: true,
             };
-            let (f, bound) = random::function(rng, hname.clone(), params, opts);
+            let (mut f, bound) = random::function(rng, hname.clone(), params, opts);
+            // `#[revad::reverse(wrt(..))]` leaving out one parameter of a helper without
+            // `&mut` ones: its callers pass a constant (a literal, a constant array) there.
+            let mut inactive = Vec::new();
+            if kinds.len() >= 2
+                && !kinds.iter().any(|k| matches!(k, HK::MutS | HK::MutSl))
+                && rng.chance(0.3)
+            {
+                let out = rng.below(kinds.len());
+                inactive.push(out);
+                f.wrt = Some(
+                    f.params
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| *i != out)
+                        .map(|(_, p)| p.name().to_string())
+                        .collect(),
+                );
+            }
             helpers.push(f);
             helper_sigs.push(Helper {
                 name: hname,
                 kinds,
                 bound,
                 ret,
+                inactive,
             });
         }
     }

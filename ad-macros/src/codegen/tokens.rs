@@ -40,6 +40,36 @@ pub(crate) fn one(t: FloatTy) -> TokenStream {
     syn::LitFloat::new(lit, Span::call_site()).into_token_stream()
 }
 
+/// `expr` with its unsuffixed float literals suffixed with `t` (`[[0.0; 2]; 2]` becomes
+/// `[[0.0_f64; 2]; 2]`), so that a value typed like it has a known element type; a type
+/// parameter, which has no literals, leaves `expr` as it is.
+pub(crate) fn typed_float_literals(expr: &TokenStream, t: FloatTy) -> TokenStream {
+    use proc_macro2::{Group, TokenTree};
+    let suffix = match t {
+        FloatTy::F64 => "f64",
+        FloatTy::F32 => "f32",
+        FloatTy::Generic(_) => return expr.clone(),
+    };
+    expr.clone()
+        .into_iter()
+        .map(|tt| match tt {
+            TokenTree::Group(g) => {
+                let mut n = Group::new(g.delimiter(), typed_float_literals(&g.stream(), t));
+                n.set_span(g.span());
+                TokenTree::Group(n)
+            }
+            TokenTree::Literal(l) => match syn::Lit::new(l.clone()) {
+                syn::Lit::Float(f) if f.suffix().is_empty() => {
+                    let lit = format!("{}_{suffix}", f.base10_digits());
+                    TokenTree::Literal(syn::LitFloat::new(&lit, l.span()).token())
+                }
+                _ => TokenTree::Literal(l),
+            },
+            other => other,
+        })
+        .collect()
+}
+
 /// `__stack`, a `&mut ValueStack` in every generated function.
 pub(crate) fn stack() -> syn::Ident {
     crate::ir::names::generated("stack")

@@ -53,9 +53,10 @@ pub(crate) fn rhs_needs(rhs: &Rhs, active: &dyn Fn(VarId) -> bool) -> Vec<Need> 
         return needs;
     }
     match rhs {
-        Rhs::Index(array, _) => {
+        // Every index of the path (`q[0][j]` needs `j`, the second operand).
+        Rhs::Index(array, path) => {
             if active(*array) {
-                vec![Need::Operand(0)]
+                (0..path.operands().len()).map(Need::Operand).collect()
             } else {
                 Vec::new()
             }

@@ -30,6 +30,9 @@ pub enum E {
     Powi(Box<E>, i32, bool),
     /// `a[i]`.
     Index(String, I),
+    /// `q[i][j]` of a 2-D array; the flag: its element type is known (a typed table, or a
+    /// `let mut q: [[f64; N]; N]`), so a method may be called on it.
+    Index2(String, I, I, bool),
     /// `i as f64`.
     Cast(I),
     /// `if c { a } else { b }`.
@@ -102,6 +105,8 @@ pub enum Lv {
     Var(String),
     /// An element of an array.
     Idx(String, I),
+    /// An element of a 2-D array, `q[i][j]`.
+    Idx2(String, I, I),
     /// `*x` for a `&mut f64` (a parameter, or the element of an `iter_mut()` loop).
     Deref(String),
 }
@@ -124,6 +129,18 @@ pub enum S {
         len: usize,
         vec: Option<I>,
     },
+    /// `let mut name: [[f64; len]; len] = [[0.0; len]; len];`: a local 2-D array.
+    LetArr2 { name: String, len: usize },
+    /// `let name[: [[f64; N]; N]] = [[1.0, 2.0], [3.0, 4.0]];`: a local 2-D constant table.
+    LetTab {
+        name: String,
+        rows: Vec<Vec<f64>>,
+        typed: bool,
+    },
+    /// `let name = [0.5, -0.75, 1.5];`: a constant array, passed by `&name` where a callee's
+    /// `wrt(..)` leaves out a slice parameter (`&[0.5, ..]` in the call is rejected: "references
+    /// are not supported here").
+    LetConst { name: String, xs: Vec<f64> },
     /// `let [mut] name = e;` (an integer).
     LetInt { name: String, mutable: bool, e: I },
     /// `name += 1;` (an integer).
@@ -286,6 +303,9 @@ pub enum Chain {
     MapProduct { xs: String, p: String, body: E },
     /// `(0..n).map(|i| body).sum::<f64>()`.
     RangeSum { n: I, i: String, body: E },
+    /// `xs.iter().map(|&p| body).collect::<Vec<f64>>()` (the body calls a helper, often with
+    /// `xs` itself as an argument).
+    MapCollect { xs: String, p: String, body: E },
 }
 
 /// A parameter of a generated function.
@@ -389,6 +409,7 @@ impl Printer {
             | E::Intr(..)
             | E::Powi(..)
             | E::Index(..)
+            | E::Index2(..)
             | E::Call(..)
             | E::CallClosure(..)
             | E::Chain(..)
@@ -435,6 +456,15 @@ impl Printer {
         }
     }
 
+    /// A literal that may be negative (`-0.5`, or `T::cst(-0.5)`).
+    fn flit(&self, v: f64) -> String {
+        if v < 0.0 && !self.oracle {
+            format!("-{:?}", -v)
+        } else {
+            self.lit(v)
+        }
+    }
+
     fn bare(&self, e: &E, ind: usize) -> String {
         match e {
             E::Var(n) => n.clone(),
@@ -468,6 +498,7 @@ impl Printer {
                 }
             }
             E::Index(a, i) => format!("{a}[{}]", self.int(i, 0)),
+            E::Index2(a, i, j, _) => format!("{a}[{}][{}]", self.int(i, 0), self.int(j, 0)),
             E::Cast(i) => {
                 if self.oracle {
                     format!("T::cst({} as {})", self.int(i, 3), self.fty)
@@ -579,6 +610,11 @@ impl Printer {
                 };
                 format!("{xs}.iter().map(|&{p}| {}).{prod}", x(body))
             }
+            Chain::MapCollect { xs, p, body } => format!(
+                "{xs}.iter().map(|&{p}| {}).collect::<Vec<{}>>()",
+                x(body),
+                self.ty()
+            ),
             Chain::RangeSum { n, i, body } => format!(
                 "(0..{}).map(|{i}| {}).{}",
                 self.int(n, 0),
@@ -701,6 +737,7 @@ impl Printer {
                     Lv::Var(n) => n.clone(),
                     Lv::Deref(n) => format!("*{n}"),
                     Lv::Idx(a, i) => format!("{a}[{}]", self.int(i, 0)),
+                    Lv::Idx2(a, i, j) => format!("{a}[{}][{}]", self.int(i, 0), self.int(j, 0)),
                 };
                 if self.oracle && *op != "=" && lv.contains('[') {
                     // `h[i] /= h[i].sin()` borrows `h` twice with an overloaded `/=`; for
@@ -736,6 +773,37 @@ impl Printer {
                         }
                     }
                 }
+            }
+            S::LetArr2 { name, len } => {
+                let zero = self.lit(0.0);
+                if self.oracle {
+                    format!("{pad}let mut {name} = [[{zero}; {len}]; {len}];\n")
+                } else {
+                    format!(
+                        "{pad}let mut {name}: [[{}; {len}]; {len}] = [[{zero}; {len}]; {len}];\n",
+                        self.fty
+                    )
+                }
+            }
+            S::LetTab { name, rows, typed } => {
+                let rs: Vec<String> = rows
+                    .iter()
+                    .map(|r| {
+                        let r: Vec<String> = r.iter().map(|&x| self.flit(x)).collect();
+                        format!("[{}]", r.join(", "))
+                    })
+                    .collect();
+                let ty = if *typed && !self.oracle {
+                    let n = rows.len();
+                    format!(": [[{}; {n}]; {n}]", self.fty)
+                } else {
+                    String::new()
+                };
+                format!("{pad}let {name}{ty} = [{}];\n", rs.join(", "))
+            }
+            S::LetConst { name, xs } => {
+                let xs: Vec<String> = xs.iter().map(|&x| self.flit(x)).collect();
+                format!("{pad}let {name} = [{}];\n", xs.join(", "))
             }
             S::LetInt { name, mutable, e } => format!(
                 "{pad}let {}{name}: usize = {};\n",

@@ -73,6 +73,11 @@ pub mod avoid {
     /// (`if dot(&*a, &*a) < x`): E0614 "type `[f64; 2]` cannot be dereferenced" in the
     /// generated code (finding 10). When set, such arguments are not generated in conditions.
     pub const AVOID_DEREF_MUT_ARRAY_IN_CONDITION: bool = false;
+    /// An intrinsic at a pole of its partial behind a `max` or `min` that does not take it
+    /// (`(0.5 + x * x).max((t - t).sqrt())`): the macro's zero adjoint through the infinite
+    /// partial gives zero (`rules::times_partial`), and so does the oracle (its `lift` skips
+    /// zero partials). When set, the generator writes no such shape.
+    pub const AVOID_ZERO_ADJOINT_AT_POLE: bool = false;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -121,6 +126,7 @@ fn typed(e: &E) -> bool {
         E::Stop(a) => typed(a),
         E::If(_, a, b) => typed(a) || typed(b),
         E::Block(_, t) => typed(t),
+        E::Index2(_, _, _, t) => *t,
         _ => true,
     }
 }
@@ -169,6 +175,8 @@ struct AV {
     in_arm: bool,
     /// A `&mut [f64; N]` parameter.
     mut_array: bool,
+    /// A 2-D array whose element type is known (see [`E::Index2`]).
+    typed: bool,
 }
 
 /// An integer variable in scope with its range.
@@ -203,6 +211,8 @@ pub struct Helper {
     pub bound: f64,
     /// What it returns.
     pub ret: Ret,
+    /// The parameters its `#[revad::reverse(wrt(..))]` leaves out (callers pass constants).
+    pub inactive: Vec<usize>,
 }
 
 impl Helper {
@@ -238,6 +248,11 @@ pub struct G<'r> {
     fv: Vec<FV>,
     av: Vec<AV>,
     iv: Vec<IV>,
+    /// 2-D arrays in scope: local `[[0.0; N]; N]` (`local`, written) and constant tables.
+    a2: Vec<AV>,
+    /// `let k = [..];` constant arrays for callees' inactive parameters, declared at the
+    /// start of the function.
+    consts: Vec<S>,
     /// Closures bound by `let`: name and arity.
     clos: Vec<(String, usize, f64)>,
     helpers: Vec<Helper>,
@@ -271,6 +286,8 @@ impl<'r> G<'r> {
             len: opts.len,
             fv: Vec::new(),
             av: Vec::new(),
+            a2: Vec::new(),
+            consts: Vec::new(),
             iv: Vec::new(),
             clos: Vec::new(),
             helpers: opts.helpers,
@@ -341,6 +358,7 @@ impl<'r> G<'r> {
                     mutarg: Some(name.clone()),
                     in_arm: false,
                     mut_array: matches!(p, Param::MutArray(_)),
+                    typed: false,
                 }),
             }
         }
@@ -428,6 +446,12 @@ impl<'r> G<'r> {
                 } else {
                     (lit(x), x)
                 }
+            }
+            8..=10 if !self.a2.is_empty() && (self.av.is_empty() || self.rng.chance(0.3)) => {
+                let a = self.a2[self.rng.below(self.a2.len())].clone();
+                let (i, j) = (self.index(), self.index());
+                // A local `[[0.0; N]; N]` is typed; a table only when written with its type.
+                (E::Index2(a.name, i, j, a.typed), a.bound)
             }
             8..=10 if !self.av.is_empty() => {
                 let a = self.av[self.rng.below(self.av.len())].clone();
@@ -561,7 +585,11 @@ impl<'r> G<'r> {
         let mut args: Vec<A> = Vec::new();
         let mut first_s: Option<E> = None;
         let mut first_sl: Option<String> = None;
-        for k in &h.kinds {
+        for (n, k) in h.kinds.iter().enumerate() {
+            if h.inactive.contains(&n) {
+                args.push(self.constant_arg(*k));
+                continue;
+            }
             match k {
                 HK::S => {
                     let e = match (&first_s, twice) {
@@ -813,6 +841,9 @@ impl<'r> G<'r> {
     /// A piecewise-smooth operation (the oracle follows the same branch; at exact ties it
     /// uses the rule table's conventions).
     fn kink(&mut self, depth: usize) -> (E, f64) {
+        if !AVOID_ZERO_ADJOINT_AT_POLE && self.rng.chance(0.12) {
+            return self.behind_kink(depth);
+        }
         match self.rng.below(8) {
             0..=2 => {
                 let (a, ba) = self.arg(depth);
@@ -861,6 +892,37 @@ impl<'r> G<'r> {
                     (bin("%", a, d), hi.min(b))
                 }
             }
+        }
+    }
+
+    /// An intrinsic at a pole of its partial, behind a `max` or `min` that never takes it:
+    /// `(0.5 + x * x).max((t - t).sqrt())`, `(-p).min((t * 0.0).cbrt())`, with the argument
+    /// exactly zero (`sqrt cbrt ln powf(.., 0.5)`; `ln` only under `max`, its `-inf` would
+    /// win a `min`). Its adjoint is zero, and a zero adjoint contributes zero through the
+    /// infinite partial (`rules::times_partial`); the oracle skips zero partials alike.
+    fn behind_kink(&mut self, depth: usize) -> (E, f64) {
+        let (p, _, hi) = self.positive(depth, 0.5);
+        let (x, _) = self.pick_fv();
+        let zero = if self.rng.chance(0.5) {
+            bin("-", x.clone(), x)
+        } else {
+            bin("*", x, lit(0.0))
+        };
+        let max = self.rng.chance(0.6);
+        let f = if max {
+            self.rng.pick(&["sqrt", "cbrt", "ln", "powf"])
+        } else {
+            self.rng.pick(&["sqrt", "cbrt", "powf"])
+        };
+        let pole = if f == "powf" {
+            self.call(f, vec![zero, lit(0.5)])
+        } else {
+            self.call(f, vec![zero])
+        };
+        if max {
+            (self.call("max", vec![p, pole]), hi)
+        } else {
+            (self.call("min", vec![E::Neg(Box::new(p)), pole]), hi)
         }
     }
 
@@ -946,14 +1008,18 @@ impl<'r> G<'r> {
     }
 
     /// The bounds of everything in scope, to merge the arms of an `if`.
-    fn snap(&self) -> (Vec<f64>, Vec<f64>) {
+    fn snap(&self) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         (
             self.fv.iter().map(|f| f.bound).collect(),
             self.av.iter().map(|a| a.bound).collect(),
+            self.a2.iter().map(|a| a.bound).collect(),
         )
     }
 
-    fn join(&mut self, s: &(Vec<f64>, Vec<f64>)) {
+    fn join(&mut self, s: &(Vec<f64>, Vec<f64>, Vec<f64>)) {
+        for (a, b) in self.a2.iter_mut().zip(&s.2) {
+            a.bound = a.bound.max(*b);
+        }
         for (f, b) in self.fv.iter_mut().zip(&s.0) {
             f.bound = f.bound.max(*b);
         }
@@ -962,11 +1028,18 @@ impl<'r> G<'r> {
         }
     }
 
-    fn scope(&self) -> (usize, usize, usize, usize) {
-        (self.fv.len(), self.av.len(), self.iv.len(), self.clos.len())
+    fn scope(&self) -> (usize, usize, usize, usize, usize) {
+        (
+            self.fv.len(),
+            self.av.len(),
+            self.iv.len(),
+            self.clos.len(),
+            self.a2.len(),
+        )
     }
 
-    fn restore(&mut self, s: (usize, usize, usize, usize)) {
+    fn restore(&mut self, s: (usize, usize, usize, usize, usize)) {
+        self.a2.truncate(s.4);
         self.fv.truncate(s.0);
         self.av.truncate(s.1);
         self.iv.truncate(s.2);
@@ -1047,10 +1120,17 @@ impl<'r> G<'r> {
 
     /// A write of an element of a local array.
     fn write(&mut self, out: &mut Vec<S>, outer: bool) {
+        let locals2 = self
+            .a2
+            .iter()
+            .any(|a| a.local && (!outer || a.depth < self.loop_depth));
         let locals: Vec<usize> = (0..self.av.len())
             .filter(|&i| self.av[i].local && !self.frozen.contains(&self.av[i].name))
             .filter(|&i| !outer || self.av[i].depth < self.loop_depth)
             .collect();
+        if locals2 && (locals.is_empty() || self.rng.chance(0.4)) {
+            return self.write2(out, outer);
+        }
         if locals.is_empty() {
             return;
         }
@@ -1091,6 +1171,214 @@ impl<'r> G<'r> {
             e,
         });
         self.av[i].bound = nb;
+    }
+
+    /// A write of an element of a local 2-D array: `q[i][j] = ..` or `q[i][j] op= ..`.
+    fn write2(&mut self, out: &mut Vec<S>, outer: bool) {
+        let locals: Vec<usize> = (0..self.a2.len())
+            .filter(|&i| self.a2[i].local && (!outer || self.a2[i].depth < self.loop_depth))
+            .collect();
+        if locals.is_empty() {
+            return;
+        }
+        let k = self.rng.pick(&locals);
+        let (name, b, depth) = (self.a2[k].name.clone(), self.a2[k].bound, self.a2[k].depth);
+        let (i, j) = (self.index(), self.index());
+        let in_loop = depth < self.loop_depth;
+        let me = E::Index2(name.clone(), i.clone(), j.clone(), true);
+        let (op, e, nb) = if self.rng.chance(0.4) {
+            let (e, be) = self.expr(2);
+            let lim = if in_loop { b.max(1.0) } else { LIMIT };
+            let (e, be) = self.squash(e, be, lim);
+            ("=", e, if in_loop { b } else { b.max(be) })
+        } else {
+            self.update_rhs(b, depth, me)
+        };
+        out.push(S::Assign {
+            lv: Lv::Idx2(name, i, j),
+            op,
+            e,
+        });
+        self.a2[k].bound = nb;
+    }
+
+    /// A local 2-D array `let mut q = [[0.0; N]; N];` (with a first write), or a constant
+    /// table `let tab = [[1.0, 2.0], [3.0, 4.0]];`.
+    fn array2(&mut self, out: &mut Vec<S>) {
+        let l = self.len;
+        if self.rng.chance(0.65) {
+            let name = self.fresh("q");
+            out.push(S::LetArr2 {
+                name: name.clone(),
+                len: l,
+            });
+            self.a2.push(AV {
+                name,
+                bound: 0.0,
+                local: true,
+                depth: self.loop_depth,
+                typed: true,
+                ..Default::default()
+            });
+            self.write2(out, false);
+        } else {
+            let name = self.fresh("tab");
+            let rows: Vec<Vec<f64>> = (0..l)
+                .map(|_| {
+                    (0..l)
+                        .map(|_| self.rng.pick(&[0.5, 1.0, 1.5, -0.5, 2.0, 0.25, -1.25]))
+                        .collect()
+                })
+                .collect();
+            let typed = self.rng.chance(0.4);
+            out.push(S::LetTab {
+                name: name.clone(),
+                rows,
+                typed,
+            });
+            let first = E::Index2(name.clone(), self.index(), ilit(0), false);
+            self.a2.push(AV {
+                name,
+                bound: 2.0,
+                local: false,
+                depth: self.loop_depth,
+                // An untyped table's elements are `{float}` until a use fixes their type: its
+                // first read goes into a typed `let` (a method called on an element before
+                // that, even `f64::atan(tab[i][0])`, is E0689).
+                typed: true,
+                ..Default::default()
+            });
+            let t = self.fresh("t");
+            out.push(S::Let {
+                name: t.clone(),
+                mutable: false,
+                typed: true,
+                e: first,
+            });
+            self.push_fv(t, 2.0, false);
+        }
+    }
+
+    /// `let c = xs.iter().map(|&p| h(p, xs)).collect::<Vec<f64>>();`: a helper called in a
+    /// closure that borrows the vector it iterates (or another array), then the collected
+    /// `Vec` read at once by index or summed.
+    fn map_collect(&mut self, out: &mut Vec<S>) {
+        let hs: Vec<Helper> = self
+            .helpers
+            .iter()
+            .filter(|h| h.in_expr() && h.kinds.contains(&HK::S))
+            .cloned()
+            .collect();
+        let arrays: Vec<AV> = self
+            .av
+            .iter()
+            .filter(|a| !(a.local && a.in_arm))
+            .filter(|a| !(AVOID_VEC_REF_AS_SLICE_ARG && a.vecref))
+            .filter(|a| !self.frozen.contains(&a.name) || !a.local)
+            .cloned()
+            .collect();
+        if hs.is_empty() || arrays.is_empty() {
+            return;
+        }
+        let h = hs[self.rng.below(hs.len())].clone();
+        let a = arrays[self.rng.below(arrays.len())].clone();
+        let p = self.fresh("p");
+        let scope = self.scope();
+        let saved_break = self.breakable;
+        self.breakable = false;
+        self.fv.push(FV {
+            name: p.clone(),
+            bound: a.bound,
+            mutable: false,
+            depth: self.loop_depth,
+            ..Default::default()
+        });
+        let mut first = true;
+        let mut args = Vec::new();
+        for (n, k) in h.kinds.iter().enumerate() {
+            if h.inactive.contains(&n) {
+                args.push(self.constant_arg(*k));
+                continue;
+            }
+            match k {
+                HK::S if first => {
+                    first = false;
+                    let (e, _) = self.squash(v(&p), a.bound, 2.0);
+                    args.push(A::F(e));
+                }
+                HK::S => {
+                    let (e, b) = self.expr(1);
+                    args.push(A::F(self.squash(e, b, 2.0).0));
+                }
+                HK::Sl => {
+                    let s = if self.rng.chance(0.7) {
+                        a.slice.clone()
+                    } else {
+                        arrays[self.rng.below(arrays.len())].slice.clone()
+                    };
+                    args.push(A::Slice(s));
+                }
+                HK::MutS | HK::MutSl => unreachable!("not called in an expression"),
+            }
+        }
+        self.restore(scope);
+        self.breakable = saved_break;
+        let name = self.fresh("c");
+        out.push(S::Let {
+            name: name.clone(),
+            mutable: false,
+            typed: false,
+            e: E::Chain(Box::new(Chain::MapCollect {
+                xs: a.name.clone(),
+                p,
+                body: E::Call(h.name.clone(), args),
+            })),
+        });
+        self.av.push(AV {
+            name: name.clone(),
+            bound: h.bound,
+            local: false,
+            depth: self.loop_depth,
+            slice: format!("&{name}"),
+            ..Default::default()
+        });
+        let t = self.fresh("t");
+        let e = if self.rng.chance(0.5) {
+            let i = self.index();
+            E::Index(name, i)
+        } else {
+            let q = self.fresh("p");
+            E::Chain(Box::new(Chain::MapSum {
+                xs: name,
+                p: q.clone(),
+                body: bin("*", lit(0.5), v(&q)),
+                copied: false,
+            }))
+        };
+        out.push(S::Let {
+            name: t.clone(),
+            mutable: false,
+            typed: false,
+            e,
+        });
+        self.push_fv(t, h.bound * self.len as f64, false);
+    }
+
+    /// The argument of a parameter that a helper's `wrt(..)` leaves out: a constant.
+    fn constant_arg(&mut self, k: HK) -> A {
+        let c = [0.5, -0.75, 1.5, 0.25];
+        match k {
+            HK::S => A::F(lit(self.rng.pick(&[0.5, 1.5, 0.25]))),
+            _ => {
+                let name = self.fresh("k");
+                let xs = (0..self.len).map(|_| self.rng.pick(&c)).collect();
+                self.consts.push(S::LetConst {
+                    name: name.clone(),
+                    xs,
+                });
+                A::Slice(format!("&{name}"))
+            }
+        }
     }
 
     /// A local array reordered by `swap`, or a local `Vec` that grows and shrinks back to its
@@ -1141,7 +1429,7 @@ impl<'r> G<'r> {
                 f.bound += SLACK;
             }
         }
-        for a in &mut self.av {
+        for a in self.av.iter_mut().chain(self.a2.iter_mut()) {
             if a.local {
                 a.bound += SLACK;
             }
@@ -1187,7 +1475,8 @@ impl<'r> G<'r> {
         let outer_arr = self
             .av
             .iter()
-            .any(|a| a.local && a.depth < self.loop_depth && !self.frozen.contains(&a.name));
+            .any(|a| a.local && a.depth < self.loop_depth && !self.frozen.contains(&a.name))
+            || self.a2.iter().any(|a| a.local && a.depth < self.loop_depth);
         if outer_arr && self.rng.chance(0.4) {
             self.write(out, true);
         } else {
@@ -1622,7 +1911,14 @@ impl<'r> G<'r> {
         }
         self.budget -= 1;
         let muts = usize::from(self.fv.iter().any(|f| f.mutable));
-        let locals = usize::from(self.av.iter().any(|a| a.local));
+        let locals = usize::from(self.av.iter().chain(&self.a2).any(|a| a.local));
+        let map_call = usize::from(
+            !self.av.is_empty()
+                && self
+                    .helpers
+                    .iter()
+                    .any(|h| h.in_expr() && h.kinds.contains(&HK::S)),
+        );
         let arrays = usize::from(!self.av.is_empty());
         let nest = usize::from(self.nest > 0);
         let loops = usize::from(self.loop_depth < 2 && self.nest > 0);
@@ -1656,6 +1952,8 @@ impl<'r> G<'r> {
             2 * brk,              // 15 break / continue
             2 * loops * writable, // 16 iter_mut loop
             4 * stmt_helpers,     // 17 call with &mut arguments or an array/tuple result
+            1,                    // 18 local 2-D array or constant table
+            2 * map_call,         // 19 helper called in a closure, collected
         ]);
         match k {
             0 if self.rng.chance(0.1) => {
@@ -1809,6 +2107,7 @@ impl<'r> G<'r> {
                     mutarg,
                     in_arm,
                     mut_array: false,
+                    typed: false,
                 });
                 self.write(out, false);
             }
@@ -1825,8 +2124,10 @@ impl<'r> G<'r> {
                 // `let mut` would conflict with the closure's borrow).
                 let saved_fv = self.fv.clone();
                 let saved_av = self.av.clone();
+                let saved_a2 = self.a2.clone();
                 self.fv.retain(|f| !f.mutable);
                 self.av.retain(|a| !a.local);
+                self.a2.retain(|a| !a.local);
                 for p in &params {
                     self.fv.push(FV {
                         name: p.clone(),
@@ -1846,6 +2147,7 @@ impl<'r> G<'r> {
                 let (body, b) = self.limit(body, b * 4.0);
                 self.fv = saved_fv;
                 self.av = saved_av;
+                self.a2 = saved_a2;
                 self.restore(scope);
                 self.breakable = saved_break;
                 out.push(S::LetClosure {
@@ -1910,6 +2212,8 @@ impl<'r> G<'r> {
             }
             16 => self.iter_mut_loop(out),
             17 => self.stmt_call(out),
+            18 => self.array2(out),
+            19 => self.map_collect(out),
             _ => {
                 let c = self.cond();
                 let s = if self.rng.chance(0.5) {
@@ -2042,8 +2346,10 @@ impl<'r> G<'r> {
             len: self.len,
             cps: false,
         };
-        for k in &h.kinds {
-            if *k == HK::S {
+        for (n, k) in h.kinds.iter().enumerate() {
+            if h.inactive.contains(&n) {
+                args.push(Some(self.constant_arg(*k)));
+            } else if *k == HK::S {
                 let (e, b) = self.expr(1);
                 let e = self.squash(e, b, 2.0).0;
                 let e = self.scalar_arg(e);
@@ -2110,7 +2416,7 @@ impl<'r> G<'r> {
         let arm = self.arm > 0 || self.returned;
         let mut first_sl: Option<String> = None;
         for (j, k) in h.kinds.iter().enumerate() {
-            if *k != HK::Sl {
+            if *k != HK::Sl || args[j].is_some() {
                 continue;
             }
             let slices: Vec<String> = self
@@ -2344,6 +2650,14 @@ impl<'r> G<'r> {
             let idx = ilit(self.rng.below(self.len));
             terms.push((E::Index(a.name.clone(), idx), a.bound));
         }
+        let locals2: Vec<AV> = self.a2.iter().filter(|a| a.local).cloned().collect();
+        for a in locals2.iter().take(1) {
+            let (i, j) = (
+                ilit(self.rng.below(self.len)),
+                ilit(self.rng.below(self.len)),
+            );
+            terms.push((E::Index2(a.name.clone(), i, j, true), a.bound));
+        }
         if terms.is_empty() || self.rng.chance(0.3) {
             terms.push(self.expr(2));
         }
@@ -2388,6 +2702,10 @@ pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> 
     }
     let (end, tail) = g.finish(&params, squash_out);
     body.extend(end);
+    let body = std::mem::take(&mut g.consts)
+        .into_iter()
+        .chain(body)
+        .collect();
     (
         Func {
             name,

@@ -51,7 +51,10 @@
 //!   `for (i, &x) in xs.iter().enumerate()`, `while`, `loop` with `break`/`continue`, a
 //!   `while` on a float condition, nested loops;
 //! - local arrays `[0.0; N]` and `vec![0.0; n]` read and written at index expressions
-//!   (`i`, `N - 1 - i`, `(i + k) % N`, constants);
+//!   (`i`, `N - 1 - i`, `(i + k) % N`, constants); local 2-D arrays `let mut q: [[f64; N];
+//!   N] = [[0.0; N]; N];` written element by element (`q[i][j] = ..`, `q[i][j] += ..`, in
+//!   loops too) and read (`q[i][j]`), and constant tables `let tab = [[1.0, 2.0], [3.0,
+//!   4.0]];` (typed or not) read at index expressions (`tab[i][0]`);
 //! - calls of helper functions, with the same argument twice (`h(x, x)`, `dot(w, w)`), local
 //!   arrays as arguments (`h(&h0, x)`), and helpers returning `[f64; N]`, `Vec<f64>` (bound by
 //!   `let`, sometimes typed, then indexed or iterated) or `(f64, f64)` (taken apart by
@@ -67,13 +70,26 @@
 //!   the buffers on entry included) against the oracle's derivative of
 //!   `seed · value + Σ seed_k · buffer_k` with random seeds on the buffers on return
 //!   (zero for `_grad`);
-//! - closures capturing values (`let f = |c: f64| c * t;` then `f(x)`);
+//! - helpers under `#[revad::reverse(wrt(..))]` leaving out one parameter, called with a
+//!   constant there (a literal, or a constant array `let k = [0.5, 1.5];` passed as `&k`);
+//! - closures capturing values (`let f = |c: f64| c * t;` then `f(x)`), and helpers called
+//!   in a closure over the array it iterates
+//!   (`let c = w.iter().map(|&p| h(&w, p)).collect::<Vec<f64>>();`, then indexed or summed);
 //! - iterator chains: `map`/`sum`, `copied`, `zip`, `enumerate`, `filter`, `fold`,
 //!   `product`, `(0..n).map(..)`;
 //! - every intrinsic of the rule table, as a method and as `f64::name(..)`, on arguments
 //!   built to lie in its smooth domain (`ln(0.5 + x * x)`, `asin(0.75 * x.tanh())`), and the
 //!   piecewise-smooth ones (`max min abs signum floor ceil round trunc %`) anywhere: the oracle
-//!   takes the same branch, and at an exact tie uses the rule table's convention.
+//!   takes the same branch, and at an exact tie uses the rule table's convention;
+//! - zero adjoints through infinite partials: `sqrt cbrt ln powf(.., 0.5)` of an argument
+//!   exactly zero (`(t - t).sqrt()`, `(t * 0.0).cbrt()`) behind a `max` or `min` that takes
+//!   the other side (`(0.5 + x * x).max(..)`). The macro multiplies the zero adjoint by the
+//!   infinite partial as zero (`rules::times_partial`); the oracle's `lift` skips zero
+//!   partials alike (num-dual alone would give `0 · ∞ = NaN`), and a NaN anywhere else still
+//!   fails the comparison.
+//!
+//! The programs with a 2-D array get no CPS copy and no `_jvp` check (both backends reject
+//! nested containers, as documented): see `cps_avoid` and `forward_avoid` in `build.rs`.
 //!
 //! Values stay bounded: each value carries a bound, anything that could exceed 8 is squashed
 //! with a scaled `tanh`, loops run two to ten times, and updates inside loops are kept small.

@@ -90,6 +90,12 @@ fn the_corpus_covers_the_subset() {
         "(&h",
         // Gradient control.
         "revad::stop_gradient(",
+        // Local 2-D arrays and constant tables.
+        "= [[0.0; ",
+        "let tab",
+        " = [[",
+        // A helper called in a closure, collected.
+        ".collect::<Vec<",
     ];
     for c in constructs {
         assert!(ALL.contains(c), "no generated program contains `{c}`");
@@ -143,6 +149,71 @@ fn the_corpus_covers_the_subset() {
         })
     });
     assert!(passed_on, "no &mut parameter is passed on as it is");
+    // Elements of a local 2-D array written (`q3[i][j] = ..`, `q3[i][j] += ..`) and read
+    // (`q3[i][j]`), and a constant table read (`tab4[i][0]`).
+    for op in ["] = ", "] += "] {
+        let w = ALL.lines().any(|l| {
+            let t = l.trim_start();
+            t.starts_with('q') && t.split(op).next().is_some_and(|lv| lv.contains("]["))
+        });
+        assert!(w, "no element of a 2-D array is written with `{op}`");
+    }
+    for (arr, what) in [("q", "2-D array"), ("tab", "constant table")] {
+        // `NAME[..][..]` with NAME `arr` and digits, read: not the target of the line.
+        let read = ALL.lines().any(|l| {
+            let rhs = l.trim_start().split_once(" = ").map_or("", |(_, r)| r);
+            rhs.match_indices(arr).any(|(i, _)| {
+                let after = &rhs[i + arr.len()..];
+                let rest = after.trim_start_matches(|c: char| c.is_ascii_digit());
+                rest.len() < after.len() && rest.starts_with('[') && rest.contains("][")
+            })
+        });
+        assert!(read, "no {what} element is read");
+    }
+    // A helper under `#[revad::reverse(wrt(..))]` called, with a constant for a parameter it
+    // leaves out (`h(x, 0.5)`, `h(&[0.5, 1.5], x)`).
+    let lines: Vec<&str> = ALL.lines().collect();
+    let wrt_helper = lines.windows(2).any(|w| {
+        (w[0].starts_with("#[revad::reverse(wrt(") || w[0].starts_with("#[revad::forward(wrt("))
+            && w[1].starts_with("pub fn ")
+            && w[1].split('(').next().is_some_and(|f| f.contains("_h"))
+    });
+    assert!(wrt_helper, "no helper has `#[revad::reverse(wrt(..))]`");
+    // `let k3 = [0.5, 1.5];` passed as `&k3`.
+    let konst = |l: &str, p: &str| {
+        l.match_indices(p)
+            .any(|(i, _)| l[i + p.len()..].starts_with(|c: char| c.is_ascii_digit()))
+    };
+    assert!(
+        lines
+            .iter()
+            .any(|l| konst(l, "let k") && l.contains(" = ["))
+            && lines.iter().any(|l| l.contains("_h") && konst(l, "&k")),
+        "no helper is called with a constant array"
+    );
+    // A helper called in a closure that iterates an array, collected.
+    let in_closure = lines.iter().any(|l| {
+        l.split(".map(|&")
+            .nth(1)
+            .is_some_and(|r| r.contains("_h") && r.contains(".collect::<Vec<"))
+    });
+    assert!(
+        in_closure,
+        "no helper is called in a closure collected into a `Vec`"
+    );
+    // An intrinsic at a pole of its partial, at an argument exactly zero (`(t - t).sqrt()`,
+    // `(t * 0.0).cbrt()`), behind a `max` or `min` that does not take it.
+    assert!(ALL.contains(" * 0.0)"), "no argument is `t * 0.0`");
+    let same = ALL.match_indices(" - ").any(|(i, _)| {
+        let left = ALL[..i].rsplit('(').next().unwrap_or("");
+        let right = ALL[i + 3..].split(')').next().unwrap_or("");
+        !left.is_empty()
+            && left == right
+            && left
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '*')
+    });
+    assert!(same, "no argument is `t - t`");
     // Writes of `&mut` slice elements: `sm0[i] = ..` and `sm0[i] += ..`.
     for op in ["] = ", "] += "] {
         let w = ALL.lines().any(|l| {

@@ -450,9 +450,12 @@ impl Emitter<'_> {
                             ::revad::__private::same_type(&#name, &#root #path);
                         }
                     }
-                    // A 2-D array of constants (`[[0.0; D]; T]`): typed like the constant.
+                    // A 2-D array of constants (`[[0.0; D]; T]`): typed like the constant,
+                    // its literals suffixed with the element type (an untyped `[[0.0; D]; T]`
+                    // would leave the adjoint's element type open: E0282 at `-adj[i][j]`).
                     Some(Rhs::Opaque(opaque)) if opaque.reads.is_empty() => {
-                        let value = &opaque.expr;
+                        let t = info.elem.unwrap_or(self.sig.default_float);
+                        let value = super::tokens::typed_float_literals(&opaque.expr, t);
                         quote! {
                             let #name = #stack.pop_any();
                             ::revad::__private::same_type(&#name, &#value);

@@ -703,7 +703,13 @@ macro_rules! scalars {
             fn lift(re: $f, parts: &[(Self, $f)]) -> Self {
                 let mut eps = 0.0;
                 for (x, d) in parts {
-                    eps += d * x.0.eps;
+                    // The macro's convention (`rules::times_partial`): a zero partial
+                    // contributes zero, even times an infinite or NaN tangent (`x.max(e.sqrt())`
+                    // at `e = 0` where the `max` takes `x`). A NaN partial, or a non-zero one
+                    // times a NaN tangent, still gives NaN, which fails every comparison.
+                    if *d != 0.0 {
+                        eps += d * x.0.eps;
+                    }
                 }
                 $d($dual::new(re, eps))
             }
@@ -784,7 +790,10 @@ macro_rules! scalars {
             fn lift(re: $f, parts: &[(Self, $f)]) -> Self {
                 let mut eps = 0.0;
                 for (x, d) in parts {
-                    eps += f64::from(*d).abs() * x.eps;
+                    // As the dual's `lift`: a zero partial contributes nothing.
+                    if *d != 0.0 {
+                        eps += f64::from(*d).abs() * x.eps;
+                    }
                 }
                 $a { re, eps }
             }
