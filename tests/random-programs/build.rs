@@ -528,6 +528,7 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                 mut_bound: random::LIMIT,
                 ret,
                 squash_out: true,
+                stop_gradient: !lib,
             };
             let (mut f, bound) = random::function(rng, hname.clone(), params, opts);
             // `#[revad::reverse(wrt(..))]` leaving out one parameter of a helper without
@@ -601,6 +602,7 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         mut_bound: 2.0,
         ret,
         squash_out: false,
+        stop_gradient: !lib,
     };
     let (mut main, _) = random::function(rng, name, params, opts);
     let floats: Vec<String> = main

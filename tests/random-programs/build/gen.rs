@@ -239,6 +239,9 @@ pub struct Opts {
     pub ret: Ret,
     /// Squash the `&mut` parameters to [`OUT_BOUND`] before returning (a helper).
     pub squash_out: bool,
+    /// May wrap expressions in `revad::stop_gradient` (not in the library's programs, whose
+    /// gradients other crates' tests check against finite differences of the primal).
+    pub stop_gradient: bool,
 }
 
 /// The generator state for one function.
@@ -276,6 +279,8 @@ pub struct G<'r> {
     arm: usize,
     /// An early `return` has been generated (see [`AVOID_ARRAY_AFTER_EARLY_RETURN`]).
     returned: bool,
+    /// See [`Opts::stop_gradient`].
+    stop_gradient: bool,
 }
 
 impl<'r> G<'r> {
@@ -303,6 +308,7 @@ impl<'r> G<'r> {
             no_return: opts.squash_out,
             arm: 0,
             returned: false,
+            stop_gradient: opts.stop_gradient,
         };
         for p in params {
             let name = p.name().to_string();
@@ -545,7 +551,7 @@ impl<'r> G<'r> {
             }
         };
         // Now and then a value through which no derivative flows.
-        let e = if self.rng.chance(0.03) {
+        let e = if self.stop_gradient && self.rng.chance(0.03) {
             E::Stop(Box::new(e))
         } else {
             e
