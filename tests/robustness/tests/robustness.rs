@@ -76,6 +76,10 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("cps/mutant/mut-arguments/11-suffix", "F10"),
     ("cps/mutant/call-results/0-swap", "F10"),
     ("cps/mutant/mut-arguments/8-suffix", "F11"),
+    ("ui/num-traits-bare-float-to-f64", "F14"),
+    ("ui/stop-gradient-shadowed", "F15"),
+    ("ui/trait-impl-unannotated", "F16"),
+    ("ui/trait-unannotated", "F17"),
 ];
 
 /// The number of crates the corpus is split into, each checked with and without attributes
