@@ -439,9 +439,19 @@ impl Emitter<'_> {
         };
         let pops = saves.iter().rev().map(|&v| {
             let name = &self.body.vars[v].name;
+            // A snapshot of a 2-D array of constants (`let __q_old = q;`, before a later
+            // write to `q`) is typed like that constant too.
+            let def = match self.plan.defs.get(&v) {
+                Some(Rhs::Copy(Operand::Var(src)))
+                    if matches!(self.plan.defs.get(src), Some(Rhs::Opaque(o)) if o.reads.is_empty()) =>
+                {
+                    self.plan.defs.get(src)
+                }
+                def => def,
+            };
             match &self.body.vars[v].ty {
                 // A copy of a part of a parameter: typed like the part.
-                Ty::Array(info) if info.agg => match self.plan.defs.get(&v) {
+                Ty::Array(info) if info.agg => match def {
                     Some(Rhs::Index(root, path)) => {
                         let root = &self.body.vars[*root].name;
                         let path = self.path(path);
