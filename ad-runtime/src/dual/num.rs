@@ -118,18 +118,9 @@ macro_rules! num_impls {
 
         /// Every intrinsic through the library's [`Float`] (the same values and tangents).
         impl<$($gen)*> NumFloat for $ty {
-            float_delegates!(
-                (floor) (ceil) (round) (trunc) (abs) (signum) (recip) (sqrt) (exp) (exp2)
-                (ln) (log2) (log10) (to_degrees) (to_radians) (cbrt) (sin) (cos) (tan) (asin)
-                (acos) (atan) (exp_m1) (ln_1p) (sinh) (cosh) (tanh) (asinh) (acosh) (atanh)
-                (log b) (powf n) (max other) (min other) (hypot other) (atan2 other)
-                (mul_add a b) (clamp min max)
-            );
+            // One method per row of the one list of intrinsics (`powi` included).
+            crate::rules::intrinsics!(float_delegates);
 
-            #[inline]
-            fn powi(self, n: i32) -> Self {
-                <Self as Float>::powi(self, n)
-            }
             #[inline]
             fn sin_cos(self) -> (Self, Self) {
                 <Self as Float>::sin_cos(self)
@@ -198,11 +189,17 @@ macro_rules! num_impls {
     };
 }
 
-/// The intrinsics of `num_traits::Float`, each through the method of the library's `Float`.
+/// The intrinsics of `num_traits::Float`, each through the method of the library's `Float`,
+/// from the one list (`rules::intrinsics!`): a row the trait lacks fails to compile here.
 macro_rules! float_delegates {
-    ($(($name:ident $($arg:ident)*))*) => {$(
+    ([] $(
+        $(#[$doc:meta])*
+        $name:ident($($arg:ident $(: $argty:ty)?),*) reads $reads:tt out $out:literal:
+            $kind:ident $(($rule:ident))?, fused $fused:tt,
+            cheap $cheap:literal, finite $finite:literal;
+    )*) => {$(
         #[inline]
-        fn $name(self $(, $arg: Self)*) -> Self {
+        fn $name(self $(, $arg: crate::rules::arg_type!($($argty)?))*) -> Self {
             <Self as Float>::$name(self $(, $arg)*)
         }
     )*};
