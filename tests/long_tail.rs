@@ -816,3 +816,27 @@ mod two_d_element_as_call_argument {
         assert!((g - fd).abs() <= 1e-2 * (1.0 + fd.abs()), "{g} vs {fd}");
     }
 }
+
+/// Fuzz finding 15: a 2-D local array after an early `return` is declared at the top of
+/// `NAME_vjp` (hoisted); it must keep its element type, or `q[0][1].tan()` is E0689.
+mod two_d_array_after_early_return {
+    use revad::reverse;
+
+    #[reverse]
+    pub fn f(x: f32, n: usize) -> f32 {
+        if x < (n as f32) {
+            return x * 2.0;
+        }
+        let mut q: [[f32; 2]; 2] = [[0.0; 2]; 2];
+        q[1][0] = q[0][1].tan() - x;
+        q[1][0] * x
+    }
+
+    #[test]
+    fn both_paths_have_their_closed_forms() {
+        // n = 0: -(x) · x = -x², derivative -2x; n = 5: 2x, derivative 2.
+        assert_eq!(f_grad(2.0, 0), (-4.0, -4.0));
+        assert_eq!(f(2.0, 0), -4.0);
+        assert_eq!(f_grad(2.0, 5), (4.0, 2.0));
+    }
+}

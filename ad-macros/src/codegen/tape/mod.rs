@@ -51,7 +51,7 @@ pub(super) fn emit_vjp(
     let callees = super::callees_prelude(body, sig, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
         let name = &body.vars[v].name;
-        let zero = hoisted_zero(&body.vars[v].ty);
+        let zero = hoisted_zero(&body.vars[v].ty, plan.defs.get(&v), sig.default_float);
         quote!(let mut #name = #zero;)
     });
     let prologue = super::inout::prologue(sig, body);
@@ -106,8 +106,18 @@ fn seed_ident() -> syn::Ident {
     crate::ir::names::generated("seed")
 }
 
-/// The initial value of a hoisted local.
-fn hoisted_zero(ty: &Ty) -> TokenStream {
+/// The initial value of a hoisted local (`def`: the operation that defines it).
+fn hoisted_zero(ty: &Ty, def: Option<&Rhs>, default_float: crate::ir::FloatTy) -> TokenStream {
+    match (ty, def) {
+        // A 2-D array of constants (`[[0.0; D]; T]`): the constant, its literals suffixed with
+        // the element type (`Default::default()` would leave the type to inference, which
+        // fails at a method call on an element: E0689).
+        (Ty::Array(info), Some(Rhs::Opaque(opaque))) if info.agg && opaque.reads.is_empty() => {
+            let t = info.elem.unwrap_or(default_float);
+            return super::tokens::typed_float_literals(&opaque.expr, t);
+        }
+        _ => {}
+    }
     match ty {
         Ty::Array(crate::ir::ArrayInfo {
             elem: Some(t),
