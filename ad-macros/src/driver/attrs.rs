@@ -16,17 +16,25 @@ pub(super) const MARKER_DECLARED: &str = "__ad_marker_declared";
 
 /// Adds [`MARKER_DECLARED`] to the `#[forward]` attribute of `func`, if it has one.
 pub(super) fn mark_forward(func: &mut syn::ItemFn) {
-    add_first_argument(func, "forward", MARKER_DECLARED);
+    add_first_argument(&mut func.attrs, "forward", MARKER_DECLARED);
 }
 
 /// Adds [`parse::FORWARD_TOO`] to the `#[reverse]` attribute of `func`, if it has one.
 pub(super) fn mark_reverse(func: &mut syn::ItemFn) {
-    add_first_argument(func, "reverse", parse::FORWARD_TOO);
+    add_first_argument(&mut func.attrs, "reverse", parse::FORWARD_TOO);
 }
 
-/// Puts `marker` first among the arguments of `func`'s attribute `name`, if it has one.
-fn add_first_argument(func: &mut syn::ItemFn, name: &str, marker: &str) {
-    for attr in &mut func.attrs {
+/// Adds [`parse::IN_IMPL`] to the `#[reverse]` and `#[forward]` attributes among `attrs`, those
+/// of a method of an inherent `impl` block with `#[revad::reverse]`.
+pub(super) fn mark_in_impl(attrs: &mut [syn::Attribute]) {
+    add_first_argument(attrs, "reverse", parse::IN_IMPL);
+    add_first_argument(attrs, "forward", parse::IN_IMPL);
+}
+
+/// Puts `marker` first among the arguments of the attribute `name` among `attrs`, if there is
+/// one.
+fn add_first_argument(attrs: &mut [syn::Attribute], name: &str, marker: &str) {
+    for attr in attrs {
         if !is_named(attr, name) {
             continue;
         }

@@ -46,7 +46,8 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     mark_forward(&mut func);
     parse::functions::name_impl_fn_params(&mut func);
     let cx = Errors::new();
-    let args = parse::Args::from_tokens(&cx, args);
+    let mut args = parse::Args::from_tokens(&cx, args);
+    args.in_impl |= names_self(&func);
     if let Some(span) = args.vector {
         cx.error_at(
             span,
@@ -137,7 +138,8 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     let (args, declared) = strip_marker(args);
     let marker = !other && !declared;
     let cx = Errors::for_attribute("#[revad::forward]");
-    let args = parse::Args::from_tokens(&cx, args);
+    let mut args = parse::Args::from_tokens(&cx, args);
+    args.in_impl |= names_self(&func);
     let vector = args.vector.is_some();
     if let Some(span) = args.reverse_only {
         cx.error_at(
@@ -276,6 +278,12 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
         #func
         #stubs
     }
+}
+
+/// Whether the body of `func` names `Self` (`Self::f(..)`), which makes it an associated
+/// function even without a receiver or `Self` in its signature.
+fn names_self(func: &syn::ItemFn) -> bool {
+    parse::mentions_self(&quote::ToTokens::to_token_stream(&func.block))
 }
 
 /// Whether two parameters have the same name.

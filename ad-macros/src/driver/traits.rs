@@ -43,7 +43,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::parse::{ParseStream, Parser};
 
-use super::attrs::is_named;
+use super::attrs::{is_named, mark_in_impl};
 
 /// Expands `#[reverse]` on a trait or a trait impl, or `None` for another item.
 pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStream> {
@@ -59,18 +59,23 @@ pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStrea
     let expanded = match item {
         syn::Item::Trait(t) => trait_block(t),
         syn::Item::Impl(i) if i.trait_.is_some() => impl_block(i),
-        syn::Item::Impl(i) => {
-            let err = syn::Error::new_spanned(
-                &i.self_ty,
-                "#[reverse] on an inherent impl block: put #[reverse] on its methods instead \
-                 (on a block, it is for a trait and its impls)",
-            )
-            .to_compile_error();
-            quote!(#err #i)
-        }
+        syn::Item::Impl(i) => inherent_block(i),
         _ => return None,
     };
     Some(quote!(#args_error #expanded))
+}
+
+/// `#[reverse] impl Type { .. }`: the block as written, each `#[reverse]` and `#[forward]` of
+/// its functions told that the function is in an `impl` block (`parse::IN_IMPL`), which an
+/// attribute on an associated function without a receiver or `Self` cannot see; they expand
+/// after this one, as on any method.
+fn inherent_block(mut i: syn::ItemImpl) -> TokenStream {
+    for item in &mut i.items {
+        if let syn::ImplItem::Fn(f) = item {
+            mark_in_impl(&mut f.attrs);
+        }
+    }
+    quote!(#i)
 }
 
 /// The arguments of the method's `#[reverse(..)]`, taken off it, or `None` without one; an

@@ -28,6 +28,11 @@ pub(crate) struct Args {
     /// `#[reverse]` of the same function: the closures `#[reverse]` lifts need forward
     /// derivatives too.
     pub forward_too: bool,
+    /// The hidden argument [`IN_IMPL`] that `#[revad::reverse]` on an inherent `impl` block
+    /// adds to the attributes of its methods: the function is an associated function, even
+    /// without a receiver or `Self` in its signature (which an attribute on the function
+    /// alone could not tell from a free function).
+    pub in_impl: bool,
 }
 
 /// The error at `cps` when the crate is built without its feature `cps`.
@@ -37,6 +42,9 @@ const NO_CPS_FEATURE: &str = "`#[reverse(cps)]` needs the feature `cps` of `reva
 
 /// See [`Args::forward_too`].
 pub(crate) const FORWARD_TOO: &str = "__ad_forward_too";
+
+/// See [`Args::in_impl`].
+pub(crate) const IN_IMPL: &str = "__ad_in_impl";
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -97,6 +105,7 @@ impl Args {
                     args.vector = Some(syn::spanned::Spanned::span(path));
                 }
                 syn::Meta::Path(path) if path.is_ident(FORWARD_TOO) => args.forward_too = true,
+                syn::Meta::Path(path) if path.is_ident(IN_IMPL) => args.in_impl = true,
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
                     if args.hessian {
                         cx.error(path, "duplicate `hessian` argument");

@@ -23,9 +23,10 @@ pub(crate) struct Signature {
     /// The type parameters bounded by a float trait (`fn f<T: Float>`, `T: num_traits::Float`,
     /// `T: Add<Output = T>`): float types of the function, like `f64` and `f32`.
     pub generics: Vec<FloatTy>,
-    /// A method or an associated function (it has a receiver, or its signature names
-    /// `Self`): the generated items are associated functions beside it, and its companions
-    /// are `__ad_fwd_NAME` and `__ad_rev_NAME` instead of a marker struct.
+    /// A method or an associated function (it has a receiver, its signature or its body
+    /// names `Self`, or `#[revad::reverse]` on its inherent `impl` block says so:
+    /// [`Args::in_impl`]): the generated items are associated functions beside it, and its
+    /// companions are `__ad_fwd_NAME` and `__ad_rev_NAME` instead of a marker struct.
     pub in_impl: bool,
     /// The type parameters bounded by `Fn(floats..) -> float`: the types of function
     /// arguments (`super::functions`).
@@ -276,7 +277,8 @@ impl Signature {
             None if !floats.is_empty() && floats.iter().all(|t| *t == FloatTy::F32) => FloatTy::F32,
             None => FloatTy::F64,
         };
-        let in_impl = sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
+        let in_impl = args.in_impl
+            || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
             || mentions_self(&sig.to_token_stream());
         Signature {
             params,
@@ -356,7 +358,7 @@ impl Signature {
 }
 
 /// Whether `tokens` name the type `Self`.
-fn mentions_self(tokens: &TokenStream) -> bool {
+pub(crate) fn mentions_self(tokens: &TokenStream) -> bool {
     tokens.clone().into_iter().any(|t| match t {
         proc_macro2::TokenTree::Ident(i) => i == "Self",
         proc_macro2::TokenTree::Group(g) => mentions_self(&g.stream()),
