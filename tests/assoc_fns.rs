@@ -184,3 +184,53 @@ fn an_associated_function_that_names_self_needs_no_block_attribute() {
     assert_relative_eq!(dx, 2.5 * x.exp(), max_relative = 1e-15);
     assert_eq!(dy, x.exp());
 }
+
+/// Forward mode beside reverse mode, and alone.
+pub struct Waves;
+
+#[reverse]
+impl Waves {
+    /// `x·sin x`.
+    #[revad::forward]
+    #[reverse]
+    pub fn x_sin(x: f64) -> f64 {
+        x * x.sin()
+    }
+
+    /// `y·x·sin x`, forward mode only.
+    #[revad::forward]
+    pub fn y_x_sin(x: f64, y: f64) -> f64 {
+        y * Self::x_sin(x)
+    }
+}
+
+/// A damped oscillator with forward-mode methods.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Osc {
+    /// Damping.
+    pub c: f64,
+}
+
+impl Osc {
+    /// `e^{-c t}·cos t`, differentiated with respect to `t` only.
+    #[revad::forward(wrt(t))]
+    pub fn at(&self, t: f64) -> f64 {
+        (-self.c * t).exp() * t.cos()
+    }
+}
+
+#[test]
+fn forward_mode_on_associated_functions_and_methods() {
+    let x = 0.9;
+    let (v, d) = Waves::x_sin_jvp(x, 1.0);
+    assert_eq!(v, Waves::x_sin(x));
+    assert_relative_eq!(d, x.sin() + x * x.cos(), max_relative = 1e-15);
+    let (v, d) = Waves::y_x_sin_jvp(x, 2.0, 0.5, 1.0);
+    assert_eq!(v, Waves::y_x_sin(x, 2.0));
+    assert_relative_eq!(d, 0.5 * 2.0 * (x.sin() + x * x.cos()) + x * x.sin(), max_relative = 1e-14);
+    let o = Osc { c: 0.3 };
+    let t = 1.1;
+    let (v, d) = o.at_jvp(t, 1.0);
+    assert_eq!(v, o.at(t));
+    assert_relative_eq!(d, fd(|t| o.at(t), t), max_relative = 1e-8);
+}

@@ -1032,17 +1032,20 @@ pub(crate) fn check(
     if let Some(p) = sig
         .params
         .iter()
-        .find(|p| matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }))
+        .find(|p| p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }))
     {
         return Some((syn::spanned::Spanned::span(&p.ty), aggregates));
     }
     if let crate::parse::RetTy::Aggregate(ty) = &sig.ret {
         return Some((syn::spanned::Spanned::span(ty), aggregates));
     }
+    // (An aggregate parameter that `wrt` leaves out, such as `&self` in a method with
+    // `wrt(x)`, is only read: its parts are constants to the tangent code.)
+    let left_out = |v: &crate::ir::Var| v.param.is_some_and(|i| !sig.params[i].active);
     if let Some(var) = body
         .vars
         .iter()
-        .find(|v| matches!(&v.ty, crate::ir::Ty::Array(info) if info.agg))
+        .find(|v| matches!(&v.ty, crate::ir::Ty::Array(info) if info.agg) && !left_out(v))
     {
         return Some((var.span, aggregates));
     }
