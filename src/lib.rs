@@ -291,7 +291,9 @@
 //! The macro never needs the types: a read `p.pos[i]` in the body becomes
 //! `__adj_p.pos[i] += ..` in the reverse sweep, and rustc checks both. Methods (`&self`,
 //! `&mut self`, `self`) and associated functions in `impl` blocks are annotated like
-//! functions, and call each other through their companions:
+//! functions, and call each other through their companions. (An associated function without
+//! `self` and without `Self` in its signature or body needs `#[revad::reverse]` on its `impl`
+//! block too: the attribute on the function alone cannot see that it is in one.)
 //!
 //! ```
 //! use revad::reverse;

@@ -234,3 +234,54 @@ fn forward_mode_on_associated_functions_and_methods() {
     assert_eq!(v, o.at(t));
     assert_relative_eq!(d, fd(|t| o.at(t), t), max_relative = 1e-8);
 }
+
+/// A trait's associated functions without `self`: the trait's attribute says where they are.
+#[reverse]
+pub trait Shape {
+    /// The area of the shape of size `r`.
+    #[reverse]
+    fn area(r: f64) -> f64;
+
+    /// Twice the area: a default associated function, through `Self::area`.
+    #[reverse]
+    fn doubled(r: f64) -> f64 {
+        2.0 * Self::area(r)
+    }
+}
+
+/// A disk, of radius `r`.
+#[derive(Clone, revad::Adjoint)]
+pub struct Disk {
+    /// An inactive tag.
+    pub id: usize,
+}
+
+#[reverse]
+impl Shape for Disk {
+    #[reverse]
+    fn area(r: f64) -> f64 {
+        3.0 * r * r
+    }
+}
+
+#[test]
+fn a_traits_associated_functions_without_self() {
+    assert_eq!(Disk::area_grad(2.0), (12.0, 12.0));
+    assert_eq!(Disk::doubled_grad(2.0), (24.0, 24.0));
+    assert_eq!(<Disk as Shape>::area_vjp(2.0, 0.5), (12.0, 6.0));
+    assert_eq!(Disk { id: 1 }.id, 1);
+}
+
+/// `2·x·sin x`: a forward-mode caller of an associated function.
+#[revad::forward]
+fn forward_user(x: f64) -> f64 {
+    2.0 * Waves::x_sin(x)
+}
+
+#[test]
+fn forward_callers_call_associated_functions() {
+    let x = -0.6;
+    let (v, d) = forward_user_jvp(x, 1.0);
+    assert_eq!(v, forward_user(x));
+    assert_relative_eq!(d, 2.0 * (x.sin() + x * x.cos()), max_relative = 1e-15);
+}

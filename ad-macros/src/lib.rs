@@ -15,7 +15,7 @@
 //! lib.rs        the entry points; krate.rs: the path to the runtime in the user's crate
 //! driver/       #[reverse], #[forward], #[derivative]: parse → lower → analyse → backend;
 //!               attrs.rs (attributes of one function), hessian.rs (#[reverse(hessian)]),
-//!               traits.rs (#[reverse] on a trait and its impl blocks)
+//!               traits.rs (#[reverse] on a trait and its impl blocks, on an inherent impl)
 //! parse/        attribute arguments and the signature model (no emission)
 //! ir/           the IR and its contract (mod.rs), lowering (lower/), and the analyses:
 //!               types, activity, snapshot, needs, plan (the reverse sweep's storage),
@@ -144,6 +144,33 @@ mod test_support;
 /// assert_eq!((value, ds.k, dx, dy), (4.0, 6.0, 8.0, -4.0));
 /// let (_, (ds, dx)) = fit_grad(&s, 1.5);
 /// assert_eq!((ds.k, dx), (6.0, 8.0));
+/// ```
+///
+/// # Inherent impl blocks
+///
+/// On an inherent `impl Type` block, it tells the `#[reverse]` and `#[revad::forward]` of the
+/// block's functions that they are in an `impl` block: an associated function without `self`
+/// and without `Self` in its signature or body looks like a free function to an attribute
+/// that sees only the function, and needs it.
+///
+/// ```
+/// pub struct Foo;
+///
+/// #[revad::reverse]
+/// impl Foo {
+///     #[revad::reverse]
+///     pub fn sq(x: f64) -> f64 {
+///         x * x
+///     }
+/// }
+///
+/// #[revad::reverse]
+/// fn user(x: f64) -> f64 {
+///     Foo::sq(x) + 1.0
+/// }
+///
+/// assert_eq!(Foo::sq_grad(3.0), (9.0, 6.0));
+/// assert_eq!(user_grad(3.0), (10.0, 6.0));
 /// ```
 ///
 /// # Options

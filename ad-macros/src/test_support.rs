@@ -88,9 +88,33 @@ fn annotated_blocks(source: &str) -> Vec<TokenStream> {
 }
 
 /// Every `#[reverse]` function of `source` expanded and pretty-printed, then every trait and
-/// impl block with `#[reverse]`.
+/// impl block with `#[reverse]` (an inherent block's methods expanded after it, as rustc
+/// does: the attribute on the block only marks theirs).
 fn expand_source(source: &str) -> String {
     let mut items = Vec::new();
+    expand_functions(source, &mut items);
+    for block in annotated_blocks(source) {
+        let tokens = crate::driver::reverse(TokenStream::new(), block);
+        let expanded: syn::File = syn::parse2(tokens).unwrap();
+        for item in expanded.items {
+            match item {
+                syn::Item::Impl(i) if i.trait_.is_none() => {
+                    expand_functions(&quote::quote!(#i).to_string(), &mut items)
+                }
+                item => items.push(item),
+            }
+        }
+    }
+    prettyplease::unparse(&syn::File {
+        shebang: None,
+        attrs: Vec::new(),
+        items,
+    })
+}
+
+/// The expansions of the `#[forward]` and `#[reverse]` functions of `source` (and of the
+/// methods of its impl blocks without the attribute), pushed to `items`.
+fn expand_functions(source: &str, items: &mut Vec<syn::Item>) {
     // `#[forward]`'s items, without the function (which `#[reverse]`'s expansion shows).
     for (args, func) in functions_with(source, "forward") {
         let tokens = crate::driver::forward(args, quote::quote!(#func));
@@ -107,16 +131,6 @@ fn expand_source(source: &str) -> String {
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         items.extend(expanded.items);
     }
-    for block in annotated_blocks(source) {
-        let tokens = crate::driver::reverse(TokenStream::new(), block);
-        let expanded: syn::File = syn::parse2(tokens).unwrap();
-        items.extend(expanded.items);
-    }
-    prettyplease::unparse(&syn::File {
-        shebang: None,
-        attrs: Vec::new(),
-        items,
-    })
 }
 
 fn check(name: &str) {
@@ -303,6 +317,14 @@ fn aggregate_loops() {
 #[test]
 fn traits() {
     check("traits");
+}
+
+/// Associated functions without a receiver, in an inherent impl block with `#[reverse]`:
+/// their derivatives and companions are associated functions (`Self::sq_vjp`,
+/// `__ad_fwd_sq`), and callers reach them through the type (`Foo::__ad_fwd_sq`).
+#[test]
+fn assoc_fns() {
+    check("assoc_fns");
 }
 
 /// Generic functions over `revad::Float`: `T` and its constants where others have `f64`.

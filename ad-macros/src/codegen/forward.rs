@@ -1023,7 +1023,8 @@ pub(crate) fn stubs(
 }
 
 /// This backend's limits: what forward mode does not differentiate yet (structs and other
-/// aggregates, methods), the first such construct, with its description.
+/// aggregates, except parameters that `wrt(..)` leaves out, which are only read; method
+/// calls), the first such construct, with its description.
 pub(crate) fn check(
     body: &crate::ir::Body,
     sig: &crate::parse::Signature,
@@ -1034,7 +1035,9 @@ pub(crate) fn check(
         .iter()
         .find(|p| p.active && matches!(p.kind, crate::parse::ParamKind::Aggregate { .. }))
     {
-        return Some((syn::spanned::Spanned::span(&p.ty), aggregates));
+        let what = "with respect to structs, tuples of arrays or nested containers (`wrt(..)` \
+                    may leave such parameters out, a method's `self` too)";
+        return Some((syn::spanned::Spanned::span(&p.ty), what));
     }
     if let crate::parse::RetTy::Aggregate(ty) = &sig.ret {
         return Some((syn::spanned::Spanned::span(ty), aggregates));

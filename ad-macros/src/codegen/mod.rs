@@ -563,8 +563,10 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             "",
         );
         let note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside \
-                    a method or an associated function of a type's own `impl` block; a trait's \
-                    methods cannot be differentiated yet";
+                    a method or an associated function of a type's own `impl` block (for an \
+                    associated function without `self`, with `#[revad::reverse]` on the block \
+                    too), and beside a trait's methods (with `#[revad::reverse]` on the trait \
+                    and on its impl blocks)";
         let lifetime = syn::Lifetime::new("'__ad_check", mixed);
         let (lifetime, bound) = match check {
             true => (

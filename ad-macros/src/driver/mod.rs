@@ -6,7 +6,8 @@
 //! - `hessian`: `#[reverse(hessian)]`, the generic copy of the function and the second-order
 //!   items;
 //! - `traits`: `#[reverse]` on a trait and on an `impl Trait for Type` block (the derivatives
-//!   of trait methods).
+//!   of trait methods), and on an inherent `impl` block (its functions are associated
+//!   functions, `parse::IN_IMPL`).
 
 use proc_macro2::TokenStream;
 use quote::quote;

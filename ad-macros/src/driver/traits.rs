@@ -1,5 +1,6 @@
 //! `#[reverse]` on a trait and on an `impl Trait for Type` block: the derivatives of trait
-//! methods.
+//! methods; and on an inherent `impl Type` block, which only tells the attributes of its
+//! functions that they are in one (`inherent_block`).
 //!
 //! An attribute on a method sees only the method, and a trait impl may hold only the trait's
 //! items; so the derivatives of a trait's methods are items of the trait, which the
@@ -44,6 +45,7 @@ use quote::{format_ident, quote};
 use syn::parse::{ParseStream, Parser};
 
 use super::attrs::{is_named, mark_in_impl};
+use crate::parse;
 
 /// Expands `#[reverse]` on a trait or a trait impl, or `None` for another item.
 pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStream> {
@@ -103,6 +105,13 @@ fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn
         syn::Meta::List(list) => list.tokens,
         _ => TokenStream::new(),
     }))
+}
+
+/// The arguments of a method's `#[reverse(..)]` with [`parse::IN_IMPL`] first: a trait's
+/// associated function without `self` or `Self` is one too.
+fn in_impl(args: TokenStream) -> TokenStream {
+    let marker = syn::Ident::new(parse::IN_IMPL, proc_macro2::Span::call_site());
+    quote!(#marker, #args)
 }
 
 /// The items of an expansion, parsed as items of a trait (`T = syn::TraitItem`) or an impl.
@@ -179,7 +188,7 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
             sig: f.sig.clone(),
             block: Box::new(block),
         };
-        let expanded = super::reverse(args, quote!(#func));
+        let expanded = super::reverse(in_impl(args), quote!(#func));
         let generated = match parse_items::<syn::TraitItem>(expanded) {
             Ok(generated) => generated,
             Err(err) => {
@@ -334,7 +343,7 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
             sig: f.sig.clone(),
             block: Box::new(f.block.clone()),
         };
-        let expanded = super::reverse(args, quote!(#func));
+        let expanded = super::reverse(in_impl(args), quote!(#func));
         match parse_items::<syn::ImplItem>(expanded) {
             Ok(generated) => {
                 items.extend(generated);

@@ -106,7 +106,7 @@ impl fit {
         #[diagnostic::on_unimplemented(
             message = "`loss` has no derivative: annotate it with `#[revad::reverse]`",
             label = "called with a differentiated argument",
-            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block; a trait's methods cannot be differentiated yet"
+            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block (for an associated function without `self`, with `#[revad::reverse]` on the block too), and beside a trait's methods (with `#[revad::reverse]` on the trait and on its impl blocks)"
         )]
         #[allow(non_camel_case_types)]
         trait __ad_no_derivative_loss {}
@@ -166,7 +166,7 @@ impl fit {
         #[diagnostic::on_unimplemented(
             message = "`loss` has no derivative: annotate it with `#[revad::reverse]`",
             label = "called with a differentiated argument",
-            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block; a trait's methods cannot be differentiated yet"
+            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block (for an associated function without `self`, with `#[revad::reverse]` on the block too), and beside a trait's methods (with `#[revad::reverse]` on the trait and on its impl blocks)"
         )]
         #[allow(non_camel_case_types)]
         trait __ad_no_derivative_loss {}
@@ -470,7 +470,7 @@ trait Model: ::revad::Adjoint {
         #[diagnostic::on_unimplemented(
             message = "`eval` has no derivative: annotate it with `#[revad::reverse]`",
             label = "called with a differentiated argument",
-            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block; a trait's methods cannot be differentiated yet"
+            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block (for an associated function without `self`, with `#[revad::reverse]` on the block too), and beside a trait's methods (with `#[revad::reverse]` on the trait and on its impl blocks)"
         )]
         #[allow(non_camel_case_types)]
         trait __ad_no_derivative_eval {}
@@ -540,7 +540,7 @@ trait Model: ::revad::Adjoint {
         #[diagnostic::on_unimplemented(
             message = "`eval` has no derivative: annotate it with `#[revad::reverse]`",
             label = "called with a differentiated argument",
-            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block; a trait's methods cannot be differentiated yet"
+            note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside a method or an associated function of a type's own `impl` block (for an associated function without `self`, with `#[revad::reverse]` on the block too), and beside a trait's methods (with `#[revad::reverse]` on the trait and on its impl blocks)"
         )]
         #[allow(non_camel_case_types)]
         trait __ad_no_derivative_eval {}
