@@ -227,7 +227,11 @@ fn forward_mode_on_associated_functions_and_methods() {
     assert_relative_eq!(d, x.sin() + x * x.cos(), max_relative = 1e-15);
     let (v, d) = Waves::y_x_sin_jvp(x, 2.0, 0.5, 1.0);
     assert_eq!(v, Waves::y_x_sin(x, 2.0));
-    assert_relative_eq!(d, 0.5 * 2.0 * (x.sin() + x * x.cos()) + x * x.sin(), max_relative = 1e-14);
+    assert_relative_eq!(
+        d,
+        0.5 * 2.0 * (x.sin() + x * x.cos()) + x * x.sin(),
+        max_relative = 1e-14
+    );
     let o = Osc { c: 0.3 };
     let t = 1.1;
     let (v, d) = o.at_jvp(t, 1.0);
@@ -284,4 +288,41 @@ fn forward_callers_call_associated_functions() {
     let (v, d) = forward_user_jvp(x, 1.0);
     assert_eq!(v, forward_user(x));
     assert_relative_eq!(d, 2.0 * (x.sin() + x * x.cos()), max_relative = 1e-15);
+}
+
+/// A trait whose impls give forward derivatives of their methods.
+#[reverse]
+pub trait Curve {
+    /// The curve at `t`.
+    #[reverse]
+    fn at(&self, t: f64) -> f64;
+}
+
+/// `a·t² + sin t`.
+#[derive(Clone, revad::Adjoint)]
+pub struct Parabola {
+    /// The leading coefficient.
+    pub a: f64,
+}
+
+#[reverse]
+impl Curve for Parabola {
+    #[revad::forward(wrt(t))]
+    #[reverse]
+    fn at(&self, t: f64) -> f64 {
+        self.a * t * t + t.sin()
+    }
+}
+
+#[test]
+fn forward_mode_on_a_trait_impls_method() {
+    let p = Parabola { a: 1.5 };
+    let t = 0.8;
+    let (v, d) = p.at_jvp(t, 1.0);
+    assert_eq!(v, p.at(t));
+    assert_relative_eq!(d, 2.0 * 1.5 * t + t.cos(), max_relative = 1e-15);
+    let (v, (dp, dt)) = p.at_grad(t);
+    assert_eq!(v, p.at(t));
+    assert_eq!(dp.a, t * t);
+    assert_relative_eq!(dt, d, max_relative = 1e-15);
 }

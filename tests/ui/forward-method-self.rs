@@ -8,7 +8,7 @@ pub struct Osc {
 
 impl Osc {
     #[revad::forward]
-    pub fn at(&self, t: f64) -> f64 { //~ ERROR #[revad::forward] does not differentiate structs
+    pub fn at(&self, t: f64) -> f64 { //~ ERROR #[revad::forward] does not differentiate with respect to structs
         (-self.c * t).exp() * t.cos()
     }
 }

@@ -88,13 +88,18 @@ fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn
         if let Some(k) = attrs.iter().position(|a| is_named(a, name)) {
             // (Taken off: it would expand on the method, and report more.)
             let attr = attrs.remove(k);
-            return Err(syn::Error::new_spanned(
-                attr,
-                format!(
+            let message = match name {
+                // (An impl block's methods take it: `forward_items`.)
+                "forward" => "#[revad::forward] does not take the methods of a trait's own \
+                              declaration yet; put it on the methods of the trait's impl blocks \
+                              (`value.NAME_jvp(..)` on the concrete type), or use #[reverse]"
+                    .to_string(),
+                _ => format!(
                     "#[revad::{name}] does not take a trait's methods yet; use #[reverse] \
                      (with #[revad::reverse] on the trait and on its impl blocks)"
                 ),
-            ));
+            };
+            return Err(syn::Error::new_spanned(attr, message));
         }
     }
     let Some(k) = attrs.iter().position(|a| is_named(a, "reverse")) else {
@@ -316,6 +321,7 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
     let mut items = Vec::new();
     let mut differentiated = Vec::new();
     let mut plain = Vec::new();
+    let mut inherent = Vec::new();
     for item in std::mem::take(&mut i.items) {
         let syn::ImplItem::Fn(mut f) = item else {
             items.push(item);
@@ -323,6 +329,10 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
         };
         let name = f.sig.ident.to_string();
         let name = name.trim_start_matches("r#").to_string();
+        match forward_items(&mut f) {
+            Ok(generated) => inherent.extend(generated),
+            Err(err) => errors.extend(err),
+        }
         let args = match take_mark(&mut f.attrs) {
             Ok(Some(args)) => args,
             Ok(None) => {
@@ -372,10 +382,54 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
     }
     let (impl_generics, _, where_clause) = i.generics.split_for_impl();
     let self_ty = &i.self_ty;
+    let inherent = (!inherent.is_empty()).then(|| {
+        quote! {
+            impl #impl_generics #self_ty #where_clause {
+                #(#inherent)*
+            }
+        }
+    });
     quote! {
         #errors
         #macro_path! { [#[doc(hidden)] impl #impl_generics #self_ty #where_clause] [#trait_path] #i }
+        #inherent
     }
+}
+
+/// For a method of a trait impl with `#[revad::forward(..)]` (taken off it): the items that
+/// attribute generates beside the method (`NAME_jvp`, the companion `__ad_jvp_NAME`), public,
+/// which go into an inherent impl of the type (a trait impl may hold only the trait's items):
+/// `value.NAME_jvp(..)` on the concrete type. Forward mode differentiates a method whose
+/// `self` `wrt(..)` leaves out (`codegen::forward::check`).
+fn forward_items(f: &mut syn::ImplItemFn) -> Result<Vec<syn::ImplItem>, TokenStream> {
+    let Some(k) = f.attrs.iter().position(|a| is_named(a, "forward")) else {
+        return Ok(Vec::new());
+    };
+    let attr = f.attrs.remove(k);
+    let args = match attr.meta {
+        syn::Meta::List(list) => list.tokens,
+        _ => TokenStream::new(),
+    };
+    // (The method alone: `#[reverse]`, if there, expands it into the trait impl.)
+    let attrs = f
+        .attrs
+        .iter()
+        .filter(|a| !is_named(a, "reverse") && !is_named(a, "derivative"))
+        .cloned()
+        .collect();
+    let func = syn::ItemFn {
+        attrs,
+        vis: syn::parse_quote!(pub),
+        sig: f.sig.clone(),
+        block: Box::new(f.block.clone()),
+    };
+    let name = f.sig.ident.clone();
+    let expanded = super::forward(in_impl(args), quote!(#func));
+    let generated = parse_items::<syn::ImplItem>(expanded).map_err(|e| e.to_compile_error())?;
+    Ok(generated
+        .into_iter()
+        .filter(|item| !matches!(item, syn::ImplItem::Fn(g) if g.sig.ident == name))
+        .collect())
 }
 
 /// An inherent copy of the companion of signature `sig` of a trait's method, which calls the

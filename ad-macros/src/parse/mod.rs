@@ -12,6 +12,5 @@ mod signature;
 pub(crate) use args::{derivative_args, Args, Backend, DerivativeArgs, FORWARD_TOO, IN_IMPL};
 pub(crate) use signature::{
     adjoint_fn, adjoint_of, float_of, is_inactive_type, mentions_self, require_float_bounds,
-    type_span, Param,
-    ParamKind, Passing, RetTy, Signature,
+    type_span, Param, ParamKind, Passing, RetTy, Signature,
 };
