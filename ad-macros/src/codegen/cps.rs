@@ -232,7 +232,7 @@ fn uses_calls(block: &Block, plan: &Plan) -> bool {
 
 fn output_vars(output: &Output) -> Vec<VarId> {
     match output {
-        Output::Scalar(op) => op.var().into_iter().collect(),
+        Output::Scalar(op) | Output::Inactive(op) => op.var().into_iter().collect(),
         Output::ArrayVar(v) => vec![*v],
         Output::Tuple(items) => items.iter().flat_map(output_vars).collect(),
     }

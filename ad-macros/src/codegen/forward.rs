@@ -434,6 +434,8 @@ impl Tangents<'_> {
                 true => self.tan[*v].to_token_stream(),
                 false => self.zero_of(*v),
             },
+            // (Its tangent is `()`, like that of a function returning `()`.)
+            Output::Inactive(_) => quote!(()),
             Output::Tuple(items) => {
                 let items = items.iter().map(|i| self.output_tangent(i));
                 quote!((#(#items,)*))

@@ -231,7 +231,7 @@ impl Emitter<'_> {
     /// The value returned, shaped like the output.
     pub(super) fn output_value(&self, output: &Output) -> TokenStream {
         match output {
-            Output::Scalar(op) => self.op(op),
+            Output::Scalar(op) | Output::Inactive(op) => self.op(op),
             Output::ArrayVar(v) => {
                 let name = &self.body.vars[*v].name;
                 quote!(#name)

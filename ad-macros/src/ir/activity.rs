@@ -187,9 +187,11 @@ pub(crate) fn body_outputs(body: &Body, f: &mut impl FnMut(VarId)) {
     body.writebacks.iter().for_each(|w| f(w.var));
 }
 
-/// Calls `f` on every variable of the output.
+/// Calls `f` on every variable of the output that carries a derivative (not on an
+/// [`Output::Inactive`] value: a `bool` returned beside `&mut` outputs).
 pub(crate) fn output_vars(output: &Output, f: &mut impl FnMut(VarId)) {
     match output {
+        Output::Inactive(_) => {}
         Output::Scalar(op) => {
             if let Operand::Var(v) = op {
                 f(*v);

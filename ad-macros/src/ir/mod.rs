@@ -959,6 +959,9 @@ pub(crate) enum Output {
     /// An array variable (`[f64; N]` or `Vec<f64>`).
     ArrayVar(VarId),
     Tuple(Vec<Output>),
+    /// A value without derivatives returned beside `&mut` float outputs
+    /// (`RetTy::Inactive`): returned as is, never seeded.
+    Inactive(Operand),
 }
 
 /// A `&mut` float parameter's value on return: the variable `var` (the body's copy of

@@ -369,7 +369,7 @@ impl<'b> Printer<'b> {
 
     fn output(&self, output: &Output) -> String {
         match output {
-            Output::Scalar(op) => self.op(op),
+            Output::Scalar(op) | Output::Inactive(op) => self.op(op),
             Output::ArrayVar(v) => self.var(*v),
             Output::Tuple(items) => {
                 let items: Vec<String> = items.iter().map(|o| self.output(o)).collect();
@@ -935,7 +935,7 @@ pub(crate) mod contract {
 
     fn output_ops(output: &Output, out: &mut Vec<Operand>) {
         match output {
-            Output::Scalar(op) => out.push(op.clone()),
+            Output::Scalar(op) | Output::Inactive(op) => out.push(op.clone()),
             Output::ArrayVar(v) => out.push(Operand::Var(*v)),
             Output::Tuple(items) => items.iter().for_each(|o| output_ops(o, out)),
         }

@@ -203,13 +203,17 @@ pub(crate) enum RetTy {
     Tuple(Vec<RetTy>),
     /// A user type or nested container: its seed is its adjoint type.
     Aggregate(TokenStream),
+    /// A value without derivatives (`bool`, an integer, `char`) returned beside `&mut` float
+    /// parameters, which are the function's differentiated results (`fn step(x: &mut f64)
+    /// -> bool`): returned as is, with no seed (like `()`).
+    Inactive,
 }
 
 impl RetTy {
     /// The type of the seed (the adjoint of the output).
     pub(crate) fn seed_type(&self) -> TokenStream {
         match self {
-            RetTy::Unit => quote!(()),
+            RetTy::Unit | RetTy::Inactive => quote!(()),
             RetTy::Scalar(t) => t.ident().into_token_stream(),
             RetTy::Array { elem, len } => {
                 let elem = elem.ident();
@@ -231,7 +235,7 @@ impl RetTy {
         match self {
             RetTy::Scalar(t) | RetTy::Array { elem: t, .. } | RetTy::Vec(t) => out.push(*t),
             RetTy::Tuple(items) => items.iter().for_each(|i| i.floats(out)),
-            RetTy::Unit | RetTy::Aggregate(_) => {}
+            RetTy::Unit | RetTy::Aggregate(_) | RetTy::Inactive => {}
         }
     }
 }
@@ -910,6 +914,25 @@ fn strip_references(ty: &Type) -> &Type {
 }
 
 /// Whether `ty` cannot hold a differentiable float (see `aggregate_or_inactive`).
+/// Whether `ty` is `bool`, `char` or a primitive integer: a value a function with `&mut`
+/// float parameters may return beside them ([`RetTy::Inactive`]).
+fn is_inactive_scalar(ty: &Type) -> bool {
+    const SCALARS: &[&str] = &[
+        "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
+        "bool", "char",
+    ];
+    match ty {
+        Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .get_ident()
+                    .is_some_and(|i| SCALARS.contains(&i.to_string().as_str()))
+        }
+        Type::Paren(p) => is_inactive_scalar(&p.elem),
+        _ => false,
+    }
+}
+
 pub(crate) fn is_inactive_type(ty: &Type) -> bool {
     const INACTIVE: &[&str] = &[
         "i8", "i16", "i32", "i64", "i128", "isize", "u8", "u16", "u32", "u64", "u128", "usize",
@@ -995,6 +1018,9 @@ fn read_return(
             if outputs && matches!(&**ty, Type::Tuple(t) if t.elems.is_empty()) =>
         {
             Some(RetTy::Unit)
+        }
+        ReturnType::Type(_, ty) if outputs && is_inactive_scalar(ty) => {
+            Some(RetTy::Inactive)
         }
         ReturnType::Default => {
             cx.error(

@@ -914,6 +914,8 @@ impl Emitter<'_> {
     ) -> TokenStream {
         match output {
             Output::Scalar(op) => self.contrib(op, seed, false),
+            // (Its seed is `()`: nothing flows back from it.)
+            Output::Inactive(_) => TokenStream::new(),
             Output::ArrayVar(v) => {
                 if !self.plan.active(*v) {
                     return TokenStream::new();

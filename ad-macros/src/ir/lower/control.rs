@@ -57,6 +57,22 @@ impl Lowerer<'_> {
             );
             return Operand::Lit(quote!(false), crate::ir::LitKind::Unknown);
         }
+        // A call that writes through `&mut` (`if step(&mut x, y) { .. }`, a callee returning
+        // `bool` beside its `&mut` outputs) is made before the branch, as if bound by `let`;
+        // its result carries no derivative.
+        if writing_call(cond) {
+            return match self.lower_expr(cond, out) {
+                Value::Op(Operand::Var(v)) if self.call_results.contains(&v) => {
+                    self.vars[v].ty = Ty::Bool;
+                    Operand::Var(v)
+                }
+                _ => Operand::Lit(quote!(false), LitKind::Unknown),
+            };
+        }
+        if let Some(call) = find_writing_call(cond) {
+            self.cx.error(call, WRITING_CALL_IN_CONDITION);
+            return Operand::Lit(quote!(false), LitKind::Unknown);
+        }
         // The closures it calls are inlined before it, as if bound by `let`.
         self.with_closure_calls(cond, None, out, |this, expr, out| {
             let mut opaque = this.opaque(expr);
@@ -434,12 +450,13 @@ impl Lowerer<'_> {
             return none;
         }
         if let syn::Expr::While(w) = expr {
-            if self.calls_closure(&w.cond) {
-                // The closures the condition calls are inlined as statements, which must run
+            let mut conjuncts = Vec::new();
+            conjuncts_of(&w.cond, &mut conjuncts);
+            if self.calls_closure(&w.cond) || conjuncts.iter().any(|c| writing_call(c)) {
+                // The closures the condition calls are inlined as statements (and a call that
+                // writes through `&mut` is made as one: see `cond`), which must run
                 // before each test: `loop { if a {} else { break; } if b {} else { break; }
                 // body }` for `while a && b { body }` (so `b` runs only when `a` holds).
-                let mut conjuncts = Vec::new();
-                conjuncts_of(&w.cond, &mut conjuncts);
                 let stmts = &w.body.stmts;
                 let desugared: syn::Expr = syn::parse_quote_spanned! {span=>
                     #label loop {
@@ -1218,3 +1235,39 @@ const CHECKPOINT_LOOP: &str = "#[reverse] does not checkpoint a loop inside an a
      function: write the loop's body as a `#[revad::reverse]` step function and reverse the \
      loop with `revad::checkpoint::revolve(n, snapshots, x0, step, step_vjp, seed)`, which \
      keeps at most `snapshots` states and recomputes the others";
+
+/// The one message for a call that writes through `&mut` inside a condition.
+const WRITING_CALL_IN_CONDITION: &str = "#[reverse] takes a call that writes through `&mut` as \
+     a whole condition (`if step(&mut x, y) {..}`, `while step(&mut x, y) && .. {..}`); inside \
+     one, bind its result first: `let done: bool = step(&mut x, y);`";
+
+/// The first call with a `&mut place` argument inside `expr`, if any.
+fn find_writing_call(expr: &syn::Expr) -> Option<&syn::Expr> {
+    struct Find<'e>(Option<&'e syn::Expr>);
+    impl<'e> syn::visit::Visit<'e> for Find<'e> {
+        fn visit_expr(&mut self, expr: &'e syn::Expr) {
+            if self.0.is_none() && writing_call(expr) {
+                self.0 = Some(expr);
+            }
+            syn::visit::visit_expr(self, expr);
+        }
+        // (A closure's body runs elsewhere: the closure rules apply to it.)
+        fn visit_expr_closure(&mut self, _: &'e syn::ExprClosure) {}
+    }
+    let mut find = Find(None);
+    syn::visit::Visit::visit_expr(&mut find, expr);
+    find.0
+}
+
+/// Whether `expr` is a call with a `&mut place` argument (`step(&mut x, y)`,
+/// `m.step(&mut x)`).
+fn writing_call(expr: &syn::Expr) -> bool {
+    let writes = |arg: &syn::Expr| {
+        matches!(strip(arg), syn::Expr::Reference(r) if r.mutability.is_some())
+    };
+    match strip(expr) {
+        syn::Expr::Call(call) => call.args.iter().any(writes),
+        syn::Expr::MethodCall(call) => call.args.iter().any(writes),
+        _ => false,
+    }
+}

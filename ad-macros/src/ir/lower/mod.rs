@@ -542,6 +542,7 @@ impl<'a> Lowerer<'a> {
                 Some(Output::Tuple(Vec::new()))
             }
             (RetTy::Scalar(_), Value::Op(op)) => Some(Output::Scalar(op)),
+            (RetTy::Inactive, Value::Op(op)) => Some(Output::Inactive(op)),
             (RetTy::Array { .. } | RetTy::Vec(_), Value::Op(Operand::Var(v)))
                 if self.vars[v].ty.is_array() =>
             {

@@ -30,6 +30,9 @@ pub(super) enum ResultShape {
     Aggregate,
     /// `let (a, b, ..) = g(..)`: whether each part is used as an array.
     Parts(Vec<bool>),
+    /// `let done: bool = step(&mut x, ..)` (or an integer type): a result without
+    /// derivatives, which a callee returns beside its `&mut` outputs.
+    Inactive(Ty),
 }
 
 impl Lowerer<'_> {
@@ -50,6 +53,9 @@ impl Lowerer<'_> {
             pat => (pat, None),
         };
         self.result_shape = match pat {
+            syn::Pat::Ident(_) if annot.is_some_and(|ty| inactive_param_ty(ty) != Ty::Other) => {
+                annot.map(|ty| ResultShape::Inactive(inactive_param_ty(ty)))
+            }
             syn::Pat::Ident(p) => {
                 let array = annot.is_some_and(is_array_type) || used_as_array(rest, &p.ident);
                 let aggregate = match annot {
@@ -102,6 +108,7 @@ impl Lowerer<'_> {
                 self.pending_parts = Some(arrays);
                 Some(Ty::Other)
             }
+            ResultShape::Inactive(ty) => Some(ty),
         }
     }
 
