@@ -103,7 +103,9 @@
 //! A `&mut` float parameter (`&mut f64`, `&mut [f64]`, `&mut Vec<f64>`, `&mut [f64; N]`, or
 //! their `f32` forms) is an input, its value on entry, and an output, its value on return, as
 //! Enzyme's `Duplicated` is. `NAME_vjp` takes one more seed per `&mut` parameter, after the
-//! return value's (none for a function returning `()`): the adjoint of its value on return.
+//! return value's (none for a function returning `()`, or a `bool` or an integer, which it may
+//! return beside its `&mut` parameters and which carries no derivative): the adjoint of its
+//! value on return.
 //! It updates the parameter exactly as the function does, and the gradient holds the adjoint
 //! of the parameter's value on entry. `NAME_grad` exists for scalar results and gives the
 //! `&mut` parameters zero seeds. A `&f64` parameter is its value.

@@ -191,3 +191,68 @@ fn an_integer_result_beside_an_output() {
     assert_relative_eq!(dx, 1.5 * chain, max_relative = 1e-14);
     assert_eq!(ds, a);
 }
+
+/// Forward mode: `x ← x·y`; whether the result passed 1.
+#[revad::forward]
+fn step_fwd(x: &mut f64, y: f64) -> bool {
+    *x = *x * y;
+    *x > 1.0
+}
+
+/// Forward mode: `2·x·y` when `x·y` passes 1, else `x·y`.
+#[revad::forward]
+fn branch_fwd(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    if step_fwd(&mut a, y) {
+        a * 2.0
+    } else {
+        a
+    }
+}
+
+#[test]
+fn forward_mode_flags() {
+    let (mut x, mut dx) = (2.0, 1.0);
+    let (flag, ()) = step_fwd_jvp(&mut x, 3.0, &mut dx, 0.5);
+    assert!(flag);
+    // d(x·y) = y·dx + x·dy.
+    assert_eq!((x, dx), (6.0, 3.0 + 2.0 * 0.5));
+    for (x, y) in [(2.0, 3.0), (0.2, 3.0)] {
+        let k = if x * y > 1.0 { 2.0 } else { 1.0 };
+        assert_eq!(branch_fwd_jvp(x, y, 1.0, 0.0), (branch_fwd(x, y), k * y));
+        assert_eq!(branch_fwd_jvp(x, y, 0.0, 1.0), (branch_fwd(x, y), k * x));
+    }
+}
+
+/// The continuation-passing backend.
+#[cfg(feature = "cps")]
+mod cps {
+    /// `x ← x·y`; whether the result passed 1.
+    #[revad::reverse(cps)]
+    fn step_cps(x: &mut f64, y: f64) -> bool {
+        *x = *x * y;
+        *x > 1.0
+    }
+
+    /// `2·x·y` when `x·y` passes 1, else `x·y`.
+    #[revad::reverse(cps)]
+    fn branch_cps(x: f64, y: f64) -> f64 {
+        let mut a = x;
+        if step_cps(&mut a, y) {
+            a * 2.0
+        } else {
+            a
+        }
+    }
+
+    #[test]
+    fn flags_under_cps() {
+        let mut x = 2.0;
+        assert_eq!(step_cps_vjp(&mut x, 3.0, 1.0), (true, (3.0, 2.0)));
+        assert_eq!(x, 6.0);
+        for (x, y) in [(2.0, 3.0), (0.2, 3.0)] {
+            let k = if x * y > 1.0 { 2.0 } else { 1.0 };
+            assert_eq!(branch_cps_grad(x, y), (branch_cps(x, y), (k * y, k * x)));
+        }
+    }
+}
