@@ -185,7 +185,11 @@ fn an_integer_result_beside_an_output() {
         shrink(&mut x);
         x
     };
-    assert_relative_eq!(dx, (after(50.0 + h) - after(50.0 - h)) / (2.0 * h), max_relative = 1e-6);
+    assert_relative_eq!(
+        dx,
+        (after(50.0 + h) - after(50.0 - h)) / (2.0 * h),
+        max_relative = 1e-6
+    );
     let (v, (dx, ds)) = shrunk_grad(50.0, 1.5);
     assert_eq!(v, shrunk(50.0, 1.5));
     assert_relative_eq!(dx, 1.5 * chain, max_relative = 1e-14);

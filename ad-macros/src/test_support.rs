@@ -327,6 +327,13 @@ fn assoc_fns() {
     check("assoc_fns");
 }
 
+/// A `bool` returned beside a `&mut` output (no seed for it), and a caller that branches on
+/// it: the call made before the `if`, its result a `bool` without an adjoint.
+#[test]
+fn flags() {
+    check("flags");
+}
+
 /// Generic functions over `revad::Float`: `T` and its constants where others have `f64`.
 #[test]
 fn generics() {

@@ -187,7 +187,8 @@ pub(crate) fn vjp_signature(func: &syn::ItemFn, sig: &Signature) -> TokenStream 
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
     // A function returning `()` has no seed of its own, only those of its `&mut` parameters.
-    let seed = (!matches!(sig.ret, RetTy::Unit | RetTy::Inactive)).then(|| quote!(#seed: #seed_ty,));
+    let seed =
+        (!matches!(sig.ret, RetTy::Unit | RetTy::Inactive)).then(|| quote!(#seed: #seed_ty,));
     let outputs = inout::seed_params(sig);
     let ret = match &func.sig.output {
         syn::ReturnType::Type(_, ty) => quote!(#ty),

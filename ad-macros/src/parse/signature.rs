@@ -1019,9 +1019,7 @@ fn read_return(
         {
             Some(RetTy::Unit)
         }
-        ReturnType::Type(_, ty) if outputs && is_inactive_scalar(ty) => {
-            Some(RetTy::Inactive)
-        }
+        ReturnType::Type(_, ty) if outputs && is_inactive_scalar(ty) => Some(RetTy::Inactive),
         ReturnType::Default => {
             cx.error(
                 &sig.ident,

@@ -1262,9 +1262,8 @@ fn find_writing_call(expr: &syn::Expr) -> Option<&syn::Expr> {
 /// Whether `expr` is a call with a `&mut place` argument (`step(&mut x, y)`,
 /// `m.step(&mut x)`).
 fn writing_call(expr: &syn::Expr) -> bool {
-    let writes = |arg: &syn::Expr| {
-        matches!(strip(arg), syn::Expr::Reference(r) if r.mutability.is_some())
-    };
+    let writes =
+        |arg: &syn::Expr| matches!(strip(arg), syn::Expr::Reference(r) if r.mutability.is_some());
     match strip(expr) {
         syn::Expr::Call(call) => call.args.iter().any(writes),
         syn::Expr::MethodCall(call) => call.args.iter().any(writes),
