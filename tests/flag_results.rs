@@ -4,6 +4,11 @@
 //! = step(..)`). Checked against closed forms and finite differences of the primal, in f64 and
 //! f32.
 
+#![allow(
+    clippy::assign_op_pattern,
+    reason = "the forms under test are written as users write them"
+)]
+
 use approx::assert_relative_eq;
 use revad::reverse;
 

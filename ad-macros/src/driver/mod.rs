@@ -282,9 +282,23 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
 }
 
 /// Whether the body of `func` names `Self` (`Self::f(..)`), which makes it an associated
-/// function even without a receiver or `Self` in its signature.
+/// function even without a receiver or `Self` in its signature. (Not inside an item nested in
+/// the body, whose `Self` is its own.)
 fn names_self(func: &syn::ItemFn) -> bool {
-    parse::mentions_self(&quote::ToTokens::to_token_stream(&func.block))
+    struct Find(bool);
+    impl<'a> syn::visit::Visit<'a> for Find {
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+        fn visit_path(&mut self, path: &'a syn::Path) {
+            self.0 |= path.segments.iter().any(|s| s.ident == "Self");
+            syn::visit::visit_path(self, path);
+        }
+        fn visit_macro(&mut self, mac: &'a syn::Macro) {
+            self.0 |= parse::mentions_self(&mac.tokens);
+        }
+    }
+    let mut find = Find(false);
+    syn::visit::Visit::visit_block(&mut find, &func.block);
+    find.0
 }
 
 /// Whether two parameters have the same name.
