@@ -2,7 +2,9 @@
 //!
 //! Two desugarings first: an `if` whose arms end in arrays produces the tuple of the elements
 //! (`elementwise_if`), and a `for` loop over a temporary array binds it to a name
-//! (`bind_temporary_items`).
+//! (`bind_temporary_items`). A condition that is a call writing through `&mut` (`if step(&mut
+//! x, y)`, a callee returning `bool` beside its outputs) is made as a call before the test
+//! (`cond`); in a `while`, the loop is desugared as for closures in the condition.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -61,12 +63,19 @@ impl Lowerer<'_> {
         // `bool` beside its `&mut` outputs) is made before the branch, as if bound by `let`;
         // its result carries no derivative.
         if writing_call(cond) {
+            let before = self.cx.count();
             return match self.lower_expr(cond, out) {
                 Value::Op(Operand::Var(v)) if self.call_results.contains(&v) => {
                     self.vars[v].ty = Ty::Bool;
                     Operand::Var(v)
                 }
-                _ => Operand::Lit(quote!(false), LitKind::Unknown),
+                _ => {
+                    // (Never a condition silently replaced: the error, if lowering gave none.)
+                    if self.cx.count() == before {
+                        self.cx.error(cond, WRITING_CALL_IN_CONDITION);
+                    }
+                    Operand::Lit(quote!(false), LitKind::Unknown)
+                }
             };
         }
         if let Some(call) = find_writing_call(cond) {
