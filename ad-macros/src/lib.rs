@@ -260,7 +260,11 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// `#[revad::forward(wrt(a, b))]` takes tangents only for the named parameters. Annotated
 /// functions call each other's forward derivatives (`#[revad::forward]` on the callee too).
 /// `#[revad::forward]` and `#[reverse]` may both annotate a function. Forward mode does not
-/// take structs, methods or nested containers yet (a compile error says so).
+/// differentiate with respect to structs or nested containers yet, nor call methods (a compile
+/// error says so); a method whose `self` `wrt(..)` leaves out is differentiated in its other
+/// parameters (`#[revad::forward(wrt(t))] fn at(&self, t: f64)`: `o.at_jvp(t, dt)`), in an
+/// inherent impl and in a trait impl with `#[revad::reverse]` (whose `NAME_jvp` is then an
+/// inherent function of the type).
 ///
 /// # Options
 ///
