@@ -351,7 +351,7 @@ pub fn flat_squares_via(m: &[[f64; 3]]) -> f64 {
 /// Over `Vec<Vec<f64>>` (rows of different lengths), filtered, with a captured weight:
 /// `sum_{m_ij > 0} w m_ij^3`.
 #[reverse]
-pub fn flat_ragged(m: &Vec<Vec<f64>>, w: f64) -> f64 {
+pub fn flat_ragged(m: &[Vec<f64>], w: f64) -> f64 {
     m.iter()
         .flatten()
         .filter(|&&x| x > 0.0)
@@ -361,7 +361,7 @@ pub fn flat_ragged(m: &Vec<Vec<f64>>, w: f64) -> f64 {
 
 /// `flat_ragged` through its split companions.
 #[reverse]
-pub fn flat_ragged_via(m: &Vec<Vec<f64>>, w: f64) -> f64 {
+pub fn flat_ragged_via(m: &[Vec<f64>], w: f64) -> f64 {
     flat_ragged(m, w)
 }
 
@@ -403,7 +403,7 @@ fn flatten_in_chains() {
     assert_eq!(y.to_bits(), (-0.0f64).to_bits());
     assert!(g.is_empty());
 
-    let r = vec![vec![0.5, -1.5], vec![], vec![2.0, 3.0, -0.25]];
+    let r = [vec![0.5, -1.5], vec![], vec![2.0, 3.0, -0.25]];
     let w = 0.75;
     let (y, (gr, gw)) = checked(
         flat_ragged(&r, w),
@@ -445,14 +445,19 @@ fn flatten_in_chains() {
     assert_eq!(gx[2], 2.0 * x[2]);
 }
 
-/// `.flatten()` of arrays made by a closure: `sum_i p_i0^2 + (w p_i1)^2`.
+/// `.flatten()` of arrays made by a closure: `sum_i p_i0^2 + (w p_i1)^2`, written with
+/// `.map(..).flatten()` and with `.flat_map(..)` (halves of it each).
 #[reverse]
+#[allow(clippy::map_flatten, reason = "a form #[reverse] must handle")]
 pub fn flat_mapped(p: &[[f64; 2]], w: f64) -> f64 {
-    p.iter()
+    let a: f64 = p
+        .iter()
         .map(|r| [r[0], w * r[1]])
         .flatten()
         .map(|v| v * v)
-        .sum()
+        .sum();
+    let b: f64 = p.iter().flat_map(|r| [r[0], w * r[1]]).map(|v| v * v).sum();
+    0.5 * a + 0.5 * b
 }
 
 /// `flat_mapped` through its split companions.

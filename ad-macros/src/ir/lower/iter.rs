@@ -31,7 +31,7 @@
 //! (`views::narrow`). Adaptors: `.zip(ys)` (with
 //! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
 //! `.cloned()`, `.flatten()` (of items that are arrays or slices, `m.iter().flatten()`: an
-//! inner loop, which the later stages run in). Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
+//! inner loop, which the later stages run in), `.flat_map(f)`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
 //! `Vec`), `.for_each(f)`.
 
 use proc_macro2::{Span, TokenStream};
@@ -214,6 +214,11 @@ impl Lowerer<'_> {
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
                         ("flatten", 0) => stages.push(Stage::Flatten(&m.method)),
+                        // `.flat_map(f)`: `.map(f).flatten()`.
+                        ("flat_map", 1) => {
+                            stages.push(Stage::Flatten(&m.method));
+                            stages.push(Stage::Map(&m.args[0]));
+                        }
                         // `xs.iter().rev()`: the elements last first.
                         ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
                         ("skip" | "take" | "step_by", 1)
