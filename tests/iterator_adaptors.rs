@@ -488,6 +488,44 @@ fn flatten_of_arrays_made_by_a_closure() {
     assert_relative_eq!(gw, dw, max_relative = 1e-15);
 }
 
+/// `.flat_map(|r| r.iter())` in chains and `for` loops (a row narrowed by `.skip(1)`; an
+/// outer `w` read in the body): `sum m_ij^2 + sum_{j>0} sin m_ij + w sum m_ij`.
+#[reverse]
+pub fn flat_map_rows(m: &[[f64; 3]], w: f64) -> f64 {
+    let mut s: f64 = m.iter().flat_map(|r| r.iter()).map(|x| x * x).sum();
+    for x in m.iter().flat_map(|row| row.iter().skip(1)) {
+        s += x.sin();
+    }
+    s + m
+        .iter()
+        .flat_map(|r| r.iter().copied())
+        .fold(0.0, |acc, x| acc + w * x)
+}
+
+/// `flat_map_rows` through its split companions.
+#[reverse]
+pub fn flat_map_rows_via(m: &[[f64; 3]], w: f64) -> f64 {
+    flat_map_rows(m, w)
+}
+
+#[test]
+fn flat_map_of_rows() {
+    let m = [[0.5, -1.5, 2.0], [3.0, -0.25, 1.25]];
+    let w = 0.75;
+    let (_, (gm, gw)) = checked(
+        flat_map_rows(&m, w),
+        flat_map_rows_grad(&m, w),
+        flat_map_rows_via_grad(&m, w),
+    );
+    for i in 0..2 {
+        for j in 0..3 {
+            let d = 2.0 * m[i][j] + if j > 0 { m[i][j].cos() } else { 0.0 } + w;
+            assert_relative_eq!(gm[i][j], d, max_relative = 1e-15);
+        }
+    }
+    assert_relative_eq!(gw, m.iter().flatten().sum::<f64>(), max_relative = 1e-15);
+}
+
 /// `for` loops over `.flatten()`: a `continue` skips an item; the rows stepped; through
 /// `iter_mut` (each entry scaled in place).
 #[reverse]

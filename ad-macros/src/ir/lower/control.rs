@@ -1069,7 +1069,8 @@ fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
     })
 }
 
-/// `for pat in rows.flatten() { body }` as two nested loops, the inner one with the label:
+/// `for pat in rows.flatten() { body }` (or `rows.flat_map(|r| items)`) as two nested loops,
+/// the inner one with the label:
 ///
 /// ```text
 /// // Before                             // After
@@ -1088,15 +1089,50 @@ fn unflatten_loop(f: &syn::ExprForLoop) -> Option<Result<syn::Expr, syn::ExprBre
     let syn::Expr::MethodCall(m) = strip(&f.expr) else {
         return None;
     };
-    if m.method != "flatten" || !m.args.is_empty() {
+    let flat_map = m.method == "flat_map" && m.args.len() == 1;
+    if !(m.method == "flatten" && m.args.is_empty() || flat_map) {
         return None;
     }
+    // `rows.flat_map(|r| items)`: `for r in rows { for pat in items { .. } }`, when the body
+    // does not name `r` (it would then read the row, not the name outside).
+    let closure = match flat_map {
+        true => match strip(&m.args[0]) {
+            syn::Expr::Closure(c) if c.inputs.len() == 1 && c.capture.is_none() => {
+                let syn::Pat::Ident(p) = &c.inputs[0] else {
+                    return None;
+                };
+                let body = syn::Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: f.body.clone(),
+                });
+                if p.by_ref.is_some()
+                    || p.subpat.is_some()
+                    || super::closure::mentioned_names(&body).contains(&p.ident.to_string())
+                {
+                    return None;
+                }
+                Some((p.clone(), &*c.body))
+            }
+            _ => return None,
+        },
+        false => None,
+    };
     let label = f.label.as_ref().map(|l| l.name.ident.to_string());
     if let Some(brk) = breaks_of(&f.body, label.as_deref()) {
         return Some(Err(brk));
     }
     let rows = &*m.receiver;
     let span = m.method.span();
+    if let Some((row, items)) = closure {
+        let mut inner_loop = f.clone();
+        *inner_loop.expr = items.clone();
+        return Some(Ok(syn::parse_quote_spanned! {span=>
+            for #row in #rows {
+                #inner_loop
+            }
+        }));
+    }
     let row = syn::Ident::new("__ad_row", Span::mixed_site().located_at(span));
     let inner: syn::Expr = match strip(rows) {
         syn::Expr::MethodCall(r) if r.method == "iter" && r.args.is_empty() => {

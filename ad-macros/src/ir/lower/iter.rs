@@ -72,6 +72,8 @@ enum Stage<'e> {
     Zip(&'e syn::Expr),
     Enumerate,
     Map(&'e syn::Expr),
+    /// A closure the lowering made (`|r| r` from `.flat_map(|r| r.iter())`).
+    MapMade(Box<syn::Expr>),
     Filter(&'e syn::Expr),
     Copied,
     /// `.flatten()` (the method's name, for messages): each item, an array or a slice, is
@@ -214,10 +216,14 @@ impl Lowerer<'_> {
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
                         ("flatten", 0) => stages.push(Stage::Flatten(&m.method)),
-                        // `.flat_map(f)`: `.map(f).flatten()`.
+                        // `.flat_map(f)`: `.map(f).flatten()`; `.flat_map(|r| r.iter())`:
+                        // `.map(|r| r).flatten()`.
                         ("flat_map", 1) => {
                             stages.push(Stage::Flatten(&m.method));
-                            stages.push(Stage::Map(&m.args[0]));
+                            stages.push(match closure_of_rows(&m.args[0]) {
+                                Some(f) => Stage::MapMade(Box::new(f)),
+                                None => Stage::Map(&m.args[0]),
+                            });
                         }
                         // `xs.iter().rev()`: the elements last first.
                         ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
@@ -588,6 +594,10 @@ impl Lowerer<'_> {
             }
             Stage::Copied => self.stages(step, rest, zipped, item, out),
             Stage::Flatten(name) => self.flatten(step, rest, item, name, out),
+            Stage::MapMade(f) => {
+                let item = self.call_value(f, vec![item], out);
+                self.stages(step, rest, zipped, item, out)
+            }
             Stage::Map(f) => {
                 let item = self.call_value(f, vec![item], out);
                 self.stages(step, rest, zipped, item, out)
@@ -918,6 +928,29 @@ struct Step<'c, 'e> {
     acc: Option<VarId>,
     index: VarId,
     span: Span,
+}
+
+/// For a closure `|r| r.iter()` (or `.into_iter()`, then maybe `.copied()` or `.cloned()`),
+/// the closure `|r| r` whose items `.flatten()` walks instead.
+fn closure_of_rows(f: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::Closure(c) = strip(f) else {
+        return None;
+    };
+    let mut body = strip(&c.body);
+    if let syn::Expr::MethodCall(m) = body {
+        if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() {
+            body = strip(&m.receiver);
+        }
+    }
+    let syn::Expr::MethodCall(m) = body else {
+        return None;
+    };
+    if !(m.method == "iter" || m.method == "into_iter") || !m.args.is_empty() {
+        return None;
+    }
+    let mut rows = c.clone();
+    rows.body = m.receiver.clone();
+    Some(syn::Expr::Closure(rows))
 }
 
 /// The first `.flatten()` of a chain that a stage or the consumer cannot follow: a `zip`
