@@ -19,20 +19,21 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()` (also of a temporary array, `[a, b].iter()`, bound to
-//! a local before the loop), a range `(a..b)` (then `.rev()`, `.step_by(k)`), and the chunks or windows of a
-//! float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`, `xs.windows(k)`), whose items
-//! are views, as in a `for` loop over them (see `views`): `xs.windows(2).map(|w| w[1] - w[0])`
-//! reads `xs[__s + 1]` and `xs[__s]` with `__s` the window's start. `xs` may be a sequence of
-//! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
-//! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
-//! a part of its item (`|p| p.pos`) passes the place on. Right after `xs.iter()`, `.skip(k)`,
-//! `.take(n)` (clamped to the length, as the iterators do) and `.step_by(k)` narrow the view
-//! (`views::narrow`). Adaptors: `.zip(ys)` (with
-//! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
-//! `.cloned()`, `.flatten()` (of items that are arrays or slices, `m.iter().flatten()`: an
-//! inner loop, which the later stages run in), `.flat_map(f)`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
-//! `Vec`), `.for_each(f)`.
+//! Sources: `xs.iter()`, `xs.into_iter()` (also of a temporary array, `[a, b].iter()`, bound
+//! to a local before the loop), a range `(a..b)` (then `.rev()`, `.step_by(k)`), and the
+//! chunks or windows of a float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`,
+//! `xs.windows(k)`), whose items are views, as in a `for` loop over them (see `views`):
+//! `xs.windows(2).map(|w| w[1] - w[0])` reads `xs[__s + 1]` and `xs[__s]` with `__s` the
+//! window's start. `xs` may be a sequence of aggregates or an array inside one (`ps.iter()`,
+//! `self.w[i].iter()`), whose items are places (see `views`): `ps.iter().map(|p| p.mass)`
+//! reads `ps[__i].mass`, and a closure that returns a part of its item (`|p| p.pos`) passes
+//! the place on. Right after `xs.iter()`, `.skip(k)`, `.take(n)` (clamped to the length, as
+//! the iterators do) and `.step_by(k)` narrow the view (`views::narrow`). Adaptors: `.zip(ys)`
+//! (with `ys`, `&ys` or `ys.iter()`, maybe narrowed), `.enumerate()`, `.map(f)`,
+//! `.filter(p)`, `.copied()`, `.cloned()`, `.flatten()` (of items that are arrays or slices,
+//! `m.iter().flatten()`: an inner loop, which the later stages run in), `.flat_map(f)`.
+//! Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a `Vec`),
+//! `.for_each(f)`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -120,10 +121,10 @@ impl std::fmt::Debug for BoundChain {
 impl Lowerer<'_> {
     /// Whether `expr` is an iterator chain that may be bound by `let` and consumed later
     /// (see [`BoundChain`]): adaptors (`map`, `filter`, `zip`, `enumerate`, `copied`,
-    /// `cloned`, `skip`, `take`, `step_by`) over `xs.iter()`, whose closures are not `move` and whose
-    /// other arguments (`zip`'s `ys.iter()` or `&ys`, `skip`'s count) read no `mut` variable:
-    /// a value taken by the chain when it is built would otherwise differ from the value read
-    /// where it is consumed.
+    /// `cloned`, `skip`, `take`, `step_by`) over `xs.iter()`, whose closures are not `move`
+    /// and whose other arguments (`zip`'s `ys.iter()` or `&ys`, `skip`'s count) read no `mut`
+    /// variable: a value taken by the chain when it is built would otherwise differ from the
+    /// value read where it is consumed.
     pub(super) fn bindable_chain(&self, expr: &syn::Expr) -> bool {
         let syn::Expr::MethodCall(m) = strip(expr) else {
             return false;
@@ -199,7 +200,8 @@ impl Lowerer<'_> {
         let mut stages = Vec::new();
         let mut receiver = &*call.receiver;
         let mut rev = false;
-        // `.skip(k)` / `.take(n)` right after `xs.iter()`, innermost first: a narrower view.
+        // `.skip(k)` / `.take(n)` / `.step_by(k)` right after `xs.iter()`, innermost first: a
+        // narrower view.
         let mut narrowing: Vec<&syn::ExprMethodCall> = Vec::new();
         let source = loop {
             if let Some(range) = range_chain(receiver) {
