@@ -324,3 +324,43 @@ fn jacobians_by_either_mode() {
     let (_, j) = out_vec_jacobian(&[1.0, 2.0, 3.0]);
     assert_eq!(j, vec![vec![2.0, 1.0, 0.0], vec![0.0, 3.0, 2.0]]);
 }
+
+/// Fuzz finding 14 (seed `0x18ebf619d749d9e9`, `q_1321_h0`): a `Vec` result that does not
+/// depend on the differentiated parameter (here every entry reads only `a1`), under
+/// `wrt(w0)`: its zero tangent, shaped like it, was made after the `Vec` moved into the
+/// result (E0382).
+#[forward(wrt(w0))]
+#[reverse(wrt(w0))]
+pub fn constant_vec_result(w0: &[f32], a1: f32) -> Vec<f32> {
+    let mut h0: [f32; 4] = [0.0; 4];
+    h0[3] = a1.atan().tanh().powi(4) / (1.5 + (a1 % 1.25).powi(2));
+    if w0[3] < f32::mul_add(a1, a1, a1) {
+        h0[0] = a1.sin();
+    }
+    vec![
+        h0[3] - a1.cos().max(a1 + a1),
+        h0[0] * f32::cbrt(1.5 + a1.exp()),
+    ]
+}
+
+/// The same in a tuple with an active scalar.
+#[forward(wrt(x))]
+pub fn constant_vec_in_tuple(x: f64, k: f64) -> (Vec<f64>, f64) {
+    let v = vec![k, 2.0 * k];
+    (v, x * x * k)
+}
+
+#[test]
+fn constant_vec_results_have_zero_tangents() {
+    let (w0, a1) = ([0.5_f32, -1.0, 2.0, 3.0], 0.7_f32);
+    let (v, t) = constant_vec_result_jvp(&w0, a1, &[1.0, 1.0, 1.0, 1.0]);
+    assert_eq!(v, constant_vec_result(&w0, a1));
+    assert_eq!(t, vec![0.0; 2]);
+    let (v, g) = constant_vec_result_vjp(&w0, a1, vec![1.0, 1.0]);
+    assert_eq!(v, constant_vec_result(&w0, a1));
+    assert_eq!(g, vec![0.0; 4]);
+    let ((v, y), (tv, ty)) = constant_vec_in_tuple_jvp(1.5, 0.5, 2.0);
+    assert_eq!((v.clone(), y), constant_vec_in_tuple(1.5, 0.5));
+    assert_eq!(tv, vec![0.0; 2]);
+    assert_eq!(ty, 2.0 * 2.0 * 1.5 * 0.5);
+}

@@ -2,8 +2,8 @@
 //!
 //! `#[reverse]` lowers an arithmetic operator with an aggregate operand (`a + b`, `s * v`,
 //! `m * v`) and the methods `.dot(..)`, `.cross(..)`, `.norm()`, `.norm_squared()` and
-//! `.transpose()` of an aggregate to a call of the function of the same name here, through its
-//! split companions (`__ad_fwd_mul`, `__ad_rev_mul`), as it calls any function with a
+//! `.transpose()` of an aggregate to a call of the function of the same name here (and a
+//! matrix's constructor from its entries to [`Entries`]), through its split companions (`__ad_fwd_mul`, `__ad_rev_mul`), as it calls any function with a
 //! derivative:
 //!
 //! ```text
@@ -57,6 +57,16 @@ pub mod op {
     #[derive(Debug)]
     pub enum Transpose {}
 }
+
+/// The constructor of the matrix type `M` from its entries, row by row (`Vector3::new(x, y,
+/// z)`, `Matrix2::new(a, b, c, d)`): `#[reverse]` lowers such a call to
+/// `Entries::<Vector3<_>>::new(x, y, z)` through its split companions (`__ad_fwd_new`,
+/// `__ad_rev_new`), whose reverse sweep adds entry `k` of the result's adjoint, in the same
+/// order, to the adjoint of argument `k`. The feature `nalgebra` implements it for
+/// `nalgebra`'s matrices of 1 to 6 rows and columns; without an implementation, the call does
+/// not compile.
+#[derive(Debug)]
+pub struct Entries<M>(core::marker::PhantomData<M>);
 
 /// An operand as generated code passes it: the value, or a reference to it (a `&Vector3<f64>`
 /// parameter).

@@ -7,13 +7,16 @@
 //!   `-` (binary and unary) between matrices of one shape, `*` between matrices of matching
 //!   shapes and between a matrix and a scalar, `/` by a scalar, `.dot`, `.cross` (3-vectors),
 //!   `.norm`, `.norm_squared` and `.transpose`.
+//! - Their constructors from entries (`Vector3::new(x, y, z)`, `Matrix2::new(a, b, c, d)`, every
+//!   shape of 1 to 6 rows and columns), for [`Entries`]: the adjoint of each argument is the
+//!   entry of the result's adjoint in its place.
 //!
 //! For `T` = `f64` and `f32`: the two precisions `revad::Float` has.
 
-use ::nalgebra::SMatrix;
+use ::nalgebra::{SMatrix, Scalar};
 
-use crate::linalg::{op, AdjSink, Arg, Binary, Unary};
-use crate::{Accumulate, Adjoint};
+use crate::linalg::{op, AdjSink, Arg, Binary, Entries, Unary};
+use crate::{Accumulate, Adjoint, Float};
 
 macro_rules! matrices_of {
     ($t:ty) => {
@@ -243,6 +246,88 @@ macro_rules! matrices_of {
 matrices_of!(f64);
 matrices_of!(f32);
 
+// M = SMatrix::new(e0, e1, ..) (the entries row by row): e̅k += entry k of M̅, in the same
+// order.
+macro_rules! entries {
+    ($($r:literal $c:literal; $($e:ident $k:ident $s:ident),*;)*) => {$(
+        impl<T: Float + Scalar> Entries<SMatrix<T, $r, $c>> {
+            #[doc = concat!("`SMatrix::<T, ", stringify!($r), ", ", stringify!($c), ">::new(..)`: the primal constructor.")]
+            #[inline]
+            #[allow(clippy::too_many_arguments, clippy::new_ret_no_self)]
+            pub fn new($($e: T),*) -> SMatrix<T, $r, $c> {
+                SMatrix::<T, $r, $c>::new($($e),*)
+            }
+
+            /// The forward companion of `new`: nothing to record.
+            #[inline]
+            #[allow(clippy::too_many_arguments)]
+            pub fn __ad_fwd_new<S>($($e: T,)* _stack: S) -> SMatrix<T, $r, $c> {
+                SMatrix::<T, $r, $c>::new($($e),*)
+            }
+
+            /// The reverse companion of `new`: adds each entry of `seed`, row by row, to the
+            /// adjoint of the argument in its place.
+            #[inline]
+            #[allow(clippy::too_many_arguments)]
+            #[allow(unused_variables)]
+            pub fn __ad_rev_new<S, $($k: AdjSink<T>),*>(
+                $($e: T,)*
+                seed: SMatrix<T, $r, $c>,
+                _stack: S,
+                $(mut $s: $k),*
+            ) {
+                // The transpose stores the entries row by row.
+                let rows = seed.transpose();
+                let mut entries = rows.iter().copied();
+                $(
+                    if let Some(d) = entries.next() {
+                        $s.add_adjoint(d);
+                    }
+                )*
+            }
+        }
+    )*};
+}
+
+entries! {
+    1 1; e0 K0 k0;
+    1 2; e0 K0 k0, e1 K1 k1;
+    1 3; e0 K0 k0, e1 K1 k1, e2 K2 k2;
+    1 4; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3;
+    1 5; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4;
+    1 6; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5;
+    2 1; e0 K0 k0, e1 K1 k1;
+    2 2; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3;
+    2 3; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5;
+    2 4; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7;
+    2 5; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9;
+    2 6; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11;
+    3 1; e0 K0 k0, e1 K1 k1, e2 K2 k2;
+    3 2; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5;
+    3 3; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8;
+    3 4; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11;
+    3 5; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14;
+    3 6; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17;
+    4 1; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3;
+    4 2; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7;
+    4 3; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11;
+    4 4; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15;
+    4 5; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19;
+    4 6; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19, e20 K20 k20, e21 K21 k21, e22 K22 k22, e23 K23 k23;
+    5 1; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4;
+    5 2; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9;
+    5 3; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14;
+    5 4; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19;
+    5 5; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19, e20 K20 k20, e21 K21 k21, e22 K22 k22, e23 K23 k23, e24 K24 k24;
+    5 6; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19, e20 K20 k20, e21 K21 k21, e22 K22 k22, e23 K23 k23, e24 K24 k24, e25 K25 k25, e26 K26 k26, e27 K27 k27, e28 K28 k28, e29 K29 k29;
+    6 1; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5;
+    6 2; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11;
+    6 3; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17;
+    6 4; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19, e20 K20 k20, e21 K21 k21, e22 K22 k22, e23 K23 k23;
+    6 5; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19, e20 K20 k20, e21 K21 k21, e22 K22 k22, e23 K23 k23, e24 K24 k24, e25 K25 k25, e26 K26 k26, e27 K27 k27, e28 K28 k28, e29 K29 k29;
+    6 6; e0 K0 k0, e1 K1 k1, e2 K2 k2, e3 K3 k3, e4 K4 k4, e5 K5 k5, e6 K6 k6, e7 K7 k7, e8 K8 k8, e9 K9 k9, e10 K10 k10, e11 K11 k11, e12 K12 k12, e13 K13 k13, e14 K14 k14, e15 K15 k15, e16 K16 k16, e17 K17 k17, e18 K18 k18, e19 K19 k19, e20 K20 k20, e21 K21 k21, e22 K22 k22, e23 K23 k23, e24 K24 k24, e25 K25 k25, e26 K26 k26, e27 K27 k27, e28 K28 k28, e29 K29 k29, e30 K30 k30, e31 K31 k31, e32 K32 k32, e33 K33 k33, e34 K34 k34, e35 K35 k35;
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,6 +352,32 @@ mod tests {
         linalg::__ad_rev_mul(2.0, a, Vector3::new(1.0, 1.0, 1.0), (), &mut ds, &mut da);
         assert_eq!(ds, 6.0);
         assert_eq!(da, Vector3::new(2.0, 2.0, 2.0));
+    }
+
+    #[test]
+    fn constructor_arguments_are_the_entries_row_by_row() {
+        let m = Entries::<::nalgebra::Matrix2x3<f64>>::new(1.0, 2.0, 3.0, 4.0, 5.0, 6.0);
+        assert_eq!(m, Matrix2x3::new(1.0, 2.0, 3.0, 4.0, 5.0, 6.0));
+        let seed = Matrix2x3::new(10.0, 20.0, 30.0, 40.0, 50.0, 60.0);
+        let mut d = [0.0; 6];
+        let [d0, d1, d2, d3, d4, d5] = &mut d;
+        Entries::<Matrix2x3<f64>>::__ad_rev_new(
+            1.0,
+            2.0,
+            3.0,
+            4.0,
+            5.0,
+            6.0,
+            seed,
+            (),
+            d0,
+            d1,
+            d2,
+            d3,
+            d4,
+            d5,
+        );
+        assert_eq!(d, [10.0, 20.0, 30.0, 40.0, 50.0, 60.0]);
     }
 
     #[test]

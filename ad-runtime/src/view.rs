@@ -1,10 +1,10 @@
 //! Index arithmetic for views of float arrays in generated code.
 //!
 //! `#[reverse]` lowers a sub-slice (`&x[a..b]`, `x.split_at(k)`, the chunks of
-//! `x.chunks(k)`, the windows of `x.windows(k)`) to a view: the base array, a start offset and
+//! `x.chunks(k)`, the windows of `x.windows(k)`, the items of `x.iter().step_by(k)`) to a view: the base array, a start offset and
 //! a length, so that `v[i]` reads `x[start + i]` and nothing is copied. These functions do the
 //! index arithmetic, and panic where the slice operations of the standard library panic (a
-//! range out of bounds, an index past the end of the view, a chunk size of zero), so that the
+//! range out of bounds, an index past the end of the view, a chunk size or step of zero), so that the
 //! gradient of a function panics where the function does.
 
 /// The length of the view `start..end` of a sequence of length `len`, checked like
@@ -50,6 +50,17 @@ pub fn chunks(len: usize, size: usize) -> usize {
         panic!("chunk size must be non-zero");
     }
     len.div_ceil(size)
+}
+
+/// The number of items of `it.step_by(step)` for an iterator `it` of `len` items (the first,
+/// then every `step`-th).
+#[inline]
+#[track_caller]
+pub fn step_by(len: usize, step: usize) -> usize {
+    if step == 0 {
+        panic!("assertion failed: step != 0");
+    }
+    len.div_ceil(step)
 }
 
 /// The number of chunks of `x.chunks_exact(size)` for `x` of length `len`.
@@ -109,6 +120,7 @@ mod tests {
             assert_eq!(chunks(x.len(), size), x.chunks(size).len());
             assert_eq!(chunks_exact(x.len(), size), x.chunks_exact(size).len());
             assert_eq!(windows(x.len(), size), x.windows(size).len());
+            assert_eq!(step_by(x.len(), size), x.iter().step_by(size).len());
             for (c, chunk) in x.chunks(size).enumerate() {
                 assert_eq!(chunk_len(x.len(), size, c), chunk.len());
             }

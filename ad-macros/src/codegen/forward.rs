@@ -180,6 +180,18 @@ fn emit_one(
     let at_ret = return_span(func);
     let output = respan(t.e.output_value(&body.output), at_ret);
     let tangent = respan(t.output_tangent(&body.output), at_ret);
+    // The zero tangent of a constant array is shaped like it: made before the array moves
+    // into the result (fuzz finding 14).
+    let result = match t.shaped_by_output(&body.output) {
+        true => {
+            let tan = format_ident!("__ad_tangent", span = Span::mixed_site());
+            quote!({
+                let #tan = #tangent;
+                (#output, #tan)
+            })
+        }
+        false => quote!((#output, #tangent)),
+    };
     // The callees' markers under local aliases (with stand-ins for a callee without one),
     // and the check that each has a forward derivative, at the call.
     let enums = super::callees_prelude(body, sig, false);
@@ -215,7 +227,7 @@ fn emit_one(
             #forward
             #write_backs
             #tangent_write_backs
-            (#output, #tangent)
+            #result
         }
     }
 }
@@ -417,6 +429,16 @@ impl Tangents<'_> {
             Some(quote!(::revad::__private::InOut::write_back(&mut *#reference, &#value);))
         });
         quote!(#(#writes)*)
+    }
+
+    /// Whether the tangent of the output reads a part of the output: the zeros shaped like a
+    /// constant array (`zeros_like(&v)`).
+    fn shaped_by_output(&self, output: &Output) -> bool {
+        match output {
+            Output::Scalar(_) => false,
+            Output::ArrayVar(v) => !self.active(*v),
+            Output::Tuple(items) => items.iter().any(|i| self.shaped_by_output(i)),
+        }
     }
 
     /// The tangent of the output, shaped like it.

@@ -48,6 +48,14 @@ pub(super) fn second_order(
             )
         }
     };
+    // (`nalgebra`'s matrices have rules for `f64` and `f32`, not for dual numbers.)
+    if let Some(callee) = body.callees.iter().find(|c| c.rule.is_some()) {
+        return reject(
+            callee.span,
+            "floats and float arrays (not `nalgebra`'s vectors and matrices, whose rules are \
+             for `f64` and `f32`)",
+        );
+    }
     if sig.in_impl {
         return reject(
             syn::spanned::Spanned::span(&func.sig.ident),

@@ -664,7 +664,11 @@ impl Emitter<'_> {
         let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
             return None;
         };
-        let marker = self.body.callees[call.callee].rule.clone()?;
+        let callee = &self.body.callees[call.callee];
+        let marker = callee.rule.clone()?;
+        if marker == crate::ir::lower::linalg::ENTRIES_MARKER {
+            return self.constructed_type(&callee.path, v);
+        }
         let args: Vec<TokenStream> = call
             .args
             .iter()
@@ -682,6 +686,33 @@ impl Emitter<'_> {
             [a, b] => quote!(#linalg::BinaryOutput<#linalg::op::#marker, #a, #b>),
             _ => return None,
         })
+    }
+
+    /// The matrix type a constructor rule (`linalg::Entries::<Vector3<_>>::new`, see
+    /// `ir::lower::linalg`) makes, at the float type of its result `v`: `Vector3<f64>`.
+    fn constructed_type(&self, path: &TokenStream, v: VarId) -> Option<TokenStream> {
+        use syn::visit_mut::VisitMut;
+        struct Float(syn::Ident);
+        impl VisitMut for Float {
+            fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+                if let syn::Type::Infer(_) = ty {
+                    let t = &self.0;
+                    *ty = syn::parse_quote!(#t);
+                }
+                syn::visit_mut::visit_type_mut(self, ty);
+            }
+        }
+        let path = syn::parse2::<syn::Path>(path.clone()).ok()?;
+        let segment = path.segments.iter().find(|s| s.ident == "Entries")?;
+        let syn::PathArguments::AngleBracketed(args) = &segment.arguments else {
+            return None;
+        };
+        let Some(syn::GenericArgument::Type(ty)) = args.args.first() else {
+            return None;
+        };
+        let mut ty = ty.clone();
+        Float(self.float_of(v).ident()).visit_type_mut(&mut ty);
+        Some(quote!(#ty))
     }
 
     /// The type a saved value is popped as.

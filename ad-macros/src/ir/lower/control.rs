@@ -1,9 +1,10 @@
 //! Lowering of `if`, `match`, blocks and loops.
 //!
-//! Two desugarings first: an `if` whose arms end in arrays produces the tuple of the elements
-//! (`elementwise_if`), and a `for` loop over a temporary array binds it to a name
-//! (`bind_temporary_items`). A condition that is a call writing through `&mut` (`if step(&mut
-//! x, y)`, a callee returning `bool` beside its outputs) is made as a call before the test
+//! Three desugarings first: an `if` whose arms end in arrays produces the tuple of the
+//! elements (`elementwise_if`), a `for` loop over a temporary array binds it to a name
+//! (`bind_temporary_items`), and a `for` loop over `.flatten()` becomes two nested loops
+//! (`unflatten_loop`). A condition that is a call writing through `&mut` (`if step(&mut x,
+//! y)`, a callee returning `bool` beside its outputs) is made as a call before the test
 //! (`cond`); in a `while`, the loop is desugared as for closures in the condition.
 
 use proc_macro2::{Span, TokenStream};
@@ -492,6 +493,19 @@ impl Lowerer<'_> {
             if let Some(desugared) = bind_temporary_items(f) {
                 return self.lower_expr_jumps(&desugared, out, false);
             }
+            match unflatten_loop(f) {
+                Some(Ok(desugared)) => return self.lower_expr_jumps(&desugared, out, false),
+                Some(Err(brk)) => {
+                    self.cx.error(
+                        brk,
+                        "#[reverse] does not `break` out of a loop over `.flatten()`; write two \
+                         nested loops (`for row in m.iter() { for x in row.iter() { .. } }`) \
+                         and break out of both",
+                    );
+                    return none;
+                }
+                None => {}
+            }
         }
         let mut prelude = Vec::new();
         // The write-backs of `iter_mut()` elements, after the body (see `iter_mut`).
@@ -521,7 +535,8 @@ impl Lowerer<'_> {
             syn::Expr::ForLoop(f) => {
                 self.push_scope();
                 // Views, zips, reversed elements, chunks and windows (see `views`).
-                let sequence = if range_chain(&f.expr).is_none() && self.elements(&f.expr).is_none()
+                let sequence = if super::iter::range_chain(&f.expr).is_none()
+                    && self.elements(&f.expr).is_none()
                 {
                     self.for_sequence(f, out, &mut prelude)
                 } else {
@@ -773,7 +788,7 @@ impl Lowerer<'_> {
     /// Reads the iterator of a `for` loop. Element loops (`for x in xs.iter()`) become index
     /// loops whose body starts with `let x = xs[i];` (pushed to `prelude`).
     fn for_kind(&mut self, f: &syn::ExprForLoop, prelude: &mut Vec<Stmt>) -> Option<LoopKind> {
-        if let Some(range) = range_chain(&f.expr) {
+        if let Some(range) = super::iter::range_chain(&f.expr) {
             let var = match &*f.pat {
                 syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                     let ty = Ty::Unknown;
@@ -790,11 +805,7 @@ impl Lowerer<'_> {
             };
             let mut opaque = self.opaque(&f.expr);
             opaque.flows.clear();
-            let walk = match range.methods.as_slice() {
-                [] => Walk::Up(self.opaque(range.base).expr),
-                [Method::Rev] => Walk::Down(self.opaque(range.base).expr),
-                _ => Walk::Other,
-            };
+            let walk = self.range_walk(&range);
             return Some(LoopKind::Range(RangeLoop {
                 var,
                 range: opaque,
@@ -809,7 +820,7 @@ impl Lowerer<'_> {
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
                  `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, `&xs[a..b]`, \
-                 then `.rev()`, `.skip(k)`, `.take(n)`, `.enumerate()`, `.zip(ys)`; `xs.chunks(k)`, \
+                 then `.skip(k)`, `.take(n)`, `.step_by(k)`, `.rev()`, `.enumerate()`, `.zip(ys)`, `.flatten()`; `xs.chunks(k)`, \
                  `xs.windows(k)`; \
                  `xs.iter_mut()`, then `.enumerate()` or `.zip(ys)`); iterate over indices \
                  (`for i in 0..xs.len()`) instead",
@@ -1084,6 +1095,141 @@ fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
     })
 }
 
+/// `for pat in rows.flatten() { body }` (or `rows.flat_map(|r| items)`) as two nested loops,
+/// the inner one with the label:
+///
+/// ```text
+/// // Before                             // After
+/// for x in m.iter().flatten() {         for __ad_row in m.iter() {
+///     s += x * x;                           for x in __ad_row.iter() {
+/// }                                             s += x * x;
+///                                           }
+///                                       }
+/// ```
+///
+/// The inner loop iterates as the outer one does: `.iter()` for `m.iter()` and `&m`,
+/// `.iter_mut()` for `m.iter_mut()` and `&mut m`, by value otherwise. A `continue` goes on
+/// with the next item either way; a `break` of the loop would leave only the inner one, and
+/// is returned as an error.
+fn unflatten_loop(f: &syn::ExprForLoop) -> Option<Result<syn::Expr, syn::ExprBreak>> {
+    let syn::Expr::MethodCall(m) = strip(&f.expr) else {
+        return None;
+    };
+    let flat_map = m.method == "flat_map" && m.args.len() == 1;
+    if !(m.method == "flatten" && m.args.is_empty() || flat_map) {
+        return None;
+    }
+    // `rows.flat_map(|r| items)`: `for r in rows { for pat in items { .. } }`, when the body
+    // does not name `r` (it would then read the row, not the name outside).
+    let closure = match flat_map {
+        true => match strip(&m.args[0]) {
+            syn::Expr::Closure(c) if c.inputs.len() == 1 && c.capture.is_none() => {
+                let syn::Pat::Ident(p) = &c.inputs[0] else {
+                    return None;
+                };
+                let body = syn::Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: f.body.clone(),
+                });
+                if p.by_ref.is_some()
+                    || p.subpat.is_some()
+                    || super::closure::mentioned_names(&body).contains(&p.ident.to_string())
+                {
+                    return None;
+                }
+                Some((p.clone(), &*c.body))
+            }
+            _ => return None,
+        },
+        false => None,
+    };
+    let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+    if let Some(brk) = breaks_of(&f.body, label.as_deref()) {
+        return Some(Err(brk));
+    }
+    let rows = &*m.receiver;
+    let span = m.method.span();
+    if let Some((row, items)) = closure {
+        let mut inner_loop = f.clone();
+        *inner_loop.expr = items.clone();
+        return Some(Ok(syn::parse_quote_spanned! {span=>
+            for #row in #rows {
+                #inner_loop
+            }
+        }));
+    }
+    let row = syn::Ident::new("__ad_row", Span::mixed_site().located_at(span));
+    let inner: syn::Expr = match strip(rows) {
+        syn::Expr::MethodCall(r) if r.method == "iter" && r.args.is_empty() => {
+            syn::parse_quote_spanned!(span=> #row.iter())
+        }
+        syn::Expr::Reference(r) if r.mutability.is_none() => {
+            syn::parse_quote_spanned!(span=> #row.iter())
+        }
+        syn::Expr::MethodCall(r) if r.method == "iter_mut" && r.args.is_empty() => {
+            syn::parse_quote_spanned!(span=> #row.iter_mut())
+        }
+        syn::Expr::Reference(_) => syn::parse_quote_spanned!(span=> #row.iter_mut()),
+        _ => syn::parse_quote_spanned!(span=> #row),
+    };
+    let mut inner_loop = f.clone();
+    *inner_loop.expr = inner;
+    Some(Ok(syn::parse_quote_spanned! {span=>
+        for #row in #rows {
+            #inner_loop
+        }
+    }))
+}
+
+/// The first `break` in `body` that leaves the loop of `body` (labeled `label`): an
+/// unlabeled one outside inner loops, or one with the label. (Closures are not searched.)
+fn breaks_of(body: &syn::Block, label: Option<&str>) -> Option<syn::ExprBreak> {
+    use syn::visit::Visit;
+    struct Finder<'l> {
+        label: Option<&'l str>,
+        depth: usize,
+        found: Option<syn::ExprBreak>,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_break(&mut self, b: &'ast syn::ExprBreak) {
+            let ours = match &b.label {
+                None => self.depth == 0,
+                Some(l) => Some(l.ident.to_string().as_str()) == self.label,
+            };
+            if ours && self.found.is_none() {
+                self.found = Some(b.clone());
+            }
+            syn::visit::visit_expr_break(self, b);
+        }
+        fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+            self.visit_expr(&e.expr);
+            self.depth += 1;
+            self.visit_block(&e.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_while(&mut self, e: &'ast syn::ExprWhile) {
+            self.visit_expr(&e.cond);
+            self.depth += 1;
+            self.visit_block(&e.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_loop(&mut self, e: &'ast syn::ExprLoop) {
+            self.depth += 1;
+            self.visit_block(&e.body);
+            self.depth -= 1;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    let mut finder = Finder {
+        label,
+        depth: 0,
+        found: None,
+    };
+    finder.visit_block(body);
+    finder.found
+}
+
 /// `expr` with its base (under `&`, parentheses and method calls) replaced by `name` when
 /// the base is an array expression (`[a, b]`, `[x; N]`), and that array expression.
 fn replace_base_array(expr: &syn::Expr, name: &syn::Ident) -> Option<(syn::Expr, syn::Expr)> {
@@ -1161,38 +1307,6 @@ fn element_ident(f: &syn::ExprForLoop) -> Option<syn::Ident> {
             syn::Pat::Ident(p) => Some(p.ident.clone()),
             _ => None,
         },
-        _ => None,
-    }
-}
-
-#[derive(Debug, PartialEq, Eq)]
-enum Method {
-    Rev,
-    StepBy,
-}
-
-/// A range followed by `.rev()` / `.step_by(k)` calls.
-struct RangeChain<'e> {
-    base: &'e syn::Expr,
-    methods: Vec<Method>,
-}
-
-fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
-    match strip(expr) {
-        syn::Expr::Range(r) if r.start.is_some() && r.end.is_some() => Some(RangeChain {
-            base: strip(expr),
-            methods: Vec::new(),
-        }),
-        syn::Expr::MethodCall(m) => {
-            let method = match (m.method.to_string().as_str(), m.args.len()) {
-                ("rev", 0) => Method::Rev,
-                ("step_by", 1) => Method::StepBy,
-                _ => return None,
-            };
-            let mut chain = range_chain(&m.receiver)?;
-            chain.methods.push(method);
-            Some(chain)
-        }
         _ => None,
     }
 }

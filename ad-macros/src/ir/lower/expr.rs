@@ -732,6 +732,12 @@ impl Lowerer<'_> {
             if let Some(value) = self.lower_function_arg_call(call, &func.path, out) {
                 return value;
             }
+            // `Vector3::new(x, y, z)`: the runtime's rule (see `linalg`).
+            if func.qself.is_none() && float_arg {
+                if let Some(value) = self.lower_linalg_constructor(call, &func.path, out) {
+                    return value;
+                }
+            }
             if func.qself.is_none() && float_arg {
                 if let Some(msg) = self.uncallable(&func.path) {
                     self.cx.error(&func.path, msg);

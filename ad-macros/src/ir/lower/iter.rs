@@ -19,18 +19,21 @@
 //! stored, because `xs`, `ys` and the index are available again in the reverse sweep. The
 //! closures are inlined (see `closure`), so a captured `w` receives its adjoint.
 //!
-//! Sources: `xs.iter()`, `xs.into_iter()` (also of a temporary array, `[a, b].iter()`, bound to
-//! a local before the loop), a range `(a..b)`, and the chunks or windows of a
-//! float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`, `xs.windows(k)`), whose items
-//! are views, as in a `for` loop over them (see `views`): `xs.windows(2).map(|w| w[1] - w[0])`
-//! reads `xs[__s + 1]` and `xs[__s]` with `__s` the window's start. `xs` may be a sequence of
-//! aggregates or an array inside one (`ps.iter()`, `self.w[i].iter()`), whose items are places
-//! (see `views`): `ps.iter().map(|p| p.mass)` reads `ps[__i].mass`, and a closure that returns
-//! a part of its item (`|p| p.pos`) passes the place on. Right after `xs.iter()`, `.skip(k)` and
-//! `.take(n)` narrow the view (clamped to the length, as the iterators do). Adaptors: `.zip(ys)` (with
-//! `ys`, `&ys` or `ys.iter()`), `.enumerate()`, `.map(f)`, `.filter(p)`, `.copied()`,
-//! `.cloned()`. Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a
-//! `Vec`), `.for_each(f)`.
+//! Sources: `xs.iter()`, `xs.into_iter()` (also of a temporary array, `[a, b].iter()`, bound
+//! to a local before the loop), a range `(a..b)` (then `.rev()`, `.step_by(k)`), and the
+//! chunks or windows of a float array or slice (`xs.chunks(k)`, `xs.chunks_exact(k)`,
+//! `xs.windows(k)`), whose items are views, as in a `for` loop over them (see `views`):
+//! `xs.windows(2).map(|w| w[1] - w[0])` reads `xs[__s + 1]` and `xs[__s]` with `__s` the
+//! window's start. `xs` may be a sequence of aggregates or an array inside one (`ps.iter()`,
+//! `self.w[i].iter()`), whose items are places (see `views`): `ps.iter().map(|p| p.mass)`
+//! reads `ps[__i].mass`, and a closure that returns a part of its item (`|p| p.pos`) passes
+//! the place on. Right after `xs.iter()`, `.skip(k)`, `.take(n)` (clamped to the length, as
+//! the iterators do) and `.step_by(k)` narrow the view (`views::narrow`). Adaptors: `.zip(ys)`
+//! (with `ys`, `&ys` or `ys.iter()`, maybe narrowed), `.enumerate()`, `.map(f)`,
+//! `.filter(p)`, `.copied()`, `.cloned()`, `.flatten()` (of items that are arrays or slices,
+//! `m.iter().flatten()`: an inner loop, which the later stages run in), `.flat_map(f)`.
+//! Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a `Vec`),
+//! `.for_each(f)`.
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -52,8 +55,8 @@ enum Source<'e> {
     /// Elements of a float array or a view of one (`by_ref`: yielded as references;
     /// `rev`: last first, `xs.iter().rev()`).
     Array { view: View, by_ref: bool, rev: bool },
-    /// The integers of a range.
-    Range(&'e syn::Expr),
+    /// The integers of a range (`a..b`, `(a..b).rev()`, `(a..b).step_by(k)`).
+    Range(&'e syn::Expr, RangeChain<'e>),
     /// The chunks or windows of a float array or view, each item a view.
     Chunks(Chunked),
 }
@@ -70,8 +73,13 @@ enum Stage<'e> {
     Zip(&'e syn::Expr),
     Enumerate,
     Map(&'e syn::Expr),
+    /// A closure the lowering made (`|r| r` from `.flat_map(|r| r.iter())`).
+    MapMade(Box<syn::Expr>),
     Filter(&'e syn::Expr),
     Copied,
+    /// `.flatten()` (the method's name, for messages): each item, an array or a slice, is
+    /// walked by an inner loop whose items go on through the later stages.
+    Flatten(&'e syn::Ident),
 }
 
 /// The method that consumes the iterator.
@@ -113,10 +121,10 @@ impl std::fmt::Debug for BoundChain {
 impl Lowerer<'_> {
     /// Whether `expr` is an iterator chain that may be bound by `let` and consumed later
     /// (see [`BoundChain`]): adaptors (`map`, `filter`, `zip`, `enumerate`, `copied`,
-    /// `cloned`, `skip`, `take`) over `xs.iter()`, whose closures are not `move` and whose
-    /// other arguments (`zip`'s `ys.iter()` or `&ys`, `skip`'s count) read no `mut` variable:
-    /// a value taken by the chain when it is built would otherwise differ from the value read
-    /// where it is consumed.
+    /// `cloned`, `skip`, `take`, `step_by`) over `xs.iter()`, whose closures are not `move`
+    /// and whose other arguments (`zip`'s `ys.iter()` or `&ys`, `skip`'s count) read no `mut`
+    /// variable: a value taken by the chain when it is built would otherwise differ from the
+    /// value read where it is consumed.
     pub(super) fn bindable_chain(&self, expr: &syn::Expr) -> bool {
         let syn::Expr::MethodCall(m) = strip(expr) else {
             return false;
@@ -146,7 +154,9 @@ impl Lowerer<'_> {
                 };
                 borrowed && self.bindable_chain(&m.receiver)
             }
-            ("skip" | "take", 1) => !reads_mut(&m.args[0]) && self.bindable_chain(&m.receiver),
+            ("skip" | "take" | "step_by", 1) => {
+                !reads_mut(&m.args[0]) && self.bindable_chain(&m.receiver)
+            }
             _ => false,
         }
     }
@@ -190,9 +200,14 @@ impl Lowerer<'_> {
         let mut stages = Vec::new();
         let mut receiver = &*call.receiver;
         let mut rev = false;
-        // `.skip(k)` / `.take(n)` right after `xs.iter()`, innermost first: a narrower view.
+        // `.skip(k)` / `.take(n)` / `.step_by(k)` right after `xs.iter()`, innermost first: a
+        // narrower view.
         let mut narrowing: Vec<&syn::ExprMethodCall> = Vec::new();
         let source = loop {
+            if let Some(range) = range_chain(receiver) {
+                // A range, maybe followed by `.rev()` / `.step_by(k)`.
+                break Source::Range(strip(receiver), range);
+            }
             match strip(receiver) {
                 syn::Expr::MethodCall(m) => {
                     let name = m.method.to_string();
@@ -202,9 +217,19 @@ impl Lowerer<'_> {
                         ("map", 1) => stages.push(Stage::Map(&m.args[0])),
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
+                        ("flatten", 0) => stages.push(Stage::Flatten(&m.method)),
+                        // `.flat_map(f)`: `.map(f).flatten()`; `.flat_map(|r| r.iter())`:
+                        // `.map(|r| r).flatten()`.
+                        ("flat_map", 1) => {
+                            stages.push(Stage::Flatten(&m.method));
+                            stages.push(match closure_of_rows(&m.args[0]) {
+                                Some(f) => Stage::MapMade(Box::new(f)),
+                                None => Stage::Map(&m.args[0]),
+                            });
+                        }
                         // `xs.iter().rev()`: the elements last first.
                         ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
-                        ("skip" | "take", 1)
+                        ("skip" | "take" | "step_by", 1)
                             if !rev && is_narrowed_iter_call(&m.receiver) =>
                         {
                             narrowing.insert(0, m)
@@ -233,16 +258,14 @@ impl Lowerer<'_> {
                                 &m.method,
                                 &format!(
                                     "`.{name}()` is not supported in an iterator chain by #[reverse]; \
-                                     use `map`, `zip`, `enumerate`, `filter`, then `sum`, `product`, \
+                                     use `map`, `zip`, `enumerate`, `filter`, `flatten` (`skip`, \
+                                     `take`, `step_by` right after `iter()`), then `sum`, `product`, \
                                      `fold`, `collect` or `for_each`, or write a `for` loop"
                                 ),
                             )
                         }
                     }
                     receiver = &m.receiver;
-                }
-                syn::Expr::Range(r) if r.start.is_some() && r.end.is_some() => {
-                    break Source::Range(strip(receiver))
                 }
                 other => {
                     if self.is_float_expr(other) || self.array_var(other).is_some() {
@@ -256,6 +279,14 @@ impl Lowerer<'_> {
             }
         };
         stages.reverse();
+        if let Some(flatten) = flattened_too_late(&stages, &consumer) {
+            return self.chain_error(
+                flatten,
+                "`.flatten()` is supported by #[reverse] before `map`, `filter`, `copied`, \
+                 `flatten`, then `sum`, `product`, `fold` or `for_each`; zip, enumerate or \
+                 collect before flattening, or write nested `for` loops",
+            );
+        }
         Some(self.lower_chain_parts(call, source, stages, consumer, out))
     }
 
@@ -341,18 +372,17 @@ impl Lowerer<'_> {
                 }
             }
         }
-        let (range, base, len): (Opaque, TokenStream, Option<TokenStream>) = match &source {
+        let (range, walk, len): (Opaque, Walk, Option<TokenStream>) = match &source {
             Source::Array { view, .. } => self.counted(self.view_len_tokens(view), &zipped),
             Source::Chunks(chunked) => self.counted(self.chunk_count(chunked), &zipped),
-            Source::Range(expr) => {
+            Source::Range(expr, chain) => {
                 if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate)) {
                     self.cx.error(*expr, "#[reverse] supports `zip` and `enumerate` on iterators over arrays; index the arrays by the range instead");
                     return Value::Error;
                 }
                 let mut range = self.opaque(expr);
                 range.flows.clear();
-                let e = &range.expr;
-                let base = e.clone();
+                let walk = self.range_walk(chain);
                 let len = match expr {
                     syn::Expr::Range(r) => match (&r.start, &r.end, &r.limits) {
                         (Some(a), Some(b), syn::RangeLimits::HalfOpen(_)) if is_zero(a) => {
@@ -363,7 +393,7 @@ impl Lowerer<'_> {
                     },
                     _ => None,
                 };
-                (range, base, len)
+                (range, walk, len)
             }
         };
 
@@ -474,7 +504,7 @@ impl Lowerer<'_> {
                 let item = self.element(view, position, *by_ref, span, &mut body);
                 (index, item)
             }
-            Source::Range(_) => {
+            Source::Range(..) => {
                 let index = self.fresh("i", Ty::Unknown, false, span);
                 (index, Value::Op(Operand::Var(index)))
             }
@@ -501,7 +531,7 @@ impl Lowerer<'_> {
         let kind = LoopKind::Range(RangeLoop {
             var: Some(index),
             range,
-            walk: Walk::Up(base),
+            walk,
         });
         self.push_loop(kind, body, Vec::new(), None, span, out);
         match acc {
@@ -511,13 +541,13 @@ impl Lowerer<'_> {
     }
 
     /// The range `0..n` of a chain over `count` items (tokens, and the variables they read)
-    /// zipped with the arrays `zipped` (`n` the shortest), as the loop's range, its base, and
+    /// zipped with the arrays `zipped` (`n` the shortest), as the loop's range, its walk, and
     /// `n`.
     fn counted(
         &self,
         (mut len, mut reads): (TokenStream, Vec<VarId>),
         zipped: &[Zipped],
-    ) -> (Opaque, TokenStream, Option<TokenStream>) {
+    ) -> (Opaque, Walk, Option<TokenStream>) {
         for z in zipped {
             let (b, r) = match z {
                 Zipped::Elems(view, _) => self.view_len_tokens(view),
@@ -529,7 +559,7 @@ impl Lowerer<'_> {
         reads.sort_unstable();
         reads.dedup();
         let range = Opaque::generated(quote!(0..#len), reads);
-        (range, quote!(0..#len), Some(len))
+        (range, Walk::Up(quote!(0..#len)), Some(len))
     }
 
     /// Applies the adaptors in order to one item, then the consumer. A `filter` wraps what
@@ -565,6 +595,11 @@ impl Lowerer<'_> {
                 self.stages(step, rest, zipped, item, out)
             }
             Stage::Copied => self.stages(step, rest, zipped, item, out),
+            Stage::Flatten(name) => self.flatten(step, rest, item, name, out),
+            Stage::MapMade(f) => {
+                let item = self.call_value(f, vec![item], out);
+                self.stages(step, rest, zipped, item, out)
+            }
             Stage::Map(f) => {
                 let item = self.call_value(f, vec![item], out);
                 self.stages(step, rest, zipped, item, out)
@@ -608,6 +643,64 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `.flatten()` of one item, an array or slice in an aggregate (`m: &[[f64; 3]]`,
+    /// `Vec<Vec<f64>>`) or a view (a chunk): an inner loop over its elements, each going
+    /// through the stages `rest` and the consumer. (No zip, enumerate or collect follows: see
+    /// `flattened_too_late`.)
+    fn flatten(
+        &mut self,
+        step: &Step<'_, '_>,
+        rest: &[Stage<'_>],
+        item: Value,
+        name: &syn::Ident,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let (view, by_ref) = match item {
+            Value::View(view) => (view, true),
+            // An array made by a closure (`.map(|r| [r[0], 2.0 * r[1]])`).
+            Value::Op(Operand::Var(array)) if self.vars[array].ty.is_array() => {
+                (View::whole(array, false), false)
+            }
+            Value::Place(place)
+                if !place
+                    .steps
+                    .iter()
+                    .any(|s| matches!(s, crate::ir::Step::Variant(_))) =>
+            {
+                (View::of_place(place), true)
+            }
+            Value::Error => return Value::Error,
+            _ => {
+                self.cx.error(
+                    name,
+                    "#[reverse] flattens items that are arrays or slices (`m.iter().flatten()` \
+                     for `m: &[[f64; N]]` or `Vec<Vec<f64>>`, `x.chunks(k).flatten()`)",
+                );
+                return Value::Error;
+            }
+        };
+        let span = step.span;
+        let (len, reads) = self.view_len_tokens(&view);
+        let range = Opaque::generated(quote!(0..#len), reads);
+        let first_var = self.vars.len();
+        self.loops
+            .push(LoopCtx::new(None, false, self.in_value_branch, first_var));
+        self.push_scope();
+        let mut body = Vec::new();
+        let index = self.fresh("i", Ty::Usize, false, span);
+        let item = self.element(&view, Operand::Var(index), by_ref, span, &mut body);
+        let result = self.stages(step, rest, &[], item, &mut body);
+        self.pop_scope();
+        self.loops.pop();
+        let kind = LoopKind::Range(RangeLoop {
+            var: Some(index),
+            range,
+            walk: Walk::Up(quote!(0..#len)),
+        });
+        self.push_loop(kind, body, Vec::new(), None, span, out);
+        result
+    }
+
     /// `let x = xs[i];` at the start of the loop body (`i` counts from the start of a view).
     fn element(
         &mut self,
@@ -623,21 +716,7 @@ impl Lowerer<'_> {
             _ => None,
         };
         let aggregate = self.is_aggregate(array);
-        let position = match &view.start {
-            None => index,
-            Some(s) => {
-                let (s, i) = (self.op_tokens(s), self.op_tokens(&index));
-                let mut reads: Vec<VarId> = view.start.iter().filter_map(Operand::var).collect();
-                reads.extend(index.var());
-                Operand::Var(self.let_opaque(
-                    out,
-                    "j",
-                    Ty::Usize,
-                    Opaque::generated(quote!(#s + #i), reads),
-                    span,
-                ))
-            }
-        };
+        let position = self.view_pos(view, index, false, span, out);
         if aggregate {
             // A part of an aggregate (a struct, or a float of `p.pos.iter()`): read where it
             // is used.
@@ -668,6 +747,19 @@ impl Lowerer<'_> {
                 if m.method == "chunks" || m.method == "chunks_exact" || m.method == "windows" =>
             {
                 Some(self.chunked(m, out)?.map(Zipped::Chunks))
+            }
+            // `.zip(ys.iter().skip(1))`, `.zip(ys.iter().step_by(2))`: a narrower view.
+            syn::Expr::MethodCall(m)
+                if is_narrowing(&m.method)
+                    && m.args.len() == 1
+                    && is_narrowed_iter_call(&m.receiver) =>
+            {
+                Some(self.zip_source(&m.receiver, out)?.map(|z| match z {
+                    Zipped::Elems(view, by_ref) => {
+                        Zipped::Elems(self.narrow(&view, m, out), by_ref)
+                    }
+                    chunks => chunks,
+                }))
             }
             syn::Expr::Reference(_) => Some(
                 self.elements_of(other, out)?
@@ -840,6 +932,42 @@ struct Step<'c, 'e> {
     span: Span,
 }
 
+/// For a closure `|r| r.iter()` (or `.into_iter()`, then maybe `.copied()` or `.cloned()`),
+/// the closure `|r| r` whose items `.flatten()` walks instead.
+fn closure_of_rows(f: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::Closure(c) = strip(f) else {
+        return None;
+    };
+    let mut body = strip(&c.body);
+    if let syn::Expr::MethodCall(m) = body {
+        if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() {
+            body = strip(&m.receiver);
+        }
+    }
+    let syn::Expr::MethodCall(m) = body else {
+        return None;
+    };
+    if !(m.method == "iter" || m.method == "into_iter") || !m.args.is_empty() {
+        return None;
+    }
+    let mut rows = c.clone();
+    rows.body = m.receiver.clone();
+    Some(syn::Expr::Closure(rows))
+}
+
+/// The first `.flatten()` of a chain that a stage or the consumer cannot follow: a `zip`
+/// or an `enumerate` after it, or a `collect` (each counts the items of the outer loop).
+fn flattened_too_late<'e>(stages: &[Stage<'e>], consumer: &Consumer<'_>) -> Option<&'e syn::Ident> {
+    let at = stages.iter().position(|s| matches!(s, Stage::Flatten(_)))?;
+    let Stage::Flatten(name) = stages[at] else {
+        return None;
+    };
+    let counted = stages[at..]
+        .iter()
+        .any(|s| matches!(s, Stage::Zip(_) | Stage::Enumerate));
+    (counted || matches!(consumer, Consumer::Collect)).then_some(name)
+}
+
 fn is_zero(expr: &syn::Expr) -> bool {
     matches!(strip(expr), syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. }) if i.base10_digits() == "0")
 }
@@ -856,19 +984,23 @@ fn turbofish_float(
     }
 }
 
-/// Whether `expr` is `xs.iter()` or `xs.into_iter()`.
-/// `xs.iter()`, then `.skip(k)` / `.take(n)` calls.
+/// Whether `method` narrows the iterator of an array (`.skip(k)`, `.take(n)`,
+/// `.step_by(k)`: see `views::narrow`).
+fn is_narrowing(method: &syn::Ident) -> bool {
+    method == "skip" || method == "take" || method == "step_by"
+}
+
+/// `xs.iter()`, then `.skip(k)` / `.take(n)` / `.step_by(k)` calls.
 fn is_narrowed_iter_call(expr: &syn::Expr) -> bool {
     match strip(expr) {
-        syn::Expr::MethodCall(m)
-            if (m.method == "skip" || m.method == "take") && m.args.len() == 1 =>
-        {
+        syn::Expr::MethodCall(m) if is_narrowing(&m.method) && m.args.len() == 1 => {
             is_narrowed_iter_call(&m.receiver)
         }
         other => is_iter_call(other),
     }
 }
 
+/// Whether `expr` is `xs.iter()` or `xs.into_iter()`.
 fn is_iter_call(expr: &syn::Expr) -> bool {
     matches!(strip(expr), syn::Expr::MethodCall(m) if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty())
 }
@@ -888,4 +1020,48 @@ fn intrinsic_closure(p: &syn::ExprPath, arity: usize) -> Option<syn::ExprClosure
         .collect();
     let path = &p.path;
     Some(syn::parse_quote_spanned!(span=> |#(#params),*| #path(#(#params),*)))
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Method {
+    Rev,
+    StepBy,
+}
+
+/// A range followed by `.rev()` / `.step_by(k)` calls.
+pub(super) struct RangeChain<'e> {
+    base: &'e syn::Expr,
+    methods: Vec<Method>,
+}
+
+impl Lowerer<'_> {
+    /// How a loop over the range chain `range` walks it (the base range renamed).
+    pub(super) fn range_walk(&self, range: &RangeChain<'_>) -> Walk {
+        match range.methods.as_slice() {
+            [] => Walk::Up(self.opaque(range.base).expr),
+            [Method::Rev] => Walk::Down(self.opaque(range.base).expr),
+            _ => Walk::Other,
+        }
+    }
+}
+
+/// `expr` as a range followed by `.rev()` / `.step_by(k)` calls, if it is one.
+pub(super) fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
+    match strip(expr) {
+        syn::Expr::Range(r) if r.start.is_some() && r.end.is_some() => Some(RangeChain {
+            base: strip(expr),
+            methods: Vec::new(),
+        }),
+        syn::Expr::MethodCall(m) => {
+            let method = match (m.method.to_string().as_str(), m.args.len()) {
+                ("rev", 0) => Method::Rev,
+                ("step_by", 1) => Method::StepBy,
+                _ => return None,
+            };
+            let mut chain = range_chain(&m.receiver)?;
+            chain.methods.push(method);
+            Some(chain)
+        }
+        _ => None,
+    }
 }

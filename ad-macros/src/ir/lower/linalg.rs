@@ -15,9 +15,14 @@
 //!
 //! The result of an operation that returns a matrix is an aggregate (its elements are places,
 //! `c[0]`; it can be returned); `.dot`, `.norm` and `.norm_squared` return a float.
+//!
+//! A matrix built from its entries (`Vector3::new(x, y, z)`, `Matrix2::new(a, b, c, d)`) is the
+//! runtime's rule `linalg::Entries::<Vector3<_>>::new(x, y, z)`, whose result is an aggregate
+//! too: `lower_linalg_constructor`.
 
 use proc_macro2::Span;
 use quote::quote;
+use syn::spanned::Spanned;
 
 use super::{strip, Lowerer, Value};
 use crate::ir::{ArrayInfo, BinOp, Call, Callee, CalleeKind, Operand, Path, Rhs, Shape, Stmt, Ty};
@@ -95,10 +100,19 @@ impl Lowerer<'_> {
             return None;
         }
         let receiver_is_place = self.is_place_expr(&call.receiver);
-        let receiver_is_result = matches!(
-            strip(&call.receiver),
-            syn::Expr::Binary(_) | syn::Expr::MethodCall(_) | syn::Expr::Unary(_)
-        ) && self.is_float_expr(&call.receiver);
+        let receiver_is_result = match strip(&call.receiver) {
+            syn::Expr::Binary(_) | syn::Expr::MethodCall(_) | syn::Expr::Unary(_) => {
+                self.is_float_expr(&call.receiver)
+            }
+            // `Vector3::new(x, y, z).norm()`.
+            syn::Expr::Call(c) => {
+                matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none() && constructed_matrix(&p.path).is_some())
+                    && c.args
+                        .iter()
+                        .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
+            }
+            _ => false,
+        };
         if !receiver_is_place && !receiver_is_result {
             return None;
         }
@@ -158,6 +172,48 @@ impl Lowerer<'_> {
         op.var().is_some_and(|v| self.is_aggregate(v))
     }
 
+    /// `Vector3::new(x, y, z)`, `Matrix2::new(a, b, c, d)`, `na::Matrix2x3::<f64>::new(..)`
+    /// with a float among the arguments: `let t = linalg::Entries::<Vector3<_>>::new(x, y,
+    /// z);`, the runtime's rule, whose reverse sweep gives each argument the entry of the
+    /// result's adjoint in its place (the arguments are the entries row by row). `None` when
+    /// `path` is not the constructor of one of `nalgebra`'s fixed-size matrix types (known by
+    /// their names: `Vector1`..`Vector6`, `RowVector1`.., `Matrix1`.., `Matrix2x3`..,
+    /// `SMatrix::<T, R, C>`, `SVector::<T, D>`).
+    pub(super) fn lower_linalg_constructor(
+        &mut self,
+        call: &syn::ExprCall,
+        path: &syn::Path,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let ty = constructed_matrix(path)?;
+        if !call
+            .args
+            .iter()
+            .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
+        {
+            return None;
+        }
+        let mut args = Vec::new();
+        for arg in &call.args {
+            let Some(arg) = self.linalg_arg(arg, out) else {
+                return Some(Value::Error);
+            };
+            if self.is_aggregate_operand(&arg.0) && arg.2.is_none() {
+                self.cx.error(
+                    &call.args[args.len()],
+                    "the arguments of a matrix constructor are its entries, numbers; this one \
+                     is a vector or matrix",
+                );
+                return Some(Value::Error);
+            }
+            args.push(arg);
+        }
+        let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
+        let callee = quote!(::revad::__private::linalg::Entries::<#ty>::new);
+        let marker = syn::Ident::new(ENTRIES_MARKER, Span::call_site());
+        Some(self.rule_call(callee, Some(marker), args, true, span, out))
+    }
+
     /// `let t = ::revad::__private::linalg::name(args);` through the companions of `name`; `t`
     /// is an aggregate when `matrix`, a float otherwise.
     fn linalg_call(
@@ -170,6 +226,28 @@ impl Lowerer<'_> {
     ) -> Value {
         let ident = syn::Ident::new(name, span);
         let path = quote!(::revad::__private::linalg::#ident);
+        self.rule_call(
+            path,
+            rule_marker(name, Span::call_site()),
+            args,
+            matrix,
+            span,
+            out,
+        )
+    }
+
+    /// `let t = path(args);`, a rule of the runtime, through the companions of `path` (an
+    /// associated function's beside it); `marker` names the type of its result (see
+    /// [`Callee::rule`]).
+    fn rule_call(
+        &mut self,
+        path: proc_macro2::TokenStream,
+        marker: Option<syn::Ident>,
+        args: Vec<Arg>,
+        matrix: bool,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
         let text = path.to_string();
         let callee = match self
             .callees
@@ -186,7 +264,7 @@ impl Lowerer<'_> {
                     arity: args.len(),
                     kind: CalleeKind::Associated,
                     user: false,
-                    rule: rule_marker(name, Span::call_site()),
+                    rule: marker,
                 });
                 self.callees.len() - 1
             }
@@ -225,6 +303,59 @@ impl Lowerer<'_> {
         }
         Value::Op(result)
     }
+}
+
+/// The marker of [`Lowerer::lower_linalg_constructor`]'s rule: the type of its result is
+/// the matrix type in its path (`linalg::Entries::<Vector3<_>>::new` makes a `Vector3`).
+pub(crate) const ENTRIES_MARKER: &str = "Entries";
+
+/// The matrix type that `path` constructs from entries, when it is `Type::new` for one of
+/// `nalgebra`'s fixed-size matrix types: the path to the type, with `<_>` for the float when
+/// an alias is written without it (`Vector3` gives `Vector3<_>`, `na::Matrix2::<f32>` stays).
+fn constructed_matrix(path: &syn::Path) -> Option<proc_macro2::TokenStream> {
+    let n = path.segments.len();
+    let last = path.segments.last()?;
+    if n < 2 || last.ident != "new" || !last.arguments.is_empty() {
+        return None;
+    }
+    let ty = &path.segments[n - 2];
+    let name = ty.ident.to_string();
+    let dim = |d: &str| matches!(d, "1" | "2" | "3" | "4" | "5" | "6");
+    let alias = match name
+        .strip_prefix("RowVector")
+        .or(name.strip_prefix("Vector"))
+    {
+        Some(d) => dim(d),
+        None => match name.strip_prefix("Matrix") {
+            Some(d) => match d.split_once('x') {
+                Some((r, c)) => dim(r) && dim(c),
+                None => dim(d),
+            },
+            None => false,
+        },
+    };
+    let generic = matches!(name.as_str(), "SMatrix" | "SVector" | "RowSVector");
+    let written = !ty.arguments.is_empty();
+    if !(alias || generic && written) {
+        return None;
+    }
+    let mut ty_path = path.clone();
+    ty_path.segments.pop();
+    let mut segments: Vec<syn::PathSegment> = ty_path
+        .segments
+        .into_pairs()
+        .map(|p| p.into_value())
+        .collect();
+    if let Some(seg) = segments.last_mut() {
+        if let syn::PathArguments::AngleBracketed(args) = &mut seg.arguments {
+            // (In a type, `Vector3::<f64>` and `Vector3<f64>` are the same.)
+            args.colon2_token = None;
+        } else {
+            seg.arguments = syn::PathArguments::AngleBracketed(syn::parse_quote!(<_>));
+        }
+    }
+    let leading = path.leading_colon;
+    Some(quote!(#leading #(#segments)::*))
 }
 
 /// The marker type of the runtime's rule `name` (`Mul` for `linalg::mul`): codegen names the

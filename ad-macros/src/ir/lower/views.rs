@@ -61,8 +61,14 @@ pub(super) struct View {
     pub prefix: Vec<Step>,
     /// `None`: from the first element.
     pub start: Option<Operand>,
-    /// `None`: to the end of `base` (`base.len()` elements).
+    /// `None`: to the end of `base` (`base.len()` elements). With a `stride`, the number of
+    /// items.
     pub len: Option<Operand>,
+    /// `None`: consecutive elements. `Some(k)`: the items of an iterator stepped by
+    /// `.step_by(..)`, item `i` being element `start + i * k` (see `narrow`). Only the
+    /// sequences of `for` loops and iterator chains have one; a view bound to a name never
+    /// does.
+    pub stride: Option<Operand>,
     /// Made by `&mut x[..]` or `split_at_mut`: elements may be assigned through it.
     pub mutable: bool,
 }
@@ -75,6 +81,7 @@ impl View {
             prefix: Vec::new(),
             start: None,
             len: None,
+            stride: None,
             mutable,
         }
     }
@@ -86,6 +93,7 @@ impl View {
             prefix: place.steps,
             start: None,
             len: None,
+            stride: None,
             mutable: place.mutable,
         }
     }
@@ -97,7 +105,7 @@ impl View {
 
     /// All of the array at `prefix`, from its first element.
     fn spans_base(&self) -> bool {
-        self.start.is_none() && self.len.is_none()
+        self.start.is_none() && self.len.is_none() && self.stride.is_none()
     }
 
     /// The path from `base` to element `pos` of the array (`pos` counts from the array's
@@ -186,8 +194,10 @@ fn op_reads(op: &Operand) -> Vec<VarId> {
 }
 
 impl Lowerer<'_> {
-    /// `view` narrowed by `m`, a call `.skip(k)` or `.take(n)` on its iterator: `k` and `n`
-    /// clamped to the length as the iterators do (the bounds are `usize` lets in `pre`).
+    /// `view` narrowed by `m`, a call `.skip(k)`, `.take(n)` or `.step_by(k)` on its
+    /// iterator: `k` and `n` clamped to the number of items as the iterators do, and
+    /// `.step_by(k)` keeping the first item and every `k`-th after it (a `stride`; it panics
+    /// where `step_by(0)` does). The bounds are `usize` lets in `pre`.
     pub(super) fn narrow(
         &mut self,
         view: &View,
@@ -199,6 +209,28 @@ impl Lowerer<'_> {
         let (len, mut reads) = self.view_len_tokens(view);
         reads.extend(op_reads(&k));
         let kt = self.op_tokens(&k);
+        let mut narrowed = view.clone();
+        if m.method == "step_by" {
+            narrowed.len = Some(self.usize_let(
+                "n",
+                quote!(::revad::__private::view::step_by(#len, #kt)),
+                reads,
+                span,
+                pre,
+            ));
+            // Item `i` is item `i * k` of `view`.
+            let (stride, mut reads) = match &view.stride {
+                Some(s) => (self.op_tokens(s), op_reads(s)),
+                None => (quote!(1), Vec::new()),
+            };
+            reads.extend(op_reads(&k));
+            let stride = match view.stride {
+                Some(_) => quote!(#stride * #kt),
+                None => kt,
+            };
+            narrowed.stride = Some(self.usize_let("k", stride, reads, span, pre));
+            return narrowed;
+        }
         let k = self.usize_let(
             "k",
             quote!(::core::cmp::min(#kt, #len)),
@@ -207,12 +239,19 @@ impl Lowerer<'_> {
             pre,
         );
         let kt = self.op_tokens(&k);
-        let mut narrowed = view.clone();
         if m.method == "skip" {
             let (start, mut start_reads) = self.view_start_tokens(view);
             start_reads.extend(op_reads(&k));
+            let skipped = match &view.stride {
+                Some(s) => {
+                    start_reads.extend(op_reads(s));
+                    let s = self.op_tokens(s);
+                    quote!(#kt * #s)
+                }
+                None => kt.clone(),
+            };
             narrowed.start =
-                Some(self.usize_let("s", quote!(#start + #kt), start_reads, span, pre));
+                Some(self.usize_let("s", quote!(#start + #skipped), start_reads, span, pre));
             reads.extend(op_reads(&k));
             narrowed.len = Some(self.usize_let("n", quote!(#len - #kt), reads, span, pre));
         } else {
@@ -457,7 +496,7 @@ impl Lowerer<'_> {
 
     /// The position in the base of element `i` of `view`; `checked` tests `i < len` (an
     /// index the user wrote), else `i` is known to be in bounds (a loop over the view).
-    fn view_pos(
+    pub(super) fn view_pos(
         &mut self,
         view: &View,
         i: Operand,
@@ -465,16 +504,24 @@ impl Lowerer<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Operand {
-        if view.spans_base() || (!checked && view.start.is_none()) {
+        if view.spans_base() || (!checked && view.start.is_none() && view.stride.is_none()) {
             return i;
         }
         let (s, mut reads) = self.view_start_tokens(view);
-        let it = self.op_tokens(&i);
+        let mut it = self.op_tokens(&i);
         reads.extend(op_reads(&i));
+        if let Some(k) = &view.stride {
+            // (Only the items of a loop have a stride: `checked` is false.)
+            let kt = self.op_tokens(k);
+            reads.extend(op_reads(k));
+            it = quote!(#it * #kt);
+        }
         let expr = if checked {
             let (n, r) = self.view_len_tokens(view);
             reads.extend(r);
             quote!(::revad::__private::view::index(#s, #n, #it))
+        } else if view.start.is_none() {
+            it
         } else {
             quote!(#s + #it)
         };
@@ -1012,8 +1059,8 @@ impl Lowerer<'_> {
                     },
                     ("copied" | "cloned", 0) => self.parse_seq(&m.receiver, pre),
                     // `xs.iter().skip(k)`, `.take(n)`: a narrower view, `k` and `n` clamped
-                    // to the length as the iterators do.
-                    ("skip" | "take", 1) => match self.parse_seq(&m.receiver, pre)? {
+                    // to the length as the iterators do; `.step_by(k)`: a view with a stride.
+                    ("skip" | "take" | "step_by", 1) => match self.parse_seq(&m.receiver, pre)? {
                         Ok(Seq::Elems {
                             src: Src::View(view),
                             rev: false,
@@ -1027,8 +1074,8 @@ impl Lowerer<'_> {
                         Ok(_) => {
                             self.cx.error(
                                 &m.method,
-                                "#[reverse] supports `.skip(k)` and `.take(n)` right after \
-                                 `.iter()` on a float array or slice; write a slice \
+                                "#[reverse] supports `.skip(k)`, `.take(n)` and `.step_by(k)` \
+                                 right after `.iter()` on a float array or slice; write a slice \
                                  (`&xs[k..]`) or iterate over indices instead",
                             );
                             Some(Err(()))
@@ -1218,6 +1265,7 @@ impl Lowerer<'_> {
             prefix: view.prefix.clone(),
             start: Some(start),
             len: Some(len),
+            stride: None,
             mutable: false,
         }
     }

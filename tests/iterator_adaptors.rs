@@ -1,0 +1,630 @@
+//! Iterator adaptors inside chains and `for` loops (issue 23): `.step_by(k)` over arrays,
+//! slices and ranges (alone, after or before `.skip(k)` / `.take(n)`, zipped), and
+//! `.flatten()` over sequences of arrays. Each gradient is checked against a closed form or
+//! finite differences of the primal, and against the same gradient through a caller
+//! `NAME_via` (the split companions); forward mode (`NAME_jvp`) and the Hessian against the
+//! closed forms too. Empty iterators and steps longer than the sequence are covered.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops are forms #[reverse] must handle"
+)]
+
+use approx::assert_relative_eq;
+use revad::{check, forward, reverse};
+
+#[path = "common/bits.rs"]
+mod bits;
+use bits::checked;
+
+/// `sum_{i even} x_i`.
+#[reverse]
+pub fn every_other(x: &[f64]) -> f64 {
+    x.iter().step_by(2).sum()
+}
+
+/// `every_other` through its split companions.
+#[reverse]
+pub fn every_other_via(x: &[f64]) -> f64 {
+    every_other(x)
+}
+
+/// `sum_{i = 0 mod k} x_i^2`, the step a parameter.
+#[reverse]
+pub fn stepped_squares(x: &[f64], k: usize) -> f64 {
+    x.iter().step_by(k).map(|v| v * v).sum::<f64>()
+}
+
+/// `stepped_squares` through its split companions.
+#[reverse]
+pub fn stepped_squares_via(x: &[f64], k: usize) -> f64 {
+    stepped_squares(x, k)
+}
+
+#[test]
+fn step_by_over_a_slice() {
+    let x = [0.5, -1.5, 2.0, 3.0, -0.25];
+    let (y, g) = checked(
+        every_other(&x),
+        every_other_grad(&x),
+        every_other_via_grad(&x),
+    );
+    assert_eq!(y, x[0] + x[2] + x[4]);
+    assert_eq!(g, vec![1.0, 0.0, 1.0, 0.0, 1.0]);
+    for k in 1..8 {
+        let (y, g) = checked(
+            stepped_squares(&x, k),
+            stepped_squares_grad(&x, k),
+            stepped_squares_via_grad(&x, k),
+        );
+        let expect: f64 = (0..x.len())
+            .filter(|i| i % k == 0)
+            .map(|i| x[i] * x[i])
+            .sum();
+        assert_eq!(y, expect);
+        for i in 0..x.len() {
+            let d = if i % k == 0 { 2.0 * x[i] } else { 0.0 };
+            assert_eq!(g[i], d, "k = {k}, i = {i}");
+        }
+    }
+    // An empty slice: the sum of no items.
+    let (y, g) = every_other_grad(&[]);
+    assert_eq!(y.to_bits(), (-0.0f64).to_bits());
+    assert!(g.is_empty());
+}
+
+#[test]
+#[should_panic(expected = "step != 0")]
+fn step_by_zero_panics_like_the_iterator() {
+    let _ = stepped_squares_grad(&[1.0, 2.0], 0);
+}
+
+/// `.skip(1).step_by(2).take(2)`: `x1^2 x3 + x3^2 x5`-style terms; here `sum x_i^3` over
+/// `i = 1, 3` (fewer when `x` is short).
+#[reverse]
+pub fn skipped_stepped(x: &[f64]) -> f64 {
+    x.iter()
+        .skip(1)
+        .step_by(2)
+        .take(2)
+        .map(|&v| v * v * v)
+        .sum()
+}
+
+/// `skipped_stepped` through its split companions.
+#[reverse]
+pub fn skipped_stepped_via(x: &[f64]) -> f64 {
+    skipped_stepped(x)
+}
+
+/// `.step_by(3).skip(1)`: the items at `3, 6, 9, ..`.
+#[reverse]
+pub fn stepped_then_skipped(x: &[f64]) -> f64 {
+    x.iter().step_by(3).skip(1).fold(1.0, |acc, v| acc * v)
+}
+
+#[test]
+fn step_by_with_skip_and_take() {
+    let x = [0.5, -1.5, 2.0, 3.0, -0.25, 1.25, 0.75];
+    let (y, g) = checked(
+        skipped_stepped(&x),
+        skipped_stepped_grad(&x),
+        skipped_stepped_via_grad(&x),
+    );
+    assert_eq!(y, x[1] * x[1] * x[1] + x[3] * x[3] * x[3]);
+    let mut expect = vec![0.0; x.len()];
+    expect[1] = 3.0 * x[1] * x[1];
+    expect[3] = 3.0 * x[3] * x[3];
+    for (a, b) in g.iter().zip(&expect) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-15);
+    }
+    // Shorter than the skip: nothing left.
+    let (y, g) = skipped_stepped_grad(&[2.0]);
+    assert_eq!(y.to_bits(), (-0.0f64).to_bits());
+    assert_eq!(g, vec![0.0]);
+
+    let (y, g) = stepped_then_skipped_grad(&x);
+    assert_eq!(y, x[3] * x[6]);
+    assert_eq!(g, vec![0.0, 0.0, 0.0, x[6], 0.0, 0.0, x[3]]);
+    // A step longer than the slice: one item, skipped.
+    let (y, g) = stepped_then_skipped_grad(&x[..2]);
+    assert_eq!(y, 1.0);
+    assert_eq!(g, vec![0.0, 0.0]);
+}
+
+/// Zipped: `sum_i x_{2i} y_i` and `sum_i x_i y_{2i+1}`.
+#[reverse]
+pub fn stepped_dot(x: &[f64], y: &[f64]) -> f64 {
+    let a: f64 = x.iter().step_by(2).zip(y.iter()).map(|(a, b)| a * b).sum();
+    let b: f64 = x
+        .iter()
+        .zip(y.iter().skip(1).step_by(2))
+        .map(|(a, b)| a * b)
+        .sum();
+    a + 2.0 * b
+}
+
+/// `stepped_dot` through its split companions.
+#[reverse]
+pub fn stepped_dot_via(x: &[f64], y: &[f64]) -> f64 {
+    stepped_dot(x, y)
+}
+
+#[test]
+fn step_by_zipped() {
+    let x = [0.5, -1.5, 2.0, 3.0, -0.25];
+    let y = [1.5, 0.25, -2.0, 0.5];
+    let (v, (gx, gy)) = checked(
+        stepped_dot(&x, &y),
+        stepped_dot_grad(&x, &y),
+        stepped_dot_via_grad(&x, &y),
+    );
+    // a = x0 y0 + x2 y1 + x4 y2; b = x0 y1 + x1 y3.
+    let a = x[0] * y[0] + x[2] * y[1] + x[4] * y[2];
+    let b = x[0] * y[1] + x[1] * y[3];
+    assert_eq!(v, a + 2.0 * b);
+    assert_eq!(gx, vec![y[0] + 2.0 * y[1], 2.0 * y[3], y[1], 0.0, y[2]]);
+    assert_eq!(gy, vec![x[0], x[2] + 2.0 * x[0], x[4], 2.0 * x[1]]);
+}
+
+/// A stepped range in a chain: `sum_{i even} x_i^2`, and the odd ones backwards with a weight.
+#[reverse]
+pub fn stepped_range(x: &[f64]) -> f64 {
+    let even: f64 = (0..x.len()).step_by(2).map(|i| x[i] * x[i]).sum();
+    let odd = (1..x.len())
+        .step_by(2)
+        .rev()
+        .fold(0.0, |acc, i| acc * 0.5 + x[i]);
+    even + odd
+}
+
+/// `stepped_range` through its split companions.
+#[reverse]
+pub fn stepped_range_via(x: &[f64]) -> f64 {
+    stepped_range(x)
+}
+
+/// The same with `for` loops.
+#[reverse]
+pub fn stepped_loops(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in (0..x.len()).step_by(2) {
+        s += x[i] * x[i];
+    }
+    for v in x.iter().step_by(3) {
+        s += v.sin();
+    }
+    for (i, (a, b)) in x.iter().skip(1).step_by(2).zip(x.iter()).enumerate() {
+        s += a * b * (i + 1) as f64;
+    }
+    // The even entries last first.
+    for v in x.iter().step_by(2).rev() {
+        s = s * 0.5 + v;
+    }
+    s
+}
+
+/// `stepped_loops` through its split companions.
+#[reverse]
+pub fn stepped_loops_via(x: &[f64]) -> f64 {
+    stepped_loops(x)
+}
+
+#[test]
+fn step_by_over_ranges_and_in_for_loops() {
+    for n in [0, 1, 2, 5, 6] {
+        let x: Vec<f64> = (0..n)
+            .map(|i| 0.3 + 0.7 * i as f64 - 0.1 * (i * i) as f64)
+            .collect();
+        let (y, g) = checked(
+            stepped_range(&x),
+            stepped_range_grad(&x),
+            stepped_range_via_grad(&x),
+        );
+        let odd: Vec<usize> = (1..n).step_by(2).collect();
+        let mut expect = 0.0;
+        let mut de = vec![0.0; n];
+        for i in (0..n).step_by(2) {
+            expect += x[i] * x[i];
+            de[i] = 2.0 * x[i];
+        }
+        // The fold visits the odd indices last first: the first visited is halved most.
+        let mut acc = 0.0;
+        for (t, &i) in odd.iter().rev().enumerate() {
+            acc = acc * 0.5 + x[i];
+            de[i] = 0.5f64.powi((odd.len() - 1 - t) as i32);
+        }
+        assert_relative_eq!(y, expect + acc, max_relative = 1e-15);
+        for i in 0..n {
+            assert_relative_eq!(g[i], de[i], max_relative = 1e-15);
+        }
+
+        let (y, g) = checked(
+            stepped_loops(&x),
+            stepped_loops_grad(&x),
+            stepped_loops_via_grad(&x),
+        );
+        assert_eq!(y.to_bits(), stepped_loops(&x).to_bits());
+        if n > 0 {
+            check::gradient(stepped_loops, &x, &g).unwrap();
+        } else {
+            assert!(g.is_empty());
+        }
+    }
+}
+
+/// Forward mode: `sum_{i even} x_i^2 + sum_{i = 1 mod 3} x_i`.
+#[forward]
+pub fn stepped_forward(x: &[f64]) -> f64 {
+    let a: f64 = x.iter().step_by(2).map(|v| v * v).sum();
+    let b: f64 = (1..x.len()).step_by(3).map(|i| x[i]).sum();
+    a + b
+}
+
+#[test]
+fn step_by_in_forward_mode() {
+    let x = [0.5, -1.5, 2.0, 3.0, -0.25];
+    for k in 0..x.len() {
+        let mut dx = [0.0; 5];
+        dx[k] = 1.0;
+        let (v, d) = stepped_forward_jvp(&x, &dx);
+        assert_eq!(v, x[0] * x[0] + x[2] * x[2] + x[4] * x[4] + x[1] + x[4]);
+        let expect = match k {
+            0 | 2 => 2.0 * x[k],
+            4 => 2.0 * x[4] + 1.0,
+            1 => 1.0,
+            _ => 0.0,
+        };
+        assert_eq!(d, expect, "k = {k}");
+    }
+}
+
+/// Under `hessian`: `sum_{i even} x_i^2 x_{i+1}` over the pairs.
+#[reverse(hessian)]
+pub fn stepped_cubic(x: &[f64]) -> f64 {
+    x.iter()
+        .step_by(2)
+        .zip(x.iter().skip(1).step_by(2))
+        .map(|(&a, &b)| a * a * b)
+        .sum()
+}
+
+#[test]
+fn step_by_under_hessian() {
+    let x = [0.5, -1.5, 2.0, 3.0];
+    let (v, g, h) = stepped_cubic_hessian(&x);
+    assert_eq!(v, x[0] * x[0] * x[1] + x[2] * x[2] * x[3]);
+    assert_eq!(
+        g,
+        vec![
+            2.0 * x[0] * x[1],
+            x[0] * x[0],
+            2.0 * x[2] * x[3],
+            x[2] * x[2]
+        ]
+    );
+    let expect = [
+        [2.0 * x[1], 2.0 * x[0], 0.0, 0.0],
+        [2.0 * x[0], 0.0, 0.0, 0.0],
+        [0.0, 0.0, 2.0 * x[3], 2.0 * x[2]],
+        [0.0, 0.0, 2.0 * x[2], 0.0],
+    ];
+    for i in 0..4 {
+        for j in 0..4 {
+            assert_eq!(h[i][j], expect[i][j], "h[{i}][{j}]");
+        }
+    }
+}
+
+/// Under `cps`: `sum_{i even} x_i^2`, three ways.
+#[reverse(cps)]
+pub fn stepped_cps(x: &[f64]) -> f64 {
+    let a: f64 = x.iter().step_by(2).map(|v| v * v).sum();
+    let mut b = 0.0;
+    for v in x.iter().step_by(2) {
+        b += v * v;
+    }
+    let c: f64 = (0..x.len()).step_by(2).map(|i| x[i] * x[i]).sum();
+    a + 2.0 * b + 4.0 * c
+}
+
+#[test]
+fn step_by_under_cps() {
+    let x = [0.5, -1.5, 2.0, 3.0, -0.25];
+    let (v, g) = stepped_cps_grad(&x);
+    assert_eq!(v.to_bits(), stepped_cps(&x).to_bits());
+    assert_eq!(v, 7.0 * (x[0] * x[0] + x[2] * x[2] + x[4] * x[4]));
+    assert_eq!(g, vec![14.0 * x[0], 0.0, 14.0 * x[2], 0.0, 14.0 * x[4]]);
+}
+
+/// `.flatten()` over a slice of arrays: `sum_ij m_ij^2`.
+#[reverse]
+pub fn flat_squares(m: &[[f64; 3]]) -> f64 {
+    m.iter().flatten().map(|x| x * x).sum::<f64>()
+}
+
+/// `flat_squares` through its split companions.
+#[reverse]
+pub fn flat_squares_via(m: &[[f64; 3]]) -> f64 {
+    flat_squares(m)
+}
+
+/// Over `Vec<Vec<f64>>` (rows of different lengths), filtered, with a captured weight:
+/// `sum_{m_ij > 0} w m_ij^3`.
+#[reverse]
+pub fn flat_ragged(m: &[Vec<f64>], w: f64) -> f64 {
+    m.iter()
+        .flatten()
+        .filter(|&&x| x > 0.0)
+        .map(|&x| w * x * x * x)
+        .sum()
+}
+
+/// `flat_ragged` through its split companions.
+#[reverse]
+pub fn flat_ragged_via(m: &[Vec<f64>], w: f64) -> f64 {
+    flat_ragged(m, w)
+}
+
+/// Over an owned `[[f64; N]; M]` (its rows stepped), a local 2-D array and chunks, folded:
+/// `prod` of the even rows' entries, `sum sin` of a local table, `sum x_i^2` by chunks.
+#[reverse]
+pub fn flat_mixed(m: [[f64; 2]; 3], x: &[f64]) -> f64 {
+    let p = m.iter().step_by(2).flatten().fold(1.0, |acc, v| acc * v);
+    let mut q = [[1.0; 2]; 2];
+    q[0][0] = x[0];
+    q[1][1] = 2.0 * x[0];
+    let s: f64 = q.iter().flatten().map(|v| v.sin()).sum();
+    let c: f64 = x.chunks(2).flatten().map(|v| v * v).sum();
+    p + s + c
+}
+
+/// `flat_mixed` through its split companions.
+#[reverse]
+pub fn flat_mixed_via(m: [[f64; 2]; 3], x: &[f64]) -> f64 {
+    flat_mixed(m, x)
+}
+
+#[test]
+fn flatten_in_chains() {
+    let m = [[0.5, -1.5, 2.0], [3.0, -0.25, 1.25]];
+    let (y, g) = checked(
+        flat_squares(&m),
+        flat_squares_grad(&m),
+        flat_squares_via_grad(&m),
+    );
+    assert_eq!(y, m.iter().flatten().map(|x| x * x).sum::<f64>());
+    for i in 0..2 {
+        for j in 0..3 {
+            assert_eq!(g[i][j], 2.0 * m[i][j]);
+        }
+    }
+    // No rows: the sum of no items.
+    let (y, g) = flat_squares_grad(&[]);
+    assert_eq!(y.to_bits(), (-0.0f64).to_bits());
+    assert!(g.is_empty());
+
+    let r = [vec![0.5, -1.5], vec![], vec![2.0, 3.0, -0.25]];
+    let w = 0.75;
+    let (y, (gr, gw)) = checked(
+        flat_ragged(&r, w),
+        flat_ragged_grad(&r, w),
+        flat_ragged_via_grad(&r, w),
+    );
+    let cubes = 0.5f64.powi(3) + 2.0f64.powi(3) + 3.0f64.powi(3);
+    assert_relative_eq!(y, w * cubes, max_relative = 1e-15);
+    assert_relative_eq!(gw, cubes, max_relative = 1e-15);
+    for (row, grow) in r.iter().zip(&gr) {
+        assert_eq!(row.len(), grow.len());
+        for (x, g) in row.iter().zip(grow) {
+            let d = if *x > 0.0 { 3.0 * w * x * x } else { 0.0 };
+            assert_relative_eq!(*g, d, max_relative = 1e-15);
+        }
+    }
+
+    let m = [[0.5, -1.5], [2.0, 3.0], [-0.25, 1.25]];
+    let x = [0.3, -0.7, 1.1];
+    let (_, (gm, gx)) = checked(
+        flat_mixed(m, &x),
+        flat_mixed_grad(m, &x),
+        flat_mixed_via_grad(m, &x),
+    );
+    let p = m[0][0] * m[0][1] * m[2][0] * m[2][1];
+    let expect_m = [
+        [p / m[0][0], p / m[0][1]],
+        [0.0, 0.0],
+        [p / m[2][0], p / m[2][1]],
+    ];
+    for i in 0..3 {
+        for j in 0..2 {
+            assert_relative_eq!(gm[i][j], expect_m[i][j], max_relative = 1e-14);
+        }
+    }
+    let expect_x0 = x[0].cos() + 2.0 * (2.0 * x[0]).cos() + 2.0 * x[0];
+    assert_relative_eq!(gx[0], expect_x0, max_relative = 1e-14);
+    assert_eq!(gx[1], 2.0 * x[1]);
+    assert_eq!(gx[2], 2.0 * x[2]);
+}
+
+/// `.flatten()` of arrays made by a closure: `sum_i p_i0^2 + (w p_i1)^2`, written with
+/// `.map(..).flatten()` and with `.flat_map(..)` (halves of it each).
+#[reverse]
+#[allow(clippy::map_flatten, reason = "a form #[reverse] must handle")]
+pub fn flat_mapped(p: &[[f64; 2]], w: f64) -> f64 {
+    let a: f64 = p
+        .iter()
+        .map(|r| [r[0], w * r[1]])
+        .flatten()
+        .map(|v| v * v)
+        .sum();
+    let b: f64 = p.iter().flat_map(|r| [r[0], w * r[1]]).map(|v| v * v).sum();
+    0.5 * a + 0.5 * b
+}
+
+/// `flat_mapped` through its split companions.
+#[reverse]
+pub fn flat_mapped_via(p: &[[f64; 2]], w: f64) -> f64 {
+    flat_mapped(p, w)
+}
+
+#[test]
+fn flatten_of_arrays_made_by_a_closure() {
+    let p = [[0.5, -1.5], [2.0, 3.0]];
+    let w = 0.75;
+    let (y, (gp, gw)) = checked(
+        flat_mapped(&p, w),
+        flat_mapped_grad(&p, w),
+        flat_mapped_via_grad(&p, w),
+    );
+    let expect: f64 = p
+        .iter()
+        .map(|r| r[0] * r[0] + (w * r[1]) * (w * r[1]))
+        .sum();
+    assert_relative_eq!(y, expect, max_relative = 1e-15);
+    for i in 0..2 {
+        assert_eq!(gp[i][0], 2.0 * p[i][0]);
+        assert_relative_eq!(gp[i][1], 2.0 * w * w * p[i][1], max_relative = 1e-15);
+    }
+    let dw: f64 = p.iter().map(|r| 2.0 * w * r[1] * r[1]).sum();
+    assert_relative_eq!(gw, dw, max_relative = 1e-15);
+}
+
+/// `.flat_map(|r| r.iter())` in chains and `for` loops (a row narrowed by `.skip(1)`; an
+/// outer `w` read in the body): `sum m_ij^2 + sum_{j>0} sin m_ij + w sum m_ij`.
+#[reverse]
+pub fn flat_map_rows(m: &[[f64; 3]], w: f64) -> f64 {
+    let mut s: f64 = m.iter().flat_map(|r| r.iter()).map(|x| x * x).sum();
+    for x in m.iter().flat_map(|row| row.iter().skip(1)) {
+        s += x.sin();
+    }
+    s + m
+        .iter()
+        .flat_map(|r| r.iter().copied())
+        .fold(0.0, |acc, x| acc + w * x)
+}
+
+/// `flat_map_rows` through its split companions.
+#[reverse]
+pub fn flat_map_rows_via(m: &[[f64; 3]], w: f64) -> f64 {
+    flat_map_rows(m, w)
+}
+
+#[test]
+fn flat_map_of_rows() {
+    let m = [[0.5, -1.5, 2.0], [3.0, -0.25, 1.25]];
+    let w = 0.75;
+    let (_, (gm, gw)) = checked(
+        flat_map_rows(&m, w),
+        flat_map_rows_grad(&m, w),
+        flat_map_rows_via_grad(&m, w),
+    );
+    for i in 0..2 {
+        for j in 0..3 {
+            let d = 2.0 * m[i][j] + if j > 0 { m[i][j].cos() } else { 0.0 } + w;
+            assert_relative_eq!(gm[i][j], d, max_relative = 1e-15);
+        }
+    }
+    assert_relative_eq!(gw, m.iter().flatten().sum::<f64>(), max_relative = 1e-15);
+}
+
+/// `for` loops over `.flatten()`: a `continue` skips an item; the rows stepped; through
+/// `iter_mut` (each entry scaled in place).
+#[reverse]
+pub fn flat_loops(m: &mut [[f64; 3]], w: f64) -> f64 {
+    let mut s = 0.0;
+    for &v in m.iter().flatten() {
+        if v < 0.0 {
+            continue;
+        }
+        s += v * w;
+    }
+    for v in m.iter().step_by(2).flatten() {
+        s += v.sin();
+    }
+    for v in m.iter_mut().flatten() {
+        *v *= w;
+    }
+    s + m[0][0] * m[1][2]
+}
+
+#[test]
+fn flatten_in_for_loops() {
+    let m0 = [[1.0, -2.0, 3.0], [4.0, 5.0, 6.0], [-0.5, 0.25, 0.75]];
+    let w = 0.5;
+    let primal = |m: &[f64], w: f64| {
+        let mut rows = [[m[0], m[1], m[2]], [m[3], m[4], m[5]], [m[6], m[7], m[8]]];
+        flat_loops(&mut rows, w)
+    };
+    let (mut a, mut b) = (m0, m0);
+    let y = flat_loops(&mut a, w);
+    let (yg, (gm, gw)) = flat_loops_grad(&mut b, w);
+    assert_eq!(y.to_bits(), yg.to_bits());
+    assert_eq!(a, b);
+    let flat: Vec<f64> = m0.iter().flatten().copied().collect();
+    let positive: f64 = flat.iter().filter(|&&v| v >= 0.0).sum();
+    let sines: f64 = [0, 2].iter().flat_map(|&i| m0[i]).map(f64::sin).sum();
+    assert_relative_eq!(
+        y,
+        w * positive + sines + w * w * m0[0][0] * m0[1][2],
+        max_relative = 1e-15
+    );
+    let mut point = flat.clone();
+    point.push(w);
+    let mut grad: Vec<f64> = gm.iter().flatten().copied().collect();
+    grad.push(gw);
+    check::gradient(|p| primal(&p[..9], p[9]), &point, &grad).unwrap();
+    assert_relative_eq!(
+        gw,
+        positive + 2.0 * w * m0[0][0] * m0[1][2],
+        max_relative = 1e-15
+    );
+}
+
+/// Forward mode, CPS and the Hessian: `.flatten()` of chunks.
+#[forward]
+pub fn flat_chunks_forward(x: &[f64]) -> f64 {
+    let mut s: f64 = x.chunks(2).flatten().map(|v| v * v).sum();
+    for v in x.chunks(2).flatten() {
+        s += v.sin();
+    }
+    s
+}
+
+/// `flat_chunks_forward` under the CPS backend.
+#[reverse(cps)]
+pub fn flat_chunks_cps(x: &[f64]) -> f64 {
+    let mut s: f64 = x.chunks(2).flatten().map(|v| v * v).sum();
+    for v in x.chunks(2).flatten() {
+        s += v.sin();
+    }
+    s
+}
+
+/// `sum x_i^3` by chunks, under `hessian`.
+#[reverse(hessian)]
+pub fn flat_chunks_cubes(x: &[f64]) -> f64 {
+    x.chunks(2).flatten().map(|&v| v * v * v).sum()
+}
+
+#[test]
+fn flatten_in_other_modes() {
+    let x = [1.0, -2.0, 3.0];
+    let (v, g) = flat_chunks_cps_grad(&x);
+    assert_eq!(v.to_bits(), flat_chunks_cps(&x).to_bits());
+    for k in 0..3 {
+        let d = 2.0 * x[k] + x[k].cos();
+        assert_eq!(g[k], d);
+        let mut dx = [0.0; 3];
+        dx[k] = 1.0;
+        let (v, t) = flat_chunks_forward_jvp(&x, &dx);
+        assert_eq!(v.to_bits(), flat_chunks_cps(&x).to_bits());
+        assert_eq!(t, d);
+    }
+    let (v, g, h) = flat_chunks_cubes_hessian(&x);
+    assert_eq!(v, 1.0 - 8.0 + 27.0);
+    for i in 0..3 {
+        assert_eq!(g[i], 3.0 * x[i] * x[i]);
+        for j in 0..3 {
+            assert_eq!(h[i][j], if i == j { 6.0 * x[i] } else { 0.0 });
+        }
+    }
+}
