@@ -435,7 +435,7 @@ impl Tangents<'_> {
     /// constant array (`zeros_like(&v)`).
     fn shaped_by_output(&self, output: &Output) -> bool {
         match output {
-            Output::Scalar(_) => false,
+            Output::Scalar(_) | Output::Inactive(_) => false,
             Output::ArrayVar(v) => !self.active(*v),
             Output::Tuple(items) => items.iter().any(|i| self.shaped_by_output(i)),
         }
