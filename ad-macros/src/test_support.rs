@@ -188,6 +188,11 @@ fn calls() {
 }
 
 #[test]
+fn checkpoint() {
+    check("checkpoint");
+}
+
+#[test]
 fn closures() {
     check("closures");
 }

@@ -19,7 +19,10 @@ mod attrs;
 mod hessian;
 mod traits;
 
-use attrs::{is_named, mark_forward, mark_reverse, second_attribute, strip_marker, Attribute};
+use attrs::{
+    is_named, mark_forward, mark_reverse, second_attribute, strip_checkpoints, strip_marker,
+    Attribute,
+};
 use hessian::second_order;
 
 /// Expands `#[reverse(args)] item`.
@@ -57,6 +60,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
     // The body is lowered even after a signature error, so its errors are reported too.
     let body = ir::lower::lower(&cx, &sig, &func.block);
+    strip_checkpoints(&mut func);
     if !sig.valid {
         return fallback(&func, None, cx);
     }
@@ -148,6 +152,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
     let body = ir::lower::lower(&cx, &sig, &func.block);
+    strip_checkpoints(&mut func);
     let fail = |cx: Errors, sig: Option<&parse::Signature>| {
         let errors = match (reverse_too, cx.check()) {
             (false, Err(err)) => err.to_compile_error(),
