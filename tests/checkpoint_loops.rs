@@ -265,3 +265,212 @@ fn loop_calling_an_annotated_helper_every_budget() {
         close(dr, central(|r| helper::b2(a0, b0, r, n), r), 1e-6, "d/dr");
     }
 }
+
+// ---- state written through `&mut`: a `Vec` and a fixed array, with a nested inner loop ----
+
+mod in_place {
+    use super::*;
+
+    /// Explicit Euler for ds/dt = -k·s·|s|, in place over a `Vec`; returns s[0].
+    #[reverse]
+    pub fn plain(state: &mut Vec<f64>, k: f64, steps: usize) -> f64 {
+        let dt = 0.1;
+        for _ in 0..steps {
+            for i in 0..state.len() {
+                state[i] = state[i] - dt * k * state[i] * state[i].abs();
+            }
+        }
+        state[0]
+    }
+
+    macro_rules! family {
+        ($name:ident, $k:tt) => {
+            #[reverse]
+            pub fn $name(state: &mut Vec<f64>, k: f64, steps: usize) -> f64 {
+                let dt = 0.1;
+                #[revad::checkpoint(snapshots = $k)]
+                for _ in 0..steps {
+                    for i in 0..state.len() {
+                        state[i] = state[i] - dt * k * state[i] * state[i].abs();
+                    }
+                }
+                state[0]
+            }
+        };
+    }
+    budgets!(family);
+
+    type Vjp = fn(&mut Vec<f64>, f64, usize, f64, Vec<f64>) -> (f64, (Vec<f64>, f64));
+    pub const ALL: [Vjp; 8] = [b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp];
+}
+
+#[test]
+fn mut_vec_parameter_state_every_budget() {
+    let (k, s0) = (0.7, vec![1.0, -2.0, 0.5]);
+    for n in 0..=8 {
+        let seeds = (1.0, vec![0.5, -1.0, 2.0]);
+        let mut want_state = s0.clone();
+        let want = in_place::plain_vjp(&mut want_state, k, n, seeds.0, seeds.1.clone());
+        for (b, vjp) in in_place::ALL.iter().enumerate() {
+            let mut state = s0.clone();
+            let got = vjp(&mut state, k, n, seeds.0, seeds.1.clone());
+            assert_same_bits_at((got, state), (want.clone(), want_state.clone()), (n, b + 1));
+        }
+        // d/dk of s[0] + (0.5, -1, 2)·s on return, by finite differences of the primal.
+        let loss = |k: f64| {
+            let mut s = s0.clone();
+            let first = in_place::plain(&mut s, k, n);
+            first + 0.5 * s[0] - s[1] + 2.0 * s[2]
+        };
+        close(want.1 .1, central(loss, k), 1e-6, "d/dk");
+    }
+}
+
+mod rk4 {
+    use super::*;
+
+    /// RK4 for x'' = -ω²·x, state [x, v] updated in place.
+    #[reverse]
+    pub fn plain(state: &mut [f64; 2], omega: f64, dt: f64, steps: usize) {
+        let w2 = omega * omega;
+        for _ in 0..steps {
+            let (x, v) = (state[0], state[1]);
+            let (k1x, k1v) = (v, -w2 * x);
+            let (k2x, k2v) = (v + 0.5 * dt * k1v, -w2 * (x + 0.5 * dt * k1x));
+            let (k3x, k3v) = (v + 0.5 * dt * k2v, -w2 * (x + 0.5 * dt * k2x));
+            let (k4x, k4v) = (v + dt * k3v, -w2 * (x + dt * k3x));
+            state[0] = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+            state[1] = v + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        }
+    }
+
+    #[reverse]
+    pub fn checkpointed(state: &mut [f64; 2], omega: f64, dt: f64, steps: usize) {
+        let w2 = omega * omega;
+        #[revad::checkpoint(snapshots = 3)]
+        for _ in 0..steps {
+            let (x, v) = (state[0], state[1]);
+            let (k1x, k1v) = (v, -w2 * x);
+            let (k2x, k2v) = (v + 0.5 * dt * k1v, -w2 * (x + 0.5 * dt * k1x));
+            let (k3x, k3v) = (v + 0.5 * dt * k2v, -w2 * (x + 0.5 * dt * k2x));
+            let (k4x, k4v) = (v + dt * k3v, -w2 * (x + dt * k3x));
+            state[0] = x + dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
+            state[1] = v + dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+        }
+    }
+}
+
+#[test]
+fn mut_array_parameter_state() {
+    let (omega, dt) = (2.0, 0.05);
+    for n in [0, 1, 2, 5, 40] {
+        let seed = [1.0, 0.25];
+        let mut a = [1.0, 0.0];
+        let want = rk4::plain_vjp(&mut a, omega, dt, n, seed);
+        let mut b = [1.0, 0.0];
+        let got = rk4::checkpointed_vjp(&mut b, omega, dt, n, seed);
+        assert_same_bits_at((got.1, b), (want.1, a), n);
+        // x(t) ≈ cos(ωt): d/dω of x_n + v_n/4 against finite differences of the primal.
+        let loss = |omega: f64| {
+            let mut s = [1.0, 0.0];
+            rk4::plain(&mut s, omega, dt, n);
+            s[0] + 0.25 * s[1]
+        };
+        close(want.1 .1, central(loss, omega), 1e-6, "d/dω");
+    }
+}
+
+// ---- a local `Vec` state, a generic float type, the loop variable as an index --------------
+
+mod generic {
+    use revad::{reverse, Float};
+
+    /// A running weighted sum over a local `Vec`: h_{k+1}[j] = tanh(h_k[j]·w[i] + h_k[j-1]).
+    #[reverse]
+    pub fn plain<T: Float>(w: &[T], h0: T, n: usize) -> T {
+        let mut h = vec![h0; 3];
+        for i in 0..n {
+            let prev = h[2];
+            for j in 0..3 {
+                let left = if j == 0 { prev } else { h[j - 1] };
+                h[j] = (h[j] * w[i % w.len()] + left).tanh();
+            }
+        }
+        h[0] + h[1] * h[2]
+    }
+
+    #[reverse]
+    pub fn checkpointed<T: Float>(w: &[T], h0: T, n: usize) -> T {
+        let mut h = vec![h0; 3];
+        #[revad::checkpoint(snapshots = 2)]
+        for i in 0..n {
+            let prev = h[2];
+            for j in 0..3 {
+                let left = if j == 0 { prev } else { h[j - 1] };
+                h[j] = (h[j] * w[i % w.len()] + left).tanh();
+            }
+        }
+        h[0] + h[1] * h[2]
+    }
+}
+
+#[test]
+fn local_vec_state_generic_float() {
+    let w = [0.5, -0.3, 0.9];
+    for n in 0..=8 {
+        let want = generic::plain_grad(&w[..], 0.4, n);
+        assert_same_bits_at(generic::checkpointed_grad(&w[..], 0.4, n), want.clone(), n);
+        let want32 = generic::plain_grad(&[0.5f32, -0.3, 0.9][..], 0.4f32, n);
+        let got32 = generic::checkpointed_grad(&[0.5f32, -0.3, 0.9][..], 0.4f32, n);
+        assert_same_bits_at(got32, want32, n);
+        let dh0 = central(|h| generic::plain(&w[..], h, n), 0.4);
+        close(want.1 .1, dh0, 1e-6, "d/dh0");
+        for k in 0..3 {
+            let dw = central(
+                |x| {
+                    let mut v = w;
+                    v[k] = x;
+                    generic::plain(&v[..], 0.4, n)
+                },
+                w[k],
+            );
+            close(want.1 .0[k], dw, 1e-6, "d/dw");
+        }
+    }
+}
+
+// ---- memory, and a caller ------------------------------------------------------------------
+
+#[test]
+fn the_tape_holds_one_step_not_the_loop() {
+    // Without the attribute the loop keeps one f64 per step (800 kB for 10⁵ steps); with it,
+    // the stack holds one step's values at a time, and the schedule at most 3 states.
+    let (x, n) = (0.9, 100_000);
+    revad::release_thread_buffers();
+    let want = scalar::plain_grad(x, n);
+    let unchecked = revad::thread_buffer_bytes();
+    revad::release_thread_buffers();
+    let got = scalar::b3_grad(x, n);
+    let checked = revad::thread_buffer_bytes();
+    assert_same_bits_at(got, want, n);
+    assert!(unchecked >= 8 * n, "unchecked: {unchecked} bytes");
+    assert!(checked <= 1024, "checkpointed: {checked} bytes");
+}
+
+/// A caller: the split companions of `scalar::b4` run its loop as written.
+#[reverse]
+fn caller(x: f64, n: usize) -> f64 {
+    let y = scalar::b4(x, n);
+    y * x
+}
+
+#[test]
+fn called_from_another_annotated_function() {
+    for n in [0, 1, 5, 8] {
+        let x = 0.6;
+        let (v, g) = caller_grad(x, n);
+        let y = scalar::plain(x, n);
+        assert_same_bits_at(v, y * x, n);
+        close(g, scalar::closed_form(x, n) * x + y, 1e-12, "closed form");
+    }
+}

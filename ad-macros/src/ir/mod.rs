@@ -927,8 +927,10 @@ pub(crate) struct Loop {
 pub(crate) struct Checkpoint {
     /// The budget `k` (at least 1); `None`: the runtime's default.
     pub snapshots: Option<usize>,
-    /// The attribute.
+    /// Where the attribute starts.
     pub span: Span,
+    /// The attribute, which errors underline.
+    pub tokens: TokenStream,
 }
 
 /// How a loop iterates.

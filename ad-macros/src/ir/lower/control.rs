@@ -578,7 +578,7 @@ impl Lowerer<'_> {
         }
         if let Some(c) = &checkpoint {
             if !exits.is_empty() || ctx.cont.is_some() {
-                self.cx.error_at(c.span, CHECKPOINT_JUMPS);
+                self.cx.error(&c.tokens, CHECKPOINT_JUMPS);
             }
         }
         self.push_loop(kind, stmts, exits, ctx.cont, span, out);
@@ -1234,7 +1234,7 @@ impl Lowerer<'_> {
         match expr {
             syn::Expr::ForLoop(f) if range_chain(&f.expr).is_some() => {}
             _ => {
-                self.cx.error_at(span, CHECKPOINT_RANGE);
+                self.cx.error(attr, CHECKPOINT_RANGE);
                 return None;
             }
         }
@@ -1282,11 +1282,15 @@ impl Lowerer<'_> {
                 }
             }
             syn::Meta::NameValue(_) => {
-                self.cx.error_at(span, CHECKPOINT_ARGS);
+                self.cx.error(attr, CHECKPOINT_ARGS);
                 return None;
             }
         }
-        Some(Checkpoint { snapshots, span })
+        Some(Checkpoint {
+            snapshots,
+            span,
+            tokens: attr.to_token_stream(),
+        })
     }
 }
 
@@ -1309,7 +1313,7 @@ pub(super) fn check_checkpoints(cx: &crate::error::Errors, body: &Block) {
         crate::ir::visit::walk(block, &mut |stmt, _| {
             if let StmtKind::Loop(l) = &stmt.kind {
                 if let Some(c) = &l.checkpoint {
-                    cx.error_at(c.span, CHECKPOINT_NESTED);
+                    cx.error(&c.tokens, CHECKPOINT_NESTED);
                 }
             }
         });
