@@ -34,7 +34,6 @@ fn checkpointed_vjp(x: f64, n: usize, __seed: f64) -> (f64, f64) {
     while let ::core::option::Option::Some((__ck_k, __ck_x)) = __ck10.forward() {
         let (mut s, mut k) = __ck_x;
         let i = __ck10.index(__ck_k);
-        let __ck_mark = __stack.mark();
         let __s_old12 = s;
         let __t0 = __s_old12.sin();
         let __t1 = __t0 * x;
@@ -43,8 +42,6 @@ fn checkpointed_vjp(x: f64, n: usize, __seed: f64) -> (f64, f64) {
         let __t4 = __t1 + __t3;
         s = __t4;
         k += 1;
-        __stack.push(__s_old12);
-        __stack.release(__ck_mark);
         __ck10.stepped((s, k));
     }
     (s, k) = __ck10.end();
@@ -59,17 +56,16 @@ fn checkpointed_vjp(x: f64, n: usize, __seed: f64) -> (f64, f64) {
     {
         let (mut s, mut k) = __ck_x;
         let i = __ck10.index(__ck_k);
-        let __ck_mark = __stack.mark();
-        let __s_old12 = s;
-        let __t0 = __s_old12.sin();
-        let __t1 = __t0 * x;
-        let __t2: f64 = i as f64;
-        let __t3 = 0.1 * __t2;
-        let __t4 = __t1 + __t3;
-        s = __t4;
-        k += 1;
-        __stack.push(__s_old12);
         if __ck_rev {
+            let __s_old12 = s;
+            let __t0 = __s_old12.sin();
+            let __t1 = __t0 * x;
+            let __t2: f64 = i as f64;
+            let __t3 = 0.1 * __t2;
+            let __t4 = __t1 + __t3;
+            s = __t4;
+            k += 1;
+            __stack.push(__s_old12);
             let __s_old12 = __stack.pop::<f64>();
             let (__t0, __d5) = ::revad::__private::rules::sin_and_d(__s_old12);
             let __adj_t4 = __adj_s;
@@ -80,7 +76,14 @@ fn checkpointed_vjp(x: f64, n: usize, __seed: f64) -> (f64, f64) {
             let __adj_s_old12 = __adj_t0 * __d5;
             __adj_s += __adj_s_old12;
         } else {
-            __stack.release(__ck_mark);
+            let __s_old12 = s;
+            let __t0 = __s_old12.sin();
+            let __t1 = __t0 * x;
+            let __t2: f64 = i as f64;
+            let __t3 = 0.1 * __t2;
+            let __t4 = __t1 + __t3;
+            s = __t4;
+            k += 1;
             __ck10.stepped((s, k));
         }
     }

@@ -12,9 +12,7 @@
 //! while let Some((__ck_k, __ck_x)) = __ck3.forward() {
 //!     let (mut s,) = __ck_x;
 //!     let i = __ck3.index(__ck_k);
-//!     let __ck_mark = __stack.mark();
-//!     ..the body's forward sweep (its pushes dropped: nobody pops them)..
-//!     __stack.release(__ck_mark);
+//!     ..the body's statements without the pushes of its block (an advance)..
 //!     __ck3.stepped((s,));
 //! }
 //! (s,) = __ck3.end();
@@ -22,12 +20,19 @@
 //! while let Some((__ck_k, __ck_x, __ck_rev)) = __ck3.backward() {
 //!     let (mut s,) = __ck_x;
 //!     let i = __ck3.index(__ck_k);
-//!     let __ck_mark = __stack.mark();
-//!     ..the body's forward sweep..
-//!     if __ck_rev { ..the body's reverse sweep (pops what the forward pushed).. }
-//!     else { __stack.release(__ck_mark); __ck3.stepped((s,)); }
+//!     if __ck_rev {
+//!         ..the body's forward sweep, pushes included..
+//!         ..the body's reverse sweep (pops what the forward pushed)..
+//!     } else {
+//!         ..an advance..
+//!         __ck3.stepped((s,));
+//!     }
 //! }
 //! ```
+//!
+//! An advance whose body pushes more than its block's saved values (a call, a branch, an
+//! inner loop) runs the body's forward sweep between `let __ck_mark = __stack.mark();` and
+//! `__stack.release(__ck_mark);`, which drops what it pushed.
 //!
 //! Reversing step `k` runs the same forward and reverse code as the loop without the
 //! attribute, from the same state, in the same order (`n - 1` down to `0`): the gradient is
@@ -41,7 +46,7 @@ use quote::{format_ident, quote, quote_spanned};
 
 use super::super::shared::{Emitter, Store};
 use super::super::tokens::stack;
-use crate::ir::{Checkpoint, Loop, LoopKind, StmtKind, VarId};
+use crate::ir::{Checkpoint, Loop, LoopKind, Rhs, StmtKind, VarId};
 
 /// What the two sweeps of a checkpointed loop share.
 pub(super) struct Checkpointed<'l> {
@@ -100,7 +105,7 @@ impl Emitter<'_> {
     /// The forward sweep of a checkpointed loop: its steps, keeping at most the budget of
     /// states, then the state after the loop.
     pub(super) fn checkpoint_forward(&self, c: &Checkpointed<'_>) -> TokenStream {
-        let (schedule, k, x, mark) = names(c);
+        let (schedule, k, x, _) = names(c);
         let LoopKind::Range(r) = &c.l.kind else {
             return TokenStream::new();
         };
@@ -114,8 +119,7 @@ impl Emitter<'_> {
         let clones = names
             .iter()
             .map(|n| quote_spanned!(c.checkpoint.span=> ::core::clone::Clone::clone(&#n)));
-        let step = self.checkpoint_step(c);
-        let stack = stack();
+        let (bind, advance) = (self.checkpoint_bind(c), self.checkpoint_advance(c));
         let lp = self.plan.loops.get(&c.l.trips).copied().unwrap_or_default();
         let trips = &self.body.vars[c.l.trips].name;
         let count = match (lp.count, self.plan.restore[c.l.trips]) {
@@ -130,8 +134,8 @@ impl Emitter<'_> {
         quote! {
             let mut #schedule = ::revad::checkpoint::Revolve::new(#range, #budget, (#(#clones,)*));
             while let ::core::option::Option::Some((#k, #x)) = #schedule.forward() {
-                #step
-                #stack.release(#mark);
+                #bind
+                #advance
                 #schedule.stepped((#(#names,)*));
             }
             #end
@@ -145,29 +149,29 @@ impl Emitter<'_> {
         if !lp.rev_work {
             return TokenStream::new();
         }
-        let (schedule, k, x, mark) = names(c);
+        let (schedule, k, x, _) = names(c);
         let rev = format_ident!("__ck_rev", span = proc_macro2::Span::mixed_site());
         let names: Vec<&syn::Ident> = c.state.iter().map(|v| &self.body.vars[*v].name).collect();
-        let step = self.checkpoint_step(c);
+        let (bind, advance) = (self.checkpoint_bind(c), self.checkpoint_advance(c));
+        let forward = self.fwd_block(&c.l.body);
         let reverse = self.rev_block(&c.l.body, TokenStream::new());
-        let stack = stack();
         quote! {
             while let ::core::option::Option::Some((#k, #x, #rev)) = #schedule.backward() {
-                #step
+                #bind
                 if #rev {
+                    #forward
                     #reverse
                 } else {
-                    #stack.release(#mark);
+                    #advance
                     #schedule.stepped((#(#names,)*));
                 }
             }
         }
     }
 
-    /// Step `k` from the state `x`: the state and the loop variable bound, the stack marked,
-    /// the body's forward sweep.
-    fn checkpoint_step(&self, c: &Checkpointed<'_>) -> TokenStream {
-        let (schedule, k, x, mark) = names(c);
+    /// The state `x` and the loop variable of step `k` bound to the names the body uses.
+    fn checkpoint_bind(&self, c: &Checkpointed<'_>) -> TokenStream {
+        let (schedule, k, x, _) = names(c);
         let LoopKind::Range(r) = &c.l.kind else {
             return TokenStream::new();
         };
@@ -176,13 +180,36 @@ impl Emitter<'_> {
             let name = &self.body.vars[v].name;
             quote!(let #name = #schedule.index(#k);)
         });
-        let body = self.fwd_block(&c.l.body);
-        let stack = stack();
         quote! {
             let (#(mut #names,)*) = #x;
             #var
+        }
+    }
+
+    /// A step run only for the state it leaves: the body's statements without the pushes of
+    /// its block, when nothing else in it pushes (no call, no branch, no inner loop, no `Vec`
+    /// operation); otherwise its forward sweep between a mark of the stack and its release.
+    fn checkpoint_advance(&self, c: &Checkpointed<'_>) -> TokenStream {
+        let straight = c.l.body.stmts.iter().all(|s| match &s.kind {
+            StmtKind::Let { rhs, .. } => {
+                !matches!(rhs, Rhs::Call(_) | Rhs::Pop(_) | Rhs::Remove(..))
+            }
+            StmtKind::Assign { .. } | StmtKind::IndexAssign { .. } | StmtKind::Opaque { .. } => {
+                true
+            }
+            StmtKind::If { .. } | StmtKind::Loop(_) | StmtKind::VecOp { .. } => false,
+        });
+        if straight {
+            let stmts = c.l.body.stmts.iter().map(|s| self.fwd_stmt(s));
+            return quote!(#(#stmts)*);
+        }
+        let (_, _, _, mark) = names(c);
+        let body = self.fwd_block(&c.l.body);
+        let stack = stack();
+        quote! {
             let #mark = #stack.mark();
             #body
+            #stack.release(#mark);
         }
     }
 }
