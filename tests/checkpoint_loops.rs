@@ -474,3 +474,72 @@ fn called_from_another_annotated_function() {
         close(g, scalar::closed_form(x, n) * x + y, 1e-12, "closed form");
     }
 }
+
+// ---- other ranges, an integer in the state, a state the code after the loop writes ---------
+
+mod ranges {
+    use super::*;
+
+    macro_rules! pair {
+        ($plain:ident, $checked:ident, $n:ident, $($range:tt)*) => {
+            #[reverse]
+            pub fn $plain(x: f64, $n: usize) -> f64 {
+                let mut s = x;
+                let mut count = 0usize;
+                let mut c = 0.5;
+                for i in $($range)* {
+                    s = (s * c + x * i as f64).sin() + count as f64 * 1e-3;
+                    count += 1;
+                }
+                c = 2.0;
+                s * c + count as f64
+            }
+
+            #[reverse]
+            pub fn $checked(x: f64, $n: usize) -> f64 {
+                let mut s = x;
+                let mut count = 0usize;
+                let mut c = 0.5;
+                #[revad::checkpoint(snapshots = 2)]
+                for i in $($range)* {
+                    s = (s * c + x * i as f64).sin() + count as f64 * 1e-3;
+                    count += 1;
+                }
+                c = 2.0;
+                s * c + count as f64
+            }
+        };
+    }
+    pair!(rev_plain, rev_checked, n, (0..n).rev());
+    pair!(incl_plain, incl_checked, n, 1..=n);
+    pair!(step_plain, step_checked, n, (0..3 * n).step_by(3));
+
+    /// A loop that carries nothing (its body writes no variable declared before it).
+    #[reverse]
+    pub fn stateless(x: f64, n: usize) -> f64 {
+        #[revad::checkpoint]
+        for i in 0..n {
+            let _t = x * i as f64;
+        }
+        x * x
+    }
+}
+
+#[test]
+fn rev_inclusive_and_step_by_ranges() {
+    type Vjp = fn(f64, usize, f64) -> (f64, f64);
+    let pairs: [(Vjp, Vjp, fn(f64, usize) -> f64); 3] = [
+        (ranges::rev_plain_vjp, ranges::rev_checked_vjp, ranges::rev_plain),
+        (ranges::incl_plain_vjp, ranges::incl_checked_vjp, ranges::incl_plain),
+        (ranges::step_plain_vjp, ranges::step_checked_vjp, ranges::step_plain),
+    ];
+    for (plain, checked, primal) in pairs {
+        for n in 0..=7 {
+            let x = 0.8;
+            let want = plain(x, n, 1.0);
+            assert_same_bits_at(checked(x, n, 1.0), want, n);
+            close(want.1, central(|x| primal(x, n), x), 1e-6, "finite differences");
+        }
+    }
+    assert_eq!(ranges::stateless_grad(3.0, 5), (9.0, 6.0));
+}
