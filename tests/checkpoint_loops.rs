@@ -543,3 +543,71 @@ fn rev_inclusive_and_step_by_ranges() {
     }
     assert_eq!(ranges::stateless_grad(3.0, 5), (9.0, 6.0));
 }
+
+// ---- a derived struct in the state, stepped by an annotated helper through `&mut` ----------
+
+mod particle {
+    use super::*;
+
+    /// A point mass on a line.
+    #[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+    pub struct Particle {
+        pub pos: f64,
+        pub vel: f64,
+        pub mass: f64,
+    }
+
+    #[reverse]
+    pub fn kick(p: &mut Particle, f: f64, dt: f64) {
+        p.vel += dt * (f - p.pos * p.pos) / p.mass;
+        p.pos += dt * p.vel;
+    }
+
+    #[reverse]
+    pub fn plain(p: &Particle, f: f64, n: usize) -> f64 {
+        let mut q = Particle {
+            pos: p.pos,
+            vel: p.vel,
+            mass: p.mass,
+        };
+        for _ in 0..n {
+            kick(&mut q, f, 0.1);
+        }
+        q.pos * q.mass + q.vel
+    }
+
+    #[reverse]
+    pub fn checked(p: &Particle, f: f64, n: usize) -> f64 {
+        let mut q = Particle {
+            pos: p.pos,
+            vel: p.vel,
+            mass: p.mass,
+        };
+        #[revad::checkpoint(snapshots = 2)]
+        for _ in 0..n {
+            kick(&mut q, f, 0.1);
+        }
+        q.pos * q.mass + q.vel
+    }
+}
+
+#[test]
+fn struct_state_stepped_by_a_helper() {
+    let p = particle::Particle {
+        pos: 0.3,
+        vel: -0.2,
+        mass: 1.5,
+    };
+    for n in 0..=7 {
+        let (v, (dp, df)) = particle::plain_grad(&p, 2.0, n);
+        let (w, (eq, eg)) = particle::checked_grad(&p, 2.0, n);
+        assert_same_bits_at(w, v, n);
+        assert_same_bits_at([eq.pos, eq.vel, eq.mass, eg], [dp.pos, dp.vel, dp.mass, df], n);
+        close(df, central(|f| particle::plain(&p, f, n), 2.0), 1e-6, "d/df");
+        let dpos = central(
+            |x| particle::plain(&particle::Particle { pos: x, ..p.clone() }, 2.0, n),
+            p.pos,
+        );
+        close(dp.pos, dpos, 1e-6, "d/dpos");
+    }
+}
