@@ -611,3 +611,56 @@ fn struct_state_stepped_by_a_helper() {
         close(dp.pos, dpos, 1e-6, "d/dpos");
     }
 }
+
+// ---- the other modes run the loop as written -----------------------------------------------
+
+mod modes {
+    use super::*;
+
+    #[reverse(cps)]
+    pub fn cps(x: f64, n: usize) -> f64 {
+        let mut s = x;
+        #[revad::checkpoint(snapshots = 2)]
+        for i in 0..n {
+            s = s.sin() * x + 0.1 * i as f64;
+        }
+        s * s
+    }
+
+    #[revad::forward]
+    pub fn forward(x: f64, n: usize) -> f64 {
+        let mut s = x;
+        #[revad::checkpoint(snapshots = 2)]
+        for i in 0..n {
+            s = s.sin() * x + 0.1 * i as f64;
+        }
+        s * s
+    }
+
+    #[reverse(hessian)]
+    pub fn hessian(x: f64, n: usize) -> f64 {
+        let mut s = x;
+        #[revad::checkpoint(snapshots = 2)]
+        for i in 0..n {
+            s = s.sin() * x + 0.1 * i as f64;
+        }
+        s * s
+    }
+}
+
+#[test]
+fn cps_forward_and_hessian_modes() {
+    for n in 0..=6 {
+        let x = 0.7;
+        let want = scalar::plain_grad(x, n);
+        assert_same_bits_at(modes::cps_grad(x, n), want, n);
+        assert_same_bits_at(modes::hessian_grad(x, n), want, n);
+        let (v, d) = modes::forward_jvp(x, n, 1.0);
+        assert_same_bits_at(v, want.0, n);
+        close(d, want.1, 1e-13, "forward mode");
+        // The second derivative against finite differences of the gradient.
+        let (_, _, h) = modes::hessian_hessian(x, n);
+        let fd = central(|x| scalar::plain_grad(x, n).1, x);
+        close(h[0][0], fd, 1e-6, "second derivative");
+    }
+}
