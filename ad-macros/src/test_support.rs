@@ -193,6 +193,11 @@ fn checkpoint() {
 }
 
 #[test]
+fn recompute() {
+    check("recompute");
+}
+
+#[test]
 fn closures() {
     check("closures");
 }

@@ -58,6 +58,9 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    if let Some(span) = args.recompute {
+        check_recompute(&cx, &sig, span);
+    }
     // The body is lowered even after a signature error, so its errors are reported too.
     let body = ir::lower::lower(&cx, &sig, &func.block);
     strip_checkpoints(&mut func);
@@ -146,8 +149,8 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(span) = args.reverse_only {
         cx.error_at(
             span,
-            "`cps` and `hessian` are arguments of `#[revad::reverse]`; #[revad::forward] takes only \
-             `wrt(...)` and `vector`",
+            "`cps`, `hessian` and `recompute` are arguments of `#[revad::reverse]`; \
+             #[revad::forward] takes only `wrt(...)` and `vector`",
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
@@ -280,6 +283,30 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
         #errors
         #func
         #stubs
+    }
+}
+
+/// `#[reverse(recompute)]` on a function whose split companions can run its forward sweep
+/// twice: a free function whose parameters can be copied (`Clone`), none of them `&mut` (the
+/// forward sweep would write it again) or a function argument.
+fn check_recompute(cx: &Errors, sig: &parse::Signature, span: proc_macro2::Span) {
+    let why = if sig.in_impl {
+        Some("a method or an associated function")
+    } else if sig.params.iter().any(|p| p.passing == parse::Passing::MutRef) {
+        Some("a function with a `&mut` parameter (its forward sweep would write it twice)")
+    } else if !sig.functions.is_empty() {
+        Some("a function with a function argument")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        cx.error_at(
+            span,
+            format!(
+                "`recompute` is not supported on {why}: remove it (callers then keep what its \
+                 reverse sweep reads)"
+            ),
+        );
     }
 }
 
