@@ -542,6 +542,9 @@
 //! assert!((x_n - dx0).abs() < 1e-12 * dx0); // (x_0 = 1)
 //! ```
 //!
+//! `#[revad::reverse(recompute)]` on a callee trades time for memory at the level of a call:
+//! its callers keep only its arguments and run its forward sweep again in their reverse sweep.
+//!
 //! For a step that is a function of its own,
 //! [`checkpoint::revolve`] reverses `n` steps of a loop holding at most a given number of
 //! states (binomial checkpointing), recomputing the others: memory for a 10⁸-step simulation

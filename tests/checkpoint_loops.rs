@@ -114,7 +114,12 @@ fn scalar_state_every_budget_same_bits_as_without_the_attribute() {
             }
             assert_same_bits_at(scalar::b3(x, n), scalar::plain(x, n), (n, x));
             close(want.1, scalar::closed_form(x, n), 1e-12, "closed form");
-            close(want.1, central(|x| scalar::plain(x, n), x), 1e-6, "finite differences");
+            close(
+                want.1,
+                central(|x| scalar::plain(x, n), x),
+                1e-6,
+                "finite differences",
+            );
         }
     }
 }
@@ -165,7 +170,9 @@ mod oscillator {
     budgets!(family);
 
     type Vjp = fn([f64; 2], [f64; 2], usize, usize, f64) -> (f64, ([f64; 2], [f64; 2]));
-    pub const ALL: [Vjp; 8] = [b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp];
+    pub const ALL: [Vjp; 8] = [
+        b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp,
+    ];
 
     /// The gradient by tangent recurrences along each of the four inputs.
     pub fn closed_form(s0: [f64; 2], p: [f64; 2], n: usize) -> ([f64; 2], [f64; 2]) {
@@ -180,8 +187,7 @@ mod oscillator {
             }
             for _ in 0..n {
                 let v = s[1] - dt * (p[0] * s[0] + p[1] * s[1]);
-                let dv = ds[1]
-                    - dt * (dp[0] * s[0] + p[0] * ds[0] + dp[1] * s[1] + p[1] * ds[1]);
+                let dv = ds[1] - dt * (dp[0] * s[0] + p[0] * ds[0] + dp[1] * s[1] + p[1] * ds[1]);
                 ds = [ds[0] + dt * dv, dv];
                 s = [s[0] + dt * v, v];
             }
@@ -248,7 +254,9 @@ mod helper {
     budgets!(family);
 
     type Vjp = fn(f64, f64, f64, usize, f64) -> (f64, (f64, f64, f64));
-    pub const ALL: [Vjp; 8] = [b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp];
+    pub const ALL: [Vjp; 8] = [
+        b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp,
+    ];
 }
 
 #[test]
@@ -301,7 +309,9 @@ mod in_place {
     budgets!(family);
 
     type Vjp = fn(&mut Vec<f64>, f64, usize, f64, Vec<f64>) -> (f64, (Vec<f64>, f64));
-    pub const ALL: [Vjp; 8] = [b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp];
+    pub const ALL: [Vjp; 8] = [
+        b1_vjp, b2_vjp, b3_vjp, b4_vjp, b5_vjp, b6_vjp, b7_vjp, b8_vjp,
+    ];
 }
 
 #[test]
@@ -529,16 +539,33 @@ mod ranges {
 fn rev_inclusive_and_step_by_ranges() {
     type Vjp = fn(f64, usize, f64) -> (f64, f64);
     let pairs: [(Vjp, Vjp, fn(f64, usize) -> f64); 3] = [
-        (ranges::rev_plain_vjp, ranges::rev_checked_vjp, ranges::rev_plain),
-        (ranges::incl_plain_vjp, ranges::incl_checked_vjp, ranges::incl_plain),
-        (ranges::step_plain_vjp, ranges::step_checked_vjp, ranges::step_plain),
+        (
+            ranges::rev_plain_vjp,
+            ranges::rev_checked_vjp,
+            ranges::rev_plain,
+        ),
+        (
+            ranges::incl_plain_vjp,
+            ranges::incl_checked_vjp,
+            ranges::incl_plain,
+        ),
+        (
+            ranges::step_plain_vjp,
+            ranges::step_checked_vjp,
+            ranges::step_plain,
+        ),
     ];
     for (plain, checked, primal) in pairs {
         for n in 0..=7 {
             let x = 0.8;
             let want = plain(x, n, 1.0);
             assert_same_bits_at(checked(x, n, 1.0), want, n);
-            close(want.1, central(|x| primal(x, n), x), 1e-6, "finite differences");
+            close(
+                want.1,
+                central(|x| primal(x, n), x),
+                1e-6,
+                "finite differences",
+            );
         }
     }
     assert_eq!(ranges::stateless_grad(3.0, 5), (9.0, 6.0));
@@ -602,10 +629,28 @@ fn struct_state_stepped_by_a_helper() {
         let (v, (dp, df)) = particle::plain_grad(&p, 2.0, n);
         let (w, (eq, eg)) = particle::checked_grad(&p, 2.0, n);
         assert_same_bits_at(w, v, n);
-        assert_same_bits_at([eq.pos, eq.vel, eq.mass, eg], [dp.pos, dp.vel, dp.mass, df], n);
-        close(df, central(|f| particle::plain(&p, f, n), 2.0), 1e-6, "d/df");
+        assert_same_bits_at(
+            [eq.pos, eq.vel, eq.mass, eg],
+            [dp.pos, dp.vel, dp.mass, df],
+            n,
+        );
+        close(
+            df,
+            central(|f| particle::plain(&p, f, n), 2.0),
+            1e-6,
+            "d/df",
+        );
         let dpos = central(
-            |x| particle::plain(&particle::Particle { pos: x, ..p.clone() }, 2.0, n),
+            |x| {
+                particle::plain(
+                    &particle::Particle {
+                        pos: x,
+                        ..p.clone()
+                    },
+                    2.0,
+                    n,
+                )
+            },
             p.pos,
         );
         close(dp.pos, dpos, 1e-6, "d/dpos");

@@ -90,7 +90,11 @@ fn same_gradient_bits_as_the_taped_callee() {
         let got = deep_grad(0.4, &w, n);
         assert_same_bits_at(got.clone(), want.clone(), n);
         let dx = central(|x| deep(x, &w, n), 0.4);
-        assert!((want.1 .0 - dx).abs() < 1e-6 * (1.0 + dx.abs()), "{} vs {dx}", want.1 .0);
+        assert!(
+            (want.1 .0 - dx).abs() < 1e-6 * (1.0 + dx.abs()),
+            "{} vs {dx}",
+            want.1 .0
+        );
         for k in [0, 17, 49] {
             let dw = central(
                 |v| {
@@ -101,7 +105,10 @@ fn same_gradient_bits_as_the_taped_callee() {
                 w[k],
             );
             let g = want.1 .1[k];
-            assert!((g - dw).abs() < 1e-6 * (1.0 + dw.abs()), "w[{k}]: {g} vs {dw}");
+            assert!(
+                (g - dw).abs() < 1e-6 * (1.0 + dw.abs()),
+                "w[{k}]: {g} vs {dw}"
+            );
         }
     }
     let (a, k) = ([0.3, -1.2], 0.7);

@@ -387,7 +387,10 @@ impl<S: Clone, R: Iterator + Clone> Revolve<S, R> {
         loop {
             if let Some(work) = &mut self.work {
                 let Some(x) = work.x.take() else {
-                    panic!("Revolve: the state after step {} was not handed back", work.at)
+                    panic!(
+                        "Revolve: the state after step {} was not handed back",
+                        work.at
+                    )
                 };
                 if work.at < work.target {
                     self.lent = true;

@@ -292,7 +292,11 @@ fn fallback(func: &syn::ItemFn, sig: Option<&parse::Signature>, cx: Errors) -> T
 fn check_recompute(cx: &Errors, sig: &parse::Signature, span: proc_macro2::Span) {
     let why = if sig.in_impl {
         Some("a method or an associated function")
-    } else if sig.params.iter().any(|p| p.passing == parse::Passing::MutRef) {
+    } else if sig
+        .params
+        .iter()
+        .any(|p| p.passing == parse::Passing::MutRef)
+    {
         Some("a function with a `&mut` parameter (its forward sweep would write it twice)")
     } else if !sig.functions.is_empty() {
         Some("a function with a function argument")

@@ -10,8 +10,8 @@ use syn::spanned::Spanned;
 
 use super::{strip, Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
 use crate::ir::{
-    Block, Checkpoint, LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind,
-    Ty, VarId, Walk,
+    Block, Checkpoint, LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt,
+    StmtKind, Ty, VarId, Walk,
 };
 
 /// How a `for` loop walks over an array.
