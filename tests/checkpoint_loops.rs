@@ -7,6 +7,15 @@
 //! state), and the gradient must match an independent computation (a tangent recurrence
 //! derived by hand, or central finite differences of the primal).
 
+#![allow(
+    clippy::type_complexity,
+    clippy::ptr_arg,
+    clippy::needless_range_loop,
+    clippy::useless_vec,
+    reason = "the functions are written as a user would, for the macro: `&mut Vec` and a `Vec` \
+              state on purpose, index loops; the tables of generated functions have long types"
+)]
+
 use revad::reverse;
 
 #[path = "common/bits.rs"]

@@ -3,6 +3,11 @@
 //! bit for bit, as with the callee without the option, matches finite differences of the
 //! primal, and the caller's tape holds the arguments instead of the callee's values.
 
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops, as a user of the macro writes them"
+)]
+
 use revad::reverse;
 
 #[path = "common/bits.rs"]
