@@ -718,3 +718,51 @@ fn cps_forward_and_hessian_modes() {
         close(h[0][0], fd, 1e-6, "second derivative");
     }
 }
+
+// ---- a method -------------------------------------------------------------------------------
+
+impl particle::Particle {
+    /// The particle's position after `n` kicks, as a method with a checkpointed loop.
+    #[reverse]
+    fn drift(&self, f: f64, n: usize) -> f64 {
+        let mut x = self.pos;
+        let mut v = self.vel;
+        #[revad::checkpoint(snapshots = 2)]
+        for _ in 0..n {
+            v += 0.1 * (f - x * x) / self.mass;
+            x += 0.1 * v;
+        }
+        x
+    }
+
+    #[reverse]
+    fn drift_plain(&self, f: f64, n: usize) -> f64 {
+        let mut x = self.pos;
+        let mut v = self.vel;
+        for _ in 0..n {
+            v += 0.1 * (f - x * x) / self.mass;
+            x += 0.1 * v;
+        }
+        x
+    }
+}
+
+#[test]
+fn a_method_with_a_checkpointed_loop() {
+    let p = particle::Particle {
+        pos: 0.3,
+        vel: -0.2,
+        mass: 1.5,
+    };
+    for n in 0..=7 {
+        let (v, (dp, df)) = p.drift_plain_grad(2.0, n);
+        let (w, (eq, eg)) = p.drift_grad(2.0, n);
+        assert_same_bits_at(w, v, n);
+        assert_same_bits_at(
+            [eq.pos, eq.vel, eq.mass, eg],
+            [dp.pos, dp.vel, dp.mass, df],
+            n,
+        );
+        close(df, central(|f| p.drift_plain(f, n), 2.0), 1e-6, "d/df");
+    }
+}
