@@ -766,3 +766,28 @@ fn a_method_with_a_checkpointed_loop() {
         close(df, central(|f| p.drift_plain(f, n), 2.0), 1e-6, "d/df");
     }
 }
+
+/// `#[revad::forward]` above `#[reverse]`: the checkpoint is still `NAME_vjp`'s.
+#[revad::forward]
+#[reverse]
+fn both_attributes(x: f64, n: usize) -> f64 {
+    let mut s = x;
+    #[revad::checkpoint(snapshots = 2)]
+    for i in 0..n {
+        s = s.sin() * x + 0.1 * i as f64;
+    }
+    s * s
+}
+
+#[test]
+fn forward_above_reverse_keeps_the_checkpoint() {
+    let (x, n) = (0.9, 20_000);
+    revad::release_thread_buffers();
+    let got = both_attributes_grad(x, n);
+    let held = revad::thread_buffer_bytes();
+    assert_same_bits_at(got, scalar::plain_grad(x, n), n);
+    assert!(held <= 1024, "checkpointed: {held} bytes");
+    let (v, d) = both_attributes_jvp(x, n, 1.0);
+    assert_same_bits_at(v, got.0, n);
+    close(d, got.1, 1e-12, "forward mode");
+}

@@ -155,7 +155,10 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
     let body = ir::lower::lower(&cx, &sig, &func.block);
-    strip_checkpoints(&mut func);
+    // (Beside `#[reverse]`, expanded next, that attribute reads and removes them.)
+    if !reverse_too {
+        strip_checkpoints(&mut func);
+    }
     let fail = |cx: Errors, sig: Option<&parse::Signature>| {
         let errors = match (reverse_too, cx.check()) {
             (false, Err(err)) => err.to_compile_error(),
