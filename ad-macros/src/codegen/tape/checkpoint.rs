@@ -39,7 +39,7 @@
 //! the same bit for bit. The adjoints of the state and of everything else the body reads are
 //! the function's own adjoint locals, carried from one reversed step to the next as in that
 //! loop. Only `NAME_vjp` checkpoints: the split companions (a call from another annotated
-//! function), the CPS backend and forward mode run the loop as written.
+//! function), the CPS backend, forward mode and the Hessians run the loop as written.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
