@@ -519,6 +519,37 @@
 //!
 //! # Long loops: checkpointing
 //!
+//! `#[revad::checkpoint(snapshots = k)]` (or `#[revad::checkpoint]`, 64 snapshots) on a `for`
+//! loop over a range in an annotated function makes `NAME_vjp` keep at most `k` states of the
+//! loop (its `mut` variables declared before it) and recompute the others from the nearest
+//! one in the reverse sweep: the tape holds one step at a time, and the gradient is the one of
+//! the loop without the attribute, bit for bit. Use it when the loop's tape does not fit in
+//! memory; each step then runs a few times more (see the README's table). It goes on a loop
+//! that is a statement of the function's body and does not `break`, `continue` or `return`;
+//! elsewhere it is a compile error at the attribute.
+//!
+//! ```
+//! #[revad::reverse]
+//! fn decay(x0: f64, a: f64, n: usize) -> f64 {
+//!     let mut x = x0;
+//!     #[revad::checkpoint(snapshots = 8)]
+//!     for _ in 0..n {
+//!         x = x - 0.01 * a * x;
+//!     }
+//!     x
+//! }
+//!
+//! // x_n = (1 - 0.01 a)^n x_0.
+//! let (a, n) = (2.0, 10_000);
+//! let (x_n, (dx0, _)) = decay_grad(1.0, a, n);
+//! assert!((dx0 - (1.0 - 0.01 * a).powi(n as i32)).abs() < 1e-12 * dx0);
+//! assert!((x_n - dx0).abs() < 1e-12 * dx0); // (x_0 = 1)
+//! ```
+//!
+//! `#[revad::reverse(recompute)]` on a callee trades time for memory at the level of a call:
+//! its callers keep only its arguments and run its forward sweep again in their reverse sweep.
+//!
+//! For a step that is a function of its own,
 //! [`checkpoint::revolve`] reverses `n` steps of a loop holding at most a given number of
 //! states (binomial checkpointing), recomputing the others: memory for a 10⁸-step simulation
 //! in megabytes instead of gigabytes, for a few times the time. The step is an annotated

@@ -192,6 +192,12 @@ mod test_support;
 ///   G, Vec<F>)` (forward over reverse), and make `NAME_grad` and `NAME_jvp` callable from
 ///   other `#[reverse]` and `#[forward]` functions. For free functions with a float result
 ///   and float or float-array parameters by value or `&`.
+/// - `recompute`: when another `#[reverse]` function calls this one, its tape keeps only the
+///   arguments, and this function's forward sweep runs again in the caller's reverse sweep
+///   (the same derivative, bit for bit, for about one more evaluation of this function): for
+///   a callee whose values outweigh its arguments, called many times. Not on methods, on
+///   functions with a `&mut` parameter or a function argument (a compile error at
+///   `recompute`). `NAME_vjp` and `NAME_grad` are unchanged.
 /// - `crate = path` (or `crate = "path"`): where the generated code finds `revad`, for a
 ///   crate that reaches it through a re-export (`crate = my_lib::revad`), as serde's
 ///   `#[serde(crate = "..")]`. Without it, the generated code names `revad` by the name the
@@ -220,6 +226,25 @@ mod test_support;
 ///
 /// assert_eq!(cube_grad(2.0), (8.0, 12.0));
 /// assert_eq!(cube_hessian(2.0).2, [[12.0]]);
+/// ```
+///
+/// In the body, `#[revad::checkpoint]` or `#[revad::checkpoint(snapshots = k)]` on a `for`
+/// loop over a range makes `NAME_vjp` keep at most `k` states of the loop (64 by default)
+/// and recompute the others (binomial checkpointing; see the crate docs of `revad`). The
+/// attribute is removed from the function the macro emits.
+///
+/// ```
+/// #[revad::reverse]
+/// fn grow(x: f64, n: usize) -> f64 {
+///     let mut s = x;
+///     #[revad::checkpoint(snapshots = 3)]
+///     for _ in 0..n {
+///         s = 1.5 * s;
+///     }
+///     s
+/// }
+///
+/// assert_eq!(grow_grad(2.0, 10), (2.0 * 1.5f64.powi(10), 1.5f64.powi(10)));
 /// ```
 #[proc_macro_attribute]
 pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -279,7 +304,7 @@ pub fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
 /// - `crate = path` (or `crate = "path"`): where the generated code finds `revad`, as for
 ///   `#[reverse]`.
 ///
-/// (`cps` and `hessian` are options of `#[reverse]`, an error here.)
+/// (`cps`, `hessian` and `recompute` are options of `#[reverse]`, an error here.)
 ///
 /// ```
 /// use revad::Lanes;

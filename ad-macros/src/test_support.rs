@@ -202,6 +202,16 @@ fn calls() {
 }
 
 #[test]
+fn checkpoint() {
+    check("checkpoint");
+}
+
+#[test]
+fn recompute() {
+    check("recompute");
+}
+
+#[test]
 fn closures() {
     check("closures");
 }

@@ -203,6 +203,259 @@ where
     }
 }
 
+/// The snapshot budget of `#[revad::checkpoint]` without `snapshots = ..`: 64 states, with
+/// which a loop of 10⁸ steps runs each step at most 7 times (`C(64 + 6, 64) ≥ 10⁸`).
+pub const DEFAULT_SNAPSHOTS: usize = 64;
+
+/// The schedule of a loop checkpointed by `#[revad::checkpoint]`, driven by the generated
+/// code one step at a time (the same binomial schedule as [`revolve`], whose `step` and
+/// `step_vjp` are here the loop's own body, inlined in `NAME_vjp`).
+///
+/// The forward sweep calls [`forward`](Self::forward) until it returns `None`, running the
+/// primal step it is given and handing the next state back with [`stepped`](Self::stepped);
+/// [`end`](Self::end) is then the state after the loop. The reverse sweep calls
+/// [`backward`](Self::backward) until it returns `None`: each action is a state `x_k` and
+/// whether to reverse step `k` from it (its forward with the values it keeps, then its
+/// reverse), or to run it and hand `x_{k+1}` back with [`stepped`](Self::stepped). Steps are
+/// reversed from `n - 1` down to `0`, each once, and at most `snapshots` states are held at
+/// once besides the one being advanced.
+///
+/// ```
+/// use revad_runtime::checkpoint::Revolve;
+///
+/// // x_{k+1} = 0.5·x_k + k: the adjoint of x_0 is 0.5^n.
+/// let mut schedule = Revolve::new(0..10usize, 3, 1.0_f64);
+/// while let Some((k, x)) = schedule.forward() {
+///     let i = schedule.index(k);
+///     schedule.stepped(0.5 * x + i as f64);
+/// }
+/// let _x_n = schedule.end();
+/// let (mut adj, mut reversed) = (1.0, Vec::new());
+/// while let Some((k, x, reverse)) = schedule.backward() {
+///     match reverse {
+///         true => {
+///             adj *= 0.5;
+///             reversed.push(k);
+///         }
+///         false => schedule.stepped(0.5 * x + schedule.index(k) as f64),
+///     }
+/// }
+/// assert_eq!(adj, 0.5f64.powi(10));
+/// assert_eq!(reversed, (0..10).rev().collect::<Vec<_>>());
+/// assert!(schedule.stats().max_snapshots <= 3);
+/// ```
+#[derive(Debug)]
+pub struct Revolve<S, R> {
+    range: R,
+    n: usize,
+    /// Snapshots `(a, x_a, s)`: the state at step `a` and the budget of its segment.
+    stack: Vec<(usize, S, usize)>,
+    /// The end of the segment of the top snapshot.
+    b: usize,
+    /// The state being advanced, if any.
+    work: Option<Work<S>>,
+    /// The state after the loop, once the forward sweep computed it.
+    end: Option<S>,
+    /// Whether the state handed out last is being advanced (`stepped` expected).
+    lent: bool,
+    stats: Stats,
+}
+
+/// A state being advanced towards `target`, then snapshotted or reversed.
+#[derive(Debug)]
+struct Work<S> {
+    at: usize,
+    x: Option<S>,
+    target: usize,
+    /// `Some(s)`: becomes a snapshot with budget `s`; `None`: step `target` is reversed.
+    snapshot: Option<usize>,
+}
+
+impl<S: Clone, R: Iterator + Clone> Revolve<S, R> {
+    /// The schedule of the loop `for i in range` from the state `x0`, holding at most
+    /// `snapshots` states (the initial one among them).
+    ///
+    /// # Panics
+    ///
+    /// If `snapshots` is 0 (`#[revad::checkpoint(snapshots = 0)]` is a compile error), or if
+    /// the range does not know its length.
+    pub fn new(range: R, snapshots: usize, x0: S) -> Self {
+        assert!(
+            snapshots > 0,
+            "a checkpoint budget needs at least one snapshot (the initial state)"
+        );
+        let n = match range.size_hint() {
+            (lo, Some(hi)) if lo == hi => lo,
+            _ => panic!("a checkpointed loop runs over a range of known length"),
+        };
+        Revolve {
+            range,
+            n,
+            stack: vec![(0, x0, snapshots)],
+            b: n,
+            work: None,
+            end: None,
+            lent: false,
+            stats: Stats {
+                steps: n,
+                forward_steps: 0,
+                max_snapshots: 1,
+            },
+        }
+    }
+
+    /// The value of the loop variable at step `k` (the `k`-th item of the range).
+    pub fn index(&self, k: usize) -> R::Item {
+        match self.range.clone().nth(k) {
+            Some(item) => item,
+            None => panic!("step {k} is past the end of the checkpointed range"),
+        }
+    }
+
+    /// The next step of the forward sweep: `(k, x_k)`, whose successor goes to
+    /// [`stepped`](Self::stepped); `None` once the state after the loop is known.
+    pub fn forward(&mut self) -> Option<(usize, S)> {
+        if self.end.is_some() {
+            return None;
+        }
+        if self.n == 0 {
+            self.end = self.stack.first().map(|top| top.1.clone());
+            return None;
+        }
+        match self.next_action(true) {
+            Some((k, x, false)) => Some((k, x)),
+            // The reversal of step `n - 1` comes first: its state is kept for the reverse
+            // sweep, and a copy is advanced once more to the state after the loop.
+            Some((k, x, true)) => {
+                self.work = Some(Work {
+                    at: k,
+                    x: Some(x.clone()),
+                    target: k,
+                    snapshot: None,
+                });
+                self.lent = true;
+                Some((k, x))
+            }
+            None => None,
+        }
+    }
+
+    /// The state after the loop (after [`forward`](Self::forward) returned `None`).
+    ///
+    /// # Panics
+    ///
+    /// If the forward sweep has not run to its end.
+    pub fn end(&mut self) -> S {
+        match self.end.take() {
+            Some(end) => end,
+            None => panic!("Revolve::end before the forward sweep ran to its end"),
+        }
+    }
+
+    /// The next action of the reverse sweep: `(k, x_k, reverse)`; when `reverse` is false,
+    /// `x_{k+1}` goes to [`stepped`](Self::stepped).
+    pub fn backward(&mut self) -> Option<(usize, S, bool)> {
+        self.next_action(false)
+    }
+
+    /// Hands back the state after the step last given out to be run.
+    pub fn stepped(&mut self, next: S) {
+        self.stats.forward_steps += 1;
+        if !self.lent {
+            panic!("Revolve::stepped without a step given out");
+        }
+        self.lent = false;
+        if self.end.is_none() && self.work.as_ref().is_some_and(|w| w.x.is_some()) {
+            // The copy of `x_{n-1}` advanced by the forward sweep: the state after the loop.
+            self.end = Some(next);
+            return;
+        }
+        if let Some(work) = &mut self.work {
+            work.at += 1;
+            work.x = Some(next);
+        }
+    }
+
+    /// What this schedule did so far.
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// The next step to run (`false`) or to reverse (`true`); in the forward sweep
+    /// (`forward`), the reversal of step `n - 1` is returned without being consumed.
+    fn next_action(&mut self, forward: bool) -> Option<(usize, S, bool)> {
+        loop {
+            if let Some(work) = &mut self.work {
+                let Some(x) = work.x.take() else {
+                    panic!(
+                        "Revolve: the state after step {} was not handed back",
+                        work.at
+                    )
+                };
+                if work.at < work.target {
+                    self.lent = true;
+                    return Some((work.at, x, false));
+                }
+                let (target, snapshot) = (work.target, work.snapshot);
+                self.work = None;
+                match snapshot {
+                    Some(s) => {
+                        self.stack.push((target, x, s));
+                        self.stats.max_snapshots = self.stats.max_snapshots.max(self.stack.len());
+                        continue;
+                    }
+                    None => {
+                        if !forward {
+                            self.b = target;
+                        }
+                        return Some((target, x, true));
+                    }
+                }
+            }
+            let top = self.stack.last()?;
+            let (a, s) = (top.0, top.2);
+            match self.b - a {
+                0 => {
+                    self.stack.pop();
+                }
+                1 => {
+                    let x = top.1.clone();
+                    if forward {
+                        self.work = Some(Work {
+                            at: a,
+                            x: Some(x.clone()),
+                            target: a,
+                            snapshot: None,
+                        });
+                    } else {
+                        self.b = a;
+                    }
+                    return Some((a, x, true));
+                }
+                l if s == 1 => {
+                    // One snapshot: each state is recomputed from `x_a` (quadratic).
+                    self.work = Some(Work {
+                        at: a,
+                        x: Some(top.1.clone()),
+                        target: a + l - 1,
+                        snapshot: None,
+                    });
+                }
+                l => {
+                    let t = repetitions(s, l);
+                    let m = a + l.saturating_sub(beta(s - 1, t)).max(1);
+                    self.work = Some(Work {
+                        at: a,
+                        x: Some(top.1.clone()),
+                        target: m,
+                        snapshot: Some(s - 1),
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// `C(s + t, s)`, the most steps `s` snapshots reverse with `t` repetitions (saturating).
 fn beta(s: usize, t: usize) -> usize {
     let mut b: u128 = 1;
@@ -285,6 +538,42 @@ mod tests {
                 runs.iter().all(|&r| r >= 1 && r <= t + 1),
                 "n {n}, s {s}, t {t}"
             );
+        }
+    }
+
+    /// The reversals of a [`Revolve`] driven like generated code, with the steps it runs.
+    fn drive(n: usize, s: usize) -> (Vec<usize>, Stats) {
+        let mut schedule = Revolve::new(10..10 + n, s, 0usize);
+        let mut held = 0;
+        while let Some((k, x)) = schedule.forward() {
+            assert_eq!(x, k, "state k is x_k");
+            assert_eq!(schedule.index(k), 10 + k);
+            schedule.stepped(x + 1);
+        }
+        assert_eq!(schedule.end(), n);
+        let mut order = Vec::new();
+        while let Some((k, x, reverse)) = schedule.backward() {
+            assert_eq!(x, k);
+            held = held.max(schedule.stack.len());
+            match reverse {
+                true => order.push(k),
+                false => schedule.stepped(x + 1),
+            }
+        }
+        assert!(held <= s, "n {n}, s {s}: {held} states held");
+        (order, schedule.stats())
+    }
+
+    #[test]
+    fn the_driven_schedule_is_revolves() {
+        for n in 0..40 {
+            for s in 1..=n + 1 {
+                let (order, stats) = drive(n, s);
+                assert_eq!(order, (0..n).rev().collect::<Vec<_>>(), "n {n}, s {s}");
+                let (_, theirs) = run(n, s);
+                assert_eq!(stats.max_snapshots, theirs.max_snapshots, "n {n}, s {s}");
+                assert_eq!(stats.forward_steps, theirs.forward_steps, "n {n}, s {s}");
+            }
         }
     }
 

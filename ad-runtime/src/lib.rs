@@ -9,7 +9,9 @@
 //!   this one to read that table ([`rules::INTRINSICS`]); this crate does not depend on it.
 //! - [`ValueStack`]: the typed stack that generated code uses to carry values from the forward
 //!   sweep of a loop (or of a called function) to its reverse sweep.
-//! - [`checkpoint`]: binomial checkpointing (revolve) of long loops under a snapshot budget.
+//! - [`checkpoint`]: binomial checkpointing (revolve) of long loops under a snapshot budget:
+//!   [`checkpoint::revolve`] over a step function, and [`checkpoint::Revolve`], the schedule
+//!   that the code generated for `#[revad::checkpoint]` drives one step at a time.
 //! - [`check`]: a central finite-difference gradient checker for tests and users.
 //! - [`Adjoint`]: a value that has an adjoint (gradient): its type, a zero of the value's
 //!   shape, and accumulation; implemented for floats, arrays, slices, `Vec`s, tuples,

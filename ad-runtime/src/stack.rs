@@ -309,6 +309,38 @@ impl ValueStack {
         }
     }
 
+    /// Where the stack stands now: [`release`](Self::release) drops what is pushed after.
+    pub fn mark(&self) -> StackMark {
+        StackMark([
+            self.f64s.len(),
+            self.f32s.len(),
+            self.usizes.len(),
+            self.i32s.len(),
+            self.bits.len,
+            self.others.len(),
+        ])
+    }
+
+    /// Drops every value pushed since `mark` (a checkpointed loop's step run only for the
+    /// state it leaves, whose saved values nobody pops).
+    pub fn release(&mut self, mark: StackMark) {
+        let [f64s, f32s, usizes, i32s, bits, others] = mark.0;
+        self.f64s.truncate(f64s);
+        self.f32s.truncate(f32s);
+        self.usizes.truncate(usizes);
+        self.i32s.truncate(i32s);
+        self.others.truncate(others);
+        if bits < self.bits.len {
+            self.bits.len = bits;
+            self.bits.words.truncate(bits.div_ceil(64));
+            let offset = bits % 64;
+            if let (true, Some(word)) = (offset != 0, self.bits.words.last_mut()) {
+                // (A later push ORs into this word: its bits past the end must be zero.)
+                *word &= (1u64 << offset) - 1;
+            }
+        }
+    }
+
     /// Reserves room for `additional` more values of type `T`.
     pub fn reserve<T: Record>(&mut self, additional: usize) {
         T::reserve_in(self, additional);
@@ -333,6 +365,10 @@ impl ValueStack {
             + self.bits.len.div_ceil(8)
     }
 }
+
+/// A position of a [`ValueStack`] ([`ValueStack::mark`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackMark([usize; 6]);
 
 /// A value that [`ValueStack`] can store: `f64`, `f32`, `usize`, `i32`, `bool`, and the dual
 /// numbers [`Dual`](crate::Dual) and [`DualVec`](crate::DualVec) of these floats (stored as
@@ -614,6 +650,31 @@ mod tests {
         assert!(thread_buffer_bytes() >= 8);
         // The thread's buffers are its own: another thread sees none.
         assert_eq!(std::thread::spawn(thread_buffer_bytes).join().ok(), Some(0));
+    }
+
+    #[test]
+    fn release_drops_what_was_pushed_after_the_mark() {
+        let mut stack = ValueStack::new();
+        stack.push(1.0_f64);
+        for k in 0..70 {
+            stack.push(k % 3 == 0);
+        }
+        let mark = stack.mark();
+        stack.push(2.0_f64);
+        stack.push(3_usize);
+        stack.push_any(String::from("x"));
+        for _ in 0..100 {
+            stack.push(true);
+        }
+        stack.release(mark);
+        assert_eq!(stack.mark(), mark);
+        stack.push(false);
+        assert!(!stack.pop::<bool>());
+        for k in (0..70).rev() {
+            assert_eq!(stack.pop::<bool>(), k % 3 == 0);
+        }
+        assert_eq!(stack.pop::<f64>(), 1.0);
+        assert!(stack.is_empty());
     }
 
     #[test]

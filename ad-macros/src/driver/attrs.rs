@@ -117,3 +117,28 @@ pub(super) fn second_attribute(func: &syn::ItemFn, first: Attribute) -> Option<T
     let err = syn::Error::new_spanned(attr, message).to_compile_error();
     Some(quote!(#err #func))
 }
+
+/// Removes `#[revad::checkpoint]` from the loops of `func`'s body, once lowering has read it:
+/// the function is emitted as the user wrote it but for these attributes, which stable Rust
+/// rejects on an expression (the generated `NAME_vjp` checkpoints the loop).
+pub(super) fn strip_checkpoints(func: &mut syn::ItemFn) {
+    use syn::visit_mut::VisitMut;
+    struct Strip;
+    impl VisitMut for Strip {
+        fn visit_expr_for_loop_mut(&mut self, f: &mut syn::ExprForLoop) {
+            f.attrs.retain(|a| !is_named(a, "checkpoint"));
+            syn::visit_mut::visit_expr_for_loop_mut(self, f);
+        }
+        fn visit_expr_while_mut(&mut self, w: &mut syn::ExprWhile) {
+            w.attrs.retain(|a| !is_named(a, "checkpoint"));
+            syn::visit_mut::visit_expr_while_mut(self, w);
+        }
+        fn visit_expr_loop_mut(&mut self, l: &mut syn::ExprLoop) {
+            l.attrs.retain(|a| !is_named(a, "checkpoint"));
+            syn::visit_mut::visit_expr_loop_mut(self, l);
+        }
+        // (Items nested in the body are not the function's: they keep their attributes.)
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    Strip.visit_block_mut(&mut func.block);
+}

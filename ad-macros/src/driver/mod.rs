@@ -20,7 +20,10 @@ mod attrs;
 mod hessian;
 mod traits;
 
-use attrs::{is_named, mark_forward, mark_reverse, second_attribute, strip_marker, Attribute};
+use attrs::{
+    is_named, mark_forward, mark_reverse, second_attribute, strip_checkpoints, strip_marker,
+    Attribute,
+};
 use hessian::second_order;
 
 /// Expands `#[reverse(args)] item`.
@@ -57,8 +60,12 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    if let Some(span) = args.recompute {
+        check_recompute(&cx, &sig, span);
+    }
     // The body is lowered even after a signature error, so its errors are reported too.
     let body = ir::lower::lower(&cx, &sig, &func.block);
+    strip_checkpoints(&mut func);
     if !sig.valid {
         return fallback(&func, None, cx);
     }
@@ -145,12 +152,16 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
     if let Some(span) = args.reverse_only {
         cx.error_at(
             span,
-            "`cps` and `hessian` are arguments of `#[revad::reverse]`; #[revad::forward] takes only \
-             `wrt(...)` and `vector`",
+            "`cps`, `hessian` and `recompute` are arguments of `#[revad::reverse]`; \
+             #[revad::forward] takes only `wrt(...)` and `vector`",
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
     let body = ir::lower::lower(&cx, &sig, &func.block);
+    // (Beside `#[reverse]`, expanded next, that attribute reads and removes them.)
+    if !reverse_too {
+        strip_checkpoints(&mut func);
+    }
     let fail = |cx: Errors, sig: Option<&parse::Signature>| {
         let errors = match (reverse_too, cx.check()) {
             (false, Err(err)) => err.to_compile_error(),
@@ -299,6 +310,34 @@ fn names_self(func: &syn::ItemFn) -> bool {
     let mut find = Find(false);
     syn::visit::Visit::visit_block(&mut find, &func.block);
     find.0
+}
+
+/// `#[reverse(recompute)]` on a function whose split companions can run its forward sweep
+/// twice: a free function whose parameters can be copied (`Clone`), none of them `&mut` (the
+/// forward sweep would write it again) or a function argument.
+fn check_recompute(cx: &Errors, sig: &parse::Signature, span: proc_macro2::Span) {
+    let why = if sig.in_impl {
+        Some("a method or an associated function")
+    } else if sig
+        .params
+        .iter()
+        .any(|p| p.passing == parse::Passing::MutRef)
+    {
+        Some("a function with a `&mut` parameter (its forward sweep would write it twice)")
+    } else if !sig.functions.is_empty() {
+        Some("a function with a function argument")
+    } else {
+        None
+    };
+    if let Some(why) = why {
+        cx.error_at(
+            span,
+            format!(
+                "`recompute` is not supported on {why}: remove it (callers then keep what its \
+                 reverse sweep reads)"
+            ),
+        );
+    }
 }
 
 /// Whether two parameters have the same name.

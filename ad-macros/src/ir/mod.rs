@@ -915,6 +915,22 @@ pub(crate) struct Loop {
     pub cont: Option<VarId>,
     /// The number of iterations run (a `usize` counted when the reverse sweep needs it).
     pub trips: VarId,
+    /// `#[revad::checkpoint]` on the loop (a `for` over a plain range that does not jump, a
+    /// statement of the function's body: lowering checks).
+    pub checkpoint: Option<Checkpoint>,
+}
+
+/// `#[revad::checkpoint(snapshots = k)]` on a loop: the tape backend's `NAME_vjp` keeps at
+/// most `k` states of the loop (the mutable variables it may read) and recomputes the others
+/// in the reverse sweep (`codegen::tape::checkpoint`); other backends run the loop as any.
+#[derive(Clone, Debug)]
+pub(crate) struct Checkpoint {
+    /// The budget `k` (at least 1); `None`: the runtime's default.
+    pub snapshots: Option<usize>,
+    /// Where the attribute starts.
+    pub span: Span,
+    /// The attribute, which errors underline.
+    pub tokens: TokenStream,
 }
 
 /// How a loop iterates.

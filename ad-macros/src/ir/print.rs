@@ -236,6 +236,12 @@ impl<'b> Printer<'b> {
                 if let Some(cont) = l.cont {
                     notes.push(format!("cont {}", self.var(cont)));
                 }
+                if let Some(c) = &l.checkpoint {
+                    notes.push(match c.snapshots {
+                        Some(k) => format!("checkpoint {k}"),
+                        None => "checkpoint".into(),
+                    });
+                }
                 if let LoopKind::Range(r) = &l.kind {
                     match &r.walk {
                         crate::ir::Walk::Up(base) => notes.push(format!("up {}", tokens(base))),
@@ -711,6 +717,11 @@ mod snapshots {
     #[test]
     fn ir_calls() {
         check("calls");
+    }
+
+    #[test]
+    fn ir_checkpoint() {
+        check("checkpoint");
     }
 
     #[test]

@@ -22,7 +22,11 @@ pub(crate) struct Args {
     /// `vector` (`#[revad::forward]` only): also `NAME_jvp_vec`, `N` tangents at once. The
     /// span of the argument, for errors.
     pub vector: Option<proc_macro2::Span>,
-    /// Where `cps` and `hessian` were written (for `#[revad::forward]`'s error about them).
+    /// `recompute`: the split companions keep only the arguments; `NAME::rev` runs the
+    /// forward sweep again (see `codegen::tape::split`). The span of the argument, for errors.
+    pub recompute: Option<proc_macro2::Span>,
+    /// Where `cps`, `hessian` and `recompute` were written (for `#[revad::forward]`'s error
+    /// about them).
     pub reverse_only: Option<proc_macro2::Span>,
     /// The hidden argument [`FORWARD_TOO`] that `#[revad::forward]`, expanded first, adds to the
     /// `#[reverse]` of the same function: the closures `#[reverse]` lifts need forward
@@ -104,6 +108,13 @@ impl Args {
                     }
                     args.vector = Some(syn::spanned::Spanned::span(path));
                 }
+                syn::Meta::Path(path) if path.is_ident("recompute") => {
+                    if args.recompute.is_some() {
+                        cx.error(path, "duplicate `recompute` argument");
+                    }
+                    args.recompute = Some(syn::spanned::Spanned::span(path));
+                    args.reverse_only = Some(syn::spanned::Spanned::span(path));
+                }
                 syn::Meta::Path(path) if path.is_ident(FORWARD_TOO) => args.forward_too = true,
                 syn::Meta::Path(path) if path.is_ident(IN_IMPL) => args.in_impl = true,
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
@@ -116,7 +127,7 @@ impl Args {
                 _ => cx.error(
                     meta.path(),
                     format!(
-                        "unknown argument `{}`; expected `wrt(...)`, `cps`, `hessian` or (for #[revad::forward]) `vector`",
+                        "unknown argument `{}`; expected `wrt(...)`, `cps`, `hessian`, `recompute` or (for #[revad::forward]) `vector`",
                         quote::ToTokens::to_token_stream(meta.path())
                             .to_string()
                             .replace(' ', "")

@@ -37,6 +37,9 @@ pub(crate) struct Signature {
     pub foreign_bounds: bool,
     /// The function's name.
     pub name: Ident,
+    /// `#[reverse(recompute)]`: the split companions keep only the arguments, and `NAME::rev`
+    /// runs the forward sweep again (`codegen::tape::split`).
+    pub recompute: bool,
 }
 
 /// One parameter.
@@ -294,6 +297,7 @@ impl Signature {
             functions,
             foreign_bounds,
             name: sig.ident.clone(),
+            recompute: args.recompute.is_some(),
         }
     }
 

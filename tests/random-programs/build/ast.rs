@@ -151,8 +151,16 @@ pub enum S {
         then: Vec<S>,
         els: Option<Vec<S>>,
     },
-    /// `for pat in it { body }`.
-    For { pat: Pat, it: It, body: Vec<S> },
+    /// `for pat in it { body }`, with `#[revad::checkpoint(snapshots = k)]` (`Some(k)`, `k`
+    /// 0 for the attribute without argument) in the plain printing when the body does not
+    /// `break`, `continue` or `return` (the generator sets it on range loops of the function's
+    /// body only).
+    For {
+        pat: Pat,
+        it: It,
+        body: Vec<S>,
+        checkpoint: Option<usize>,
+    },
     /// `while c { body }`.
     While { c: C, body: Vec<S> },
     /// `loop { body }`.
@@ -392,6 +400,13 @@ pub struct Printer {
 }
 
 const IND: &str = "    ";
+
+/// Whether printed statements contain `break`, `continue` or `return` (anywhere: a checkpointed
+/// loop may not jump, and an inner loop's jumps are left out too, to be simple).
+fn jumps(code: &str) -> bool {
+    code.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| matches!(word, "break" | "continue" | "return"))
+}
 
 impl Printer {
     /// `f64` or, in the oracle, `T`.
@@ -822,17 +837,29 @@ impl Printer {
                 }
                 s + "\n"
             }
-            S::For { pat, it, body } => {
+            S::For {
+                pat,
+                it,
+                body,
+                checkpoint,
+            } => {
                 let pat = match pat {
                     Pat::Int(i) => i.clone(),
                     Pat::Ref(x) => x.clone(),
                     Pat::Val(x) => format!("&{x}"),
                     Pat::Enum(i, x) => format!("({i}, &{x})"),
                 };
+                let body = self.stmts(body, ind + 1);
+                let attribute = match checkpoint {
+                    Some(k) if !self.oracle && !jumps(&body) => match k {
+                        0 => format!("{pad}#[revad::checkpoint]\n"),
+                        k => format!("{pad}#[revad::checkpoint(snapshots = {k})]\n"),
+                    },
+                    _ => String::new(),
+                };
                 format!(
-                    "{pad}for {pat} in {} {{\n{}{pad}}}\n",
-                    self.it(it),
-                    self.stmts(body, ind + 1)
+                    "{attribute}{pad}for {pat} in {} {{\n{body}{pad}}}\n",
+                    self.it(it)
                 )
             }
             S::While { c, body } => format!(

@@ -17,6 +17,8 @@ const SLACK: f64 = 3.0;
 /// Shapes that exposed bugs in the macro, avoided until those are fixed (see
 /// `fuzz-findings.md` at the repository root). Set a flag to `false` to generate the shape again.
 pub mod avoid {
+    /// `#[revad::checkpoint]` on range loops of the function's body (none when set).
+    pub const AVOID_CHECKPOINT: bool = false;
     /// A local array passed to a `#[reverse]` callee (`h(&h0, x)`). Supported since the
     /// finding (the array is pushed whole to the value stack; an array modified after the
     /// call is copied at the call). An array created in an `if` arm and passed to a callee is
@@ -1611,13 +1613,34 @@ impl<'r> G<'r> {
                 (pat, it, l)
             }
         };
+        // A range loop of the function's body (not in an arm, not after an early `return`)
+        // is checkpointed about one time in three, under a budget of 1 to 3 snapshots or the
+        // default. (Chosen by a hash of the loop's shape, not by `rng`: the programs of a seed
+        // stay those they were before checkpoints, attributes aside.)
+        let top = self.loop_depth == 0 && self.arm == 0 && !self.returned;
+        let checkpoint = match (&it, top) {
+            (It::Range { .. }, true) if !avoid::AVOID_CHECKPOINT => {
+                let hash = format!("{pat:?} {it:?}")
+                    .bytes()
+                    .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                    });
+                (hash % 3 == 0).then_some((hash / 3 % 4) as usize)
+            }
+            _ => None,
+        };
         let saved = self.enter_loop(trips);
         let mut body = Vec::new();
         self.loop_body(&mut body);
         self.leave_loop(saved);
         self.restore(scope);
         self.frozen.truncate(frozen);
-        out.push(S::For { pat, it, body });
+        out.push(S::For {
+            pat,
+            it,
+            body,
+            checkpoint,
+        });
     }
 
     /// A `while` or `loop` with an integer counter, or a `while` on a float condition.

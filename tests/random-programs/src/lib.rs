@@ -49,7 +49,9 @@
 //!   `return` inside branches and loops;
 //! - `for i in a..b`, `a..=b`, `.rev()`, `.step_by(k)`, `for x in xs.iter()`, `for &x in xs`,
 //!   `for (i, &x) in xs.iter().enumerate()`, `while`, `loop` with `break`/`continue`, a
-//!   `while` on a float condition, nested loops;
+//!   `while` on a float condition, nested loops; `#[revad::checkpoint]` (or `(snapshots = k)`,
+//!   `k` from 1 to 3) on about a third of the range loops of a function's body whose body does
+//!   not jump (not in the oracle, which runs the loop as written);
 //! - local arrays `[0.0; N]` and `vec![0.0; n]` read and written at index expressions
 //!   (`i`, `N - 1 - i`, `(i + k) % N`, constants); local 2-D arrays `let mut q: [[f64; N];
 //!   N] = [[0.0; N]; N];` written element by element (`q[i][j] = ..`, `q[i][j] += ..`, in

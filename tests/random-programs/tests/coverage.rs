@@ -31,6 +31,8 @@ fn the_corpus_covers_the_subset() {
         "loop {",
         "break;",
         "continue;",
+        "#[revad::checkpoint]\n",
+        "#[revad::checkpoint(snapshots = ",
         // Arrays and parameters.
         "[0.0; ",
         "vec![0.0; ",

@@ -238,7 +238,12 @@ fn shape_reads(body: &Body, v: VarId) -> Vec<VarId> {
 /// The accumulators of the loop `l` when its reverse sweep can run iteration by iteration in
 /// its forward sweep (see the module's documentation); `None` when it cannot.
 fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
-    if !matches!(l.kind, LoopKind::Range(_)) || !l.exits.is_empty() || l.cont.is_some() {
+    // (A checkpointed loop is reversed by its schedule: see `checkpoint`.)
+    if !matches!(l.kind, LoopKind::Range(_))
+        || !l.exits.is_empty()
+        || l.cont.is_some()
+        || l.checkpoint.is_some()
+    {
         return None;
     }
     // An innermost loop only: with a loop in its body, the iteration's reverse is a second
@@ -313,6 +318,11 @@ fn blocks_of(l: &Loop) -> HashSet<BlockId> {
 /// Whether `NAME_vjp` needs the value stack when the loop at `fused` (if any) is fused: not
 /// when only that loop's block saved values (they stay in scope) and nothing is called.
 pub(super) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bool {
+    // (A checkpointed loop marks the stack and drops what a recomputed step pushed.)
+    let checkpointed = |s: &Stmt| matches!(&s.kind, StmtKind::Loop(l) if l.checkpoint.is_some());
+    if body.block.stmts.iter().any(checkpointed) {
+        return true;
+    }
     let Some(StmtKind::Loop(l)) = fused.map(|f| &body.block.stmts[f.at].kind) else {
         return plan.uses_stack;
     };

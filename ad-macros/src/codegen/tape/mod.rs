@@ -17,6 +17,7 @@
 //! over a plain range takes its bounds checks once before the loop and holds its invariant
 //! adjoint elements in locals, where the IR proves it safe (see `inner`).
 
+mod checkpoint;
 mod fuse;
 mod inner;
 pub(super) mod split;
@@ -266,6 +267,9 @@ impl Emitter<'_> {
     }
 
     fn fwd_loop(&self, l: &crate::ir::Loop) -> TokenStream {
+        if let Some(c) = self.checkpointed(l) {
+            return self.checkpoint_forward(&c);
+        }
         let lp = self.loop_plan(l.trips);
         let trips = &self.body.vars[l.trips].name;
         let count_init = if lp.count {
@@ -876,6 +880,9 @@ impl Emitter<'_> {
                 }
             }
             StmtKind::Loop(l) => {
+                if let Some(c) = self.checkpointed(l) {
+                    return self.checkpoint_reverse(&c);
+                }
                 let lp = self.loop_plan(l.trips);
                 if !lp.rev_work {
                     return TokenStream::new();

@@ -14,6 +14,12 @@
 //! `fwd` and `rev` come from the tape backend whatever backend `g` uses; `cps` from `g`'s
 //! backend (`codegen::cps::companion`, or `companion_via_split` over `fwd` and `rev`).
 //!
+//! With `#[reverse(recompute)]`, `fwd` is the primal `g(..)` and pushes nothing, and `rev`
+//! runs the forward sweep (on copies of its arguments, which the caller passes to both)
+//! before the reverse sweep that pops what it pushed: a caller's tape keeps `g`'s arguments
+//! only, and `g`'s own values live during its reverse sweep. The derivative is the same bit
+//! for bit (the same code on the same values).
+//!
 //! Every float parameter is differentiated here, whatever `wrt` says: `wrt` shapes `g`'s own
 //! gradient, but a caller needs the derivative along every argument it differentiates. A
 //! struct or other aggregate that `wrt` leaves out is the exception: its type need not have
@@ -210,6 +216,38 @@ pub(in crate::codegen) fn emit(
     // without an adjoint, is reported at the user's code.)
     let fwd_name = format_ident!("fwd", span = name.span());
     let rev_name = format_ident!("rev", span = name.span());
+    let (fwd_body, rerun) = match sig.recompute {
+        // `#[reverse(recompute)]`: `fwd` is the primal and keeps nothing; `rev` runs the
+        // forward sweep on copies of the arguments (the caller passes them to `rev` too), and
+        // its reverse pops what that pushed. (The driver rejects `&mut` parameters, methods
+        // and function arguments.)
+        true => {
+            let primal = super::super::primal_path(func, sig);
+            let args: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
+            let fwd_body = quote! {
+                let _ = #stack;
+                #primal(#(#args),*)
+            };
+            let rerun = quote! {
+                {
+                    #(let #args = ::core::clone::Clone::clone(&#args);)*
+                    #prologue
+                    #forward
+                }
+            };
+            (fwd_body, rerun)
+        }
+        false => (
+            quote! {
+                #callees
+                #prologue
+                #forward
+                #epilogue
+                #output
+            },
+            TokenStream::new(),
+        ),
+    };
     quote! {
         #[doc(hidden)]
         #inherited
@@ -227,11 +265,7 @@ pub(in crate::codegen) fn emit(
             /// The forward sweep of the function, for callers: pushes what `rev` pops.
             #allow
             #vis fn #fwd_name #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) #ret #where_clause {
-                #callees
-                #prologue
-                #forward
-                #epilogue
-                #output
+                #fwd_body
             }
 
             /// The reverse sweep of the function, for callers: adds the adjoints of the
@@ -239,6 +273,7 @@ pub(in crate::codegen) fn emit(
             #allow
             #vis fn #rev_name #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
+                #rerun
                 #(#targets)*
                 #rev_prologue
                 #reverse

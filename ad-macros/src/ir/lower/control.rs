@@ -13,7 +13,8 @@ use syn::spanned::Spanned;
 
 use super::{strip, Binding, Jumps, LoopCtx, Lowerer, Tail, Value};
 use crate::ir::{
-    LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt, StmtKind, Ty, VarId, Walk,
+    Block, Checkpoint, LitKind, Loop, LoopKind, Opaque, Operand, Phi, RangeLoop, Rhs, Stmt,
+    StmtKind, Ty, VarId, Walk,
 };
 
 /// How a `for` loop walks over an array.
@@ -455,10 +456,13 @@ impl Lowerer<'_> {
                 .last()
                 .is_some_and(|s| s.ident == "checkpoint")
         };
-        if let Some(attr) = attrs.iter().find(checkpoint) {
-            self.cx.error(attr, CHECKPOINT_LOOP);
-            return none;
-        }
+        let checkpoint = match attrs.iter().find(checkpoint) {
+            Some(attr) => match self.checkpoint_of(attr, expr) {
+                Some(c) => Some(c),
+                None => return none,
+            },
+            None => None,
+        };
         if let syn::Expr::While(w) = expr {
             let mut conjuncts = Vec::new();
             conjuncts_of(&w.cond, &mut conjuncts);
@@ -613,7 +617,15 @@ impl Lowerer<'_> {
                 exits.push(flag);
             }
         }
+        if let Some(c) = &checkpoint {
+            if !exits.is_empty() || ctx.cont.is_some() {
+                self.cx.error(&c.tokens, CHECKPOINT_JUMPS);
+            }
+        }
         self.push_loop(kind, stmts, exits, ctx.cont, span, out);
+        if let Some(StmtKind::Loop(l)) = out.last_mut().map(|s| &mut s.kind) {
+            l.checkpoint = checkpoint;
+        }
         let value = match slot {
             Some(slot) => self.read_break_slot(slot, out, span),
             None => Value::Unit,
@@ -780,6 +792,7 @@ impl Lowerer<'_> {
                 exits,
                 cont,
                 trips,
+                checkpoint: None,
             })),
             span,
         });
@@ -1353,12 +1366,6 @@ fn is_constant(tokens: &TokenStream) -> bool {
     )
 }
 
-/// The one message for a checkpoint attribute on a loop in an annotated function.
-const CHECKPOINT_LOOP: &str = "#[reverse] does not checkpoint a loop inside an annotated \
-     function: write the loop's body as a `#[revad::reverse]` step function and reverse the \
-     loop with `revad::checkpoint::revolve(n, snapshots, x0, step, step_vjp, seed)`, which \
-     keeps at most `snapshots` states and recomputes the others";
-
 /// The one message for a call that writes through `&mut` inside a condition.
 const WRITING_CALL_IN_CONDITION: &str = "#[reverse] takes a call that writes through `&mut` as \
      a whole condition (`if step(&mut x, y) {..}`, `while step(&mut x, y) && .. {..}`); inside \
@@ -1393,3 +1400,113 @@ fn writing_call(expr: &syn::Expr) -> bool {
         _ => false,
     }
 }
+
+impl Lowerer<'_> {
+    /// The checkpoint of `#[revad::checkpoint]` or `#[revad::checkpoint(snapshots = k)]` on
+    /// the loop `expr`, or `None` after reporting why it cannot be.
+    fn checkpoint_of(&self, attr: &syn::Attribute, expr: &syn::Expr) -> Option<Checkpoint> {
+        let span = attr.span();
+        match expr {
+            syn::Expr::ForLoop(f) if super::iter::range_chain(&f.expr).is_some() => {}
+            _ => {
+                self.cx.error(attr, CHECKPOINT_RANGE);
+                return None;
+            }
+        }
+        let mut snapshots = None;
+        match &attr.meta {
+            syn::Meta::Path(_) => {}
+            syn::Meta::List(list) => {
+                use syn::parse::Parser;
+                let parser =
+                    syn::punctuated::Punctuated::<syn::MetaNameValue, syn::Token![,]>::parse_terminated;
+                let args = match parser.parse2(list.tokens.clone()) {
+                    Ok(args) => args,
+                    Err(err) => {
+                        self.cx.error_at(err.span(), CHECKPOINT_ARGS);
+                        return None;
+                    }
+                };
+                for arg in &args {
+                    // (A literal passed through `macro_rules!` arrives in an invisible group.)
+                    let mut value = &arg.value;
+                    while let syn::Expr::Group(g) = value {
+                        value = &g.expr;
+                    }
+                    let value = match value {
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Int(k),
+                            ..
+                        }) if arg.path.is_ident("snapshots") => k.base10_parse::<usize>().ok(),
+                        _ => {
+                            self.cx.error(arg, CHECKPOINT_ARGS);
+                            return None;
+                        }
+                    };
+                    match value {
+                        Some(k) if k > 0 => snapshots = Some(k),
+                        _ => {
+                            self.cx.error(
+                                &arg.value,
+                                "a checkpoint budget needs at least one snapshot (the state \
+                                 before the loop): `snapshots = 1` or more",
+                            );
+                            return None;
+                        }
+                    }
+                }
+            }
+            syn::Meta::NameValue(_) => {
+                self.cx.error(attr, CHECKPOINT_ARGS);
+                return None;
+            }
+        }
+        Some(Checkpoint {
+            snapshots,
+            span,
+            tokens: attr.to_token_stream(),
+        })
+    }
+}
+
+/// Reports a checkpointed loop that is not a statement of the function's body (inside a
+/// branch or another loop, or after an early `return`, which puts it under a guard).
+pub(super) fn check_checkpoints(cx: &crate::error::Errors, body: &Block) {
+    fn nested(cx: &crate::error::Errors, block: &Block) {
+        for stmt in &block.stmts {
+            match &stmt.kind {
+                StmtKind::If { then, els, .. } => {
+                    nested_in(cx, then);
+                    nested_in(cx, els);
+                }
+                StmtKind::Loop(l) => nested_in(cx, &l.body),
+                _ => {}
+            }
+        }
+    }
+    fn nested_in(cx: &crate::error::Errors, block: &Block) {
+        crate::ir::visit::walk(block, &mut |stmt, _| {
+            if let StmtKind::Loop(l) = &stmt.kind {
+                if let Some(c) = &l.checkpoint {
+                    cx.error(&c.tokens, CHECKPOINT_NESTED);
+                }
+            }
+        });
+    }
+    nested(cx, body);
+}
+
+/// The messages of `#[revad::checkpoint]` on a loop it cannot checkpoint.
+const CHECKPOINT_RANGE: &str = "#[revad::checkpoint] goes on a `for` loop over a range \
+     (`for i in 0..n`, `for _ in lo..hi`): its reverse sweep recomputes step `k` from a stored \
+     state and needs the number of steps before the loop starts";
+const CHECKPOINT_ARGS: &str = "#[revad::checkpoint] takes no argument or `snapshots = k`, the \
+     most states of the loop it keeps (an integer literal, at least 1)";
+const CHECKPOINT_JUMPS: &str = "#[revad::checkpoint] does not checkpoint a loop that can \
+     `break`, `continue` or `return`: its reverse sweep recomputes a step from a stored state and \
+     needs every step to run to its end; compute the condition into a variable and skip the \
+     rest of the body with `if`";
+const CHECKPOINT_NESTED: &str = "#[revad::checkpoint] checkpoints a loop that is a statement \
+     of the function's body, not one inside a branch or another loop or after an early \
+     `return`; move the loop to the body (or into a `#[revad::reverse]` helper function that \
+     the enclosing loop calls)";

@@ -115,6 +115,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
     };
     lowerer.finish_growth(&mut stmts);
     let block = Block { id: 0, stmts };
+    control::check_checkpoints(cx, &block);
     if cx.has_errors() {
         return None;
     }
