@@ -24,21 +24,39 @@ pub(super) fn mark_reverse(func: &mut syn::ItemFn) {
     add_first_argument(&mut func.attrs, "reverse", parse::FORWARD_TOO);
 }
 
-/// Adds [`parse::IN_IMPL`] to the `#[reverse]` and `#[forward]` attributes among `attrs`, those
-/// of a method of an inherent `impl` block with `#[revad::reverse]`.
-pub(super) fn mark_in_impl(attrs: &mut [syn::Attribute]) {
-    add_first_argument(attrs, "reverse", parse::IN_IMPL);
-    add_first_argument(attrs, "forward", parse::IN_IMPL);
+/// Adds [`parse::IN_IMPL`] to the `#[reverse]`, `#[forward]` and `#[revad::derivative]`
+/// attributes among `attrs`, those of a method of an inherent `impl` block with
+/// `#[revad::reverse]`; and, for a generic block, [`parse::IMPL_GENERICS`] with the block's
+/// generic parameters and `where` clause (`generics`).
+pub(super) fn mark_in_impl(attrs: &mut [syn::Attribute], generics: &syn::Generics) {
+    let in_impl = syn::Ident::new(parse::IN_IMPL, proc_macro2::Span::call_site());
+    let marker = match generics.params.is_empty() {
+        true => quote!(#in_impl),
+        false => {
+            let impl_generics = syn::Ident::new(parse::IMPL_GENERICS, in_impl.span());
+            let where_clause = &generics.where_clause;
+            quote!(#in_impl, #impl_generics(#generics #where_clause))
+        }
+    };
+    for name in ["reverse", "forward", "derivative"] {
+        add_first_arguments(attrs, name, &marker);
+    }
 }
 
 /// Puts `marker` first among the arguments of the attribute `name` among `attrs`, if there is
 /// one.
 fn add_first_argument(attrs: &mut [syn::Attribute], name: &str, marker: &str) {
+    let marker = syn::Ident::new(marker, proc_macro2::Span::call_site());
+    add_first_arguments(attrs, name, &quote!(#marker));
+}
+
+/// Puts the arguments `marker` first among those of the attribute `name` among `attrs`, if
+/// there is one.
+fn add_first_arguments(attrs: &mut [syn::Attribute], name: &str, marker: &TokenStream) {
     for attr in attrs {
         if !is_named(attr, name) {
             continue;
         }
-        let marker = syn::Ident::new(marker, proc_macro2::Span::call_site());
         let path = attr.path().clone();
         let tokens = match &attr.meta {
             syn::Meta::List(list) => {

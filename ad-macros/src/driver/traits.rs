@@ -74,7 +74,7 @@ pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStrea
 fn inherent_block(mut i: syn::ItemImpl) -> TokenStream {
     for item in &mut i.items {
         if let syn::ImplItem::Fn(f) = item {
-            mark_in_impl(&mut f.attrs);
+            mark_in_impl(&mut f.attrs, &i.generics);
         }
     }
     quote!(#i)

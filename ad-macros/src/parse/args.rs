@@ -33,6 +33,11 @@ pub(crate) struct Args {
     /// without a receiver or `Self` in its signature (which an attribute on the function
     /// alone could not tell from a free function).
     pub in_impl: bool,
+    /// The hidden argument [`IMPL_GENERICS`] that `#[revad::reverse]` on a generic inherent
+    /// `impl` block adds beside [`IN_IMPL`]: the block's generic parameters and `where`
+    /// clause, in scope in the function and its generated items, whose float type parameters
+    /// (`impl<T: Float> Model<T>`) are float types of the function like its own.
+    pub impl_generics: Option<syn::Generics>,
 }
 
 /// The error at `cps` when the crate is built without its feature `cps`.
@@ -45,6 +50,9 @@ pub(crate) const FORWARD_TOO: &str = "__ad_forward_too";
 
 /// See [`Args::in_impl`].
 pub(crate) const IN_IMPL: &str = "__ad_in_impl";
+
+/// See [`Args::impl_generics`].
+pub(crate) const IMPL_GENERICS: &str = "__ad_impl_generics";
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -106,6 +114,17 @@ impl Args {
                 }
                 syn::Meta::Path(path) if path.is_ident(FORWARD_TOO) => args.forward_too = true,
                 syn::Meta::Path(path) if path.is_ident(IN_IMPL) => args.in_impl = true,
+                syn::Meta::List(list) if list.path.is_ident(IMPL_GENERICS) => {
+                    let generics = list.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+                        let mut generics: syn::Generics = input.parse()?;
+                        generics.where_clause = input.parse()?;
+                        Ok(generics)
+                    });
+                    match generics {
+                        Ok(generics) => args.impl_generics = Some(generics),
+                        Err(err) => cx.push(err),
+                    }
+                }
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
                     if args.hessian {
                         cx.error(path, "duplicate `hessian` argument");

@@ -251,7 +251,8 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
-        let (generics, functions, foreign_bounds) = float_params(cx, &sig.generics, args);
+        let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
+        let (generics, functions, foreign_bounds) = float_params(cx, &all, args);
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
@@ -514,6 +515,49 @@ fn float_params(
         })
         .collect();
     (floats, functions, foreign)
+}
+
+/// The function's generics and, after them, the type parameters of its generic `impl` block
+/// ([`Args::impl_generics`]) that a float trait bounds there (`impl<T: Float> Model<T>`), with
+/// the block's `where` predicates on them: the block's float types are the function's too.
+/// (The block's other parameters are not the function's to judge: types of the user's.)
+fn with_impl_floats(own: &syn::Generics, block: Option<&syn::Generics>) -> syn::Generics {
+    let mut all = own.clone();
+    let Some(block) = block else {
+        return all;
+    };
+    let predicates: Vec<&syn::PredicateType> = block
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let names = |t: &syn::PredicateType, ident: &Ident| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(ident));
+    for param in block.type_params() {
+        let ident = &param.ident;
+        let mut bounds = param.bounds.iter().chain(
+            predicates
+                .iter()
+                .filter(|t| names(t, ident))
+                .flat_map(|t| &t.bounds),
+        );
+        if !bounds.any(|b| is_float_like_bound(b, ident)) {
+            continue;
+        }
+        let mut param = param.clone();
+        param.eq_token = None;
+        param.default = None;
+        all.params.push(syn::GenericParam::Type(param));
+        for t in predicates.iter().filter(|t| names(t, ident)) {
+            all.make_where_clause()
+                .predicates
+                .push(syn::WherePredicate::Type((*t).clone()));
+        }
+    }
+    all
 }
 
 /// Whether `bound` makes the type parameter `param` a float type of the function: the
