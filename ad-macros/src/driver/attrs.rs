@@ -24,20 +24,12 @@ pub(super) fn mark_reverse(func: &mut syn::ItemFn) {
     add_first_argument(&mut func.attrs, "reverse", parse::FORWARD_TOO);
 }
 
-/// Adds [`parse::IN_IMPL`] to the `#[reverse]`, `#[forward]` and `#[revad::derivative]`
+/// Adds `parse::IN_IMPL` to the `#[reverse]`, `#[forward]` and `#[revad::derivative]`
 /// attributes among `attrs`, those of a method of an inherent `impl` block with
-/// `#[revad::reverse]`; and, for a generic block, [`parse::IMPL_GENERICS`] with the block's
-/// generic parameters and `where` clause (`generics`).
+/// `#[revad::reverse]`, with `parse::IMPL_GENERICS` (`parse::in_impl_arguments`) and the block's generic parameters and
+/// `where` clause (`generics`).
 pub(super) fn mark_in_impl(attrs: &mut [syn::Attribute], generics: &syn::Generics) {
-    let in_impl = syn::Ident::new(parse::IN_IMPL, proc_macro2::Span::call_site());
-    let marker = match generics.params.is_empty() {
-        true => quote!(#in_impl),
-        false => {
-            let impl_generics = syn::Ident::new(parse::IMPL_GENERICS, in_impl.span());
-            let where_clause = &generics.where_clause;
-            quote!(#in_impl, #impl_generics(#generics #where_clause))
-        }
-    };
+    let marker = parse::in_impl_arguments(generics);
     for name in ["reverse", "forward", "derivative"] {
         add_first_arguments(attrs, name, &marker);
     }

@@ -35,6 +35,12 @@ pub(super) fn second_order(
              structs or nested containers)",
         );
     }
+    if sig.in_impl {
+        return reject(
+            syn::spanned::Spanned::span(&func.sig.ident),
+            "a free function (not a method or an associated function)",
+        );
+    }
     // A function generic over its float type (`fn f<T: Float>`) is its own generic copy; the
     // second derivatives are of its `f64` instance.
     let generic = match (sig.generics.as_slice(), func.sig.generics.params.len()) {
@@ -48,12 +54,6 @@ pub(super) fn second_order(
             )
         }
     };
-    if sig.in_impl {
-        return reject(
-            syn::spanned::Spanned::span(&func.sig.ident),
-            "a free function (not a method or an associated function)",
-        );
-    }
     if let Some(span) = body.hoisted.first().map(|h| h.span).or_else(|| {
         sig.functions
             .first()

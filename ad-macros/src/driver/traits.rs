@@ -112,10 +112,11 @@ fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn
     }))
 }
 
-/// The arguments of a method's `#[reverse(..)]` with [`parse::IN_IMPL`] first: a trait's
-/// associated function without `self` or `Self` is one too.
+/// The arguments of a method's `#[reverse(..)]` with `parse::IN_IMPL` first: a trait's
+/// associated function without `self` or `Self` is one too. (The block's type parameters are
+/// not passed: a generic trait's are not taken as floats.)
 fn in_impl(args: TokenStream) -> TokenStream {
-    let marker = syn::Ident::new(parse::IN_IMPL, proc_macro2::Span::call_site());
+    let marker = parse::in_impl_arguments(&syn::Generics::default());
     quote!(#marker, #args)
 }
 

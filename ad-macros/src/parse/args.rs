@@ -36,7 +36,8 @@ pub(crate) struct Args {
     /// The hidden argument [`IMPL_GENERICS`] that `#[revad::reverse]` on a generic inherent
     /// `impl` block adds beside [`IN_IMPL`]: the block's generic parameters and `where`
     /// clause, in scope in the function and its generated items, whose float type parameters
-    /// (`impl<T: Float> Model<T>`) are float types of the function like its own.
+    /// (`impl<T: Float> Model<T>`) are float types of the function like its own. `None` for a
+    /// method whose block has no attribute: it cannot see the block's type parameters.
     pub impl_generics: Option<syn::Generics>,
 }
 
@@ -53,6 +54,16 @@ pub(crate) const IN_IMPL: &str = "__ad_in_impl";
 
 /// See [`Args::impl_generics`].
 pub(crate) const IMPL_GENERICS: &str = "__ad_impl_generics";
+
+/// The hidden arguments that an attribute on a block gives those of its functions:
+/// [`IN_IMPL`], and [`IMPL_GENERICS`] with `generics`, the block's (empty for a block that is
+/// not generic, and for a trait's block, whose own type parameters are not taken as floats).
+pub(crate) fn in_impl_arguments(generics: &syn::Generics) -> TokenStream {
+    let in_impl = Ident::new(IN_IMPL, proc_macro2::Span::call_site());
+    let impl_generics = Ident::new(IMPL_GENERICS, proc_macro2::Span::call_site());
+    let where_clause = &generics.where_clause;
+    quote::quote!(#in_impl, #impl_generics(#generics #where_clause))
+}
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

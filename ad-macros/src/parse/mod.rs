@@ -10,7 +10,7 @@ pub(crate) mod functions;
 mod signature;
 
 pub(crate) use args::{
-    derivative_args, Args, Backend, DerivativeArgs, FORWARD_TOO, IMPL_GENERICS, IN_IMPL,
+    derivative_args, in_impl_arguments, Args, Backend, DerivativeArgs, FORWARD_TOO,
 };
 pub(crate) use signature::{
     adjoint_fn, adjoint_of, float_of, is_inactive_type, mentions_self, require_float_bounds,

@@ -253,6 +253,9 @@ impl Signature {
         reject_qualifiers(cx, sig);
         let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
         let (generics, functions, foreign_bounds) = float_params(cx, &all, args);
+        if args.impl_generics.is_none() {
+            reject_unseen_impl_params(cx, sig, args);
+        }
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
@@ -515,6 +518,65 @@ fn float_params(
         })
         .collect();
     (floats, functions, foreign)
+}
+
+/// In a method whose `impl` block has no `#[revad::reverse]` (which would pass the block's
+/// generics, [`Args::impl_generics`]), a type named like a type parameter (`T`, `F2`) that the
+/// function does not declare: the block's, which the attribute on the method cannot see (it
+/// would take its values for a user type's). An error once per name, which says to annotate
+/// the block; a type of the user's with such a name is accepted there.
+fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, args: &Args) {
+    struct Find<'a> {
+        declared: Vec<&'a Ident>,
+        found: Vec<Ident>,
+    }
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_type_path(&mut self, p: &'a syn::TypePath) {
+            if let (None, Some(ident)) = (&p.qself, p.path.get_ident()) {
+                let name = ident.to_string();
+                let mut chars = name.chars();
+                let looks_generic = name.len() <= 2
+                    && chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                    && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+                if looks_generic
+                    && !self.declared.contains(&ident)
+                    && !self.found.iter().any(|f| f == ident)
+                {
+                    self.found.push(ident.clone());
+                }
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let in_method = args.in_impl
+        || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
+        || mentions_self(&sig.to_token_stream());
+    if !in_method {
+        return;
+    }
+    let mut find = Find {
+        declared: sig.generics.type_params().map(|t| &t.ident).collect(),
+        found: Vec::new(),
+    };
+    for input in &sig.inputs {
+        if let FnArg::Typed(t) = input {
+            syn::visit::Visit::visit_type(&mut find, &t.ty);
+        }
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        syn::visit::Visit::visit_type(&mut find, ty);
+    }
+    for ident in find.found {
+        cx.error(
+            &ident,
+            format!(
+                "`{ident}` is not a type parameter of this function: if it is one of the `impl` \
+                 block's, #[reverse] on the function cannot see it; put #[revad::reverse] on \
+                 the block too (`#[revad::reverse] impl<{ident}: revad::Float> ..`), which makes \
+                 the block's float type parameters the function's"
+            ),
+        );
+    }
 }
 
 /// The function's generics and, after them, the type parameters of its generic `impl` block
