@@ -4,7 +4,7 @@
 //! Checked against closed forms and finite differences of the primal, at `f64` and `f32`.
 
 use approx::assert_relative_eq;
-use revad::{reverse, Float};
+use revad::{forward, reverse, Float};
 
 /// A quadratic `w0·x² + w1·x + w2` over any float type.
 #[derive(revad::Adjoint)]
@@ -25,6 +25,23 @@ impl<T: revad::Float> Model<T> {
     #[reverse]
     pub fn sq(x: T) -> T {
         x * x
+    }
+
+    /// `x³`, with a hand-written pullback (an associated function of the block).
+    #[revad::derivative(vjp = Self::cube_pullback)]
+    pub fn cube(x: T) -> T {
+        x * x * x
+    }
+
+    /// The pullback of [`Model::cube`]: `seed·3x²`.
+    pub fn cube_pullback(x: T, _out: T, seed: T) -> T {
+        seed * T::from_f64(3.0) * x * x
+    }
+
+    /// `w0·x³`: a method calling the function with a hand-written pullback.
+    #[reverse]
+    pub fn cubic(&self, x: T) -> T {
+        self.w[0] * Self::cube(x)
     }
 
     /// `eval(x)·x²`: a method calling a method and an associated function of the block.
@@ -161,4 +178,135 @@ fn free_caller_at_a_concrete_type() {
     assert_eq!(y.to_bits(), use_model(&m, 0.5).to_bits());
     assert_relative_eq!(dx, 2.0 * 0.5 + 2.0 * 0.5, epsilon = 1e-12);
     assert_relative_eq!(dm.w[0], 0.25, epsilon = 1e-12);
+}
+
+/// A namespace of functions with hand-written derivatives.
+pub struct Stable;
+
+#[reverse]
+impl Stable {
+    /// `log(1 + eˣ)`, computed stably; its derivative is the logistic function.
+    #[revad::derivative(vjp = softplus_pullback, jvp = softplus_tangent)]
+    pub fn softplus(x: f64) -> f64 {
+        if x > 30.0 {
+            x
+        } else {
+            x.exp().ln_1p()
+        }
+    }
+
+    /// `2·softplus(x)`, calling it from the block.
+    #[reverse]
+    pub fn twice(x: f64) -> f64 {
+        Self::softplus(x) * 2.0
+    }
+}
+
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+fn softplus_pullback(x: f64, _out: f64, seed: f64) -> f64 {
+    seed * logistic(x)
+}
+
+fn softplus_tangent(x: f64, _out: f64, dx: f64) -> f64 {
+    dx * logistic(x)
+}
+
+/// `softplus(x) + x`, a free function calling the associated one.
+#[reverse]
+fn softplus_plus(x: f64) -> f64 {
+    Stable::softplus(x) + x
+}
+
+/// `softplus(x)·x` in forward mode.
+#[forward]
+fn softplus_times(x: f64) -> f64 {
+    Stable::softplus(x) * x
+}
+
+#[test]
+fn derivative_in_an_annotated_block() {
+    for x in [-2.0, 0.3, 40.0] {
+        let (y, dx) = Stable::softplus_grad(x);
+        assert_eq!(y.to_bits(), Stable::softplus(x).to_bits());
+        assert_relative_eq!(dx, logistic(x), epsilon = 1e-12);
+        assert_relative_eq!(
+            Stable::softplus_vjp(x, 0.5).1,
+            0.5 * logistic(x),
+            epsilon = 1e-12
+        );
+        let (y, t) = Stable::softplus_jvp(x, 2.0);
+        assert_eq!(y.to_bits(), Stable::softplus(x).to_bits());
+        assert_relative_eq!(t, 2.0 * logistic(x), epsilon = 1e-12);
+        let (y, dx) = Stable::twice_grad(x);
+        assert_eq!(y.to_bits(), Stable::twice(x).to_bits());
+        assert_relative_eq!(dx, 2.0 * logistic(x), epsilon = 1e-12);
+        let (_, dx) = softplus_plus_grad(x);
+        assert_relative_eq!(dx, logistic(x) + 1.0, epsilon = 1e-12);
+        let (y, t) = softplus_times_jvp(x, 1.0);
+        assert_eq!(y.to_bits(), softplus_times(x).to_bits());
+        assert_relative_eq!(t, logistic(x) * x + Stable::softplus(x), epsilon = 1e-12);
+    }
+    assert_relative_eq!(
+        Stable::softplus_grad(0.3).1,
+        fd(Stable::softplus, 0.3),
+        epsilon = 1e-6
+    );
+}
+
+#[test]
+fn derivative_in_a_generic_block() {
+    let (y, dx) = Model::<f64>::cube_grad(1.5);
+    assert_eq!(y.to_bits(), Model::<f64>::cube(1.5).to_bits());
+    assert_relative_eq!(dx, 3.0 * 1.5 * 1.5, epsilon = 1e-12);
+    let (_, dx) = Model::<f32>::cube_grad(1.5);
+    assert_relative_eq!(dx, 3.0 * 1.5 * 1.5, epsilon = 1e-5);
+    let m = Model {
+        w: [2.0f64, 0.0, 0.0],
+    };
+    let (y, (dm, dx)) = m.cubic_grad(0.5);
+    assert_eq!(y.to_bits(), m.cubic(0.5).to_bits());
+    assert_relative_eq!(dx, 2.0 * 3.0 * 0.25, epsilon = 1e-12);
+    assert_relative_eq!(dm.w[0], 0.125, epsilon = 1e-12);
+    assert_relative_eq!(dx, fd(|x| m.cubic(x), 0.5), epsilon = 1e-6);
+}
+
+/// A scale `a`, whose method has a hand-written pullback.
+#[derive(revad::Adjoint)]
+pub struct Scale {
+    /// The factor.
+    pub a: f64,
+}
+
+impl Scale {
+    /// `a·x`, with a hand-written pullback taking `self` first.
+    #[revad::derivative(vjp = scale_pullback)]
+    pub fn apply(&self, x: f64) -> f64 {
+        self.a * x
+    }
+}
+
+fn scale_pullback(s: &Scale, x: f64, _out: f64, seed: f64) -> (ScaleAdjoint, f64) {
+    (ScaleAdjoint { a: seed * x }, seed * s.a)
+}
+
+/// `2·apply(x)`, calling the method.
+#[reverse]
+fn apply_twice(s: &Scale, x: f64) -> f64 {
+    s.apply(x) * 2.0
+}
+
+#[test]
+fn derivative_of_a_method() {
+    let s = Scale { a: 3.0 };
+    let (y, (ds, dx)) = s.apply_grad(2.0);
+    assert_eq!(y.to_bits(), s.apply(2.0).to_bits());
+    assert_relative_eq!(ds.a, 2.0, epsilon = 1e-12);
+    assert_relative_eq!(dx, 3.0, epsilon = 1e-12);
+    let (y, (ds, dx)) = apply_twice_grad(&s, 2.0);
+    assert_eq!(y.to_bits(), apply_twice(&s, 2.0).to_bits());
+    assert_relative_eq!(ds.a, 4.0, epsilon = 1e-12);
+    assert_relative_eq!(dx, 6.0, epsilon = 1e-12);
 }

@@ -163,6 +163,15 @@ impl Args {
 pub(crate) struct DerivativeArgs {
     pub vjp: Option<syn::Path>,
     pub jvp: Option<syn::Path>,
+    /// The hidden arguments of an annotated inherent `impl` block ([`Args::in_impl`],
+    /// [`Args::impl_generics`]), as `#[reverse]` reads them; the rest is default.
+    pub block: Args,
+}
+
+/// Whether `meta` is one of the hidden arguments that a block's attribute gives the
+/// attributes of its functions ([`in_impl_arguments`]).
+fn is_block_argument(meta: &syn::Meta) -> bool {
+    meta.path().is_ident(IN_IMPL) || meta.path().is_ident(IMPL_GENERICS)
 }
 
 /// Parses `#[revad::derivative(..)]`'s arguments, reporting every problem.
@@ -170,6 +179,7 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
     let mut args = DerivativeArgs {
         vjp: None,
         jvp: None,
+        block: Args::default(),
     };
     let metas = match Punctuated::<syn::Meta, Token![,]>::parse_terminated.parse2(tokens.clone()) {
         Ok(metas) => metas,
@@ -178,7 +188,10 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
             return args;
         }
     };
-    for meta in &metas {
+    let (block, metas): (Vec<&syn::Meta>, Vec<&syn::Meta>) =
+        metas.iter().partition(|m| is_block_argument(m));
+    args.block = Args::from_tokens(cx, quote::quote!(#(#block),*));
+    for &meta in &metas {
         let slot = match meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("vjp") => Some(("vjp", &mut args.vjp)),
             syn::Meta::NameValue(nv) if nv.path.is_ident("jvp") => Some(("jvp", &mut args.jvp)),
@@ -211,7 +224,7 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
     }
     // (After an unknown argument, that error says what to write.)
     let known = |m: &syn::Meta| m.path().is_ident("vjp") || m.path().is_ident("jvp");
-    if args.vjp.is_none() && metas.iter().all(known) {
+    if args.vjp.is_none() && metas.iter().all(|m| known(m)) {
         cx.error_at(
             proc_macro2::Span::call_site(),
             "#[revad::derivative] needs the pullback: `#[revad::derivative(vjp = my_pullback)]`",
