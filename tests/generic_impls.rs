@@ -310,3 +310,49 @@ fn derivative_of_a_method() {
     assert_relative_eq!(ds.a, 4.0, epsilon = 1e-12);
     assert_relative_eq!(dx, 6.0, epsilon = 1e-12);
 }
+
+/// A damped oscillator over a float type bounded by `num_traits::Float` on its block.
+#[derive(revad::Adjoint)]
+pub struct Damped<T> {
+    /// The damping rate.
+    pub k: T,
+}
+
+#[reverse]
+impl<T: num_traits::Float> Damped<T> {
+    /// `exp(-k·x)·cos(x)`, with the methods of `num_traits::Float`.
+    #[reverse]
+    pub fn eval(&self, x: T) -> T {
+        (-self.k * x).exp() * x.cos()
+    }
+
+    /// The same in forward mode, along `x`.
+    #[forward(wrt(x))]
+    pub fn at(&self, x: T) -> T {
+        (-self.k * x).exp() * x.cos()
+    }
+}
+
+#[test]
+fn block_bounded_by_num_traits() {
+    let d = Damped { k: 0.4f64 };
+    let x = 1.1;
+    let (y, (dd, dx)) = d.eval_grad(x);
+    assert_eq!(y.to_bits(), d.eval(x).to_bits());
+    let e = (-0.4 * x).exp();
+    assert_relative_eq!(dx, -0.4 * e * x.cos() - e * x.sin(), epsilon = 1e-12);
+    assert_relative_eq!(dd.k, -x * e * x.cos(), epsilon = 1e-12);
+    assert_relative_eq!(dx, fd(|x| d.eval(x), x), epsilon = 1e-6);
+    // Forward mode, along x only.
+    let (y, t) = d.at_jvp(x, 1.0);
+    assert_eq!(y.to_bits(), d.at(x).to_bits());
+    assert_relative_eq!(t, dx, epsilon = 1e-12);
+    let d = Damped { k: 0.4f32 };
+    let (_, (_, dx)) = d.eval_grad(1.1);
+    let e = (-0.4f32 * 1.1).exp();
+    assert_relative_eq!(
+        dx,
+        -0.4 * e * 1.1f32.cos() - e * 1.1f32.sin(),
+        epsilon = 1e-5
+    );
+}
