@@ -37,7 +37,7 @@ pub(crate) fn emit(
         return TokenStream::new();
     };
     let t = float.ident();
-    let params = super::typed_params(sig);
+    let params = params(func, sig);
     let args: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let grad_ty = sig.gradient_type();
     let stack = crate::ir::names::generated("stack");
@@ -191,6 +191,18 @@ pub(crate) fn emit(
     }
 }
 
+/// The parameters of the generated functions: typed, and a method's receiver as written
+/// (`&self`, not `self: &Self`).
+fn params(func: &syn::ItemFn, sig: &Signature) -> Vec<TokenStream> {
+    let mut params = super::typed_params(sig);
+    if let (Some(syn::FnArg::Receiver(r)), Some(first)) =
+        (func.sig.inputs.first(), params.first_mut())
+    {
+        *first = quote!(#r);
+    }
+    params
+}
+
 /// With a forward rule: `NAME_jvp` (a tangent per float parameter) and the companion
 /// `NAME::jvp` (a tangent per parameter) that `#[revad::forward]` callers call. The rule takes
 /// the parameters, the output, and the tangents of the float parameters, and returns the
@@ -204,7 +216,7 @@ fn forward(func: &syn::ItemFn, sig: &Signature, rule: &syn::Path) -> TokenStream
         return TokenStream::new();
     };
     let t = float.ident();
-    let params = super::typed_params(sig);
+    let params = params(func, sig);
     let args: Vec<&syn::Ident> = sig.params.iter().map(|p| &p.ident).collect();
     let out = crate::ir::names::generated("out");
     let tangent = |p: &crate::parse::Param| {
