@@ -571,7 +571,7 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, args: &Args) {
             &ident,
             format!(
                 "`{ident}` is not a type parameter of this function: if it is one of the `impl` \
-                 block's, #[reverse] on the function cannot see it; put #[revad::reverse] on \
+                 block's, the attribute on the function cannot see it; put #[revad::reverse] on \
                  the block too (`#[revad::reverse] impl<{ident}: revad::Float> ..`), which makes \
                  the block's float type parameters the function's"
             ),
