@@ -1328,6 +1328,32 @@ mod tests {
     }
 
     #[test]
+    fn an_impl_blocks_float_parameters_are_the_functions() {
+        let block: syn::ItemImpl = parse_quote!(
+            impl<'a, T, S: Clone> M<'a, T, S> where T: Float {}
+        );
+        let args = Args {
+            in_impl: true,
+            impl_generics: Some(block.generics),
+            ..Args::default()
+        };
+        let sig = read(parse_quote!(fn f<U: Float>(&self, x: T, y: U) -> T), args)
+            .ok()
+            .unwrap();
+        // The function's own first (the default precision), then the block's; not `S`.
+        assert_eq!(sig.generics, ["U", "T"].map(FloatTy::generic));
+        assert!(matches!(sig.params[1].kind, ParamKind::Scalar(k) if k == FloatTy::generic("T")));
+        // Without the block's generics, its `T` in a method is an error.
+        assert!(read(parse_quote!(fn f(&self, x: T) -> T), Args::default()).is_err());
+        // A type parameter of the function's own is not.
+        assert!(read(
+            parse_quote!(fn f<T: Float>(&self, x: T) -> T),
+            Args::default()
+        )
+        .is_ok());
+    }
+
+    #[test]
     fn num_traits_and_operator_bounds_are_float_types() {
         let sig = read(
             parse_quote!(fn f<T: num_traits::Float, U: Real, V: Copy + Mul<Output = V>, W>(x: T, y: U, z: V, w: W) -> T where W: ::num_traits::real::Real),
