@@ -337,6 +337,14 @@ fn assoc_fns() {
     check("assoc_fns");
 }
 
+/// A generic inherent impl block (`impl<T> Model<T> where T: Float`): the items of its
+/// method and associated function name the block's `T` without declaring it, their float
+/// type, with `T: ::revad::Float` in their `where` clauses.
+#[test]
+fn generic_impls() {
+    check("generic_impls");
+}
+
 /// A `bool` returned beside a `&mut` output (no seed for it), and a caller that branches on
 /// it: the call made before the `if`, its result a `bool` without an adjoint.
 #[test]

@@ -24,21 +24,31 @@ pub(super) fn mark_reverse(func: &mut syn::ItemFn) {
     add_first_argument(&mut func.attrs, "reverse", parse::FORWARD_TOO);
 }
 
-/// Adds [`parse::IN_IMPL`] to the `#[reverse]` and `#[forward]` attributes among `attrs`, those
-/// of a method of an inherent `impl` block with `#[revad::reverse]`.
-pub(super) fn mark_in_impl(attrs: &mut [syn::Attribute]) {
-    add_first_argument(attrs, "reverse", parse::IN_IMPL);
-    add_first_argument(attrs, "forward", parse::IN_IMPL);
+/// Adds `parse::IN_IMPL` to the `#[reverse]`, `#[forward]` and `#[revad::derivative]`
+/// attributes among `attrs`, those of a method of an inherent `impl` block with
+/// `#[revad::reverse]`, with `parse::IMPL_GENERICS` (`parse::in_impl_arguments`) and the block's generic parameters and
+/// `where` clause (`generics`).
+pub(super) fn mark_in_impl(attrs: &mut [syn::Attribute], generics: &syn::Generics) {
+    let marker = parse::in_impl_arguments(generics);
+    for name in ["reverse", "forward", "derivative"] {
+        add_first_arguments(attrs, name, &marker);
+    }
 }
 
 /// Puts `marker` first among the arguments of the attribute `name` among `attrs`, if there is
 /// one.
 fn add_first_argument(attrs: &mut [syn::Attribute], name: &str, marker: &str) {
+    let marker = syn::Ident::new(marker, proc_macro2::Span::call_site());
+    add_first_arguments(attrs, name, &quote!(#marker));
+}
+
+/// Puts the arguments `marker` first among those of the attribute `name` among `attrs`, if
+/// there is one.
+fn add_first_arguments(attrs: &mut [syn::Attribute], name: &str, marker: &TokenStream) {
     for attr in attrs {
         if !is_named(attr, name) {
             continue;
         }
-        let marker = syn::Ident::new(marker, proc_macro2::Span::call_site());
         let path = attr.path().clone();
         let tokens = match &attr.meta {
             syn::Meta::List(list) => {

@@ -35,6 +35,12 @@ pub(super) fn second_order(
              structs or nested containers)",
         );
     }
+    if sig.in_impl {
+        return reject(
+            syn::spanned::Spanned::span(&func.sig.ident),
+            "a free function (not a method or an associated function)",
+        );
+    }
     // A function generic over its float type (`fn f<T: Float>`) is its own generic copy; the
     // second derivatives are of its `f64` instance.
     let generic = match (sig.generics.as_slice(), func.sig.generics.params.len()) {
@@ -54,12 +60,6 @@ pub(super) fn second_order(
             callee.span,
             "floats and float arrays (not `nalgebra`'s vectors and matrices, whose rules are \
              for `f64` and `f32`)",
-        );
-    }
-    if sig.in_impl {
-        return reject(
-            syn::spanned::Spanned::span(&func.sig.ident),
-            "a free function (not a method or an associated function)",
         );
     }
     if let Some(span) = body.hoisted.first().map(|h| h.span).or_else(|| {

@@ -7,7 +7,7 @@
 //!   items;
 //! - `traits`: `#[reverse]` on a trait and on an `impl Trait for Type` block (the derivatives
 //!   of trait methods), and on an inherent `impl` block (its functions are associated
-//!   functions, `parse::IN_IMPL`).
+//!   functions, `parse::IN_IMPL`, and its generics theirs, `parse::IMPL_GENERICS`).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -364,7 +364,9 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     mark_forward(&mut func);
     let cx = Errors::new();
-    let parse::DerivativeArgs { vjp, jvp } = parse::derivative_args(&cx, args);
+    let parse::DerivativeArgs { vjp, jvp, block } = parse::derivative_args(&cx, args);
+    let mut block = block;
+    block.in_impl |= names_self(&func);
     if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
         cx.error(
             attr,
@@ -375,7 +377,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
             ),
         );
     }
-    let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::default());
+    let sig = parse::Signature::from_syn(&cx, &func.sig, &block);
     if let Some((_, p)) = sig.outputs().next() {
         cx.error(
             &p.ty,

@@ -1,6 +1,6 @@
 //! `#[reverse]` on a trait and on an `impl Trait for Type` block: the derivatives of trait
 //! methods; and on an inherent `impl Type` block, which only tells the attributes of its
-//! functions that they are in one (`inherent_block`).
+//! functions that they are in one, and its generics (`inherent_block`).
 //!
 //! An attribute on a method sees only the method, and a trait impl may hold only the trait's
 //! items; so the derivatives of a trait's methods are items of the trait, which the
@@ -67,14 +67,16 @@ pub(super) fn block(args: &TokenStream, item: &TokenStream) -> Option<TokenStrea
     Some(quote!(#args_error #expanded))
 }
 
-/// `#[reverse] impl Type { .. }`: the block as written, each `#[reverse]` and `#[forward]` of
-/// its functions told that the function is in an `impl` block (`parse::IN_IMPL`), which an
-/// attribute on an associated function without a receiver or `Self` cannot see; they expand
-/// after this one, as on any method.
+/// `#[reverse] impl Type { .. }`: the block as written, each `#[reverse]`, `#[forward]` and
+/// `#[revad::derivative]` of its functions told that the function is in an `impl` block
+/// (`parse::IN_IMPL`), which an attribute on an associated function without a receiver or
+/// `Self` cannot see, and the block's generic parameters and `where` clause
+/// (`parse::IMPL_GENERICS`: `impl<T: Float> Model<T>` makes `T` a float type of its
+/// functions); they expand after this one, as on any method.
 fn inherent_block(mut i: syn::ItemImpl) -> TokenStream {
     for item in &mut i.items {
         if let syn::ImplItem::Fn(f) = item {
-            mark_in_impl(&mut f.attrs);
+            mark_in_impl(&mut f.attrs, &i.generics);
         }
     }
     quote!(#i)
@@ -112,10 +114,11 @@ fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn
     }))
 }
 
-/// The arguments of a method's `#[reverse(..)]` with [`parse::IN_IMPL`] first: a trait's
-/// associated function without `self` or `Self` is one too.
+/// The arguments of a method's `#[reverse(..)]` with `parse::IN_IMPL` first: a trait's
+/// associated function without `self` or `Self` is one too. (The block's type parameters are
+/// not passed: a generic trait's are not taken as floats.)
 fn in_impl(args: TokenStream) -> TokenStream {
-    let marker = syn::Ident::new(parse::IN_IMPL, proc_macro2::Span::call_site());
+    let marker = parse::in_impl_arguments(&syn::Generics::default());
     quote!(#marker, #args)
 }
 

@@ -37,6 +37,12 @@ pub(crate) struct Args {
     /// without a receiver or `Self` in its signature (which an attribute on the function
     /// alone could not tell from a free function).
     pub in_impl: bool,
+    /// The hidden argument [`IMPL_GENERICS`] that `#[revad::reverse]` on a generic inherent
+    /// `impl` block adds beside [`IN_IMPL`]: the block's generic parameters and `where`
+    /// clause, in scope in the function and its generated items, whose float type parameters
+    /// (`impl<T: Float> Model<T>`) are float types of the function like its own. `None` for a
+    /// method whose block has no attribute: it cannot see the block's type parameters.
+    pub impl_generics: Option<syn::Generics>,
 }
 
 /// The error at `cps` when the crate is built without its feature `cps`.
@@ -49,6 +55,19 @@ pub(crate) const FORWARD_TOO: &str = "__ad_forward_too";
 
 /// See [`Args::in_impl`].
 pub(crate) const IN_IMPL: &str = "__ad_in_impl";
+
+/// See [`Args::impl_generics`].
+pub(crate) const IMPL_GENERICS: &str = "__ad_impl_generics";
+
+/// The hidden arguments that an attribute on a block gives those of its functions:
+/// [`IN_IMPL`], and [`IMPL_GENERICS`] with `generics`, the block's (empty for a block that is
+/// not generic, and for a trait's block, whose own type parameters are not taken as floats).
+pub(crate) fn in_impl_arguments(generics: &syn::Generics) -> TokenStream {
+    let in_impl = Ident::new(IN_IMPL, proc_macro2::Span::call_site());
+    let impl_generics = Ident::new(IMPL_GENERICS, proc_macro2::Span::call_site());
+    let where_clause = &generics.where_clause;
+    quote::quote!(#in_impl, #impl_generics(#generics #where_clause))
+}
 
 /// Which backend generates `NAME_vjp`: the pipeline matches on it (`codegen::emit`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -117,6 +136,17 @@ impl Args {
                 }
                 syn::Meta::Path(path) if path.is_ident(FORWARD_TOO) => args.forward_too = true,
                 syn::Meta::Path(path) if path.is_ident(IN_IMPL) => args.in_impl = true,
+                syn::Meta::List(list) if list.path.is_ident(IMPL_GENERICS) => {
+                    let generics = list.parse_args_with(|input: syn::parse::ParseStream<'_>| {
+                        let mut generics: syn::Generics = input.parse()?;
+                        generics.where_clause = input.parse()?;
+                        Ok(generics)
+                    });
+                    match generics {
+                        Ok(generics) => args.impl_generics = Some(generics),
+                        Err(err) => cx.push(err),
+                    }
+                }
                 syn::Meta::Path(path) if path.is_ident("hessian") => {
                     if args.hessian {
                         cx.error(path, "duplicate `hessian` argument");
@@ -144,6 +174,15 @@ impl Args {
 pub(crate) struct DerivativeArgs {
     pub vjp: Option<syn::Path>,
     pub jvp: Option<syn::Path>,
+    /// The hidden arguments of an annotated inherent `impl` block ([`Args::in_impl`],
+    /// [`Args::impl_generics`]), as `#[reverse]` reads them; the rest is default.
+    pub block: Args,
+}
+
+/// Whether `meta` is one of the hidden arguments that a block's attribute gives the
+/// attributes of its functions ([`in_impl_arguments`]).
+fn is_block_argument(meta: &syn::Meta) -> bool {
+    meta.path().is_ident(IN_IMPL) || meta.path().is_ident(IMPL_GENERICS)
 }
 
 /// Parses `#[revad::derivative(..)]`'s arguments, reporting every problem.
@@ -151,6 +190,7 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
     let mut args = DerivativeArgs {
         vjp: None,
         jvp: None,
+        block: Args::default(),
     };
     let metas = match Punctuated::<syn::Meta, Token![,]>::parse_terminated.parse2(tokens.clone()) {
         Ok(metas) => metas,
@@ -159,7 +199,10 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
             return args;
         }
     };
-    for meta in &metas {
+    let (block, metas): (Vec<&syn::Meta>, Vec<&syn::Meta>) =
+        metas.iter().partition(|m| is_block_argument(m));
+    args.block = Args::from_tokens(cx, quote::quote!(#(#block),*));
+    for &meta in &metas {
         let slot = match meta {
             syn::Meta::NameValue(nv) if nv.path.is_ident("vjp") => Some(("vjp", &mut args.vjp)),
             syn::Meta::NameValue(nv) if nv.path.is_ident("jvp") => Some(("jvp", &mut args.jvp)),
@@ -192,7 +235,7 @@ pub(crate) fn derivative_args(cx: &Errors, tokens: TokenStream) -> DerivativeArg
     }
     // (After an unknown argument, that error says what to write.)
     let known = |m: &syn::Meta| m.path().is_ident("vjp") || m.path().is_ident("jvp");
-    if args.vjp.is_none() && metas.iter().all(known) {
+    if args.vjp.is_none() && metas.iter().all(|m| known(m)) {
         cx.error_at(
             proc_macro2::Span::call_site(),
             "#[revad::derivative] needs the pullback: `#[revad::derivative(vjp = my_pullback)]`",

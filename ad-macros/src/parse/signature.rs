@@ -254,7 +254,11 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
-        let (generics, functions, foreign_bounds) = float_params(cx, &sig.generics, args);
+        let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
+        let (generics, functions, foreign_bounds) = float_params(cx, &all, args);
+        if args.impl_generics.is_none() {
+            reject_unseen_impl_params(cx, sig, args);
+        }
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
@@ -518,6 +522,108 @@ fn float_params(
         })
         .collect();
     (floats, functions, foreign)
+}
+
+/// In a method whose `impl` block has no `#[revad::reverse]` (which would pass the block's
+/// generics, [`Args::impl_generics`]), a type named like a type parameter (`T`, `F2`) that the
+/// function does not declare: the block's, which the attribute on the method cannot see (it
+/// would take its values for a user type's). An error once per name, which says to annotate
+/// the block; a type of the user's with such a name is accepted there.
+fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, args: &Args) {
+    struct Find<'a> {
+        declared: Vec<&'a Ident>,
+        found: Vec<Ident>,
+    }
+    impl<'a> syn::visit::Visit<'a> for Find<'_> {
+        fn visit_type_path(&mut self, p: &'a syn::TypePath) {
+            if let (None, Some(ident)) = (&p.qself, p.path.get_ident()) {
+                let name = ident.to_string();
+                let mut chars = name.chars();
+                let looks_generic = name.len() <= 2
+                    && chars.next().is_some_and(|c| c.is_ascii_uppercase())
+                    && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+                if looks_generic
+                    && !self.declared.contains(&ident)
+                    && !self.found.iter().any(|f| f == ident)
+                {
+                    self.found.push(ident.clone());
+                }
+            }
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let in_method = args.in_impl
+        || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
+        || mentions_self(&sig.to_token_stream());
+    if !in_method {
+        return;
+    }
+    let mut find = Find {
+        declared: sig.generics.type_params().map(|t| &t.ident).collect(),
+        found: Vec::new(),
+    };
+    for input in &sig.inputs {
+        if let FnArg::Typed(t) = input {
+            syn::visit::Visit::visit_type(&mut find, &t.ty);
+        }
+    }
+    if let ReturnType::Type(_, ty) = &sig.output {
+        syn::visit::Visit::visit_type(&mut find, ty);
+    }
+    for ident in find.found {
+        cx.error(
+            &ident,
+            format!(
+                "`{ident}` is not a type parameter of this function: if it is one of the `impl` \
+                 block's, the attribute on the function cannot see it; put #[revad::reverse] on \
+                 the block too (`#[revad::reverse] impl<{ident}: revad::Float> ..`), which makes \
+                 the block's float type parameters the function's"
+            ),
+        );
+    }
+}
+
+/// The function's generics and, after them, the type parameters of its generic `impl` block
+/// ([`Args::impl_generics`]) that a float trait bounds there (`impl<T: Float> Model<T>`), with
+/// the block's `where` predicates on them: the block's float types are the function's too.
+/// (The block's other parameters are not the function's to judge: types of the user's.)
+fn with_impl_floats(own: &syn::Generics, block: Option<&syn::Generics>) -> syn::Generics {
+    let mut all = own.clone();
+    let Some(block) = block else {
+        return all;
+    };
+    let predicates: Vec<&syn::PredicateType> = block
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    let names = |t: &syn::PredicateType, ident: &Ident| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(ident));
+    for param in block.type_params() {
+        let ident = &param.ident;
+        let mut bounds = param.bounds.iter().chain(
+            predicates
+                .iter()
+                .filter(|t| names(t, ident))
+                .flat_map(|t| &t.bounds),
+        );
+        if !bounds.any(|b| is_float_like_bound(b, ident)) {
+            continue;
+        }
+        let mut param = param.clone();
+        param.eq_token = None;
+        param.default = None;
+        all.params.push(syn::GenericParam::Type(param));
+        for t in predicates.iter().filter(|t| names(t, ident)) {
+            all.make_where_clause()
+                .predicates
+                .push(syn::WherePredicate::Type((*t).clone()));
+        }
+    }
+    all
 }
 
 /// Whether `bound` makes the type parameter `param` a float type of the function: the
@@ -1223,6 +1329,32 @@ mod tests {
         assert!(matches!(sig.params[3].kind, ParamKind::Array { elem, .. } if elem == u));
         assert_eq!(sig.ret.seed_type().to_string(), "(T , [U ; 2] ,)");
         assert!(sig.params.iter().all(|p| p.active));
+    }
+
+    #[test]
+    fn an_impl_blocks_float_parameters_are_the_functions() {
+        let block: syn::ItemImpl = parse_quote!(
+            impl<'a, T, S: Clone> M<'a, T, S> where T: Float {}
+        );
+        let args = Args {
+            in_impl: true,
+            impl_generics: Some(block.generics),
+            ..Args::default()
+        };
+        let sig = read(parse_quote!(fn f<U: Float>(&self, x: T, y: U) -> T), args)
+            .ok()
+            .unwrap();
+        // The function's own first (the default precision), then the block's; not `S`.
+        assert_eq!(sig.generics, ["U", "T"].map(FloatTy::generic));
+        assert!(matches!(sig.params[1].kind, ParamKind::Scalar(k) if k == FloatTy::generic("T")));
+        // Without the block's generics, its `T` in a method is an error.
+        assert!(read(parse_quote!(fn f(&self, x: T) -> T), Args::default()).is_err());
+        // A type parameter of the function's own is not.
+        assert!(read(
+            parse_quote!(fn f<T: Float>(&self, x: T) -> T),
+            Args::default()
+        )
+        .is_ok());
     }
 
     #[test]
