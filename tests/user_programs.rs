@@ -1,0 +1,1148 @@
+//! Small programs written from the README the way Rust users write Rust (iterator chains,
+//! closures, `match`, `while` loops, structs, `f32`, constants), ports of other AD tools'
+//! examples and application code (ML losses, finance, physics, geometry, ODE steps,
+//! statistics). Each gradient is checked against a closed form or central finite differences
+//! of the primal, and each primal returned by a generated function against the plain
+//! function's, bit for bit.
+#![allow(
+    clippy::needless_range_loop,
+    clippy::let_and_return,
+    clippy::excessive_precision,
+    reason = "the programs are written as users write them"
+)]
+
+use revad::reverse;
+
+/// `|a - b| <= tol * max(|b|, 1)`.
+fn close(a: f64, b: f64, tol: f64) {
+    assert!((a - b).abs() <= tol * b.abs().max(1.0), "{a} vs {b}");
+}
+
+/// Every partial of `g` against central finite differences of `f` at `x` (relative 1e-6).
+fn assert_fd(f: impl Fn(&[f64]) -> f64, x: &[f64], g: &[f64]) {
+    let numeric = revad::check::finite_difference(f, x);
+    assert_eq!(numeric.len(), g.len());
+    for (i, (a, b)) in g.iter().zip(&numeric).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-6 * b.abs().max(1.0),
+            "partial {i}: {a} (ad) vs {b} (fd)"
+        );
+    }
+}
+
+/// The same value, bit for bit.
+fn same(a: f64, b: f64) {
+    assert_eq!(a.to_bits(), b.to_bits(), "{a} vs {b}");
+}
+
+// ---- ML losses -------------------------------------------------------------------------------
+
+#[reverse]
+fn cross_entropy(logits: &[f64], target: usize) -> f64 {
+    let m = logits.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lse = logits.iter().map(|&z| (z - m).exp()).sum::<f64>().ln() + m;
+    lse - logits[target]
+}
+
+#[test]
+fn softmax_cross_entropy() {
+    let z = [0.3, -1.2, 2.0, 0.7];
+    let (v, g) = cross_entropy_grad(&z, 2);
+    same(v, cross_entropy(&z, 2));
+    let s: f64 = z.iter().map(|v| v.exp()).sum();
+    for i in 0..4 {
+        let p = z[i].exp() / s;
+        close(g[i], p - if i == 2 { 1.0 } else { 0.0 }, 1e-12);
+    }
+}
+
+#[reverse]
+fn softmax(z: &[f64]) -> Vec<f64> {
+    let m = z.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let e: Vec<f64> = z.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+#[test]
+fn softmax_jacobian_transpose() {
+    let z = [0.1, 0.5, -0.4];
+    let seed = vec![1.0, -2.0, 0.5];
+    let (v, g) = softmax_vjp(&z, seed.clone());
+    assert_eq!(v, softmax(&z));
+    // J^T s = p * (s - <p, s>)
+    let ps: f64 = v.iter().zip(&seed).map(|(p, s)| p * s).sum();
+    for i in 0..3 {
+        close(g[i], v[i] * (seed[i] - ps), 1e-12);
+    }
+}
+
+#[reverse]
+fn log_sum_exp(x: &[f64]) -> f64 {
+    let mut m = x[0];
+    for &v in x.iter() {
+        if v > m {
+            m = v;
+        }
+    }
+    let mut s = 0.0;
+    for v in x {
+        s += (v - m).exp();
+    }
+    m + s.ln()
+}
+
+#[test]
+fn log_sum_exp_is_softmax() {
+    let x = [1.0, 3.0, -2.0, 2.5];
+    let (v, g) = log_sum_exp_grad(&x);
+    same(v, log_sum_exp(&x));
+    let s: f64 = x.iter().map(|v| v.exp()).sum();
+    for i in 0..4 {
+        close(g[i], x[i].exp() / s, 1e-12);
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+#[reverse]
+fn sigmoid_r(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+#[reverse(wrt(w, b))]
+fn logistic_loss(w: &[f64], b: f64, xs: &[[f64; 2]], ys: &[f64]) -> f64 {
+    let mut loss = 0.0;
+    for (x, &y) in xs.iter().zip(ys) {
+        let z = w[0] * x[0] + w[1] * x[1] + b;
+        let p = sigmoid_r(z);
+        loss -= y * p.ln() + (1.0 - y) * (1.0 - p).ln();
+    }
+    loss / ys.len() as f64
+}
+
+#[test]
+fn logistic_regression() {
+    let w = [0.4, -0.3];
+    let xs = [[1.0, 2.0], [-0.5, 0.3], [2.0, -1.0]];
+    let ys = [1.0, 0.0, 1.0];
+    let (v, (gw, gb)) = logistic_loss_grad(&w, 0.1, &xs, &ys);
+    same(v, logistic_loss(&w, 0.1, &xs, &ys));
+    let mut ew = [0.0; 2];
+    let mut eb = 0.0;
+    for (x, y) in xs.iter().zip(ys) {
+        let p = sigmoid(w[0] * x[0] + w[1] * x[1] + 0.1);
+        ew[0] += (p - y) * x[0] / 3.0;
+        ew[1] += (p - y) * x[1] / 3.0;
+        eb += (p - y) / 3.0;
+    }
+    close(gw[0], ew[0], 1e-12);
+    close(gw[1], ew[1], 1e-12);
+    close(gb, eb, 1e-12);
+}
+
+#[reverse]
+fn huber(pred: &[f64], target: &[f64], delta: f64) -> f64 {
+    pred.iter()
+        .zip(target.iter())
+        .map(|(p, t)| {
+            let r = (p - t).abs();
+            if r <= delta {
+                0.5 * r * r
+            } else {
+                delta * (r - 0.5 * delta)
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn huber_loss() {
+    let p = [0.2, 3.0, -1.0];
+    let t = [0.0, 0.5, -1.4];
+    let (v, (gp, gt, gd)) = huber_grad(&p, &t, 1.0);
+    same(v, huber(&p, &t, 1.0));
+    let ep = [0.2, 1.0, 0.4];
+    for i in 0..3 {
+        close(gp[i], ep[i], 1e-12);
+        close(gt[i], -ep[i], 1e-12);
+    }
+    // only the second term is linear: d/ddelta = r - delta
+    close(gd, 2.5 - 1.0, 1e-12);
+}
+
+#[reverse]
+fn mse(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    xs.iter()
+        .zip(ys)
+        .map(|(x, y)| {
+            let pred: f64 = w.iter().zip(x).map(|(a, b)| a * b).sum();
+            (pred - y).powi(2)
+        })
+        .sum::<f64>()
+        / n
+}
+
+#[test]
+fn mean_squared_error() {
+    let w = vec![0.5, -1.0, 2.0];
+    let xs = vec![vec![1.0, 2.0, 3.0], vec![0.0, -1.0, 0.5], vec![2.0, 2.0, -1.0]];
+    let ys = vec![1.0, 2.0, 0.0];
+    let (v, g) = mse_grad(&w, &xs, &ys);
+    same(v, mse(&w, &xs, &ys));
+    assert_fd(|w| mse(w, &xs, &ys), &w, &g.0);
+}
+
+#[reverse]
+fn mlp(w1: &[[f64; 2]; 3], b1: &[f64; 3], w2: &[f64; 3], x: [f64; 2]) -> f64 {
+    let mut h = [0.0; 3];
+    for i in 0..3 {
+        h[i] = (w1[i][0] * x[0] + w1[i][1] * x[1] + b1[i]).tanh();
+    }
+    h.iter().zip(w2.iter()).map(|(a, b)| a * b).sum()
+}
+
+#[test]
+fn tiny_mlp() {
+    let w1 = [[0.1, -0.2], [0.4, 0.3], [-0.5, 0.6]];
+    let b1 = [0.0, 0.1, -0.1];
+    let w2 = [1.0, -1.0, 0.5];
+    let x = [0.7, -0.3];
+    let (v, (gw1, gb1, gw2, gx)) = mlp_grad(&w1, &b1, &w2, x);
+    same(v, mlp(&w1, &b1, &w2, x));
+    assert_fd(|x| mlp(&w1, &b1, &w2, [x[0], x[1]]), &x, &gx);
+    assert_fd(|b| mlp(&w1, &[b[0], b[1], b[2]], &w2, x), &b1, &gb1);
+    assert_fd(|w| mlp(&w1, &b1, &[w[0], w[1], w[2]], x), &w2, &gw2);
+    let flat: Vec<f64> = w1.iter().flatten().copied().collect();
+    let gflat: Vec<f64> = gw1.iter().flatten().copied().collect();
+    assert_fd(
+        |f| mlp(&[[f[0], f[1]], [f[2], f[3]], [f[4], f[5]]], &b1, &w2, x),
+        &flat,
+        &gflat,
+    );
+}
+
+// ---- finance ---------------------------------------------------------------------------------
+
+#[reverse]
+fn norm_cdf(x: f64) -> f64 {
+    // Abramowitz & Stegun 26.2.17
+    let t = 1.0 / (1.0 + 0.2316419 * x.abs());
+    let poly = t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+    let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
+    let upper = pdf * poly;
+    if x >= 0.0 { 1.0 - upper } else { upper }
+}
+
+#[reverse]
+fn black_scholes_call(s: f64, k: f64, r: f64, sigma: f64, t: f64) -> f64 {
+    let sqrt_t = t.sqrt();
+    let d1 = ((s / k).ln() + (r + 0.5 * sigma * sigma) * t) / (sigma * sqrt_t);
+    let d2 = d1 - sigma * sqrt_t;
+    s * norm_cdf(d1) - k * (-r * t).exp() * norm_cdf(d2)
+}
+
+#[test]
+fn black_scholes_greeks() {
+    let args = [100.0, 95.0, 0.03, 0.25, 0.75];
+    let (v, (ds, dk, dr, dsig, dt)) = black_scholes_call_grad(100.0, 95.0, 0.03, 0.25, 0.75);
+    same(v, black_scholes_call(100.0, 95.0, 0.03, 0.25, 0.75));
+    assert_fd(
+        |a| black_scholes_call(a[0], a[1], a[2], a[3], a[4]),
+        &args,
+        &[ds, dk, dr, dsig, dt],
+    );
+    // delta is about N(d1) (up to the approximation of N)
+    assert!(ds > 0.5 && ds < 1.0);
+}
+
+#[reverse]
+fn present_value(cashflows: &[f64], rate: f64) -> f64 {
+    cashflows
+        .iter()
+        .enumerate()
+        .map(|(t, c)| c / (1.0 + rate).powi(t as i32 + 1))
+        .sum()
+}
+
+#[test]
+fn bond_price_and_duration() {
+    let cf = [5.0, 5.0, 5.0, 105.0];
+    let (v, (dcf, dr)) = present_value_grad(&cf, 0.04);
+    same(v, present_value(&cf, 0.04));
+    let mut er = 0.0;
+    for (t, c) in cf.iter().enumerate() {
+        let n = t as i32 + 1;
+        close(dcf[t], 1.04f64.powi(-n), 1e-12);
+        er -= f64::from(n) * c / 1.04f64.powi(n + 1);
+    }
+    close(dr, er, 1e-12);
+}
+
+const N: usize = 8;
+
+#[reverse]
+fn binomial_tree(s0: f64, k: f64, up: f64, p: f64, disc: f64) -> f64 {
+    let down = 1.0 / up;
+    let mut v = [0.0; N + 1];
+    for i in 0..=N {
+        let st = s0 * up.powi(i as i32) * down.powi((N - i) as i32);
+        v[i] = (st - k).max(0.0);
+    }
+    for step in (0..N).rev() {
+        for i in 0..=step {
+            v[i] = disc * (p * v[i + 1] + (1.0 - p) * v[i]);
+        }
+    }
+    v[0]
+}
+
+#[test]
+fn binomial_option() {
+    let a = [100.0, 97.0, 1.05, 0.55, 0.99];
+    let (v, (g0, g1, g2, g3, g4)) = binomial_tree_grad(a[0], a[1], a[2], a[3], a[4]);
+    same(v, binomial_tree(a[0], a[1], a[2], a[3], a[4]));
+    assert_fd(
+        |a| binomial_tree(a[0], a[1], a[2], a[3], a[4]),
+        &a,
+        &[g0, g1, g2, g3, g4],
+    );
+}
+
+// ---- numerics --------------------------------------------------------------------------------
+
+#[reverse]
+fn newton_sqrt(a: f64) -> f64 {
+    let mut y = a;
+    for _ in 0..30 {
+        y = 0.5 * (y + a / y);
+    }
+    y
+}
+
+#[test]
+fn newton_iteration() {
+    let (v, d) = newton_sqrt_grad(2.0);
+    same(v, newton_sqrt(2.0));
+    close(d, 0.5 / 2f64.sqrt(), 1e-12);
+}
+
+#[reverse]
+fn newton_cbrt(a: f64) -> f64 {
+    let mut y = 1.0;
+    let mut iter = 0;
+    while (y * y * y - a).abs() > 1e-14 * a && iter < 100 {
+        y -= (y * y * y - a) / (3.0 * y * y);
+        iter += 1;
+    }
+    y
+}
+
+#[test]
+fn newton_while_converged() {
+    let (v, d) = newton_cbrt_grad(5.0);
+    same(v, newton_cbrt(5.0));
+    close(d, 1.0 / (3.0 * 5f64.powf(2.0 / 3.0)), 1e-8);
+}
+
+#[reverse]
+fn horner(coeffs: &[f64], x: f64) -> f64 {
+    coeffs.iter().rev().fold(0.0, |acc, &c| acc * x + c)
+}
+
+#[test]
+fn horner_fold() {
+    let c = [1.0, -2.0, 0.5, 3.0]; // 1 - 2x + 0.5x^2 + 3x^3
+    let (v, (dc, dx)) = horner_grad(&c, 1.5);
+    same(v, horner(&c, 1.5));
+    close(dx, -2.0 + 1.5 + 9.0 * 1.5 * 1.5, 1e-12);
+    for k in 0..4 {
+        close(dc[k], 1.5f64.powi(k as i32), 1e-12);
+    }
+}
+
+#[reverse]
+fn poly_powi(a: &[f64], x: f64) -> f64 {
+    let mut s = 0.0;
+    for (k, &ak) in a.iter().enumerate() {
+        s += ak * x.powi(k as i32);
+    }
+    s
+}
+
+#[test]
+fn cppad_poly() {
+    let a = [1.0, 1.0, 1.0, 1.0, 1.0];
+    let (v, (_, dx)) = poly_powi_grad(&a, 3.0);
+    same(v, poly_powi(&a, 3.0));
+    close(dx, 1.0 + 2.0 * 3.0 + 3.0 * 9.0 + 4.0 * 27.0, 1e-12);
+}
+
+#[reverse]
+fn trapezoid(a: f64, b: f64) -> f64 {
+    let n = 64;
+    let h = (b - a) / n as f64;
+    let mut s = 0.5 * (a.sin() + b.sin());
+    for i in 1..n {
+        let x = a + i as f64 * h;
+        s += x.sin();
+    }
+    s * h
+}
+
+#[test]
+fn trapezoid_rule() {
+    let (v, (da, db)) = trapezoid_grad(0.2, 1.3);
+    same(v, trapezoid(0.2, 1.3));
+    assert_fd(|p| trapezoid(p[0], p[1]), &[0.2, 1.3], &[da, db]);
+    close(db, 1.3f64.sin(), 1e-3);
+}
+
+#[reverse]
+fn speelpenning(x: &[f64]) -> f64 {
+    x.iter().product()
+}
+
+#[test]
+fn adolc_speelpenning() {
+    let x = [1.1, 0.9, 1.3, 0.7, 2.0];
+    let (v, g) = speelpenning_grad(&x);
+    same(v, speelpenning(&x));
+    for i in 0..5 {
+        close(g[i], v / x[i], 1e-12);
+    }
+}
+
+#[reverse]
+fn l2_norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v * v).sum::<f64>().sqrt()
+}
+
+#[reverse]
+fn l1_norm(x: &[f64]) -> f64 {
+    x.iter().map(|v| v.abs()).sum()
+}
+
+#[reverse]
+fn linf(x: &[f64]) -> f64 {
+    x.iter().fold(0.0, |m: f64, v| m.max(v.abs()))
+}
+
+#[test]
+fn norms() {
+    let x = [3.0, -4.0, 1.0];
+    let (v, g) = l2_norm_grad(&x);
+    same(v, l2_norm(&x));
+    for i in 0..3 {
+        close(g[i], x[i] / v, 1e-12);
+    }
+    let (v, g) = l1_norm_grad(&x);
+    same(v, 8.0);
+    assert_eq!(g, vec![1.0, -1.0, 1.0]);
+    let (v, g) = linf_grad(&x);
+    same(v, 4.0);
+    assert_eq!(g, vec![0.0, -1.0, 0.0]);
+}
+
+#[reverse]
+fn pow_loop(x: f64, n: usize) -> f64 {
+    let mut r = 1.0;
+    for _ in 0..n {
+        r *= x;
+    }
+    r
+}
+
+#[test]
+fn zygote_pow() {
+    let (v, d) = pow_loop_grad(1.7, 5);
+    same(v, pow_loop(1.7, 5));
+    close(d, 5.0 * 1.7f64.powi(4), 1e-12);
+}
+
+// ---- physics / ODE ---------------------------------------------------------------------------
+
+const G: f64 = 9.81;
+
+#[reverse]
+fn projectile_range(v0: f64, angle: f64) -> f64 {
+    v0 * v0 * (2.0 * angle).sin() / G
+}
+
+#[test]
+fn const_gravity() {
+    let (v, (dv, da)) = projectile_range_grad(20.0, 0.6);
+    same(v, projectile_range(20.0, 0.6));
+    close(dv, 2.0 * 20.0 * 1.2f64.sin() / G, 1e-12);
+    close(da, 400.0 * 2.0 * 1.2f64.cos() / G, 1e-12);
+}
+
+#[reverse]
+fn rk4_step(y: [f64; 2], dt: f64, k: f64) -> [f64; 2] {
+    let f = |s: [f64; 2]| [s[1], -k * s[0]];
+    let k1 = f(y);
+    let k2 = f([y[0] + 0.5 * dt * k1[0], y[1] + 0.5 * dt * k1[1]]);
+    let k3 = f([y[0] + 0.5 * dt * k2[0], y[1] + 0.5 * dt * k2[1]]);
+    let k4 = f([y[0] + dt * k3[0], y[1] + dt * k3[1]]);
+    [
+        y[0] + dt / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
+        y[1] + dt / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
+    ]
+}
+
+#[reverse]
+fn oscillator(y0: [f64; 2], k: f64) -> f64 {
+    let mut y = y0;
+    for _ in 0..100 {
+        y = rk4_step(y, 0.01, k);
+    }
+    y[0]
+}
+
+#[test]
+fn rk4_harmonic_oscillator() {
+    let (v, (dy0, dk)) = oscillator_grad([1.0, 0.0], 4.0);
+    same(v, oscillator([1.0, 0.0], 4.0));
+    // y(t) = cos(w t), w = sqrt(k), t = 1
+    close(v, 2f64.cos(), 1e-8);
+    close(dy0[0], 2f64.cos(), 1e-8);
+    close(dy0[1], 2f64.sin() / 2.0, 1e-8);
+    close(dk, -2f64.sin() * 1.0 / (2.0 * 2.0), 1e-7);
+}
+
+#[reverse]
+fn euler_decay(y0: f64, lambda: f64, t_end: f64) -> f64 {
+    let steps = 1000;
+    let dt = t_end / steps as f64;
+    let mut y = y0;
+    let mut t = 0.0;
+    while t < t_end - 0.5 * dt {
+        y += dt * (-lambda * y);
+        t += dt;
+    }
+    y
+}
+
+#[test]
+fn euler_integrator() {
+    let (v, (d0, dl, dt)) = euler_decay_grad(2.0, 0.5, 1.0);
+    same(v, euler_decay(2.0, 0.5, 1.0));
+    assert_fd(|p| euler_decay(p[0], p[1], p[2]), &[2.0, 0.5, 1.0], &[d0, dl, dt]);
+}
+
+/// A point mass in space.
+#[derive(Clone, revad::Adjoint)]
+pub struct Body {
+    /// Position.
+    pub pos: [f64; 3],
+    /// Velocity.
+    pub vel: [f64; 3],
+    /// Mass.
+    pub mass: f64,
+}
+
+impl Body {
+    /// Kinetic energy.
+    #[reverse]
+    pub fn kinetic(&self) -> f64 {
+        0.5 * self.mass * self.vel.iter().map(|v| v * v).sum::<f64>()
+    }
+}
+
+#[reverse]
+fn total_energy(bodies: &[Body]) -> f64 {
+    let mut e = 0.0;
+    for (i, a) in bodies.iter().enumerate() {
+        e += a.kinetic();
+        for b in &bodies[i + 1..] {
+            let d2: f64 = a.pos.iter().zip(b.pos.iter()).map(|(p, q)| (p - q) * (p - q)).sum();
+            e -= a.mass * b.mass / d2.sqrt();
+        }
+    }
+    e
+}
+
+#[test]
+fn nbody_energy() {
+    let bodies = vec![
+        Body { pos: [0.0, 0.0, 0.0], vel: [0.1, 0.0, 0.0], mass: 1.0 },
+        Body { pos: [1.0, 0.0, 0.5], vel: [0.0, 0.3, 0.0], mass: 0.5 },
+        Body { pos: [0.0, 2.0, -1.0], vel: [0.0, 0.0, -0.2], mass: 0.2 },
+    ];
+    let (v, g) = total_energy_grad(&bodies);
+    same(v, total_energy(&bodies));
+    let flat = |bs: &[Body]| -> Vec<f64> {
+        bs.iter()
+            .flat_map(|b| b.pos.iter().chain(b.vel.iter()).copied().chain([b.mass]))
+            .collect()
+    };
+    let unflat = |f: &[f64]| -> Vec<Body> {
+        f.chunks(7)
+            .map(|c| Body { pos: [c[0], c[1], c[2]], vel: [c[3], c[4], c[5]], mass: c[6] })
+            .collect()
+    };
+    let gflat: Vec<f64> = g
+        .iter()
+        .flat_map(|b| b.pos.iter().chain(b.vel.iter()).copied().chain([b.mass]))
+        .collect();
+    assert_fd(|f| total_energy(&unflat(f)), &flat(&bodies), &gflat);
+}
+
+// ---- geometry --------------------------------------------------------------------------------
+
+#[reverse]
+fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+#[reverse]
+fn triangle_area(p: [f64; 3], q: [f64; 3], r: [f64; 3]) -> f64 {
+    let u = [q[0] - p[0], q[1] - p[1], q[2] - p[2]];
+    let v = [r[0] - p[0], r[1] - p[1], r[2] - p[2]];
+    let c = cross(u, v);
+    0.5 * (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt()
+}
+
+#[test]
+fn cross_product_and_area() {
+    let a = [1.0, 2.0, 3.0];
+    let b = [-1.0, 0.5, 2.0];
+    let seed = [0.3, -0.7, 1.1];
+    let (v, (ga, gb)) = cross_vjp(a, b, seed);
+    assert_eq!(v, cross(a, b));
+    // <seed, a x b> = <a, b x seed> = <b, seed x a>
+    assert_eq!(ga, cross(b, seed));
+    assert_eq!(gb, cross(seed, a));
+
+    let p = [0.0, 0.0, 0.0];
+    let q = [1.0, 0.2, 0.0];
+    let r = [0.3, 1.0, 0.4];
+    let (v, (gp, gq, gr)) = triangle_area_grad(p, q, r);
+    same(v, triangle_area(p, q, r));
+    let all: Vec<f64> = p.iter().chain(&q).chain(&r).copied().collect();
+    let g: Vec<f64> = gp.iter().chain(&gq).chain(&gr).copied().collect();
+    assert_fd(
+        |f| triangle_area([f[0], f[1], f[2]], [f[3], f[4], f[5]], [f[6], f[7], f[8]]),
+        &all,
+        &g,
+    );
+}
+
+#[reverse]
+fn polar(x: f64, y: f64) -> (f64, f64) {
+    (x.hypot(y), y.atan2(x))
+}
+
+#[test]
+fn polar_coordinates() {
+    let (v, (dx, dy)) = polar_vjp(3.0, 4.0, (1.0, 0.0));
+    assert_eq!(v, polar(3.0, 4.0));
+    close(dx, 0.6, 1e-12);
+    close(dy, 0.8, 1e-12);
+    let (_, (dx, dy)) = polar_vjp(3.0, 4.0, (0.0, 1.0));
+    close(dx, -4.0 / 25.0, 1e-12);
+    close(dy, 3.0 / 25.0, 1e-12);
+}
+
+#[reverse]
+fn polygon_perimeter(xs: &[[f64; 2]]) -> f64 {
+    let n = xs.len();
+    let mut p = 0.0;
+    for i in 0..n {
+        let j = (i + 1) % n;
+        let (ax, ay) = (xs[i][0], xs[i][1]);
+        let (bx, by) = (xs[j][0], xs[j][1]);
+        p += ((bx - ax).powi(2) + (by - ay).powi(2)).sqrt();
+    }
+    p
+}
+
+#[test]
+fn perimeter() {
+    let xs = [[0.0, 0.0], [3.0, 0.0], [3.0, 4.0]];
+    let (v, g) = polygon_perimeter_grad(&xs);
+    same(v, polygon_perimeter(&xs));
+    close(v, 12.0, 1e-12);
+    let flat: Vec<f64> = xs.iter().flatten().copied().collect();
+    let gflat: Vec<f64> = g.iter().flatten().copied().collect();
+    assert_fd(
+        |f| polygon_perimeter(&[[f[0], f[1]], [f[2], f[3]], [f[4], f[5]]]),
+        &flat,
+        &gflat,
+    );
+}
+
+// ---- statistics ------------------------------------------------------------------------------
+
+#[reverse]
+fn variance(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    x.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)
+}
+
+#[test]
+fn sample_variance() {
+    let x = [1.0, 2.5, 4.0, -1.0];
+    let (v, g) = variance_grad(&x);
+    same(v, variance(&x));
+    let mean = x.iter().sum::<f64>() / 4.0;
+    for i in 0..4 {
+        close(g[i], 2.0 * (x[i] - mean) / 3.0, 1e-12);
+    }
+}
+
+#[reverse]
+fn normal_log_likelihood(data: &[f64], mu: f64, log_sigma: f64) -> f64 {
+    let sigma = log_sigma.exp();
+    let n = data.len() as f64;
+    let ss: f64 = data.iter().map(|x| ((x - mu) / sigma).powi(2)).sum();
+    -n * (log_sigma + 0.5 * (2.0 * std::f64::consts::PI).ln()) - 0.5 * ss
+}
+
+#[test]
+fn gaussian_mle() {
+    let d = [0.5, 1.5, 2.0, -0.3];
+    let (v, (gd, gm, gs)) = normal_log_likelihood_grad(&d, 0.7, 0.1);
+    same(v, normal_log_likelihood(&d, 0.7, 0.1));
+    let s2 = (0.2f64).exp();
+    let em: f64 = d.iter().map(|x| (x - 0.7) / s2).sum();
+    close(gm, em, 1e-12);
+    let es: f64 = -4.0 + d.iter().map(|x| (x - 0.7).powi(2) / s2).sum::<f64>();
+    close(gs, es, 1e-12);
+    for i in 0..4 {
+        close(gd[i], -(d[i] - 0.7) / s2, 1e-12);
+    }
+}
+
+#[reverse]
+fn weighted_mean(x: &[f64], w: &[f64]) -> f64 {
+    let num: f64 = x.iter().zip(w).map(|(xi, wi)| xi * wi).sum();
+    let den: f64 = w.iter().sum();
+    num / den
+}
+
+#[test]
+fn weighted_mean_tuple_fold() {
+    let x = [1.0, 2.0, 4.0];
+    let w = [0.5, 0.25, 0.25];
+    let (v, (gx, gw)) = weighted_mean_grad(&x, &w);
+    same(v, weighted_mean(&x, &w));
+    for i in 0..3 {
+        close(gx[i], w[i], 1e-12);
+        close(gw[i], x[i] - v, 1e-12);
+    }
+}
+
+// ---- control flow ----------------------------------------------------------------------------
+
+#[reverse]
+fn activation(x: f64, kind: u8) -> f64 {
+    match kind {
+        0 => x.max(0.0),
+        1 => x.tanh(),
+        2 => 1.0 / (1.0 + (-x).exp()),
+        3 => (1.0 + x.exp()).ln(),
+        _ => x,
+    }
+}
+
+#[test]
+fn activations_by_match() {
+    let x = 0.4;
+    let s = sigmoid(x);
+    let expected = [1.0, 1.0 - x.tanh().powi(2), s * (1.0 - s), s, 1.0];
+    for (k, e) in expected.iter().enumerate() {
+        let (v, d) = activation_grad(x, k as u8);
+        same(v, activation(x, k as u8));
+        close(d, *e, 1e-12);
+    }
+}
+
+#[reverse]
+fn first_above(x: &[f64], threshold: f64) -> f64 {
+    let mut i = 0;
+    let r = loop {
+        if i == x.len() {
+            break 0.0;
+        }
+        if x[i] > threshold {
+            break x[i] * x[i];
+        }
+        i += 1;
+    };
+    r + threshold
+}
+
+#[test]
+fn loop_break_value() {
+    let x = [0.1, 0.5, 2.0, 3.0];
+    let (v, (g, gt)) = first_above_grad(&x, 1.0);
+    same(v, first_above(&x, 1.0));
+    assert_eq!(g, vec![0.0, 0.0, 4.0, 0.0]);
+    assert_eq!(gt, 1.0);
+}
+
+#[reverse]
+fn closures_sum(x: f64, y: f64) -> f64 {
+    let sq = |v: f64| v * v;
+    let scale = 3.0;
+    let lin = |v| scale * v + y;
+    sq(x) + sq(y) + lin(x)
+}
+
+#[test]
+fn closures_called_in_place() {
+    let (v, (dx, dy)) = closures_sum_grad(1.5, -2.0);
+    same(v, closures_sum(1.5, -2.0));
+    assert_eq!((dx, dy), (2.0 * 1.5 + 3.0, 2.0 * -2.0 + 1.0));
+}
+
+#[reverse]
+fn shadowing(x: f64) -> f64 {
+    let y = x * 2.0;
+    let y = {
+        let t = y.sin();
+        t * t
+    };
+    let x = y + x;
+    x
+}
+
+#[test]
+fn shadowing_and_blocks() {
+    let (v, d) = shadowing_grad(0.3);
+    same(v, shadowing(0.3));
+    close(d, 2.0 * 0.6f64.sin() * 0.6f64.cos() * 2.0 + 1.0, 1e-12);
+}
+
+// ---- f32 and constants ----------------------------------------------------------------------
+
+const WEIGHTS: [f64; 3] = [0.2, 0.3, 0.5];
+
+#[reverse]
+fn weighted(x: [f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for (w, v) in WEIGHTS.iter().zip(x) {
+        s += w * v.exp();
+    }
+    s
+}
+
+#[test]
+fn const_table() {
+    let x = [0.1, -0.2, 0.3];
+    let (v, g) = weighted_grad(x);
+    same(v, weighted(x));
+    for i in 0..3 {
+        close(g[i], WEIGHTS[i] * x[i].exp(), 1e-12);
+    }
+}
+
+#[reverse]
+fn sigmoid32(x: f32, w: f32) -> f32 {
+    let z = w * x;
+    1.0 / (1.0 + (-z).exp())
+}
+
+#[test]
+fn f32_sigmoid() {
+    let (v, (dx, dw)) = sigmoid32_grad(0.5, 2.0);
+    assert_eq!(v.to_bits(), sigmoid32(0.5, 2.0).to_bits());
+    let s = v;
+    assert!((dx - s * (1.0 - s) * 2.0).abs() < 1e-6);
+    assert!((dw - s * (1.0 - s) * 0.5).abs() < 1e-6);
+}
+
+#[reverse]
+fn mixed_precision(x: f32, n: usize) -> f32 {
+    let mut acc = 0.0f32;
+    for i in 0..n {
+        acc += (x * i as f32).sin() / (i as f32 + 1.0);
+    }
+    acc
+}
+
+#[test]
+fn f32_loop() {
+    let (v, d) = mixed_precision_grad(0.3, 5);
+    assert_eq!(v.to_bits(), mixed_precision(0.3, 5).to_bits());
+    let mut e = 0.0f32;
+    for i in 0..5 {
+        e += (0.3 * i as f32).cos() * i as f32 / (i as f32 + 1.0);
+    }
+    assert!((d - e).abs() < 1e-5);
+}
+
+// ---- forward mode and Hessians --------------------------------------------------------------
+
+#[revad::forward]
+#[reverse]
+fn rosen(x: f64, y: f64) -> f64 {
+    (1.0 - x).powi(2) + 100.0 * (y - x * x).powi(2)
+}
+
+#[reverse(hessian)]
+fn rosen_h(x: [f64; 2]) -> f64 {
+    (1.0 - x[0]).powi(2) + 100.0 * (x[1] - x[0] * x[0]).powi(2)
+}
+
+#[test]
+fn rosenbrock_all_modes() {
+    let (x, y) = (-1.2, 1.0);
+    let gx = -2.0 * (1.0 - x) - 400.0 * x * (y - x * x);
+    let gy = 200.0 * (y - x * x);
+    let (v, (dx, dy)) = rosen_grad(x, y);
+    same(v, rosen(x, y));
+    close(dx, gx, 1e-12);
+    close(dy, gy, 1e-12);
+    let (v, t) = rosen_jvp(x, y, 0.5, -1.0);
+    same(v, rosen(x, y));
+    close(t, 0.5 * gx - gy, 1e-12);
+    let (v, g, h) = rosen_h_hessian([x, y]);
+    same(v, rosen_h([x, y]));
+    close(g[0], gx, 1e-12);
+    close(h[0][0], 2.0 - 400.0 * (y - 3.0 * x * x), 1e-12);
+    close(h[0][1], -400.0 * x, 1e-12);
+    close(h[1][0], -400.0 * x, 1e-12);
+    close(h[1][1], 200.0, 1e-12);
+}
+
+#[revad::forward]
+fn scale_vec(x: &[f64], a: f64) -> Vec<f64> {
+    x.iter().map(|v| v * a + v.sin()).collect()
+}
+
+#[test]
+fn forward_vec_result() {
+    let x = [0.5, 1.0, -0.3];
+    let (v, t) = scale_vec_jvp(&x, 2.0, &[1.0, 0.0, 0.0], 1.0);
+    assert_eq!(v, scale_vec(&x, 2.0));
+    close(t[0], 2.0 + 0.5f64.cos() + 0.5, 1e-12);
+    close(t[1], 1.0, 1e-12);
+    close(t[2], -0.3, 1e-12);
+}
+
+#[revad::forward]
+fn dot_fwd(a: [f64; 3], b: [f64; 3]) -> f64 {
+    a.iter().zip(b.iter()).map(|(x, y)| x * y).sum()
+}
+
+#[test]
+fn forward_dot() {
+    let a = [1.0, 2.0, 3.0];
+    let b = [4.0, 5.0, 6.0];
+    let (v, t) = dot_fwd_jvp(a, b, [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]);
+    same(v, 32.0);
+    assert_eq!(t, 4.0 + 3.0);
+}
+
+#[reverse(hessian)]
+fn quartic(x: &[f64]) -> f64 {
+    x.iter().map(|v| v.powi(4)).sum::<f64>() + x[0] * x[1]
+}
+
+#[test]
+fn hessian_slice() {
+    let x = [1.0, 2.0];
+    let (_, _, h) = quartic_hessian(&x);
+    close(h[0][0], 12.0, 1e-12);
+    close(h[1][1], 48.0, 1e-12);
+    close(h[0][1], 1.0, 1e-12);
+}
+
+// ---- mutation --------------------------------------------------------------------------------
+
+#[reverse]
+fn normalize_in_place(x: &mut [f64]) -> f64 {
+    let n = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    for v in x.iter_mut() {
+        *v /= n;
+    }
+    n
+}
+
+#[test]
+fn normalize_mut_slice() {
+    let x0 = [3.0, 4.0];
+    let mut x = x0;
+    let (v, g) = normalize_in_place_vjp(&mut x, 1.0, vec![1.0, 0.0]);
+    let mut y = x0;
+    same(v, normalize_in_place(&mut y));
+    assert_eq!(x, y);
+    // d/dx (n + x0/n) = x/n + e0/n - x0 x / n^3
+    let n = 5.0;
+    let e = [3.0 / n + 1.0 / n - 3.0 * 3.0 / 125.0, 4.0 / n - 3.0 * 4.0 / 125.0];
+    close(g[0], e[0], 1e-12);
+    close(g[1], e[1], 1e-12);
+}
+
+#[reverse]
+fn gd_step(w: &mut [f64; 2], lr: f64) {
+    let g = [2.0 * w[0], 4.0 * w[1]];
+    w[0] -= lr * g[0];
+    w[1] -= lr * g[1];
+}
+
+#[test]
+fn gradient_descent_step() {
+    let mut w = [1.0, 2.0];
+    let ((), (gw, glr)) = gd_step_vjp(&mut w, 0.1, [1.0, 1.0]);
+    assert_eq!(w, [0.8, 1.2]);
+    assert_eq!(gw, [0.8, 1.0 - 0.4]);
+    close(glr, -2.0 - 8.0, 1e-12);
+}
+
+#[reverse]
+fn build_vec(x: f64, n: usize) -> f64 {
+    let mut v = Vec::new();
+    for i in 0..n {
+        v.push(x * i as f64);
+    }
+    let mut s = 0.0;
+    while !v.is_empty() {
+        let last = v.pop().unwrap();
+        s += last.sin();
+    }
+    s
+}
+
+#[test]
+fn push_and_pop() {
+    let (v, d) = build_vec_grad(0.3, 4);
+    same(v, build_vec(0.3, 4));
+    let e: f64 = (0..4).map(|i| i as f64 * (0.3 * i as f64).cos()).sum();
+    close(d, e, 1e-12);
+}
+
+// ---- windows, chunks, rev ------------------------------------------------------------------
+
+#[reverse]
+fn total_variation(x: &[f64]) -> f64 {
+    x.windows(2).map(|w| (w[1] - w[0]).abs()).sum()
+}
+
+#[reverse]
+fn pairwise(x: &[f64]) -> f64 {
+    x.chunks(2).map(|c| c[0] * c[1]).sum::<f64>()
+}
+
+#[reverse]
+fn discounted(rewards: &[f64], gamma: f64) -> f64 {
+    let mut g = 0.0;
+    for r in rewards.iter().rev() {
+        g = r + gamma * g;
+    }
+    g
+}
+
+#[test]
+fn windows_chunks_rev() {
+    let x = [1.0, 3.0, 2.0, 5.0];
+    let (v, g) = total_variation_grad(&x);
+    same(v, total_variation(&x));
+    assert_eq!(g, vec![-1.0, 2.0, -2.0, 1.0]);
+    let (v, g) = pairwise_grad(&x);
+    same(v, pairwise(&x));
+    assert_eq!(g, vec![3.0, 1.0, 5.0, 2.0]);
+    let (v, (gr, gg)) = discounted_grad(&x, 0.9);
+    same(v, discounted(&x, 0.9));
+    for t in 0..4 {
+        close(gr[t], 0.9f64.powi(t as i32), 1e-12);
+    }
+    close(gg, 3.0 + 2.0 * 0.9 * 2.0 + 3.0 * 0.81 * 5.0, 1e-12);
+}
+
+// ---- structs ---------------------------------------------------------------------------------
+
+/// A normal distribution.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Gaussian {
+    /// Mean.
+    pub mu: f64,
+    /// Standard deviation.
+    pub sigma: f64,
+}
+
+#[reverse]
+fn make_gaussian(a: f64, b: f64) -> Gaussian {
+    Gaussian { mu: a + b, sigma: (a * b).exp() }
+}
+
+#[reverse]
+fn nll(g: &Gaussian, x: f64) -> f64 {
+    let z = (x - g.mu) / g.sigma;
+    0.5 * z * z + g.sigma.ln()
+}
+
+#[reverse]
+fn fit_gaussian(a: f64, b: f64, x: f64) -> f64 {
+    let g = make_gaussian(a, b);
+    let z = (x - g.mu) / g.sigma;
+    0.5 * z * z + g.sigma.ln()
+}
+
+#[test]
+fn struct_result_and_parameter() {
+    let (v, (ga, gb, gx)) = fit_gaussian_grad(0.3, 0.5, 1.2);
+    same(v, fit_gaussian(0.3, 0.5, 1.2));
+    assert_fd(|p| fit_gaussian(p[0], p[1], p[2]), &[0.3, 0.5, 1.2], &[ga, gb, gx]);
+    let (g, seed) = (make_gaussian(0.3, 0.5), GaussianAdjoint { mu: 1.0, sigma: 2.0 });
+    let (v, (da, db)) = make_gaussian_vjp(0.3, 0.5, seed);
+    assert_eq!((v.mu, v.sigma), (g.mu, g.sigma));
+    close(da, 1.0 + 2.0 * 0.5 * g.sigma, 1e-12);
+    close(db, 1.0 + 2.0 * 0.3 * g.sigma, 1e-12);
+}
+
+#[reverse]
+fn take_vec(mut v: Vec<f64>, s: f64) -> f64 {
+    for x in v.iter_mut() {
+        *x *= s;
+    }
+    v.iter().map(|x| x.exp()).sum()
+}
+
+#[test]
+fn vec_by_value() {
+    let v0 = vec![0.1, 0.2];
+    let (v, (gv, gs)) = take_vec_grad(v0.clone(), 2.0);
+    same(v, take_vec(v0.clone(), 2.0));
+    close(gv[0], 2.0 * 0.2f64.exp(), 1e-12);
+    close(gv[1], 2.0 * 0.4f64.exp(), 1e-12);
+    close(gs, 0.1 * 0.2f64.exp() + 0.2 * 0.4f64.exp(), 1e-12);
+}
+
+#[reverse]
+fn tuple_param(p: (f64, f64), k: f64) -> f64 {
+    let a = p.0;
+    let b = p.1;
+    a * k + b.powf(k)
+}
+
+#[test]
+fn tuple_parameter() {
+    let (v, (gp, gk)) = tuple_param_grad((2.0, 3.0), 1.5);
+    same(v, tuple_param((2.0, 3.0), 1.5));
+    close(gp.0, 1.5, 1e-12);
+    close(gp.1, 1.5 * 3f64.powf(0.5), 1e-12);
+    close(gk, 2.0 + 3f64.powf(1.5) * 3f64.ln(), 1e-12);
+}
+
+#[reverse]
+fn safe_log(x: f64) -> f64 {
+    (x + f64::EPSILON).ln() + std::f64::consts::PI * x
+}
+
+#[test]
+fn std_constants() {
+    let (v, d) = safe_log_grad(2.0);
+    same(v, safe_log(2.0));
+    close(d, 1.0 / (2.0 + f64::EPSILON) + std::f64::consts::PI, 1e-12);
+}
