@@ -1089,8 +1089,22 @@ fn fit_gaussian(a: f64, b: f64, x: f64) -> f64 {
     0.5 * z * z + g.sigma.ln()
 }
 
+/// The result both read by field and passed by `&` (the field says it is a struct, not an
+/// array).
+#[reverse]
+fn fit_gaussian_shifted(a: f64, b: f64, x: f64) -> f64 {
+    let g = make_gaussian(a, b);
+    let s = g.sigma;
+    nll(&g, x) + s
+}
+
 #[test]
 fn struct_result_and_parameter() {
+    let p = [0.3, 0.5, 1.2];
+    let (v, (ga, gb, gx)) = fit_gaussian_shifted_grad(p[0], p[1], p[2]);
+    same(v, fit_gaussian_shifted(p[0], p[1], p[2]));
+    assert_fd(|p| fit_gaussian_shifted(p[0], p[1], p[2]), &p, &[ga, gb, gx]);
+
     let (v, (ga, gb, gx)) = fit_gaussian_grad(0.3, 0.5, 1.2);
     same(v, fit_gaussian(0.3, 0.5, 1.2));
     assert_fd(|p| fit_gaussian(p[0], p[1], p[2]), &[0.3, 0.5, 1.2], &[ga, gb, gx]);

@@ -51,7 +51,16 @@ impl Lowerer<'_> {
         };
         self.result_shape = match pat {
             syn::Pat::Ident(p) => {
-                let array = annot.is_some_and(is_array_type) || used_as_array(rest, &p.ident);
+                let array = match annot {
+                    Some(ty) => is_array_type(ty),
+                    None => match used_as_array(rest, &p.ident) {
+                        ArrayUse::None => false,
+                        ArrayUse::Array => true,
+                        // `&p` alone may pass an array or a struct: a named field or a
+                        // method of `p` says which (`p.mu`, `nll(&p, x)`).
+                        ArrayUse::Borrowed => !used_as_aggregate(rest, &p.ident),
+                    },
+                };
                 let aggregate = match annot {
                     Some(ty) => {
                         !is_array_type(ty)
@@ -70,10 +79,11 @@ impl Lowerer<'_> {
                 t.elems
                     .iter()
                     .map(|e| match e {
-                        syn::Pat::Ident(p) => used_as_array(rest, &p.ident),
+                        syn::Pat::Ident(p) => used_as_array(rest, &p.ident) != ArrayUse::None,
                         syn::Pat::Type(typed) => {
                             is_array_type(&typed.ty)
-                                || matches!(&*typed.pat, syn::Pat::Ident(p) if used_as_array(rest, &p.ident))
+                                || matches!(&*typed.pat, syn::Pat::Ident(p)
+                                    if used_as_array(rest, &p.ident) != ArrayUse::None)
                         }
                         _ => false,
                     })
@@ -263,11 +273,29 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     finder.found
 }
 
-/// Whether `stmts` index `name`, iterate it, take its length or borrow it (`&name`).
-fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+/// How the statements after `let name = g(..);` use `name` as an array.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum ArrayUse {
+    /// Not at all.
+    None,
+    /// Only borrowed (`&name`), as a struct would be too.
+    Borrowed,
+    /// Indexed, iterated, or its length taken.
+    Array,
+}
+
+/// Whether `stmts` index `name`, iterate it or take its length, or only borrow it (`&name`).
+fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> ArrayUse {
     struct Finder<'a> {
         name: &'a syn::Ident,
-        found: bool,
+        found: ArrayUse,
+    }
+    impl Finder<'_> {
+        fn saw(&mut self, yes: bool, how: ArrayUse) {
+            if yes {
+                self.found = self.found.max(how);
+            }
+        }
     }
     impl Finder<'_> {
         fn is_name(&self, expr: &syn::Expr) -> bool {
@@ -276,7 +304,8 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
         fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
-            self.found |= self.is_name(&e.expr);
+            let yes = self.is_name(&e.expr);
+            self.saw(yes, ArrayUse::Array);
             syn::visit::visit_expr_index(self, e);
         }
         fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
@@ -292,21 +321,27 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
                 "windows",
                 "split_at",
             ];
-            self.found |= self.is_name(&e.receiver) && ARRAY_METHODS.iter().any(|m| e.method == m);
+            let yes = self.is_name(&e.receiver) && ARRAY_METHODS.iter().any(|m| e.method == m);
+            self.saw(yes, ArrayUse::Array);
             syn::visit::visit_expr_method_call(self, e);
         }
         fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-            self.found |= self.is_name(&e.expr);
+            let yes = self.is_name(&e.expr);
+            self.saw(yes, ArrayUse::Array);
             syn::visit::visit_expr_for_loop(self, e);
         }
         // `&out` passes an array; `&mut m` passes a scalar as often (`bump(&mut m, x)`), and
         // an array result is rarely written: taken for a scalar.
         fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
-            self.found |= e.mutability.is_none() && self.is_name(&e.expr);
+            let yes = e.mutability.is_none() && self.is_name(&e.expr);
+            self.saw(yes, ArrayUse::Borrowed);
             syn::visit::visit_expr_reference(self, e);
         }
     }
-    let mut finder = Finder { name, found: false };
+    let mut finder = Finder {
+        name,
+        found: ArrayUse::None,
+    };
     for stmt in stmts {
         finder.visit_stmt(stmt);
     }
