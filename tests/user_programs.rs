@@ -1160,3 +1160,101 @@ fn std_constants() {
     same(v, safe_log(2.0));
     close(d, 1.0 / (2.0 + f64::EPSILON) + std::f64::consts::PI, 1e-12);
 }
+
+// ---- copies ----------------------------------------------------------------------------------
+
+/// `let mut y = *x;` of a `&[f64; N]` parameter is an owned copy (was E0594: the copy
+/// cloned the reference).
+#[reverse]
+fn copy_deref(x: &[f64; 3]) -> f64 {
+    let mut y = *x;
+    y[0] *= 2.0;
+    y[0] + y[1] * y[2]
+}
+
+#[reverse]
+fn copy_deref_mut(x: &mut [f64; 3]) -> f64 {
+    let mut y = *x;
+    y[0] *= 2.0;
+    x[1] += y[0];
+    y[0] + y[1] * y[2]
+}
+
+#[reverse]
+fn copy_plain(x: [f64; 3]) -> f64 {
+    let mut y = x;
+    y[0] *= 2.0;
+    x[0] + y[0] + y[1] * y[2]
+}
+
+#[reverse]
+fn copy_vec(x: &[f64]) -> f64 {
+    let mut y = x.to_vec();
+    y[0] *= 2.0;
+    x[0] + y[0]
+}
+
+#[revad::forward]
+fn copy_fwd(x: &[f64; 3]) -> f64 {
+    let mut y = *x;
+    y[0] *= 2.0;
+    y[0] + y[1] * y[2]
+}
+
+#[reverse]
+fn copy_ref_vec(x: &Vec<f64>) -> f64 {
+    let mut y = x.clone();
+    y[0] *= 2.0;
+    let mut z = x.to_vec();
+    z[1] *= 3.0;
+    y[0] + z[1] * x[0]
+}
+
+#[reverse(cps)]
+fn copy_cps(x: &[f64; 3]) -> f64 {
+    let mut y = *x;
+    y[0] *= 2.0;
+    y[0] + y[1] * y[2]
+}
+
+#[reverse(hessian)]
+fn copy_h(x: &[f64; 3]) -> f64 {
+    let mut y = *x;
+    y[0] *= 2.0;
+    y[0] * y[0] + y[1] * y[2]
+}
+
+#[test]
+fn copy_of_a_borrowed_array() {
+    let x = [1.0, 2.0, 3.0];
+    // y = (2 x0, x1, x2): d/dx (y0 + y1 y2) = (2, x2, x1)
+    let (v, g) = copy_deref_grad(&x);
+    same(v, copy_deref(&x));
+    assert_eq!(g, [2.0, 3.0, 2.0]);
+    let (mut a, mut b) = (x, x);
+    let (v, g) = copy_deref_mut_grad(&mut a);
+    same(v, copy_deref_mut(&mut b));
+    assert_eq!(a, b);
+    assert_eq!(g, [2.0, 3.0, 2.0]);
+    let (v, g) = copy_plain_grad(x);
+    same(v, copy_plain(x));
+    assert_eq!(g, [3.0, 3.0, 2.0]);
+    let (v, g) = copy_vec_grad(&x);
+    same(v, copy_vec(&x));
+    assert_eq!(g, vec![3.0, 0.0, 0.0]);
+    let (v, t) = copy_fwd_jvp(&x, &[1.0, 1.0, 1.0]);
+    same(v, copy_fwd(&x));
+    assert_eq!(t, 2.0 + 3.0 + 2.0);
+    let xv = vec![1.0, 2.0];
+    // y0 + z1 x0 = 2 x0 + 3 x1 x0
+    let (v, g) = copy_ref_vec_grad(&xv);
+    same(v, copy_ref_vec(&xv));
+    assert_eq!(g, vec![2.0 + 6.0, 3.0]);
+    let (v, g) = copy_cps_grad(&x);
+    same(v, copy_cps(&x));
+    assert_eq!(g, [2.0, 3.0, 2.0]);
+    // 4 x0^2 + x1 x2
+    let (v, _, h) = copy_h_hessian(&x);
+    same(v, copy_h(&x));
+    assert_eq!(h, vec![vec![8.0, 0.0, 0.0], vec![0.0, 0.0, 1.0], vec![0.0, 1.0, 0.0]]);
+}
