@@ -1258,3 +1258,906 @@ fn copy_of_a_borrowed_array() {
     same(v, copy_h(&x));
     assert_eq!(h, vec![vec![8.0, 0.0, 0.0], vec![0.0, 0.0, 1.0], vec![0.0, 1.0, 0.0]]);
 }
+
+// ---- assorted applications ------------------------------------------------------------------
+
+#[reverse]
+fn leaky(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &v in x {
+        let a = if v > 0.0 { v } else { 0.01 * v };
+        s += a * a;
+    }
+    s
+}
+
+#[reverse]
+fn softplus_stable(x: f64) -> f64 {
+    if x > 20.0 { x } else { x.exp().ln_1p() }
+}
+
+#[reverse]
+fn kl(p: &[f64], q: &[f64]) -> f64 {
+    p.iter().zip(q).map(|(a, b)| a * (a / b).ln()).sum()
+}
+
+#[reverse]
+fn cosine(a: &[f64], b: &[f64]) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let na = a.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let nb = b.iter().map(|x| x * x).sum::<f64>().sqrt();
+    dot / (na * nb)
+}
+
+#[reverse]
+fn det3(m: [[f64; 3]; 3]) -> f64 {
+    m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+}
+
+#[reverse]
+fn matmul2(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    let mut c = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            for k in 0..2 {
+                c[i][j] += a[i][k] * b[k][j];
+            }
+        }
+    }
+    c
+}
+
+#[reverse]
+fn argmax_pick(x: &[f64]) -> f64 {
+    let mut k = 0;
+    for i in 1..x.len() {
+        if x[i] > x[k] {
+            k = i;
+        }
+    }
+    x[k] * 2.0 + x[0]
+}
+
+#[reverse]
+fn nearest(points: &[[f64; 2]], q: [f64; 2]) -> f64 {
+    let mut best = f64::INFINITY;
+    for p in points {
+        let d = (p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2);
+        if d < best {
+            best = d;
+        }
+    }
+    best.sqrt()
+}
+
+#[reverse]
+fn geometric(r: f64) -> f64 {
+    let mut term = 1.0;
+    let mut sum = 0.0;
+    let mut n = 0;
+    loop {
+        sum += term;
+        term *= r;
+        n += 1;
+        if n >= 50 || term.abs() < 1e-17 {
+            break;
+        }
+    }
+    sum
+}
+
+#[reverse]
+fn fold_capture(x: &[f64], w: f64) -> f64 {
+    x.iter().fold(0.0, |acc, v| acc + w * v * v)
+}
+
+#[reverse]
+fn centroid_dist(flat: &[f64]) -> f64 {
+    let n = flat.len() / 3;
+    let mut c = [0.0; 3];
+    for p in flat.chunks_exact(3) {
+        for k in 0..3 {
+            c[k] += p[k] / n as f64;
+        }
+    }
+    let mut s = 0.0;
+    for p in flat.chunks_exact(3) {
+        s += (0..3).map(|k| (p[k] - c[k]).powi(2)).sum::<f64>();
+    }
+    s
+}
+
+static TABLE: [f64; 4] = [1.0, 0.5, 0.25, 0.125];
+
+#[reverse]
+fn static_table(x: f64) -> f64 {
+    let mut s = 0.0;
+    for (i, t) in TABLE.iter().enumerate() {
+        s += t * x.powi(i as i32);
+    }
+    s
+}
+
+#[derive(Clone, Copy, Debug, revad::Adjoint)]
+/// A plane vector, by value.
+pub struct Vec2 {
+    /// Abscissa.
+    pub x: f64,
+    /// Ordinate.
+    pub y: f64,
+}
+
+#[reverse]
+fn vadd(a: Vec2, b: Vec2) -> Vec2 {
+    Vec2 { x: a.x + b.x, y: a.y + b.y }
+}
+
+#[reverse]
+fn vlen(a: Vec2) -> f64 {
+    (a.x * a.x + a.y * a.y).sqrt()
+}
+
+#[reverse]
+fn path_len(a: Vec2, b: Vec2) -> f64 {
+    let c: Vec2 = vadd(a, b);
+    vlen(c) + vlen(a)
+}
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// A plane figure.
+pub enum Shape {
+    /// A circle of radius.
+    Circle(f64),
+    /// A rectangle.
+    Rect {
+        /// Width.
+        w: f64,
+        /// Height.
+        h: f64,
+    },
+}
+
+#[reverse]
+fn area(s: &Shape) -> f64 {
+    match s {
+        Shape::Circle(r) => std::f64::consts::PI * r * r,
+        Shape::Rect { w, h } => w * h,
+    }
+}
+
+#[reverse]
+fn total_area(shapes: &[Shape]) -> f64 {
+    shapes.iter().map(|s| area(s)).sum()
+}
+
+#[reverse]
+fn recurse_pow(x: f64, n: u32) -> f64 {
+    if n == 0 { 1.0 } else { x * recurse_pow(x, n - 1) }
+}
+
+#[reverse]
+fn generic_norm<T: revad::Float>(x: &[T]) -> T {
+    let mut s = T::ZERO;
+    for &v in x {
+        s += v * v;
+    }
+    s.sqrt()
+}
+
+#[reverse]
+fn f32_sum(x: &[f32]) -> f32 {
+    x.iter().map(|v| v.sin()).sum::<f32>()
+}
+
+#[reverse]
+fn minmax_clamp(x: f64, lo: f64, hi: f64) -> f64 {
+    let y = x.clamp(lo, hi);
+    y.max(0.5 * lo).min(2.0 * hi) + x.min(lo)
+}
+
+#[reverse]
+fn gauss_seidel(b: &[f64], d: f64) -> f64 {
+    let n = b.len();
+    let mut x = vec![0.0; n];
+    for _ in 0..20 {
+        for i in 0..n {
+            let mut s = b[i];
+            if i > 0 {
+                s += x[i - 1];
+            }
+            if i + 1 < n {
+                s += x[i + 1];
+            }
+            x[i] = s / d;
+        }
+    }
+    x.iter().sum()
+}
+
+#[reverse]
+fn two_outputs(x: f64) -> (f64, f64) {
+    (x.sin(), x.cos())
+}
+
+#[reverse]
+fn use_two(x: f64) -> f64 {
+    let (s, c) = two_outputs(x);
+    s * s - c
+}
+
+#[reverse]
+fn verlet(x0: f64, v0: f64, k: f64) -> f64 {
+    let dt = 0.01;
+    let mut x = x0;
+    let mut v = v0;
+    let mut a = -k * x;
+    for _ in 0..200 {
+        x += v * dt + 0.5 * a * dt * dt;
+        let a_new = -k * x;
+        v += 0.5 * (a + a_new) * dt;
+        a = a_new;
+    }
+    0.5 * v * v + 0.5 * k * x * x
+}
+
+#[reverse]
+fn continue_skip(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, &v) in x.iter().enumerate() {
+        if i % 2 == 1 {
+            continue;
+        }
+        if v < 0.0 {
+            break;
+        }
+        s += v.sqrt();
+    }
+    s
+}
+
+#[reverse]
+fn match_guard(x: f64, n: i32) -> f64 {
+    match n {
+        i32::MIN..=-1 => -x,
+        0 => 0.0,
+        _ if n % 2 == 0 => x.powi(n),
+        _ => x.powi(n) * 0.5,
+    }
+}
+
+#[reverse]
+fn rev_enum(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, v) in x.iter().rev().enumerate() {
+        s += (i as f64 + 1.0) * v * v;
+    }
+    s
+}
+
+#[reverse]
+fn skip_take(x: &[f64]) -> f64 {
+    x.iter().skip(1).take(2).map(|v| v.exp()).sum()
+}
+
+#[reverse]
+fn mut_vec_push(out: &mut Vec<f64>, x: f64) {
+    out.push(x * x);
+    out[0] *= x;
+}
+
+#[reverse]
+fn gram(a: [f64; 2], b: [f64; 2]) -> f64 {
+    let na = (a[0] * a[0] + a[1] * a[1]).sqrt();
+    let u = [a[0] / na, a[1] / na];
+    let p = b[0] * u[0] + b[1] * u[1];
+    let w = [b[0] - p * u[0], b[1] - p * u[1]];
+    w[0].hypot(w[1])
+}
+
+#[reverse]
+fn compound_ops(x: &[f64; 3]) -> f64 {
+    let mut y = *x;
+    y[0] *= 2.0;
+    y[1] /= y[0];
+    y[2] -= y[1] * y[0];
+    y[0] += 1.0;
+    y.iter().product::<f64>()
+}
+
+#[reverse]
+fn quat_rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let [w, x, y, z] = q;
+    let t = [
+        2.0 * (y * v[2] - z * v[1]),
+        2.0 * (z * v[0] - x * v[2]),
+        2.0 * (x * v[1] - y * v[0]),
+    ];
+    [
+        v[0] + w * t[0] + (y * t[2] - z * t[1]),
+        v[1] + w * t[1] + (z * t[0] - x * t[2]),
+        v[2] + w * t[2] + (x * t[1] - y * t[0]),
+    ]
+}
+
+#[test]
+fn assorted_applications() {
+    let x = [0.5, -1.0, 2.0];
+    let (v, g) = leaky_grad(&x);
+    same(v, leaky(&x));
+    assert_fd(leaky, &x, &g);
+    for &z in &[-3.0, 1.0, 25.0] {
+        let (v, d) = softplus_stable_grad(z);
+        same(v, softplus_stable(z));
+        assert_fd(|p| softplus_stable(p[0]), &[z], &[d]);
+    }
+    let p = [0.2, 0.3, 0.5];
+    let q = [0.4, 0.4, 0.2];
+    let (v, (gp, gq)) = kl_grad(&p, &q);
+    same(v, kl(&p, &q));
+    assert_fd(|p| kl(p, &q), &p, &gp);
+    assert_fd(|q| kl(&p, q), &q, &gq);
+    let (v, (ga, gb)) = cosine_grad(&p, &x);
+    same(v, cosine(&p, &x));
+    assert_fd(|a| cosine(a, &x), &p, &ga);
+    assert_fd(|b| cosine(&p, b), &x, &gb);
+    let m = [[2.0, 1.0, 0.5], [0.3, 1.5, -1.0], [0.0, 0.7, 3.0]];
+    let (v, g) = det3_grad(m);
+    same(v, det3(m));
+    let flat: Vec<f64> = m.iter().flatten().copied().collect();
+    let gf: Vec<f64> = g.iter().flatten().copied().collect();
+    assert_fd(|f| det3([[f[0], f[1], f[2]], [f[3], f[4], f[5]], [f[6], f[7], f[8]]]), &flat, &gf);
+    let a = [[1.0, 2.0], [3.0, 4.0]];
+    let b = [[0.5, -1.0], [2.0, 0.25]];
+    let (c, (ga, gb)) = matmul2_vjp(a, b, [[1.0, 0.0], [0.0, 1.0]]);
+    assert_eq!(c, matmul2(a, b));
+    // d tr(AB)/dA = B^T
+    for i in 0..2 { for j in 0..2 { close(ga[i][j], b[j][i], 1e-12); close(gb[i][j], a[j][i], 1e-12); } }
+    let (v, g) = argmax_pick_grad(&x);
+    same(v, argmax_pick(&x));
+    assert_eq!(g, vec![1.0, 0.0, 2.0]);
+    let pts = [[0.0, 0.0], [1.0, 1.0], [3.0, -1.0]];
+    let (v, (gpt, gq)) = nearest_grad(&pts, [0.9, 1.3]);
+    same(v, nearest(&pts, [0.9, 1.3]));
+    assert_fd(|q| nearest(&pts, [q[0], q[1]]), &[0.9, 1.3], &gq);
+    assert_eq!(gpt[0], [0.0, 0.0]);
+    let (v, d) = geometric_grad(0.5);
+    same(v, geometric(0.5));
+    close(d, 1.0 / 0.25, 1e-9);
+    let (v, (gx, gw)) = fold_capture_grad(&x, 1.5);
+    same(v, fold_capture(&x, 1.5));
+    assert_fd(|p| fold_capture(&x, p[0]), &[1.5], &[gw]);
+    assert_fd(|x| fold_capture(x, 1.5), &x, &gx);
+    let flat = [0.0, 1.0, 2.0, 1.0, -1.0, 0.5, 2.0, 0.0, 1.0];
+    let (v, g) = centroid_dist_grad(&flat);
+    same(v, centroid_dist(&flat));
+    assert_fd(centroid_dist, &flat, &g);
+    let (v, d) = static_table_grad(2.0);
+    same(v, static_table(2.0));
+    close(d, 0.5 + 0.5 * 2.0 + 0.375 * 4.0, 1e-12);
+    let (a, b) = (Vec2 { x: 1.0, y: 2.0 }, Vec2 { x: 0.5, y: -1.0 });
+    let (v, (ga, gb)) = path_len_grad(a, b);
+    same(v, path_len(a, b));
+    assert_fd(|f| path_len(Vec2 { x: f[0], y: f[1] }, Vec2 { x: f[2], y: f[3] }), &[1.0, 2.0, 0.5, -1.0], &[ga.x, ga.y, gb.x, gb.y]);
+    let shapes = vec![Shape::Circle(1.5), Shape::Rect { w: 2.0, h: 3.0 }];
+    let (v, g) = total_area_grad(&shapes);
+    same(v, total_area(&shapes));
+    match &g[0] { ShapeAdjoint::Circle(r) => close(*r, 3.0 * std::f64::consts::PI, 1e-12), _ => panic!() }
+    match &g[1] { ShapeAdjoint::Rect { w, h } => { close(*w, 3.0, 1e-12); close(*h, 2.0, 1e-12) }, _ => panic!() }
+    let (v, d) = recurse_pow_grad(1.3, 5);
+    same(v, recurse_pow(1.3, 5));
+    close(d, 5.0 * 1.3f64.powi(4), 1e-12);
+    let (v, g) = generic_norm_grad(&[3.0f32, 4.0]);
+    assert_eq!(v, 5.0);
+    assert!((g[0] - 0.6).abs() < 1e-6 && (g[1] - 0.8).abs() < 1e-6);
+    let (v, g) = f32_sum_grad(&[0.5f32, 1.0]);
+    assert_eq!(v.to_bits(), f32_sum(&[0.5, 1.0]).to_bits());
+    assert!((g[0] - 0.5f32.cos()).abs() < 1e-6);
+    for &z in &[-2.0, 0.3, 1.7, 5.0] {
+        let (v, (dx, dl, dh)) = minmax_clamp_grad(z, 0.0, 2.0);
+        same(v, minmax_clamp(z, 0.0, 2.0));
+        assert_fd(|p| minmax_clamp(p[0], p[1], p[2]), &[z, 0.0, 2.0], &[dx, dl, dh]);
+    }
+    let b = [1.0, 2.0, 3.0, 4.0];
+    let (v, (gb, gd)) = gauss_seidel_grad(&b, 4.0);
+    same(v, gauss_seidel(&b, 4.0));
+    assert_fd(|b| gauss_seidel(b, 4.0), &b, &gb);
+    assert_fd(|d| gauss_seidel(&b, d[0]), &[4.0], &[gd]);
+    let (v, d) = use_two_grad(0.7);
+    same(v, use_two(0.7));
+    close(d, 2.0 * 0.7f64.sin() * 0.7f64.cos() + 0.7f64.sin(), 1e-12);
+    let (v, (a, b, c)) = verlet_grad(1.0, 0.5, 2.0);
+    same(v, verlet(1.0, 0.5, 2.0));
+    assert_fd(|p| verlet(p[0], p[1], p[2]), &[1.0, 0.5, 2.0], &[a, b, c]);
+    let xs = [4.0, -1.0, 9.0, 2.0, -1.0, 3.0];
+    let (v, g) = continue_skip_grad(&xs);
+    same(v, continue_skip(&xs));
+    assert_eq!(g, vec![0.25, 0.0, 1.0 / 6.0, 0.0, 0.0, 0.0]);
+    for n in [-2, 0, 2, 3] {
+        let (v, d) = match_guard_grad(1.5, n);
+        same(v, match_guard(1.5, n));
+        assert_fd(|p| match_guard(p[0], n), &[1.5], &[d]);
+    }
+    let (v, g) = rev_enum_grad(&x);
+    same(v, rev_enum(&x));
+    assert_fd(rev_enum, &x, &g);
+    let (v, g) = skip_take_grad(&x);
+    same(v, skip_take(&x));
+    assert_eq!(g, vec![0.0, (-1.0f64).exp(), 2f64.exp()]);
+    let mut out = vec![2.0];
+    let ((), (gout, gx)) = mut_vec_push_vjp(&mut out, 3.0, vec![1.0, 1.0]);
+    assert_eq!(out, vec![6.0, 9.0]);
+    assert_eq!(gout, vec![3.0]);
+    close(gx, 2.0 + 6.0, 1e-12);
+    let (v, (ga, gb)) = gram_grad([1.0, 0.5], [0.3, 2.0]);
+    same(v, gram([1.0, 0.5], [0.3, 2.0]));
+    assert_fd(|f| gram([f[0], f[1]], [f[2], f[3]]), &[1.0, 0.5, 0.3, 2.0], &[ga[0], ga[1], gb[0], gb[1]]);
+    let x3 = [1.5, 2.0, -0.5];
+    let (v, g) = compound_ops_grad(&x3);
+    same(v, compound_ops(&x3));
+    assert_fd(|f| compound_ops(&[f[0], f[1], f[2]]), &x3, &g);
+    let q = [0.9, 0.1, -0.3, 0.2];
+    let v3 = [1.0, 2.0, 3.0];
+    let (r, (gq, gv)) = quat_rotate_vjp(q, v3, [1.0, 0.0, 0.0]);
+    assert_eq!(r, quat_rotate(q, v3));
+    let all: Vec<f64> = q.iter().chain(&v3).copied().collect();
+    let g: Vec<f64> = gq.iter().chain(&gv).copied().collect();
+    assert_fd(|f| quat_rotate([f[0], f[1], f[2], f[3]], [f[4], f[5], f[6]])[0], &all, &g);
+}
+
+// ---- control flow, models, forward mode ------------------------------------------------------
+
+#[reverse]
+fn swap_arrays(a0: [f64; 2], k: f64) -> f64 {
+    let mut a = a0;
+    let mut b = [k, 2.0 * k];
+    for _ in 0..3 {
+        let tmp = a;
+        a = b;
+        b = [tmp[0] * k + b[1], tmp[1].sin()];
+    }
+    a[0] * b[1] + a[1]
+}
+
+#[reverse]
+fn even_squares(x: &[f64]) -> f64 {
+    x.iter().enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, v)| v * v).sum()
+}
+
+#[reverse]
+fn closure_in_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let f = |t: f64| t * x[i] + s;
+        s += f(2.0).sin();
+    }
+    s
+}
+
+#[reverse]
+fn early_return(x: &[f64], cap: f64) -> f64 {
+    let mut s = 0.0;
+    for v in x {
+        s += v * v;
+        if s > cap {
+            return s.sqrt();
+        }
+    }
+    s
+}
+
+#[reverse]
+fn cumsum(x: &[f64]) -> Vec<f64> {
+    let mut out = Vec::with_capacity(x.len());
+    let mut acc = 0.0;
+    for v in x {
+        acc += v;
+        out.push(acc);
+    }
+    out
+}
+
+#[reverse]
+fn relu_collect(x: &[f64]) -> f64 {
+    let h: Vec<f64> = x.iter().map(|v| v.max(0.0)).collect();
+    h.iter().zip(x).map(|(a, b)| a * b).sum()
+}
+
+#[reverse]
+fn ufcs(x: f64, y: f64) -> f64 {
+    f64::powf(x, 2.5) + f64::max(x, y) + x.sqrt().recip() + x.mul_add(y, 1.0) + std::f64::consts::E * y
+}
+
+#[reverse]
+fn phi_branches(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    if x * y > 1.0 {
+        a = x * x;
+    } else {
+        b = y.exp();
+        a += b;
+    }
+    a * b
+}
+
+#[reverse]
+fn labeled(m: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    'outer: for i in 0..n {
+        for j in 0..n {
+            let v = m[i * n + j];
+            if v < 0.0 {
+                continue 'outer;
+            }
+            if s > 10.0 {
+                break 'outer;
+            }
+            s += v * (i + j) as f64;
+        }
+    }
+    s
+}
+
+#[reverse]
+fn halve_until(x: f64) -> f64 {
+    let mut y = x;
+    let mut n = 0;
+    loop {
+        if y > 1.0 {
+            y *= 0.5;
+            n += 1;
+        } else {
+            break;
+        }
+    }
+    y + n as f64
+}
+
+#[reverse]
+fn fast_pow(b0: f64, e: u32) -> f64 {
+    let mut r = 1.0;
+    let mut b = b0;
+    let mut n = e;
+    while n > 0 {
+        if n & 1 == 1 {
+            r *= b;
+        }
+        b *= b;
+        n >>= 1;
+    }
+    r
+}
+
+#[reverse]
+fn tuple_closure_call(x: f64) -> f64 {
+    let f = |a: f64| (a.sin(), a.cos());
+    let (s, c) = f(x);
+    s * c
+}
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// A linear model.
+pub struct LinearModel {
+    /// Weights.
+    pub w: Vec<f64>,
+    /// Bias.
+    pub b: f64,
+}
+
+impl LinearModel {
+    #[reverse]
+    /// `w . x + b`.
+    pub fn predict(&self, x: &[f64]) -> f64 {
+        self.w.iter().zip(x).map(|(a, b)| a * b).sum::<f64>() + self.b
+    }
+
+    #[reverse]
+    /// Mean squared error.
+    pub fn loss(&self, xs: &[Vec<f64>], ys: &[f64]) -> f64 {
+        let mut l = 0.0;
+        for (x, y) in xs.iter().zip(ys) {
+            let e = self.predict(x) - y;
+            l += e * e;
+        }
+        l / ys.len() as f64
+    }
+
+    #[reverse]
+    /// One step of stochastic gradient descent, in place.
+    pub fn sgd(&mut self, x: &[f64], y: f64, lr: f64) {
+        let e = self.predict(x) - y;
+        for (w, xi) in self.w.iter_mut().zip(x) {
+            *w -= lr * e * xi;
+        }
+        self.b -= lr * e;
+    }
+}
+
+#[reverse]
+fn iter_mut_zip(x: &mut [f64], y: &[f64]) {
+    for (a, b) in x.iter_mut().zip(y) {
+        *a = *a * b + b.sin();
+    }
+}
+
+#[revad::forward]
+fn fwd_while(x: f64, a: f64) -> f64 {
+    let mut y = x;
+    let mut i = 0;
+    while i < 10 {
+        y = y * a + (y * 0.1).sin();
+        i += 1;
+    }
+    y
+}
+
+#[revad::forward]
+fn polar_to_cart(r: f64, t: f64) -> [f64; 2] {
+    [r * t.cos(), r * t.sin()]
+}
+
+#[reverse]
+fn log_softmax(x: &[f64], k: usize) -> f64 {
+    let m = x.iter().cloned().fold(f64::MIN, f64::max);
+    let s: f64 = x.iter().map(|v| (v - m).exp()).sum();
+    x[k] - m - s.ln()
+}
+
+#[reverse]
+fn log1p_exp(x: f64) -> f64 {
+    if x > 0.0 { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() }
+}
+
+#[reverse]
+fn pend_step(s: &mut [f64; 2], dt: f64, g: f64) {
+    let a = -g * s[0].sin();
+    s[1] += dt * a;
+    s[0] += dt * s[1];
+}
+
+#[reverse]
+fn pendulum(theta0: f64, g: f64) -> f64 {
+    let mut s = [theta0, 0.0];
+    for _ in 0..50 {
+        pend_step(&mut s, 0.02, g);
+    }
+    s[0]
+}
+
+#[reverse]
+fn f32_cast_mean(x: &[f32]) -> f32 {
+    let n = x.len() as f32;
+    x.iter().map(|v| v * v).sum::<f32>() / n
+}
+
+#[reverse]
+fn accumulate_branches(x: &[f64], t: f64) -> f64 {
+    let mut pos = 0.0;
+    let mut neg = 0.0;
+    for &v in x {
+        if v > t {
+            pos += (v - t).powi(2);
+        } else {
+            neg -= (t - v).ln_1p();
+        }
+    }
+    pos * neg
+}
+
+#[test]
+fn assorted_control_flow_and_models() {
+    let (v, (ga, gk)) = swap_arrays_grad([0.5, 1.0], 0.7);
+    same(v, swap_arrays([0.5, 1.0], 0.7));
+    assert_fd(|p| swap_arrays([p[0], p[1]], p[2]), &[0.5, 1.0, 0.7], &[ga[0], ga[1], gk]);
+    let x = [0.5, -1.0, 2.0, 0.3];
+    let (v, g) = even_squares_grad(&x);
+    same(v, even_squares(&x));
+    assert_eq!(g, vec![1.0, 0.0, 4.0, 0.0]);
+    let (v, g) = closure_in_loop_grad(&x);
+    same(v, closure_in_loop(&x));
+    assert_fd(closure_in_loop, &x, &g);
+    for cap in [0.5, 100.0] {
+        let (v, (g, gc)) = early_return_grad(&x, cap);
+        same(v, early_return(&x, cap));
+        assert_fd(|x| early_return(x, cap), &x, &g);
+        assert_eq!(gc, 0.0);
+    }
+    let (v, g) = cumsum_vjp(&x, vec![1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(v, cumsum(&x));
+    assert_eq!(g, vec![10.0, 9.0, 7.0, 4.0]);
+    let (v, g) = relu_collect_grad(&x);
+    same(v, relu_collect(&x));
+    assert_fd(relu_collect, &x, &g);
+    let (v, (gx, gy)) = ufcs_grad(1.3, 0.4);
+    same(v, ufcs(1.3, 0.4));
+    assert_fd(|p| ufcs(p[0], p[1]), &[1.3, 0.4], &[gx, gy]);
+    for (a, b) in [(2.0, 3.0), (0.2, 0.5)] {
+        let (v, (gx, gy)) = phi_branches_grad(a, b);
+        same(v, phi_branches(a, b));
+        assert_fd(|p| phi_branches(p[0], p[1]), &[a, b], &[gx, gy]);
+    }
+    let m = [1.0, 2.0, -1.0, 0.5, 3.0, 1.0, 2.0, 2.0, 2.0];
+    let (v, g) = labeled_grad(&m, 3);
+    same(v, labeled(&m, 3));
+    assert_fd(|m| labeled(m, 3), &m, &g);
+    let (v, d) = halve_until_grad(5.0);
+    same(v, halve_until(5.0));
+    close(d, 0.125, 1e-15);
+    let (v, d) = fast_pow_grad(1.1, 13);
+    same(v, fast_pow(1.1, 13));
+    close(d, 13.0 * 1.1f64.powi(12), 1e-12);
+    let (v, d) = tuple_closure_call_grad(0.3);
+    same(v, tuple_closure_call(0.3));
+    close(d, 0.6f64.cos(), 1e-12);
+    let lin = LinearModel { w: vec![0.5, -0.2], b: 0.1 };
+    let xs = vec![vec![1.0, 2.0], vec![-1.0, 0.5], vec![0.3, 0.3]];
+    let ys = vec![1.0, 0.0, 0.5];
+    let (v, (gl, _, _)) = lin.loss_grad(&xs, &ys);
+    same(v, lin.loss(&xs, &ys));
+    let mut ew = [0.0; 2];
+    let mut eb = 0.0;
+    for (x, y) in xs.iter().zip(&ys) {
+        let e = lin.predict(x) - y;
+        ew[0] += 2.0 * e * x[0] / 3.0;
+        ew[1] += 2.0 * e * x[1] / 3.0;
+        eb += 2.0 * e / 3.0;
+    }
+    close(gl.w[0], ew[0], 1e-12);
+    close(gl.w[1], ew[1], 1e-12);
+    close(gl.b, eb, 1e-12);
+    let mut m1 = lin.clone();
+    let mut m2 = lin.clone();
+    let seed = LinearModelAdjoint { w: vec![1.0, 0.0], b: 0.0 };
+    let ((), (gm, _gx, _gy, glr)) = m1.sgd_vjp(&xs[0], 1.0, 0.1, seed);
+    m2.sgd(&xs[0], 1.0, 0.1);
+    assert_eq!(m1.w, m2.w);
+    // w0' = w0 - lr e x0, e = w.x + b - y
+    let e = lin.predict(&xs[0]) - 1.0;
+    close(glr, -e * xs[0][0], 1e-12);
+    close(gm.w[0], 1.0 - 0.1 * xs[0][0] * xs[0][0], 1e-12);
+    close(gm.b, -0.1 * xs[0][0], 1e-12);
+    let mut a = vec![1.0, 2.0];
+    let y = [0.5, 3.0];
+    let ((), (ga, gy)) = iter_mut_zip_vjp(&mut a, &y, vec![1.0, 1.0]);
+    assert_eq!(a, vec![0.5 + 0.5f64.sin(), 6.0 + 3f64.sin()]);
+    assert_eq!(ga, vec![0.5, 3.0]);
+    close(gy[0], 1.0 + 0.5f64.cos(), 1e-12);
+    let (v, t) = fwd_while_jvp(0.4, 1.1, 1.0, 0.0);
+    same(v, fwd_while(0.4, 1.1));
+    let h = 1e-6;
+    close(t, (fwd_while(0.4 + h, 1.1) - fwd_while(0.4 - h, 1.1)) / (2.0 * h), 1e-6);
+    let (v, j) = polar_to_cart_jacobian(2.0, 0.5);
+    assert_eq!(v, polar_to_cart(2.0, 0.5));
+    close(j[0][0], 0.5f64.cos(), 1e-12);
+    close(j[0][1], -2.0 * 0.5f64.sin(), 1e-12);
+    close(j[1][0], 0.5f64.sin(), 1e-12);
+    close(j[1][1], 2.0 * 0.5f64.cos(), 1e-12);
+    let (v, g) = log_softmax_grad(&x, 2);
+    same(v, log_softmax(&x, 2));
+    assert_fd(|x| log_softmax(x, 2), &x, &g);
+    for z in [-1.0, 2.0] {
+        let (v, d) = log1p_exp_grad(z);
+        same(v, log1p_exp(z));
+        close(d, 1.0 / (1.0 + (-z).exp()), 1e-12);
+    }
+    let (v, (gt, gg)) = pendulum_grad(0.3, 9.81);
+    same(v, pendulum(0.3, 9.81));
+    assert_fd(|p| pendulum(p[0], p[1]), &[0.3, 9.81], &[gt, gg]);
+    let (v, g) = f32_cast_mean_grad(&[1.0f32, 2.0]);
+    assert_eq!(v, 2.5);
+    assert_eq!(g, vec![1.0, 2.0]);
+    let (v, (g, gt)) = accumulate_branches_grad(&x, 0.4);
+    same(v, accumulate_branches(&x, 0.4));
+    assert_fd(|x| accumulate_branches(x, 0.4), &x, &g);
+    assert_fd(|t| accumulate_branches(&x, t[0]), &[0.4], &[gt]);
+}
+
+// ---- destructuring parts of aggregates ---------------------------------------------------------
+
+#[reverse]
+fn perimeter_destructured(xs: &[[f64; 2]]) -> f64 {
+    let n = xs.len();
+    let mut p = 0.0;
+    for i in 0..n {
+        let j = (i + 1) % n;
+        let [ax, ay] = xs[i];
+        let [bx, by] = xs[j];
+        p += ((bx - ax).powi(2) + (by - ay).powi(2)).sqrt();
+    }
+    p
+}
+
+#[reverse]
+fn tuple_param_destructured(p: (f64, f64), k: f64) -> f64 {
+    let (a, b) = p;
+    a * k + b.powf(k)
+}
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// A struct with an array and a tuple field.
+pub struct Rod {
+    /// Position.
+    pub pos: [f64; 2],
+    /// Two ends.
+    pub ends: (f64, f64),
+}
+
+#[reverse]
+fn body_parts(b: &Rod) -> f64 {
+    let [x, _] = b.pos;
+    let (l, r) = b.ends;
+    x * l + r
+}
+
+#[reverse]
+fn mut_parts(b: &mut Rod) -> f64 {
+    let [mut x, y] = b.pos;
+    x *= 2.0;
+    b.pos[0] = y;
+    let (l, _) = b.ends;
+    x * l + b.pos[0]
+}
+
+#[test]
+fn destructuring_parts_of_aggregates() {
+    let xs = [[0.0, 0.0], [3.0, 0.0], [3.0, 4.0]];
+    let (v, g) = perimeter_destructured_grad(&xs);
+    assert_eq!(v, perimeter_destructured(&xs));
+    assert_eq!(v, 12.0);
+    assert_eq!(g[0], [-0.6 + -1.0, -0.8]);
+    let (v, (gp, gk)) = tuple_param_destructured_grad((2.0, 3.0), 1.5);
+    assert_eq!(v, tuple_param_destructured((2.0, 3.0), 1.5));
+    assert_eq!(gp.0, 1.5);
+    assert!((gp.1 - 1.5 * 3f64.sqrt()).abs() < 1e-12);
+    assert!((gk - (2.0 + 3f64.powf(1.5) * 3f64.ln())).abs() < 1e-12);
+    let b = Rod { pos: [2.0, 5.0], ends: (3.0, 7.0) };
+    let (v, g) = body_parts_grad(&b);
+    assert_eq!(v, body_parts(&b));
+    assert_eq!((g.pos, g.ends), ([3.0, 0.0], (2.0, 1.0)));
+    let (mut b1, mut b2) = (b.clone(), b.clone());
+    let (v, g) = mut_parts_grad(&mut b1);
+    assert_eq!(v, mut_parts(&mut b2));
+    assert_eq!(b1.pos, b2.pos);
+    assert_eq!((g.pos, g.ends), ([6.0, 1.0], (4.0, 0.0)));
+}
+
+#[reverse]
+fn alias_then_write(b: &mut Rod, k: f64) -> f64 {
+    let (l, r) = b.ends;
+    let [p0, p1] = b.pos;
+    b.ends.1 = k * l;
+    b.pos[0] = k;
+    let q = b.pos[1];
+    b.pos[1] = 0.0;
+    l * r + b.ends.1 * p0 + p1 * q
+}
+
+#[reverse]
+fn alias_hand(b: &mut Rod, k: f64) -> f64 {
+    let r = b.ends.1;
+    b.ends.1 = k;
+    r + b.ends.1
+}
+
+#[test]
+fn destructured_parts_are_copies() {
+    let b = Rod { pos: [2.0, 5.0], ends: (3.0, 7.0) };
+    let (mut b1, mut b2) = (b.clone(), b.clone());
+    let (v, (g, gk)) = alias_then_write_grad(&mut b1, 0.5);
+    assert_eq!(v, alias_then_write(&mut b2, 0.5));
+    assert_eq!(v, 21.0 + 1.5 * 2.0 + 25.0);
+    assert_eq!(b1.pos, b2.pos);
+    assert_eq!(b1.ends, b2.ends);
+    // l r + k l p0 + p1^2
+    assert_eq!(g.ends, (7.0 + 0.5 * 2.0, 3.0));
+    assert_eq!(g.pos, [0.5 * 3.0, 10.0]);
+    assert_eq!(gk, 3.0 * 2.0);
+    let (mut b1, mut b2) = (b.clone(), b.clone());
+    let (v, (g, gk)) = alias_hand_grad(&mut b1, 0.5);
+    assert_eq!(v, alias_hand(&mut b2, 0.5));
+    assert_eq!(v, 7.5);
+    assert_eq!(g.ends, (0.0, 1.0));
+    assert_eq!(gk, 1.0);
+}
