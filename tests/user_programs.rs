@@ -2161,3 +2161,64 @@ fn destructured_parts_are_copies() {
     assert_eq!(g.ends, (0.0, 1.0));
     assert_eq!(gk, 1.0);
 }
+
+// ---- match arms binding the value ----------------------------------------------------------
+
+/// `k if .. => x.powi(k)`: an arm binding the whole scrutinee (was rejected).
+#[reverse]
+fn match_binding(x: f64, n: i32) -> f64 {
+    match n {
+        i32::MIN..=-1 => -x,
+        0 => 0.0,
+        k if k % 2 == 0 => x.powi(k),
+        k => x.powi(k) * 0.5,
+    }
+}
+
+#[revad::forward]
+#[reverse]
+fn match_float(x: f64, y: f64) -> f64 {
+    let z = x * y;
+    match z {
+        v if v > 1.0 => v * v,
+        v => v.sin() + x,
+    }
+}
+
+#[reverse]
+fn match_mut_binding(x: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for i in 0..n {
+        s += match i % 3 {
+            0 => x,
+            mut r => {
+                r += 1;
+                x * r as f64
+            }
+        };
+    }
+    s
+}
+
+#[test]
+fn match_arms_binding_the_whole_value() {
+    for n in [-2, 0, 2, 3] {
+        let (v, d) = match_binding_grad(1.5, n);
+        assert_eq!(v, match_binding(1.5, n));
+        let e = match n { n if n < 0 => -1.0, 0 => 0.0, n if n % 2 == 0 => n as f64 * 1.5f64.powi(n - 1), n => 0.5 * n as f64 * 1.5f64.powi(n - 1) };
+        assert!((d - e).abs() < 1e-12, "{n}: {d} {e}");
+    }
+    let (v, (dx, dy)) = match_float_grad(2.0, 3.0);
+    assert_eq!(v, match_float(2.0, 3.0));
+    assert_eq!((dx, dy), (2.0 * 6.0 * 3.0, 2.0 * 6.0 * 2.0));
+    let (v, (dx, dy)) = match_float_grad(0.2, 3.0);
+    assert_eq!(v, match_float(0.2, 3.0));
+    assert!((dx - (0.6f64.cos() * 3.0 + 1.0)).abs() < 1e-12);
+    assert!((dy - 0.6f64.cos() * 0.2).abs() < 1e-12);
+    let (v, t) = match_float_jvp(2.0, 3.0, 1.0, 0.0);
+    same(v, match_float(2.0, 3.0));
+    assert_eq!(t, 2.0 * 6.0 * 3.0);
+    let (v, d) = match_mut_binding_grad(0.7, 5);
+    assert_eq!(v, match_mut_binding(0.7, 5));
+    assert_eq!(d, 1.0 + 2.0 + 3.0 + 1.0 + 2.0);
+}

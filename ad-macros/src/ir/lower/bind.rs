@@ -318,9 +318,9 @@ impl Lowerer<'_> {
     }
 }
 
-/// Whether the place `expr` (see `is_place_expr`) has no calls, macros or assignments in its
-/// indices: evaluating it again gives the same place.
-fn pure_place(expr: &syn::Expr) -> bool {
+/// Whether `expr` (a place, see `is_place_expr`, or a `match` scrutinee) has no calls,
+/// macros, blocks or assignments: evaluating it again gives the same place or value.
+pub(super) fn pure_place(expr: &syn::Expr) -> bool {
     use syn::visit::Visit;
     struct Pure(bool);
     impl<'ast> Visit<'ast> for Pure {
