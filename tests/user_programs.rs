@@ -2222,3 +2222,110 @@ fn match_arms_binding_the_whole_value() {
     assert_eq!(v, match_mut_binding(0.7, 5));
     assert_eq!(d, 1.0 + 2.0 + 3.0 + 1.0 + 2.0);
 }
+
+// ---- items in the body ----------------------------------------------------------------------
+
+
+#[revad::forward]
+#[reverse]
+fn binomial_tree_local_const(s0: f64, k: f64, up: f64, p: f64, disc: f64) -> f64 {
+    const N: usize = 8;
+    let down = 1.0 / up;
+    let mut v = [0.0; N + 1];
+    for i in 0..=N {
+        let st = s0 * up.powi(i as i32) * down.powi((N - i) as i32);
+        v[i] = (st - k).max(0.0);
+    }
+    for step in (0..N).rev() {
+        for i in 0..=step {
+            v[i] = disc * (p * v[i + 1] + (1.0 - p) * v[i]);
+        }
+    }
+    v[0]
+}
+
+#[reverse]
+fn weights_local_items(x: &[f64]) -> f64 {
+    use std::f64::consts::PI;
+    const W: [f64; 3] = [0.2, 0.3, 0.5];
+    static SCALE: f64 = 2.0;
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += W[i] * x[i] * SCALE * PI;
+    }
+    s
+}
+
+#[reverse]
+fn caller(x: &[f64]) -> f64 {
+    const C: f64 = 3.0;
+    weights_local_items(x) * C
+}
+
+#[reverse(cps)]
+fn cps_const(x: f64) -> f64 {
+    const C: f64 = 3.0;
+    x * C
+}
+
+#[test]
+fn const_static_and_use_items_in_the_body() {
+    let a = [100.0, 97.0, 1.05, 0.55, 0.99];
+    let (v, (g0, _, _, _, _)) = binomial_tree_local_const_grad(a[0], a[1], a[2], a[3], a[4]);
+    assert_eq!(v, binomial_tree_local_const(a[0], a[1], a[2], a[3], a[4]));
+    let (v2, t) = binomial_tree_local_const_jvp(a[0], a[1], a[2], a[3], a[4], 1.0, 0.0, 0.0, 0.0, 0.0);
+    assert_eq!(v, v2);
+    assert!((g0 - t).abs() < 1e-12);
+    let numeric = revad::check::finite_difference(
+        |a| binomial_tree_local_const(a[0], a[1], a[2], a[3], a[4]),
+        &a,
+    );
+    close(g0, numeric[0], 1e-6);
+    let x = [1.0, 2.0, 3.0];
+    let (v, g) = caller_grad(&x);
+    assert_eq!(v, caller(&x));
+    let pi = std::f64::consts::PI;
+    assert_eq!(g, vec![0.2 * 2.0 * pi * 3.0, 0.3 * 2.0 * pi * 3.0, 0.5 * 2.0 * pi * 3.0]);
+    assert_eq!(cps_const_grad(1.0).1, 3.0);
+}
+
+#[reverse(hessian)]
+fn hess_const(x: f64) -> f64 {
+    const C: f64 = 2.0;
+    x * x * C
+}
+
+#[revad::forward(vector)]
+fn vec_const(x: f64, y: f64) -> f64 {
+    const C: f64 = 2.0;
+    x * y * C
+}
+
+#[reverse]
+fn integrate_mid<F: Fn(f64) -> f64>(f: F, a: f64, b: f64) -> f64 {
+    let n = 10;
+    let h = (b - a) / n as f64;
+    let mut s = 0.0;
+    for i in 0..n {
+        s += f(a + (i as f64 + 0.5) * h);
+    }
+    s * h
+}
+
+#[reverse]
+fn moment(c: f64) -> f64 {
+    const K: f64 = 2.0;
+    integrate_mid(|x| c * x * K, 0.0, 1.0)
+}
+
+#[test]
+fn items_in_the_body_in_every_mode() {
+    let (_, _, h) = hess_const_hessian(1.5);
+    assert_eq!(h[0][0], 4.0);
+    let (v, t) = vec_const_jvp_vec(1.5, 2.0, revad::Lanes([1.0, 0.0]), revad::Lanes([0.0, 1.0]));
+    same(v, vec_const(1.5, 2.0));
+    assert_eq!(t.0, [4.0, 3.0]);
+    let (v, d) = moment_grad(0.5);
+    assert_eq!(v, moment(0.5));
+    assert!((d - 1.0).abs() < 1e-12);
+}

@@ -988,4 +988,7 @@ pub(crate) struct Body {
     pub enums: Vec<EnumAlias>,
     /// The closures passed to functions, lifted into hidden functions.
     pub hoisted: Vec<Hoisted>,
+    /// The `const`, `static` and `use` items of the body, as written: codegen declares them
+    /// again at the top of every generated function (an item is visible in its whole block).
+    pub items: Vec<proc_macro2::TokenStream>,
 }
