@@ -2329,3 +2329,281 @@ fn items_in_the_body_in_every_mode() {
     assert_eq!(v, moment(0.5));
     assert!((d - 1.0).abs() < 1e-12);
 }
+
+// ---- simulations, models, struct results with their type -------------------------------------
+
+
+
+#[reverse]
+fn oscillator_rhs(y: &[f64], k: f64) -> Vec<f64> {
+    vec![y[1], -k * y[0] - 0.1 * y[1]]
+}
+
+#[reverse]
+fn rk4_vec(y0: &[f64], k: f64) -> f64 {
+    let dt = 0.05;
+    let mut y = y0.to_vec();
+    for _ in 0..20 {
+        let k1 = oscillator_rhs(&y, k);
+        let y2: Vec<f64> = y.iter().zip(&k1).map(|(a, b)| a + 0.5 * dt * b).collect();
+        let k2 = oscillator_rhs(&y2, k);
+        let y3: Vec<f64> = y.iter().zip(&k2).map(|(a, b)| a + 0.5 * dt * b).collect();
+        let k3 = oscillator_rhs(&y3, k);
+        let y4: Vec<f64> = y.iter().zip(&k3).map(|(a, b)| a + dt * b).collect();
+        let k4 = oscillator_rhs(&y4, k);
+        for i in 0..y.len() {
+            y[i] += dt / 6.0 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+    y[0]
+}
+
+#[reverse]
+fn lotka(x0: f64, y0: f64, a: f64, b: f64) -> f64 {
+    let mut s = [x0, y0];
+    let dt = 0.01;
+    for _ in 0..100 {
+        let [x, y] = s;
+        s = [x + dt * (a * x - b * x * y), y + dt * (b * x * y - y)];
+    }
+    s[0] + s[1]
+}
+
+#[reverse]
+fn heat(u0: &[f64], r: f64) -> f64 {
+    let n = u0.len();
+    let mut u = u0.to_vec();
+    for _ in 0..10 {
+        let mut next = u.clone();
+        for i in 1..n - 1 {
+            next[i] = u[i] + r * (u[i - 1] - 2.0 * u[i] + u[i + 1]);
+        }
+        u = next;
+    }
+    u.iter().map(|v| v * v).sum()
+}
+
+#[reverse]
+fn asian(s0: f64, sigma: f64, z: &[f64]) -> f64 {
+    let dt = 0.1;
+    let mut s = s0;
+    let mut avg = 0.0;
+    for &zi in z {
+        s *= (-0.5 * sigma * sigma * dt + sigma * dt.sqrt() * zi).exp();
+        avg += s;
+    }
+    avg /= z.len() as f64;
+    (avg - 100.0).max(0.0)
+}
+
+#[reverse]
+fn shoelace(p: &[[f64; 2]]) -> f64 {
+    let n = p.len();
+    let mut a = 0.0;
+    for i in 0..n {
+        let j = if i + 1 == n { 0 } else { i + 1 };
+        a += p[i][0] * p[j][1] - p[j][0] * p[i][1];
+    }
+    0.5 * a.abs()
+}
+
+#[reverse]
+fn chain_energy(p: &[[f64; 2]], rest: f64) -> f64 {
+    p.windows(2)
+        .map(|w| {
+            let d = ((w[1][0] - w[0][0]).powi(2) + (w[1][1] - w[0][1]).powi(2)).sqrt();
+            (d - rest).powi(2)
+        })
+        .sum()
+}
+
+#[reverse]
+fn power_iter(m: &[[f64; 2]; 2]) -> f64 {
+    let mut v = [1.0, 0.5];
+    let mut lambda = 0.0;
+    for _ in 0..60 {
+        let w = [m[0][0] * v[0] + m[0][1] * v[1], m[1][0] * v[0] + m[1][1] * v[1]];
+        let n = (w[0] * w[0] + w[1] * w[1]).sqrt();
+        lambda = v[0] * w[0] + v[1] * w[1];
+        v = [w[0] / n, w[1] / n];
+    }
+    lambda
+}
+
+#[reverse]
+fn mahalanobis(x: [f64; 2], mu: [f64; 2], s: [[f64; 2]; 2]) -> f64 {
+    let det = s[0][0] * s[1][1] - s[0][1] * s[1][0];
+    let mut inv = [[0.0; 2]; 2];
+    inv[0][0] = s[1][1] / det;
+    inv[0][1] = -s[0][1] / det;
+    inv[1][0] = -s[1][0] / det;
+    inv[1][1] = s[0][0] / det;
+    let d = [x[0] - mu[0], x[1] - mu[1]];
+    let mut q = 0.0;
+    for i in 0..2 {
+        for j in 0..2 {
+            q += d[i] * inv[i][j] * d[j];
+        }
+    }
+    q.sqrt()
+}
+
+#[reverse]
+fn softmax_t(z: [f64; 3], t: f64) -> [f64; 3] {
+    let e = [(z[0] / t).exp(), (z[1] / t).exp(), (z[2] / t).exp()];
+    let s = e[0] + e[1] + e[2];
+    [e[0] / s, e[1] / s, e[2] / s]
+}
+
+#[reverse]
+fn attention(q: &[f64], keys: &[Vec<f64>], values: &[f64]) -> f64 {
+    let scores: Vec<f64> = keys
+        .iter()
+        .map(|k| k.iter().zip(q).map(|(a, b)| a * b).sum::<f64>())
+        .collect();
+    let m = scores.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+    let w: Vec<f64> = scores.iter().map(|s| (s - m).exp()).collect();
+    let z: f64 = w.iter().sum();
+    w.iter().zip(values).map(|(a, v)| a * v).sum::<f64>() / z
+}
+
+#[reverse]
+fn batch_norm(x: &[f64], gamma: f64, beta: f64) -> f64 {
+    let n = x.len() as f64;
+    let mean = x.iter().sum::<f64>() / n;
+    let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+    let inv = 1.0 / (var + 1e-5).sqrt();
+    x.iter().map(|v| (gamma * (v - mean) * inv + beta).tanh()).sum()
+}
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// A dense layer with a ReLU.
+pub struct Dense {
+    /// Weights, one row per output.
+    pub w: Vec<Vec<f64>>,
+    /// Biases.
+    pub b: Vec<f64>,
+}
+
+impl Dense {
+    #[reverse]
+    /// The layer's outputs.
+    pub fn forward(&self, x: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        for (row, b) in self.w.iter().zip(&self.b) {
+            let z: f64 = row.iter().zip(x).map(|(a, c)| a * c).sum::<f64>() + b;
+            out.push(z.max(0.0));
+        }
+        out
+    }
+
+    #[reverse]
+    /// The sum of the outputs.
+    pub fn score(&self, x: &[f64]) -> f64 {
+        let h: Vec<f64> = self.forward(x);
+        h.iter().sum()
+    }
+}
+
+#[reverse]
+fn f32_spring(x: f32, k: f32) -> f32 {
+    let g = 9.81f32;
+    0.5 * k * x * x + g * x / 2.0f32
+}
+
+#[reverse]
+fn cauchy_lpdf(x: f64, loc: f64, scale: f64) -> f64 {
+    let z = (x - loc) / scale;
+    -(std::f64::consts::PI * scale).ln() - z.mul_add(z, 1.0).ln()
+}
+
+#[test]
+fn simulations_and_models() {
+    let (v, (gy, gk)) = rk4_vec_grad(&[1.0, 0.0], 2.0);
+    same(v, rk4_vec(&[1.0, 0.0], 2.0));
+    assert_fd(|p| rk4_vec(&[p[0], p[1]], p[2]), &[1.0, 0.0, 2.0], &[gy[0], gy[1], gk]);
+    let p = [1.0, 0.5, 1.2, 0.8];
+    let (v, (a, b, c, d)) = lotka_grad(p[0], p[1], p[2], p[3]);
+    same(v, lotka(p[0], p[1], p[2], p[3]));
+    assert_fd(|p| lotka(p[0], p[1], p[2], p[3]), &p, &[a, b, c, d]);
+    let u = [0.0, 1.0, 0.5, 0.2, 0.0];
+    let (v, (gu, gr)) = heat_grad(&u, 0.2);
+    same(v, heat(&u, 0.2));
+    assert_fd(|u| heat(u, 0.2), &u, &gu);
+    assert_fd(|r| heat(&u, r[0]), &[0.2], &[gr]);
+    let z = [0.3, -0.2, 1.1, 0.5];
+    let (v, (gs, gsig, _)) = asian_grad(105.0, 0.3, &z);
+    same(v, asian(105.0, 0.3, &z));
+    assert_fd(|p| asian(p[0], p[1], &z), &[105.0, 0.3], &[gs, gsig]);
+    let poly = [[0.0, 0.0], [2.0, 0.0], [2.0, 1.0], [0.0, 1.5]];
+    let (v, g) = shoelace_grad(&poly);
+    same(v, shoelace(&poly));
+    let flat: Vec<f64> = poly.iter().flatten().copied().collect();
+    let gf: Vec<f64> = g.iter().flatten().copied().collect();
+    let unflat = |f: &[f64]| -> Vec<[f64; 2]> { f.chunks(2).map(|c| [c[0], c[1]]).collect() };
+    assert_fd(|f| shoelace(&unflat(f)), &flat, &gf);
+    let (v, (g, gr)) = chain_energy_grad(&poly, 1.0);
+    same(v, chain_energy(&poly, 1.0));
+    let gf: Vec<f64> = g.iter().flatten().copied().collect();
+    assert_fd(|f| chain_energy(&unflat(f), 1.0), &flat, &gf);
+    assert_fd(|r| chain_energy(&poly, r[0]), &[1.0], &[gr]);
+    let m = [[2.0, 1.0], [1.0, 3.0]];
+    let (v, g) = power_iter_grad(&m);
+    same(v, power_iter(&m));
+    // d lambda / dM = v v^T for symmetric M
+    let l = v;
+    let e = [1.0, l - 2.0];
+    let n = (1.0 + e[1] * e[1]).sqrt();
+    let ev = [e[0] / n, e[1] / n];
+    for i in 0..2 { for j in 0..2 { close(g[i][j], ev[i] * ev[j], 1e-8); } }
+    let s = [[2.0, 0.3], [0.3, 1.0]];
+    let (v, (gx, gm, gs)) = mahalanobis_grad([1.0, 2.0], [0.5, 0.5], s);
+    same(v, mahalanobis([1.0, 2.0], [0.5, 0.5], s));
+    let all = [1.0, 2.0, 0.5, 0.5, 2.0, 0.3, 0.3, 1.0];
+    assert_fd(|f| mahalanobis([f[0], f[1]], [f[2], f[3]], [[f[4], f[5]], [f[6], f[7]]]), &all, &[gx[0], gx[1], gm[0], gm[1], gs[0][0], gs[0][1], gs[1][0], gs[1][1]]);
+    let (v, (gz, gt)) = softmax_t_vjp([0.1, 0.5, -0.3], 2.0, [1.0, 0.0, 0.0]);
+    assert_eq!(v, softmax_t([0.1, 0.5, -0.3], 2.0));
+    assert_fd(|f| softmax_t([f[0], f[1], f[2]], f[3])[0], &[0.1, 0.5, -0.3, 2.0], &[gz[0], gz[1], gz[2], gt]);
+    let q = [0.5, -0.2];
+    let keys = vec![vec![1.0, 0.0], vec![0.0, 1.0], vec![0.5, 0.5]];
+    let vals = [1.0, 2.0, 3.0];
+    let (v, (gq, _, gv)) = attention_grad(&q, &keys, &vals);
+    same(v, attention(&q, &keys, &vals));
+    assert_fd(|q| attention(q, &keys, &vals), &q, &gq);
+    assert_fd(|v| attention(&q, &keys, v), &vals, &gv);
+    let x = [0.5, 1.5, -0.3, 2.0];
+    let (v, (gx, gg, gb)) = batch_norm_grad(&x, 1.2, 0.1);
+    same(v, batch_norm(&x, 1.2, 0.1));
+    assert_fd(|x| batch_norm(x, 1.2, 0.1), &x, &gx);
+    assert_fd(|p| batch_norm(&x, p[0], p[1]), &[1.2, 0.1], &[gg, gb]);
+    let d = Dense { w: vec![vec![0.5, -0.3], vec![0.2, 0.8], vec![-1.0, 0.1]], b: vec![0.1, -0.2, 0.3] };
+    let (v, (gd, gx)) = d.score_grad(&q);
+    same(v, d.score(&q));
+    assert_fd(|x| d.score(x), &q, &gx);
+    let flat: Vec<f64> = d.w.iter().flatten().copied().chain(d.b.iter().copied()).collect();
+    let gflat: Vec<f64> = gd.w.iter().flatten().copied().chain(gd.b.iter().copied()).collect();
+    assert_fd(|f| Dense { w: vec![f[0..2].to_vec(), f[2..4].to_vec(), f[4..6].to_vec()], b: f[6..9].to_vec() }.score(&q), &flat, &gflat);
+    let (v, (gx, gk)) = f32_spring_grad(0.5, 2.0);
+    assert_eq!(v.to_bits(), f32_spring(0.5, 2.0).to_bits());
+    assert!((gx - (2.0 * 0.5 + 9.81 / 2.0)).abs() < 1e-5);
+    assert!((gk - 0.125).abs() < 1e-6);
+    let (v, (a, b, c)) = cauchy_lpdf_grad(1.0, 0.2, 1.5);
+    same(v, cauchy_lpdf(1.0, 0.2, 1.5));
+    assert_fd(|p| cauchy_lpdf(p[0], p[1], p[2]), &[1.0, 0.2, 1.5], &[a, b, c]);
+}
+
+
+/// A struct result only borrowed, with its type written (`let g: Gaussian = ..`).
+#[reverse]
+fn fit_typed(a: f64, b: f64, x: f64) -> f64 {
+    let g: Gaussian = make_gaussian(a, b);
+    nll(&g, x)
+}
+
+#[test]
+fn typed_struct_result() {
+    let p = [0.3, 0.5, 1.2];
+    let (v, (a, b, c)) = fit_typed_grad(p[0], p[1], p[2]);
+    same(v, fit_typed(p[0], p[1], p[2]));
+    assert_fd(|p| fit_typed(p[0], p[1], p[2]), &p, &[a, b, c]);
+}

@@ -411,6 +411,14 @@ impl Emitter<'_> {
                             let t = t.ident();
                             quote_spanned!(callee.span=> ::revad::__private::expect_result::<#t, _>(#call))
                         }
+                        // The macro read the shape from the caller's code (`ir::lower::results`).
+                        Ty::Array(info) if !info.agg => {
+                            // (Through a local, so that the error's span is the callee's.)
+                            let result = format_ident!("__ad_result", span = callee.span);
+                            quote_spanned! {callee.span=>
+                                { let #result = #call; ::revad::__private::expect_array(#result) }
+                            }
+                        }
                         _ => call,
                     }
                 } else {
