@@ -8,6 +8,9 @@
     clippy::needless_range_loop,
     clippy::let_and_return,
     clippy::excessive_precision,
+    clippy::manual_while_let_some,
+    clippy::ptr_arg,
+    clippy::redundant_closure,
     reason = "the programs are written as users write them"
 )]
 
@@ -189,7 +192,11 @@ fn mse(w: &[f64], xs: &[Vec<f64>], ys: &[f64]) -> f64 {
 #[test]
 fn mean_squared_error() {
     let w = vec![0.5, -1.0, 2.0];
-    let xs = vec![vec![1.0, 2.0, 3.0], vec![0.0, -1.0, 0.5], vec![2.0, 2.0, -1.0]];
+    let xs = vec![
+        vec![1.0, 2.0, 3.0],
+        vec![0.0, -1.0, 0.5],
+        vec![2.0, 2.0, -1.0],
+    ];
     let ys = vec![1.0, 2.0, 0.0];
     let (v, g) = mse_grad(&w, &xs, &ys);
     same(v, mse(&w, &xs, &ys));
@@ -231,10 +238,16 @@ fn tiny_mlp() {
 fn norm_cdf(x: f64) -> f64 {
     // Abramowitz & Stegun 26.2.17
     let t = 1.0 / (1.0 + 0.2316419 * x.abs());
-    let poly = t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
+    let poly = t
+        * (0.319381530
+            + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))));
     let pdf = (-0.5 * x * x).exp() / (2.0 * std::f64::consts::PI).sqrt();
     let upper = pdf * poly;
-    if x >= 0.0 { 1.0 - upper } else { upper }
+    if x >= 0.0 {
+        1.0 - upper
+    } else {
+        upper
+    }
 }
 
 #[reverse]
@@ -530,7 +543,11 @@ fn euler_decay(y0: f64, lambda: f64, t_end: f64) -> f64 {
 fn euler_integrator() {
     let (v, (d0, dl, dt)) = euler_decay_grad(2.0, 0.5, 1.0);
     same(v, euler_decay(2.0, 0.5, 1.0));
-    assert_fd(|p| euler_decay(p[0], p[1], p[2]), &[2.0, 0.5, 1.0], &[d0, dl, dt]);
+    assert_fd(
+        |p| euler_decay(p[0], p[1], p[2]),
+        &[2.0, 0.5, 1.0],
+        &[d0, dl, dt],
+    );
 }
 
 /// A point mass in space.
@@ -558,7 +575,12 @@ fn total_energy(bodies: &[Body]) -> f64 {
     for (i, a) in bodies.iter().enumerate() {
         e += a.kinetic();
         for b in &bodies[i + 1..] {
-            let d2: f64 = a.pos.iter().zip(b.pos.iter()).map(|(p, q)| (p - q) * (p - q)).sum();
+            let d2: f64 = a
+                .pos
+                .iter()
+                .zip(b.pos.iter())
+                .map(|(p, q)| (p - q) * (p - q))
+                .sum();
             e -= a.mass * b.mass / d2.sqrt();
         }
     }
@@ -568,9 +590,21 @@ fn total_energy(bodies: &[Body]) -> f64 {
 #[test]
 fn nbody_energy() {
     let bodies = vec![
-        Body { pos: [0.0, 0.0, 0.0], vel: [0.1, 0.0, 0.0], mass: 1.0 },
-        Body { pos: [1.0, 0.0, 0.5], vel: [0.0, 0.3, 0.0], mass: 0.5 },
-        Body { pos: [0.0, 2.0, -1.0], vel: [0.0, 0.0, -0.2], mass: 0.2 },
+        Body {
+            pos: [0.0, 0.0, 0.0],
+            vel: [0.1, 0.0, 0.0],
+            mass: 1.0,
+        },
+        Body {
+            pos: [1.0, 0.0, 0.5],
+            vel: [0.0, 0.3, 0.0],
+            mass: 0.5,
+        },
+        Body {
+            pos: [0.0, 2.0, -1.0],
+            vel: [0.0, 0.0, -0.2],
+            mass: 0.2,
+        },
     ];
     let (v, g) = total_energy_grad(&bodies);
     same(v, total_energy(&bodies));
@@ -581,7 +615,11 @@ fn nbody_energy() {
     };
     let unflat = |f: &[f64]| -> Vec<Body> {
         f.chunks(7)
-            .map(|c| Body { pos: [c[0], c[1], c[2]], vel: [c[3], c[4], c[5]], mass: c[6] })
+            .map(|c| Body {
+                pos: [c[0], c[1], c[2]],
+                vel: [c[3], c[4], c[5]],
+                mass: c[6],
+            })
             .collect()
     };
     let gflat: Vec<f64> = g
@@ -979,7 +1017,10 @@ fn normalize_mut_slice() {
     assert_eq!(x, y);
     // d/dx (n + x0/n) = x/n + e0/n - x0 x / n^3
     let n = 5.0;
-    let e = [3.0 / n + 1.0 / n - 3.0 * 3.0 / 125.0, 4.0 / n - 3.0 * 4.0 / 125.0];
+    let e = [
+        3.0 / n + 1.0 / n - 3.0 * 3.0 / 125.0,
+        4.0 / n - 3.0 * 4.0 / 125.0,
+    ];
     close(g[0], e[0], 1e-12);
     close(g[1], e[1], 1e-12);
 }
@@ -1073,7 +1114,10 @@ pub struct Gaussian {
 
 #[reverse]
 fn make_gaussian(a: f64, b: f64) -> Gaussian {
-    Gaussian { mu: a + b, sigma: (a * b).exp() }
+    Gaussian {
+        mu: a + b,
+        sigma: (a * b).exp(),
+    }
 }
 
 #[reverse]
@@ -1103,12 +1147,26 @@ fn struct_result_and_parameter() {
     let p = [0.3, 0.5, 1.2];
     let (v, (ga, gb, gx)) = fit_gaussian_shifted_grad(p[0], p[1], p[2]);
     same(v, fit_gaussian_shifted(p[0], p[1], p[2]));
-    assert_fd(|p| fit_gaussian_shifted(p[0], p[1], p[2]), &p, &[ga, gb, gx]);
+    assert_fd(
+        |p| fit_gaussian_shifted(p[0], p[1], p[2]),
+        &p,
+        &[ga, gb, gx],
+    );
 
     let (v, (ga, gb, gx)) = fit_gaussian_grad(0.3, 0.5, 1.2);
     same(v, fit_gaussian(0.3, 0.5, 1.2));
-    assert_fd(|p| fit_gaussian(p[0], p[1], p[2]), &[0.3, 0.5, 1.2], &[ga, gb, gx]);
-    let (g, seed) = (make_gaussian(0.3, 0.5), GaussianAdjoint { mu: 1.0, sigma: 2.0 });
+    assert_fd(
+        |p| fit_gaussian(p[0], p[1], p[2]),
+        &[0.3, 0.5, 1.2],
+        &[ga, gb, gx],
+    );
+    let (g, seed) = (
+        make_gaussian(0.3, 0.5),
+        GaussianAdjoint {
+            mu: 1.0,
+            sigma: 2.0,
+        },
+    );
     let (v, (da, db)) = make_gaussian_vjp(0.3, 0.5, seed);
     assert_eq!((v.mu, v.sigma), (g.mu, g.sigma));
     close(da, 1.0 + 2.0 * 0.5 * g.sigma, 1e-12);
@@ -1256,7 +1314,14 @@ fn copy_of_a_borrowed_array() {
     // 4 x0^2 + x1 x2
     let (v, _, h) = copy_h_hessian(&x);
     same(v, copy_h(&x));
-    assert_eq!(h, vec![vec![8.0, 0.0, 0.0], vec![0.0, 0.0, 1.0], vec![0.0, 1.0, 0.0]]);
+    assert_eq!(
+        h,
+        vec![
+            vec![8.0, 0.0, 0.0],
+            vec![0.0, 0.0, 1.0],
+            vec![0.0, 1.0, 0.0]
+        ]
+    );
 }
 
 // ---- assorted applications ------------------------------------------------------------------
@@ -1273,7 +1338,11 @@ fn leaky(x: &[f64]) -> f64 {
 
 #[reverse]
 fn softplus_stable(x: f64) -> f64 {
-    if x > 20.0 { x } else { x.exp().ln_1p() }
+    if x > 20.0 {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
 }
 
 #[reverse]
@@ -1391,7 +1460,10 @@ pub struct Vec2 {
 
 #[reverse]
 fn vadd(a: Vec2, b: Vec2) -> Vec2 {
-    Vec2 { x: a.x + b.x, y: a.y + b.y }
+    Vec2 {
+        x: a.x + b.x,
+        y: a.y + b.y,
+    }
 }
 
 #[reverse]
@@ -1434,7 +1506,11 @@ fn total_area(shapes: &[Shape]) -> f64 {
 
 #[reverse]
 fn recurse_pow(x: f64, n: u32) -> f64 {
-    if n == 0 { 1.0 } else { x * recurse_pow(x, n - 1) }
+    if n == 0 {
+        1.0
+    } else {
+        x * recurse_pow(x, n - 1)
+    }
 }
 
 #[reverse]
@@ -1607,13 +1683,22 @@ fn assorted_applications() {
     same(v, det3(m));
     let flat: Vec<f64> = m.iter().flatten().copied().collect();
     let gf: Vec<f64> = g.iter().flatten().copied().collect();
-    assert_fd(|f| det3([[f[0], f[1], f[2]], [f[3], f[4], f[5]], [f[6], f[7], f[8]]]), &flat, &gf);
+    assert_fd(
+        |f| det3([[f[0], f[1], f[2]], [f[3], f[4], f[5]], [f[6], f[7], f[8]]]),
+        &flat,
+        &gf,
+    );
     let a = [[1.0, 2.0], [3.0, 4.0]];
     let b = [[0.5, -1.0], [2.0, 0.25]];
     let (c, (ga, gb)) = matmul2_vjp(a, b, [[1.0, 0.0], [0.0, 1.0]]);
     assert_eq!(c, matmul2(a, b));
     // d tr(AB)/dA = B^T
-    for i in 0..2 { for j in 0..2 { close(ga[i][j], b[j][i], 1e-12); close(gb[i][j], a[j][i], 1e-12); } }
+    for i in 0..2 {
+        for j in 0..2 {
+            close(ga[i][j], b[j][i], 1e-12);
+            close(gb[i][j], a[j][i], 1e-12);
+        }
+    }
     let (v, g) = argmax_pick_grad(&x);
     same(v, argmax_pick(&x));
     assert_eq!(g, vec![1.0, 0.0, 2.0]);
@@ -1639,12 +1724,25 @@ fn assorted_applications() {
     let (a, b) = (Vec2 { x: 1.0, y: 2.0 }, Vec2 { x: 0.5, y: -1.0 });
     let (v, (ga, gb)) = path_len_grad(a, b);
     same(v, path_len(a, b));
-    assert_fd(|f| path_len(Vec2 { x: f[0], y: f[1] }, Vec2 { x: f[2], y: f[3] }), &[1.0, 2.0, 0.5, -1.0], &[ga.x, ga.y, gb.x, gb.y]);
+    assert_fd(
+        |f| path_len(Vec2 { x: f[0], y: f[1] }, Vec2 { x: f[2], y: f[3] }),
+        &[1.0, 2.0, 0.5, -1.0],
+        &[ga.x, ga.y, gb.x, gb.y],
+    );
     let shapes = vec![Shape::Circle(1.5), Shape::Rect { w: 2.0, h: 3.0 }];
     let (v, g) = total_area_grad(&shapes);
     same(v, total_area(&shapes));
-    match &g[0] { ShapeAdjoint::Circle(r) => close(*r, 3.0 * std::f64::consts::PI, 1e-12), _ => panic!() }
-    match &g[1] { ShapeAdjoint::Rect { w, h } => { close(*w, 3.0, 1e-12); close(*h, 2.0, 1e-12) }, _ => panic!() }
+    match &g[0] {
+        ShapeAdjoint::Circle(r) => close(*r, 3.0 * std::f64::consts::PI, 1e-12),
+        _ => panic!(),
+    }
+    match &g[1] {
+        ShapeAdjoint::Rect { w, h } => {
+            close(*w, 3.0, 1e-12);
+            close(*h, 2.0, 1e-12)
+        }
+        _ => panic!(),
+    }
     let (v, d) = recurse_pow_grad(1.3, 5);
     same(v, recurse_pow(1.3, 5));
     close(d, 5.0 * 1.3f64.powi(4), 1e-12);
@@ -1657,7 +1755,11 @@ fn assorted_applications() {
     for &z in &[-2.0, 0.3, 1.7, 5.0] {
         let (v, (dx, dl, dh)) = minmax_clamp_grad(z, 0.0, 2.0);
         same(v, minmax_clamp(z, 0.0, 2.0));
-        assert_fd(|p| minmax_clamp(p[0], p[1], p[2]), &[z, 0.0, 2.0], &[dx, dl, dh]);
+        assert_fd(
+            |p| minmax_clamp(p[0], p[1], p[2]),
+            &[z, 0.0, 2.0],
+            &[dx, dl, dh],
+        );
     }
     let b = [1.0, 2.0, 3.0, 4.0];
     let (v, (gb, gd)) = gauss_seidel_grad(&b, 4.0);
@@ -1692,7 +1794,11 @@ fn assorted_applications() {
     close(gx, 2.0 + 6.0, 1e-12);
     let (v, (ga, gb)) = gram_grad([1.0, 0.5], [0.3, 2.0]);
     same(v, gram([1.0, 0.5], [0.3, 2.0]));
-    assert_fd(|f| gram([f[0], f[1]], [f[2], f[3]]), &[1.0, 0.5, 0.3, 2.0], &[ga[0], ga[1], gb[0], gb[1]]);
+    assert_fd(
+        |f| gram([f[0], f[1]], [f[2], f[3]]),
+        &[1.0, 0.5, 0.3, 2.0],
+        &[ga[0], ga[1], gb[0], gb[1]],
+    );
     let x3 = [1.5, 2.0, -0.5];
     let (v, g) = compound_ops_grad(&x3);
     same(v, compound_ops(&x3));
@@ -1703,7 +1809,11 @@ fn assorted_applications() {
     assert_eq!(r, quat_rotate(q, v3));
     let all: Vec<f64> = q.iter().chain(&v3).copied().collect();
     let g: Vec<f64> = gq.iter().chain(&gv).copied().collect();
-    assert_fd(|f| quat_rotate([f[0], f[1], f[2], f[3]], [f[4], f[5], f[6]])[0], &all, &g);
+    assert_fd(
+        |f| quat_rotate([f[0], f[1], f[2], f[3]], [f[4], f[5], f[6]])[0],
+        &all,
+        &g,
+    );
 }
 
 // ---- control flow, models, forward mode ------------------------------------------------------
@@ -1722,7 +1832,11 @@ fn swap_arrays(a0: [f64; 2], k: f64) -> f64 {
 
 #[reverse]
 fn even_squares(x: &[f64]) -> f64 {
-    x.iter().enumerate().filter(|(i, _)| i % 2 == 0).map(|(_, v)| v * v).sum()
+    x.iter()
+        .enumerate()
+        .filter(|(i, _)| i % 2 == 0)
+        .map(|(_, v)| v * v)
+        .sum()
 }
 
 #[reverse]
@@ -1766,7 +1880,11 @@ fn relu_collect(x: &[f64]) -> f64 {
 
 #[reverse]
 fn ufcs(x: f64, y: f64) -> f64 {
-    f64::powf(x, 2.5) + f64::max(x, y) + x.sqrt().recip() + x.mul_add(y, 1.0) + std::f64::consts::E * y
+    f64::powf(x, 2.5)
+        + f64::max(x, y)
+        + x.sqrt().recip()
+        + x.mul_add(y, 1.0)
+        + std::f64::consts::E * y
 }
 
 #[reverse]
@@ -1907,7 +2025,11 @@ fn log_softmax(x: &[f64], k: usize) -> f64 {
 
 #[reverse]
 fn log1p_exp(x: f64) -> f64 {
-    if x > 0.0 { x + (-x).exp().ln_1p() } else { x.exp().ln_1p() }
+    if x > 0.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    }
 }
 
 #[reverse]
@@ -1950,7 +2072,11 @@ fn accumulate_branches(x: &[f64], t: f64) -> f64 {
 fn assorted_control_flow_and_models() {
     let (v, (ga, gk)) = swap_arrays_grad([0.5, 1.0], 0.7);
     same(v, swap_arrays([0.5, 1.0], 0.7));
-    assert_fd(|p| swap_arrays([p[0], p[1]], p[2]), &[0.5, 1.0, 0.7], &[ga[0], ga[1], gk]);
+    assert_fd(
+        |p| swap_arrays([p[0], p[1]], p[2]),
+        &[0.5, 1.0, 0.7],
+        &[ga[0], ga[1], gk],
+    );
     let x = [0.5, -1.0, 2.0, 0.3];
     let (v, g) = even_squares_grad(&x);
     same(v, even_squares(&x));
@@ -1991,7 +2117,10 @@ fn assorted_control_flow_and_models() {
     let (v, d) = tuple_closure_call_grad(0.3);
     same(v, tuple_closure_call(0.3));
     close(d, 0.6f64.cos(), 1e-12);
-    let lin = LinearModel { w: vec![0.5, -0.2], b: 0.1 };
+    let lin = LinearModel {
+        w: vec![0.5, -0.2],
+        b: 0.1,
+    };
     let xs = vec![vec![1.0, 2.0], vec![-1.0, 0.5], vec![0.3, 0.3]];
     let ys = vec![1.0, 0.0, 0.5];
     let (v, (gl, _, _)) = lin.loss_grad(&xs, &ys);
@@ -2009,7 +2138,10 @@ fn assorted_control_flow_and_models() {
     close(gl.b, eb, 1e-12);
     let mut m1 = lin.clone();
     let mut m2 = lin.clone();
-    let seed = LinearModelAdjoint { w: vec![1.0, 0.0], b: 0.0 };
+    let seed = LinearModelAdjoint {
+        w: vec![1.0, 0.0],
+        b: 0.0,
+    };
     let ((), (gm, _gx, _gy, glr)) = m1.sgd_vjp(&xs[0], 1.0, 0.1, seed);
     m2.sgd(&xs[0], 1.0, 0.1);
     assert_eq!(m1.w, m2.w);
@@ -2027,7 +2159,11 @@ fn assorted_control_flow_and_models() {
     let (v, t) = fwd_while_jvp(0.4, 1.1, 1.0, 0.0);
     same(v, fwd_while(0.4, 1.1));
     let h = 1e-6;
-    close(t, (fwd_while(0.4 + h, 1.1) - fwd_while(0.4 - h, 1.1)) / (2.0 * h), 1e-6);
+    close(
+        t,
+        (fwd_while(0.4 + h, 1.1) - fwd_while(0.4 - h, 1.1)) / (2.0 * h),
+        1e-6,
+    );
     let (v, j) = polar_to_cart_jacobian(2.0, 0.5);
     assert_eq!(v, polar_to_cart(2.0, 0.5));
     close(j[0][0], 0.5f64.cos(), 1e-12);
@@ -2112,7 +2248,10 @@ fn destructuring_parts_of_aggregates() {
     assert_eq!(gp.0, 1.5);
     assert!((gp.1 - 1.5 * 3f64.sqrt()).abs() < 1e-12);
     assert!((gk - (2.0 + 3f64.powf(1.5) * 3f64.ln())).abs() < 1e-12);
-    let b = Rod { pos: [2.0, 5.0], ends: (3.0, 7.0) };
+    let b = Rod {
+        pos: [2.0, 5.0],
+        ends: (3.0, 7.0),
+    };
     let (v, g) = body_parts_grad(&b);
     assert_eq!(v, body_parts(&b));
     assert_eq!((g.pos, g.ends), ([3.0, 0.0], (2.0, 1.0)));
@@ -2143,7 +2282,10 @@ fn alias_hand(b: &mut Rod, k: f64) -> f64 {
 
 #[test]
 fn destructured_parts_are_copies() {
-    let b = Rod { pos: [2.0, 5.0], ends: (3.0, 7.0) };
+    let b = Rod {
+        pos: [2.0, 5.0],
+        ends: (3.0, 7.0),
+    };
     let (mut b1, mut b2) = (b.clone(), b.clone());
     let (v, (g, gk)) = alias_then_write_grad(&mut b1, 0.5);
     assert_eq!(v, alias_then_write(&mut b2, 0.5));
@@ -2205,7 +2347,12 @@ fn match_arms_binding_the_whole_value() {
     for n in [-2, 0, 2, 3] {
         let (v, d) = match_binding_grad(1.5, n);
         assert_eq!(v, match_binding(1.5, n));
-        let e = match n { n if n < 0 => -1.0, 0 => 0.0, n if n % 2 == 0 => n as f64 * 1.5f64.powi(n - 1), n => 0.5 * n as f64 * 1.5f64.powi(n - 1) };
+        let e = match n {
+            n if n < 0 => -1.0,
+            0 => 0.0,
+            n if n % 2 == 0 => n as f64 * 1.5f64.powi(n - 1),
+            n => 0.5 * n as f64 * 1.5f64.powi(n - 1),
+        };
         assert!((d - e).abs() < 1e-12, "{n}: {d} {e}");
     }
     let (v, (dx, dy)) = match_float_grad(2.0, 3.0);
@@ -2224,7 +2371,6 @@ fn match_arms_binding_the_whole_value() {
 }
 
 // ---- items in the body ----------------------------------------------------------------------
-
 
 #[revad::forward]
 #[reverse]
@@ -2273,7 +2419,8 @@ fn const_static_and_use_items_in_the_body() {
     let a = [100.0, 97.0, 1.05, 0.55, 0.99];
     let (v, (g0, _, _, _, _)) = binomial_tree_local_const_grad(a[0], a[1], a[2], a[3], a[4]);
     assert_eq!(v, binomial_tree_local_const(a[0], a[1], a[2], a[3], a[4]));
-    let (v2, t) = binomial_tree_local_const_jvp(a[0], a[1], a[2], a[3], a[4], 1.0, 0.0, 0.0, 0.0, 0.0);
+    let (v2, t) =
+        binomial_tree_local_const_jvp(a[0], a[1], a[2], a[3], a[4], 1.0, 0.0, 0.0, 0.0, 0.0);
     assert_eq!(v, v2);
     assert!((g0 - t).abs() < 1e-12);
     let numeric = revad::check::finite_difference(
@@ -2285,7 +2432,14 @@ fn const_static_and_use_items_in_the_body() {
     let (v, g) = caller_grad(&x);
     assert_eq!(v, caller(&x));
     let pi = std::f64::consts::PI;
-    assert_eq!(g, vec![0.2 * 2.0 * pi * 3.0, 0.3 * 2.0 * pi * 3.0, 0.5 * 2.0 * pi * 3.0]);
+    assert_eq!(
+        g,
+        vec![
+            0.2 * 2.0 * pi * 3.0,
+            0.3 * 2.0 * pi * 3.0,
+            0.5 * 2.0 * pi * 3.0
+        ]
+    );
     assert_eq!(cps_const_grad(1.0).1, 3.0);
 }
 
@@ -2331,8 +2485,6 @@ fn items_in_the_body_in_every_mode() {
 }
 
 // ---- simulations, models, struct results with their type -------------------------------------
-
-
 
 #[reverse]
 fn oscillator_rhs(y: &[f64], k: f64) -> Vec<f64> {
@@ -2422,7 +2574,10 @@ fn power_iter(m: &[[f64; 2]; 2]) -> f64 {
     let mut v = [1.0, 0.5];
     let mut lambda = 0.0;
     for _ in 0..60 {
-        let w = [m[0][0] * v[0] + m[0][1] * v[1], m[1][0] * v[0] + m[1][1] * v[1]];
+        let w = [
+            m[0][0] * v[0] + m[0][1] * v[1],
+            m[1][0] * v[0] + m[1][1] * v[1],
+        ];
         let n = (w[0] * w[0] + w[1] * w[1]).sqrt();
         lambda = v[0] * w[0] + v[1] * w[1];
         v = [w[0] / n, w[1] / n];
@@ -2473,7 +2628,9 @@ fn batch_norm(x: &[f64], gamma: f64, beta: f64) -> f64 {
     let mean = x.iter().sum::<f64>() / n;
     let var = x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
     let inv = 1.0 / (var + 1e-5).sqrt();
-    x.iter().map(|v| (gamma * (v - mean) * inv + beta).tanh()).sum()
+    x.iter()
+        .map(|v| (gamma * (v - mean) * inv + beta).tanh())
+        .sum()
 }
 
 #[derive(Clone, Debug, revad::Adjoint)]
@@ -2521,7 +2678,11 @@ fn cauchy_lpdf(x: f64, loc: f64, scale: f64) -> f64 {
 fn simulations_and_models() {
     let (v, (gy, gk)) = rk4_vec_grad(&[1.0, 0.0], 2.0);
     same(v, rk4_vec(&[1.0, 0.0], 2.0));
-    assert_fd(|p| rk4_vec(&[p[0], p[1]], p[2]), &[1.0, 0.0, 2.0], &[gy[0], gy[1], gk]);
+    assert_fd(
+        |p| rk4_vec(&[p[0], p[1]], p[2]),
+        &[1.0, 0.0, 2.0],
+        &[gy[0], gy[1], gk],
+    );
     let p = [1.0, 0.5, 1.2, 0.8];
     let (v, (a, b, c, d)) = lotka_grad(p[0], p[1], p[2], p[3]);
     same(v, lotka(p[0], p[1], p[2], p[3]));
@@ -2555,15 +2716,29 @@ fn simulations_and_models() {
     let e = [1.0, l - 2.0];
     let n = (1.0 + e[1] * e[1]).sqrt();
     let ev = [e[0] / n, e[1] / n];
-    for i in 0..2 { for j in 0..2 { close(g[i][j], ev[i] * ev[j], 1e-8); } }
+    for i in 0..2 {
+        for j in 0..2 {
+            close(g[i][j], ev[i] * ev[j], 1e-8);
+        }
+    }
     let s = [[2.0, 0.3], [0.3, 1.0]];
     let (v, (gx, gm, gs)) = mahalanobis_grad([1.0, 2.0], [0.5, 0.5], s);
     same(v, mahalanobis([1.0, 2.0], [0.5, 0.5], s));
     let all = [1.0, 2.0, 0.5, 0.5, 2.0, 0.3, 0.3, 1.0];
-    assert_fd(|f| mahalanobis([f[0], f[1]], [f[2], f[3]], [[f[4], f[5]], [f[6], f[7]]]), &all, &[gx[0], gx[1], gm[0], gm[1], gs[0][0], gs[0][1], gs[1][0], gs[1][1]]);
+    assert_fd(
+        |f| mahalanobis([f[0], f[1]], [f[2], f[3]], [[f[4], f[5]], [f[6], f[7]]]),
+        &all,
+        &[
+            gx[0], gx[1], gm[0], gm[1], gs[0][0], gs[0][1], gs[1][0], gs[1][1],
+        ],
+    );
     let (v, (gz, gt)) = softmax_t_vjp([0.1, 0.5, -0.3], 2.0, [1.0, 0.0, 0.0]);
     assert_eq!(v, softmax_t([0.1, 0.5, -0.3], 2.0));
-    assert_fd(|f| softmax_t([f[0], f[1], f[2]], f[3])[0], &[0.1, 0.5, -0.3, 2.0], &[gz[0], gz[1], gz[2], gt]);
+    assert_fd(
+        |f| softmax_t([f[0], f[1], f[2]], f[3])[0],
+        &[0.1, 0.5, -0.3, 2.0],
+        &[gz[0], gz[1], gz[2], gt],
+    );
     let q = [0.5, -0.2];
     let keys = vec![vec![1.0, 0.0], vec![0.0, 1.0], vec![0.5, 0.5]];
     let vals = [1.0, 2.0, 3.0];
@@ -2576,22 +2751,48 @@ fn simulations_and_models() {
     same(v, batch_norm(&x, 1.2, 0.1));
     assert_fd(|x| batch_norm(x, 1.2, 0.1), &x, &gx);
     assert_fd(|p| batch_norm(&x, p[0], p[1]), &[1.2, 0.1], &[gg, gb]);
-    let d = Dense { w: vec![vec![0.5, -0.3], vec![0.2, 0.8], vec![-1.0, 0.1]], b: vec![0.1, -0.2, 0.3] };
+    let d = Dense {
+        w: vec![vec![0.5, -0.3], vec![0.2, 0.8], vec![-1.0, 0.1]],
+        b: vec![0.1, -0.2, 0.3],
+    };
     let (v, (gd, gx)) = d.score_grad(&q);
     same(v, d.score(&q));
     assert_fd(|x| d.score(x), &q, &gx);
-    let flat: Vec<f64> = d.w.iter().flatten().copied().chain(d.b.iter().copied()).collect();
-    let gflat: Vec<f64> = gd.w.iter().flatten().copied().chain(gd.b.iter().copied()).collect();
-    assert_fd(|f| Dense { w: vec![f[0..2].to_vec(), f[2..4].to_vec(), f[4..6].to_vec()], b: f[6..9].to_vec() }.score(&q), &flat, &gflat);
+    let flat: Vec<f64> =
+        d.w.iter()
+            .flatten()
+            .copied()
+            .chain(d.b.iter().copied())
+            .collect();
+    let gflat: Vec<f64> =
+        gd.w.iter()
+            .flatten()
+            .copied()
+            .chain(gd.b.iter().copied())
+            .collect();
+    assert_fd(
+        |f| {
+            Dense {
+                w: vec![f[0..2].to_vec(), f[2..4].to_vec(), f[4..6].to_vec()],
+                b: f[6..9].to_vec(),
+            }
+            .score(&q)
+        },
+        &flat,
+        &gflat,
+    );
     let (v, (gx, gk)) = f32_spring_grad(0.5, 2.0);
     assert_eq!(v.to_bits(), f32_spring(0.5, 2.0).to_bits());
     assert!((gx - (2.0 * 0.5 + 9.81 / 2.0)).abs() < 1e-5);
     assert!((gk - 0.125).abs() < 1e-6);
     let (v, (a, b, c)) = cauchy_lpdf_grad(1.0, 0.2, 1.5);
     same(v, cauchy_lpdf(1.0, 0.2, 1.5));
-    assert_fd(|p| cauchy_lpdf(p[0], p[1], p[2]), &[1.0, 0.2, 1.5], &[a, b, c]);
+    assert_fd(
+        |p| cauchy_lpdf(p[0], p[1], p[2]),
+        &[1.0, 0.2, 1.5],
+        &[a, b, c],
+    );
 }
-
 
 /// A struct result only borrowed, with its type written (`let g: Gaussian = ..`).
 #[reverse]
@@ -2606,4 +2807,256 @@ fn typed_struct_result() {
     let (v, (a, b, c)) = fit_typed_grad(p[0], p[1], p[2]);
     same(v, fit_typed(p[0], p[1], p[2]));
     assert_fd(|p| fit_typed(p[0], p[1], p[2]), &p, &[a, b, c]);
+}
+
+// ---- mutation through calls, generics, CPS, forward, hessians ----------------------------------
+
+#[reverse]
+fn scale_in_place_mut(v: &mut [f64], a: f64) {
+    for x in v.iter_mut() {
+        *x *= a;
+    }
+}
+
+#[reverse]
+fn uses_mut_call(x: &[f64], a: f64) -> f64 {
+    let mut v = x.to_vec();
+    let before = v[0];
+    scale_in_place_mut(&mut v, a);
+    scale_in_place_mut(&mut v, a);
+    v.iter().sum::<f64>() + before * v[0]
+}
+
+#[reverse]
+fn shadow_loop(x: f64) -> f64 {
+    let mut acc = 0.0;
+    for i in 0..4 {
+        let x = x * i as f64;
+        let x = x.sin();
+        acc += x;
+    }
+    acc + x
+}
+
+#[reverse]
+fn square_break(x: f64) -> f64 {
+    let mut y = x;
+    let mut k = 0;
+    while k < 10 {
+        y = y * y;
+        if y > 100.0 {
+            break;
+        }
+        k += 1;
+    }
+    y
+}
+
+#[reverse]
+fn stale_reads(x: &[f64]) -> f64 {
+    let mut a = x.to_vec();
+    let mut s = 0.0;
+    for i in 1..a.len() {
+        let old = a[i];
+        a[i] = a[i - 1] * old;
+        s += old * a[i];
+    }
+    s
+}
+
+#[revad::forward]
+#[reverse]
+fn generic_poly<T: revad::Float>(c: &[T], x: T) -> T {
+    let mut acc = T::ZERO;
+    for &ci in c.iter().rev() {
+        acc = acc * x + ci;
+    }
+    acc
+}
+
+#[revad::forward]
+#[reverse]
+fn nt_generic<T: num_traits::Float>(x: T, y: T) -> T {
+    let half = T::from(0.5).unwrap();
+    (x * y).exp() * half + x.powi(3) / (T::one() + y * y)
+}
+
+#[reverse(cps)]
+fn cps_prog(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    let mut i = 0;
+    while i < 5 {
+        if x > y {
+            s += x.sin() * y;
+        } else {
+            s -= y.cos();
+        }
+        i += 1;
+    }
+    s * x
+}
+
+#[revad::forward]
+fn fwd_mut(s: &mut [f64; 2], dt: f64) {
+    let a = -s[0];
+    s[1] += dt * a;
+    s[0] += dt * s[1];
+}
+
+#[revad::forward]
+fn fwd_caller(x: f64, y: f64) -> f64 {
+    let c = [x, y, 1.0];
+    generic_poly(&c, x)
+}
+
+#[reverse(hessian)]
+fn h_loop(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        for j in 0..x.len() {
+            s += (x[i] * x[j]).sin() * (i + j + 1) as f64;
+        }
+    }
+    s
+}
+
+#[reverse(hessian)]
+fn h_branch(x: [f64; 2]) -> f64 {
+    if x[0] > x[1] {
+        x[0].powi(3) * x[1]
+    } else {
+        x[1].exp() * x[0]
+    }
+}
+
+#[reverse]
+fn min_max_fold(x: &[f64]) -> f64 {
+    let lo = x.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    hi - lo
+}
+
+#[reverse]
+fn vec_of_vec(m: &Vec<Vec<f64>>) -> f64 {
+    let mut s = 0.0;
+    for row in m {
+        let n: f64 = row.iter().map(|v| v * v).sum();
+        s += n.sqrt();
+    }
+    s
+}
+
+#[reverse]
+fn local_matrix(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = x[i] * x[j] + if i == j { 1.0 } else { 0.0 };
+        }
+    }
+    let mut t = 0.0;
+    for i in 0..n {
+        t += m[i * n + i].ln();
+    }
+    t
+}
+
+#[reverse]
+fn return_in_if(x: f64, y: f64) -> f64 {
+    if x < 0.0 {
+        return y * y;
+    }
+    let z = x.sqrt();
+    if z > 2.0 {
+        return z * y;
+    }
+    z + y
+}
+
+#[test]
+fn mutation_generics_backends_and_hessians() {
+    let x = [0.5, 1.5, -0.7];
+    let (v, (gx, ga)) = uses_mut_call_grad(&x, 1.3);
+    same(v, uses_mut_call(&x, 1.3));
+    assert_fd(|x| uses_mut_call(x, 1.3), &x, &gx);
+    assert_fd(|a| uses_mut_call(&x, a[0]), &[1.3], &[ga]);
+    let (v, d) = shadow_loop_grad(0.4);
+    same(v, shadow_loop(0.4));
+    assert_fd(|p| shadow_loop(p[0]), &[0.4], &[d]);
+    for z in [1.5, 0.9] {
+        let (v, d) = square_break_grad(z);
+        same(v, square_break(z));
+        assert_fd(|p| square_break(p[0]), &[z], &[d]);
+    }
+    let (v, g) = stale_reads_grad(&x);
+    same(v, stale_reads(&x));
+    assert_fd(stale_reads, &x, &g);
+    let c = [1.0, -2.0, 0.5];
+    let (v, (gc, gx)) = generic_poly_grad(&c, 1.5);
+    same(v, generic_poly(&c, 1.5));
+    assert_fd(|p| generic_poly(&c, p[0]), &[1.5], &[gx]);
+    assert_fd(|c| generic_poly(c, 1.5), &c, &gc);
+    let (v32, d32) = generic_poly_jvp(&[1.0f32, -2.0, 0.5], 1.5, &[0.0, 0.0, 0.0], 1.0);
+    assert_eq!(v32, generic_poly(&[1.0f32, -2.0, 0.5], 1.5));
+    assert!((d32 as f64 - gx).abs() < 1e-5);
+    let (v, (a, b)) = nt_generic_grad(0.3, 0.8);
+    same(v, nt_generic(0.3, 0.8));
+    assert_fd(|p| nt_generic(p[0], p[1]), &[0.3, 0.8], &[a, b]);
+    let (_, t) = nt_generic_jvp(0.3, 0.8, 1.0, 0.0);
+    close(t, a, 1e-12);
+    for (p, q) in [(1.0, 0.5), (0.2, 0.9)] {
+        let (v, (a, b)) = cps_prog_grad(p, q);
+        same(v, cps_prog(p, q));
+        assert_fd(|z| cps_prog(z[0], z[1]), &[p, q], &[a, b]);
+    }
+    let mut s = [1.0, 0.0];
+    let mut ts = [1.0, 0.0];
+    let ((), ()) = fwd_mut_jvp(&mut s, 0.1, &mut ts, 0.0);
+    // s1' = s1 - dt s0, s0' = s0 + dt s1': along s0, (1 - dt^2, -dt)
+    close(ts[0], 1.0 - 0.01, 1e-15);
+    close(ts[1], -0.1, 1e-15);
+    let mut s2 = [1.0, 0.0];
+    fwd_mut(&mut s2, 0.1);
+    assert_eq!(s, s2);
+    let (v, t) = fwd_caller_jvp(0.7, 0.3, 1.0, 0.0);
+    same(v, fwd_caller(0.7, 0.3));
+    let h = 1e-6;
+    close(
+        t,
+        (fwd_caller(0.7 + h, 0.3) - fwd_caller(0.7 - h, 0.3)) / (2.0 * h),
+        1e-7,
+    );
+    let (v, g, hm) = h_loop_hessian(&x);
+    same(v, h_loop(&x));
+    assert_fd(h_loop, &x, &g);
+    for i in 0..3 {
+        let gi = |p: &[f64]| h_loop_grad(p).1[i];
+        let row: Vec<f64> = hm[i].clone();
+        assert_fd(gi, &x, &row);
+    }
+    for p in [[2.0, 1.0], [0.5, 1.0]] {
+        let (_, _, hm) = h_branch_hessian(p);
+        for i in 0..2 {
+            let gi = |q: &[f64]| h_branch_grad([q[0], q[1]]).1[i];
+            assert_fd(gi, &p, &hm[i]);
+        }
+    }
+    let (v, g) = min_max_fold_grad(&x);
+    same(v, min_max_fold(&x));
+    assert_eq!(g, vec![0.0, 1.0, -1.0]);
+    let m = vec![vec![3.0, 4.0], vec![1.0, 0.0, 0.0]];
+    let (v, g) = vec_of_vec_grad(&m);
+    same(v, vec_of_vec(&m));
+    close(g[0][0], 0.6, 1e-15);
+    close(g[0][1], 0.8, 1e-15);
+    assert_eq!(g[1], vec![1.0, 0.0, 0.0]);
+    let (v, g) = local_matrix_grad(&x);
+    same(v, local_matrix(&x));
+    assert_fd(local_matrix, &x, &g);
+    for (p, q) in [(-1.0, 2.0), (9.0, 0.5), (1.0, 0.5)] {
+        let (v, (a, b)) = return_in_if_grad(p, q);
+        same(v, return_in_if(p, q));
+        assert_fd(|z| return_in_if(z[0], z[1]), &[p, q], &[a, b]);
+    }
 }

@@ -389,9 +389,10 @@ impl Lowerer<'_> {
     /// that binds a variable is an error (the arms become `matches!` tests).
     fn bind_whole(&self, arm: &syn::Arm, scrutinee: &syn::Expr) -> syn::Arm {
         let whole = match &arm.pat {
-            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
-                p.ident.to_string().starts_with(|c: char| c.is_lowercase() || c == '_')
-            }
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p
+                .ident
+                .to_string()
+                .starts_with(|c: char| c.is_lowercase() || c == '_'),
             _ => false,
         };
         if !whole || !super::bind::pure_place(scrutinee) {
