@@ -3060,3 +3060,186 @@ fn mutation_generics_backends_and_hessians() {
         assert_fd(|z| return_in_if(z[0], z[1]), &[p, q], &[a, b]);
     }
 }
+
+// ---- local nested containers ---------------------------------------------------------------
+
+#[reverse]
+fn if_in_arith_2d(x: &[f64]) -> f64 {
+    let mut m = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            m[i][j] = x[i] * x[j] + if i == j { 1.0 } else { 0.0 };
+        }
+    }
+    m[0][0] + m[1][2]
+}
+
+/// `vec![vec![0.0; n]; n]`, a local matrix (was rejected: `vec!` only as a `let`'s value).
+#[reverse]
+fn nested_vec_local(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut m = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i][j] = x[i] * x[j];
+        }
+    }
+    m[0][1]
+}
+
+#[test]
+fn if_in_arithmetic_on_a_2d_array() {
+    let x = [1.0, 2.0, 3.0];
+    assert_eq!(if_in_arith_2d_grad(&x).1, vec![2.0, 3.0, 2.0]);
+}
+
+#[reverse]
+fn gram_matrix(x: &[[f64; 2]]) -> f64 {
+    let n = x.len();
+    let mut k = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            let d = (x[i][0] - x[j][0]).powi(2) + (x[i][1] - x[j][1]).powi(2);
+            k[i][j] = (-d).exp();
+        }
+    }
+    let mut s = 0.0;
+    for row in &k {
+        for v in row {
+            s += v * v;
+        }
+    }
+    s + k[0][1]
+}
+
+#[reverse]
+fn rows_of_arrays(x: &[f64], n: usize) -> f64 {
+    let mut h = vec![[0.0; 2]; n];
+    for i in 0..n {
+        h[i][0] = x[i].sin();
+        h[i][1] = h[i][0] * x[i];
+    }
+    h.iter().map(|r| r[0] + r[1]).sum()
+}
+
+#[test]
+fn nested_vec_locals() {
+    let x = [1.0, 2.0, 3.0];
+    let (v, g) = nested_vec_local_grad(&x);
+    assert_eq!(v, nested_vec_local(&x));
+    assert_eq!(g, vec![2.0, 1.0, 0.0]);
+    let pts = [[0.0, 0.0], [1.0, 0.5], [0.3, -0.2]];
+    let (v, g) = gram_matrix_grad(&pts);
+    assert_eq!(v, gram_matrix(&pts));
+    let flat: Vec<f64> = pts.iter().flatten().copied().collect();
+    let gf: Vec<f64> = g.iter().flatten().copied().collect();
+    let num = revad::check::finite_difference(
+        |f| gram_matrix(&[[f[0], f[1]], [f[2], f[3]], [f[4], f[5]]]),
+        &flat,
+    );
+    for (a, b) in gf.iter().zip(&num) {
+        assert!((a - b).abs() < 1e-7, "{a} {b}");
+    }
+    let (v, g) = rows_of_arrays_grad(&x, 3);
+    assert_eq!(v, rows_of_arrays(&x, 3));
+    for i in 0..3 {
+        let e = x[i].cos() + x[i].sin() + x[i] * x[i].cos();
+        assert!((g[i] - e).abs() < 1e-12);
+    }
+}
+
+#[reverse]
+fn gram_caller(x: &[[f64; 2]], s: f64) -> f64 {
+    let mut t = 0.0;
+    for k in 0..2 {
+        t += gram_matrix(x) * s * k as f64;
+    }
+    t
+}
+
+#[reverse]
+fn f32_nested(x: &[f32], n: usize) -> f32 {
+    let mut m = vec![vec![0.0; n]; 2];
+    for i in 0..n {
+        m[0][i] = x[i].sin();
+        m[1][i] = m[0][i].exp() * x[i];
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += m[1][i] - m[0][i];
+    }
+    s
+}
+
+#[reverse]
+fn branch_nested(x: &[f64], c: bool) -> f64 {
+    let n = x.len();
+    let mut s = 0.0;
+    if c {
+        let mut m = vec![vec![1.0; n]; n];
+        for i in 0..n {
+            m[i][i] = x[i] * x[i];
+        }
+        s = m[0][0] + m[n - 1][n - 1];
+    }
+    s
+}
+
+#[test]
+fn nested_vec_locals_through_callers_f32_and_branches() {
+    let pts = [[0.0, 0.0], [1.0, 0.5], [0.3, -0.2]];
+    let (v, (g, gs)) = gram_caller_grad(&pts, 0.7);
+    assert_eq!(v, gram_caller(&pts, 0.7));
+    let (_, g1) = gram_matrix_grad(&pts);
+    for i in 0..3 {
+        for k in 0..2 {
+            assert!((g[i][k] - 0.7 * g1[i][k]).abs() < 1e-12);
+        }
+    }
+    assert!((gs - gram_matrix(&pts)).abs() < 1e-12);
+    let x = [0.5f32, 1.0, -0.3];
+    let (v, g) = f32_nested_grad(&x, 3);
+    assert_eq!(v.to_bits(), f32_nested(&x, 3).to_bits());
+    for i in 0..3 {
+        let e = x[i].sin().exp() * x[i].cos() * x[i] + x[i].sin().exp() - x[i].cos();
+        assert!((g[i] - e).abs() < 1e-5, "{} {}", g[i], e);
+    }
+    let y = [1.5, 2.0, 3.0];
+    let (v, g) = branch_nested_grad(&y, true);
+    assert_eq!(v, branch_nested(&y, true));
+    assert_eq!(g, vec![3.0, 0.0, 6.0]);
+}
+
+/// A local 2-D array under `#[reverse(hessian)]` (was E0277: the lifted copy's float type
+/// was not `Send`).
+#[revad::reverse(hessian)]
+fn h_2d(x: &[f64]) -> f64 {
+    let mut m = [[0.0; 2]; 2];
+    m[0][0] = x[0] * x[1];
+    m[0][0]
+}
+#[test]
+fn hessian_of_a_local_2d_array() {
+    assert_eq!(h_2d_hessian(&[1.0, 2.0]).2[0][1], 1.0);
+}
+#[revad::reverse(hessian)]
+fn h_nested(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut m = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        m[i][i] = x[i] * x[(i + 1) % n];
+    }
+    m[0][0] + m[1][1].sin()
+}
+#[test]
+fn hessian_of_a_local_nested_vec() {
+    let x = [1.0, 2.0, 0.5];
+    let (v, g, h) = h_nested_hessian(&x);
+    assert_eq!(v, h_nested(&x));
+    // x0 x1 + sin(x1 x2)
+    let c = (1.0f64).cos();
+    let s = (1.0f64).sin();
+    assert_eq!(g[0], 2.0);
+    assert!((h[1][2] - (c - s * 1.0 * 0.5 * 2.0)).abs() < 1e-12);
+    assert_eq!(h[0][1], 1.0);
+}

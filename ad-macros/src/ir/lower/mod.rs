@@ -136,6 +136,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         enums: lowerer.enums,
         hoisted: lowerer.hoisted,
         items: lowerer.items,
+        witnesses: lowerer.witnesses,
     })
 }
 
@@ -224,6 +225,8 @@ struct Lowerer<'a> {
     /// they declare.
     items: Vec<proc_macro2::TokenStream>,
     item_names: Vec<String>,
+    /// See `Body::witnesses`.
+    witnesses: Vec<(VarId, proc_macro2::TokenStream)>,
     /// The labels of labeled blocks, which are rejected: a `break` to one is not another
     /// error.
     block_labels: Vec<String>,
@@ -261,6 +264,7 @@ impl<'a> Lowerer<'a> {
             hoisted: Vec::new(),
             items: Vec::new(),
             item_names: Vec::new(),
+            witnesses: Vec::new(),
             block_labels: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
