@@ -3243,3 +3243,174 @@ fn hessian_of_a_local_nested_vec() {
     assert!((h[1][2] - (c - s * 1.0 * 0.5 * 2.0)).abs() < 1e-12);
     assert_eq!(h[0][1], 1.0);
 }
+
+// ---- Enzyme-style out parameters, idioms -------------------------------------------------------
+
+#[reverse]
+fn enzyme_out(x: &[f64], out: &mut f64) {
+    let mut s = 0.0;
+    for v in x {
+        s += v * v;
+    }
+    *out = s.sqrt();
+}
+
+#[reverse]
+fn enzyme_caller(x: &[f64]) -> f64 {
+    let mut out = 0.0;
+    enzyme_out(x, &mut out);
+    out * 2.0
+}
+
+#[reverse]
+fn from_int(x: f64, n: i32) -> f64 {
+    let mut s = 0.0;
+    for i in 1..=n {
+        s += f64::from(i) * x.powi(-2) + (x - 1.0).abs().max(1e-3);
+    }
+    s / n as f64
+}
+
+#[reverse]
+fn any_cond(x: &[f64]) -> f64 {
+    if x.iter().any(|v| *v > 1.0) {
+        x.iter().map(|v| v.to_radians().sin()).sum()
+    } else {
+        x.iter().map(|v| v.signum() * v * v).sum()
+    }
+}
+
+#[reverse]
+fn count_mean(x: &[f64]) -> f64 {
+    let n = x.len();
+    x.iter().sum::<f64>() / n as f64
+}
+
+#[reverse]
+fn maxby(x: &[f64]) -> f64 {
+    let m = x
+        .iter()
+        .cloned()
+        .fold(f64::MIN, |a, b| if b > a { b } else { a });
+    m * m
+}
+
+#[reverse]
+fn nested_calls_a(x: f64) -> f64 {
+    x.sin() * 2.0
+}
+#[reverse]
+fn nested_calls_b(x: f64, y: f64) -> f64 {
+    nested_calls_a(x * y) + nested_calls_a(y)
+}
+#[reverse]
+fn nested_calls_c(v: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for w in v.windows(2) {
+        s += nested_calls_b(w[0], w[1]);
+    }
+    s
+}
+
+#[test]
+fn enzyme_style_out_parameters_and_idioms() {
+    let x = [0.3, -1.2, 2.0];
+    let (v, g) = enzyme_caller_grad(&x);
+    assert_eq!(v, enzyme_caller(&x));
+    assert_fd(enzyme_caller, &x, &g);
+    let (v, d) = from_int_grad(1.5, 4);
+    assert_eq!(v, from_int(1.5, 4));
+    assert_fd(|p| from_int(p[0], 4), &[1.5], &[d]);
+    for y in [[0.3, 0.5, -0.2], [0.3, 1.5, -0.2]] {
+        let (v, g) = any_cond_grad(&y);
+        assert_eq!(v, any_cond(&y));
+        assert_fd(any_cond, &y, &g);
+    }
+    let (v, g) = count_mean_grad(&x);
+    assert_eq!(v, count_mean(&x));
+    assert_fd(count_mean, &x, &g);
+    let (v, g) = maxby_grad(&x);
+    assert_eq!(v, maxby(&x));
+    assert_eq!(g, vec![0.0, 0.0, 4.0]);
+    let (v, g) = nested_calls_c_grad(&x);
+    assert_eq!(v, nested_calls_c(&x));
+    assert_fd(nested_calls_c, &x, &g);
+}
+
+// ---- nested array results of calls ----------------------------------------------------------
+
+#[reverse]
+fn matmul22(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> [[f64; 2]; 2] {
+    let mut c = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            for k in 0..2 {
+                c[i][j] += a[i][k] * b[k][j];
+            }
+        }
+    }
+    c
+}
+
+/// A 2-D array result of a call read as `c[i][j]` (was rejected: 'can index float arrays
+/// bound to a name').
+#[reverse]
+fn trace_of_product(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> f64 {
+    let c = matmul22(a, b);
+    c[0][0] + c[1][1]
+}
+
+#[reverse]
+fn trace_typed(a: [[f64; 2]; 2], b: [[f64; 2]; 2]) -> f64 {
+    let c: [[f64; 2]; 2] = matmul22(a, b);
+    let mut t = 0.0;
+    for i in 0..2 {
+        t += c[i][i] * c[i][i];
+    }
+    t
+}
+
+#[reverse]
+fn outer(x: &[f64]) -> Vec<Vec<f64>> {
+    let n = x.len();
+    let mut m = vec![vec![0.0; n]; n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i][j] = x[i] * x[j];
+        }
+    }
+    m
+}
+
+#[reverse]
+fn outer_sum(x: &[f64]) -> f64 {
+    let m = outer(x);
+    m[0][1] + m[1][1]
+}
+
+#[test]
+fn nested_array_results_of_calls() {
+    let a = [[1.0, 2.0], [3.0, 4.0]];
+    let b = [[0.5, -1.0], [2.0, 0.25]];
+    let (v, (ga, gb)) = trace_of_product_grad(a, b);
+    assert_eq!(v, trace_of_product(a, b));
+    for i in 0..2 {
+        for j in 0..2 {
+            assert_eq!(ga[i][j], b[j][i]);
+            assert_eq!(gb[i][j], a[j][i]);
+        }
+    }
+    let (v, (ga, _)) = trace_typed_grad(a, b);
+    assert_eq!(v, trace_typed(a, b));
+    let c = matmul22(a, b);
+    // d/dA sum c_ii^2 = 2 c_ii b_ji
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!((ga[i][j] - 2.0 * c[i][i] * b[j][i]).abs() < 1e-12);
+        }
+    }
+    let x = [1.0, 2.0, 3.0];
+    let (v, g) = outer_sum_grad(&x);
+    assert_eq!(v, outer_sum(&x));
+    assert_eq!(g, vec![2.0, 1.0 + 4.0, 0.0]);
+}

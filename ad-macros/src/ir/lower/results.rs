@@ -52,9 +52,9 @@ impl Lowerer<'_> {
         self.result_shape = match pat {
             syn::Pat::Ident(p) => {
                 let array = match annot {
-                    Some(ty) => is_array_type(ty),
+                    Some(ty) => is_array_type(ty) && !is_nested_array_type(ty),
                     None => match used_as_array(rest, &p.ident) {
-                        ArrayUse::None => false,
+                        ArrayUse::None | ArrayUse::Nested => false,
                         ArrayUse::Array => true,
                         // `&p` alone may pass an array or a struct: a named field or a
                         // method of `p` says which (`p.mu`, `nll(&p, x)`).
@@ -63,11 +63,15 @@ impl Lowerer<'_> {
                 };
                 let aggregate = match annot {
                     Some(ty) => {
-                        !is_array_type(ty)
-                            && self.sig.float_of(ty).is_none()
-                            && !crate::parse::is_inactive_type(ty)
+                        is_nested_array_type(ty)
+                            || (!is_array_type(ty)
+                                && self.sig.float_of(ty).is_none()
+                                && !crate::parse::is_inactive_type(ty))
                     }
-                    None => used_as_aggregate(rest, &p.ident),
+                    None => {
+                        used_as_aggregate(rest, &p.ident)
+                            || used_as_array(rest, &p.ident) == ArrayUse::Nested
+                    }
                 };
                 if array {
                     Some(ResultShape::Array(annot.and_then(fixed_len)))
@@ -229,6 +233,23 @@ fn is_array_type(ty: &syn::Type) -> bool {
     }
 }
 
+/// `[[f64; N]; M]`, `Vec<Vec<f64>>`, `Vec<[f64; N]>` (and references to them): a nested
+/// container, whose result is an aggregate.
+fn is_nested_array_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(a) => is_array_type(&a.elem),
+        syn::Type::Slice(s) => is_array_type(&s.elem),
+        syn::Type::Reference(r) => is_nested_array_type(&r.elem),
+        syn::Type::Paren(p) => is_nested_array_type(&p.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            s.ident == "Vec"
+                && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                    if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_array_type(t))))
+        }),
+        _ => false,
+    }
+}
+
 /// Whether `expr` is `name`, in parentheses or behind `&` (and `&mut` if `mutable`).
 fn is_name(expr: &syn::Expr, name: &syn::Ident, mutable: bool) -> bool {
     match expr {
@@ -282,6 +303,8 @@ enum ArrayUse {
     Borrowed,
     /// Indexed, iterated, or its length taken.
     Array,
+    /// Indexed twice (`c[i][j]`): a nested container, read as an aggregate.
+    Nested,
 }
 
 /// Whether `stmts` index `name`, iterate it or take its length, or only borrow it (`&name`).
@@ -306,6 +329,8 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> ArrayUse {
         fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
             let yes = self.is_name(&e.expr);
             self.saw(yes, ArrayUse::Array);
+            let nested = matches!(super::strip(&e.expr), syn::Expr::Index(inner) if self.is_name(&inner.expr));
+            self.saw(nested, ArrayUse::Nested);
             syn::visit::visit_expr_index(self, e);
         }
         fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
