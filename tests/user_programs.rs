@@ -3414,3 +3414,157 @@ fn nested_array_results_of_calls() {
     assert_eq!(v, outer_sum(&x));
     assert_eq!(g, vec![2.0, 1.0 + 4.0, 0.0]);
 }
+
+// ---- nested models, simulations, captured arrays ----------------------------------------------
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// A 2-2 tanh layer.
+pub struct Layer {
+    /// Weights.
+    pub w: [[f64; 2]; 2],
+    /// Biases.
+    pub b: [f64; 2],
+}
+
+impl Layer {
+    #[reverse]
+    /// The layer's output.
+    pub fn forward(&self, x: [f64; 2]) -> [f64; 2] {
+        [
+            (self.w[0][0] * x[0] + self.w[0][1] * x[1] + self.b[0]).tanh(),
+            (self.w[1][0] * x[0] + self.w[1][1] * x[1] + self.b[1]).tanh(),
+        ]
+    }
+}
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// Two layers.
+pub struct Net {
+    /// First layer.
+    pub l1: Layer,
+    /// Second layer.
+    pub l2: Layer,
+}
+
+impl Net {
+    #[reverse]
+    /// The sum of the outputs; the second layer's result is popped typed by the method
+    /// called on `self.l2` (was E0308: taken for a `Vec`).
+    pub fn eval(&self, x: [f64; 2]) -> f64 {
+        let h: [f64; 2] = self.l1.forward(x);
+        let o = self.l2.forward(h);
+        o[0] + o[1]
+    }
+}
+
+#[derive(Clone, Debug, revad::Adjoint)]
+/// An oscillator.
+pub struct Sim {
+    /// Position.
+    pub x: f64,
+    /// Velocity.
+    pub v: f64,
+    /// Stiffness.
+    pub k: f64,
+}
+
+impl Sim {
+    #[reverse]
+    /// One symplectic Euler step, in place.
+    pub fn step(&mut self, dt: f64) {
+        self.v -= dt * self.k * self.x;
+        self.x += dt * self.v;
+    }
+}
+
+#[reverse]
+fn run_sim(x0: f64, k: f64) -> f64 {
+    let mut sim = Sim { x: x0, v: 0.0, k };
+    for _ in 0..30 {
+        sim.step(0.05);
+    }
+    sim.x * sim.x + sim.v
+}
+
+#[reverse]
+fn three_parts(x: f64) -> (f64, f64, f64) {
+    (x.sin(), x.cos(), x * x)
+}
+
+#[reverse]
+fn use_three(x: f64) -> f64 {
+    let (a, b, c) = three_parts(x);
+    a * b + c
+}
+
+#[reverse]
+fn angle_between(u: [f64; 3], v: [f64; 3]) -> f64 {
+    let d = u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+    let nu = (u[0] * u[0] + u[1] * u[1] + u[2] * u[2]).sqrt();
+    let nv = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    (d / (nu * nv)).clamp(-1.0, 1.0).acos()
+}
+
+#[reverse]
+fn f32_pi(r: f32) -> f32 {
+    std::f32::consts::PI * r * r
+}
+
+#[reverse]
+fn apply_each<F: Fn(f64) -> f64>(f: F, xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for &x in xs {
+        s += f(x);
+    }
+    s
+}
+
+#[reverse]
+fn capture_array(w: [f64; 2], xs: &[f64]) -> f64 {
+    apply_each(|x| w[0] * x + w[1] * x * x, xs)
+}
+
+#[test]
+fn nested_models_simulations_and_captures() {
+    let l = Layer {
+        w: [[0.5, -0.3], [0.2, 0.8]],
+        b: [0.1, -0.1],
+    };
+    let net = Net {
+        l1: l.clone(),
+        l2: Layer {
+            w: [[1.0, 0.5], [-0.5, 1.0]],
+            b: [0.0, 0.2],
+        },
+    };
+    let (v, (gn, gx)) = net.eval_grad([0.3, -0.7]);
+    assert_eq!(v, net.eval([0.3, -0.7]));
+    assert_fd(|x| net.eval([x[0], x[1]]), &[0.3, -0.7], &gx);
+    let h = 1e-6;
+    let mut p = net.clone();
+    p.l1.w[0][1] += h;
+    let mut m = net.clone();
+    m.l1.w[0][1] -= h;
+    assert!((gn.l1.w[0][1] - (p.eval([0.3, -0.7]) - m.eval([0.3, -0.7])) / (2.0 * h)).abs() < 1e-8);
+    let (v, (a, b)) = run_sim_grad(1.0, 2.0);
+    assert_eq!(v, run_sim(1.0, 2.0));
+    assert_fd(|p| run_sim(p[0], p[1]), &[1.0, 2.0], &[a, b]);
+    let (v, d) = use_three_grad(0.4);
+    assert_eq!(v, use_three(0.4));
+    assert!((d - (0.8f64.cos() + 0.8)).abs() < 1e-12);
+    let (v, (gu, gv)) = angle_between_grad([1.0, 0.2, 0.0], [0.3, 1.0, 0.5]);
+    assert_eq!(v, angle_between([1.0, 0.2, 0.0], [0.3, 1.0, 0.5]));
+    assert_fd(
+        |f| angle_between([f[0], f[1], f[2]], [f[3], f[4], f[5]]),
+        &[1.0, 0.2, 0.0, 0.3, 1.0, 0.5],
+        &[gu[0], gu[1], gu[2], gv[0], gv[1], gv[2]],
+    );
+    let (v, d) = f32_pi_grad(2.0);
+    assert_eq!(v, f32_pi(2.0));
+    assert!((d - 4.0 * std::f32::consts::PI).abs() < 1e-5);
+    let xs = [0.5, 1.0, 2.0];
+    let (v, (gw, gx)) = capture_array_grad([0.3, 0.7], &xs);
+    assert_eq!(v, capture_array([0.3, 0.7], &xs));
+    assert_eq!(gw, [3.5, 0.25 + 1.0 + 4.0]);
+    assert_fd(|x| capture_array([0.3, 0.7], x), &xs, &gx);
+}

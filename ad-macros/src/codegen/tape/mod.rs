@@ -628,8 +628,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// For `v` the result of a method called on a parameter (`m.step(x)`), the arguments of
-    /// `restore_result` that name its type: `&m, |__r| __r.step(unreachable!())`. (A method
+    /// For `v` the result of a method called on a parameter or a part of one at constant
+    /// indices (`m.step(x)`, `self.l2.forward(h)`), the arguments of `restore_result` that
+    /// name its type: `&m, |__r| __r.step(unreachable!())`. (A method
     /// has no marker struct; the parameter is in scope wherever `v` is popped.)
     fn method_result(&self, v: VarId) -> Option<TokenStream> {
         let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
@@ -642,15 +643,31 @@ impl Emitter<'_> {
         let Some(Operand::Var(receiver)) = call.args.first() else {
             return None;
         };
-        // (The parameter itself, not a part of it: `layer.apply(..)` over `&self.layers`.)
-        if call.paths.first().is_some_and(Option::is_some) {
-            return None;
-        }
+        // The parameter itself, or a part of it at constant indices (`self.l2.forward(h)`;
+        // not `layer.apply(..)` over `&self.layers`, whose index is out of scope there).
+        let part = match call.paths.first() {
+            Some(Some(path)) => {
+                let constant = path
+                    .operands()
+                    .iter()
+                    .all(|i| matches!(i, Operand::Lit(..)));
+                if !constant
+                    || path
+                        .0
+                        .iter()
+                        .any(|s| matches!(s, crate::ir::Step::Variant(_)))
+                {
+                    return None;
+                }
+                self.path(path)
+            }
+            _ => TokenStream::new(),
+        };
         self.body.vars[*receiver].param?;
         let receiver = &self.body.vars[*receiver].name;
         let r = format_ident!("__r", span = Span::mixed_site());
         let args = (1..callee.arity).map(|_| quote!(::core::unreachable!()));
-        Some(quote!(&#receiver, |#r| #r.#method(#(#args),*)))
+        Some(quote!(&#receiver #part, |#r| #r.#method(#(#args),*)))
     }
 
     /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there
