@@ -3568,3 +3568,128 @@ fn nested_models_simulations_and_captures() {
     assert_eq!(gw, [3.5, 0.25 + 1.0 + 4.0]);
     assert_fd(|x| capture_array([0.3, 0.7], x), &xs, &gx);
 }
+
+// ---- forward mode and CPS programs -------------------------------------------------------------
+
+fn fd1(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+    let h = 1e-5 * x.abs().max(1.0);
+    (f(x + h) - f(x - h)) / (2.0 * h)
+}
+
+#[revad::forward]
+fn f_softmax_ce(z: &[f64], k: usize) -> f64 {
+    let m = z.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let s: f64 = z.iter().map(|v| (v - m).exp()).sum();
+    s.ln() + m - z[k]
+}
+
+#[revad::forward]
+fn f_rk4(y0: [f64; 2], k: f64) -> [f64; 2] {
+    let mut y = y0;
+    let dt = 0.1;
+    for _ in 0..10 {
+        let f = |s: [f64; 2]| [s[1], -k * s[0]];
+        let k1 = f(y);
+        let k2 = f([y[0] + 0.5 * dt * k1[0], y[1] + 0.5 * dt * k1[1]]);
+        let k3 = f([y[0] + 0.5 * dt * k2[0], y[1] + 0.5 * dt * k2[1]]);
+        let k4 = f([y[0] + dt * k3[0], y[1] + dt * k3[1]]);
+        y = [
+            y[0] + dt / 6.0 * (k1[0] + 2.0 * k2[0] + 2.0 * k3[0] + k4[0]),
+            y[1] + dt / 6.0 * (k1[1] + 2.0 * k2[1] + 2.0 * k3[1] + k4[1]),
+        ];
+    }
+    y
+}
+
+#[revad::forward]
+fn f_match(x: f64, n: u8) -> f64 {
+    match n {
+        0 => x.exp(),
+        1 | 2 => x.ln_1p() * n as f64,
+        _ => x.atan(),
+    }
+}
+
+#[revad::forward]
+fn f_while(x: f64) -> f64 {
+    let mut y = x;
+    while y < 10.0 {
+        y = y * 1.5 + 0.1;
+    }
+    y
+}
+
+#[revad::forward]
+fn f_vec_push(x: f64, n: usize) -> Vec<f64> {
+    let mut v = Vec::new();
+    let mut a = x;
+    for _ in 0..n {
+        a = a.sin() + x;
+        v.push(a);
+    }
+    v
+}
+
+#[revad::forward]
+fn f32_fwd(x: f32, y: f32) -> f32 {
+    (x * y).sqrt() + x.powf(y)
+}
+
+#[reverse(cps)]
+fn cps_loop_arr(x: &[f64], a: f64) -> f64 {
+    let mut h = [0.0; 3];
+    for i in 0..3 {
+        h[i] = (x[i] * a).tanh();
+    }
+    let mut s = 0.0;
+    for v in h.iter() {
+        s += v * v;
+    }
+    s
+}
+
+#[reverse(cps)]
+fn cps_recursive(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        x
+    } else {
+        (cps_recursive(x, n - 1) * 1.1).sin() + x
+    }
+}
+
+#[test]
+fn forward_mode_and_cps_programs() {
+    let z = [0.3, -1.0, 2.0];
+    let (v, t) = f_softmax_ce_jvp(&z, 1, &[0.0, 0.0, 1.0]);
+    assert_eq!(v, f_softmax_ce(&z, 1));
+    let s: f64 = z.iter().map(|v| v.exp()).sum();
+    close(t, 2f64.exp() / s, 1e-12);
+    let (v, t) = f_rk4_jvp([1.0, 0.0], 4.0, [0.0, 0.0], 1.0);
+    assert_eq!(v, f_rk4([1.0, 0.0], 4.0));
+    close(t[0], fd1(|k| f_rk4([1.0, 0.0], k)[0], 4.0), 1e-7);
+    for n in 0..4 {
+        let (v, t) = f_match_jvp(0.5, n, 1.0);
+        assert_eq!(v, f_match(0.5, n));
+        close(t, fd1(|x| f_match(x, n), 0.5), 1e-8);
+    }
+    let (v, t) = f_while_jvp(0.7, 1.0);
+    assert_eq!(v, f_while(0.7));
+    close(t, fd1(f_while, 0.7), 1e-6);
+    let (v, t) = f_vec_push_jvp(0.4, 4, 1.0);
+    assert_eq!(v, f_vec_push(0.4, 4));
+    close(t[3], fd1(|x| f_vec_push(x, 4)[3], 0.4), 1e-8);
+    let (v, t) = f32_fwd_jvp(2.0, 1.5, 1.0, 0.0);
+    assert_eq!(v, f32_fwd(2.0, 1.5));
+    assert!((t - (0.5 * 1.5 / 3f32.sqrt() + 1.5 * 2f32.powf(0.5))).abs() < 1e-5);
+    let x = [0.5, -0.2, 1.0];
+    let (v, (gx, ga)) = cps_loop_arr_grad(&x, 1.3);
+    assert_eq!(v, cps_loop_arr(&x, 1.3));
+    close(ga, fd1(|a| cps_loop_arr(&x, a), 1.3), 1e-8);
+    for i in 0..3 {
+        let e = 2.0 * (x[i] * 1.3f64).tanh() * (1.0 - (x[i] * 1.3f64).tanh().powi(2)) * 1.3;
+        close(gx[i], e, 1e-12);
+    }
+    let (v, d) = cps_recursive_grad(0.3, 5);
+    assert_eq!(v, cps_recursive(0.3, 5));
+    close(d, fd1(|x| cps_recursive(x, 5), 0.3), 1e-8);
+}
