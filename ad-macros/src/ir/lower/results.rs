@@ -2,11 +2,13 @@
 //!
 //! The macro does not see a callee's return type, so it reads the shape from the caller's
 //! code: `let out = g(v);` is an array when the statements after it index or iterate `out`
-//! (or the `let` names an array type, or the function returns it as its array result; a
-//! `let` that names `[T; N]` makes it a fixed-size array, whatever the callee), and
+//! or only borrow it (`h(&out)`), or the `let` names an array type, or the function returns
+//! it as its array result (a `let` that names `[T; N]` makes it a fixed-size array, whatever
+//! the callee); it is an aggregate when they read a named field or call a method of it, index
+//! it twice (`out[i][j]`), or the `let` names a struct or nested array type; and
 //! `let (a, b) = g(v);` is a tuple whose parts are variables of their own
 //! ([`Rhs::Part`]). A wrong guess cannot go unnoticed: the generated code then does not
-//! type-check.
+//! type-check, and the first error is at the call (`expect_result`, `expect_array`).
 //!
 //! ```text
 //! let (s, w) = g(x);          let __t0 = call g(x);     // parts: [s, w]
