@@ -656,8 +656,8 @@ pub mod __private {
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{
-        expect_pullback, expect_result, none_like, same_type, seed_for, PullbackOf, ResultOf,
-        SeedOf, StandInResult,
+        expect_array, expect_pullback, expect_result, none_like, same_type, seed_for, ArrayResult,
+        PullbackOf, ResultOf, SeedOf, StandInResult,
     };
     pub use revad_runtime::function::{
         cell_values, zero_cells, ForwardFunction1, ForwardFunction2, ForwardFunction3,

@@ -9,7 +9,7 @@
 //! ```text
 //! fn f(x: f64, w: &[f64]) -> f64 { 2.0 * x + w[0].sin() + (n as f64) }
 //! // becomes
-//! fn __ad_lifted_f<__AdF: ::revad::Float>(x: __AdF, w: &[__AdF]) -> __AdF {
+//! fn __ad_lifted_f<__AdF: ::revad::Float + Send + 'static>(x: __AdF, w: &[__AdF]) -> __AdF {
 //!     __AdF::from_f64(2.0) * x + w[0].sin()
 //!         + __AdF::from_f64(n as f64)
 //! }
@@ -47,7 +47,9 @@ pub(crate) fn lift(func: &syn::ItemFn, float: &str, floats: &[String]) -> syn::I
         .sig
         .generics
         .params
-        .push(syn::parse_quote!(#t: ::revad::Float));
+        // (`Send + 'static`: the reverse sweep of a loop keeps a local nested container or
+        // struct of `__AdF`s boxed on the value stack.)
+        .push(syn::parse_quote!(#t: ::revad::Float + ::core::marker::Send + 'static));
     lifted.attrs.retain(|a| a.path().is_ident("allow"));
     lifted.attrs.push(syn::parse_quote!(#[doc(hidden)]));
     let mut rewrite = Rewrite {
@@ -374,7 +376,11 @@ mod tests {
         });
         let expected = quote! {
             #[doc(hidden)]
-            fn __ad_lifted_f<__AdF: ::revad::Float>(x: __AdF, w: &[__AdF], n: usize) -> __AdF {
+            fn __ad_lifted_f<__AdF: ::revad::Float + ::core::marker::Send + 'static>(
+                x: __AdF,
+                w: &[__AdF],
+                n: usize
+            ) -> __AdF {
                 let v: Vec<__AdF> = vec![__AdF::from_f64(0.0); n];
                 let c = __AdF::from_f64(::core::f64::consts::PI)
                     * __AdF::from_f64(2.5)

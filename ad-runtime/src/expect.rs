@@ -8,6 +8,9 @@
 //!   precision of the caller's other floats, or the other precision when the result is cast
 //!   to the caller's (`g(x) as f32` in `f32` code). When the callee returns another precision
 //!   than that, the error is at the call.
+//! - [`expect_array`]: a callee's result that `#[reverse]` takes for an array or a `Vec`
+//!   from the caller's code (indexed, iterated, or only borrowed: `nll(&g, x)`), at the call
+//!   when it is a struct or a float.
 //! - [`seed_for`]: the seed of that callee's reverse sweep, which keeps the error above the
 //!   only one.
 //! - [`expect_pullback`]: the result of a hand-written pullback of `#[revad::derivative]`, at
@@ -40,6 +43,27 @@ impl<T> ResultOf<T> for T {
 #[inline]
 pub fn expect_result<T, U: ResultOf<T>>(value: U) -> T {
     value.result()
+}
+
+/// A callee's result where `#[reverse]` expects an array or a `Vec` (of floats, or nested).
+#[diagnostic::on_unimplemented(
+    message = "this call returns `{Self}`, but #[reverse] takes its result for an array",
+    label = "returns `{Self}`",
+    note = "#[reverse] cannot see the callee's return type and reads it from the caller's \
+            code: a result that is indexed, iterated or only borrowed (`&y`) is taken for an \
+            array; bind the result to a variable with its type, as in `let y: {Self} = g(..);`"
+)]
+pub trait ArrayResult {}
+
+impl<T, const N: usize> ArrayResult for [T; N] {}
+
+impl<T> ArrayResult for Vec<T> {}
+
+/// `value`, which the generated code takes for an array (a compile error at the call
+/// otherwise).
+#[inline]
+pub fn expect_array<V: ArrayResult>(value: V) -> V {
+    value
 }
 
 /// The adjoint of a call's result, as the seed of the callee's reverse sweep.

@@ -650,7 +650,7 @@ impl Tangents<'_> {
                 let value = match self.active(*a) {
                     true => {
                         let t = &self.tan[*a];
-                        quote!(::core::clone::Clone::clone(&#t))
+                        self.e.owned_copy(*a, quote!(#t))
                     }
                     false => self.zero_of(out),
                 };

@@ -469,8 +469,9 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
     )
 }
 
-/// For a body that calls functions with derivatives: a local module of fallbacks and an
-/// import of each callee, then the check that each callee has a derivative.
+/// The `const`, `static` and `use` items of the body, then, for a body that calls functions
+/// with derivatives, a local module of fallbacks and an import of each callee, then the check
+/// that each callee has a derivative.
 ///
 /// ```text
 /// mod __callees { ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0); }  // stand-in
@@ -486,7 +487,8 @@ pub(crate) fn callees_prelude(body: &Body, sig: &Signature, check: bool) -> Toke
     let callees = callee_imports(body, sig, check);
     // (Methods are checked in the split companions: `method_fallbacks`.)
     let methods = method_fallbacks(body, !check);
-    quote!(#enums #callees #methods)
+    let items = &body.items;
+    quote!(#(#items)* #enums #callees #methods)
 }
 
 /// For a body that calls methods (`recv.name(..)`, through `recv.__ad_fwd_name(..)` and

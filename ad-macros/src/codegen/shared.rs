@@ -285,8 +285,8 @@ impl Emitter<'_> {
             }
             // A copy of an array is a clone (a `Vec` would otherwise move).
             Rhs::Copy(Operand::Var(a)) if self.body.vars[*a].ty.is_array() => {
-                let a = &self.body.vars[*a].name;
-                quote!(::core::clone::Clone::clone(&#a))
+                let name = &self.body.vars[*a].name;
+                self.owned_copy(*a, quote!(#name))
             }
             Rhs::Copy(a) => self.op_typed(a, out),
             Rhs::Neg(a) => {
@@ -410,6 +410,14 @@ impl Emitter<'_> {
                         Ty::Float(Some(t)) => {
                             let t = t.ident();
                             quote_spanned!(callee.span=> ::revad::__private::expect_result::<#t, _>(#call))
+                        }
+                        // The macro read the shape from the caller's code (`ir::lower::results`).
+                        Ty::Array(info) if !info.agg => {
+                            // (Through a local, so that the error's span is the callee's.)
+                            let result = format_ident!("__ad_result", span = callee.span);
+                            quote_spanned! {callee.span=>
+                                { let #result = #call; ::revad::__private::expect_array(#result) }
+                            }
                         }
                         _ => call,
                     }
@@ -790,6 +798,21 @@ impl Emitter<'_> {
             quote!(&mut *#adj)
         } else {
             quote!(&mut #adj)
+        }
+    }
+
+    /// An owned copy of the array `value`, the variable `v` or its tangent:
+    /// `Clone::clone(&value)`, or `Clone::clone(value)` when `v` is a parameter `&[f64; N]` or
+    /// `&Vec<f64>` (whose value is the referent: `let mut y = *x;`, then `y[0] *= 2.0`).
+    pub(super) fn owned_copy(&self, v: VarId, value: TokenStream) -> TokenStream {
+        let borrowed = self.body.vars[v].param.is_some_and(|p| {
+            let param = &self.sig.params[p];
+            param.passing != crate::parse::Passing::MutRef
+                && matches!(&param.ty, syn::Type::Reference(r) if !matches!(*r.elem, syn::Type::Slice(_)))
+        });
+        match borrowed {
+            true => quote!(::core::clone::Clone::clone(#value)),
+            false => quote!(::core::clone::Clone::clone(&#value)),
         }
     }
 

@@ -1007,4 +1007,21 @@ pub(crate) struct Body {
     pub enums: Vec<EnumAlias>,
     /// The closures passed to functions, lifted into hidden functions.
     pub hoisted: Vec<Hoisted>,
+    /// The `const`, `static` and `use` items of the body, as written: codegen declares them
+    /// again at the top of every generated function (an item is visible in its whole block).
+    pub items: Vec<proc_macro2::TokenStream>,
+    /// Nested containers built from constants with lengths read from variables
+    /// (`vec![vec![0.0; n]; m]`): for each, an empty value of its type
+    /// (`vec![vec![0.0; 0]; 0]`, as a call), which names it where the value is not in scope.
+    pub witnesses: Vec<(VarId, proc_macro2::TokenStream)>,
+}
+
+impl Body {
+    /// The empty value that names the type of `var` (see `witnesses`).
+    pub(crate) fn witness(&self, var: VarId) -> Option<&proc_macro2::TokenStream> {
+        self.witnesses
+            .iter()
+            .find(|(v, _)| *v == var)
+            .map(|(_, w)| w)
+    }
 }

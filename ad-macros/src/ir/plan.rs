@@ -462,7 +462,9 @@ impl Planner<'_> {
             }
             Some(Rhs::Copy(Operand::Var(w))) => self.aggregate_typed(*w),
             // A 2-D array of constants (`[[0.0; D]; T]`): typed like the constant.
-            Some(Rhs::Opaque(opaque)) => opaque.reads.is_empty(),
+            Some(Rhs::Opaque(opaque)) => {
+                opaque.reads.is_empty() || self.body.witness(var).is_some()
+            }
             // A copy of a part of a parameter at constant indices: named by the part.
             Some(Rhs::Index(root, path)) => {
                 self.body.vars[*root].param.is_some()

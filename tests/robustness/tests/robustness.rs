@@ -80,6 +80,7 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("ui/stop-gradient-shadowed", "F15"),
     ("ui/trait-impl-unannotated", "F16"),
     ("ui/trait-unannotated", "F17"),
+    ("ui/call-result-struct-borrowed", "F18"),
 ];
 
 /// The number of crates the corpus is split into, each checked with and without attributes

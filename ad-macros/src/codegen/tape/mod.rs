@@ -52,7 +52,12 @@ pub(super) fn emit_vjp(
     let callees = super::callees_prelude(body, sig, true);
     let hoisted = plan.hoisted.iter().map(|&v| {
         let name = &body.vars[v].name;
-        let zero = hoisted_zero(&body.vars[v].ty, plan.defs.get(&v), sig.default_float);
+        let zero = match (body.witness(v), &body.vars[v].ty) {
+            (Some(witness), Ty::Array(info)) => {
+                super::tokens::typed_float_literals(witness, info.elem.unwrap_or(sig.default_float))
+            }
+            _ => hoisted_zero(&body.vars[v].ty, plan.defs.get(&v), sig.default_float),
+        };
         quote!(let mut #name = #zero;)
     });
     let prologue = super::inout::prologue(sig, body);
@@ -455,13 +460,16 @@ impl Emitter<'_> {
             let name = &self.body.vars[v].name;
             // A snapshot of a 2-D array of constants (`let __q_old = q;`, before a later
             // write to `q`) is typed like that constant too.
-            let def = match self.plan.defs.get(&v) {
+            let (def, witness) = match self.plan.defs.get(&v) {
                 Some(Rhs::Copy(Operand::Var(src)))
                     if matches!(self.plan.defs.get(src), Some(Rhs::Opaque(o)) if o.reads.is_empty()) =>
                 {
-                    self.plan.defs.get(src)
+                    (self.plan.defs.get(src), None)
                 }
-                def => def,
+                Some(Rhs::Copy(Operand::Var(src))) if self.body.witness(*src).is_some() => {
+                    (self.plan.defs.get(src), self.body.witness(*src))
+                }
+                def => (def, self.body.witness(v)),
             };
             match &self.body.vars[v].ty {
                 // A copy of a part of a parameter: typed like the part.
@@ -477,6 +485,16 @@ impl Emitter<'_> {
                     // A 2-D array of constants (`[[0.0; D]; T]`): typed like the constant,
                     // its literals suffixed with the element type (an untyped `[[0.0; D]; T]`
                     // would leave the adjoint's element type open: E0282 at `-adj[i][j]`).
+                    // A nested `vec!` with lengths from variables: typed like its empty
+                    // witness (`vec![vec![0.0; n]; m]`).
+                    Some(Rhs::Opaque(_)) if witness.is_some() => {
+                        let t = info.elem.unwrap_or(self.sig.default_float);
+                        let value = witness.map(|w| super::tokens::typed_float_literals(w, t));
+                        quote! {
+                            let #name = #stack.pop_any();
+                            ::revad::__private::same_type(&#name, &#value);
+                        }
+                    }
                     Some(Rhs::Opaque(opaque)) if opaque.reads.is_empty() => {
                         let t = info.elem.unwrap_or(self.sig.default_float);
                         let value = super::tokens::typed_float_literals(&opaque.expr, t);
@@ -614,8 +632,9 @@ impl Emitter<'_> {
         }
     }
 
-    /// For `v` the result of a method called on a parameter (`m.step(x)`), the arguments of
-    /// `restore_result` that name its type: `&m, |__r| __r.step(unreachable!())`. (A method
+    /// For `v` the result of a method called on a parameter or a part of one at constant
+    /// indices (`m.step(x)`, `self.l2.forward(h)`), the arguments of `restore_result` that
+    /// name its type: `&m, |__r| __r.step(unreachable!())`. (A method
     /// has no marker struct; the parameter is in scope wherever `v` is popped.)
     fn method_result(&self, v: VarId) -> Option<TokenStream> {
         let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
@@ -628,15 +647,31 @@ impl Emitter<'_> {
         let Some(Operand::Var(receiver)) = call.args.first() else {
             return None;
         };
-        // (The parameter itself, not a part of it: `layer.apply(..)` over `&self.layers`.)
-        if call.paths.first().is_some_and(Option::is_some) {
-            return None;
-        }
+        // The parameter itself, or a part of it at constant indices (`self.l2.forward(h)`;
+        // not `layer.apply(..)` over `&self.layers`, whose index is out of scope there).
+        let part = match call.paths.first() {
+            Some(Some(path)) => {
+                let constant = path
+                    .operands()
+                    .iter()
+                    .all(|i| matches!(i, Operand::Lit(..)));
+                if !constant
+                    || path
+                        .0
+                        .iter()
+                        .any(|s| matches!(s, crate::ir::Step::Variant(_)))
+                {
+                    return None;
+                }
+                self.path(path)
+            }
+            _ => TokenStream::new(),
+        };
         self.body.vars[*receiver].param?;
         let receiver = &self.body.vars[*receiver].name;
         let r = format_ident!("__r", span = Span::mixed_site());
         let args = (1..callee.arity).map(|_| quote!(::core::unreachable!()));
-        Some(quote!(&#receiver, |#r| #r.#method(#(#args),*)))
+        Some(quote!(&#receiver #part, |#r| #r.#method(#(#args),*)))
     }
 
     /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there

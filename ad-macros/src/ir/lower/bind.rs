@@ -28,6 +28,9 @@ impl Lowerer<'_> {
             }
             return Value::Unit;
         };
+        if annot.is_none() && self.split_place(pat, &init.expr, out) {
+            return Value::Unit;
+        }
         if annot.is_none() && self.bind_place(pat, &init.expr, out) {
             return Value::Unit;
         }
@@ -54,6 +57,53 @@ impl Lowerer<'_> {
         };
         self.bind_pattern(pat, value, annot, first_new, out);
         Value::Unit
+    }
+
+    /// `let (a, b) = p;` or `let [x, y] = xs[i];` for a part of an aggregate (a tuple or
+    /// array parameter, a field, an element of a nested container): one `let` per name,
+    /// `let a = p.0;`, `let x = xs[i][0];` (the place has no calls, so reading it again reads
+    /// the same value). Returns false, having lowered nothing, for any other `let`.
+    fn split_place(&mut self, pat: &syn::Pat, init: &syn::Expr, out: &mut Vec<Stmt>) -> bool {
+        let names = |elems: &syn::punctuated::Punctuated<syn::Pat, syn::Token![,]>| {
+            let last = elems.len().saturating_sub(1);
+            elems.iter().enumerate().all(|(k, pat)| match pat {
+                syn::Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
+                syn::Pat::Wild(_) => true,
+                syn::Pat::Rest(_) => k == last,
+                _ => false,
+            })
+        };
+        let (elems, tuple) = match pat {
+            syn::Pat::Tuple(t) if names(&t.elems) => (&t.elems, true),
+            syn::Pat::Slice(s) if names(&s.elems) => (&s.elems, false),
+            _ => return false,
+        };
+        let place = super::strip(init);
+        let reference = matches!(place, syn::Expr::Reference(_));
+        if reference || !self.is_place_expr(place) || !pure_place(place) {
+            return false;
+        }
+        // A tuple pattern ends with no `..` (whose parts would be counted from the end).
+        if tuple && elems.iter().any(|p| matches!(p, syn::Pat::Rest(_))) {
+            return false;
+        }
+        for (k, elem) in elems.iter().enumerate() {
+            if !matches!(elem, syn::Pat::Ident(_)) {
+                continue;
+            }
+            let part: syn::Expr = match tuple {
+                true => {
+                    let index = syn::Index::from(k);
+                    syn::parse_quote_spanned!(elem.span()=> #place.#index)
+                }
+                false => syn::parse_quote_spanned!(elem.span()=> #place[#k]),
+            };
+            let stmt: syn::Stmt = syn::parse_quote_spanned!(elem.span()=> let #elem = #part;);
+            if let syn::Stmt::Local(local) = stmt {
+                self.lower_let(&local, out);
+            }
+        }
+        true
     }
 
     /// Binds `pat` to `value`: names get variables, tuples are taken apart.
@@ -266,4 +316,27 @@ impl Lowerer<'_> {
         }
         Binding::Tuple(bindings)
     }
+}
+
+/// Whether `expr` (a place, see `is_place_expr`, or a `match` scrutinee) has no calls,
+/// macros, blocks or assignments: evaluating it again gives the same place or value.
+pub(super) fn pure_place(expr: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    struct Pure(bool);
+    impl<'ast> Visit<'ast> for Pure {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            match e {
+                syn::Expr::Call(_)
+                | syn::Expr::MethodCall(_)
+                | syn::Expr::Macro(_)
+                | syn::Expr::Assign(_)
+                | syn::Expr::Block(_)
+                | syn::Expr::Closure(_) => self.0 = false,
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut pure = Pure(true);
+    pure.visit_expr(expr);
+    pure.0
 }

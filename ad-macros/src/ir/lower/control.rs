@@ -303,13 +303,10 @@ impl Lowerer<'_> {
             return self.lower_arms(subject, &lowered, out, want);
         }
         let subject = self.match_subject(scrutinee, out);
-        for arm in &expr_match.arms {
-            self.reject_bindings(&arm.pat);
-        }
         let arms: Vec<(syn::Arm, Vec<(syn::Ident, Binding)>)> = expr_match
             .arms
             .iter()
-            .map(|arm| (arm.clone(), Vec::new()))
+            .map(|arm| (self.bind_whole(arm, scrutinee), Vec::new()))
             .collect();
         self.lower_arms(subject, &arms, out, want)
     }
@@ -411,6 +408,28 @@ impl Lowerer<'_> {
         };
         self.pop_scope();
         result
+    }
+
+    /// `k => body` or `k if guard => body` binding the whole value of a scrutinee without
+    /// calls (`match n { 0 => .., k if k % 2 == 0 => .. }`): the arm, its body
+    /// `{ let k = scrutinee; body }` (the guard reads the test's own binding). Any other arm
+    /// that binds a variable is an error (the arms become `matches!` tests).
+    fn bind_whole(&self, arm: &syn::Arm, scrutinee: &syn::Expr) -> syn::Arm {
+        let whole = match &arm.pat {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p
+                .ident
+                .to_string()
+                .starts_with(|c: char| c.is_lowercase() || c == '_'),
+            _ => false,
+        };
+        if !whole || !super::bind::pure_place(scrutinee) {
+            self.reject_bindings(&arm.pat);
+            return arm.clone();
+        }
+        let (pat, body) = (&arm.pat, &arm.body);
+        let mut arm = arm.clone();
+        arm.body = syn::parse_quote_spanned!(body.span()=> { let #pat = #scrutinee; #body });
+        arm
     }
 
     /// Match arms that bind variables are not supported (the arms become `matches!` tests).

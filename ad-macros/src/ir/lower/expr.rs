@@ -1729,7 +1729,12 @@ impl Lowerer<'_> {
     /// from variables is rejected (its elements' derivatives would be lost).
     fn nested_array(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
         let opaque = self.opaque(expr);
-        if !opaque.reads.is_empty() {
+        // (Lengths may be integer variables: `vec![vec![0.0; n]; m]`.)
+        let lengths_only = opaque
+            .reads
+            .iter()
+            .all(|&r| matches!(self.vars[r].ty, Ty::Usize | Ty::I32));
+        if !lengths_only {
             self.cx.error(
                 expr,
                 "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`); start from \
@@ -1795,6 +1800,19 @@ impl Lowerer<'_> {
             );
             return Value::Error;
         };
+        // `vec![vec![0.0; n]; m]`, `vec![[0.0; 3]; n]`: a nested container, as `[[0.0; D]; T]`.
+        let nested = match super::strip(&repeat.expr) {
+            syn::Expr::Macro(inner) => inner.mac.path.is_ident("vec"),
+            inner => is_array_expr(inner),
+        };
+        if nested {
+            let value = self.nested_array(&vec_repeat_call(&repeat, false), out);
+            if let Value::Op(Operand::Var(v)) = value {
+                let witness = vec_repeat_call(&repeat, true).into_token_stream();
+                self.witnesses.push((v, witness));
+            }
+            return value;
+        }
         let value = self.lower_expr(&repeat.expr, out);
         let Some(elem) = self.number(
             value,
@@ -2319,4 +2337,27 @@ fn is_array_expr(expr: &syn::Expr) -> bool {
         super::strip(expr),
         syn::Expr::Array(_) | syn::Expr::Repeat(_)
     )
+}
+
+/// `vec![e; n]` as a call that the lowering reads through (it does not see into macros), with
+/// `vec!`s nested in `e` alike: `::std::iter::repeat_n(e, n).collect::<Vec<_>>()`, the same
+/// vector; with every length 0 when `empty` (a value of its type that reads no variable).
+fn vec_repeat_call(repeat: &syn::ExprRepeat, empty: bool) -> syn::Expr {
+    let elem = match super::strip(&repeat.expr) {
+        syn::Expr::Macro(inner) if inner.mac.path.is_ident("vec") => {
+            let tokens = &inner.mac.tokens;
+            match syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) {
+                Ok(inner) => vec_repeat_call(&inner, empty),
+                Err(_) => (*repeat.expr).clone(),
+            }
+        }
+        _ => (*repeat.expr).clone(),
+    };
+    let len = match empty {
+        true => quote!(0),
+        false => repeat.len.to_token_stream(),
+    };
+    syn::parse_quote_spanned! {repeat.span()=>
+        ::std::iter::repeat_n(#elem, #len).collect::<::std::vec::Vec<_>>()
+    }
 }

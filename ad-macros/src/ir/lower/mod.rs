@@ -119,6 +119,14 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
     if cx.has_errors() {
         return None;
     }
+    // A lifted closure's function reads the items of the body too (`|x| c * x * K`).
+    if !lowerer.items.is_empty() {
+        let items = &lowerer.items;
+        for hoisted in &mut lowerer.hoisted {
+            let body = &hoisted.body;
+            hoisted.body = quote!({ #(#[allow(dead_code, unused_imports)] #items)* #body });
+        }
+    }
     Some(Body {
         vars: lowerer.vars,
         block,
@@ -128,6 +136,8 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         callees: lowerer.callees,
         enums: lowerer.enums,
         hoisted: lowerer.hoisted,
+        items: lowerer.items,
+        witnesses: lowerer.witnesses,
     })
 }
 
@@ -212,6 +222,12 @@ struct Lowerer<'a> {
     enums: Vec<crate::ir::EnumAlias>,
     /// The closures passed to functions, lifted (see `hoist`).
     hoisted: Vec<crate::ir::Hoisted>,
+    /// The `const`, `static` and `use` items of the body (see `Body::items`), and the names
+    /// they declare.
+    items: Vec<proc_macro2::TokenStream>,
+    item_names: Vec<String>,
+    /// See `Body::witnesses`.
+    witnesses: Vec<(VarId, proc_macro2::TokenStream)>,
     /// The labels of labeled blocks, which are rejected: a `break` to one is not another
     /// error.
     block_labels: Vec<String>,
@@ -247,6 +263,9 @@ impl<'a> Lowerer<'a> {
             for_bindings: Vec::new(),
             closure_depth: 0,
             hoisted: Vec::new(),
+            items: Vec::new(),
+            item_names: Vec::new(),
+            witnesses: Vec::new(),
             block_labels: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
@@ -397,6 +416,39 @@ impl<'a> Lowerer<'a> {
         (Value::Unit, jumps)
     }
 
+    /// A `const`, a `static` that is not `mut`, or a `use` in the body: kept for every
+    /// generated function (see `Body::items`), once per name (they all share one scope
+    /// there); any other item is an error.
+    fn lower_item(&mut self, item: &syn::Item) {
+        let name = match item {
+            syn::Item::Const(c) => Some(c.ident.to_string()),
+            syn::Item::Static(s) if matches!(s.mutability, syn::StaticMutability::None) => {
+                Some(s.ident.to_string())
+            }
+            syn::Item::Use(_) => None,
+            _ => {
+                self.cx.error(
+                    item,
+                    "items inside a #[reverse] function other than `const`, `static` and `use` \
+                     are not supported; move the item out of the function",
+                );
+                return;
+            }
+        };
+        if let Some(name) = name {
+            if self.item_names.contains(&name) {
+                self.cx.error(
+                    item,
+                    "#[reverse] declares the items of the body once for the whole function; \
+                     give this one a name of its own",
+                );
+                return;
+            }
+            self.item_names.push(name);
+        }
+        self.items.push(item.to_token_stream());
+    }
+
     fn lower_stmt(
         &mut self,
         stmt: &syn::Stmt,
@@ -407,11 +459,7 @@ impl<'a> Lowerer<'a> {
         match stmt {
             syn::Stmt::Local(local) => (self.lower_let(local, out), Jumps::default()),
             syn::Stmt::Item(item) => {
-                self.cx.error(
-                    item,
-                    "items inside a #[reverse] function are not supported; move the item out of \
-                     the function",
-                );
+                self.lower_item(item);
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Macro(mac) if checks::is_check(&mac.mac) => {

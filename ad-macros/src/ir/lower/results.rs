@@ -2,11 +2,13 @@
 //!
 //! The macro does not see a callee's return type, so it reads the shape from the caller's
 //! code: `let out = g(v);` is an array when the statements after it index or iterate `out`
-//! (or the `let` names an array type, or the function returns it as its array result; a
-//! `let` that names `[T; N]` makes it a fixed-size array, whatever the callee), and
+//! or only borrow it (`h(&out)`), or the `let` names an array type, or the function returns
+//! it as its array result (a `let` that names `[T; N]` makes it a fixed-size array, whatever
+//! the callee); it is an aggregate when they read a named field or call a method of it, index
+//! it twice (`out[i][j]`), or the `let` names a struct or nested array type; and
 //! `let (a, b) = g(v);` is a tuple whose parts are variables of their own
 //! ([`Rhs::Part`]). A wrong guess cannot go unnoticed: the generated code then does not
-//! type-check.
+//! type-check, and the first error is at the call (`expect_result`, `expect_array`).
 //!
 //! ```text
 //! let (s, w) = g(x);          let __t0 = call g(x);     // parts: [s, w]
@@ -57,14 +59,27 @@ impl Lowerer<'_> {
                 annot.map(|ty| ResultShape::Inactive(inactive_param_ty(ty)))
             }
             syn::Pat::Ident(p) => {
-                let array = annot.is_some_and(is_array_type) || used_as_array(rest, &p.ident);
+                let array = match annot {
+                    Some(ty) => is_array_type(ty) && !is_nested_array_type(ty),
+                    None => match used_as_array(rest, &p.ident) {
+                        ArrayUse::None | ArrayUse::Nested => false,
+                        ArrayUse::Array => true,
+                        // `&p` alone may pass an array or a struct: a named field or a
+                        // method of `p` says which (`p.mu`, `nll(&p, x)`).
+                        ArrayUse::Borrowed => !used_as_aggregate(rest, &p.ident),
+                    },
+                };
                 let aggregate = match annot {
                     Some(ty) => {
-                        !is_array_type(ty)
-                            && self.sig.float_of(ty).is_none()
-                            && !crate::parse::is_inactive_type(ty)
+                        is_nested_array_type(ty)
+                            || (!is_array_type(ty)
+                                && self.sig.float_of(ty).is_none()
+                                && !crate::parse::is_inactive_type(ty))
                     }
-                    None => used_as_aggregate(rest, &p.ident),
+                    None => {
+                        used_as_aggregate(rest, &p.ident)
+                            || used_as_array(rest, &p.ident) == ArrayUse::Nested
+                    }
                 };
                 if array {
                     Some(ResultShape::Array(annot.and_then(fixed_len)))
@@ -76,10 +91,11 @@ impl Lowerer<'_> {
                 t.elems
                     .iter()
                     .map(|e| match e {
-                        syn::Pat::Ident(p) => used_as_array(rest, &p.ident),
+                        syn::Pat::Ident(p) => used_as_array(rest, &p.ident) != ArrayUse::None,
                         syn::Pat::Type(typed) => {
                             is_array_type(&typed.ty)
-                                || matches!(&*typed.pat, syn::Pat::Ident(p) if used_as_array(rest, &p.ident))
+                                || matches!(&*typed.pat, syn::Pat::Ident(p)
+                                    if used_as_array(rest, &p.ident) != ArrayUse::None)
                         }
                         _ => false,
                     })
@@ -226,6 +242,23 @@ fn is_array_type(ty: &syn::Type) -> bool {
     }
 }
 
+/// `[[f64; N]; M]`, `Vec<Vec<f64>>`, `Vec<[f64; N]>` (and references to them): a nested
+/// container, whose result is an aggregate.
+fn is_nested_array_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Array(a) => is_array_type(&a.elem),
+        syn::Type::Slice(s) => is_array_type(&s.elem),
+        syn::Type::Reference(r) => is_nested_array_type(&r.elem),
+        syn::Type::Paren(p) => is_nested_array_type(&p.elem),
+        syn::Type::Path(p) => p.path.segments.last().is_some_and(|s| {
+            s.ident == "Vec"
+                && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a)
+                    if a.args.iter().any(|g| matches!(g, syn::GenericArgument::Type(t) if is_array_type(t))))
+        }),
+        _ => false,
+    }
+}
+
 /// Whether `expr` is `name`, in parentheses or behind `&` (and `&mut` if `mutable`).
 fn is_name(expr: &syn::Expr, name: &syn::Ident, mutable: bool) -> bool {
     match expr {
@@ -270,11 +303,31 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     finder.found
 }
 
-/// Whether `stmts` index `name`, iterate it, take its length or borrow it (`&name`).
-fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+/// How the statements after `let name = g(..);` use `name` as an array.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum ArrayUse {
+    /// Not at all.
+    None,
+    /// Only borrowed (`&name`), as a struct would be too.
+    Borrowed,
+    /// Indexed, iterated, or its length taken.
+    Array,
+    /// Indexed twice (`c[i][j]`): a nested container, read as an aggregate.
+    Nested,
+}
+
+/// Whether `stmts` index `name`, iterate it or take its length, or only borrow it (`&name`).
+fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> ArrayUse {
     struct Finder<'a> {
         name: &'a syn::Ident,
-        found: bool,
+        found: ArrayUse,
+    }
+    impl Finder<'_> {
+        fn saw(&mut self, yes: bool, how: ArrayUse) {
+            if yes {
+                self.found = self.found.max(how);
+            }
+        }
     }
     impl Finder<'_> {
         fn is_name(&self, expr: &syn::Expr) -> bool {
@@ -283,7 +336,10 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     }
     impl<'ast> Visit<'ast> for Finder<'_> {
         fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
-            self.found |= self.is_name(&e.expr);
+            let yes = self.is_name(&e.expr);
+            self.saw(yes, ArrayUse::Array);
+            let nested = matches!(super::strip(&e.expr), syn::Expr::Index(inner) if self.is_name(&inner.expr));
+            self.saw(nested, ArrayUse::Nested);
             syn::visit::visit_expr_index(self, e);
         }
         fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
@@ -299,21 +355,27 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
                 "windows",
                 "split_at",
             ];
-            self.found |= self.is_name(&e.receiver) && ARRAY_METHODS.iter().any(|m| e.method == m);
+            let yes = self.is_name(&e.receiver) && ARRAY_METHODS.iter().any(|m| e.method == m);
+            self.saw(yes, ArrayUse::Array);
             syn::visit::visit_expr_method_call(self, e);
         }
         fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
-            self.found |= self.is_name(&e.expr);
+            let yes = self.is_name(&e.expr);
+            self.saw(yes, ArrayUse::Array);
             syn::visit::visit_expr_for_loop(self, e);
         }
         // `&out` passes an array; `&mut m` passes a scalar as often (`bump(&mut m, x)`), and
         // an array result is rarely written: taken for a scalar.
         fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
-            self.found |= e.mutability.is_none() && self.is_name(&e.expr);
+            let yes = e.mutability.is_none() && self.is_name(&e.expr);
+            self.saw(yes, ArrayUse::Borrowed);
             syn::visit::visit_expr_reference(self, e);
         }
     }
-    let mut finder = Finder { name, found: false };
+    let mut finder = Finder {
+        name,
+        found: ArrayUse::None,
+    };
     for stmt in stmts {
         finder.visit_stmt(stmt);
     }

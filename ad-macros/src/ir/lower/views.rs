@@ -932,7 +932,7 @@ impl Lowerer<'_> {
         let tokens = &mac.tokens;
         let parsed: syn::Expr = syn::parse2(quote!([#tokens])).ok()?;
         let empty = matches!(&parsed, syn::Expr::Array(a) if a.elems.is_empty());
-        if empty || self.mentions_float(&parsed) {
+        if empty || self.mentions_float(&parsed) || self.mentions_float(&innermost(&parsed)) {
             return None;
         }
         let span = mac.span();
@@ -1463,4 +1463,21 @@ impl Lowerer<'_> {
         self.vars[var].deref = by_ref;
         self.for_bindings.push((ident.clone(), Binding::Var(var)));
     }
+}
+
+/// The element of `[e; n]` under any `vec![..; m]`s nested in `e` (`0.0` in
+/// `[vec![0.0; n]; m]`): the macro cannot see into them otherwise.
+fn innermost(repeat: &syn::Expr) -> syn::Expr {
+    if let syn::Expr::Repeat(r) = repeat {
+        if let syn::Expr::Macro(inner) = super::strip(&r.expr) {
+            if inner.mac.path.is_ident("vec") {
+                let tokens = &inner.mac.tokens;
+                if let Ok(parsed) = syn::parse2::<syn::Expr>(quote!([#tokens])) {
+                    return innermost(&parsed);
+                }
+            }
+        }
+        return (*r.expr).clone();
+    }
+    repeat.clone()
 }
