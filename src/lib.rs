@@ -659,6 +659,7 @@ pub mod __private {
         expect_array, expect_pullback, expect_result, none_like, same_type, seed_for, ArrayResult,
         PullbackOf, ResultOf, SeedOf, StandInResult,
     };
+    pub use revad_runtime::float::{ArithByRef, RefArith};
     pub use revad_runtime::function::{
         cell_values, zero_cells, ForwardFunction1, ForwardFunction2, ForwardFunction3,
         ForwardFunction4, Function1, Function2, Function3, Function4, ReverseFunction1,

@@ -320,3 +320,55 @@ fn allow_attributes_reach_generated_functions() {
     let (_, jacobian) = eight_jacobian(1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0);
     assert_eq!(jacobian[0], vec![2.0, 1.0, 4.0, 3.0, 6.0, 5.0, 8.0, 7.0]);
 }
+
+/// Items read by reference (`.iter()` with `|a|`, `for v in x.iter()`) are multiplied as
+/// references (`&a * &a`, `v * v` of `&f64`s), which `f64` allows: the Hessian's copy runs them on dual
+/// numbers. Σ a³ + Σ_i v_i·v_i·x_0 has the closed-form gradient and Hessian below.
+#[reverse(hessian)]
+fn cubes_by_reference(x: &[f64]) -> f64 {
+    let cubes = x.iter().map(|a| a * a * a).sum::<f64>();
+    let mut s = 0.0;
+    for v in x.iter() {
+        s += v * v;
+    }
+    let t = x[0] * x[0];
+    cubes + s * x[0] + t + x[1]
+}
+
+#[test]
+fn items_read_by_reference_under_hessian() {
+    let x = [0.7, -1.3, 2.1];
+    let (value, g, h) = cubes_by_reference_hessian(&x);
+    let sq: f64 = x.iter().map(|a| a * a).sum();
+    let cubes: f64 = x.iter().map(|a| a * a * a).sum();
+    assert_eq!(value, cubes_by_reference(&x));
+    approx::assert_relative_eq!(
+        value,
+        cubes + sq * x[0] + x[0] * x[0] + x[1],
+        max_relative = 1e-14
+    );
+    for i in 0..3 {
+        // ∂/∂x_i: 3x_i² + 2x_i·x_0 (+ sq + 2x_0 for i = 0, + 1 for i = 1).
+        let mut gi = 3.0 * x[i] * x[i] + 2.0 * x[i] * x[0];
+        if i == 0 {
+            gi += sq + 2.0 * x[0];
+        }
+        if i == 1 {
+            gi += 1.0;
+        }
+        approx::assert_relative_eq!(g[i], gi, max_relative = 1e-13);
+        for j in 0..3 {
+            let mut hij = if i == j { 6.0 * x[i] + 2.0 * x[0] } else { 0.0 };
+            if j == 0 {
+                hij += 2.0 * x[i];
+            }
+            if i == 0 {
+                hij += 2.0 * x[j];
+            }
+            if i == 0 && j == 0 {
+                hij += 2.0;
+            }
+            approx::assert_relative_eq!(h[i][j], hij, max_relative = 1e-13, epsilon = 1e-13);
+        }
+    }
+}

@@ -9,7 +9,10 @@
 //! ```text
 //! fn f(x: f64, w: &[f64]) -> f64 { 2.0 * x + w[0].sin() + (n as f64) }
 //! // becomes
-//! fn __ad_lifted_f<__AdF: ::revad::Float + Send + 'static>(x: __AdF, w: &[__AdF]) -> __AdF {
+//! fn __ad_lifted_f<__AdF: ::revad::Float + Send + 'static>(x: __AdF, w: &[__AdF]) -> __AdF
+//! where // (references multiply as on `f64`: `x.iter().map(|a| a * a)`)
+//!     for<'r> __AdF: ArithByRef<'r>, for<'r> &'r __AdF: RefArith<'r, __AdF>,
+//! {
 //!     __AdF::from_f64(2.0) * x + w[0].sin()
 //!         + __AdF::from_f64(n as f64)
 //! }
@@ -50,6 +53,14 @@ pub(crate) fn lift(func: &syn::ItemFn, float: &str, floats: &[String]) -> syn::I
         // (`Send + 'static`: the reverse sweep of a loop keeps a local nested container or
         // struct of `__AdF`s boxed on the value stack.)
         .push(syn::parse_quote!(#t: ::revad::Float + ::core::marker::Send + 'static));
+    // Code over `.iter()` multiplies references (`|a| a * a`), which `f64` allows.
+    let where_clause = lifted.sig.generics.make_where_clause();
+    where_clause
+        .predicates
+        .push(syn::parse_quote!(for<'__ad_r> #t: ::revad::__private::ArithByRef<'__ad_r>));
+    where_clause.predicates.push(
+        syn::parse_quote!(for<'__ad_r> &'__ad_r #t: ::revad::__private::RefArith<'__ad_r, #t>),
+    );
     lifted.attrs.retain(|a| a.path().is_ident("allow"));
     lifted.attrs.push(syn::parse_quote!(#[doc(hidden)]));
     let mut rewrite = Rewrite {
@@ -380,7 +391,11 @@ mod tests {
                 x: __AdF,
                 w: &[__AdF],
                 n: usize
-            ) -> __AdF {
+            ) -> __AdF
+            where
+                for<'__ad_r> __AdF: ::revad::__private::ArithByRef<'__ad_r>,
+                for<'__ad_r> &'__ad_r __AdF: ::revad::__private::RefArith<'__ad_r, __AdF>
+            {
                 let v: Vec<__AdF> = vec![__AdF::from_f64(0.0); n];
                 let c = __AdF::from_f64(::core::f64::consts::PI)
                     * __AdF::from_f64(2.5)

@@ -29,7 +29,9 @@
 
 use core::fmt;
 use core::iter::{Product, Sum};
-use core::ops::{Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+use core::ops::{
+    Add, AddAssign, Div, DivAssign, Mul, MulAssign, Neg, Rem, RemAssign, Sub, SubAssign,
+};
 
 use crate::accumulate::Accumulate;
 use crate::adjoint::Adjoint;
@@ -231,6 +233,38 @@ impl<T: fmt::Display, const N: usize> fmt::Display for DualVec<T, N> {
 /// tangent arithmetic is written once, over the private `map`, `zip` and `zip3` of each type,
 /// and every intrinsic's derivative comes from [`crate::rules`].
 macro_rules! dual_impls {
+    (@by_ref [$($gen:tt)*] $ty:ty, $op:ident $f:ident $assign:ident $fa:ident) => {
+        impl<$($gen)*> $op<&$ty> for $ty {
+            type Output = $ty;
+            #[inline]
+            fn $f(self, b: &$ty) -> $ty {
+                $op::$f(self, *b)
+            }
+        }
+
+        impl<$($gen)*> $op<$ty> for &$ty {
+            type Output = $ty;
+            #[inline]
+            fn $f(self, b: $ty) -> $ty {
+                $op::$f(*self, b)
+            }
+        }
+
+        impl<$($gen)*> $op<&$ty> for &$ty {
+            type Output = $ty;
+            #[inline]
+            fn $f(self, b: &$ty) -> $ty {
+                $op::$f(*self, *b)
+            }
+        }
+
+        impl<$($gen)*> $assign<&$ty> for $ty {
+            #[inline]
+            fn $fa(&mut self, b: &$ty) {
+                $assign::$fa(self, *b)
+            }
+        }
+    };
     ([$($gen:tt)*] $ty:ty, zero tangent: $zero:expr, record: |$s:ident, $stack:ident| $push:block $pop:block, scale: $scale:expr) => {
         impl<$($gen)*> PartialEq for $ty {
             /// Compares the values only (branches follow the primal computation).
@@ -330,6 +364,29 @@ macro_rules! dual_impls {
             #[inline]
             fn div_assign(&mut self, b: Self) {
                 *self = *self / b;
+            }
+        }
+
+        impl<$($gen)*> RemAssign for $ty {
+            #[inline]
+            fn rem_assign(&mut self, b: Self) {
+                *self = *self % b;
+            }
+        }
+
+        // Arithmetic through references (`&a * &b`, `a * &b`, `-&a`, `s += &v`), as on `f64`:
+        // code over `.iter()` of dual numbers reads its items by reference.
+        dual_impls!(@by_ref [$($gen)*] $ty, Add add AddAssign add_assign);
+        dual_impls!(@by_ref [$($gen)*] $ty, Sub sub SubAssign sub_assign);
+        dual_impls!(@by_ref [$($gen)*] $ty, Mul mul MulAssign mul_assign);
+        dual_impls!(@by_ref [$($gen)*] $ty, Div div DivAssign div_assign);
+        dual_impls!(@by_ref [$($gen)*] $ty, Rem rem RemAssign rem_assign);
+
+        impl<$($gen)*> Neg for &$ty {
+            type Output = $ty;
+            #[inline]
+            fn neg(self) -> $ty {
+                -*self
             }
         }
 
