@@ -197,6 +197,73 @@ macro_rules! impl_float {
 impl_float!(f64);
 impl_float!(f32);
 
+/// Arithmetic of a float with a reference to one (`a * &b`, `s += &v`), as `f64` has it:
+/// the generic copy that `#[reverse(hessian)]` makes of a function requires it of its float
+/// type, so that code over `.iter()` (`x.iter().map(|a| a * a)`) runs on dual numbers too.
+/// Implemented for every type that has the operations.
+pub trait ArithByRef<'r>:
+    Sized
+    + 'r
+    + core::ops::Add<&'r Self, Output = Self>
+    + core::ops::Sub<&'r Self, Output = Self>
+    + core::ops::Mul<&'r Self, Output = Self>
+    + core::ops::Div<&'r Self, Output = Self>
+    + core::ops::Rem<&'r Self, Output = Self>
+    + core::ops::AddAssign<&'r Self>
+    + core::ops::SubAssign<&'r Self>
+    + core::ops::MulAssign<&'r Self>
+    + core::ops::DivAssign<&'r Self>
+    + core::ops::RemAssign<&'r Self>
+{
+}
+
+impl<'r, T> ArithByRef<'r> for T where
+    T: 'r
+        + core::ops::Add<&'r T, Output = T>
+        + core::ops::Sub<&'r T, Output = T>
+        + core::ops::Mul<&'r T, Output = T>
+        + core::ops::Div<&'r T, Output = T>
+        + core::ops::Rem<&'r T, Output = T>
+        + core::ops::AddAssign<&'r T>
+        + core::ops::SubAssign<&'r T>
+        + core::ops::MulAssign<&'r T>
+        + core::ops::DivAssign<&'r T>
+        + core::ops::RemAssign<&'r T>
+{
+}
+
+/// Arithmetic of a reference to a float `T` (`&a * &b`, `&a + b`, `-&a`), as `&f64` has it;
+/// see [`ArithByRef`].
+pub trait RefArith<'r, T: 'r>:
+    core::ops::Add<T, Output = T>
+    + core::ops::Sub<T, Output = T>
+    + core::ops::Mul<T, Output = T>
+    + core::ops::Div<T, Output = T>
+    + core::ops::Rem<T, Output = T>
+    + core::ops::Add<&'r T, Output = T>
+    + core::ops::Sub<&'r T, Output = T>
+    + core::ops::Mul<&'r T, Output = T>
+    + core::ops::Div<&'r T, Output = T>
+    + core::ops::Rem<&'r T, Output = T>
+    + core::ops::Neg<Output = T>
+{
+}
+
+impl<'r, T: 'r, R> RefArith<'r, T> for R where
+    R: core::ops::Add<T, Output = T>
+        + core::ops::Sub<T, Output = T>
+        + core::ops::Mul<T, Output = T>
+        + core::ops::Div<T, Output = T>
+        + core::ops::Rem<T, Output = T>
+        + core::ops::Add<&'r T, Output = T>
+        + core::ops::Sub<&'r T, Output = T>
+        + core::ops::Mul<&'r T, Output = T>
+        + core::ops::Div<&'r T, Output = T>
+        + core::ops::Rem<&'r T, Output = T>
+        + core::ops::Neg<Output = T>
+{
+}
+
 #[cfg(test)]
 mod tests {
     use super::Float;
@@ -316,71 +383,4 @@ mod tests {
             );
         }
     }
-}
-
-/// Arithmetic of a float with a reference to one (`a * &b`, `s += &v`), as `f64` has it:
-/// the generic copy that `#[reverse(hessian)]` makes of a function requires it of its float
-/// type, so that code over `.iter()` (`x.iter().map(|a| a * a)`) runs on dual numbers too.
-/// Implemented for every type that has the operations.
-pub trait ArithByRef<'r>:
-    Sized
-    + 'r
-    + core::ops::Add<&'r Self, Output = Self>
-    + core::ops::Sub<&'r Self, Output = Self>
-    + core::ops::Mul<&'r Self, Output = Self>
-    + core::ops::Div<&'r Self, Output = Self>
-    + core::ops::Rem<&'r Self, Output = Self>
-    + core::ops::AddAssign<&'r Self>
-    + core::ops::SubAssign<&'r Self>
-    + core::ops::MulAssign<&'r Self>
-    + core::ops::DivAssign<&'r Self>
-    + core::ops::RemAssign<&'r Self>
-{
-}
-
-impl<'r, T> ArithByRef<'r> for T where
-    T: 'r
-        + core::ops::Add<&'r T, Output = T>
-        + core::ops::Sub<&'r T, Output = T>
-        + core::ops::Mul<&'r T, Output = T>
-        + core::ops::Div<&'r T, Output = T>
-        + core::ops::Rem<&'r T, Output = T>
-        + core::ops::AddAssign<&'r T>
-        + core::ops::SubAssign<&'r T>
-        + core::ops::MulAssign<&'r T>
-        + core::ops::DivAssign<&'r T>
-        + core::ops::RemAssign<&'r T>
-{
-}
-
-/// Arithmetic of a reference to a float `T` (`&a * &b`, `&a + b`, `-&a`), as `&f64` has it;
-/// see [`ArithByRef`].
-pub trait RefArith<'r, T: 'r>:
-    core::ops::Add<T, Output = T>
-    + core::ops::Sub<T, Output = T>
-    + core::ops::Mul<T, Output = T>
-    + core::ops::Div<T, Output = T>
-    + core::ops::Rem<T, Output = T>
-    + core::ops::Add<&'r T, Output = T>
-    + core::ops::Sub<&'r T, Output = T>
-    + core::ops::Mul<&'r T, Output = T>
-    + core::ops::Div<&'r T, Output = T>
-    + core::ops::Rem<&'r T, Output = T>
-    + core::ops::Neg<Output = T>
-{
-}
-
-impl<'r, T: 'r, R> RefArith<'r, T> for R where
-    R: core::ops::Add<T, Output = T>
-        + core::ops::Sub<T, Output = T>
-        + core::ops::Mul<T, Output = T>
-        + core::ops::Div<T, Output = T>
-        + core::ops::Rem<T, Output = T>
-        + core::ops::Add<&'r T, Output = T>
-        + core::ops::Sub<&'r T, Output = T>
-        + core::ops::Mul<&'r T, Output = T>
-        + core::ops::Div<&'r T, Output = T>
-        + core::ops::Rem<&'r T, Output = T>
-        + core::ops::Neg<Output = T>
-{
 }
