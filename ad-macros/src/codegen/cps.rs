@@ -133,6 +133,8 @@ pub(super) fn emit_vjp(
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
     let out = fresh("out", 0);
+    // (A result of the wrong type is a mismatch at the return type, not at the attribute.)
+    let out_at_ret = super::tokens::respan(quote!(#out), at_ret);
     let allow = allow_generated();
     quote! {
         #[doc = #doc]
@@ -149,7 +151,7 @@ pub(super) fn emit_vjp(
             #params
             let #out = { #run };
             #write_backs
-            (#out, #gradient)
+            (#out_at_ret, #gradient)
         }
     }
 }

@@ -36,11 +36,8 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("mutant/collect/8-literal-suffix", "F1"),
     ("mutant/collect/17-literal-suffix", "F1"),
     ("mutant/calls/12-ident", "F4"),
-    ("cps/mutant/piecewise/6-type", "F8"),
     ("cps/mutant/compound-assign/13-type", "F8"),
-    ("cps/mutant/while/10-type", "F8"),
     ("cps/mutant/loop-forms/12-literal-suffix", "F8"),
-    ("cps/mutant/break-continue/4-type", "F8"),
     ("cps/mutant/early-return/1-literal-suffix", "F8"),
     ("cps/mutant/local-arrays/3-prefix", "F8"),
     ("cps/mutant/local-arrays/12-suffix", "F8"),
@@ -48,10 +45,8 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("cps/mutant/closure-fold/12-type", "F8"),
     ("cps/mutant/collect/8-literal-suffix", "F8"),
     ("cps/mutant/collect/17-literal-suffix", "F8"),
-    ("cps/mutant/for-each/2-literal-suffix", "F8"),
     ("cps/mutant/calls/12-ident", "F8"),
     ("cps/mutant/recursion/14-prefix", "F8"),
-    ("cps/mutant/f32/19-type", "F8"),
     ("mutant/mut-out-param/7-literal-suffix", "F1"),
     ("mutant/mut-array-and-vec/16-literal-suffix", "F1"),
     ("mutant/array-argument-modified-after/7-type", "F1"),
@@ -64,7 +59,6 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("cps/mutant/mut-out-param/7-literal-suffix", "F8"),
     ("cps/mutant/mut-array-and-vec/16-literal-suffix", "F8"),
     ("cps/mutant/mut-arguments/3-delete", "F8"),
-    ("cps/mutant/call-results/7-literal-suffix", "F8"),
     ("cps/mutant/call-results/10-type", "F8"),
     ("cps/mutant/array-argument-modified-after/7-type", "F8"),
     (
@@ -81,6 +75,7 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("ui/trait-impl-unannotated", "F16"),
     ("ui/trait-unannotated", "F17"),
     ("ui/call-result-struct-borrowed", "F18"),
+    ("ui/assoc-fn-without-block-attribute", "F19"),
 ];
 
 /// The number of crates the corpus is split into, each checked with and without attributes
