@@ -200,7 +200,12 @@ pub enum HK {
     MutS,
     /// `&mut [f64]`.
     MutSl,
+    /// A reference to the program's user-type instance ([`OBJ`]): `&obj`.
+    Ref,
 }
+
+/// The name of the instance of the program's user type in its main function.
+pub const OBJ: &str = "obj";
 
 /// A generated helper function that `main` may call.
 #[derive(Clone, Debug)]
@@ -244,6 +249,11 @@ pub struct Opts {
     /// May wrap expressions in `revad::stop_gradient` (not in the library's programs, whose
     /// gradients other crates' tests check against finite differences of the primal).
     pub stop_gradient: bool,
+    /// Fields read as float values (`self.fa` in a method).
+    pub fields: Vec<String>,
+    /// `Some((ty, fields))`: the function starts with `let obj = ty { f: .., .. };` (see
+    /// [`OBJ`]), fields initialised from its parameters.
+    pub obj: Option<(String, Vec<String>)>,
 }
 
 /// The generator state for one function.
@@ -368,7 +378,17 @@ impl<'r> G<'r> {
                     mut_array: matches!(p, Param::MutArray(_)),
                     typed: false,
                 }),
+                // Only passed on to the trait's methods (`m.eval(..)` as a helper).
+                Param::Obj(_) => {}
             }
+        }
+        for f in &opts.fields {
+            g.fv.push(FV {
+                name: f.clone(),
+                bound: 2.0,
+                unread: true,
+                ..Default::default()
+            });
         }
         g
     }
@@ -619,6 +639,7 @@ impl<'r> G<'r> {
                     first_sl.get_or_insert(s.clone());
                     args.push(A::Slice(s));
                 }
+                HK::Ref => args.push(A::Slice(format!("&{OBJ}"))),
                 HK::MutS | HK::MutSl => unreachable!("not called in an expression"),
             }
         }
@@ -1326,6 +1347,7 @@ impl<'r> G<'r> {
                     };
                     args.push(A::Slice(s));
                 }
+                HK::Ref => args.push(A::Slice(format!("&{OBJ}"))),
                 HK::MutS | HK::MutSl => unreachable!("not called in an expression"),
             }
         }
@@ -2022,8 +2044,11 @@ impl<'r> G<'r> {
             }
             2 => self.assign(out, false),
             3 => {
+                // Not a field (`self.fa`), which cannot be shadowed.
                 let imm: Vec<usize> = (0..self.fv.len())
-                    .filter(|&i| !self.fv[i].mutable && !self.fv[i].deref)
+                    .filter(|&i| {
+                        !self.fv[i].mutable && !self.fv[i].deref && !self.fv[i].name.contains('.')
+                    })
                     .collect();
                 if imm.is_empty() {
                     return;
@@ -2724,8 +2749,25 @@ impl<'r> G<'r> {
 pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> (Func, f64) {
     let ret = opts.ret;
     let squash_out = opts.squash_out;
+    let obj = opts.obj.clone();
     let mut g = G::new(rng, &params, opts);
     let mut body = Vec::new();
+    if let Some((ty, fields)) = obj {
+        // Fields from the parameters (a variable, an element, a literal), bounded by 2 (the
+        // bound the methods assume).
+        let fields = fields
+            .into_iter()
+            .map(|f| {
+                let (e, b) = g.leaf();
+                (f, g.squash(e, b, 2.0).0)
+            })
+            .collect();
+        body.push(S::LetStruct {
+            name: OBJ.to_string(),
+            ty,
+            fields,
+        });
+    }
     while g.budget > 0 {
         g.stmt(&mut body);
     }
@@ -2743,6 +2785,8 @@ pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> 
             ret,
             body,
             tail,
+            receiver: false,
+            bound: None,
         },
         LIMIT,
     )
