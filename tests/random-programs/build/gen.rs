@@ -80,6 +80,12 @@ pub mod avoid {
     /// partial gives zero (`rules::times_partial`), and so does the oracle (its `lift` skips
     /// zero partials). When set, the generator writes no such shape.
     pub const AVOID_ZERO_ADJOINT_AT_POLE: bool = false;
+    /// A helper called in the closure of an iterator chain (`(0..n).map(|i| xs[i] * h(x))
+    /// .sum::<f64>()`), with calls of the same helper before and after it taking other
+    /// branches of an `if` in the helper: `_grad` panics, "the value stack has no f64 left to
+    /// pop; this is a bug in #[reverse]" (finding 16). When set, chain closures (but the
+    /// `.map(|&p| h(..)).collect()` shape) call no helper.
+    pub const AVOID_HELPER_CALL_IN_CHAIN: bool = true;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -293,6 +299,9 @@ pub struct G<'r> {
     returned: bool,
     /// See [`Opts::stop_gradient`].
     stop_gradient: bool,
+    /// Generating the body of an iterator chain's closure (see
+    /// [`AVOID_HELPER_CALL_IN_CHAIN`]).
+    in_chain: bool,
 }
 
 impl<'r> G<'r> {
@@ -321,6 +330,7 @@ impl<'r> G<'r> {
             arm: 0,
             returned: false,
             stop_gradient: opts.stop_gradient,
+            in_chain: false,
         };
         for p in params {
             let name = p.name().to_string();
@@ -590,7 +600,7 @@ impl<'r> G<'r> {
             .filter(|h| h.in_expr())
             .cloned()
             .collect();
-        if hs.is_empty() {
+        if hs.is_empty() || AVOID_HELPER_CALL_IN_CHAIN && self.in_chain {
             return self.leaf();
         }
         let h = hs[self.rng.below(hs.len())].clone();
@@ -1775,6 +1785,8 @@ impl<'r> G<'r> {
         // The closure parameter is a float in scope inside the body.
         let scope = self.scope();
         let saved_break = self.breakable;
+        let saved_chain = self.in_chain;
+        self.in_chain = true;
         self.breakable = false;
         self.fv.push(FV {
             name: p.clone(),
@@ -1951,6 +1963,7 @@ impl<'r> G<'r> {
         };
         self.restore(scope);
         self.breakable = saved_break;
+        self.in_chain = saved_chain;
         let (c, b) = r;
         (E::Chain(Box::new(c)), b)
     }
