@@ -24,14 +24,14 @@ mod random;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ast::{Func, Lv, Param, Printer, Ret, S};
-use random::{Helper, Opts, Rng, HK};
+use ast::{Func, Lv, Param, Printer, Ret, UserType, S};
+use random::{Helper, Opts, Rng, HK, OBJ};
 
 /// The number of flat elements of a parameter (0 for an integer).
 fn width(p: &Param, len: usize) -> usize {
     match p {
         Param::Scalar(_) | Param::MutScalar(_) => 1,
-        Param::Int(_) => 0,
+        Param::Int(_) | Param::Obj(_) => 0,
         _ => len,
     }
 }
@@ -110,6 +110,8 @@ struct Program {
     fty: &'static str,
     len: usize,
     helpers: Vec<Func>,
+    /// The user type the main function calls the methods of, if any.
+    user: Option<UserType>,
     main: Func,
     points: Vec<Vec<f64>>,
     seed: f64,
@@ -191,7 +193,7 @@ impl Program {
                 continue;
             }
             match p {
-                Param::Int(_) => {}
+                Param::Int(_) | Param::Obj(_) => {}
                 Param::Scalar(_) => args.push(elems),
                 Param::Slice(_) => args.push(format!("&[{elems}]")),
                 Param::Array(_) => args.push(format!("[{elems}]")),
@@ -273,6 +275,7 @@ impl Program {
                     format!("x[{}]", k - 1)
                 }
                 Param::Int(_) => self.len.to_string(),
+                Param::Obj(_) => unreachable!("not a parameter of a main function"),
                 Param::Slice(_) => {
                     k += self.len;
                     format!("&[{}]", elems(k - self.len))
@@ -338,6 +341,10 @@ impl Program {
             cps,
         };
         let mut s = String::new();
+        if let Some(u) = &self.user {
+            s += &p.user_type(u);
+            s += "\n";
+        }
         for h in &self.helpers {
             s += &p.func(h);
             s += "\n";
@@ -351,7 +358,8 @@ impl Program {
     /// `v.remove(i)` with the value dropped, `NAME_jvp` read the tangent of the element that
     /// was at `i`.)
     fn forward(&self) -> bool {
-        let avoided = forward_avoid::AVOID_FORWARD_NESTED && self.nested();
+        let avoided = forward_avoid::AVOID_FORWARD_NESTED && self.nested()
+            || forward_avoid::AVOID_FORWARD_METHODS && self.user.is_some();
         !self.lib && !avoided
     }
 
@@ -368,6 +376,10 @@ impl Program {
             cps: false,
         };
         let mut s = String::new();
+        if let Some(u) = &self.user {
+            s += &p.user_type(u);
+            s += "\n";
+        }
         for h in &self.helpers {
             s += &p.func(h);
             s += "\n";
@@ -382,6 +394,8 @@ mod forward_avoid {
     /// A local 2-D array or table (`[[0.0; N]; N]`): documented, "#[revad::forward] does not
     /// differentiate structs, tuples of arrays, nested containers or methods yet".
     pub const AVOID_FORWARD_NESTED: bool = true;
+    /// A user type with methods and a trait: documented as above (methods).
+    pub const AVOID_FORWARD_METHODS: bool = true;
 }
 
 /// Known bugs of the CPS backend: a program with one of these shapes gets no CPS copy (the
@@ -422,7 +436,10 @@ impl Program {
             let n = p.name();
             self.source().contains(&format!("&*{n}, &*{n})"))
         });
-        (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
+        // Methods and traits are rejected by design under `#[reverse(cps)]` ("does not
+        // support methods"): a program with a user type gets no CPS copy.
+        self.user.is_some()
+            || (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
             || (cps_avoid::AVOID_CPS_NESTED && self.nested())
             || (cps_avoid::AVOID_CPS_COLLECT_CALL && self.printed(false).contains(".collect::<"))
             || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN
@@ -518,6 +535,7 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                     HK::Sl => Param::Slice(format!("w{i}")),
                     HK::MutS => Param::MutScalar(format!("ou{i}")),
                     HK::MutSl => Param::MutSlice(format!("su{i}")),
+                    HK::Ref => unreachable!("only the generic function of a user type"),
                 })
                 .collect();
             let hname = format!("{name}_h{j}");
@@ -529,6 +547,8 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
                 ret,
                 squash_out: true,
                 stop_gradient: !lib,
+                fields: Vec::new(),
+                obj: None,
             };
             let (mut f, bound) = random::function(rng, hname.clone(), params, opts);
             // `#[revad::reverse(wrt(..))]` leaving out one parameter of a helper without
@@ -559,6 +579,8 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
             });
         }
     }
+    let user =
+        (!lib && rng.chance(USER_TYPES)).then(|| user_type(rng, &name, len, &mut helper_sigs));
     let needs_array = helper_sigs.iter().any(|h| h.kinds.contains(&HK::Sl));
     let mut params = Vec::new();
     let scalars = if lib { 3 } else { rng.range(1, 3) };
@@ -603,6 +625,8 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         ret,
         squash_out: false,
         stop_gradient: !lib,
+        fields: Vec::new(),
+        obj: user.as_ref().map(|u| (u.ty.clone(), u.fields.clone())),
     };
     let (mut main, _) = random::function(rng, name, params, opts);
     let floats: Vec<String> = main
@@ -622,6 +646,7 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         fty,
         len,
         helpers,
+        user,
         main,
         points: Vec::new(),
         seed: rng.pick(&[0.5, -1.5, 2.0, 0.3]),
@@ -636,6 +661,101 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         .map(|_| (0..n).map(|_| 3.6 * rng.unit() - 1.8).collect())
         .collect();
     p
+}
+
+/// The share of the programs with a user type (see [`user_type`]).
+const USER_TYPES: f64 = 0.25;
+
+/// A user type of the program `name` ([`UserType`]), and the helpers through which its main
+/// function calls it (added to `sigs`): the method `obj.m(..)`, the associated function
+/// `Ty::f(..)`, the trait method on the concrete type `obj.eval(..)` and the generic function
+/// `name_g(&obj, ..)`. The method calls `Self::f(..)`, the trait's impl calls `self.m(..)`
+/// and `Self::f(..)`, the generic function `m.eval(..)`.
+fn user_type(rng: &mut Rng, name: &str, len: usize, sigs: &mut Vec<Helper>) -> UserType {
+    // CamelCase (`Q3S`): the macro takes `q_3_s::f(..)` for a function of a module, by
+    // Rust's naming convention.
+    let camel: String = name.to_uppercase().replace('_', "");
+    let ty = format!("{camel}S");
+    let tr = format!("{camel}Tr");
+    let fields: Vec<String> = ["fa", "fb", "fc"][..rng.range(1, 3)]
+        .iter()
+        .map(|f| f.to_string())
+        .collect();
+    let reads: Vec<String> = fields.iter().map(|f| format!("self.{f}")).collect();
+    let helper = |name: String, kinds: Vec<HK>| Helper {
+        name,
+        kinds,
+        bound: random::LIMIT,
+        ret: Ret::F,
+        inactive: Vec::new(),
+    };
+    let opts = |helpers: Vec<Helper>, fields: &[String], stmts: usize| Opts {
+        len,
+        stmts,
+        helpers,
+        mut_bound: random::LIMIT,
+        ret: Ret::F,
+        squash_out: true,
+        stop_gradient: true,
+        fields: fields.to_vec(),
+        obj: None,
+    };
+    let scalars = |n: usize| -> (Vec<HK>, Vec<Param>) {
+        (
+            vec![HK::S; n],
+            (0..n).map(|i| Param::Scalar(format!("a{i}"))).collect(),
+        )
+    };
+    let (f_kinds, f_params) = scalars(rng.range(1, 2));
+    let stmts = rng.range(1, 4);
+    let (f, _) = random::function(rng, "f".to_string(), f_params, opts(Vec::new(), &[], stmts));
+    let (m_kinds, m_params) = scalars(rng.range(1, 2));
+    let stmts = rng.range(1, 4);
+    let hs = vec![helper("Self::f".to_string(), f_kinds.clone())];
+    let (mut m, _) = random::function(rng, "m".to_string(), m_params, opts(hs, &reads, stmts));
+    m.receiver = true;
+    let stmts = rng.range(1, 4);
+    let hs = vec![
+        helper("self.m".to_string(), m_kinds.clone()),
+        helper("Self::f".to_string(), f_kinds.clone()),
+    ];
+    let (mut eval, _) = random::function(
+        rng,
+        "eval".to_string(),
+        scalars(1).1,
+        opts(hs, &reads, stmts),
+    );
+    eval.receiver = true;
+    let gname = format!("{name}_g");
+    let stmts = rng.range(1, 4);
+    let params = vec![Param::Obj("m".to_string()), Param::Scalar("a1".to_string())];
+    let hs = vec![helper("m.eval".to_string(), vec![HK::S])];
+    let (mut generic, _) = random::function(rng, gname.clone(), params, opts(hs, &[], stmts));
+    generic.bound = Some(tr.clone());
+    // The trait method is called at least once: `0.5 * (tail + m.eval(a1))` (bounded by
+    // `LIMIT` like the tail).
+    let call = ast::E::Call(
+        "m.eval".to_string(),
+        vec![ast::A::F(ast::E::Var("a1".into()))],
+    );
+    let tail = generic.tail.pop().expect("a float result");
+    generic.tail.push(ast::E::Bin(
+        "*",
+        Box::new(ast::E::Lit(0.5)),
+        Box::new(ast::E::Bin("+", Box::new(tail), Box::new(call))),
+    ));
+    sigs.push(helper(format!("{OBJ}.m"), m_kinds));
+    sigs.push(helper(format!("{ty}::f"), f_kinds));
+    sigs.push(helper(format!("{OBJ}.eval"), vec![HK::S]));
+    sigs.push(helper(gname, vec![HK::Ref, HK::S]));
+    UserType {
+        ty,
+        tr,
+        fields,
+        inherent: vec![f, m],
+        eval,
+        generic,
+    }
 }
 
 /// A float literal of the program's type (rounded to `f32` for `f32` programs).

@@ -212,6 +212,12 @@ pub enum S {
         t: String,
         keep: bool,
     },
+    /// `let name = Ty { f: e, .. };`: an instance of the program's [`UserType`].
+    LetStruct {
+        name: String,
+        ty: String,
+        fields: Vec<(String, E)>,
+    },
     /// `let name = |p: f64, ..| body;`
     LetClosure {
         name: String,
@@ -339,6 +345,8 @@ pub enum Param {
     MutArray(String),
     /// `name: &mut Vec<f64>`.
     MutVec(String),
+    /// `name: &M` for the type parameter `M` of a generic function (see [`Func::bound`]).
+    Obj(String),
 }
 
 impl Param {
@@ -354,7 +362,8 @@ impl Param {
             | Param::MutScalar(n)
             | Param::MutSlice(n)
             | Param::MutArray(n)
-            | Param::MutVec(n) => n,
+            | Param::MutVec(n)
+            | Param::Obj(n) => n,
         }
     }
 }
@@ -375,6 +384,31 @@ pub struct Func {
     /// Its final expression: one float ([`Ret::F`]), none ([`Ret::Unit`]), the elements of
     /// the array, `Vec` or tuple.
     pub tail: Vec<E>,
+    /// A method's receiver (`&self`), printed before the parameters.
+    pub receiver: bool,
+    /// `Some(trait)`: a function generic over `M: trait` (its [`Param::Obj`] is a `&M`).
+    pub bound: Option<String>,
+}
+
+/// A user type: a struct with float fields (`#[derive(Clone, revad::Adjoint)]`), an inherent
+/// `impl` block under `#[revad::reverse]` with an associated function without receiver and a
+/// `&self` method, a trait under `#[revad::reverse]` with one required method, its `impl` for
+/// the struct, and a function generic over the trait. The functions' bodies read the fields
+/// as `self.NAME`.
+#[derive(Clone, Debug)]
+pub struct UserType {
+    /// The struct's name.
+    pub ty: String,
+    /// The trait's name.
+    pub tr: String,
+    /// The field names.
+    pub fields: Vec<String>,
+    /// The associated functions and methods of the inherent `impl` block.
+    pub inherent: Vec<Func>,
+    /// The trait's required method, as the struct's `impl` defines it.
+    pub eval: Func,
+    /// The free function generic over the trait.
+    pub generic: Func,
 }
 
 impl Param {
@@ -944,6 +978,13 @@ impl Printer {
                     self.stmts(body, ind + 1)
                 )
             }
+            S::LetStruct { name, ty, fields } => {
+                let fs: Vec<String> = fields
+                    .iter()
+                    .map(|(f, e)| format!("{f}: {}", self.expr(e, 0, ind)))
+                    .collect();
+                format!("{pad}let {name} = {ty} {{ {} }};\n", fs.join(", "))
+            }
             S::LetClosure { name, params, body } => {
                 let ps: Vec<String> = params
                     .iter()
@@ -972,6 +1013,7 @@ impl Printer {
             Param::MutSlice(n) => format!("{n}: &mut [{t}]"),
             Param::MutArray(n) => format!("{n}: &mut [{t}; {}]", self.len),
             Param::MutVec(n) => format!("{n}: &mut Vec<{t}>"),
+            Param::Obj(n) => format!("{n}: &M"),
         }
     }
 
@@ -1001,41 +1043,123 @@ impl Printer {
 
     /// The whole function, with its attribute (plain) or its generic parameter (oracle).
     pub fn func(&self, f: &Func) -> String {
+        self.func_in(f, "", "pub ")
+    }
+
+    /// The function indented by `pad` (in an `impl` block), with the visibility `vis`.
+    fn func_in(&self, f: &Func, pad: &str, vis: &str) -> String {
         let mut s = String::new();
-        let params: Vec<String> = f.params.iter().map(|p| self.param(p)).collect();
+        let mut params: Vec<String> = f.params.iter().map(|p| self.param(p)).collect();
+        if f.receiver {
+            params.insert(0, "&self".to_string());
+        }
         if self.oracle {
+            // In an `impl` block the block has the float type parameter.
+            let mut generics = Vec::new();
+            if pad.is_empty() {
+                generics.push(format!("T: Real<F = {}>", self.fty));
+            }
+            if let Some(tr) = &f.bound {
+                generics.push(format!("M: {tr}<T>"));
+            }
+            let generics = if generics.is_empty() {
+                String::new()
+            } else {
+                format!("<{}>", generics.join(", "))
+            };
             let _ = writeln!(
                 s,
-                "pub fn {}<T: Real<F = {}>>({}){} {{",
+                "{pad}{vis}fn {}{generics}({}){} {{",
                 f.name,
-                self.fty,
                 params.join(", "),
                 self.arrow(f.ret)
             );
         } else {
+            let attr = "revad::reverse";
             match &f.wrt {
                 Some(w) if self.cps => {
-                    let _ = writeln!(s, "#[revad::reverse(cps, wrt({}))]", w.join(", "));
+                    let _ = writeln!(s, "{pad}#[{attr}(cps, wrt({}))]", w.join(", "));
                 }
                 Some(w) => {
-                    let _ = writeln!(s, "#[revad::reverse(wrt({}))]", w.join(", "));
+                    let _ = writeln!(s, "{pad}#[{attr}(wrt({}))]", w.join(", "));
                 }
-                None if self.cps => s += "#[revad::reverse(cps)]\n",
-                None => s += "#[revad::reverse]\n",
+                None if self.cps => {
+                    let _ = writeln!(s, "{pad}#[{attr}(cps)]");
+                }
+                None => {
+                    let _ = writeln!(s, "{pad}#[{attr}]");
+                }
             }
+            let generics = match &f.bound {
+                Some(tr) => format!("<M: {tr}>"),
+                None => String::new(),
+            };
             let _ = writeln!(
                 s,
-                "pub fn {}({}){} {{",
+                "{pad}{vis}fn {}{generics}({}){} {{",
                 f.name,
                 params.join(", "),
                 self.arrow(f.ret)
             );
         }
-        s += &self.stmts(&f.body, 1);
+        let body = self.stmts(&f.body, 1);
         if let Some(t) = self.tail(f) {
-            let _ = writeln!(s, "    {t}");
+            let body = format!("{body}    {t}\n");
+            for line in body.lines() {
+                let _ = writeln!(s, "{pad}{line}");
+            }
+        } else {
+            for line in body.lines() {
+                let _ = writeln!(s, "{pad}{line}");
+            }
         }
-        s += "}\n";
+        let _ = writeln!(s, "{pad}}}");
+        s
+    }
+
+    /// The user type: the struct, its inherent `impl` block, the trait, its `impl` for the
+    /// struct and the generic function (plain: under `#[revad::reverse]`; oracle: generic
+    /// over `T: Real`).
+    pub fn user_type(&self, u: &UserType) -> String {
+        let mut s = String::new();
+        let t = self.ty();
+        let fields: Vec<String> = u.fields.iter().map(|f| format!("pub {f}: {t}")).collect();
+        let fields = fields.join(", ");
+        let (ty, tr) = (&u.ty, &u.tr);
+        if self.oracle {
+            let real = format!("T: Real<F = {}>", self.fty);
+            let _ = writeln!(s, "#[derive(Clone)]\npub struct {ty}<T> {{ {fields} }}\n");
+            let _ = writeln!(s, "impl<{real}> {ty}<T> {{");
+            for f in &u.inherent {
+                s += &self.func_in(f, IND, "pub ");
+            }
+            let _ = writeln!(s, "}}\n");
+            let _ = writeln!(
+                s,
+                "pub trait {tr}<T> {{\n    fn eval(&self, a0: T) -> T;\n}}\n"
+            );
+            let _ = writeln!(s, "impl<{real}> {tr}<T> for {ty}<T> {{");
+            s += &self.func_in(&u.eval, IND, "");
+            let _ = writeln!(s, "}}\n");
+        } else {
+            let _ = writeln!(
+                s,
+                "#[derive(Clone, revad::Adjoint)]\npub struct {ty} {{ {fields} }}\n"
+            );
+            let _ = writeln!(s, "#[revad::reverse]\nimpl {ty} {{");
+            for f in &u.inherent {
+                s += &self.func_in(f, IND, "pub ");
+            }
+            let _ = writeln!(s, "}}\n");
+            let _ = writeln!(
+                s,
+                "#[revad::reverse]\npub trait {tr} {{\n    #[revad::reverse]\n    fn eval(&self, a0: {t}) -> {t};\n}}\n"
+            );
+            let _ = writeln!(s, "#[revad::reverse]\nimpl {tr} for {ty} {{");
+            s += &self.func_in(&u.eval, IND, "");
+            let _ = writeln!(s, "}}\n");
+        }
+        s += &self.func(&u.generic);
         s
     }
 

@@ -80,6 +80,12 @@ pub mod avoid {
     /// partial gives zero (`rules::times_partial`), and so does the oracle (its `lift` skips
     /// zero partials). When set, the generator writes no such shape.
     pub const AVOID_ZERO_ADJOINT_AT_POLE: bool = false;
+    /// A helper called in the closure of an iterator chain (`(0..n).map(|i| xs[i] * h(x))
+    /// .sum::<f64>()`), with calls of the same helper before and after it taking other
+    /// branches of an `if` in the helper: `_grad` panics, "the value stack has no f64 left to
+    /// pop; this is a bug in #[reverse]" (finding 16). When set, chain closures (but the
+    /// `.map(|&p| h(..)).collect()` shape) call no helper.
+    pub const AVOID_HELPER_CALL_IN_CHAIN: bool = true;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -200,7 +206,12 @@ pub enum HK {
     MutS,
     /// `&mut [f64]`.
     MutSl,
+    /// A reference to the program's user-type instance ([`OBJ`]): `&obj`.
+    Ref,
 }
+
+/// The name of the instance of the program's user type in its main function.
+pub const OBJ: &str = "obj";
 
 /// A generated helper function that `main` may call.
 #[derive(Clone, Debug)]
@@ -244,6 +255,11 @@ pub struct Opts {
     /// May wrap expressions in `revad::stop_gradient` (not in the library's programs, whose
     /// gradients other crates' tests check against finite differences of the primal).
     pub stop_gradient: bool,
+    /// Fields read as float values (`self.fa` in a method).
+    pub fields: Vec<String>,
+    /// `Some((ty, fields))`: the function starts with `let obj = ty { f: .., .. };` (see
+    /// [`OBJ`]), fields initialised from its parameters.
+    pub obj: Option<(String, Vec<String>)>,
 }
 
 /// The generator state for one function.
@@ -283,6 +299,9 @@ pub struct G<'r> {
     returned: bool,
     /// See [`Opts::stop_gradient`].
     stop_gradient: bool,
+    /// Generating the body of an iterator chain's closure (see
+    /// [`AVOID_HELPER_CALL_IN_CHAIN`]).
+    in_chain: bool,
 }
 
 impl<'r> G<'r> {
@@ -311,6 +330,7 @@ impl<'r> G<'r> {
             arm: 0,
             returned: false,
             stop_gradient: opts.stop_gradient,
+            in_chain: false,
         };
         for p in params {
             let name = p.name().to_string();
@@ -368,7 +388,17 @@ impl<'r> G<'r> {
                     mut_array: matches!(p, Param::MutArray(_)),
                     typed: false,
                 }),
+                // Only passed on to the trait's methods (`m.eval(..)` as a helper).
+                Param::Obj(_) => {}
             }
+        }
+        for f in &opts.fields {
+            g.fv.push(FV {
+                name: f.clone(),
+                bound: 2.0,
+                unread: true,
+                ..Default::default()
+            });
         }
         g
     }
@@ -570,7 +600,7 @@ impl<'r> G<'r> {
             .filter(|h| h.in_expr())
             .cloned()
             .collect();
-        if hs.is_empty() {
+        if hs.is_empty() || AVOID_HELPER_CALL_IN_CHAIN && self.in_chain {
             return self.leaf();
         }
         let h = hs[self.rng.below(hs.len())].clone();
@@ -619,6 +649,7 @@ impl<'r> G<'r> {
                     first_sl.get_or_insert(s.clone());
                     args.push(A::Slice(s));
                 }
+                HK::Ref => args.push(A::Slice(format!("&{OBJ}"))),
                 HK::MutS | HK::MutSl => unreachable!("not called in an expression"),
             }
         }
@@ -1326,6 +1357,7 @@ impl<'r> G<'r> {
                     };
                     args.push(A::Slice(s));
                 }
+                HK::Ref => args.push(A::Slice(format!("&{OBJ}"))),
                 HK::MutS | HK::MutSl => unreachable!("not called in an expression"),
             }
         }
@@ -1753,6 +1785,8 @@ impl<'r> G<'r> {
         // The closure parameter is a float in scope inside the body.
         let scope = self.scope();
         let saved_break = self.breakable;
+        let saved_chain = self.in_chain;
+        self.in_chain = true;
         self.breakable = false;
         self.fv.push(FV {
             name: p.clone(),
@@ -1929,6 +1963,7 @@ impl<'r> G<'r> {
         };
         self.restore(scope);
         self.breakable = saved_break;
+        self.in_chain = saved_chain;
         let (c, b) = r;
         (E::Chain(Box::new(c)), b)
     }
@@ -2022,8 +2057,11 @@ impl<'r> G<'r> {
             }
             2 => self.assign(out, false),
             3 => {
+                // Not a field (`self.fa`), which cannot be shadowed.
                 let imm: Vec<usize> = (0..self.fv.len())
-                    .filter(|&i| !self.fv[i].mutable && !self.fv[i].deref)
+                    .filter(|&i| {
+                        !self.fv[i].mutable && !self.fv[i].deref && !self.fv[i].name.contains('.')
+                    })
                     .collect();
                 if imm.is_empty() {
                     return;
@@ -2724,8 +2762,25 @@ impl<'r> G<'r> {
 pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> (Func, f64) {
     let ret = opts.ret;
     let squash_out = opts.squash_out;
+    let obj = opts.obj.clone();
     let mut g = G::new(rng, &params, opts);
     let mut body = Vec::new();
+    if let Some((ty, fields)) = obj {
+        // Fields from the parameters (a variable, an element, a literal), bounded by 2 (the
+        // bound the methods assume).
+        let fields = fields
+            .into_iter()
+            .map(|f| {
+                let (e, b) = g.leaf();
+                (f, g.squash(e, b, 2.0).0)
+            })
+            .collect();
+        body.push(S::LetStruct {
+            name: OBJ.to_string(),
+            ty,
+            fields,
+        });
+    }
     while g.budget > 0 {
         g.stmt(&mut body);
     }
@@ -2743,6 +2798,8 @@ pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> 
             ret,
             body,
             tail,
+            receiver: false,
+            bound: None,
         },
         LIMIT,
     )

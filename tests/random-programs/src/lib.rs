@@ -79,6 +79,17 @@
 //!   (`let c = w.iter().map(|&p| h(&w, p)).collect::<Vec<f64>>();`, then indexed or summed);
 //! - iterator chains: `map`/`sum`, `copied`, `zip`, `enumerate`, `filter`, `fold`,
 //!   `product`, `(0..n).map(..)`;
+//! - methods and traits (a quarter of the programs): a struct `QkS` with float fields and
+//!   `#[derive(Clone, revad::Adjoint)]`, which the main function builds from its parameters
+//!   (`let obj = QkS { fa: x0, fb: xs0[1], fc: 0.5 };`); an inherent `impl` block under
+//!   `#[revad::reverse]` with an associated function without receiver (`fn f(a0: f64)`) and a
+//!   `&self` method reading the fields (`self.fa`, in closures too) and calling `Self::f(..)`;
+//!   a trait `QkTr` under `#[revad::reverse]` with one required method `eval(&self, a0)`, its
+//!   `impl` for the struct (calling `self.m(..)` and `Self::f(..)`), and a function generic
+//!   over it, `q_k_g<M: QkTr>(m: &M, a1: f64)`, calling `m.eval(..)`. The main function calls
+//!   `obj.m(..)`, `QkS::f(..)`, `obj.eval(..)` and `q_k_g(&obj, ..)` like helpers (in
+//!   closures too). The oracle is the same code generic over `T: Real` (`struct QkS<T>`,
+//!   `trait QkTr<T>`);
 //! - every intrinsic of the rule table, as a method and as `f64::name(..)`, on arguments
 //!   built to lie in its smooth domain (`ln(0.5 + x * x)`, `asin(0.75 * x.tanh())`), and the
 //!   piecewise-smooth ones (`max min abs signum floor ceil round trunc %`) anywhere: the oracle
@@ -91,7 +102,9 @@
 //!   fails the comparison.
 //!
 //! The programs with a 2-D array get no CPS copy and no `_jvp` check (both backends reject
-//! nested containers, as documented): see `cps_avoid` and `forward_avoid` in `build.rs`.
+//! nested containers, as documented), nor do those with a user type (`#[reverse(cps)]` and
+//! `#[revad::forward]` reject methods, as documented): see `cps_avoid` and `forward_avoid` in
+//! `build.rs`.
 //!
 //! Values stay bounded: each value carries a bound, anything that could exceed 8 is squashed
 //! with a scaled `tanh`, loops run two to ten times, and updates inside loops are kept small.

@@ -98,6 +98,33 @@ fn the_corpus_covers_the_subset() {
         " = [[",
         // A helper called in a closure, collected.
         ".collect::<Vec<",
+        // A user type: a struct with `#[derive(revad::Adjoint)]` built in the main function,
+        // an inherent `impl` block under `#[revad::reverse]` with an associated function and a
+        // `&self` method reading the fields, a trait under `#[revad::reverse]` and its `impl`,
+        // and a function generic over the trait.
+        "#[derive(Clone, revad::Adjoint)]\npub struct Q",
+        "let obj = Q",
+        "#[revad::reverse]\nimpl Q",
+        "    #[revad::reverse]\n    pub fn f(a0: f",
+        "    #[revad::reverse]\n    pub fn m(&self, a0: f",
+        "#[revad::reverse]\npub trait Q",
+        "    #[revad::reverse]\n    fn eval(&self, a0: f64) -> f64;",
+        "    #[revad::reverse]\n    fn eval(&self, a0: f32) -> f32 {",
+        "_g<M: Q",
+        "(m: &M, a1: f",
+        // Their calls: a method on the instance, an associated function by its type's name
+        // from the main function and as `Self::f` from the methods, a method of the same
+        // type from the trait's impl, the trait's method on the concrete type and through
+        // the generic bound, and the generic function.
+        "obj.m(",
+        "Self::f(",
+        "self.m(",
+        "obj.eval(",
+        "m.eval(",
+        "_g(&obj, ",
+        // Fields read in the methods, in a closure too.
+        "self.fa",
+        "self.fc",
     ];
     for c in constructs {
         assert!(ALL.contains(c), "no generated program contains `{c}`");
@@ -111,6 +138,21 @@ fn the_corpus_covers_the_subset() {
             i.name
         );
     }
+    // An associated function called by its type's name (`Q12S::f(..)`).
+    let by_type = ALL
+        .match_indices("S::f(")
+        .any(|(i, _)| ALL[..i].ends_with(|c: char| c.is_ascii_digit()));
+    assert!(by_type, "no associated function is called as `Type::f(..)`");
+    // A user type's method called in a closure collected into a `Vec`.
+    let method_in_closure = ALL.lines().any(|l| {
+        l.split(".map(|&").nth(1).is_some_and(|r| {
+            (r.contains("obj.") || r.contains("(&obj")) && r.contains(".collect::<Vec<")
+        })
+    });
+    assert!(
+        method_in_closure,
+        "no method of a user type is called in a closure collected into a `Vec`"
+    );
     // A call with the same argument twice, `h(x, x)`.
     let twice = ALL.lines().any(|l| {
         l.split("_h").skip(1).any(|rest| {
