@@ -516,17 +516,42 @@ impl BitStack {
         }
         self.len -= 1;
         let offset = self.len % 64;
-        let word = *self.words.last()?;
+        let word = self.words.last_mut()?;
+        let bit = *word >> offset & 1 == 1;
+        // (A later push ORs into this word: the popped bit must be zero again.)
+        *word &= !(1 << offset);
         if offset == 0 {
             self.words.pop();
         }
-        Some(word >> offset & 1 == 1)
+        Some(bit)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_popped_bit_does_not_come_back() {
+        // A `true` popped, then a `false` pushed at the same place, pops `false` (fuzz finding
+        // 16: a branch taken again on the stale bit popped the other branch's values).
+        let mut stack = ValueStack::new();
+        stack.push(true);
+        for k in 0..130 {
+            let bit = k % 3 == 0;
+            stack.push(true);
+            assert!(stack.pop::<bool>());
+            stack.push(bit);
+            stack.push(false);
+            assert!(!stack.pop::<bool>());
+            assert_eq!(stack.pop::<bool>(), bit);
+            stack.push(bit);
+        }
+        for k in (0..130).rev() {
+            assert_eq!(stack.pop::<bool>(), k % 3 == 0);
+        }
+        assert!(stack.pop::<bool>());
+    }
 
     #[test]
     fn a_reused_stack_is_empty_and_keeps_its_capacity() {

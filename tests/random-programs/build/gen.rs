@@ -83,9 +83,9 @@ pub mod avoid {
     /// A helper called in the closure of an iterator chain (`(0..n).map(|i| xs[i] * h(x))
     /// .sum::<f64>()`), with calls of the same helper before and after it taking other
     /// branches of an `if` in the helper: `_grad` panics, "the value stack has no f64 left to
-    /// pop; this is a bug in #[reverse]" (finding 16). When set, chain closures (but the
+    /// pop; this is a bug in #[reverse]" (finding 16, fixed: a popped bit stayed set in the value stack). When set, chain closures (but the
     /// `.map(|&p| h(..)).collect()` shape) call no helper.
-    pub const AVOID_HELPER_CALL_IN_CHAIN: bool = true;
+    pub const AVOID_HELPER_CALL_IN_CHAIN: bool = false;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
