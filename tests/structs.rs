@@ -659,3 +659,61 @@ fn a_struct_updated_in_a_loop_matches_finite_differences() {
     let fd = (leapfrog(&p, 0.1 + h) - leapfrog(&p, 0.1 - h)) / (2.0 * h);
     assert_relative_eq!(ddt, fd, max_relative = 1e-6);
 }
+
+/// A field copied into a local (`let t0 = s.fb;`) and passed on to an annotated callee that
+/// takes a float by value: the copy is passed, not a reference to the field (it was E0308 in
+/// the generated code, found by the fuzzer's methods campaign).
+mod field_copied_then_passed {
+    use approx::assert_relative_eq;
+    use revad::reverse;
+
+    #[derive(Clone, revad::Adjoint)]
+    pub struct S {
+        pub fa: f32,
+        pub fb: f32,
+    }
+
+    #[revad::reverse]
+    pub fn f(a0: f32, a1: f32) -> f32 {
+        a0 * a1.sin()
+    }
+
+    #[revad::reverse]
+    impl S {
+        #[reverse]
+        pub fn g(a0: f32, a1: f32) -> f32 {
+            a0 * a1.cos()
+        }
+        #[reverse]
+        pub fn m(&self, a0: f32) -> f32 {
+            let t0 = self.fb;
+            f(a0, t0) + Self::g(a0, t0) + self.fa
+        }
+    }
+
+    #[revad::reverse]
+    pub fn free(s: &S, a0: f32) -> f32 {
+        let t0 = s.fb;
+        let t1 = s.fa;
+        f(t1, t0) * a0
+    }
+
+    #[test]
+    fn against_closed_forms() {
+        let s = S { fa: 0.5, fb: 1.5 };
+        let (v, (ds, da)) = s.m_grad(2.0);
+        assert_eq!(v, s.m(2.0));
+        assert_relative_eq!(ds.fa, 1.0);
+        assert_relative_eq!(
+            ds.fb,
+            2.0 * 1.5f32.cos() - 2.0 * 1.5f32.sin(),
+            max_relative = 1e-6
+        );
+        assert_relative_eq!(da, 1.5f32.sin() + 1.5f32.cos(), max_relative = 1e-6);
+        let (v, (ds, da)) = free_grad(&s, 3.0);
+        assert_eq!(v, free(&s, 3.0));
+        assert_relative_eq!(ds.fa, 1.5f32.sin() * 3.0, max_relative = 1e-6);
+        assert_relative_eq!(ds.fb, 0.5 * 1.5f32.cos() * 3.0, max_relative = 1e-6);
+        assert_relative_eq!(da, 0.5 * 1.5f32.sin(), max_relative = 1e-6);
+    }
+}

@@ -1045,7 +1045,8 @@ impl Lowerer<'_> {
                         p.path
                             .get_ident()
                             .and_then(|i| match self.lookup(&i.to_string()) {
-                                Some(Binding::Place(place)) => Some(place.mutable),
+                                // (A copy, `let v = p.vel;`, is passed by value.)
+                                Some(Binding::Place(place)) if !place.copied => Some(place.mutable),
                                 _ => None,
                             })
                     }

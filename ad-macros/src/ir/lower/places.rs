@@ -35,6 +35,9 @@ pub(super) struct Place {
     /// Made by `&mut ..`, or a part of a `mut` aggregate bound by value: writes through it
     /// are writes of `root`.
     pub mutable: bool,
+    /// Bound by value (`let v = p.vel;`, a copy of the part): passed on to a callee by value,
+    /// where one bound by `&` is passed by reference.
+    pub copied: bool,
 }
 
 impl Lowerer<'_> {
@@ -88,6 +91,7 @@ impl Lowerer<'_> {
                         root: *v,
                         steps: Vec::new(),
                         mutable: self.vars[*v].mutable,
+                        copied: false,
                     }),
                     Binding::Place(place) => Some(place.clone()),
                     _ => None,
@@ -204,9 +208,10 @@ impl Lowerer<'_> {
         {
             return false;
         }
-        let Some(place) = self.place_expr(init, out) else {
+        let Some(mut place) = self.place_expr(init, out) else {
             return false;
         };
+        place.copied = !by_ref;
         self.bind(&p.ident, Binding::Place(place));
         true
     }

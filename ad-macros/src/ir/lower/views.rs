@@ -123,6 +123,7 @@ impl View {
             root: self.base,
             steps: self.path(pos).0,
             mutable,
+            copied: false,
         }
     }
 }
