@@ -436,16 +436,7 @@ fn float_params(
     let mut foreign = true;
     let mut pending = Vec::new();
     for param in generics.type_params() {
-        let in_where = generics
-            .where_clause
-            .iter()
-            .flat_map(|w| &w.predicates)
-            .filter_map(|p| match p {
-                syn::WherePredicate::Type(t) => Some(t),
-                _ => None,
-            })
-            .filter(|t| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(&param.ident)))
-            .flat_map(|t| &t.bounds);
+        let in_where = where_predicates_on(generics, &param.ident).flat_map(|t| &t.bounds);
         let bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().chain(in_where).collect();
         if let Some(f) = super::functions::fn_bound(cx, bounds.iter().copied()) {
             if args.backend == super::Backend::Cps {
@@ -592,24 +583,12 @@ fn with_impl_floats(own: &syn::Generics, block: Option<&syn::Generics>) -> syn::
     let Some(block) = block else {
         return all;
     };
-    let predicates: Vec<&syn::PredicateType> = block
-        .where_clause
-        .iter()
-        .flat_map(|w| &w.predicates)
-        .filter_map(|p| match p {
-            syn::WherePredicate::Type(t) => Some(t),
-            _ => None,
-        })
-        .collect();
-    let names = |t: &syn::PredicateType, ident: &Ident| matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(ident));
     for param in block.type_params() {
         let ident = &param.ident;
-        let mut bounds = param.bounds.iter().chain(
-            predicates
-                .iter()
-                .filter(|t| names(t, ident))
-                .flat_map(|t| &t.bounds),
-        );
+        let mut bounds = param
+            .bounds
+            .iter()
+            .chain(where_predicates_on(block, ident).flat_map(|t| &t.bounds));
         if !bounds.any(|b| is_float_like_bound(b, ident)) {
             continue;
         }
@@ -617,13 +596,32 @@ fn with_impl_floats(own: &syn::Generics, block: Option<&syn::Generics>) -> syn::
         param.eq_token = None;
         param.default = None;
         all.params.push(syn::GenericParam::Type(param));
-        for t in predicates.iter().filter(|t| names(t, ident)) {
+        for t in where_predicates_on(block, ident) {
             all.make_where_clause()
                 .predicates
-                .push(syn::WherePredicate::Type((*t).clone()));
+                .push(syn::WherePredicate::Type(t.clone()));
         }
     }
     all
+}
+
+/// The `where` predicates of `generics` that bound the type parameter `ident` itself
+/// (`where T: Float`; not `where Vec<T>: ..` nor `where <T as X>::Y: ..`).
+fn where_predicates_on<'a>(
+    generics: &'a syn::Generics,
+    ident: &'a Ident,
+) -> impl Iterator<Item = &'a syn::PredicateType> {
+    generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => Some(t),
+            _ => None,
+        })
+        .filter(move |t| {
+            matches!(&t.bounded_ty, Type::Path(p) if p.qself.is_none() && p.path.is_ident(ident))
+        })
 }
 
 /// Whether `bound` makes the type parameter `param` a float type of the function: the
