@@ -254,10 +254,13 @@ impl Signature {
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
+        let in_impl = args.in_impl
+            || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
+            || mentions_self(&sig.to_token_stream());
         let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
         let (generics, functions, foreign_bounds) = float_params(cx, &all, args);
-        if args.impl_generics.is_none() {
-            reject_unseen_impl_params(cx, sig, args);
+        if in_impl && args.impl_generics.is_none() {
+            reject_unseen_impl_params(cx, sig);
         }
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
@@ -288,9 +291,6 @@ impl Signature {
             None if !floats.is_empty() && floats.iter().all(|t| *t == FloatTy::F32) => FloatTy::F32,
             None => FloatTy::F64,
         };
-        let in_impl = args.in_impl
-            || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
-            || mentions_self(&sig.to_token_stream());
         Signature {
             params,
             ret,
@@ -520,7 +520,7 @@ fn float_params(
 /// function does not declare: the block's, which the attribute on the method cannot see (it
 /// would take its values for a user type's). An error once per name, which says to annotate
 /// the block; a type of the user's with such a name is accepted there.
-fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, args: &Args) {
+fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature) {
     struct Find<'a> {
         declared: Vec<&'a Ident>,
         found: Vec<Ident>,
@@ -542,12 +542,6 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, args: &Args) {
             }
             syn::visit::visit_type_path(self, p);
         }
-    }
-    let in_method = args.in_impl
-        || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
-        || mentions_self(&sig.to_token_stream());
-    if !in_method {
-        return;
     }
     let mut find = Find {
         declared: sig.generics.type_params().map(|t| &t.ident).collect(),
