@@ -127,6 +127,18 @@ pub(crate) fn emit(
             #vjp_call(#(#args,)* #one)
         }
     };
+    // The bodies of the companions: run the function and keep its output; pop it, call the
+    // pullback and add its adjoints into the sinks.
+    let fwd_body = quote! {
+        let #out = #primal(#(#args),*);
+        #stack.push(#out);
+        #out
+    };
+    let rev_body = quote! {
+        let #out = #stack.pop::<#t>();
+        let #grad = #pullback;
+        #(#deliver)*
+    };
     if sig.in_impl {
         // Beside an associated function: the companions are associated functions too
         // (`Type::__ad_fwd_NAME`), as `#[reverse]` generates them there (`tape::split`).
@@ -140,17 +152,13 @@ pub(crate) fn emit(
             #[doc(hidden)]
             #[allow(dead_code, clippy::too_many_arguments)]
             #vis fn #fwd #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) -> #t #where_clause {
-                let #out = #primal(#(#args),*);
-                #stack.push(#out);
-                #out
+                #fwd_body
             }
 
             #[doc(hidden)]
             #[allow(dead_code, clippy::too_many_arguments)]
             #vis fn #rev #generics (#(#params,)* #seed: #t, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
-                let #out = #stack.pop::<#t>();
-                let #grad = #pullback;
-                #(#deliver)*
+                #rev_body
             }
 
             #forward
@@ -172,16 +180,12 @@ pub(crate) fn emit(
         impl #name {
             /// Runs the function and keeps its output for `rev`.
             #vis fn fwd #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) -> #t #where_clause {
-                let #out = #name(#(#args),*);
-                #stack.push(#out);
-                #out
+                #fwd_body
             }
 
             /// Calls the hand-written pullback and adds its adjoints into the sinks.
             #vis fn rev #generics (#(#params,)* #seed: #t, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
-                let #out = #stack.pop::<#t>();
-                let #grad = #pullback;
-                #(#deliver)*
+                #rev_body
             }
 
             #cps
@@ -262,13 +266,17 @@ fn forward(func: &syn::ItemFn, sig: &Signature, rule: &syn::Path) -> TokenStream
         true => quote!(Self::#name),
         false => quote!(#name),
     };
+    // The body of `NAME_jvp` and of the companion, which differ only in their tangents.
+    let body = quote! {
+        let #out = #primal(#(#args),*);
+        let __tangent = #call;
+        (#out, __tangent)
+    };
     let jvp = quote! {
         #[doc = #doc]
         #[allow(dead_code, clippy::too_many_arguments)]
         #vis fn #jvp_name #generics (#(#params,)* #(#typed),*) -> (#t, #t) #where_clause {
-            let #out = #primal(#(#args),*);
-            let __tangent = #call;
-            (#out, __tangent)
+            #body
         }
     };
     if sig.in_impl {
@@ -280,9 +288,7 @@ fn forward(func: &syn::ItemFn, sig: &Signature, rule: &syn::Path) -> TokenStream
             #[doc(hidden)]
             #[allow(dead_code, clippy::too_many_arguments)]
             #vis fn #companion #generics (#(#params,)* #(#every),*) -> (#t, #t) #where_clause {
-                let #out = #primal(#(#args),*);
-                let __tangent = #call;
-                (#out, __tangent)
+                #body
             }
         };
     }
@@ -296,9 +302,7 @@ fn forward(func: &syn::ItemFn, sig: &Signature, rule: &syn::Path) -> TokenStream
         impl #name {
             /// The value and the tangent, for `#[revad::forward]` callers.
             #vis fn jvp #generics (#(#params,)* #(#every),*) -> (#t, #t) #where_clause {
-                let #out = #name(#(#args),*);
-                let __tangent = #call;
-                (#out, __tangent)
+                #body
             }
         }
     }
