@@ -39,6 +39,10 @@
 //!   `codegen::method_fallbacks` declares in a caller for a method without derivatives (two
 //!   traits with the method would be ambiguous for a concrete receiver). A generic receiver
 //!   (`m: &M` with `M: Model`) reaches the trait's items through its bound.
+//! - A method whose signature names a float type parameter of its trait or of its trait impl
+//!   block (`trait Model<T: Float>`) is an error there (`block_float_in`): the block's
+//!   generics are not passed to the method's attribute, which would take `T` for a type of
+//!   the user's.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -114,6 +118,35 @@ fn take_mark(attrs: &mut Vec<syn::Attribute>) -> Result<Option<TokenStream>, syn
     }))
 }
 
+/// The error at the first float type parameter of a trait or of a trait impl block
+/// (`trait Model<T: Float>`, `impl<T: Float> Model<T> for Lin<T>`) that the signature of one
+/// of its methods names: the attributes of a trait's methods are not given the block's
+/// generics (a trait's type parameters are not taken as floats), so such a method would be
+/// differentiated as if `T` were a type of the user's.
+fn block_float_in(sig: &syn::Signature, generics: &syn::Generics) -> Option<syn::Error> {
+    fn find(tokens: TokenStream, names: &[&syn::Ident]) -> Option<syn::Ident> {
+        tokens.into_iter().find_map(|t| match t {
+            proc_macro2::TokenTree::Ident(i) if names.contains(&&i) => Some(i),
+            proc_macro2::TokenTree::Group(g) => find(g.stream(), names),
+            _ => None,
+        })
+    }
+    let floats = parse::float_like_params(generics);
+    if floats.is_empty() {
+        return None;
+    }
+    let inputs = &sig.inputs;
+    let output = &sig.output;
+    let ident = find(quote!(#inputs #output), &floats)?;
+    Some(syn::Error::new_spanned(
+        &ident,
+        format!(
+            "#[reverse] does not differentiate the methods of a trait generic over its float \
+             type (`{ident}`) yet; write the trait and its impls for `f64` or `f32`"
+        ),
+    ))
+}
+
 /// The arguments of a method's `#[reverse(..)]` with `parse::IN_IMPL` first: a trait's
 /// associated function without `self` or `Self` is one too. (The block's type parameters are
 /// not passed: a generic trait's are not taken as floats.)
@@ -170,6 +203,11 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
                 continue;
             }
         };
+        if let Some(err) = block_float_in(&f.sig, &t.generics) {
+            errors.extend(err.to_compile_error());
+            items.push(syn::TraitItem::Fn(f));
+            continue;
+        }
         let name = f.sig.ident.clone();
         let required = f.default.is_none();
         // A required method's derivatives are declared from its signature: the expansion of
@@ -332,6 +370,18 @@ fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
         };
         let name = f.sig.ident.to_string();
         let name = name.trim_start_matches("r#").to_string();
+        let marked = ["reverse", "forward"]
+            .iter()
+            .any(|n| f.attrs.iter().any(|a| is_named(a, n)));
+        if let Some(err) = block_float_in(&f.sig, &i.generics).filter(|_| marked) {
+            // (The method as written, its attributes taken off: one error.)
+            errors.extend(err.to_compile_error());
+            f.attrs
+                .retain(|a| !is_named(a, "reverse") && !is_named(a, "forward"));
+            plain.push(name);
+            items.push(syn::ImplItem::Fn(f));
+            continue;
+        }
         match forward_items(&mut f) {
             Ok(generated) => inherent.extend(generated),
             Err(err) => errors.extend(err),

@@ -13,6 +13,6 @@ pub(crate) use args::{
     derivative_args, in_impl_arguments, Args, Backend, DerivativeArgs, FORWARD_TOO,
 };
 pub(crate) use signature::{
-    adjoint_fn, adjoint_of, float_of, is_inactive_type, mentions_self, require_float_bounds,
-    type_span, Param, ParamKind, Passing, RetTy, Signature,
+    adjoint_fn, adjoint_of, float_like_params, float_of, is_inactive_type, mentions_self,
+    require_float_bounds, type_span, Param, ParamKind, Passing, RetTy, Signature,
 };

@@ -577,13 +577,10 @@ fn with_impl_floats(own: &syn::Generics, block: Option<&syn::Generics>) -> syn::
     let Some(block) = block else {
         return all;
     };
+    let floats = float_like_params(block);
     for param in block.type_params() {
         let ident = &param.ident;
-        let mut bounds = param
-            .bounds
-            .iter()
-            .chain(where_predicates_on(block, ident).flat_map(|t| &t.bounds));
-        if !bounds.any(|b| is_float_like_bound(b, ident)) {
+        if !floats.contains(&ident) {
             continue;
         }
         let mut param = param.clone();
@@ -597,6 +594,24 @@ fn with_impl_floats(own: &syn::Generics, block: Option<&syn::Generics>) -> syn::
         }
     }
     all
+}
+
+/// The type parameters of `generics` that are float types where they are declared: bounded by
+/// a float trait or an arithmetic operator of their own type ([`is_float_like_bound`]), in the
+/// `<..>` list or in the `where` clause (`trait Model<T: Float>`).
+pub(crate) fn float_like_params(generics: &syn::Generics) -> Vec<&Ident> {
+    generics
+        .type_params()
+        .filter(|param| {
+            let ident = &param.ident;
+            param
+                .bounds
+                .iter()
+                .chain(where_predicates_on(generics, ident).flat_map(|t| &t.bounds))
+                .any(|b| is_float_like_bound(b, ident))
+        })
+        .map(|param| &param.ident)
+        .collect()
 }
 
 /// The `where` predicates of `generics` that bound the type parameter `ident` itself
