@@ -313,6 +313,13 @@ impl Lowerer<'_> {
 
     /// `let __m = &(scrutinee);`, which the arms' tests read.
     fn match_subject(&mut self, scrutinee: &syn::Expr, out: &mut Vec<Stmt>) -> VarId {
+        if let Some(call) = find_writing_call(scrutinee) {
+            // (As in a condition, `cond`: the one message, and not that of `&mut` in an
+            // expression.)
+            self.cx.error(call, WRITING_CALL_IN_CONDITION);
+            let opaque = self.opaque(&syn::parse_quote!(&()));
+            return self.let_opaque(out, "m", Ty::Other, opaque, scrutinee.span());
+        }
         self.with_closure_calls(scrutinee, None, out, |this, expr, out| {
             let mut opaque = this.opaque(&syn::parse_quote!(&(#expr)));
             opaque.flows.clear();
@@ -1388,7 +1395,7 @@ fn is_constant(tokens: &TokenStream) -> bool {
 /// The one message for a call that writes through `&mut` inside a condition.
 const WRITING_CALL_IN_CONDITION: &str = "#[reverse] takes a call that writes through `&mut` as \
      a whole condition (`if step(&mut x, y) {..}`, `while step(&mut x, y) && .. {..}`); inside \
-     one, bind its result first: `let done: bool = step(&mut x, y);`";
+     one or in a `match`, bind its result first: `let done: bool = step(&mut x, y);`";
 
 /// The first call with a `&mut place` argument inside `expr`, if any.
 fn find_writing_call(expr: &syn::Expr) -> Option<&syn::Expr> {
