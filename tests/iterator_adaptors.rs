@@ -131,6 +131,63 @@ fn step_by_with_skip_and_take() {
     assert_eq!(g, vec![0.0, 0.0]);
 }
 
+/// `.rev()` after the narrowing adaptors in a chain, as in a `for` loop: the even entries
+/// last first through an order-sensitive fold (`acc * 0.5 + v`), and the items at 1, 4 (of
+/// `.skip(1).step_by(3).take(2)`) last first, weighted by their position.
+#[reverse]
+pub fn stepped_reversed(x: &[f64]) -> f64 {
+    let a = x.iter().step_by(2).rev().fold(0.0, |acc, v| acc * 0.5 + v);
+    let b: f64 = x
+        .iter()
+        .skip(1)
+        .step_by(3)
+        .take(2)
+        .rev()
+        .enumerate()
+        .map(|(i, v)| v * v * (i as f64 + 1.0))
+        .sum();
+    a + b
+}
+
+/// `stepped_reversed` through its split companions.
+#[reverse]
+pub fn stepped_reversed_via(x: &[f64]) -> f64 {
+    stepped_reversed(x)
+}
+
+#[test]
+fn rev_after_step_by_in_a_chain() {
+    for n in [0, 1, 2, 5, 6, 7] {
+        let x: Vec<f64> = (0..n)
+            .map(|i| 0.4 + 0.3 * i as f64 - 0.07 * (i * i) as f64)
+            .collect();
+        let (y, g) = checked(
+            stepped_reversed(&x),
+            stepped_reversed_grad(&x),
+            stepped_reversed_via_grad(&x),
+        );
+        // The fold visits the even indices last first: index `2t` is halved once for each
+        // even index before it, `t` times.
+        let mut expect = vec![0.0; n];
+        let mut a = 0.0;
+        for i in (0..n).step_by(2).rev() {
+            a = a * 0.5 + x[i];
+            expect[i] = 0.5f64.powi((i / 2) as i32);
+        }
+        // Items 1 and 4 last first: 4 gets weight 1, 1 gets weight 2 (when both exist).
+        let items: Vec<usize> = [1, 4].into_iter().filter(|&i| i < n).collect();
+        let mut b = 0.0;
+        for (t, &i) in items.iter().rev().enumerate() {
+            b += x[i] * x[i] * (t as f64 + 1.0);
+            expect[i] += 2.0 * x[i] * (t as f64 + 1.0);
+        }
+        assert_relative_eq!(y, a + b, max_relative = 1e-15);
+        for i in 0..n {
+            assert_relative_eq!(g[i], expect[i], max_relative = 1e-15);
+        }
+    }
+}
+
 /// Zipped: `sum_i x_{2i} y_i` and `sum_i x_i y_{2i+1}`.
 #[reverse]
 pub fn stepped_dot(x: &[f64], y: &[f64]) -> f64 {

@@ -28,7 +28,8 @@
 //! `self.w[i].iter()`), whose items are places (see `views`): `ps.iter().map(|p| p.mass)`
 //! reads `ps[__i].mass`, and a closure that returns a part of its item (`|p| p.pos`) passes
 //! the place on. Right after `xs.iter()`, `.skip(k)`, `.take(n)` (clamped to the length, as
-//! the iterators do) and `.step_by(k)` narrow the view (`views::narrow`). Adaptors: `.zip(ys)`
+//! the iterators do) and `.step_by(k)` narrow the view (`views::narrow`), maybe followed by
+//! `.rev()` (the narrowed items last first, as in a `for` loop). Adaptors: `.zip(ys)`
 //! (with `ys`, `&ys` or `ys.iter()`, maybe narrowed), `.enumerate()`, `.map(f)`,
 //! `.filter(p)`, `.copied()`, `.cloned()`, `.flatten()` (of items that are arrays or slices,
 //! `m.iter().flatten()`: an inner loop, which the later stages run in), `.flat_map(f)`.
@@ -227,11 +228,10 @@ impl Lowerer<'_> {
                                 None => Stage::Map(&m.args[0]),
                             });
                         }
-                        // `xs.iter().rev()`: the elements last first.
-                        ("rev", 0) if !rev && is_iter_call(&m.receiver) => rev = true,
-                        ("skip" | "take" | "step_by", 1)
-                            if !rev && is_narrowed_iter_call(&m.receiver) =>
-                        {
+                        // `xs.iter().rev()`, `xs.iter().step_by(2).rev()`: the items last
+                        // first (the view narrowed first, as in a `for` loop).
+                        ("rev", 0) if !rev && is_narrowed_iter_call(&m.receiver) => rev = true,
+                        ("skip" | "take" | "step_by", 1) if is_narrowed_iter_call(&m.receiver) => {
                             narrowing.insert(0, m)
                         }
                         ("iter" | "into_iter", 0) => match self.elements_of(&m.receiver, out) {
