@@ -23,7 +23,6 @@ fn checkpointed(x: f64, n: usize) -> f64 {
 )]
 fn checkpointed_vjp(x: f64, n: usize, __seed: f64) -> (f64, f64) {
     let _ = checkpointed;
-    let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut s = x;
     let mut k = 0usize;
     let mut __ck10 = ::revad::checkpoint::Revolve::new(
@@ -65,8 +64,6 @@ fn checkpointed_vjp(x: f64, n: usize, __seed: f64) -> (f64, f64) {
             let __t4 = __t1 + __t3;
             s = __t4;
             k += 1;
-            __stack.push(__s_old12);
-            let __s_old12 = __stack.pop::<f64>();
             let (__t0, __d5) = ::revad::__private::rules::sin_and_d(__s_old12);
             let __adj_t4 = __adj_s;
             __adj_s = 0.0;

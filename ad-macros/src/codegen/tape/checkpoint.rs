@@ -21,8 +21,8 @@
 //!     let (mut s,) = __ck_x;
 //!     let i = __ck3.index(__ck_k);
 //!     if __ck_rev {
-//!         ..the body's forward sweep, pushes included..
-//!         ..the body's reverse sweep (pops what the forward pushed)..
+//!         ..the body's forward sweep, then its reverse sweep (as in a fused loop: the
+//!           values its block saves stay in scope, neither pushed nor popped)..
 //!     } else {
 //!         ..an advance..
 //!         __ck3.stepped((s,));
@@ -35,8 +35,9 @@
 //! `__stack.release(__ck_mark);`, which drops what it pushed.
 //!
 //! Reversing step `k` runs the same forward and reverse code as the loop without the
-//! attribute, from the same state, in the same order (`n - 1` down to `0`): the gradient is
-//! the same bit for bit. The adjoints of the state and of everything else the body reads are
+//! attribute, from the same state, in the same order (`n - 1` down to `0`), reading the
+//! values its block saved where they were computed rather than through the stack: the
+//! gradient is the same bit for bit. The adjoints of the state and of everything else the body reads are
 //! the function's own adjoint locals, carried from one reversed step to the next as in that
 //! loop. Only `NAME_vjp` checkpoints: the split companions (a call from another annotated
 //! function), the CPS backend, forward mode and the Hessians run the loop as written.
@@ -153,14 +154,12 @@ impl Emitter<'_> {
         let rev = format_ident!("__ck_rev", span = proc_macro2::Span::mixed_site());
         let names: Vec<&syn::Ident> = c.state.iter().map(|v| &self.body.vars[*v].name).collect();
         let (bind, advance) = (self.checkpoint_bind(c), self.checkpoint_advance(c));
-        let forward = self.fwd_block(&c.l.body);
-        let reverse = self.rev_block(&c.l.body, TokenStream::new());
+        let step = self.fused_iteration(&c.l.body);
         quote! {
             while let ::core::option::Option::Some((#k, #x, #rev)) = #schedule.backward() {
                 #bind
                 if #rev {
-                    #forward
-                    #reverse
+                    #step
                 } else {
                     #advance
                     #schedule.stepped((#(#names,)*));
@@ -190,16 +189,7 @@ impl Emitter<'_> {
     /// its block, when nothing else in it pushes (no call, no branch, no inner loop, no `Vec`
     /// operation); otherwise its forward sweep between a mark of the stack and its release.
     fn checkpoint_advance(&self, c: &Checkpointed<'_>) -> TokenStream {
-        let straight = c.l.body.stmts.iter().all(|s| match &s.kind {
-            StmtKind::Let { rhs, .. } => {
-                !matches!(rhs, Rhs::Call(_) | Rhs::Pop(_) | Rhs::Remove(..))
-            }
-            StmtKind::Assign { .. } | StmtKind::IndexAssign { .. } | StmtKind::Opaque { .. } => {
-                true
-            }
-            StmtKind::If { .. } | StmtKind::Loop(_) | StmtKind::VecOp { .. } => false,
-        });
-        if straight {
+        if straight(c.l) {
             let stmts = c.l.body.stmts.iter().map(|s| self.fwd_stmt(s));
             return quote!(#(#stmts)*);
         }
@@ -212,6 +202,17 @@ impl Emitter<'_> {
             #stack.release(#mark);
         }
     }
+}
+
+/// Whether the body of the checkpointed loop `l` pushes nothing but its block's saved values
+/// (no call, no branch, no inner loop, no `Vec` operation): then neither of its sweeps uses
+/// the stack (see [`Emitter::checkpoint_advance`]).
+pub(super) fn straight(l: &Loop) -> bool {
+    l.body.stmts.iter().all(|s| match &s.kind {
+        StmtKind::Let { rhs, .. } => !matches!(rhs, Rhs::Call(_) | Rhs::Pop(_) | Rhs::Remove(..)),
+        StmtKind::Assign { .. } | StmtKind::IndexAssign { .. } | StmtKind::Opaque { .. } => true,
+        StmtKind::If { .. } | StmtKind::Loop(_) | StmtKind::VecOp { .. } => false,
+    })
 }
 
 /// The generated names of a checkpointed loop: its schedule (one per loop, named after its

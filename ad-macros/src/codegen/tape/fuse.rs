@@ -316,23 +316,32 @@ fn blocks_of(l: &Loop) -> HashSet<BlockId> {
 }
 
 /// Whether `NAME_vjp` needs the value stack when the loop at `fused` (if any) is fused: not
-/// when only that loop's block saved values (they stay in scope) and nothing is called.
+/// when only that loop's block saved values (they stay in scope) and nothing is called. The
+/// same holds for the body of a checkpointed loop (its reversed step runs forward then
+/// reverse in one scope), unless its advance marks the stack to drop what its nested blocks
+/// or calls pushed (see `checkpoint`).
 pub(super) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bool {
-    // (A checkpointed loop marks the stack and drops what a recomputed step pushed.)
-    let checkpointed = |s: &Stmt| matches!(&s.kind, StmtKind::Loop(l) if l.checkpoint.is_some());
-    if body.block.stmts.iter().any(checkpointed) {
-        return true;
+    let mut in_scope = HashSet::new();
+    let mut marks = false;
+    for (at, stmt) in body.block.stmts.iter().enumerate() {
+        let StmtKind::Loop(l) = &stmt.kind else {
+            continue;
+        };
+        if l.checkpoint.is_some() && matches!(l.kind, LoopKind::Range(_)) {
+            in_scope.insert(l.body.id);
+            marks |= !super::checkpoint::straight(l);
+        } else if fused.is_some_and(|f| f.at == at) {
+            in_scope.insert(l.body.id);
+        }
     }
-    let Some(StmtKind::Loop(l)) = fused.map(|f| &body.block.stmts[f.at].kind) else {
-        return plan.uses_stack;
-    };
-    plan.uses_stack
-        && (!body.callees.is_empty()
-            || plan
-                .saves
-                .iter()
-                .enumerate()
-                .any(|(block, saves)| block != l.body.id && !saves.is_empty()))
+    marks
+        || plan.uses_stack
+            && (!body.callees.is_empty()
+                || plan
+                    .saves
+                    .iter()
+                    .enumerate()
+                    .any(|(block, saves)| !in_scope.contains(&block) && !saves.is_empty()))
 }
 
 /// The ids of `block` and of the blocks nested in it.

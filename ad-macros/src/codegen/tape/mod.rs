@@ -413,10 +413,19 @@ impl Emitter<'_> {
         };
         let var = self.loop_var(r.var);
         let range = &r.range.expr;
-        let forward = l.body.stmts.iter().map(|s| self.fwd_stmt(s));
-        let prologue = self.prologue(&l.body, false);
-        let reverse = l.body.stmts.iter().rev().map(|s| self.rev_stmt(s));
-        quote!(for #var in #range { #(#forward)* #prologue #(#reverse)* })
+        let iteration = self.fused_iteration(&l.body);
+        quote!(for #var in #range { #iteration })
+    }
+
+    /// The forward sweep of a loop's body then its reverse sweep, in one scope: the values
+    /// the block would save are still in scope, so they are neither pushed nor popped (what
+    /// the reverse reads is what the pops would have restored). Its nested blocks push and
+    /// pop as usual.
+    pub(super) fn fused_iteration(&self, body: &Block) -> TokenStream {
+        let forward = body.stmts.iter().map(|s| self.fwd_stmt(s));
+        let prologue = self.prologue(body, false);
+        let reverse = body.stmts.iter().rev().map(|s| self.rev_stmt(s));
+        quote!(#(#forward)* #prologue #(#reverse)*)
     }
 
     fn loop_var(&self, var: Option<VarId>) -> TokenStream {
