@@ -669,7 +669,8 @@ pub mod __private {
         cells_sum, vec_pop_adjoint, vec_restore_len, vec_split_tail, vec_unextend,
     };
     pub use revad_runtime::inout::{
-        output_seed, passed_mut, AggInOut, ArrayInOut, InOut, PassedMut, ScalarInOut,
+        keep_lent, lend, output_seed, passed_mut, unlend, AggInOut, ArrayInOut, InOut, Lend,
+        PassedMut, ScalarInOut, Unlend,
     };
     pub use revad_runtime::lanes::lanes_zero;
     pub use revad_runtime::linalg;

@@ -685,3 +685,192 @@ fn flatten_in_other_modes() {
         }
     }
 }
+
+/// `sum_k (k + 1) x_(i_k)` over the positive `x_i`, numbered from 0 in the order kept: the
+/// `enumerate` after the `filter` numbers the kept items, not their places in `x`.
+#[reverse]
+pub fn kept_enumerated(x: &[f64]) -> f64 {
+    x.iter()
+        .filter(|&&v| v > 0.0)
+        .enumerate()
+        .map(|(k, v)| v * (k as f64 + 1.0))
+        .sum()
+}
+
+/// `kept_enumerated` through its split companions.
+#[reverse]
+pub fn kept_enumerated_via(x: &[f64]) -> f64 {
+    kept_enumerated(x)
+}
+
+/// `sum_k x_(i_k)^2 y_k` over the positive `x_i`: the `zip` after the `filter` pairs the k-th
+/// kept item with `y_k`, and ends with the shorter side.
+#[reverse]
+pub fn kept_zipped(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .filter(|&&v| v > 0.0)
+        .zip(y.iter())
+        .map(|(a, b)| a * a * b)
+        .sum()
+}
+
+/// `kept_zipped` through its split companions.
+#[reverse]
+pub fn kept_zipped_via(x: &[f64], y: &[f64]) -> f64 {
+    kept_zipped(x, y)
+}
+
+/// Two filters, with a zip and an enumerate between and after them, folded.
+#[reverse]
+pub fn filtered_twice(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .filter(|&&v| v > 0.0)
+        .zip(y.iter())
+        .filter(|(a, _)| **a < 3.0)
+        .enumerate()
+        .fold(0.0, |s, (k, (a, b))| s + a * b * (k as f64 + 2.0))
+}
+
+/// `kept_enumerated` under the CPS backend.
+#[reverse(cps)]
+pub fn kept_enumerated_cps(x: &[f64]) -> f64 {
+    x.iter()
+        .filter(|&&v| v > 0.0)
+        .enumerate()
+        .map(|(k, v)| v * (k as f64 + 1.0))
+        .sum()
+}
+
+/// The positive items of `x` in order, with their places in `x`.
+fn kept(x: &[f64]) -> Vec<(usize, f64)> {
+    x.iter()
+        .copied()
+        .enumerate()
+        .filter(|&(_, v)| v > 0.0)
+        .collect()
+}
+
+#[test]
+fn zip_and_enumerate_after_filter() {
+    let xs: [&[f64]; 5] = [
+        &[],
+        &[-1.0],
+        &[-1.0, 2.0, -3.0, 0.5],
+        &[4.0, 1.5, -2.0, 0.25, 2.5, -0.5],
+        &[1.0, 2.0, 3.5],
+    ];
+    let y = [0.1, 0.2, 0.3, 0.4];
+    for x in xs {
+        // Closed forms, numbered in the order kept.
+        let (mut value, mut grad) = (0.0, vec![0.0; x.len()]);
+        for (k, &(i, v)) in kept(x).iter().enumerate() {
+            value += v * (k as f64 + 1.0);
+            grad[i] = k as f64 + 1.0;
+        }
+        let (v, g) = checked(
+            kept_enumerated(x),
+            kept_enumerated_grad(x),
+            kept_enumerated_via_grad(x),
+        );
+        assert_relative_eq!(v, value, max_relative = 1e-15);
+        assert_eq!(g, grad, "{x:?}");
+        let (vc, gc) = kept_enumerated_cps_grad(x);
+        assert_eq!(vc.to_bits(), v.to_bits());
+        assert_eq!(gc, grad, "{x:?} (cps)");
+
+        let (mut value, mut gx, mut gy) = (0.0, vec![0.0; x.len()], [0.0; 4]);
+        for (k, &(i, v)) in kept(x).iter().take(y.len()).enumerate() {
+            value += v * v * y[k];
+            gx[i] = 2.0 * v * y[k];
+            gy[k] = v * v;
+        }
+        let (v, (dx, dy)) = checked(
+            kept_zipped(x, &y),
+            kept_zipped_grad(x, &y),
+            kept_zipped_via_grad(x, &y),
+        );
+        assert_relative_eq!(v, value, max_relative = 1e-15);
+        assert_eq!(dx, gx, "{x:?}");
+        assert_eq!(dy, gy, "{x:?}");
+
+        // Finite differences of the primal for the two filters.
+        let (v, (dx, dy)) = filtered_twice_grad(x, &y);
+        assert_eq!(v.to_bits(), filtered_twice(x, &y).to_bits());
+        let h = 1e-6;
+        for i in 0..x.len() {
+            let (mut a, mut b) = (x.to_vec(), x.to_vec());
+            a[i] += h;
+            b[i] -= h;
+            let fd = (filtered_twice(&a, &y) - filtered_twice(&b, &y)) / (2.0 * h);
+            assert_relative_eq!(dx[i], fd, epsilon = 1e-7, max_relative = 1e-6);
+        }
+        for k in 0..y.len() {
+            let (mut a, mut b) = (y, y);
+            a[k] += h;
+            b[k] -= h;
+            let fd = (filtered_twice(x, &a) - filtered_twice(x, &b)) / (2.0 * h);
+            assert_relative_eq!(dy[k], fd, epsilon = 1e-7, max_relative = 1e-6);
+        }
+    }
+    // A known case: kept 2 (y 0.1), 5 (0.2), 0.5 (0.3), 1 (0.4); the second filter keeps 2,
+    // 0.5 and 1, numbered 0, 1, 2.
+    let x = [-1.0, 2.0, 5.0, 0.5, 1.0];
+    let (v, (dx, dy)) = filtered_twice_grad(&x, &y);
+    assert_relative_eq!(
+        v,
+        2.0 * 0.1 * 2.0 + 0.5 * 0.3 * 3.0 + 0.4 * 4.0,
+        max_relative = 1e-15
+    );
+    assert_relative_eq!(dx[1], 0.1 * 2.0);
+    assert_eq!(dx[2], 0.0);
+    assert_relative_eq!(dx[3], 0.3 * 3.0);
+    assert_relative_eq!(dx[4], 0.4 * 4.0);
+    assert_eq!(dy, [4.0, 0.0, 1.5, 4.0]);
+}
+
+/// `sum_j j m_j^2` over the rows' entries in order: the `enumerate` after `flatten` numbers
+/// the entries, not the rows.
+#[reverse]
+pub fn flat_enumerated(m: &[[f64; 2]]) -> f64 {
+    m.iter()
+        .flatten()
+        .enumerate()
+        .map(|(j, a)| a * a * j as f64)
+        .sum()
+}
+
+/// `sum_j m_j y_j` over the entries zipped with `y` (the shorter side ends it).
+#[reverse]
+pub fn flat_zipped(m: &[[f64; 2]], y: &[f64]) -> f64 {
+    m.iter().flatten().zip(y.iter()).map(|(a, b)| a * b).sum()
+}
+
+/// `flat_zipped` through its split companions.
+#[reverse]
+pub fn flat_zipped_via(m: &[[f64; 2]], y: &[f64]) -> f64 {
+    flat_zipped(m, y)
+}
+
+#[test]
+fn zip_and_enumerate_after_flatten() {
+    let m = [[1.0, 2.0], [3.0, 4.0]];
+    let (v, dm) = flat_enumerated_grad(&m);
+    assert_eq!(v, 2.0 * 2.0 + 9.0 * 2.0 + 16.0 * 3.0);
+    assert_eq!(dm, [[0.0, 4.0], [12.0, 24.0]]);
+    for y in [&[0.5, 0.25, 2.0][..], &[0.5, 0.25, 2.0, 1.0, 7.0], &[]] {
+        let flat = [1.0, 2.0, 3.0, 4.0];
+        let n = y.len().min(4);
+        let value: f64 = (0..n).map(|j| flat[j] * y[j]).sum();
+        let mut gm = [0.0; 4];
+        gm[..n].copy_from_slice(&y[..n]);
+        let (v, (dm, dy)) = checked(
+            flat_zipped(&m, y),
+            flat_zipped_grad(&m, y),
+            flat_zipped_via_grad(&m, y),
+        );
+        assert_eq!(v, if n == 0 { -0.0 } else { value });
+        assert_eq!(dm, [[gm[0], gm[1]], [gm[2], gm[3]]]);
+        assert_eq!(dy[..n], flat[..n]);
+        assert!(dy[n..].iter().all(|&d| d == 0.0));
+    }
+}

@@ -814,3 +814,141 @@ fn closure_parameter_bound_to_a_mut_parameter_value() {
     );
     assert!((dom - x.sin() * 2.0 * x).abs() < 1e-12, "{dom}");
 }
+
+// ---------------------------------------------------------------------------------------
+// `&mut x` passed where the callee takes `&x` (Rust's coercion): the call passes it as the
+// callee's parameter takes it, and keeps a copy for the callee's reverse sweep only then.
+
+/// `x^2`, read through a shared reference.
+#[reverse]
+pub fn square_of(x: &f64) -> f64 {
+    x * x
+}
+
+/// The sum of squares of a slice.
+#[reverse]
+pub fn sum_sq(xs: &[f64]) -> f64 {
+    xs.iter().map(|v| v * v).sum()
+}
+
+/// `a_0 a_1 + a_2`, of an array by reference.
+#[reverse]
+pub fn mixed3(a: &[f64; 3]) -> f64 {
+    a[0] * a[1] + a[2]
+}
+
+/// The weighted sum of a `Vec` by reference.
+#[reverse]
+pub fn weighted(v: &Vec<f64>, w: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..v.len() {
+        s += v[i] * w * (i as f64 + 1.0);
+    }
+    s
+}
+
+/// Locals passed by `&mut` to readers, then written again.
+#[reverse]
+pub fn lent_locals(x: f64) -> f64 {
+    let mut y = x * 2.0;
+    let a = square_of(&mut y);
+    y += 1.0;
+    let mut arr = [x, x * x, 3.0];
+    let b = mixed3(&mut arr);
+    arr[0] = 5.0 * x;
+    let c = sum_sq(&mut arr);
+    let mut v = vec![x, 1.0];
+    let d = weighted(&mut v, x);
+    v[1] = x * x;
+    a + y + b + c + d + v[1]
+}
+
+/// [`lent_locals`] with the references shared, as a user would first write it.
+fn lent_locals_plain(x: f64) -> f64 {
+    let y = x * 2.0;
+    let a = y * y;
+    let arr = [x, x * x, 3.0];
+    let b = arr[0] * arr[1] + arr[2];
+    let arr = [5.0 * x, x * x, 3.0];
+    let c: f64 = arr.iter().map(|v| v * v).sum();
+    let d = x * x + x * 2.0;
+    a + y + 1.0 + b + c + d + x * x
+}
+
+#[test]
+fn mut_locals_passed_to_shared_reference_parameters() {
+    for x in [0.5, 1.5, -2.0] {
+        let (v, dx) = lent_locals_grad(x);
+        assert_eq!(v, lent_locals(x));
+        assert_relative_eq!(v, lent_locals_plain(x), max_relative = 1e-14);
+        // d/dx of 4x^2 + 2x + 1 + x^3 + 3 + 25x^2 + x^4 + 9 + x^2 + 2x + x^2.
+        let closed = 8.0 * x + 2.0 + 3.0 * x * x + 50.0 * x + 4.0 * x.powi(3) + 4.0 * x + 2.0;
+        assert_relative_eq!(dx, closed, max_relative = 1e-13);
+    }
+}
+
+/// A `&mut f64` parameter passed on to a reader, then written.
+#[reverse]
+pub fn lent_scalar_parameter(s: &mut f64, x: f64) -> f64 {
+    let a = square_of(s);
+    *s = *s * x;
+    a + *s
+}
+
+#[test]
+fn mut_scalar_parameter_passed_to_a_shared_reference() {
+    let (s0, x) = (1.5, 3.0);
+    let mut s = s0;
+    let (v, (ds, dx)) = lent_scalar_parameter_grad(&mut s, x);
+    let mut t = s0;
+    assert_eq!(v, lent_scalar_parameter(&mut t, x));
+    assert_eq!(s, t);
+    assert_eq!(s, s0 * x);
+    // f = s^2 + s x; the seed of s on return is zero.
+    assert_eq!(ds, 2.0 * s0 + x);
+    assert_eq!(dx, s0);
+}
+
+/// A `&mut [f64]` parameter read by a helper in a loop that writes it.
+#[reverse]
+pub fn lent_slice_in_a_loop(xs: &mut [f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        s += sum_sq(xs);
+        xs[i] *= w;
+    }
+    s
+}
+
+/// [`lent_slice_in_a_loop`] on a copy.
+fn lent_slice_in_a_loop_plain(xs: &[f64], w: f64) -> f64 {
+    let mut xs = xs.to_vec();
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        s += xs.iter().map(|v| v * v).sum::<f64>();
+        xs[i] *= w;
+    }
+    s
+}
+
+#[test]
+fn mut_slice_parameter_passed_to_a_reader_in_a_loop() {
+    let x0 = [0.5, -1.25, 2.0];
+    let w = 1.5;
+    let mut xs = x0;
+    let (v, (dxs, dw)) = lent_slice_in_a_loop_grad(&mut xs, w);
+    assert_eq!(v, lent_slice_in_a_loop(&mut x0.clone(), w));
+    assert_eq!(xs, [x0[0] * w, x0[1] * w, x0[2] * w]);
+    let h = 1e-6;
+    for k in 0..3 {
+        let (mut a, mut b) = (x0, x0);
+        a[k] += h;
+        b[k] -= h;
+        let fd =
+            (lent_slice_in_a_loop_plain(&a, w) - lent_slice_in_a_loop_plain(&b, w)) / (2.0 * h);
+        assert_relative_eq!(dxs[k], fd, max_relative = 1e-7);
+    }
+    let fd = (lent_slice_in_a_loop_plain(&x0, w + h) - lent_slice_in_a_loop_plain(&x0, w - h))
+        / (2.0 * h);
+    assert_relative_eq!(dw, fd, max_relative = 1e-7);
+}

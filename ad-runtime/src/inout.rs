@@ -257,9 +257,172 @@ pub fn passed_mut<T: PassedMut>() -> T {
     T::placeholder()
 }
 
+/// What a `&mut` argument is passed as, chosen by the type of the callee's parameter (`Self`):
+/// the reference itself (`&mut V`, `&mut [E]`), or a shared reference (`&V`, `&[E]`: Rust
+/// coerces `&mut x` where a function takes `&x`). The caller cannot see the callee's
+/// signature: its forward sweep passes `lend(&mut x, &mut slot)`, and for a shared reference
+/// `slot` receives a copy of the value the callee reads, kept for the callee's reverse sweep
+/// ([`keep_lent`], [`unlend`]). The callee does not write it, so the copy after the call is
+/// the value at the call.
+#[diagnostic::on_unimplemented(
+    message = "this argument is passed by `&mut`, but the function takes `{Self}`",
+    label = "passed by `&mut` here",
+    note = "#[reverse] passes `&mut x` on to a parameter `&mut T` or `&T` (also `&mut [T]` or \
+            `&[T]` for an array or a `Vec`)"
+)]
+pub trait Lend<'a, V> {
+    /// What the caller keeps for the callee's reverse sweep: `()` for a `&mut` parameter.
+    type Kept: Send + 'static;
+    /// `value` as the parameter, keeping a copy in `slot` when the callee only reads it.
+    fn lend(value: &'a mut V, slot: &mut Option<Self::Kept>) -> Self;
+}
+
+impl<'a, V> Lend<'a, V> for &'a mut V {
+    type Kept = ();
+    #[inline]
+    fn lend(value: &'a mut V, _: &mut Option<()>) -> Self {
+        value
+    }
+}
+
+impl<'a, V: Clone + Send + 'static> Lend<'a, V> for &'a V {
+    type Kept = V;
+    #[inline]
+    fn lend(value: &'a mut V, slot: &mut Option<V>) -> Self {
+        *slot = Some(value.clone());
+        value
+    }
+}
+
+impl<'a, E> Lend<'a, Vec<E>> for &'a mut [E] {
+    type Kept = ();
+    #[inline]
+    fn lend(value: &'a mut Vec<E>, _: &mut Option<()>) -> Self {
+        value
+    }
+}
+
+impl<'a, E, const N: usize> Lend<'a, [E; N]> for &'a mut [E] {
+    type Kept = ();
+    #[inline]
+    fn lend(value: &'a mut [E; N], _: &mut Option<()>) -> Self {
+        value
+    }
+}
+
+impl<'a, E: Clone + Send + 'static> Lend<'a, Vec<E>> for &'a [E] {
+    type Kept = Vec<E>;
+    #[inline]
+    fn lend(value: &'a mut Vec<E>, slot: &mut Option<Vec<E>>) -> Self {
+        *slot = Some(value.clone());
+        value
+    }
+}
+
+impl<'a, E: Clone + Send + 'static, const N: usize> Lend<'a, [E; N]> for &'a [E] {
+    type Kept = Vec<E>;
+    #[inline]
+    fn lend(value: &'a mut [E; N], slot: &mut Option<Vec<E>>) -> Self {
+        *slot = Some(value.to_vec());
+        value
+    }
+}
+
+/// A `&mut` argument in a call of a callee's forward sweep (see [`Lend`]).
+#[inline]
+pub fn lend<'a, V, T: Lend<'a, V>>(value: &'a mut V, slot: &mut Option<T::Kept>) -> T {
+    T::lend(value, slot)
+}
+
+/// After the callee's forward sweep: pushes the copy [`lend`] kept, if any (so that it is
+/// popped before the callee's reverse sweep pops its own values).
+#[inline]
+pub fn keep_lent<K: Send + 'static>(stack: &mut crate::ValueStack, slot: Option<K>) {
+    if let Some(kept) = slot {
+        stack.push_any(kept);
+    }
+}
+
+/// What the caller's reverse sweep passes to the callee's for a `&mut` argument, chosen by
+/// the type of the callee's parameter (`Self`): `()` for a `&mut` parameter, whose reverse
+/// sweep pops its value on entry; the value at the call for a shared reference, which
+/// [`keep_lent`] pushed.
+#[diagnostic::on_unimplemented(
+    message = "this argument is passed by `&mut`, but the function takes `{Self}`",
+    label = "passed by `&mut` here",
+    note = "#[reverse] passes `&mut x` on to a parameter `&mut T` or `&T` (also `&mut [T]` or \
+            `&[T]` for an array or a `Vec`)"
+)]
+pub trait Unlend<'a> {
+    /// What [`Lend`] kept: `()` for a `&mut` parameter.
+    type Kept: Send + 'static;
+    /// The parameter, from the kept value popped into `slot`.
+    fn unlend(stack: &mut crate::ValueStack, slot: &'a mut Option<Self::Kept>) -> Self;
+}
+
+impl<'a> Unlend<'a> for () {
+    type Kept = ();
+    #[inline]
+    fn unlend(_: &mut crate::ValueStack, _: &'a mut Option<()>) {}
+}
+
+impl<'a, V: Send + 'static> Unlend<'a> for &'a V {
+    type Kept = V;
+    #[inline]
+    fn unlend(stack: &mut crate::ValueStack, slot: &'a mut Option<V>) -> Self {
+        slot.insert(stack.pop_any::<V>())
+    }
+}
+
+impl<'a, E: Send + 'static> Unlend<'a> for &'a [E] {
+    type Kept = Vec<E>;
+    #[inline]
+    fn unlend(stack: &mut crate::ValueStack, slot: &'a mut Option<Vec<E>>) -> Self {
+        slot.insert(stack.pop_any::<Vec<E>>())
+    }
+}
+
+/// A `&mut` argument in a call of a callee's reverse sweep (see [`Unlend`]).
+#[inline]
+pub fn unlend<'a, T: Unlend<'a>>(
+    stack: &mut crate::ValueStack,
+    slot: &'a mut Option<T::Kept>,
+) -> T {
+    T::unlend(stack, slot)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lent_value_is_kept_only_for_a_shared_reference() {
+        let mut stack = crate::ValueStack::new();
+        let mut x = 1.5_f64;
+        let mut slot = None;
+        let r: &mut f64 = lend(&mut x, &mut slot);
+        *r = 2.0;
+        keep_lent(&mut stack, slot);
+        let mut v = vec![1.0_f64, 2.0];
+        let mut slot = None;
+        let s: &[f64] = lend(&mut v, &mut slot);
+        assert_eq!(s, [1.0, 2.0]);
+        keep_lent(&mut stack, slot);
+        let mut slot = None;
+        let r: &f64 = lend(&mut x, &mut slot);
+        assert_eq!(*r, 2.0);
+        keep_lent(&mut stack, slot);
+        // Popped last first, as the reverse sweep does.
+        let mut slot = None;
+        let r: &f64 = unlend(&mut stack, &mut slot);
+        assert_eq!(*r, 2.0);
+        let mut slot = None;
+        let s: &[f64] = unlend(&mut stack, &mut slot);
+        assert_eq!(s, [1.0, 2.0]);
+        let mut slot = None;
+        let () = unlend(&mut stack, &mut slot);
+        assert!(stack.is_empty());
+    }
 
     #[test]
     fn entry_and_write_back() {

@@ -402,10 +402,11 @@ impl Emitter<'_> {
                 let mut args = self.call_args(call, false);
                 if self.plan.activity.live(out, rhs) {
                     let stack = stack();
+                    let lent = lend_args(call, &mut args, false);
                     args.push(quote!(&mut *#stack));
                     // At the user's call: a mismatch with the callee's parameters shows there.
                     let call = respan(self.companion_call(call, Some("fwd"), args), span);
-                    match &self.body.vars[out].ty {
+                    let value = match &self.body.vars[out].ty {
                         // The callee may return another precision than the macro assumed.
                         Ty::Float(Some(t)) => {
                             let t = t.ident();
@@ -420,7 +421,19 @@ impl Emitter<'_> {
                             }
                         }
                         _ => call,
+                    };
+                    if lent.is_empty() {
+                        return value;
                     }
+                    // (Pushed last first: the reverse sweep pops them in argument order.)
+                    let kept = lent.iter().rev();
+                    let result = crate::ir::names::generated("ad_result");
+                    quote! {{
+                        #(let mut #lent = ::core::option::Option::None;)*
+                        let #result = #value;
+                        #(::revad::__private::keep_lent(&mut *#stack, #kept);)*
+                        #result
+                    }}
                 } else {
                     // No derivative flows through this call: the primal function.
                     self.companion_call(call, None, args)
@@ -506,9 +519,10 @@ impl Emitter<'_> {
                 let mut args = self.call_args(call, true);
                 let stack = stack();
                 let seed = self.call_seed(out, call);
+                let lent = lend_args(call, &mut args, true);
                 // An active variable passed twice (`h(x, x)`) cannot lend its adjoint to two
                 // sinks at once: later occurrences get a zeroed local, added in afterwards.
-                let mut before = TokenStream::new();
+                let mut before = quote!(#(let mut #lent = ::core::option::Option::None;)*);
                 let mut after = TokenStream::new();
                 let sinks: Vec<TokenStream> = call
                     .args
@@ -848,6 +862,11 @@ impl Emitter<'_> {
             .enumerate()
             .map(|(k, ((arg, &by_ref), &by_mut))| {
                 let path = call.paths.get(k).and_then(Option::as_ref);
+                // (The receiver's copy from before the call, where later code writes it.)
+                let arg = match (rev && method && k == 0, &call.receiver_old) {
+                    (true, Some(old)) => old,
+                    _ => arg,
+                };
                 let place = |mutable| {
                     let arg = self.op(arg);
                     match path {
@@ -1135,4 +1154,26 @@ impl Emitter<'_> {
             _ => quote!(::revad::__private::Discard),
         }
     }
+}
+
+/// The `&mut` arguments of `call` besides a method's receiver, passed as the callee's
+/// parameter takes them (`&mut x`, or `&x` by Rust's coercion; the runtime's `Lend`): in the
+/// forward sweep `lend(&mut x, &mut slot)`, in the reverse sweep `unlend(stack, &mut slot)`.
+/// Returns the slots, to be declared before the call (and, forward, kept after it).
+fn lend_args(call: &crate::ir::Call, args: &mut [TokenStream], rev: bool) -> Vec<syn::Ident> {
+    let stack = stack();
+    let mut slots = Vec::new();
+    for (k, arg) in args.iter_mut().enumerate() {
+        let by_mut = call.by_mut.get(k) == Some(&true);
+        if !by_mut || call.method && k == 0 {
+            continue;
+        }
+        let slot = crate::ir::names::generated(&format!("ad_lent{k}"));
+        *arg = match rev {
+            false => quote!(::revad::__private::lend(#arg, &mut #slot)),
+            true => quote!(::revad::__private::unlend(&mut *#stack, &mut #slot)),
+        };
+        slots.push(slot);
+    }
+    slots
 }

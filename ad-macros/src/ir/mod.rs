@@ -613,6 +613,13 @@ pub(crate) struct Call {
     /// The closures passed to the callee, lifted into hidden functions ([`Hoisted`]): the
     /// arguments above leave them out and end with the variables they capture.
     pub closures: Vec<ClosureArg>,
+    /// For a method whose receiver is passed by `&mut` and written again before the reverse
+    /// sweep: a copy of the receiver taken before the call (`snapshot`), which the callee's
+    /// reverse sweep reads in its place. (The caller cannot tell `&self` from `&mut self`: a
+    /// `&self` method's reverse reads its receiver as it was at the call; a `&mut self`
+    /// method's pops its own copy and ignores this one.) The copy carries no adjoint: the
+    /// callee adds into the receiver's. The last operand of the call when present.
+    pub receiver_old: Option<Operand>,
 }
 
 /// A closure literal passed to a function with a derivative (`integrate(|x| c * x, a, b)`),
@@ -681,12 +688,13 @@ impl Call {
             .filter_map(|(a, _)| a.var())
     }
 
-    /// The index operands of the argument paths, in order.
+    /// The index operands of the argument paths, in order, then the receiver's copy.
     pub(crate) fn path_operands(&self) -> Vec<&Operand> {
         self.paths
             .iter()
             .flatten()
             .flat_map(Path::operands)
+            .chain(&self.receiver_old)
             .collect()
     }
 }

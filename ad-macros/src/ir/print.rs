@@ -362,7 +362,11 @@ impl<'b> Printer<'b> {
                     .callees
                     .get(call.callee)
                     .map_or_else(|| format!("<callee {}>", call.callee), |c| tokens(&c.path));
-                format!("call {path}({})", args.join(", "))
+                let old = match &call.receiver_old {
+                    Some(old) => format!(" (reversed on {})", self.op(old)),
+                    None => String::new(),
+                };
+                format!("call {path}({}){old}", args.join(", "))
             }
             Rhs::Part(tuple, k) => format!("{}.{k}", self.var(*tuple)),
             Rhs::Opaque(opaque) => format!("opaque {{ {} }}", tokens(&opaque.expr)),

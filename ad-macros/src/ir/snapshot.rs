@@ -108,6 +108,7 @@ impl Inserter<'_> {
             };
             *pos += 1;
             let span = stmt.span;
+            self.receiver_copy(&mut stmt, &site, &mut block.stmts);
             let needed = self.needed_operands(&mut stmt);
             for op in needed {
                 let Operand::Var(m) = *op else { continue };
@@ -119,7 +120,8 @@ impl Inserter<'_> {
                 let snap = match snaps.get(&m) {
                     Some(&snap) => snap,
                     None => {
-                        let snap = self.snapshot(m, &mut block.stmts, span);
+                        let active = self.activity.active(m);
+                        let snap = self.snapshot(m, &mut block.stmts, span, active);
                         snaps.insert(m, snap);
                         snap
                     }
@@ -206,8 +208,47 @@ impl Inserter<'_> {
         }
     }
 
-    /// `let __m1 = m;` appended to `stmts`.
-    fn snapshot(&mut self, m: VarId, stmts: &mut Vec<Stmt>, span: proc_macro2::Span) -> VarId {
+    /// For a method call whose receiver is passed by `&mut` (any `mut` receiver: the caller
+    /// cannot tell `&self` from `&mut self`) and written again before the reverse sweep (by a
+    /// later statement, or by the call itself in a later iteration): a copy taken before the
+    /// call, for the callee's reverse sweep (`Call::receiver_old`). The copy carries no
+    /// adjoint.
+    fn receiver_copy(&mut self, stmt: &mut Stmt, site: &Site, stmts: &mut Vec<Stmt>) {
+        let span = stmt.span;
+        let StmtKind::Let { var, rhs, .. } = &mut stmt.kind else {
+            return;
+        };
+        if !self.activity.live(*var, rhs) {
+            return;
+        }
+        let Rhs::Call(call) = rhs else {
+            return;
+        };
+        let Some(Operand::Var(m)) = call.args.first() else {
+            return;
+        };
+        let m = *m;
+        let by_mut = call.by_mut.first() == Some(&true);
+        if !call.method
+            || !by_mut
+            || !self.body.vars[m].mutable
+            || !self.clobbers.clobbered(m, site)
+        {
+            return;
+        }
+        // (Read only by the callee's reverse sweep, which adds into the receiver's adjoint.)
+        let snap = self.snapshot(m, stmts, span, false);
+        call.receiver_old = Some(Operand::Var(snap));
+    }
+
+    /// `let __m1 = m;` appended to `stmts`, active or not.
+    fn snapshot(
+        &mut self,
+        m: VarId,
+        stmts: &mut Vec<Stmt>,
+        span: proc_macro2::Span,
+        active: bool,
+    ) -> VarId {
         let mut var = self.body.vars[m].clone();
         let base = var.name.to_string();
         let base = base.trim_start_matches('_');
@@ -228,7 +269,7 @@ impl Inserter<'_> {
                 info.shape = super::Shape::Like(snap);
             }
         }
-        self.activity.push(self.activity.active(m));
+        self.activity.push(active);
         stmts.push(Stmt {
             kind: StmtKind::Let {
                 var: snap,

@@ -39,7 +39,8 @@ impl Rhs {
             Rhs::StructLit(lit) => lit.fields.iter_mut().map(|(_, a)| a).collect(),
             Rhs::Call(call) => {
                 let paths = call.paths.iter_mut().flatten().flat_map(Path::operands_mut);
-                call.args.iter_mut().chain(paths).collect()
+                let old = call.receiver_old.iter_mut();
+                call.args.iter_mut().chain(paths).chain(old).collect()
             }
             Rhs::Index(_, path) => path.operands_mut(),
             Rhs::Remove(_, i) => vec![i],

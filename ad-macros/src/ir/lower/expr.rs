@@ -1207,6 +1207,7 @@ impl Lowerer<'_> {
             paths,
             method,
             closures: closure_args,
+            receiver_old: None,
         });
         let writes = matches!(&rhs, Rhs::Call(c) if c.by_mut.contains(&true));
         let result_ty = result_ty.unwrap_or(Ty::Float(None));

@@ -69,10 +69,12 @@ enum Zipped {
     Chunks(Chunked),
 }
 
-/// An adaptor between the source and the consumer.
+/// An adaptor between the source and the consumer. A `zip` or `enumerate` after a `filter` or
+/// a `flatten` numbers the items that reach it with a counter of its own (`Some`, set by
+/// `lower_chain_parts`): the loop's index numbers the source's items.
 enum Stage<'e> {
-    Zip(&'e syn::Expr),
-    Enumerate,
+    Zip(&'e syn::Expr, Option<VarId>),
+    Enumerate(Option<VarId>),
     Map(&'e syn::Expr),
     /// A closure the lowering made (`|r| r` from `.flat_map(|r| r.iter())`).
     MapMade(Box<syn::Expr>),
@@ -213,8 +215,8 @@ impl Lowerer<'_> {
                 syn::Expr::MethodCall(m) => {
                     let name = m.method.to_string();
                     match (name.as_str(), m.args.len()) {
-                        ("zip", 1) => stages.push(Stage::Zip(&m.args[0])),
-                        ("enumerate", 0) => stages.push(Stage::Enumerate),
+                        ("zip", 1) => stages.push(Stage::Zip(&m.args[0], None)),
+                        ("enumerate", 0) => stages.push(Stage::Enumerate(None)),
                         ("map", 1) => stages.push(Stage::Map(&m.args[0])),
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
@@ -282,9 +284,8 @@ impl Lowerer<'_> {
         if let Some(flatten) = flattened_too_late(&stages, &consumer) {
             return self.chain_error(
                 flatten,
-                "`.flatten()` is supported by #[reverse] before `map`, `filter`, `copied`, \
-                 `flatten`, then `sum`, `product`, `fold` or `for_each`; zip, enumerate or \
-                 collect before flattening, or write nested `for` loops",
+                "`collect` after `.flatten()` is not supported by #[reverse]; collect before \
+                 flattening, or write nested `for` loops",
             );
         }
         Some(self.lower_chain_parts(call, source, stages, consumer, out))
@@ -349,17 +350,33 @@ impl Lowerer<'_> {
         &mut self,
         call: &syn::ExprMethodCall,
         source: Source<'_>,
-        stages: Vec<Stage<'_>>,
+        mut stages: Vec<Stage<'_>>,
         consumer: Consumer<'_>,
         out: &mut Vec<Stmt>,
     ) -> Value {
         let span = call.method.span();
-        // The arrays zipped in, with the length of the shortest.
+        // A `zip` or `enumerate` after a `filter` or a `flatten` counts the items that reach
+        // it: a counter declared before the loop.
+        let mut counted = false;
+        for stage in &mut stages {
+            match stage {
+                Stage::Filter(_) | Stage::Flatten(_) => counted = true,
+                Stage::Zip(_, counter) | Stage::Enumerate(counter) if counted => {
+                    *counter = Some(self.item_counter(span, out));
+                }
+                _ => {}
+            }
+        }
+        // The arrays zipped in; those zipped in step with the source bound the loop's range.
         let mut zipped = Vec::new();
+        let mut in_step = Vec::new();
         for stage in &stages {
-            if let Stage::Zip(other) = stage {
+            if let Stage::Zip(other, counter) = stage {
                 match self.zip_source(other, out) {
-                    Some(Ok(z)) => zipped.push(z),
+                    Some(Ok(z)) => {
+                        in_step.push(counter.is_none());
+                        zipped.push(z);
+                    }
                     Some(Err(())) => return Value::Error,
                     None => {
                         self.cx.error(
@@ -372,11 +389,16 @@ impl Lowerer<'_> {
                 }
             }
         }
+        let bounding: Vec<&Zipped> = zipped
+            .iter()
+            .zip(&in_step)
+            .filter_map(|(z, &in_step)| in_step.then_some(z))
+            .collect();
         let (range, walk, len): (Opaque, Walk, Option<TokenStream>) = match &source {
-            Source::Array { view, .. } => self.counted(self.view_len_tokens(view), &zipped),
-            Source::Chunks(chunked) => self.counted(self.chunk_count(chunked), &zipped),
+            Source::Array { view, .. } => self.counted(self.view_len_tokens(view), &bounding),
+            Source::Chunks(chunked) => self.counted(self.chunk_count(chunked), &bounding),
             Source::Range(expr, chain) => {
-                if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate)) {
+                if !zipped.is_empty() || stages.iter().any(|s| matches!(s, Stage::Enumerate(_))) {
                     self.cx.error(*expr, "#[reverse] supports `zip` and `enumerate` on iterators over arrays; index the arrays by the range instead");
                     return Value::Error;
                 }
@@ -546,7 +568,7 @@ impl Lowerer<'_> {
     fn counted(
         &self,
         (mut len, mut reads): (TokenStream, Vec<VarId>),
-        zipped: &[Zipped],
+        zipped: &[&Zipped],
     ) -> (Opaque, Walk, Option<TokenStream>) {
         for z in zipped {
             let (b, r) = match z {
@@ -576,26 +598,47 @@ impl Lowerer<'_> {
             return self.consume(step, item, out);
         };
         match stage {
-            Stage::Zip(_) => {
+            Stage::Zip(_, counter) => {
                 let Some((other, later)) = zipped.split_first() else {
                     return Value::Unit;
                 };
-                let right = match other {
-                    Zipped::Elems(view, by_ref) => {
-                        self.element(view, Operand::Var(step.index), *by_ref, step.span, out)
-                    }
-                    Zipped::Chunks(chunked) => {
-                        Value::View(self.chunk(chunked, step.index, step.span, out))
-                    }
+                let Some(counter) = *counter else {
+                    let right = self.zipped_item(other, step.index, step.span, out);
+                    return self.stages(step, rest, later, Value::Tuple(vec![item, right]), out);
                 };
-                self.stages(step, rest, later, Value::Tuple(vec![item, right]), out)
+                // After a `filter`: the next item of `other`, while it has one (`zip` ends
+                // when either side does; the items after that reach nothing).
+                let position = self.count(counter, step.span, out);
+                let (len, mut reads) = match other {
+                    Zipped::Elems(view, _) => self.view_len_tokens(view),
+                    Zipped::Chunks(chunked) => self.chunk_count(chunked),
+                };
+                let k = &self.vars[position].name;
+                reads.push(position);
+                let cond = Opaque::generated(quote!(#k < #len), reads);
+                let cond = self.let_opaque(out, "c", Ty::Bool, cond, step.span);
+                let mut kept = Vec::new();
+                let right = self.zipped_item(other, position, step.span, &mut kept);
+                let result = self.stages(
+                    step,
+                    rest,
+                    later,
+                    Value::Tuple(vec![item, right]),
+                    &mut kept,
+                );
+                self.push_if(Operand::Var(cond), kept, step.span, out);
+                result
             }
-            Stage::Enumerate => {
-                let item = Value::Tuple(vec![Value::Op(Operand::Var(step.index)), item]);
+            Stage::Enumerate(counter) => {
+                let position = match *counter {
+                    Some(counter) => self.count(counter, step.span, out),
+                    None => step.index,
+                };
+                let item = Value::Tuple(vec![Value::Op(Operand::Var(position)), item]);
                 self.stages(step, rest, zipped, item, out)
             }
             Stage::Copied => self.stages(step, rest, zipped, item, out),
-            Stage::Flatten(name) => self.flatten(step, rest, item, name, out),
+            Stage::Flatten(name) => self.flatten(step, rest, zipped, item, name, out),
             Stage::MapMade(f) => {
                 let item = self.call_value(f, vec![item], out);
                 self.stages(step, rest, zipped, item, out)
@@ -627,20 +670,78 @@ impl Lowerer<'_> {
                 };
                 let mut kept = Vec::new();
                 let result = self.stages(step, rest, zipped, item, &mut kept);
-                let then = self.new_block(kept);
-                let els = self.new_block(Vec::new());
-                out.push(Stmt {
-                    kind: StmtKind::If {
-                        cond,
-                        then,
-                        els,
-                        phis: Vec::new(),
-                    },
-                    span: step.span,
-                });
+                self.push_if(cond, kept, step.span, out);
                 result
             }
         }
+    }
+
+    /// `if cond { kept }` (no `else`, no value).
+    fn push_if(&mut self, cond: Operand, kept: Vec<Stmt>, span: Span, out: &mut Vec<Stmt>) {
+        let then = self.new_block(kept);
+        let els = self.new_block(Vec::new());
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then,
+                els,
+                phis: Vec::new(),
+            },
+            span,
+        });
+    }
+
+    /// The item of the zipped array or chunks `other` at `position`.
+    fn zipped_item(
+        &mut self,
+        other: &Zipped,
+        position: VarId,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        match other {
+            Zipped::Elems(view, by_ref) => {
+                self.element(view, Operand::Var(position), *by_ref, span, out)
+            }
+            Zipped::Chunks(chunked) => Value::View(self.chunk(chunked, position, span, out)),
+        }
+    }
+
+    /// `let mut __k = 0usize;`: the counter of a `zip` or `enumerate` after a `filter` or a
+    /// `flatten`, declared before the chain's loop.
+    fn item_counter(&mut self, span: Span, out: &mut Vec<Stmt>) -> VarId {
+        let var = self.fresh("k", Ty::Usize, true, span);
+        out.push(Stmt {
+            kind: StmtKind::Let {
+                var,
+                rhs: Rhs::Copy(Operand::Lit(quote!(0usize), crate::ir::LitKind::Int)),
+                ty: None,
+            },
+            span,
+        });
+        var
+    }
+
+    /// `let __p = __k; __k += 1;`: the position of the item that reached the counted stage.
+    fn count(&mut self, counter: VarId, span: Span, out: &mut Vec<Stmt>) -> VarId {
+        let k = self.vars[counter].name.clone();
+        let position = self.let_opaque(
+            out,
+            "p",
+            Ty::Usize,
+            Opaque::generated(quote!(#k), vec![counter]),
+            span,
+        );
+        out.push(Stmt {
+            kind: StmtKind::Opaque {
+                tokens: quote!(#k += 1;),
+                writes: vec![counter],
+                flows: Vec::new(),
+                if_active: (span, String::new()),
+            },
+            span,
+        });
+        position
     }
 
     /// `.flatten()` of one item, an array or slice in an aggregate (`m: &[[f64; 3]]`,
@@ -651,6 +752,7 @@ impl Lowerer<'_> {
         &mut self,
         step: &Step<'_, '_>,
         rest: &[Stage<'_>],
+        zipped: &[Zipped],
         item: Value,
         name: &syn::Ident,
         out: &mut Vec<Stmt>,
@@ -689,7 +791,7 @@ impl Lowerer<'_> {
         let mut body = Vec::new();
         let index = self.fresh("i", Ty::Usize, false, span);
         let item = self.element(&view, Operand::Var(index), by_ref, span, &mut body);
-        let result = self.stages(step, rest, &[], item, &mut body);
+        let result = self.stages(step, rest, zipped, item, &mut body);
         self.pop_scope();
         self.loops.pop();
         let kind = LoopKind::Range(RangeLoop {
@@ -955,17 +1057,15 @@ fn closure_of_rows(f: &syn::Expr) -> Option<syn::Expr> {
     Some(syn::Expr::Closure(rows))
 }
 
-/// The first `.flatten()` of a chain that a stage or the consumer cannot follow: a `zip`
-/// or an `enumerate` after it, or a `collect` (each counts the items of the outer loop).
+/// The first `.flatten()` of a chain whose consumer cannot follow it: a `collect` (which
+/// sizes its `Vec` by the items of the outer loop). A `zip` or an `enumerate` after it counts
+/// the items that reach it (`Stage::Zip`).
 fn flattened_too_late<'e>(stages: &[Stage<'e>], consumer: &Consumer<'_>) -> Option<&'e syn::Ident> {
     let at = stages.iter().position(|s| matches!(s, Stage::Flatten(_)))?;
     let Stage::Flatten(name) = stages[at] else {
         return None;
     };
-    let counted = stages[at..]
-        .iter()
-        .any(|s| matches!(s, Stage::Zip(_) | Stage::Enumerate));
-    (counted || matches!(consumer, Consumer::Collect)).then_some(name)
+    matches!(consumer, Consumer::Collect).then_some(name)
 }
 
 fn is_zero(expr: &syn::Expr) -> bool {

@@ -285,6 +285,7 @@ impl Lowerer<'_> {
             paths,
             method: false,
             closures: Vec::new(),
+            receiver_old: None,
         });
         let ty = match matrix {
             // The shape of the result's adjoint is that of the result (set below).

@@ -1,0 +1,171 @@
+//! A method read on a `mut` struct that is written afterwards: the method's reverse sweep
+//! must see the struct as it was at the call, not as later statements (or later iterations)
+//! left it. A caller cannot tell `&self` from `&mut self`, so it passes a `mut` receiver by
+//! `&mut`, and the struct is copied before the call when something writes it later. Checked
+//! against closed forms and finite differences of the primal.
+
+use approx::assert_relative_eq;
+use revad::reverse;
+
+/// A body with a mass and a speed.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Body {
+    /// Mass.
+    pub mass: f64,
+    /// Speed.
+    pub v: f64,
+}
+
+#[reverse]
+impl Body {
+    /// `m v^2 / 2`.
+    #[reverse]
+    pub fn kinetic(&self) -> f64 {
+        0.5 * self.mass * self.v * self.v
+    }
+
+    /// `m v s`.
+    #[reverse]
+    pub fn momentum(&self, s: f64) -> f64 {
+        self.mass * self.v * s
+    }
+
+    /// `v <- v x + m`.
+    #[reverse]
+    pub fn push(&mut self, x: f64) {
+        self.v = self.v * x + self.mass;
+    }
+
+    /// The body one step later.
+    #[reverse]
+    pub fn step(&self, dt: f64) -> Body {
+        Body {
+            mass: self.mass,
+            v: self.v - dt * self.mass * self.v,
+        }
+    }
+}
+
+/// `kinetic` read, then the mass written.
+#[reverse]
+fn read_then_write_field(x: f64, y: f64) -> f64 {
+    let mut a = Body { mass: 2.0, v: x };
+    let k = a.kinetic();
+    a.mass = y;
+    k + a.mass
+}
+
+/// `kinetic` read, then a `&mut self` method.
+#[reverse]
+fn read_then_mut_method(x: f64, y: f64) -> f64 {
+    let mut a = Body { mass: y, v: x };
+    let k = a.kinetic();
+    a.push(y);
+    k * a.v
+}
+
+/// Reads and writes of the same body in a loop.
+#[reverse]
+fn read_in_a_loop(x: f64, y: f64) -> f64 {
+    let mut a = Body { mass: x, v: y };
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += a.momentum(i as f64 + 1.0);
+        a.push(x);
+        a.mass *= y;
+    }
+    s + a.kinetic()
+}
+
+/// [`read_in_a_loop`] without the struct.
+fn read_in_a_loop_plain(x: f64, y: f64) -> f64 {
+    let (mut m, mut v) = (x, y);
+    let mut s = 0.0;
+    for i in 0..3 {
+        s += m * v * (i as f64 + 1.0);
+        v = v * x + m;
+        m *= y;
+    }
+    s + 0.5 * m * v * v
+}
+
+/// A `&mut Body` parameter read by a method, then written by the caller.
+#[reverse]
+fn read_a_mut_parameter(b: &mut Body, x: f64) -> f64 {
+    let k = b.kinetic();
+    b.v = x * b.v;
+    k + b.v
+}
+
+fn fd(f: impl Fn(f64, f64) -> f64, x: f64, y: f64) -> (f64, f64) {
+    let h = 1e-6;
+    (
+        (f(x + h, y) - f(x - h, y)) / (2.0 * h),
+        (f(x, y + h) - f(x, y - h)) / (2.0 * h),
+    )
+}
+
+#[test]
+fn a_method_read_sees_the_struct_before_later_writes() {
+    let (x, y) = (1.5, 3.0);
+    // k = m x^2 / 2 with m = 2: dk/dx = 2x (the mass before it became y).
+    let (v, (dx, dy)) = read_then_write_field_grad(x, y);
+    assert_eq!(v, read_then_write_field(x, y));
+    assert_eq!((dx, dy), (2.0 * x, 1.0));
+
+    // k = y x^2 / 2, then v = x y + y: f = k (x y + y).
+    let (v, (dx, dy)) = read_then_mut_method_grad(x, y);
+    assert_eq!(v, read_then_mut_method(x, y));
+    let k = 0.5 * y * x * x;
+    let w = x * y + y;
+    assert_relative_eq!(dx, y * x * w + k * y, max_relative = 1e-15);
+    assert_relative_eq!(dy, 0.5 * x * x * w + k * (x + 1.0), max_relative = 1e-15);
+
+    let (v, (dx, dy)) = read_in_a_loop_grad(0.7, 1.3);
+    assert_eq!(v, read_in_a_loop(0.7, 1.3));
+    assert_relative_eq!(v, read_in_a_loop_plain(0.7, 1.3), max_relative = 1e-14);
+    let (fx, fy) = fd(read_in_a_loop_plain, 0.7, 1.3);
+    assert_relative_eq!(dx, fx, max_relative = 1e-7);
+    assert_relative_eq!(dy, fy, max_relative = 1e-7);
+}
+
+#[test]
+fn a_mut_parameter_read_by_a_method_then_written() {
+    let b0 = Body { mass: 2.0, v: 0.5 };
+    let x = 3.0;
+    let mut b = b0.clone();
+    let (v, (db, dx)) = read_a_mut_parameter_grad(&mut b, x);
+    let mut c = b0.clone();
+    assert_eq!(v, read_a_mut_parameter(&mut c, x));
+    assert_eq!(b, c);
+    // f = m v^2 / 2 + x v: df/dm = v^2 / 2, df/dv = m v + x, df/dx = v.
+    assert_eq!(db.mass, 0.5 * b0.v * b0.v);
+    assert_eq!(db.v, b0.mass * b0.v + x);
+    assert_eq!(dx, b0.v);
+}
+
+/// A reader of a body by shared reference.
+#[reverse]
+fn momentum_of(b: &Body) -> f64 {
+    b.mass * b.v
+}
+
+/// A `mut` body lent to a reader by `&mut` (Rust coerces it to `&Body`), then written.
+#[reverse]
+fn lent_to_a_reader(x: f64, y: f64) -> f64 {
+    let mut b = Body { mass: x, v: y };
+    let p = momentum_of(&mut b);
+    b.mass = y * y;
+    p + momentum_of(&b)
+}
+
+#[test]
+fn a_mut_struct_lent_to_a_shared_reference() {
+    let (x, y) = (1.5, 0.5);
+    let (v, (dx, dy)) = lent_to_a_reader_grad(x, y);
+    assert_eq!(v, lent_to_a_reader(x, y));
+    // f = x y + y^3.
+    assert_eq!(v, x * y + y * y * y);
+    assert_eq!(dx, y);
+    assert_eq!(dy, x + 3.0 * y * y);
+}
