@@ -608,7 +608,9 @@ pub use revad_runtime::{
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __callee_fallback {
-    ($name:ident, $result:ident; $($arg:ident)*; $($sink:ident)*) => {
+    // The type parameters, then the type of each argument: a type parameter, or
+    // `StandInLent` for an argument passed by `&mut` (`A1; StandInLent, A1`).
+    ($name:ident, $result:ident; $($gen:ident)*; $($arg:ty),*; $($sink:ident)*) => {
         #[allow(non_camel_case_types, dead_code)]
         pub struct $name {}
         /// The stand-in's result: of any float type, so the missing derivative is the only
@@ -620,22 +622,22 @@ macro_rules! __callee_fallback {
         }
         #[allow(dead_code, clippy::all)]
         impl $name {
-            pub fn fwd<$($arg,)* S>($(_: $arg,)* _: S) -> $result {
+            pub fn fwd<$($gen,)* S>($(_: $arg,)* _: S) -> $result {
                 ::core::unreachable!()
             }
-            pub fn rev<$($arg,)* S, $($sink),*>($(_: $arg,)* _: $result, _: S, $(_: $sink),*) {
+            pub fn rev<$($gen,)* S, $($sink),*>($(_: $arg,)* _: $result, _: S, $(_: $sink),*) {
                 ::core::unreachable!()
             }
-            pub fn cps<$($arg,)* S, $($sink,)* T, R>(
+            pub fn cps<$($gen,)* S, $($sink,)* T, R>(
                 $(_: $arg,)* _: S, $(_: $sink,)*
                 _: &mut dyn FnMut(&$crate::__private::cps::NumR<T>) -> R,
             ) -> R {
                 ::core::unreachable!()
             }
-            pub fn jvp<$($arg,)* $($sink),*>($(_: $arg,)* $(_: $sink),*) -> ($result, $result) {
+            pub fn jvp<$($gen,)* $($sink),*>($(_: $arg,)* $(_: $sink),*) -> ($result, $result) {
                 ::core::unreachable!()
             }
-            pub fn jvp_vec<$($arg,)* $($sink),*>($(_: $arg,)* $(_: $sink),*) -> ($result, $result) {
+            pub fn jvp_vec<$($gen,)* $($sink),*>($(_: $arg,)* $(_: $sink),*) -> ($result, $result) {
                 ::core::unreachable!()
             }
         }
@@ -650,9 +652,10 @@ pub mod __private {
         add_assign, check_seed_len, replay_rev, variant_mismatch, zeros_like,
     };
     pub use revad_runtime::call::{
-        require_derivative, require_forward, restore, restore_result, AggregateSink, ArraySink,
-        Differentiable, Discard, ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt,
-        ScalarSink, Undifferentiated,
+        __ad_fwd_assign, __ad_rev_assign, assign, diverge, pop_returned, require_derivative,
+        require_forward, restore, restore_result, AggregateSink, ArraySink, Differentiable,
+        Discard, ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt, ScalarSink,
+        Undifferentiated,
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{
@@ -670,7 +673,7 @@ pub mod __private {
     };
     pub use revad_runtime::inout::{
         keep_lent, lend, output_seed, passed_mut, unlend, AggInOut, ArrayInOut, InOut, Lend,
-        PassedMut, ScalarInOut, Unlend,
+        PassedMut, ScalarInOut, StandInLent, Unlend,
     };
     pub use revad_runtime::lanes::lanes_zero;
     pub use revad_runtime::linalg;

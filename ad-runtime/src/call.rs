@@ -335,9 +335,73 @@ pub fn restore_result<R: ?Sized, V: Restore>(
     V::restore(stack)
 }
 
+/// Pops a value kept by [`push_any`](crate::ValueStack::push_any) as the type `V` that
+/// `witness` returns: `witness` is never called, it only names that type, as a call whose
+/// arguments are [`diverge`]d (`|| Point::new(diverge(), diverge())`). A caller keeps the
+/// struct result of an associated function this way: it has no marker struct to name its
+/// return type by, and the caller's code need not write it.
+#[inline]
+pub fn pop_returned<V: Send + 'static>(
+    stack: &mut crate::ValueStack,
+    _witness: impl FnOnce() -> V,
+) -> V {
+    stack.pop_any::<V>()
+}
+
+/// `*q = value`: the assignment of a whole struct (`b = b.step(dt);`) in differentiated code,
+/// which `#[reverse]` calls through its companions [`__ad_fwd_assign`] and
+/// [`__ad_rev_assign`].
+#[inline]
+pub fn assign<T>(q: &mut T, value: T) {
+    *q = value;
+}
+
+/// The forward sweep of [`assign`]: keeps nothing (the assignment is linear).
+#[doc(hidden)]
+#[inline]
+pub fn __ad_fwd_assign<T>(q: &mut T, value: T, _stack: &mut crate::ValueStack) {
+    *q = value;
+}
+
+/// The reverse sweep of [`assign`]: the adjoint of the new value of `q` (`q_adj`, in-out)
+/// goes to `value`'s, and `q`'s old value gets a zero adjoint (shaped like `value`).
+#[doc(hidden)]
+#[inline]
+pub fn __ad_rev_assign<T: crate::Adjoint, V: AggregateSink<T>>(
+    _q: (),
+    value: T,
+    _seed: (),
+    _stack: &mut crate::ValueStack,
+    q_adj: &mut T::Adj,
+    mut value_adj: V,
+) {
+    let adj = core::mem::replace(q_adj, value.zero_adjoint());
+    value_adj.add_with(|acc| T::accumulate(acc, &adj));
+}
+
+/// A value of any type, for a witness that is never called (see [`pop_returned`]).
+///
+/// # Panics
+///
+/// Always: nothing calls it.
+#[inline]
+pub fn diverge<T>() -> T {
+    unreachable!("revad: a type witness is never called")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_popped_value_is_typed_by_its_witness() {
+        #[derive(Clone, Debug, PartialEq)]
+        struct P(f64, f64);
+        let mut stack = crate::ValueStack::new();
+        stack.push_any(P(1.0, 2.0));
+        let p = pop_returned(&mut stack, || P(diverge(), diverge()));
+        assert_eq!(p, P(1.0, 2.0));
+    }
 
     #[test]
     fn sinks_accumulate_and_discard_ignores() {

@@ -328,6 +328,27 @@ impl<'a, E: Clone + Send + 'static, const N: usize> Lend<'a, [E; N]> for &'a [E]
     }
 }
 
+/// The parameter type of a stand-in for a callee without a derivative where it is passed a
+/// `&mut` argument: it takes any, so that the missing derivative is the only error.
+#[derive(Clone, Copy, Debug)]
+pub struct StandInLent;
+
+impl<'a, V> Lend<'a, V> for StandInLent {
+    type Kept = ();
+    #[inline]
+    fn lend(_: &'a mut V, _: &mut Option<()>) -> Self {
+        StandInLent
+    }
+}
+
+impl<'a> Unlend<'a> for StandInLent {
+    type Kept = ();
+    #[inline]
+    fn unlend(_: &mut crate::ValueStack, _: &'a mut Option<()>) -> Self {
+        StandInLent
+    }
+}
+
 /// A `&mut` argument in a call of a callee's forward sweep (see [`Lend`]).
 #[inline]
 pub fn lend<'a, V, T: Lend<'a, V>>(value: &'a mut V, slot: &mut Option<T::Kept>) -> T {

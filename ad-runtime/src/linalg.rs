@@ -241,3 +241,95 @@ unary! {
     NormSquared norm_squared __ad_fwd_norm_squared __ad_rev_norm_squared;
     Transpose transpose __ad_fwd_transpose __ad_rev_transpose;
 }
+
+/// A matrix or vector type with the rules above: the methods of [`DotMethod`] and the other
+/// method traits are implemented for it (the feature `nalgebra` implements it for `nalgebra`'s
+/// fixed-size matrices).
+pub trait Linalg: Copy {}
+
+/// The methods `.dot(..)`, `.cross(..)`, `.norm()`, `.norm_squared()` and `.transpose()` of
+/// a [`Linalg`] value, as `#[reverse]` calls the methods of a value whose type it cannot see
+/// (`self.pos.norm()`): through their companions (`(&v).__ad_fwd_norm(stack)`,
+/// `(&v).__ad_rev_norm(seed, stack, sink)`), which rustc finds on a type of the user's
+/// (its own annotated method, an inherent one, comes first) or here on a matrix. The generated
+/// code imports the traits it needs.
+macro_rules! unary_methods {
+    ($($trait:ident $op:ident $fwd:ident $rev:ident;)*) => {$(
+        #[doc = concat!("`.", stringify!($op), "` of a [`Linalg`] value as a method (see [`DotMethod`]).")]
+        pub trait $trait: Linalg + Unary<op::$op> {
+            #[doc = concat!("The forward companion of the method: its value.")]
+            #[inline]
+            fn $fwd<S>(&self, _stack: S) -> <Self as Unary<op::$op>>::Output {
+                Unary::<op::$op>::value(*self)
+            }
+
+            #[doc = concat!("The reverse companion of the method: adds the receiver's adjoint into its sink.")]
+            #[inline]
+            fn $rev<S, SA: AdjSink<Self>>(
+                &self,
+                seed: <Self as Unary<op::$op>>::Output,
+                _stack: S,
+                mut sink: SA,
+            ) {
+                sink.add_adjoint(Unary::<op::$op>::adjoint(*self, seed));
+            }
+        }
+
+        impl<M: Linalg + Unary<op::$op>> $trait for M {}
+    )*};
+}
+
+macro_rules! binary_methods {
+    ($($trait:ident $op:ident $fwd:ident $rev:ident;)*) => {$(
+        #[doc = concat!("`.", stringify!($op), "(b)` of a [`Linalg`] value as a method (see [`DotMethod`]).")]
+        pub trait $trait: Linalg {
+            #[doc = concat!("The forward companion of the method: its value.")]
+            #[inline]
+            fn $fwd<B: Arg, S>(&self, b: B, _stack: S) -> <Self as Binary<op::$op, B::Value>>::Output
+            where
+                Self: Binary<op::$op, B::Value>,
+            {
+                Binary::<op::$op, _>::value(*self, b.value())
+            }
+
+            #[doc = concat!("The reverse companion of the method: adds the adjoints of the receiver and the argument into their sinks.")]
+            #[inline]
+            fn $rev<B: Arg, S, SA: AdjSink<Self>, SB: AdjSink<B::Value>>(
+                &self,
+                b: B,
+                seed: <Self as Binary<op::$op, B::Value>>::Output,
+                _stack: S,
+                mut sink_a: SA,
+                mut sink_b: SB,
+            ) where
+                Self: Binary<op::$op, B::Value>,
+            {
+                let (da, db) = Binary::<op::$op, _>::adjoints(*self, b.value(), seed);
+                sink_a.add_adjoint(da);
+                sink_b.add_adjoint(db);
+            }
+        }
+
+        impl<M: Linalg> $trait for M {}
+    )*};
+}
+
+binary_methods! {
+    DotMethod Dot __ad_fwd_dot __ad_rev_dot;
+    CrossMethod Cross __ad_fwd_cross __ad_rev_cross;
+}
+
+unary_methods! {
+    NormMethod Norm __ad_fwd_norm __ad_rev_norm;
+    NormSquaredMethod NormSquared __ad_fwd_norm_squared __ad_rev_norm_squared;
+    TransposeMethod Transpose __ad_fwd_transpose __ad_rev_transpose;
+}
+
+/// The method traits above by the name of their method, for the generated code's imports.
+pub const METHOD_TRAITS: &[(&str, &str)] = &[
+    ("dot", "DotMethod"),
+    ("cross", "CrossMethod"),
+    ("norm", "NormMethod"),
+    ("norm_squared", "NormSquaredMethod"),
+    ("transpose", "TransposeMethod"),
+];

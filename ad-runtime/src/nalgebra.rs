@@ -39,6 +39,8 @@ macro_rules! matrices_of {
             }
         }
 
+        impl<const R: usize, const C: usize> crate::linalg::Linalg for SMatrix<$t, R, C> {}
+
         impl<const R: usize, const C: usize> Arg for SMatrix<$t, R, C> {
             type Value = Self;
             #[inline]

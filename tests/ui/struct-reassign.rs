@@ -1,4 +1,5 @@
-// A struct variable is not assigned whole: its fields are.
+// A whole struct is assigned from a variable, a struct expression or a call; an `if` value is
+// bound with `let` first.
 use revad::reverse;
 
 #[derive(Clone, revad::Adjoint)]
@@ -10,8 +11,9 @@ pub struct P {
 #[reverse]
 fn evolve(p: &P, dt: f64) -> f64 {
     let mut q = p.clone();
+    let r = P { pos: [dt, dt], mass: 1.0 };
     for _ in 0..3 {
-        q = P { pos: [q.pos[0] + dt, q.pos[1]], mass: q.mass }; //~ ERROR assigning a whole struct
+        q = if dt > 0.0 { r.clone() } else { p.clone() }; //~ ERROR assigning a whole struct
     }
     q.pos[0]
 }

@@ -816,8 +816,12 @@ impl Cps<'_> {
         let n = self.next();
         let r = fresh("r", n);
         let name = self.name(var);
-        let fwd_args = self.e.call_args(call, false);
+        let mut fwd_args = self.e.call_args(call, false);
         let mut rev_args = self.e.call_args(call, true);
+        // `&mut` arguments as the callee's parameters take them (`&mut x` or `&x`).
+        let st = quote!(&mut __ad_st);
+        let lent = super::shared::lend_args(call, &mut fwd_args, false, &st);
+        let unlent = super::shared::lend_args(call, &mut rev_args, true, &st);
         let mut captures = TokenStream::new();
         let mut renew = TokenStream::new();
         let mut seeds = TokenStream::new();
@@ -929,16 +933,20 @@ impl Cps<'_> {
             quote!(#alias::fwd(#(#fwd_args,)* &mut __ad_st)),
             callee.span,
         );
+        let kept = lent.iter().rev();
         quote! {
             #captures
             let mut __ad_st = #stack.take();
+            #(let mut #lent = ::core::option::Option::None;)*
             #binding #call_tokens;
+            #(::revad::__private::keep_lent(&mut __ad_st, #kept);)*
             #stack.set(__ad_st);
             #renew
             #result_cells
             let #r = { #rebind #rest };
             #seeds
             let mut __ad_st = #stack.take();
+            #(let mut #unlent = ::core::option::Option::None;)*
             #alias::rev(#(#rev_args,)* #seed, &mut __ad_st, #(#sinks),*);
             #stack.set(__ad_st);
             #deliver

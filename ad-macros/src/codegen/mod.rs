@@ -134,9 +134,7 @@ fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let output = &func.sig.output;
     let seed_ty = sig.ret.seed_type();
     let returns = returns(func);
-    let args: Vec<syn::Ident> = (0..sig.params.len())
-        .map(|i| format_ident!("A{}", i))
-        .collect();
+    let (args, fwd_types, rev_types) = stub_params(func);
     let sinks: Vec<syn::Ident> = (0..sig.params.len())
         .map(|i| format_ident!("K{}", i))
         .collect();
@@ -148,20 +146,79 @@ fn stub_companions(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
         #returns
         #[allow(dead_code, clippy::all)]
         impl #name {
-            #vis fn fwd<#(#args,)* S>(#(_: #args,)* _: S) #output {
+            #vis fn fwd<#(#args,)* S>(#(_: #fwd_types,)* _: S) #output {
                 ::core::unreachable!()
             }
-            #vis fn rev<#(#args,)* S, #(#sinks),*>(#(_: #args,)* _: #seed_ty, _: S, #(_: #sinks),*) {
+            #vis fn rev<#(#args,)* S, #(#sinks),*>(#(_: #rev_types,)* _: #seed_ty, _: S, #(_: #sinks),*) {
                 ::core::unreachable!()
             }
             #vis fn cps<#(#args,)* S, #(#sinks,)* T, R>(
-                #(_: #args,)* _: S, #(_: #sinks,)*
+                #(_: #fwd_types,)* _: S, #(_: #sinks,)*
                 _: &mut dyn FnMut(&::revad::__private::cps::NumR<T>) -> R,
             ) -> R {
                 ::core::unreachable!()
             }
         }
     }
+}
+
+/// The parameters of the stand-in companions of a function whose expansion failed: a type
+/// parameter `A{i}` for each (any argument passes), except a reference parameter whose type
+/// names none of the function's type parameters, which keeps its type (`&f64`, `&mut [f64]`;
+/// in the reverse companion `()` for `&mut`), so that a caller's `&mut` argument, passed as
+/// the parameter takes it (`lend`), finds one type. Returns the type parameters and the types
+/// of the forward and reverse companions' parameters.
+fn stub_params(func: &syn::ItemFn) -> (Vec<syn::Ident>, Vec<TokenStream>, Vec<TokenStream>) {
+    let generic: Vec<String> = func
+        .sig
+        .generics
+        .params
+        .iter()
+        .filter_map(|p| match p {
+            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
+            syn::GenericParam::Lifetime(l) => Some(l.lifetime.ident.to_string()),
+            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+        })
+        .collect();
+    let mentions_generic = |ty: &syn::Type| {
+        fn idents(tokens: TokenStream, out: &mut Vec<String>) {
+            for t in tokens {
+                match t {
+                    proc_macro2::TokenTree::Ident(i) => out.push(i.to_string()),
+                    proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        let mut found = Vec::new();
+        idents(quote!(#ty), &mut found);
+        found
+            .iter()
+            .any(|i| generic.contains(i) || i == "impl" || i == "Self")
+    };
+    let (mut params, mut fwd, mut rev) = (Vec::new(), Vec::new(), Vec::new());
+    let typed = func.sig.inputs.iter().filter_map(|arg| match arg {
+        syn::FnArg::Typed(t) => Some(&*t.ty),
+        syn::FnArg::Receiver(_) => None,
+    });
+    for (i, ty) in typed.enumerate() {
+        match ty {
+            syn::Type::Reference(r) if !mentions_generic(ty) && r.lifetime.is_none() => {
+                fwd.push(quote!(#ty));
+                rev.push(match r.mutability {
+                    Some(_) => quote!(()),
+                    None => quote!(#ty),
+                });
+            }
+            _ => {
+                let a = format_ident!("A{}", i);
+                fwd.push(quote!(#a));
+                rev.push(quote!(#a));
+                params.push(a);
+            }
+        }
+    }
+    (params, fwd, rev)
 }
 
 /// `(R, G)`, located at the first aggregate parameter's type if there is one: a type without
@@ -474,7 +531,7 @@ pub(super) fn outputs_doc(sig: &Signature) -> String {
 /// that each callee has a derivative.
 ///
 /// ```text
-/// mod __callees { ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0); }  // stand-in
+/// mod __callees { ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0); }  // stand-in
 /// use __callees::*;            // a glob: shadowed by the import below when `g` has a
 /// use g as __callee0;          // derivative (its marker struct is also named `g`)
 /// { .. __require::<__callee0>(); }   // else: "`g` has no derivative", see `require`
@@ -543,6 +600,18 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
         }
         seen.push(name.to_string());
         let method = matches!(callee.kind, CalleeKind::Method(_));
+        // A method named like a matrix's with a rule (`v.norm()`): the runtime's trait that
+        // gives a matrix its companions (the user's own method comes first).
+        let linalg = revad_runtime::linalg::METHOD_TRAITS
+            .iter()
+            .find(|(m, _)| method && name == m);
+        if let Some((_, linalg)) = linalg {
+            let linalg = format_ident!("{}", linalg);
+            out.extend(quote! {
+                #[allow(unused_imports)]
+                use ::revad::__private::linalg::#linalg as _;
+            });
+        }
         let mixed = proc_macro2::Span::mixed_site();
         let fallback = match method {
             true => format_ident!("__ad_method_{}", name, span = mixed),
@@ -556,9 +625,8 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             true => (Some(quote!(&self,)), 1),
             false => (None, 0),
         };
-        let args: Vec<syn::Ident> = (first..callee.arity)
-            .map(|i| format_ident!("A{}", i))
-            .collect();
+        let lent = lent_positions(body, callee);
+        let (args, arg_types) = stand_in_args(&lent, first..callee.arity);
         let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
         let message = messages::fill(
             messages::NO_METHOD_DERIVATIVE,
@@ -597,7 +665,7 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             #declare
             #[allow(non_camel_case_types, dead_code, clippy::all)]
             trait #fallback {
-                fn #fwd<#lifetime #(#args,)* S>(#receiver #(_: #args,)* _: S)
+                fn #fwd<#lifetime #(#args,)* S>(#receiver #(_: #arg_types,)* _: S)
                     -> ::revad::__private::StandInResult
                 #bound
                 {
@@ -605,7 +673,7 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
                 }
                 fn #rev<#(#args,)* S, #(#sinks),*>(
                     #receiver
-                    #(_: #args,)*
+                    #(_: #arg_types,)*
                     _: ::revad::__private::StandInResult,
                     _: S,
                     #(_: #sinks),*
@@ -658,14 +726,16 @@ fn callee_imports(body: &Body, sig: &Signature, check: bool) -> TokenStream {
         .zip(results)
         .filter(|(c, _)| c.kind == crate::ir::CalleeKind::Function)
         .map(|(callee, result)| match result {
-            Some(result) => stand_in(callee, &result),
-            // (The facade's macro writes the same items, returning `StandInResult`.)
+            Some(result) => stand_in(body, callee, &result),
+            // (The facade's macro writes the same items, returning `StandInResult`; a callee
+            // passed `&mut` arguments takes the runtime's `StandInLent` for them.)
             None => {
                 let alias = &callee.alias;
-                let args = (0..callee.arity).map(|i| format_ident!("A{}", i));
+                let (params, types) = stand_in_args(&lent_positions(body, callee), 0..callee.arity);
                 let sinks = (0..callee.arity).map(|i| format_ident!("K{}", i));
                 let result = format_ident!("{}_result", alias);
-                quote!(::revad::__callee_fallback!(#alias, #result; #(#args)*; #(#sinks)*);)
+                quote!(::revad::__callee_fallback!(
+                    #alias, #result; #(#params)*; #(#types),*; #(#sinks)*);)
             }
         });
     let imports = functions().map(|callee| {
@@ -702,9 +772,9 @@ fn callee_imports(body: &Body, sig: &Signature, check: bool) -> TokenStream {
 ///     // `cps`, `jvp`, `jvp_vec` alike
 /// }
 /// ```
-fn stand_in(callee: &crate::ir::Callee, result: &TokenStream) -> TokenStream {
+fn stand_in(body: &Body, callee: &crate::ir::Callee, result: &TokenStream) -> TokenStream {
     let alias = &callee.alias;
-    let args: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("A{}", i)).collect();
+    let (args, types) = stand_in_args(&lent_positions(body, callee), 0..callee.arity);
     let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
     quote! {
         #[allow(non_camel_case_types, dead_code)]
@@ -714,26 +784,71 @@ fn stand_in(callee: &crate::ir::Callee, result: &TokenStream) -> TokenStream {
         }
         #[allow(dead_code, clippy::all)]
         impl #alias {
-            pub fn fwd<#(#args,)* S>(#(_: #args,)* _: S) -> #result {
+            pub fn fwd<#(#args,)* S>(#(_: #types,)* _: S) -> #result {
                 ::core::unreachable!()
             }
-            pub fn rev<#(#args,)* S, #(#sinks),*>(#(_: #args,)* _: #result, _: S, #(_: #sinks),*) {
+            pub fn rev<#(#args,)* S, #(#sinks),*>(#(_: #types,)* _: #result, _: S, #(_: #sinks),*) {
                 ::core::unreachable!()
             }
             pub fn cps<#(#args,)* S, #(#sinks,)* T, R>(
-                #(_: #args,)* _: S, #(_: #sinks,)*
+                #(_: #types,)* _: S, #(_: #sinks,)*
                 _: &mut dyn FnMut(&::revad::__private::cps::NumR<T>) -> R,
             ) -> R {
                 ::core::unreachable!()
             }
-            pub fn jvp<#(#args,)* #(#sinks),*>(#(_: #args,)* #(_: #sinks),*) -> (#result, #result) {
+            pub fn jvp<#(#args,)* #(#sinks),*>(#(_: #types,)* #(_: #sinks),*) -> (#result, #result) {
                 ::core::unreachable!()
             }
-            pub fn jvp_vec<#(#args,)* #(#sinks),*>(#(_: #args,)* #(_: #sinks),*) -> (#result, #result) {
+            pub fn jvp_vec<#(#args,)* #(#sinks),*>(#(_: #types,)* #(_: #sinks),*) -> (#result, #result) {
                 ::core::unreachable!()
             }
         }
     }
+}
+
+/// Which arguments of `callee` some call of the body passes by `&mut` (a method's receiver
+/// aside): its stand-in takes the runtime's `StandInLent` there, so that `lend` and `unlend`
+/// pick one type and the missing derivative stays the only error.
+fn lent_positions(body: &Body, callee: &crate::ir::Callee) -> Vec<bool> {
+    let index = body.callees.iter().position(|c| std::ptr::eq(c, callee));
+    let mut lent = vec![false; callee.arity];
+    crate::ir::visit::walk(&body.block, &mut |stmt, _| {
+        if let crate::ir::StmtKind::Let {
+            rhs: crate::ir::Rhs::Call(call),
+            ..
+        } = &stmt.kind
+        {
+            if Some(call.callee) != index {
+                return;
+            }
+            for (k, &by_mut) in call.by_mut.iter().enumerate() {
+                if by_mut && !(call.method && k == 0) && k < lent.len() {
+                    lent[k] = true;
+                }
+            }
+        }
+    });
+    lent
+}
+
+/// The type parameters and the parameter types of a stand-in's arguments `range`: `A{i}`,
+/// or the runtime's `StandInLent` for an argument passed by `&mut`.
+fn stand_in_args(
+    lent: &[bool],
+    range: std::ops::Range<usize>,
+) -> (Vec<syn::Ident>, Vec<TokenStream>) {
+    let mut params = Vec::new();
+    let mut types = Vec::new();
+    for i in range {
+        if lent.get(i) == Some(&true) {
+            types.push(quote!(::revad::__private::StandInLent));
+        } else {
+            let a = format_ident!("A{}", i);
+            types.push(quote!(#a));
+            params.push(a);
+        }
+    }
+    (params, types)
 }
 
 /// The result type of each callee's stand-in: `None` for `StandInResult`, which passes for a

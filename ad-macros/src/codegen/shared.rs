@@ -398,25 +398,25 @@ impl Emitter<'_> {
             }
             Rhs::Pop(_) | Rhs::Remove(..) => self.fwd_take(rhs).unwrap_or_default(),
             Rhs::Call(call) => {
-                let callee = &self.body.callees[call.callee];
                 let mut args = self.call_args(call, false);
                 if self.plan.activity.live(out, rhs) {
                     let stack = stack();
-                    let lent = lend_args(call, &mut args, false);
+                    let lent = lend_args(call, &mut args, false, &quote!(&mut *#stack));
                     args.push(quote!(&mut *#stack));
                     // At the user's call: a mismatch with the callee's parameters shows there.
                     let call = respan(self.companion_call(call, Some("fwd"), args), span);
                     let value = match &self.body.vars[out].ty {
-                        // The callee may return another precision than the macro assumed.
+                        // The callee may return another precision than the macro assumed. (At
+                        // this call: the callee's span is that of its first call.)
                         Ty::Float(Some(t)) => {
                             let t = t.ident();
-                            quote_spanned!(callee.span=> ::revad::__private::expect_result::<#t, _>(#call))
+                            quote_spanned!(span=> ::revad::__private::expect_result::<#t, _>(#call))
                         }
                         // The macro read the shape from the caller's code (`ir::lower::results`).
                         Ty::Array(info) if !info.agg => {
                             // (Through a local, so that the error's span is the callee's.)
-                            let result = format_ident!("__ad_result", span = callee.span);
-                            quote_spanned! {callee.span=>
+                            let result = format_ident!("__ad_result", span = span);
+                            quote_spanned! {span=>
                                 { let #result = #call; ::revad::__private::expect_array(#result) }
                             }
                         }
@@ -519,7 +519,7 @@ impl Emitter<'_> {
                 let mut args = self.call_args(call, true);
                 let stack = stack();
                 let seed = self.call_seed(out, call);
-                let lent = lend_args(call, &mut args, true);
+                let lent = lend_args(call, &mut args, true, &quote!(&mut *#stack));
                 // An active variable passed twice (`h(x, x)`) cannot lend its adjoint to two
                 // sinks at once: later occurrences get a zeroed local, added in afterwards.
                 let mut before = quote!(#(let mut #lent = ::core::option::Option::None;)*);
@@ -1159,9 +1159,14 @@ impl Emitter<'_> {
 /// The `&mut` arguments of `call` besides a method's receiver, passed as the callee's
 /// parameter takes them (`&mut x`, or `&x` by Rust's coercion; the runtime's `Lend`): in the
 /// forward sweep `lend(&mut x, &mut slot)`, in the reverse sweep `unlend(stack, &mut slot)`.
-/// Returns the slots, to be declared before the call (and, forward, kept after it).
-fn lend_args(call: &crate::ir::Call, args: &mut [TokenStream], rev: bool) -> Vec<syn::Ident> {
-    let stack = stack();
+/// Returns the slots, to be declared before the call (and, forward, kept after it, last
+/// first). `stack` is the value stack, `&mut` (`&mut *__stack`).
+pub(super) fn lend_args(
+    call: &crate::ir::Call,
+    args: &mut [TokenStream],
+    rev: bool,
+    stack: &TokenStream,
+) -> Vec<syn::Ident> {
     let mut slots = Vec::new();
     for (k, arg) in args.iter_mut().enumerate() {
         let by_mut = call.by_mut.get(k) == Some(&true);
@@ -1171,7 +1176,7 @@ fn lend_args(call: &crate::ir::Call, args: &mut [TokenStream], rev: bool) -> Vec
         let slot = crate::ir::names::generated(&format!("ad_lent{k}"));
         *arg = match rev {
             false => quote!(::revad::__private::lend(#arg, &mut #slot)),
-            true => quote!(::revad::__private::unlend(&mut *#stack, &mut #slot)),
+            true => quote!(::revad::__private::unlend(#stack, &mut #slot)),
         };
         slots.push(slot);
     }

@@ -457,7 +457,16 @@ impl Planner<'_> {
                         }
                         _ => true,
                     }),
-                    None => callee.kind == crate::ir::CalleeKind::Function,
+                    // (An associated function's result, or a method's of a typed whole
+                    // receiver, is named by a call of it: `codegen::tape`'s `witness`.)
+                    None => match callee.kind {
+                        crate::ir::CalleeKind::Function | crate::ir::CalleeKind::Associated => true,
+                        crate::ir::CalleeKind::Method(_) => {
+                            let whole = call.paths.first().is_none_or(Option::is_none);
+                            let receiver = call.args.first().and_then(Operand::var);
+                            whole && receiver.is_some_and(|w| self.aggregate_typed(w))
+                        }
+                    },
                 }
             }
             Some(Rhs::Copy(Operand::Var(w))) => self.aggregate_typed(*w),

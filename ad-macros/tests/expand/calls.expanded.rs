@@ -18,7 +18,7 @@ fn pow_rec(x: f64, n: u32) -> f64 {
 fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let _ = pow_rec;
     mod __callees {
-        ::revad::__callee_fallback!(__callee1, __callee1_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(__callee1, __callee1_result; A0 A1; A0, A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -103,7 +103,9 @@ impl pow_rec {
     )]
     fn fwd(x: f64, n: u32, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee1, __callee1_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee1, __callee1_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -144,7 +146,9 @@ impl pow_rec {
         _: ::revad::__private::Discard,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee1, __callee1_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee1, __callee1_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;

@@ -1608,7 +1608,7 @@ fn calls(x: f64) -> f64 {
 fn calls_vjp(x: f64, __seed: f64) -> (f64, f64) {
     let _ = calls;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+        ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -1696,7 +1696,7 @@ impl calls {
     )]
     fn fwd(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -1727,7 +1727,7 @@ impl calls {
         mut __adj_x: impl ::revad::__private::ScalarSink<f64>,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -1764,7 +1764,7 @@ impl calls {
         __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<f64>) -> __R,
     ) -> __R {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
         }
         #[allow(unused_imports)]
         use __callees::*;

@@ -148,7 +148,9 @@ fn branch(x: f64, y: f64) -> f64 {
 fn branch_vjp(x: f64, y: f64, __seed: f64) -> (f64, (f64, f64)) {
     let _ = branch;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(
+            __callee0, __callee0_result; A1; ::revad::__private::StandInLent, A1; K0 K1
+        );
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -168,7 +170,16 @@ fn branch_vjp(x: f64, y: f64, __seed: f64) -> (f64, (f64, f64)) {
     }
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut a = x;
-    let __t1 = __callee0::fwd(&mut a, y, &mut *__stack);
+    let __t1 = {
+        let mut __ad_lent0 = ::core::option::Option::None;
+        let __ad_result = __callee0::fwd(
+            ::revad::__private::lend(&mut a, &mut __ad_lent0),
+            y,
+            &mut *__stack,
+        );
+        ::revad::__private::keep_lent(&mut *__stack, __ad_lent0);
+        __ad_result
+    };
     let __t3: f64 = if __t1 {
         let __t2 = a * 2.0;
         __t2
@@ -184,8 +195,9 @@ fn branch_vjp(x: f64, y: f64, __seed: f64) -> (f64, (f64, f64)) {
     } else {
         __adj_a += __adj_t3;
     }
+    let mut __ad_lent0 = ::core::option::Option::None;
     __callee0::rev(
-        ::revad::__private::passed_mut(),
+        ::revad::__private::unlend(&mut *__stack, &mut __ad_lent0),
         y,
         ::core::default::Default::default(),
         &mut *__stack,
@@ -230,14 +242,26 @@ impl branch {
     )]
     fn fwd(x: f64, y: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A1; ::revad::__private::StandInLent, A1; K0
+                K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
         #[allow(unused_imports)]
         use step as __callee0;
         let mut a = x;
-        let __t1 = __callee0::fwd(&mut a, y, &mut *__stack);
+        let __t1 = {
+            let mut __ad_lent0 = ::core::option::Option::None;
+            let __ad_result = __callee0::fwd(
+                ::revad::__private::lend(&mut a, &mut __ad_lent0),
+                y,
+                &mut *__stack,
+            );
+            ::revad::__private::keep_lent(&mut *__stack, __ad_lent0);
+            __ad_result
+        };
         let __t3: f64 = if __t1 {
             let __t2 = a * 2.0;
             __t2
@@ -267,7 +291,10 @@ impl branch {
         mut __adj_y: impl ::revad::__private::ScalarSink<f64>,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A1; ::revad::__private::StandInLent, A1; K0
+                K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -282,8 +309,9 @@ impl branch {
         } else {
             __adj_a += __adj_t3;
         }
+        let mut __ad_lent0 = ::core::option::Option::None;
         __callee0::rev(
-            ::revad::__private::passed_mut(),
+            ::revad::__private::unlend(&mut *__stack, &mut __ad_lent0),
             y,
             ::core::default::Default::default(),
             &mut *__stack,

@@ -300,7 +300,7 @@ fn smooth_jvp(
 ) -> (f64, f64) {
     let _ = smooth;
     mod __callees {
-        ::revad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(__callee4, __callee4_result; A0 A1; A0, A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -382,7 +382,7 @@ fn smooth_jvp_vec<const __N: usize>(
 ) -> (f64, ::revad::Lanes<f64, __N>) {
     let _ = smooth;
     mod __callees {
-        ::revad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(__callee4, __callee4_result; A0 A1; A0, A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -442,7 +442,9 @@ impl smooth {
     ) -> (f64, f64) {
         let _ = smooth;
         mod __callees {
-            ::revad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee4, __callee4_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -512,7 +514,9 @@ impl smooth {
     ) -> (f64, ::revad::Lanes<f64, __N>) {
         let _ = smooth;
         mod __callees {
-            ::revad::__callee_fallback!(__callee4, __callee4_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee4, __callee4_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;

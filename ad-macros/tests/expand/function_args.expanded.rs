@@ -141,7 +141,7 @@ fn outer(c: f64, w: &[f64]) -> f64 {
 fn outer_vjp(c: f64, w: &[f64], __seed: f64) -> (f64, (f64, ::std::vec::Vec<f64>)) {
     let _ = outer;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; A0, A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -251,7 +251,9 @@ impl outer {
     )]
     fn fwd(c: f64, w: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -297,7 +299,9 @@ impl outer {
         mut __adj_w: impl ::revad::__private::ArraySink<f64>,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;

@@ -655,8 +655,8 @@ where
 {
     let _ = twice::<T>;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
-        ::revad::__callee_fallback!(__callee2, __callee2_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; A0, A1; K0 K1);
+        ::revad::__callee_fallback!(__callee2, __callee2_result; A0 A1; A0, A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -768,8 +768,12 @@ impl twice {
         T: ::revad::Float,
     {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
-            ::revad::__callee_fallback!(__callee2, __callee2_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A0 A1; A0, A1; K0 K1
+            );
+            ::revad::__callee_fallback!(
+                __callee2, __callee2_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -812,8 +816,12 @@ impl twice {
         T: ::revad::Float,
     {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
-            ::revad::__callee_fallback!(__callee2, __callee2_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A0 A1; A0, A1; K0 K1
+            );
+            ::revad::__callee_fallback!(
+                __callee2, __callee2_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;

@@ -402,7 +402,9 @@ fn simulate_vjp(
 ) -> (f64, ([f64; 2], f64)) {
     let _ = simulate;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(
+            __callee0, __callee0_result; A1; ::revad::__private::StandInLent, A1; K0 K1
+        );
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -425,7 +427,16 @@ fn simulate_vjp(
     let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut __state_2 = ::core::clone::Clone::clone(&state);
     for _ in 0..n {
-        let __t1 = __callee0::fwd(&mut __state_2, dt, &mut *__stack);
+        let __t1 = {
+            let mut __ad_lent0 = ::core::option::Option::None;
+            let __ad_result = __callee0::fwd(
+                ::revad::__private::lend(&mut __state_2, &mut __ad_lent0),
+                dt,
+                &mut *__stack,
+            );
+            ::revad::__private::keep_lent(&mut *__stack, __ad_lent0);
+            __ad_result
+        };
     }
     let __t3 = __state_2[0];
     ::revad::__private::InOut::write_back(&mut *__ad_mut_state, &__state_2);
@@ -443,8 +454,9 @@ fn simulate_vjp(
     }
     __adj_state_2[0] += __adj_t3;
     for _ in (0..n).rev() {
+        let mut __ad_lent0 = ::core::option::Option::None;
         __callee0::rev(
-            ::revad::__private::passed_mut(),
+            ::revad::__private::unlend(&mut *__stack, &mut __ad_lent0),
             dt,
             ::core::default::Default::default(),
             &mut *__stack,
@@ -496,7 +508,10 @@ impl simulate {
         __stack: &mut ::revad::__private::ValueStack,
     ) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A1; ::revad::__private::StandInLent, A1; K0
+                K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -506,7 +521,16 @@ impl simulate {
         let state = ::revad::__private::InOut::entry(&*__ad_mut_state);
         let mut __state_2 = ::core::clone::Clone::clone(&state);
         for _ in 0..n {
-            let __t1 = __callee0::fwd(&mut __state_2, dt, &mut *__stack);
+            let __t1 = {
+                let mut __ad_lent0 = ::core::option::Option::None;
+                let __ad_result = __callee0::fwd(
+                    ::revad::__private::lend(&mut __state_2, &mut __ad_lent0),
+                    dt,
+                    &mut *__stack,
+                );
+                ::revad::__private::keep_lent(&mut *__stack, __ad_lent0);
+                __ad_result
+            };
         }
         let __t3 = __state_2[0];
         ::revad::__private::InOut::write_back(&mut *__ad_mut_state, &__state_2);
@@ -535,7 +559,10 @@ impl simulate {
         _: ::revad::__private::Discard,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A1; ::revad::__private::StandInLent, A1; K0
+                K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -558,8 +585,9 @@ impl simulate {
         }
         __adj_state_2[0] += __adj_t3;
         for _ in (0..n).rev() {
+            let mut __ad_lent0 = ::core::option::Option::None;
             __callee0::rev(
-                ::revad::__private::passed_mut(),
+                ::revad::__private::unlend(&mut *__stack, &mut __ad_lent0),
                 dt,
                 ::core::default::Default::default(),
                 &mut *__stack,
@@ -722,7 +750,7 @@ fn polar(x: f64, r: f64) -> f64 {
 fn polar_vjp(x: f64, r: f64, __seed: f64) -> (f64, (f64, f64)) {
     let _ = polar;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+        ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -795,7 +823,7 @@ impl polar {
     )]
     fn fwd(x: f64, r: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -829,7 +857,7 @@ impl polar {
         mut __adj_r: impl ::revad::__private::ScalarSink<f64>,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; K0);
+            ::revad::__callee_fallback!(__callee0, __callee0_result; A0; A0; K0);
         }
         #[allow(unused_imports)]
         use __callees::*;

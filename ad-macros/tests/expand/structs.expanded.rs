@@ -231,7 +231,7 @@ fn total_vjp(
 ) -> (f64, (<[Particle] as ::revad::Adjoint>::Adj, f64)) {
     let _ = total;
     mod __callees {
-        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+        ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; A0, A1; K0 K1);
     }
     #[allow(unused_imports)]
     use __callees::*;
@@ -344,7 +344,9 @@ impl total {
         __stack: &mut ::revad::__private::ValueStack,
     ) -> f64 {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;
@@ -414,7 +416,9 @@ impl total {
         mut __adj_g: impl ::revad::__private::ScalarSink<f64>,
     ) {
         mod __callees {
-            ::revad::__callee_fallback!(__callee0, __callee0_result; A0 A1; K0 K1);
+            ::revad::__callee_fallback!(
+                __callee0, __callee0_result; A0 A1; A0, A1; K0 K1
+            );
         }
         #[allow(unused_imports)]
         use __callees::*;

@@ -512,10 +512,16 @@ impl Emitter<'_> {
                             ::revad::__private::same_type(&#name, &#value);
                         }
                     }
-                    _ => {
-                        let ty = self.aggregate_type(v);
-                        quote!(let #name: #ty = #stack.pop_any::<#ty>();)
-                    }
+                    _ => match self.returned_witness(v) {
+                        Some(witness) => quote! {
+                            let #name =
+                                ::revad::__private::pop_returned(&mut *#stack, || #witness);
+                        },
+                        None => {
+                            let ty = self.aggregate_type(v);
+                            quote!(let #name: #ty = #stack.pop_any::<#ty>();)
+                        }
+                    },
                 },
                 Ty::Array(info) => {
                     let t = info.elem.unwrap_or(self.sig.default_float).ident();
@@ -681,6 +687,77 @@ impl Emitter<'_> {
         let r = format_ident!("__r", span = Span::mixed_site());
         let args = (1..callee.arity).map(|_| quote!(::core::unreachable!()));
         Some(quote!(&#receiver #part, |#r| #r.#method(#(#args),*)))
+    }
+
+    /// For `v` the struct result of an associated function or a method (`Point::new(a, b)`,
+    /// `p.step(dt)`), or a copy of one: an expression of its type, for a closure that is
+    /// never called (see [`Self::witness`]). `None` for other values (typed otherwise).
+    fn returned_witness(&self, v: VarId) -> Option<TokenStream> {
+        if self.body.vars[v].param.is_some() {
+            return None;
+        }
+        match self.plan.defs.get(&v)? {
+            Rhs::Copy(Operand::Var(w)) => self.returned_witness(*w),
+            Rhs::Call(call) => {
+                let callee = &self.body.callees[call.callee];
+                match callee.kind {
+                    crate::ir::CalleeKind::Associated | crate::ir::CalleeKind::Method(_)
+                        if callee.rule.is_none() =>
+                    {
+                        self.witness(v)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// An expression of the type of the aggregate `v`, never evaluated: a call whose
+    /// arguments diverge (`Point::new(diverge(), diverge())`), a method of such a value
+    /// (`diverge::<Body>().step(diverge())`), or `diverge::<T>()` where the type `T` is
+    /// named (a parameter's, a struct expression's, a function's result). It names the type
+    /// of a value that the caller's code need not write, where a callee has no marker struct.
+    fn witness(&self, v: VarId) -> Option<TokenStream> {
+        let diverge = quote!(::revad::__private::diverge);
+        let of_type = |ty: TokenStream| Some(quote!(#diverge::<#ty>()));
+        if let Some(p) = self.body.vars[v].param {
+            if let crate::parse::ParamKind::Aggregate { ty } = &self.sig.params[p].kind {
+                return of_type(quote!(<#ty as ::revad::__private::AggInOut>::Owned));
+            }
+            return None;
+        }
+        match self.plan.defs.get(&v)? {
+            Rhs::Copy(Operand::Var(w)) => self.witness(*w),
+            Rhs::StructLit(lit) => of_type(match &lit.variant {
+                Some(variant) => variant.enum_ty.clone(),
+                None => lit.path.clone(),
+            }),
+            Rhs::Call(call) => {
+                let callee = &self.body.callees[call.callee];
+                if callee.rule.is_some() {
+                    return None;
+                }
+                let args = (0..callee.arity).map(|_| quote!(#diverge()));
+                match &callee.kind {
+                    crate::ir::CalleeKind::Associated => {
+                        let path = &callee.path;
+                        Some(quote!(#path(#(#args),*)))
+                    }
+                    crate::ir::CalleeKind::Method(method) => {
+                        // (A part of the receiver, `self.l2.forward(h)`, is not followed.)
+                        if call.paths.first().is_some_and(Option::is_some) {
+                            return None;
+                        }
+                        let receiver = self.witness(call.args.first()?.var()?)?;
+                        let args = args.skip(1);
+                        Some(quote!((#receiver).#method(#(#args),*)))
+                    }
+                    crate::ir::CalleeKind::Function => of_type(self.result_type(v)?),
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there

@@ -531,6 +531,11 @@ impl Lowerer<'_> {
         if !container && call.turbofish.is_none() && self.is_place_expr(&call.receiver) {
             return self.lower_user_method_call(call, out);
         }
+        if !container && call.turbofish.is_none() {
+            if let Some(value) = self.lower_method_of_a_result(call, out) {
+                return value;
+            }
+        }
         if let Some(value) = self.lower_mut_method(call, out) {
             return value;
         }
@@ -943,9 +948,82 @@ impl Lowerer<'_> {
         Some(value)
     }
 
+    /// `g(..).name(a)` or `p.step(dt).name(a)`: a method of the struct result of a call of
+    /// the user's (a function, an associated function, a method of a place), which is bound
+    /// first, as `let r = g(..); r.name(a)` would bind it. `None` when the receiver is no
+    /// such call.
+    fn lower_method_of_a_result(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let of_a_user_call = match super::strip(&call.receiver) {
+            syn::Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                rules::lookup(&name).is_none()
+                    && m.turbofish.is_none()
+                    && (self.is_place_expr(&m.receiver)
+                        || matches!(
+                            super::strip(&m.receiver),
+                            syn::Expr::MethodCall(_) | syn::Expr::Call(_)
+                        ))
+                    && !matches!(name.as_str(), "clone" | "to_vec" | "iter" | "into_iter")
+            }
+            syn::Expr::Call(c) => match super::strip(&c.func) {
+                syn::Expr::Path(p) => {
+                    p.qself.is_none()
+                        && !p
+                            .path
+                            .get_ident()
+                            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        if !of_a_user_call {
+            return None;
+        }
+        self.result_shape = Some(super::results::ResultShape::Aggregate);
+        let value = self.lower_expr(&call.receiver, out);
+        self.result_shape = None;
+        let v = match value {
+            Value::Op(Operand::Var(v)) if self.is_aggregate(v) => v,
+            Value::Error => return Some(Value::Error),
+            _ => {
+                self.cx.error(
+                    &call.receiver,
+                    format!(
+                        "#[reverse] calls `.{}()` of a struct; bind this value with `let` first",
+                        call.method
+                    ),
+                );
+                return Some(Value::Error);
+            }
+        };
+        let ident = syn::Ident::new(&format!("__ad_receiver{v}"), call.method.span());
+        self.push_scope();
+        self.bind(&ident, Binding::Var(v));
+        let mut bound = call.clone();
+        bound.receiver = Box::new(syn::parse_quote!(#ident));
+        // (A matrix's result, `m.transpose().dot(&v)`: the rule.)
+        let result = match self.lower_linalg_method(&bound, out) {
+            Some(result) => result,
+            None => self.lower_user_method_call(&bound, out),
+        };
+        self.pop_scope();
+        Some(result)
+    }
+
     /// `recv.name(a, b)` on an aggregate (`self.layer(x)`, `p.energy()`): a call of an
     /// annotated method through its companions, with the receiver as the first argument.
     fn lower_user_method_call(&mut self, call: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Value {
+        // (`m.transpose()`, `a.cross(&b)`: a matrix, or the user's struct.)
+        if self.result_shape.is_none()
+            && super::linalg::matrix_valued_method(&call.method.to_string())
+        {
+            self.result_shape = Some(super::results::ResultShape::Aggregate);
+        }
         let kind = crate::ir::CalleeKind::Method(call.method.clone());
         let mut args: Vec<&syn::Expr> = vec![&call.receiver];
         args.extend(call.args.iter());
@@ -997,7 +1075,11 @@ impl Lowerer<'_> {
         };
         // A `&mut` parameter of this function passed on as it is (`step(s, dt)`) is passed by
         // `&mut`, as in Rust; a function that only reads it takes `&*s`.
-        let result_ty = self.call_result_ty();
+        let constructor = match self.callees[callee].kind {
+            crate::ir::CalleeKind::Associated => self.callees[callee].path.clone(),
+            _ => proc_macro2::TokenStream::new(),
+        };
+        let result_ty = self.call_result_ty(&constructor);
         let mut args = Vec::new();
         let mut by_ref = Vec::new();
         let mut by_mut = Vec::new();
@@ -2046,10 +2128,16 @@ impl Lowerer<'_> {
         let float_target = match &self.vars[var].ty {
             Ty::Float(_) => true,
             Ty::Array(info) if info.agg => {
+                if op.is_none()
+                    && !matches!(super::strip(right), syn::Expr::If(_) | syn::Expr::Match(_))
+                {
+                    return self.assign_struct(expr, var, right, out);
+                }
                 self.cx.error(
                     expr,
-                    "assigning a whole struct is not supported by #[reverse]; assign its fields \
-                     (`q.pos[0] = ..;`), or bind the new value to a new name (`let q2 = ..;`)",
+                    "assigning a whole struct is supported by #[reverse] from a variable, a \
+                     struct expression or a call (`q = r;`, `q = q.step(dt);`); bind this value \
+                     with `let` first, or assign its fields (`q.pos[0] = ..;`)",
                 );
                 return;
             }
@@ -2109,6 +2197,54 @@ impl Lowerer<'_> {
             kind: StmtKind::Assign { var, op, value },
             span: expr.span(),
         });
+    }
+
+    /// `q = value;` for a whole struct `q` (`b = b.step(dt);`, `q = r;`, `q = Body { .. };`):
+    /// a call of the runtime's `assign(&mut q, value)`, whose reverse sweep moves the adjoint
+    /// of the new value of `q` to `value` (and zeroes that of the old one).
+    fn assign_struct(
+        &mut self,
+        expr: &syn::Expr,
+        var: VarId,
+        right: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) {
+        if matches!(
+            super::strip(right),
+            syn::Expr::Call(_) | syn::Expr::MethodCall(_)
+        ) {
+            self.result_shape = Some(super::results::ResultShape::Aggregate);
+        }
+        let value = self.lower_expr(right, out);
+        self.result_shape = None;
+        let value = match value {
+            Value::Op(Operand::Var(w)) if self.is_aggregate(w) => Operand::Var(w),
+            // A part of an aggregate (`q = ps[i]`): a copy of it.
+            Value::Place(place) => self.copy_place(place, right.span(), out),
+            Value::Error => return,
+            _ => {
+                self.cx.error(
+                    right,
+                    "#[reverse] assigns a whole struct from a struct value (a variable, a struct \
+                     expression or a call); this is not one",
+                );
+                return;
+            }
+        };
+        let path = quote::quote!(::revad::__private::assign);
+        let callee = self.runtime_callee(path, None, 2, expr.span());
+        let rhs = Rhs::Call(crate::ir::Call {
+            callee,
+            args: vec![Operand::Var(var), value],
+            by_ref: vec![false, false],
+            by_mut: vec![true, false],
+            parts: Vec::new(),
+            paths: vec![None, None],
+            method: false,
+            closures: Vec::new(),
+            receiver_old: None,
+        });
+        self.let_temp(out, rhs, Ty::Other, expr.span());
     }
 
     /// An inactive statement, emitted as written (with variables renamed).

@@ -37,6 +37,13 @@ const METHODS: &[(&str, usize, bool)] = &[
     ("transpose", 0, true),
 ];
 
+/// Whether `name` is a method of [`METHODS`] whose result is a matrix (`cross`,
+/// `transpose`): called as a method (on a value whose type the macro cannot see), its result
+/// is taken for an aggregate, as the rule's is.
+pub(super) fn matrix_valued_method(name: &str) -> bool {
+    METHODS.iter().any(|&(n, _, matrix)| n == name && matrix)
+}
+
 /// One argument of a rule's call: its operand, whether it is passed by `&`, and the path to
 /// it when it is a part of an aggregate.
 type Arg = (Operand, bool, Option<Path>);
@@ -96,24 +103,34 @@ impl Lowerer<'_> {
     ) -> Option<Value> {
         let name = call.method.to_string();
         let &(_, arity, matrix) = METHODS.iter().find(|(n, ..)| *n == name)?;
-        if call.args.len() != arity || call.turbofish.is_some() {
+        if !cfg!(feature = "nalgebra") || call.args.len() != arity || call.turbofish.is_some() {
             return None;
         }
+        // A part of a variable (`self.pos.dot(&w)`), or a variable not known to hold a matrix
+        // (a struct of the user's, a call's result), whose type the macro cannot see: a method
+        // call, which rustc resolves to the type's own method (the user's) or to the
+        // runtime's rule for a matrix (`linalg::NormMethod`). A variable known to hold a
+        // matrix (a parameter of a matrix type, an operation's result) calls the rule, whose
+        // result type codegen names.
         let receiver_is_place = self.is_place_expr(&call.receiver);
-        let receiver_is_result = match strip(&call.receiver) {
-            syn::Expr::Binary(_) | syn::Expr::MethodCall(_) | syn::Expr::Unary(_) => {
-                self.is_float_expr(&call.receiver)
-            }
-            // `Vector3::new(x, y, z).norm()`.
-            syn::Expr::Call(c) => {
-                matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none() && constructed_matrix(&p.path).is_some())
-                    && c.args
-                        .iter()
-                        .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
-            }
-            _ => false,
-        };
-        if !receiver_is_place && !receiver_is_result {
+        if receiver_is_place && !self.holds_a_matrix(&call.receiver) {
+            return None;
+        }
+        let receiver_is_result = receiver_is_place
+            || match strip(&call.receiver) {
+                syn::Expr::Binary(_) | syn::Expr::Unary(_) => self.is_float_expr(&call.receiver),
+                // (A method's result, `m.transpose().dot(&v)`, `u.scaled(k).dot(&w)`: bound
+                // first, then a method call, `lower_method_of_a_result`.)
+                // `Vector3::new(x, y, z).norm()`.
+                syn::Expr::Call(c) => {
+                    matches!(&*c.func, syn::Expr::Path(p) if p.qself.is_none() && constructed_matrix(&p.path).is_some())
+                        && c.args
+                            .iter()
+                            .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
+                }
+                _ => false,
+            };
+        if !receiver_is_result {
             return None;
         }
         let mut args = Vec::new();
@@ -125,7 +142,7 @@ impl Lowerer<'_> {
                 Some(arg) => arg,
                 None => return Some(Value::Error),
             };
-            if k == 0 && !receiver_is_place && !self.is_aggregate_operand(&arg.0) {
+            if k == 0 && !self.is_aggregate_operand(&arg.0) {
                 // `(x * y).norm()` of floats: no such method.
                 self.cx.error(
                     &call.method,
@@ -167,6 +184,34 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `expr` (maybe behind `&`) is a variable known to hold one of `nalgebra`'s
+    /// matrices: a parameter whose type names a matrix type (`Vector3<f64>`, `&SMatrix<..>`),
+    /// or the result of a rule or a matrix constructor.
+    fn holds_a_matrix(&self, expr: &syn::Expr) -> bool {
+        let mut expr = strip(expr);
+        while let syn::Expr::Reference(r) = expr {
+            expr = strip(&r.expr);
+        }
+        let syn::Expr::Path(p) = expr else {
+            return false;
+        };
+        let Some(ident) = p.path.get_ident() else {
+            return false;
+        };
+        let Some(super::Binding::Var(v)) = self.lookup(&ident.to_string()) else {
+            return false;
+        };
+        let Some(k) = self.vars[*v].param else {
+            return self.matrix_values.contains(v);
+        };
+        let mut ty = &self.sig.params[k].ty;
+        while let syn::Type::Reference(r) = ty {
+            ty = &r.elem;
+        }
+        matches!(ty, syn::Type::Path(path) if path.path.segments.last()
+            .is_some_and(|last| is_matrix_type(&last.ident.to_string())))
+    }
+
     /// Whether `op` is a variable holding a whole aggregate.
     fn is_aggregate_operand(&self, op: &Operand) -> bool {
         op.var().is_some_and(|v| self.is_aggregate(v))
@@ -185,6 +230,9 @@ impl Lowerer<'_> {
         path: &syn::Path,
         out: &mut Vec<Stmt>,
     ) -> Option<Value> {
+        if !cfg!(feature = "nalgebra") {
+            return None;
+        }
         let ty = constructed_matrix(path)?;
         if !call
             .args
@@ -236,6 +284,36 @@ impl Lowerer<'_> {
         )
     }
 
+    /// The callee `path`, a function of the runtime reached through its companions beside
+    /// it (`__ad_fwd_NAME`, `__ad_rev_NAME`), registered once.
+    pub(super) fn runtime_callee(
+        &mut self,
+        path: proc_macro2::TokenStream,
+        marker: Option<syn::Ident>,
+        arity: usize,
+        span: Span,
+    ) -> usize {
+        let text = path.to_string();
+        let known = self
+            .callees
+            .iter()
+            .position(|c| c.path.to_string() == text && c.kind == CalleeKind::Associated);
+        if let Some(i) = known {
+            return i;
+        }
+        let alias = self.names.fresh("callee");
+        self.callees.push(Callee {
+            path,
+            span,
+            alias,
+            arity,
+            kind: CalleeKind::Associated,
+            user: false,
+            rule: marker,
+        });
+        self.callees.len() - 1
+    }
+
     /// `let t = path(args);`, a rule of the runtime, through the companions of `path` (an
     /// associated function's beside it); `marker` names the type of its result (see
     /// [`Callee::rule`]).
@@ -248,27 +326,7 @@ impl Lowerer<'_> {
         span: Span,
         out: &mut Vec<Stmt>,
     ) -> Value {
-        let text = path.to_string();
-        let callee = match self
-            .callees
-            .iter()
-            .position(|c| c.path.to_string() == text && c.kind == CalleeKind::Associated)
-        {
-            Some(i) => i,
-            None => {
-                let alias = self.names.fresh("callee");
-                self.callees.push(Callee {
-                    path,
-                    span,
-                    alias,
-                    arity: args.len(),
-                    kind: CalleeKind::Associated,
-                    user: false,
-                    rule: marker,
-                });
-                self.callees.len() - 1
-            }
-        };
+        let callee = self.runtime_callee(path, marker, args.len(), span);
         let n = args.len();
         let (mut operands, mut by_ref, mut paths) = (Vec::new(), Vec::new(), Vec::new());
         for (op, r, p) in args {
@@ -297,6 +355,9 @@ impl Lowerer<'_> {
             false => Ty::Float(None),
         };
         let result = self.let_temp(out, rhs, ty, span);
+        if let (Operand::Var(v), true) = (&result, matrix) {
+            self.matrix_values.push(*v);
+        }
         if let Operand::Var(v) = result {
             if let Ty::Array(info) = &mut self.vars[v].ty {
                 info.shape = Shape::Like(v);
@@ -321,21 +382,8 @@ fn constructed_matrix(path: &syn::Path) -> Option<proc_macro2::TokenStream> {
     }
     let ty = &path.segments[n - 2];
     let name = ty.ident.to_string();
-    let dim = |d: &str| matches!(d, "1" | "2" | "3" | "4" | "5" | "6");
-    let alias = match name
-        .strip_prefix("RowVector")
-        .or(name.strip_prefix("Vector"))
-    {
-        Some(d) => dim(d),
-        None => match name.strip_prefix("Matrix") {
-            Some(d) => match d.split_once('x') {
-                Some((r, c)) => dim(r) && dim(c),
-                None => dim(d),
-            },
-            None => false,
-        },
-    };
-    let generic = matches!(name.as_str(), "SMatrix" | "SVector" | "RowSVector");
+    let alias = is_matrix_alias(&name);
+    let generic = is_generic_matrix(&name);
     let written = !ty.arguments.is_empty();
     if !(alias || generic && written) {
         return None;
@@ -357,6 +405,36 @@ fn constructed_matrix(path: &syn::Path) -> Option<proc_macro2::TokenStream> {
     }
     let leading = path.leading_colon;
     Some(quote!(#leading #(#segments)::*))
+}
+
+/// Whether `name` is one of `nalgebra`'s fixed-size aliases (`Vector3`, `RowVector2`,
+/// `Matrix3`, `Matrix2x3`, up to 6).
+fn is_matrix_alias(name: &str) -> bool {
+    let dim = |d: &str| matches!(d, "1" | "2" | "3" | "4" | "5" | "6");
+    match name
+        .strip_prefix("RowVector")
+        .or(name.strip_prefix("Vector"))
+    {
+        Some(d) => dim(d),
+        None => match name.strip_prefix("Matrix") {
+            Some(d) => match d.split_once('x') {
+                Some((r, c)) => dim(r) && dim(c),
+                None => dim(d),
+            },
+            None => false,
+        },
+    }
+}
+
+/// Whether `name` is one of `nalgebra`'s generic fixed-size matrix types.
+fn is_generic_matrix(name: &str) -> bool {
+    matches!(name, "SMatrix" | "SVector" | "RowSVector")
+}
+
+/// Whether a type named `name` may be one of `nalgebra`'s matrices (an alias, a generic
+/// matrix type, or `Matrix` itself).
+pub(super) fn is_matrix_type(name: &str) -> bool {
+    is_matrix_alias(name) || is_generic_matrix(name) || name == "Matrix"
 }
 
 /// The marker type of the runtime's rule `name` (`Mul` for `linalg::mul`): codegen names the

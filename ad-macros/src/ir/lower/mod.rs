@@ -103,6 +103,22 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         lowerer.start_returns(&mut stmts);
     }
     let tail = if returns { Tail::Return } else { Tail::Value };
+    // A struct returned by a call (`Point::new(x, y)` as the result): the call's result is
+    // the struct.
+    if let (RetTy::Aggregate(_), Some(syn::Stmt::Expr(expr, None))) = (&sig.ret, block.stmts.last())
+    {
+        // (Not a tuple struct's or a variant's constructor, `Some(x)`, `Pair(a, b)`: a
+        // function's name starts in lower case.)
+        let call = match strip(expr) {
+            syn::Expr::Call(c) => matches!(&*c.func, syn::Expr::Path(p) if p.path.segments.last()
+                .is_some_and(|s| !s.ident.to_string().starts_with(char::is_uppercase))),
+            syn::Expr::MethodCall(_) => true,
+            _ => false,
+        };
+        if call {
+            lowerer.struct_result = Some(strip(expr));
+        }
+    }
     let (value, _) = lowerer.lower_stmts(&block.stmts, &mut stmts, tail);
     if !sig.valid {
         // The return type was rejected: nothing to match the result against.
@@ -208,6 +224,11 @@ struct Lowerer<'a> {
     call_results: Vec<VarId>,
     /// Those of calls that pass variables by `&mut`.
     mut_calls: Vec<VarId>,
+    /// The variables holding a matrix made by a rule of the runtime (`m * v`, `Vector3::new`:
+    /// see `linalg`).
+    matrix_values: Vec<VarId>,
+    /// The call that is the function's result when it returns a struct (see `results`).
+    struct_result: Option<*const syn::Expr>,
     /// The body's copies of the `&mut` parameters (the user's names are `&mut` references).
     mut_refs: Vec<VarId>,
     /// The shape the statement being lowered gives the result of its call (see `results`).
@@ -256,6 +277,8 @@ impl<'a> Lowerer<'a> {
             callees: Vec::new(),
             call_results: Vec::new(),
             mut_calls: Vec::new(),
+            struct_result: None,
+            matrix_values: Vec::new(),
             mut_refs: Vec::new(),
             result_shape: None,
             pending_parts: None,

@@ -42,6 +42,13 @@ impl Lowerer<'_> {
     /// the shape its uses in the rest of `stmts` give that result.
     pub(super) fn expect_result_shape(&mut self, stmts: &[syn::Stmt], k: usize) {
         self.result_shape = None;
+        // The call that is the result of a function returning a struct.
+        if let (syn::Stmt::Expr(expr, None), Some(result)) = (&stmts[k], self.struct_result) {
+            if std::ptr::eq(strip(expr), result) {
+                self.result_shape = Some(ResultShape::Aggregate);
+                return;
+            }
+        }
         let syn::Stmt::Local(local) = &stmts[k] else {
             return;
         };
@@ -59,14 +66,16 @@ impl Lowerer<'_> {
                 annot.map(|ty| ResultShape::Inactive(inactive_param_ty(ty)))
             }
             syn::Pat::Ident(p) => {
+                // `Point::new(..)`, `Point::from_polar(..)`: by convention, a value of the type.
+                let constructed = is_constructor_call(&init.expr);
                 let array = match annot {
                     Some(ty) => is_array_type(ty) && !is_nested_array_type(ty),
                     None => match used_as_array(rest, &p.ident) {
                         ArrayUse::None | ArrayUse::Nested => false,
                         ArrayUse::Array => true,
                         // `&p` alone may pass an array or a struct: a named field or a
-                        // method of `p` says which (`p.mu`, `nll(&p, x)`).
-                        ArrayUse::Borrowed => !used_as_aggregate(rest, &p.ident),
+                        // method of `p` says which (`p.mu`, `nll(&p, x)`), or a constructor.
+                        ArrayUse::Borrowed => !used_as_aggregate(rest, &p.ident) && !constructed,
                     },
                 };
                 let aggregate = match annot {
@@ -79,6 +88,7 @@ impl Lowerer<'_> {
                     None => {
                         used_as_aggregate(rest, &p.ident)
                             || used_as_array(rest, &p.ident) == ArrayUse::Nested
+                            || constructed
                     }
                 };
                 if array {
@@ -105,9 +115,20 @@ impl Lowerer<'_> {
         };
     }
 
-    /// The type of the result of a call about to be bound (see `expect_result_shape`).
-    pub(super) fn call_result_ty(&mut self) -> Option<Ty> {
-        match self.result_shape.take()? {
+    /// The type of the result of a call about to be bound (see `expect_result_shape`), or of
+    /// the call of `callee` anywhere when it is a constructor (`Point::new(..)` as a struct
+    /// field's value or an argument).
+    pub(super) fn call_result_ty(&mut self, callee: &proc_macro2::TokenStream) -> Option<Ty> {
+        let shape = match self.result_shape.take() {
+            Some(shape) => shape,
+            None if syn::parse2::<syn::Path>(callee.clone())
+                .is_ok_and(|p| is_constructor_path(&p)) =>
+            {
+                ResultShape::Aggregate
+            }
+            None => return None,
+        };
+        match shape {
             ResultShape::Array(None) => Some(array_like(None)),
             ResultShape::Array(Some(len)) => Some(Ty::Array(ArrayInfo {
                 elem: None,
@@ -269,6 +290,42 @@ fn is_name(expr: &syn::Expr, name: &syn::Ident, mutable: bool) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `expr` calls a constructor of a type of the user's: `Type::new(..)`,
+/// `Type::new_*(..)`, `Type::from_*(..)`, `Type::with_*(..)` (`Self` too), of a type named in
+/// upper camel case that is not a container of the standard library or one of `nalgebra`'s
+/// matrix types (whose constructors are the runtime's rules).
+fn is_constructor_call(expr: &syn::Expr) -> bool {
+    let syn::Expr::Call(call) = super::strip(expr) else {
+        return false;
+    };
+    let syn::Expr::Path(path) = super::strip(&call.func) else {
+        return false;
+    };
+    path.qself.is_none() && is_constructor_path(&path.path)
+}
+
+/// Whether `path` names a constructor of a type of the user's (see [`is_constructor_call`]).
+pub(super) fn is_constructor_path(path: &syn::Path) -> bool {
+    let segments = &path.segments;
+    let n = segments.len();
+    if n < 2 {
+        return false;
+    }
+    let (ty, name) = (
+        segments[n - 2].ident.to_string(),
+        segments[n - 1].ident.to_string(),
+    );
+    let constructor = name == "new"
+        || ["new_", "from_", "with_"]
+            .iter()
+            .any(|p| name.starts_with(p));
+    let std = matches!(
+        ty.as_str(),
+        "Vec" | "Box" | "Rc" | "Arc" | "String" | "Option" | "Result" | "VecDeque" | "HashMap"
+    );
+    constructor && ty.starts_with(char::is_uppercase) && !std && !super::linalg::is_matrix_type(&ty)
 }
 
 /// Whether `stmts` read a named field of `name` (`p.pos[0]`) or call a method on it that is
