@@ -9,7 +9,7 @@
 //!   to the caller's (`g(x) as f32` in `f32` code). When the callee returns another precision
 //!   than that, the error is at the call.
 //! - [`expect_array`]: a callee's result that `#[reverse]` takes for an array or a `Vec`
-//!   from the caller's code (indexed, iterated, or only borrowed: `nll(&g, x)`), at the call
+//!   from the caller's code (indexed or iterated: `g[0]`, `g.iter()`), at the call
 //!   when it is a struct or a float.
 //! - [`seed_for`]: the seed of that callee's reverse sweep, which keeps the error above the
 //!   only one.
@@ -50,8 +50,8 @@ pub fn expect_result<T, U: ResultOf<T>>(value: U) -> T {
     message = "this call returns `{Self}`, but #[reverse] takes its result for an array",
     label = "returns `{Self}`",
     note = "#[reverse] cannot see the callee's return type and reads it from the caller's \
-            code: a result that is indexed, iterated or only borrowed (`&y`) is taken for an \
-            array; bind the result to a variable with its type, as in `let y: {Self} = g(..);`"
+            code: a result that is indexed or iterated is taken for an array; bind the result \
+            to a variable with its type, as in `let y: {Self} = g(..);`"
 )]
 pub trait ArrayResult {}
 

@@ -31,6 +31,9 @@ impl Lowerer<'_> {
         if annot.is_none() && self.split_place(pat, &init.expr, out) {
             return Value::Unit;
         }
+        if annot.is_none() && self.split_tuple(pat, &init.expr, out) {
+            return Value::Unit;
+        }
         if annot.is_none() && self.bind_place(pat, &init.expr, out) {
             return Value::Unit;
         }
@@ -99,6 +102,46 @@ impl Lowerer<'_> {
                 false => syn::parse_quote_spanned!(elem.span()=> #place[#k]),
             };
             let stmt: syn::Stmt = syn::parse_quote_spanned!(elem.span()=> let #elem = #part;);
+            if let syn::Stmt::Local(local) = stmt {
+                self.lower_let(&local, out);
+            }
+        }
+        true
+    }
+
+    /// `let (a, b) = (x, y);` as `let a = x; let b = y;` (each part bound as a `let` of its own
+    /// binds it: a place is copied, `let (u, v) = (self.c, o.c);`), when no part names one of
+    /// the pattern's names (`let (a, b) = (b, a);` reads the old values). Returns false, having
+    /// lowered nothing, for any other `let`.
+    fn split_tuple(&mut self, pat: &syn::Pat, init: &syn::Expr, out: &mut Vec<Stmt>) -> bool {
+        let (syn::Pat::Tuple(pats), syn::Expr::Tuple(values)) = (pat, super::strip(init)) else {
+            return false;
+        };
+        if pats.elems.len() != values.elems.len() || pats.elems.is_empty() {
+            return false;
+        }
+        let mut names = Vec::new();
+        for p in &pats.elems {
+            match p {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    names.push(p.ident.to_string())
+                }
+                syn::Pat::Wild(_) => {}
+                _ => return false,
+            }
+        }
+        fn mentions(tokens: proc_macro2::TokenStream, names: &[String]) -> bool {
+            tokens.into_iter().any(|t| match t {
+                proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
+                proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
+                _ => false,
+            })
+        }
+        if values.elems.iter().any(|v| mentions(quote!(#v), &names)) {
+            return false;
+        }
+        for (p, v) in pats.elems.iter().zip(&values.elems) {
+            let stmt: syn::Stmt = syn::parse_quote_spanned!(p.span()=> let #p = #v;);
             if let syn::Stmt::Local(local) = stmt {
                 self.lower_let(&local, out);
             }

@@ -626,7 +626,7 @@ impl Lowerer<'_> {
                     Value::Tuple(vec![item, right]),
                     &mut kept,
                 );
-                self.push_if(Operand::Var(cond), kept, step.span, out);
+                self.push_if(Operand::Var(cond), kept, Vec::new(), step.span, out);
                 result
             }
             Stage::Enumerate(counter) => {
@@ -670,25 +670,10 @@ impl Lowerer<'_> {
                 };
                 let mut kept = Vec::new();
                 let result = self.stages(step, rest, zipped, item, &mut kept);
-                self.push_if(cond, kept, step.span, out);
+                self.push_if(cond, kept, Vec::new(), step.span, out);
                 result
             }
         }
-    }
-
-    /// `if cond { kept }` (no `else`, no value).
-    fn push_if(&mut self, cond: Operand, kept: Vec<Stmt>, span: Span, out: &mut Vec<Stmt>) {
-        let then = self.new_block(kept);
-        let els = self.new_block(Vec::new());
-        out.push(Stmt {
-            kind: StmtKind::If {
-                cond,
-                then,
-                els,
-                phis: Vec::new(),
-            },
-            span,
-        });
     }
 
     /// The item of the zipped array or chunks `other` at `position`.

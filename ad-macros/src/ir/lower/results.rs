@@ -1,11 +1,13 @@
 //! The shapes of call results: a scalar, an array, or a tuple taken apart by `let`.
 //!
 //! The macro does not see a callee's return type, so it reads the shape from the caller's
-//! code: `let out = g(v);` is an array when the statements after it index or iterate `out`
-//! or only borrow it (`h(&out)`), or the `let` names an array type, or the function returns
-//! it as its array result (a `let` that names `[T; N]` makes it a fixed-size array, whatever
-//! the callee); it is an aggregate when they read a named field or call a method of it, index
-//! it twice (`out[i][j]`), or the `let` names a struct or nested array type; and
+//! code: `let out = g(v);` is an array when the statements after it index or iterate `out`,
+//! or the `let` names an array type, or the function returns it as its array result (a `let`
+//! that names `[T; N]` makes it a fixed-size array, whatever the callee); it is an aggregate
+//! when they read a named field or call a method of it, index it twice (`out[i][j]`), only
+//! borrow it (`h(&out)`: an aggregate's code serves an array's too, whose adjoint is itself an
+//! `Adjoint`), the call is a constructor (`Point::new(..)`), or the `let` names a struct or
+//! nested array type; and
 //! `let (a, b) = g(v);` is a tuple whose parts are variables of their own
 //! ([`Rhs::Part`]). A wrong guess cannot go unnoticed: the generated code then does not
 //! type-check, and the first error is at the call (`expect_result`, `expect_array`).
@@ -73,9 +75,9 @@ impl Lowerer<'_> {
                     None => match used_as_array(rest, &p.ident) {
                         ArrayUse::None | ArrayUse::Nested => false,
                         ArrayUse::Array => true,
-                        // `&p` alone may pass an array or a struct: a named field or a
-                        // method of `p` says which (`p.mu`, `nll(&p, x)`), or a constructor.
-                        ArrayUse::Borrowed => !used_as_aggregate(rest, &p.ident) && !constructed,
+                        // `&p` alone may pass an array or a struct: taken for an aggregate,
+                        // whose code serves both (`nll(&p, x)`).
+                        ArrayUse::Borrowed => false,
                     },
                 };
                 let aggregate = match annot {
@@ -87,7 +89,10 @@ impl Lowerer<'_> {
                     }
                     None => {
                         used_as_aggregate(rest, &p.ident)
-                            || used_as_array(rest, &p.ident) == ArrayUse::Nested
+                            || matches!(
+                                used_as_array(rest, &p.ident),
+                                ArrayUse::Nested | ArrayUse::Borrowed
+                            )
                             || constructed
                     }
                 };

@@ -57,6 +57,28 @@ impl Lowerer<'_> {
         self.scopes.pop();
     }
 
+    /// `if cond { then } else { els }` (no value) appended to `out`.
+    pub(super) fn push_if(
+        &mut self,
+        cond: Operand,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) {
+        let then = self.new_block(then);
+        let els = self.new_block(els);
+        out.push(Stmt {
+            kind: StmtKind::If {
+                cond,
+                then,
+                els,
+                phis: Vec::new(),
+            },
+            span,
+        });
+    }
+
     pub(super) fn new_block(&mut self, stmts: Vec<Stmt>) -> Block {
         let id = self.blocks;
         self.blocks += 1;
