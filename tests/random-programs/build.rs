@@ -9,7 +9,8 @@
 //!   oracles (generic over the harness's `Real`), and a table of cases with the inputs at
 //!   which the tests compare them.
 //!
-//! - `$OUT_DIR/all_sources.rs`: the source of every program, for `tests/coverage.rs`.
+//! - `$OUT_DIR/all_sources.rs`: the source of every program, for `tests/coverage.rs`, and
+//!   `$OUT_DIR/avoid.rs`, the `AVOID_*` flags it reads.
 //!
 //! Environment: `AD_FUZZ_SEED` (a number, decimal or `0x` hex, or `fresh` for one from the
 //! clock), `AD_FUZZ_COUNT` (the number of programs, default [`DEFAULT_COUNT`]) and
@@ -92,6 +93,22 @@ fn main() {
         .collect();
     let all: String = lib.iter().chain(&programs).map(Program::source).collect();
     std::fs::write(out.join("all_sources.rs"), all).expect("write all_sources.rs");
+    // The flags `tests/coverage.rs` reads to know which shapes of a written instance to require.
+    {
+        use random::avoid::*;
+        let flags = [
+            ("AVOID_OBJ_WHOLE_ASSIGN", AVOID_OBJ_WHOLE_ASSIGN),
+            (
+                "AVOID_OBJ_METHOD_STRUCT_RESULT",
+                AVOID_OBJ_METHOD_STRUCT_RESULT,
+            ),
+        ];
+        let text: String = flags
+            .iter()
+            .map(|(n, v)| format!("pub const {n}: bool = {v};\n"))
+            .collect();
+        std::fs::write(out.join("avoid.rs"), text).expect("write avoid.rs");
+    }
     for s in 0..SHARDS {
         let part = &programs[s * count / SHARDS..(s + 1) * count / SHARDS];
         // The first programs of each shard get a CPS copy, `cps_count` in all.
@@ -626,7 +643,15 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
         squash_out: false,
         stop_gradient: !lib,
         fields: Vec::new(),
-        obj: user.as_ref().map(|u| (u.ty.clone(), u.fields.clone())),
+        obj: user.as_ref().map(|u| random::Obj {
+            ty: u.ty.clone(),
+            fields: u.fields.clone(),
+            bump: u
+                .inherent
+                .iter()
+                .find(|f| f.name == "bump")
+                .map(|f| f.params.len()),
+        }),
     };
     let (mut main, _) = random::function(rng, name, params, opts);
     let floats: Vec<String> = main
@@ -665,12 +690,21 @@ fn program(rng: &mut Rng, name: String, lib: bool) -> Program {
 
 /// The share of the programs with a user type (see [`user_type`]).
 const USER_TYPES: f64 = 0.25;
+/// The share of those whose main function writes the instance (`let mut obj`, see
+/// [`user_type`]).
+const WRITTEN_OBJS: f64 = 0.6;
 
 /// A user type of the program `name` ([`UserType`]), and the helpers through which its main
 /// function calls it (added to `sigs`): the method `obj.m(..)`, the associated function
 /// `Ty::f(..)`, the trait method on the concrete type `obj.eval(..)` and the generic function
 /// `name_g(&obj, ..)`. The method calls `Self::f(..)`, the trait's impl calls `self.m(..)`
 /// and `Self::f(..)`, the generic function `m.eval(..)`.
+///
+/// In [`WRITTEN_OBJS`] of the programs the main function binds `let mut obj` and writes it
+/// after reading it (see `random::Obj::bump`), and the inherent `impl` block has two more
+/// methods for that: `fn bump(&mut self, a0, ..)`, which writes fields of `self` (after
+/// reading them, and `self.m(..)`), and `fn next(&self, a0) -> Self`, which returns a struct
+/// expression `Ty { fa: .., .. }`.
 fn user_type(rng: &mut Rng, name: &str, len: usize, sigs: &mut Vec<Helper>) -> UserType {
     // CamelCase (`Q3S`): the macro takes `q_3_s::f(..)` for a function of a module, by
     // Rust's naming convention.
@@ -726,6 +760,33 @@ fn user_type(rng: &mut Rng, name: &str, len: usize, sigs: &mut Vec<Helper>) -> U
         opts(hs, &reads, stmts),
     );
     eval.receiver = true;
+    let mut inherent = vec![f, m];
+    if rng.chance(WRITTEN_OBJS) {
+        let hs = || {
+            vec![
+                helper("self.m".to_string(), m_kinds.clone()),
+                helper("Self::f".to_string(), f_kinds.clone()),
+            ]
+        };
+        let stmts = rng.range(1, 4);
+        let params = scalars(rng.range(1, 2)).1;
+        let bump = random::writer(
+            rng,
+            "bump".to_string(),
+            params,
+            opts(hs(), &reads, stmts),
+            random::Writer::Bump,
+        );
+        let stmts = rng.range(1, 4);
+        let next = random::writer(
+            rng,
+            "next".to_string(),
+            scalars(1).1,
+            opts(hs(), &reads, stmts),
+            random::Writer::Next(ty.clone()),
+        );
+        inherent.extend([bump, next]);
+    }
     let gname = format!("{name}_g");
     let stmts = rng.range(1, 4);
     let params = vec![Param::Obj("m".to_string()), Param::Scalar("a1".to_string())];
@@ -752,7 +813,7 @@ fn user_type(rng: &mut Rng, name: &str, len: usize, sigs: &mut Vec<Helper>) -> U
         ty,
         tr,
         fields,
-        inherent: vec![f, m],
+        inherent,
         eval,
         generic,
     }

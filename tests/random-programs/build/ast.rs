@@ -47,6 +47,8 @@ pub enum E {
     Chain(Box<Chain>),
     /// `revad::stop_gradient(e)`; in the oracle printing a constant of its value.
     Stop(Box<E>),
+    /// `Ty { f: e, .. }`: a value of the program's [`UserType`].
+    Struct(String, Vec<(String, E)>),
 }
 
 /// An argument of a call of a generated function.
@@ -74,6 +76,9 @@ pub enum Ret {
     Vec,
     /// `(f64, f64)`.
     Tup,
+    /// `Self` (a method of the [`UserType`] that builds a new value, from a struct
+    /// expression [`E::Struct`]).
+    SelfTy,
 }
 
 /// An integer (`usize`) expression, identical in both printings.
@@ -212,11 +217,12 @@ pub enum S {
         t: String,
         keep: bool,
     },
-    /// `let name = Ty { f: e, .. };`: an instance of the program's [`UserType`].
+    /// `let [mut] name = Ty { f: e, .. };`: an instance of the program's [`UserType`].
     LetStruct {
         name: String,
         ty: String,
         fields: Vec<(String, E)>,
+        mutable: bool,
     },
     /// `let name = |p: f64, ..| body;`
     LetClosure {
@@ -384,15 +390,19 @@ pub struct Func {
     /// Its final expression: one float ([`Ret::F`]), none ([`Ret::Unit`]), the elements of
     /// the array, `Vec` or tuple.
     pub tail: Vec<E>,
-    /// A method's receiver (`&self`), printed before the parameters.
+    /// A method's receiver (`&self`, or `&mut self` with [`Func::mut_self`]), printed before
+    /// the parameters.
     pub receiver: bool,
+    /// The receiver is `&mut self`.
+    pub mut_self: bool,
     /// `Some(trait)`: a function generic over `M: trait` (its [`Param::Obj`] is a `&M`).
     pub bound: Option<String>,
 }
 
 /// A user type: a struct with float fields (`#[derive(Clone, revad::Adjoint)]`), an inherent
 /// `impl` block under `#[revad::reverse]` with an associated function without receiver and a
-/// `&self` method, a trait under `#[revad::reverse]` with one required method, its `impl` for
+/// `&self` method (and, where the main function writes the instance, a `&mut self` method
+/// `bump` and a `&self` method `next` returning `Self`), a trait under `#[revad::reverse]` with one required method, its `impl` for
 /// the struct, and a function generic over the trait. The functions' bodies read the fields
 /// as `self.NAME`.
 #[derive(Clone, Debug)]
@@ -462,6 +472,7 @@ impl Printer {
             | E::Call(..)
             | E::CallClosure(..)
             | E::Chain(..)
+            | E::Struct(..)
             | E::Stop(_) => 5,
             E::Lit(_) => {
                 if self.oracle {
@@ -588,7 +599,17 @@ impl Printer {
                     format!("revad::stop_gradient({})", self.expr(a, 0, ind))
                 }
             }
+            E::Struct(ty, fields) => self.struct_expr(ty, fields, ind),
         }
+    }
+
+    /// `Ty { f: e, .. }`.
+    fn struct_expr(&self, ty: &str, fields: &[(String, E)], ind: usize) -> String {
+        let fs: Vec<String> = fields
+            .iter()
+            .map(|(f, e)| format!("{f}: {}", self.expr(e, 0, ind)))
+            .collect();
+        format!("{ty} {{ {} }}", fs.join(", "))
     }
 
     fn sum(&self) -> String {
@@ -788,7 +809,8 @@ impl Printer {
                     Lv::Idx(a, i) => format!("{a}[{}]", self.int(i, 0)),
                     Lv::Idx2(a, i, j) => format!("{a}[{}][{}]", self.int(i, 0), self.int(j, 0)),
                 };
-                if self.oracle && *op != "=" && lv.contains('[') {
+                // A field (`obj.fa *= ..`) likewise: the plain function reads it on the right too.
+                if self.oracle && *op != "=" && (lv.contains('[') || lv.contains('.')) {
                     // `h[i] /= h[i].sin()` borrows `h` twice with an overloaded `/=`; for
                     // floats it is `h[i] = h[i] / h[i].sin()`, rounding included.
                     let bop = &op[..1];
@@ -978,13 +1000,16 @@ impl Printer {
                     self.stmts(body, ind + 1)
                 )
             }
-            S::LetStruct { name, ty, fields } => {
-                let fs: Vec<String> = fields
-                    .iter()
-                    .map(|(f, e)| format!("{f}: {}", self.expr(e, 0, ind)))
-                    .collect();
-                format!("{pad}let {name} = {ty} {{ {} }};\n", fs.join(", "))
-            }
+            S::LetStruct {
+                name,
+                ty,
+                fields,
+                mutable,
+            } => format!(
+                "{pad}let {}{name} = {};\n",
+                if *mutable { "mut " } else { "" },
+                self.struct_expr(ty, fields, ind)
+            ),
             S::LetClosure { name, params, body } => {
                 let ps: Vec<String> = params
                     .iter()
@@ -1026,6 +1051,7 @@ impl Printer {
             Ret::Arr => format!("[{t}; {}]", self.len),
             Ret::Vec => format!("Vec<{t}>"),
             Ret::Tup => format!("({t}, {t})"),
+            Ret::SelfTy => "Self".to_string(),
         }
     }
 
@@ -1033,7 +1059,7 @@ impl Printer {
     fn tail(&self, f: &Func) -> Option<String> {
         let es: Vec<String> = f.tail.iter().map(|e| self.expr(e, 0, 1)).collect();
         match f.ret {
-            Ret::F => Some(es[0].clone()),
+            Ret::F | Ret::SelfTy => Some(es[0].clone()),
             Ret::Unit => None,
             Ret::Arr => Some(format!("[{}]", es.join(", "))),
             Ret::Vec => Some(format!("vec![{}]", es.join(", "))),
@@ -1051,7 +1077,8 @@ impl Printer {
         let mut s = String::new();
         let mut params: Vec<String> = f.params.iter().map(|p| self.param(p)).collect();
         if f.receiver {
-            params.insert(0, "&self".to_string());
+            let r = if f.mut_self { "&mut self" } else { "&self" };
+            params.insert(0, r.to_string());
         }
         if self.oracle {
             // In an `impl` block the block has the float type parameter.

@@ -86,6 +86,44 @@ pub mod avoid {
     /// pop; this is a bug in #[reverse]" (finding 16, fixed: a popped bit stayed set in the value stack). When set, chain closures (but the
     /// `.map(|&p| h(..)).collect()` shape) call no helper.
     pub const AVOID_HELPER_CALL_IN_CHAIN: bool = false;
+    /// Field writes of a `let mut obj` in the main function (`obj.fa = ..`, `obj.fa += ..`,
+    /// `obj.fa *= ..`). When set, none are generated.
+    pub const AVOID_OBJ_FIELD_WRITE: bool = false;
+    /// `obj.bump(..)` of a `&mut self` method. When set, none is generated.
+    pub const AVOID_OBJ_MUT_METHOD: bool = false;
+    /// `obj = obj.next(..)` of a `&self` method returning `Self`. When set, none is generated.
+    pub const AVOID_OBJ_NEXT: bool = false;
+    /// `obj = Ty { .. }`. When set, none is generated.
+    pub const AVOID_OBJ_STRUCT_ASSIGN: bool = false;
+    /// A call that reads a `let mut` struct (`obj.m(..)`, `q_k_g(&obj, ..)`, `obj.bump(..)`, or
+    /// a field as the whole argument, `h(obj.fb)`) inside an `if` arm or after an early
+    /// `return`, the struct written at or after the call: E0277 "the trait bound `Q5S:
+    /// Default` is not satisfied" at the attribute (finding 17). When set, a main function
+    /// that writes its instance makes no such call there (it reads the fields instead, and
+    /// passes `1.0 * obj.fb`).
+    pub const AVOID_OBJ_CALL_IN_ARM: bool = true;
+    /// Assigning a whole struct, `obj = obj.next(..)` or `obj = Ty { .. }`: rejected, "assigning
+    /// a whole struct is not supported by #[reverse]; assign its fields (`q.pos[0] = ..;`), or
+    /// bind the new value to a new name (`let q2 = ..;`)" (finding 18). When set, the generator
+    /// binds the new value to the same name instead, `let mut obj = obj.next(..);`.
+    pub const AVOID_OBJ_WHOLE_ASSIGN: bool = true;
+    /// A struct result of a method call bound by `let` (`let q = obj.next(x);`, typed or not,
+    /// and `obj.next(x).fa`): rejected, "must keep `q` (a struct or nested container) for the
+    /// reverse sweep .. but cannot name its type; build it from a struct expression or a call"
+    /// (finding 19; a free function's struct result compiles). With
+    /// [`AVOID_OBJ_WHOLE_ASSIGN`] too, `next` is defined but not called.
+    pub const AVOID_OBJ_METHOD_STRUCT_RESULT: bool = true;
+    /// A struct bound by `let` after an early `return` (or inside an `if` arm): E0277 "the trait
+    /// bound `Q5S: Default` is not satisfied" at the attribute (finding 17, like
+    /// [`AVOID_OBJ_CALL_IN_ARM`]). When set, `let mut obj = Ty { .. }` (see
+    /// [`AVOID_OBJ_WHOLE_ASSIGN`]) is generated only outside arms, before any early `return`.
+    pub const AVOID_STRUCT_LET_IN_ARM: bool = true;
+    /// A field of a `let mut` receiver as the whole argument of its method, `obj.bump(obj.fa)`
+    /// (`&mut self`) or `obj.eval(obj.fb)` (a `&self` trait method): E0502 "cannot borrow
+    /// value as immutable because it is also borrowed as mutable" in the generated code
+    /// (finding 20; `obj.bump(obj.fa * 2.0)` compiles). When set, the generator writes
+    /// `1.0 * obj.fa` for a field of a written instance as the whole argument of any call.
+    pub const AVOID_RECEIVER_FIELD_ARG: bool = true;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
@@ -213,6 +251,40 @@ pub enum HK {
 /// The name of the instance of the program's user type in its main function.
 pub const OBJ: &str = "obj";
 
+/// The bound on the fields of the user type that its methods assume.
+const FIELD: f64 = 2.0;
+/// The bound of a value assigned to a field of a `let mut obj` (by `obj.fa = ..`, `obj.bump(..)`,
+/// `obj = obj.next(..)`, `obj = Ty { .. }`): below [`FIELD`], so that `+=` / `-=` writes have
+/// room to grow it.
+const ASSIGNED: f64 = 1.0;
+
+/// The program's user-type instance [`OBJ`] in its main function (see [`Opts::obj`]).
+#[derive(Clone, Debug)]
+pub struct Obj {
+    /// The struct's name.
+    pub ty: String,
+    /// Its field names.
+    pub fields: Vec<String>,
+    /// `Some(k)`: the main function binds `let mut obj` and writes it after reading it (fields,
+    /// `obj.bump(..)` with `k` arguments, `obj = obj.next(..)`, `obj = Ty { .. }`).
+    pub bump: Option<usize>,
+}
+
+/// The writes of a `let mut obj` (see [`Obj::bump`]).
+#[derive(Clone, Debug)]
+struct ObjW {
+    ty: String,
+    fields: Vec<String>,
+    /// For each field, a bound on what its `+=` / `-=` writes add over all their executions:
+    /// the field stays within `ASSIGNED + inc` (at most [`FIELD`]), since every other write
+    /// assigns a value within [`ASSIGNED`] or multiplies by a factor within 1.
+    inc: Vec<f64>,
+    /// The arity of `bump`.
+    bump: usize,
+    /// The writes generated so far.
+    writes: usize,
+}
+
 /// A generated helper function that `main` may call.
 #[derive(Clone, Debug)]
 pub struct Helper {
@@ -257,9 +329,9 @@ pub struct Opts {
     pub stop_gradient: bool,
     /// Fields read as float values (`self.fa` in a method).
     pub fields: Vec<String>,
-    /// `Some((ty, fields))`: the function starts with `let obj = ty { f: .., .. };` (see
-    /// [`OBJ`]), fields initialised from its parameters.
-    pub obj: Option<(String, Vec<String>)>,
+    /// The function starts with `let obj = Ty { f: .., .. };` (see [`OBJ`]), fields initialised
+    /// from its parameters (`let mut obj`, written, with [`Obj::bump`]).
+    pub obj: Option<Obj>,
 }
 
 /// The generator state for one function.
@@ -302,6 +374,11 @@ pub struct G<'r> {
     /// Generating the body of an iterator chain's closure (see
     /// [`AVOID_HELPER_CALL_IN_CHAIN`]).
     in_chain: bool,
+    /// The writes of a `let mut obj` (see [`Obj::bump`]).
+    objw: Option<ObjW>,
+    /// The struct this function writes: [`OBJ`] (with `objw`), or `self` in `bump` (see
+    /// [`AVOID_OBJ_CALL_IN_ARM`]).
+    written: Option<&'static str>,
 }
 
 impl<'r> G<'r> {
@@ -331,6 +408,8 @@ impl<'r> G<'r> {
             returned: false,
             stop_gradient: opts.stop_gradient,
             in_chain: false,
+            objw: None,
+            written: None,
         };
         for p in params {
             let name = p.name().to_string();
@@ -395,7 +474,7 @@ impl<'r> G<'r> {
         for f in &opts.fields {
             g.fv.push(FV {
                 name: f.clone(),
-                bound: 2.0,
+                bound: FIELD,
                 unread: true,
                 ..Default::default()
             });
@@ -598,6 +677,7 @@ impl<'r> G<'r> {
             .helpers
             .iter()
             .filter(|h| h.in_expr())
+            .filter(|h| self.may_call(h))
             .cloned()
             .collect();
         if hs.is_empty() || AVOID_HELPER_CALL_IN_CHAIN && self.in_chain {
@@ -1042,6 +1122,13 @@ impl<'r> G<'r> {
             {
                 bin("*", lit(1.0), e)
             }
+            // A field of a `let mut obj` as the whole argument: in an arm, finding 17; of a
+            // method of `obj`, finding 20.
+            E::Var(n)
+                if (!self.obj_calls() || AVOID_RECEIVER_FIELD_ARG) && self.written_field(n) =>
+            {
+                bin("*", lit(1.0), e)
+            }
             _ => e,
         }
     }
@@ -1306,6 +1393,7 @@ impl<'r> G<'r> {
             .helpers
             .iter()
             .filter(|h| h.in_expr() && h.kinds.contains(&HK::S))
+            .filter(|h| self.may_call(h))
             .cloned()
             .collect();
         let arrays: Vec<AV> = self
@@ -1517,7 +1605,10 @@ impl<'r> G<'r> {
             .iter()
             .any(|a| a.local && a.depth < self.loop_depth && !self.frozen.contains(&a.name))
             || self.a2.iter().any(|a| a.local && a.depth < self.loop_depth);
-        if outer_arr && self.rng.chance(0.4) {
+        if self.objw.is_some() && self.rng.chance(0.3) {
+            // The instance, carried from one iteration to the next.
+            self.obj_write(out);
+        } else if outer_arr && self.rng.chance(0.4) {
             self.write(out, true);
         } else {
             self.assign(out, true);
@@ -1997,6 +2088,7 @@ impl<'r> G<'r> {
         // Early `return;` in a function returning `()` is rejected by design ("early `return`
         // is supported in functions that return a scalar").
         let ret = usize::from(!self.no_return && self.ret == Ret::F);
+        let objw = usize::from(self.objw.is_some());
         let k = self.rng.weighted(&[
             6,                    // 0 let
             2,                    // 1 let mut
@@ -2018,6 +2110,7 @@ impl<'r> G<'r> {
             4 * stmt_helpers,     // 17 call with &mut arguments or an array/tuple result
             1,                    // 18 local 2-D array or constant table
             2 * map_call,         // 19 helper called in a closure, collected
+            3 * objw,             // 20 a write of `let mut obj`
         ]);
         match k {
             0 if self.rng.chance(0.1) => {
@@ -2195,6 +2288,15 @@ impl<'r> G<'r> {
                 self.fv.retain(|f| !f.mutable);
                 self.av.retain(|a| !a.local);
                 self.a2.retain(|a| !a.local);
+                // Nor a `let mut obj`, which later statements write: neither its fields nor
+                // the methods and functions that borrow it.
+                let saved_helpers = self.helpers.clone();
+                if self.objw.is_some() {
+                    let field = format!("{OBJ}.");
+                    self.fv.retain(|f| !f.name.starts_with(&field));
+                    self.helpers
+                        .retain(|h| !h.name.starts_with(&field) && !h.kinds.contains(&HK::Ref));
+                }
                 for p in &params {
                     self.fv.push(FV {
                         name: p.clone(),
@@ -2212,6 +2314,7 @@ impl<'r> G<'r> {
                     body = bin("*", body, v(p));
                 }
                 let (body, b) = self.limit(body, b * 4.0);
+                self.helpers = saved_helpers;
                 self.fv = saved_fv;
                 self.av = saved_av;
                 self.a2 = saved_a2;
@@ -2281,6 +2384,7 @@ impl<'r> G<'r> {
             17 => self.stmt_call(out),
             18 => self.array2(out),
             19 => self.map_collect(out),
+            20 => self.obj_write(out),
             _ => {
                 let c = self.cond();
                 let s = if self.rng.chance(0.5) {
@@ -2539,6 +2643,7 @@ impl<'r> G<'r> {
                 });
                 self.push_fv(name, h.bound, false);
             }
+            Ret::SelfTy => unreachable!("only the user type's `next`, not a helper"),
             Ret::Tup => {
                 let names = vec![self.fresh("tu"), self.fresh("tu")];
                 out.push(S::LetTuple {
@@ -2628,6 +2733,7 @@ impl<'r> G<'r> {
                 let (e, b) = self.expr(2);
                 vec![self.tail(), self.squash(e, b, LIMIT).0]
             }
+            Ret::SelfTy => unreachable!("built by `writer`"),
         };
         if squash_out {
             for p in params {
@@ -2666,6 +2772,151 @@ impl<'r> G<'r> {
             }
         }
         (stmts, tail)
+    }
+
+    /// Whether a call that borrows a `let mut obj` may be generated here (see
+    /// [`AVOID_OBJ_CALL_IN_ARM`]).
+    fn obj_calls(&self) -> bool {
+        self.written.is_none() || !(AVOID_OBJ_CALL_IN_ARM && (self.arm > 0 || self.returned))
+    }
+
+    /// Whether `name` is a field of the struct this function writes (`obj.fa`, `self.fa`).
+    fn written_field(&self, name: &str) -> bool {
+        self.written
+            .is_some_and(|w| name.strip_prefix(w).is_some_and(|r| r.starts_with('.')))
+    }
+
+    /// Whether the helper `h` may be called here: one that borrows the instance [`OBJ`]
+    /// (`obj.m`, `q_k_g(&obj, ..)`) only where [`G::obj_calls`] allows.
+    fn may_call(&self, h: &Helper) -> bool {
+        let borrows =
+            self.written_field(&h.name) || self.objw.is_some() && h.kinds.contains(&HK::Ref);
+        !borrows || self.obj_calls()
+    }
+
+    /// A read of the instance [`OBJ`] through a method or a function that borrows it
+    /// (`let t = obj.m(..);`, `obj.eval(..)`, `q_k_g(&obj, ..)`).
+    fn obj_read(&mut self, out: &mut Vec<S>) {
+        let field = format!("{OBJ}.");
+        let (e, b) = if self.obj_calls() {
+            let saved = self.helpers.clone();
+            self.helpers
+                .retain(|h| h.name.starts_with(&field) || h.kinds.contains(&HK::Ref));
+            let r = self.helper_call();
+            self.helpers = saved;
+            r
+        } else {
+            // A field (`obj.fa`), where no call may borrow the instance.
+            let fields = self.objw.as_ref().map_or(Vec::new(), |w| w.fields.clone());
+            let f = &fields[self.rng.below(fields.len())];
+            (v(&format!("{field}{f}")), FIELD)
+        };
+        let name = self.fresh("t");
+        out.push(S::Let {
+            name: name.clone(),
+            mutable: false,
+            typed: !typed(&e),
+            e,
+        });
+        self.push_fv(name, b, false);
+    }
+
+    /// A write of the `let mut obj` (see [`Obj::bump`]), often right after a read of it through
+    /// a method (`let t = obj.m(x); obj.fa = ..;`: the method's reverse sweep needs the
+    /// instance as it was at the call): `obj.fa = ..`, `obj.fa += ..`, `obj.fa *= ..`,
+    /// `obj.bump(..)`, `obj = obj.next(..)`, `obj = Ty { .. }`.
+    fn obj_write(&mut self, out: &mut Vec<S>) {
+        let Some(o) = self.objw.clone() else {
+            return;
+        };
+        let calls = usize::from(self.obj_calls());
+        if calls == 1 && self.rng.chance(0.5) {
+            self.obj_read(out);
+        }
+        let arm = self.arm > 0 || self.returned;
+        // With `AVOID_OBJ_WHOLE_ASSIGN`, `let mut obj = obj.next(..)` is finding 19, and
+        // `let mut obj = Ty { .. }` in an arm finding 17.
+        let next = !(AVOID_OBJ_WHOLE_ASSIGN && AVOID_OBJ_METHOD_STRUCT_RESULT);
+        let literal = !(AVOID_OBJ_WHOLE_ASSIGN && AVOID_STRUCT_LET_IN_ARM && arm);
+        let k = self.rng.weighted(&[
+            usize::from(!AVOID_OBJ_FIELD_WRITE) * 6,
+            usize::from(!AVOID_OBJ_MUT_METHOD) * 2 * calls,
+            usize::from(!AVOID_OBJ_NEXT && next) * 2 * calls,
+            usize::from(!AVOID_OBJ_STRUCT_ASSIGN && literal),
+        ]);
+        // `obj = ..`, or with `AVOID_OBJ_WHOLE_ASSIGN` a new binding `let mut obj = ..`.
+        let whole = |e: E| match e {
+            E::Struct(ty, fields) if AVOID_OBJ_WHOLE_ASSIGN => S::LetStruct {
+                name: OBJ.to_string(),
+                ty,
+                fields,
+                mutable: true,
+            },
+            e if AVOID_OBJ_WHOLE_ASSIGN => S::Let {
+                name: OBJ.to_string(),
+                mutable: true,
+                typed: false,
+                e,
+            },
+            e => S::Assign {
+                lv: Lv::Var(OBJ.to_string()),
+                op: "=",
+                e,
+            },
+        };
+        let arg = |g: &mut Self| {
+            let (e, b) = g.expr(2);
+            let e = g.squash(e, b, 2.0).0;
+            A::F(g.scalar_arg(e))
+        };
+        match k {
+            0 => {
+                let i = self.rng.below(o.fields.len());
+                let lv = Lv::Var(format!("{OBJ}.{}", o.fields[i]));
+                let mult = self.mult as f64;
+                let room = (FIELD - ASSIGNED - o.inc[i]).min(0.3) / mult;
+                let mut op = self.rng.pick(&["=", "=", "+=", "-=", "*=", "*="]);
+                if matches!(op, "+=" | "-=") && room < 0.01 {
+                    op = "*=";
+                }
+                let (e, b) = self.expr(2);
+                let e = match op {
+                    "+=" | "-=" => {
+                        let (e, be) = self.squash(e, b, room);
+                        if let Some(w) = self.objw.as_mut() {
+                            w.inc[i] += be * mult;
+                        }
+                        e
+                    }
+                    "=" => self.squash(e, b, ASSIGNED).0,
+                    // A factor within 1.
+                    _ => self.squash(e, b, 1.0).0,
+                };
+                out.push(S::Assign { lv, op, e });
+            }
+            1 => {
+                let args = (0..o.bump).map(|_| arg(self)).collect();
+                out.push(S::CallStmt(E::Call(format!("{OBJ}.bump"), args)));
+            }
+            2 => {
+                let args = vec![arg(self)];
+                out.push(whole(E::Call(format!("{OBJ}.next"), args)));
+            }
+            _ => {
+                let fields = o
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let (e, b) = self.expr(2);
+                        (f.clone(), self.squash(e, b, ASSIGNED).0)
+                    })
+                    .collect();
+                out.push(whole(E::Struct(o.ty.clone(), fields)));
+            }
+        }
+        if let Some(w) = self.objw.as_mut() {
+            w.writes += 1;
+        }
     }
 
     /// An arm of an `if` expression: an expression or a block.
@@ -2765,24 +3016,54 @@ pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> 
     let obj = opts.obj.clone();
     let mut g = G::new(rng, &params, opts);
     let mut body = Vec::new();
-    if let Some((ty, fields)) = obj {
-        // Fields from the parameters (a variable, an element, a literal), bounded by 2 (the
-        // bound the methods assume).
-        let fields = fields
-            .into_iter()
+    if let Some(o) = obj {
+        // Fields from the parameters (a variable, an element, a literal), bounded by the bound
+        // the methods assume (by `ASSIGNED` when the instance is written, see `ObjW::inc`).
+        let l = if o.bump.is_some() { ASSIGNED } else { FIELD };
+        let fields = o
+            .fields
+            .iter()
             .map(|f| {
                 let (e, b) = g.leaf();
-                (f, g.squash(e, b, 2.0).0)
+                (f.clone(), g.squash(e, b, l).0)
             })
             .collect();
         body.push(S::LetStruct {
             name: OBJ.to_string(),
-            ty,
+            ty: o.ty.clone(),
             fields,
+            mutable: o.bump.is_some(),
         });
+        if let Some(bump) = o.bump {
+            // Its fields are read directly too (`obj.fa`).
+            for f in &o.fields {
+                g.fv.push(FV {
+                    name: format!("{OBJ}.{f}"),
+                    bound: FIELD,
+                    unread: true,
+                    ..Default::default()
+                });
+            }
+            g.written = Some(OBJ);
+            g.objw = Some(ObjW {
+                ty: o.ty,
+                inc: vec![0.0; o.fields.len()],
+                fields: o.fields,
+                bump,
+                writes: 0,
+            });
+        }
     }
     while g.budget > 0 {
         g.stmt(&mut body);
+    }
+    if let Some(w) = &g.objw {
+        // At least one write, and a read after the last one, which the result depends on.
+        if w.writes == 0 {
+            g.obj_read(&mut body);
+            g.obj_write(&mut body);
+        }
+        g.obj_read(&mut body);
     }
     let (end, tail) = g.finish(&params, squash_out);
     body.extend(end);
@@ -2799,8 +3080,92 @@ pub fn function(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts) -> 
             body,
             tail,
             receiver: false,
+            mut_self: false,
             bound: None,
         },
         LIMIT,
     )
+}
+
+/// What a method of the user type that writes its instance does (see [`writer`]).
+pub enum Writer {
+    /// `fn bump(&mut self, ..)`: writes fields of `self`.
+    Bump,
+    /// `fn next(&self, ..) -> Self`: builds a new value, `Ty { f: .., .. }` (the struct's
+    /// name).
+    Next(String),
+}
+
+/// A method of the user type for a main function that writes its instance: a body of about
+/// `opts.stmts` statements reading the fields (`opts.fields`, `self.NAME`) and the parameters,
+/// then, for [`Writer::Bump`], writes of some of the fields (`self.fa = ..`, `self.fb *= ..`;
+/// later writes read the earlier ones), or for [`Writer::Next`] a struct expression. Every
+/// field assigned is within [`ASSIGNED`], and a factor is within 1 (see `ObjW::inc`).
+pub fn writer(rng: &mut Rng, name: String, params: Vec<Param>, opts: Opts, kind: Writer) -> Func {
+    let fields = opts.fields.clone();
+    let mut g = G::new(rng, &params, opts);
+    if matches!(kind, Writer::Bump) {
+        g.written = Some("self");
+    }
+    let mut body = Vec::new();
+    while g.budget > 0 {
+        g.stmt(&mut body);
+    }
+    // The first write reads what the body computed (the tail reads the unread values).
+    let first = |g: &mut G<'_>| {
+        let t = g.tail();
+        g.squash(t, LIMIT, ASSIGNED).0
+    };
+    let (ret, tail, mut_self) = match kind {
+        Writer::Bump => {
+            let n = g.rng.range(1, fields.len());
+            let start = g.rng.below(fields.len());
+            for j in 0..n {
+                let f = &fields[(start + j) % fields.len()];
+                let (op, e) = if j == 0 {
+                    ("=", first(&mut g))
+                } else {
+                    let (e, b) = g.expr(2);
+                    if g.rng.chance(0.5) {
+                        ("=", g.squash(e, b, ASSIGNED).0)
+                    } else {
+                        ("*=", g.squash(e, b, 1.0).0)
+                    }
+                };
+                body.push(S::Assign {
+                    lv: Lv::Var(f.clone()),
+                    op,
+                    e,
+                });
+            }
+            (Ret::Unit, Vec::new(), true)
+        }
+        Writer::Next(ty) => {
+            let fs = fields
+                .iter()
+                .enumerate()
+                .map(|(j, f)| {
+                    let e = if j == 0 {
+                        first(&mut g)
+                    } else {
+                        let (e, b) = g.expr(2);
+                        g.squash(e, b, ASSIGNED).0
+                    };
+                    (f.trim_start_matches("self.").to_string(), e)
+                })
+                .collect();
+            (Ret::SelfTy, vec![E::Struct(ty, fs)], false)
+        }
+    };
+    Func {
+        name,
+        params,
+        wrt: None,
+        ret,
+        body,
+        tail,
+        receiver: true,
+        mut_self,
+        bound: None,
+    }
 }

@@ -90,6 +90,18 @@
 //!   `obj.m(..)`, `QkS::f(..)`, `obj.eval(..)` and `q_k_g(&obj, ..)` like helpers (in
 //!   closures too). The oracle is the same code generic over `T: Real` (`struct QkS<T>`,
 //!   `trait QkTr<T>`);
+//! - a written instance (60% of the programs with a user type): the main function binds
+//!   `let mut obj = QkS { .. };`, reads its fields (`obj.fa`) and writes it after reading it
+//!   through the methods (`let t = obj.m(x); obj.fa = ..;`, at the top, in loops, where the
+//!   next iteration reads it again, and in `if` arms): `obj.fa = ..`, `obj.fa += ..`,
+//!   `obj.fa *= ..`, `obj.bump(..)` of a `&mut self` method that writes fields of `self`
+//!   (after reading them and calling `self.m(..)`), `obj = obj.next(..)` of a `&self` method
+//!   returning `Self` (a struct expression `QkS { fa: .., .. }`), and `obj = QkS { .. }`; the
+//!   fields stay within the bound the methods assume (assigned values within 1, factors
+//!   within 1, and a budget for the increments over all their executions). Closures capture
+//!   no written instance. Where the macro rejects a shape, `AVOID_OBJ_*` in `build/gen.rs`
+//!   says what is generated instead (findings 17-20 of `fuzz-findings.md`: a whole-struct
+//!   assignment becomes `let mut obj = QkS { .. };`, and `next` is defined but not called);
 //! - every intrinsic of the rule table, as a method and as `f64::name(..)`, on arguments
 //!   built to lie in its smooth domain (`ln(0.5 + x * x)`, `asin(0.75 * x.tanh())`), and the
 //!   piecewise-smooth ones (`max min abs signum floor ceil round trunc %`) anywhere: the oracle

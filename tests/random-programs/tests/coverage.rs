@@ -4,6 +4,12 @@
 /// The source of every program of this build.
 const ALL: &str = include_str!(concat!(env!("OUT_DIR"), "/all_sources.rs"));
 
+/// The generator's `AVOID_*` flags that decide which shapes are generated.
+#[allow(dead_code)]
+mod avoid {
+    include!(concat!(env!("OUT_DIR"), "/avoid.rs"));
+}
+
 #[test]
 fn the_corpus_covers_the_subset() {
     let constructs = [
@@ -125,6 +131,13 @@ fn the_corpus_covers_the_subset() {
         // Fields read in the methods, in a closure too.
         "self.fa",
         "self.fc",
+        // A written instance: `let mut obj`, a `&mut self` method writing fields of `self`
+        // and called on it, a `&self` method returning `Self` (a struct expression).
+        "let mut obj = Q",
+        "    #[revad::reverse]\n    pub fn bump(&mut self, a0: f",
+        "    #[revad::reverse]\n    pub fn next(&self, a0: f",
+        ") -> Self {\n",
+        "obj.bump(",
     ];
     for c in constructs {
         assert!(ALL.contains(c), "no generated program contains `{c}`");
@@ -153,6 +166,83 @@ fn the_corpus_covers_the_subset() {
         method_in_closure,
         "no method of a user type is called in a closure collected into a `Vec`"
     );
+    // The writes of a `let mut obj` (statements of the main function, `obj.fa op ..;`):
+    // `obj.fa = ..`, `obj.fa += ..`, `obj.fa *= ..`, each also nested in a loop or an `if` arm,
+    // and the fields of `self` written in `bump`.
+    let lines: Vec<&str> = ALL.lines().collect();
+    let field_write = |l: &str, op: &str| {
+        let t = l.trim_start();
+        t.starts_with("obj.f")
+            && t.split_once(op)
+                .is_some_and(|(lv, _)| !lv.contains(' ') && !lv.contains('('))
+    };
+    for op in [" = ", " += ", " *= "] {
+        assert!(
+            lines.iter().any(|l| field_write(l, op)),
+            "no field of a `let mut obj` is written with `{op}`"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("        ") && field_write(l, op)),
+            "no field of a `let mut obj` is written with `{op}` in a loop or an `if` arm"
+        );
+    }
+    assert!(
+        lines.iter().any(|l| l.starts_with("        self.f")
+            && l.split_once(" = ")
+                .is_some_and(|(lv, _)| !lv.trim().contains(' '))),
+        "no `&mut self` method writes a field of `self`"
+    );
+    // `obj.bump(..)` in a loop or an arm.
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("        ") && l.trim_start().starts_with("obj.bump(")),
+        "no `obj.bump(..)` in a loop or an `if` arm"
+    );
+    // The bug class: a method's reverse sweep needs the instance as it was at the call. A
+    // read through a method (or `&obj`) right before a write of the instance.
+    let read =
+        |l: &str| l.contains("= obj.m(") || l.contains("= obj.eval(") || l.contains("_g(&obj, ");
+    let write = |l: &str| {
+        let t = l.trim_start();
+        t.starts_with("obj.") || t.starts_with("obj = ") || t.starts_with("let mut obj = ")
+    };
+    assert!(
+        lines.windows(2).any(|w| read(w[0]) && write(w[1])),
+        "no method read of a `let mut obj` is followed by a write of it"
+    );
+    assert!(
+        lines
+            .windows(2)
+            .any(|w| w[0].starts_with("        ") && read(w[0]) && write(w[1])),
+        "no method read of a `let mut obj` is followed by a write of it in a loop"
+    );
+    // Whole-struct assignment: `obj = obj.next(..)` and `obj = Ty { .. }`, or, where the
+    // macro rejects it (`AVOID_OBJ_WHOLE_ASSIGN`), a new binding `let mut obj = ..`.
+    let statement = |t: &str, prefix: &str| {
+        lines.iter().any(|l| {
+            let l = l.trim_start();
+            l.starts_with(prefix) && l[prefix.len()..].starts_with(t)
+        })
+    };
+    if !avoid::AVOID_OBJ_WHOLE_ASSIGN {
+        assert!(statement("obj.next(", "obj = "), "no `obj = obj.next(..)`");
+        assert!(statement("Q", "obj = "), "no `obj = Ty {{ .. }}`");
+    } else {
+        if !avoid::AVOID_OBJ_METHOD_STRUCT_RESULT {
+            assert!(
+                statement("obj.next(", "let mut obj = "),
+                "no `let mut obj = obj.next(..)`"
+            );
+        }
+        // A second `let mut obj = Ty { .. }` in a main function.
+        let rebound = ALL
+            .split("\n}\n")
+            .any(|f| f.matches("let mut obj = Q").count() >= 2);
+        assert!(rebound, "no `let mut obj = Ty {{ .. }}` after the first");
+    }
     // A call with the same argument twice, `h(x, x)`.
     let twice = ALL.lines().any(|l| {
         l.split("_h").skip(1).any(|rest| {
@@ -216,7 +306,6 @@ fn the_corpus_covers_the_subset() {
     }
     // A helper under `#[revad::reverse(wrt(..))]` called, with a constant for a parameter it
     // leaves out (`h(x, 0.5)`, `h(&[0.5, 1.5], x)`).
-    let lines: Vec<&str> = ALL.lines().collect();
     let wrt_helper = lines.windows(2).any(|w| {
         (w[0].starts_with("#[revad::reverse(wrt(") || w[0].starts_with("#[revad::forward(wrt("))
             && w[1].starts_with("pub fn ")
