@@ -169,3 +169,105 @@ fn a_mut_struct_lent_to_a_shared_reference() {
     assert_eq!(dx, y);
     assert_eq!(dy, x + 3.0 * y * y);
 }
+
+/// A body with two fields and methods of each kind, as the fuzzer's programs have them.
+#[derive(Clone, Copy, Debug, PartialEq, revad::Adjoint)]
+pub struct Q {
+    /// First field.
+    pub fa: f64,
+    /// Second field.
+    pub fb: f64,
+}
+
+#[reverse]
+impl Q {
+    /// `fa x + fb y`.
+    #[reverse]
+    pub fn m(&self, x: f64, y: f64) -> f64 {
+        self.fa * x + self.fb * y
+    }
+
+    /// `fa <- fa x + fb`.
+    #[reverse]
+    pub fn bump(&mut self, x: f64) {
+        self.fa = self.fa * x + self.fb;
+    }
+
+    /// The body with `fa` scaled by `x`.
+    #[reverse]
+    pub fn next(&self, x: f64) -> Self {
+        Q {
+            fa: self.fa * x,
+            fb: self.fb,
+        }
+    }
+}
+
+/// Fuzz finding 17: a method read in an `if` arm, the struct written afterwards (the value
+/// kept for the arm's reverse needed `Default`).
+#[reverse]
+fn read_in_an_arm(x: f64) -> f64 {
+    let mut obj = Q { fa: x, fb: 1.0 };
+    let mut s = 0.0;
+    if x > 0.0 {
+        let t = obj.m(x, x);
+        s += t;
+    }
+    obj.fa = 2.0 * x;
+    s + obj.m(x, 1.0)
+}
+
+/// Fuzz findings 18 and 19: whole-struct assignment from a method's struct result, in a loop.
+#[reverse]
+fn stepped(x: f64) -> f64 {
+    let mut obj = Q { fa: x, fb: 0.5 };
+    for _ in 0..3 {
+        obj = obj.next(x);
+    }
+    let q = obj.next(2.0);
+    q.fa + obj.fb
+}
+
+/// Fuzz finding 20: fields of the receiver as the whole arguments of its methods (E0502).
+#[reverse]
+fn fields_as_arguments(x: f64) -> f64 {
+    let mut obj = Q { fa: x, fb: 2.0 };
+    obj.bump(obj.fa);
+    let t = obj.m(obj.fb, obj.fa);
+    obj.fb = t;
+    obj.m(obj.fb, x)
+}
+
+#[test]
+fn fuzz_findings_17_to_20_closed_forms() {
+    for x in [0.5, -0.75, 1.25] {
+        // s = x^2 + x (x > 0), then 2x^2 + 1.
+        let (v, dx) = read_in_an_arm_grad(x);
+        assert_eq!(v, read_in_an_arm(x));
+        let (arm, darm) = if x > 0.0 {
+            (x * x + x, 2.0 * x + 1.0)
+        } else {
+            (0.0, 0.0)
+        };
+        assert_relative_eq!(v, arm + 2.0 * x * x + 1.0, max_relative = 1e-15);
+        assert_relative_eq!(dx, darm + 4.0 * x, max_relative = 1e-15);
+
+        // fa = x^4, then q.fa = 2 x^4.
+        let (v, dx) = stepped_grad(x);
+        assert_eq!(v, stepped(x));
+        assert_relative_eq!(v, 2.0 * x.powi(4) + 0.5, max_relative = 1e-15);
+        assert_relative_eq!(dx, 8.0 * x.powi(3), max_relative = 1e-15);
+
+        // fa = x^2 + 2; t = 2 fa + 2 fa = 4 fa; f = fa t + t x = 4 fa (fa + x).
+        let (v, dx) = fields_as_arguments_grad(x);
+        assert_eq!(v, fields_as_arguments(x));
+        let fa = x * x + 2.0;
+        assert_relative_eq!(v, 4.0 * fa * (fa + x), max_relative = 1e-14);
+        let dfa = 2.0 * x;
+        assert_relative_eq!(
+            dx,
+            4.0 * dfa * (fa + x) + 4.0 * fa * (dfa + 1.0),
+            max_relative = 1e-14
+        );
+    }
+}

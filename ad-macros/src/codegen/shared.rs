@@ -1072,6 +1072,19 @@ impl Emitter<'_> {
                 let Some((receiver, rest)) = args.split_first() else {
                     return TokenStream::new();
                 };
+                // A receiver borrowed by `&mut` (`(&mut obj).m(obj.fa)`): the arguments are
+                // evaluated first, as Rust's two-phase borrow of `obj.m(obj.fa)` allows.
+                let by_mut = call.by_mut.first() == Some(&true) && !rest.is_empty();
+                if by_mut && which != Some("rev") {
+                    let names: Vec<syn::Ident> = (0..rest.len())
+                        .map(|k| crate::ir::names::generated(&format!("ad_arg{k}")))
+                        .collect();
+                    return quote! {
+                        match (#(#rest,)*) {
+                            (#(#names,)*) => (#receiver).#method(#(#names),*),
+                        }
+                    };
+                }
                 quote!((#receiver).#method(#(#rest),*))
             }
             CalleeKind::Associated => {

@@ -397,6 +397,11 @@ impl Planner<'_> {
                         ),
                     );
                 }
+            } else if self.user_struct(var) {
+                // A struct of the user's in an arm outside loops: pushed at the end of the arm
+                // and popped at the start of its reverse, as in a loop (a local declared at
+                // the top of the function would need a first value, `Default`).
+                self.plan.restore[var] = Restore::Save;
             } else {
                 // In an arm of a branch outside loops (or after an early `return`): declared
                 // at the top of the function, assigned in the arm, read by the arm's reverse.
@@ -483,6 +488,22 @@ impl Planner<'_> {
                         .all(|i| matches!(i, Operand::Lit(..)))
             }
             _ => false,
+        }
+    }
+
+    /// Whether `var` is an aggregate that the reverse sweep can name the type of (see
+    /// `aggregate_typed`), other than a constant nested array or a matrix made by a rule of the
+    /// runtime (which have a first value of their own): a struct expression's value, a result
+    /// of a function or method of the user's, a parameter's copy, or a copy of one of these.
+    fn user_struct(&self, var: VarId) -> bool {
+        if !matches!(&self.body.vars[var].ty, Ty::Array(info) if info.agg) {
+            return false;
+        }
+        match self.plan.defs.get(&var) {
+            Some(Rhs::Opaque(_)) => false,
+            Some(Rhs::Call(call)) if self.body.callees[call.callee].rule.is_some() => false,
+            Some(Rhs::Copy(Operand::Var(w))) => self.user_struct(*w),
+            _ => self.aggregate_typed(var),
         }
     }
 

@@ -101,29 +101,29 @@ pub mod avoid {
     /// Default` is not satisfied" at the attribute (finding 17). When set, a main function
     /// that writes its instance makes no such call there (it reads the fields instead, and
     /// passes `1.0 * obj.fb`).
-    pub const AVOID_OBJ_CALL_IN_ARM: bool = true;
+    pub const AVOID_OBJ_CALL_IN_ARM: bool = false;
     /// Assigning a whole struct, `obj = obj.next(..)` or `obj = Ty { .. }`: rejected, "assigning
     /// a whole struct is not supported by #[reverse]; assign its fields (`q.pos[0] = ..;`), or
     /// bind the new value to a new name (`let q2 = ..;`)" (finding 18). When set, the generator
     /// binds the new value to the same name instead, `let mut obj = obj.next(..);`.
-    pub const AVOID_OBJ_WHOLE_ASSIGN: bool = true;
+    pub const AVOID_OBJ_WHOLE_ASSIGN: bool = false;
     /// A struct result of a method call bound by `let` (`let q = obj.next(x);`, typed or not,
     /// and `obj.next(x).fa`): rejected, "must keep `q` (a struct or nested container) for the
     /// reverse sweep .. but cannot name its type; build it from a struct expression or a call"
     /// (finding 19; a free function's struct result compiles). With
     /// [`AVOID_OBJ_WHOLE_ASSIGN`] too, `next` is defined but not called.
-    pub const AVOID_OBJ_METHOD_STRUCT_RESULT: bool = true;
+    pub const AVOID_OBJ_METHOD_STRUCT_RESULT: bool = false;
     /// A struct bound by `let` after an early `return` (or inside an `if` arm): E0277 "the trait
     /// bound `Q5S: Default` is not satisfied" at the attribute (finding 17, like
     /// [`AVOID_OBJ_CALL_IN_ARM`]). When set, `let mut obj = Ty { .. }` (see
     /// [`AVOID_OBJ_WHOLE_ASSIGN`]) is generated only outside arms, before any early `return`.
-    pub const AVOID_STRUCT_LET_IN_ARM: bool = true;
+    pub const AVOID_STRUCT_LET_IN_ARM: bool = false;
     /// A field of a `let mut` receiver as the whole argument of its method, `obj.bump(obj.fa)`
     /// (`&mut self`) or `obj.eval(obj.fb)` (a `&self` trait method): E0502 "cannot borrow
     /// value as immutable because it is also borrowed as mutable" in the generated code
     /// (finding 20; `obj.bump(obj.fa * 2.0)` compiles). When set, the generator writes
     /// `1.0 * obj.fa` for a field of a written instance as the whole argument of any call.
-    pub const AVOID_RECEIVER_FIELD_ARG: bool = true;
+    pub const AVOID_RECEIVER_FIELD_ARG: bool = false;
 }
 
 /// Whether `e` is a call whose result type the macro loses: a call with an argument that
