@@ -8,8 +8,9 @@
     clippy::assign_op_pattern,
     clippy::manual_swap,
     clippy::ptr_arg,
-    reason = "index loops, plain assignments, a swap written out and `&mut Vec<f64>` are forms \
-              #[reverse] must handle"
+    clippy::unnecessary_mut_passed,
+    reason = "index loops, plain assignments, a swap written out, `&mut Vec<f64>` and `&mut x` \
+              passed to a reader are forms #[reverse] must handle"
 )]
 
 use approx::assert_relative_eq;

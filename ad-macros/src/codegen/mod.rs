@@ -174,10 +174,10 @@ fn stub_params(func: &syn::ItemFn) -> (Vec<syn::Ident>, Vec<TokenStream>, Vec<To
         .generics
         .params
         .iter()
-        .filter_map(|p| match p {
-            syn::GenericParam::Type(t) => Some(t.ident.to_string()),
-            syn::GenericParam::Lifetime(l) => Some(l.lifetime.ident.to_string()),
-            syn::GenericParam::Const(c) => Some(c.ident.to_string()),
+        .map(|p| match p {
+            syn::GenericParam::Type(t) => t.ident.to_string(),
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+            syn::GenericParam::Const(c) => c.ident.to_string(),
         })
         .collect();
     let mentions_generic = |ty: &syn::Type| {

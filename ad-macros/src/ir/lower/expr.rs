@@ -972,10 +972,9 @@ impl Lowerer<'_> {
             syn::Expr::Call(c) => match super::strip(&c.func) {
                 syn::Expr::Path(p) => {
                     p.qself.is_none()
-                        && !p
-                            .path
+                        && p.path
                             .get_ident()
-                            .is_some_and(|i| self.lookup(&i.to_string()).is_some())
+                            .is_none_or(|i| self.lookup(&i.to_string()).is_none())
                 }
                 _ => false,
             },
@@ -1005,7 +1004,7 @@ impl Lowerer<'_> {
         self.push_scope();
         self.bind(&ident, Binding::Var(v));
         let mut bound = call.clone();
-        bound.receiver = Box::new(syn::parse_quote!(#ident));
+        *bound.receiver = syn::parse_quote!(#ident);
         // (A matrix's result, `m.transpose().dot(&v)`: the rule.)
         let result = match self.lower_linalg_method(&bound, out) {
             Some(result) => result,
