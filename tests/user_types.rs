@@ -368,3 +368,72 @@ fn a_struct_reassigned_from_an_expression_that_reads_it() {
     assert_relative_eq!(dp.mass, dt * y0 * (1.0 + 2.0 * m), max_relative = 1e-15);
     assert_relative_eq!(ddt, y0 * s, max_relative = 1e-15);
 }
+
+/// A distribution made by a function.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Gaussian {
+    /// Mean.
+    pub mu: f64,
+    /// Standard deviation.
+    pub sigma: f64,
+}
+
+/// `N(a, a^2)`.
+#[reverse]
+pub fn make(a: f64) -> Gaussian {
+    Gaussian {
+        mu: a,
+        sigma: a * a,
+    }
+}
+
+/// A standardised residual, reading the distribution by reference.
+#[reverse]
+pub fn z(g: &Gaussian, x: f64) -> f64 {
+    (x - g.mu) / g.sigma
+}
+
+/// A struct result only borrowed by the caller (was robustness finding F18: taken for an
+/// array).
+#[reverse]
+pub fn fit(a: f64, x: f64) -> f64 {
+    let g = make(a);
+    z(&g, x)
+}
+
+/// An array result only borrowed by the caller, as an aggregate too.
+#[reverse]
+pub fn powers(a: f64) -> [f64; 3] {
+    [a, a * a, a * a * a]
+}
+
+/// The sum of a borrowed array result.
+#[reverse]
+pub fn total(v: &[f64; 3]) -> f64 {
+    v[0] + v[1] + v[2]
+}
+
+/// [`powers`] passed on by reference.
+#[reverse]
+pub fn sum_of_powers(a: f64) -> f64 {
+    let p = powers(a);
+    total(&p)
+}
+
+#[test]
+fn a_borrowed_struct_result() {
+    let (a, x) = (1.5, 0.25);
+    let (v, (da, dx)) = fit_grad(a, x);
+    assert_eq!(v, fit(a, x));
+    // (x - a) / a^2.
+    assert_relative_eq!(v, (x - a) / (a * a), max_relative = 1e-15);
+    assert_relative_eq!(
+        da,
+        -1.0 / (a * a) - 2.0 * (x - a) / a.powi(3),
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(dx, 1.0 / (a * a), max_relative = 1e-15);
+    let (v, da) = sum_of_powers_grad(a);
+    assert_eq!(v, sum_of_powers(a));
+    assert_relative_eq!(da, 1.0 + 2.0 * a + 3.0 * a * a, max_relative = 1e-15);
+}

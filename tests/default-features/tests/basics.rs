@@ -1,5 +1,9 @@
 //! The README's first example and the forms users reach for first, under the default
-//! features: loops over slices, `&mut` arguments lent to readers, whole-struct assignment.
+//! features: loops over slices, `&mut` arguments lent to readers.
+#![allow(
+    clippy::needless_range_loop,
+    reason = "index loops are the form users write first"
+)]
 
 use approx::assert_relative_eq;
 use revad::reverse;

@@ -70,7 +70,6 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("ui/stop-gradient-shadowed", "F15"),
     ("ui/trait-impl-unannotated", "F16"),
     ("ui/trait-unannotated", "F17"),
-    ("ui/call-result-struct-borrowed", "F18"),
     ("ui/assoc-fn-without-block-attribute", "F19"),
 ];
 
