@@ -1022,9 +1022,21 @@ pub(crate) struct Body {
     /// (`vec![vec![0.0; n]; m]`): for each, an empty value of its type
     /// (`vec![vec![0.0; 0]; 0]`, as a call), which names it where the value is not in scope.
     pub witnesses: Vec<(VarId, proc_macro2::TokenStream)>,
+    /// Matrices copied from a part of an aggregate by a `let` with their type
+    /// (`let v: Vector3<f64> = self.vel;`): the type, which names the results of the rules
+    /// that read them.
+    pub declared: Vec<(VarId, proc_macro2::TokenStream)>,
 }
 
 impl Body {
+    /// The type a `let` gave the matrix `var` (see `declared`).
+    pub(crate) fn declared_type(&self, var: VarId) -> Option<&proc_macro2::TokenStream> {
+        self.declared
+            .iter()
+            .find(|(v, _)| *v == var)
+            .map(|(_, t)| t)
+    }
+
     /// The empty value that names the type of `var` (see `witnesses`).
     pub(crate) fn witness(&self, var: VarId) -> Option<&proc_macro2::TokenStream> {
         self.witnesses

@@ -108,3 +108,46 @@ fn a_users_methods_named_like_nalgebras() {
     assert_relative_eq!(dp.vel, t * p.vel / n, max_relative = 1e-14);
     assert_eq!(dp.pos, Vector3::zeros());
 }
+
+#[reverse]
+impl Particle {
+    /// The particle `dt` later. Arithmetic on a matrix field binds the field with its type
+    /// first (`let v: Vector3<f64> = self.vel;`): the macro cannot see a field's type.
+    #[reverse]
+    pub fn advanced(&self, dt: f64) -> Particle {
+        let p: Vector3<f64> = self.pos;
+        let v: Vector3<f64> = self.vel;
+        Particle {
+            pos: p + v * dt,
+            vel: v,
+        }
+    }
+}
+
+/// The distance from the origin after four steps, the particle reassigned in a loop.
+#[reverse]
+pub fn flight(p: &Particle, dt: f64) -> f64 {
+    let mut q = p.advanced(dt);
+    for _ in 0..3 {
+        q = q.advanced(dt);
+    }
+    q.pos.norm()
+}
+
+#[test]
+fn matrix_fields_bound_with_their_type() {
+    let p = Particle {
+        pos: Vector3::new(1.0, 2.0, 3.0),
+        vel: Vector3::new(0.5, -1.0, 0.25),
+    };
+    let dt = 0.1;
+    let (v, (dp, ddt)) = flight_grad(&p, dt);
+    assert_eq!(v, flight(&p, dt));
+    // |x + 4 dt v|.
+    let x = p.pos + 4.0 * dt * p.vel;
+    let n = x.norm();
+    assert_relative_eq!(v, n, max_relative = 1e-15);
+    assert_relative_eq!(dp.pos, x / n, max_relative = 1e-14);
+    assert_relative_eq!(dp.vel, 4.0 * dt * x / n, max_relative = 1e-14);
+    assert_relative_eq!(ddt, 4.0 * p.vel.dot(&x) / n, max_relative = 1e-14);
+}

@@ -763,6 +763,9 @@ impl Emitter<'_> {
     /// The type of the aggregate `v` that the reverse sweep pops (`plan` checks that there
     /// is one): a call's result, or a struct expression's path.
     fn aggregate_type(&self, v: VarId) -> TokenStream {
+        if let Some(ty) = self.body.declared_type(v) {
+            return ty.clone();
+        }
         if let Some(p) = self.body.vars[v].param {
             if let crate::parse::ParamKind::Aggregate { ty } = &self.sig.params[p].kind {
                 return quote!(<#ty as ::revad::__private::AggInOut>::Owned);

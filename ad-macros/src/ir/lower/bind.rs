@@ -31,6 +31,25 @@ impl Lowerer<'_> {
         if annot.is_none() && self.split_place(pat, &init.expr, out) {
             return Value::Unit;
         }
+        // `let v: Vector3<f64> = self.vel;`: a copy of the field, a matrix whose arithmetic is
+        // the runtime's rules (the type says what the field is).
+        if let (syn::Pat::Ident(p), Some(ty)) = (pat, &annot) {
+            let plain = p.by_ref.is_none() && p.subpat.is_none();
+            if plain && super::linalg::names_a_matrix(ty) && self.is_place_expr(&init.expr) {
+                let Some(place) = self.place_expr(&init.expr, out) else {
+                    return Value::Error;
+                };
+                let first_new = self.vars.len();
+                let op = self.copy_place(place, p.ident.span(), out);
+                let mutable = p.mutability.is_some();
+                let declared = quote!(#ty);
+                let id = self.bind_operand(&p.ident, op, mutable, annot.clone(), first_new, out);
+                self.matrix_values.push(id);
+                self.declared.push((id, declared));
+                self.bind(&p.ident, Binding::Var(id));
+                return Value::Unit;
+            }
+        }
         if annot.is_none() && self.split_tuple(pat, &init.expr, out) {
             return Value::Unit;
         }

@@ -431,6 +431,14 @@ fn is_generic_matrix(name: &str) -> bool {
     matches!(name, "SMatrix" | "SVector" | "RowSVector")
 }
 
+/// Whether `ty` names one of `nalgebra`'s matrix types (`Vector3<f64>`, `na::SMatrix<..>`),
+/// with the feature `nalgebra`.
+pub(super) fn names_a_matrix(ty: &syn::Type) -> bool {
+    cfg!(feature = "nalgebra")
+        && matches!(ty, syn::Type::Path(p) if p.path.segments.last()
+            .is_some_and(|s| is_matrix_type(&s.ident.to_string())))
+}
+
 /// Whether a type named `name` may be one of `nalgebra`'s matrices (an alias, a generic
 /// matrix type, or `Matrix` itself).
 pub(super) fn is_matrix_type(name: &str) -> bool {

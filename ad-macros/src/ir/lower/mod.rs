@@ -154,6 +154,7 @@ pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<
         hoisted: lowerer.hoisted,
         items: lowerer.items,
         witnesses: lowerer.witnesses,
+        declared: lowerer.declared,
     })
 }
 
@@ -249,6 +250,8 @@ struct Lowerer<'a> {
     item_names: Vec<String>,
     /// See `Body::witnesses`.
     witnesses: Vec<(VarId, proc_macro2::TokenStream)>,
+    /// See `Body::declared`.
+    declared: Vec<(VarId, proc_macro2::TokenStream)>,
     /// The labels of labeled blocks, which are rejected: a `break` to one is not another
     /// error.
     block_labels: Vec<String>,
@@ -289,6 +292,7 @@ impl<'a> Lowerer<'a> {
             items: Vec::new(),
             item_names: Vec::new(),
             witnesses: Vec::new(),
+            declared: Vec::new(),
             block_labels: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
