@@ -276,3 +276,29 @@ fn fuzz_findings_17_to_20_closed_forms() {
         );
     }
 }
+
+/// A field of the receiver as the argument of its `&mut self` method, nothing writing the
+/// struct afterwards: the method's reverse sweep reads the argument as it was at the call (a
+/// campaign program gave a wrong derivative here before the fix; `bump`'s reverse read
+/// `obj.fa` after `bump` wrote it).
+#[reverse]
+fn field_argument_of_a_mut_method(om: &mut f64, x: f64) -> f64 {
+    let mut obj = Q { fa: *om, fb: 0.5 };
+    obj.bump(obj.fa);
+    *om *= x;
+    obj.fa + obj.fb
+}
+
+#[test]
+fn a_field_of_the_receiver_as_its_mut_methods_argument() {
+    for (om, x) in [(0.5, 2.0), (-1.25, 0.5), (2.0, -1.0)] {
+        // fa = om^2 + 0.5; f = om^2 + 1.
+        let (mut a, mut b) = (om, om);
+        let (v, (dom, dx)) = field_argument_of_a_mut_method_grad(&mut a, x);
+        assert_eq!(v, field_argument_of_a_mut_method(&mut b, x));
+        assert_eq!(a, om * x);
+        assert_relative_eq!(v, om * om + 1.0, max_relative = 1e-15);
+        assert_relative_eq!(dom, 2.0 * om, max_relative = 1e-15);
+        assert_eq!(dx, 0.0);
+    }
+}

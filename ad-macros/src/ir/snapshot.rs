@@ -109,10 +109,23 @@ impl Inserter<'_> {
             *pos += 1;
             let span = stmt.span;
             self.receiver_copy(&mut stmt, &site, &mut block.stmts);
+            // The variables a call writes through `&mut`: an argument read from one of them
+            // (`obj.bump(obj.fa)`) is read again by the callee's reverse sweep after the call
+            // wrote it, so it is a snapshot even when nothing after the call writes it.
+            let call_writes: Vec<VarId> = match &stmt.kind {
+                StmtKind::Let {
+                    rhs: Rhs::Call(call),
+                    ..
+                } => call.writes().collect(),
+                _ => Vec::new(),
+            };
             let needed = self.needed_operands(&mut stmt);
             for op in needed {
                 let Operand::Var(m) = *op else { continue };
-                if !self.body.vars[m].mutable || !self.clobbers.clobbered(m, &site) {
+                let written_by_the_call = call_writes.contains(&m);
+                if !self.body.vars[m].mutable
+                    || !(written_by_the_call || self.clobbers.clobbered(m, &site))
+                {
                     continue;
                 }
                 // (An array passed to a call and modified later is copied at the call: the

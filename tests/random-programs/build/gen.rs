@@ -2288,11 +2288,11 @@ impl<'r> G<'r> {
                 self.fv.retain(|f| !f.mutable);
                 self.av.retain(|a| !a.local);
                 self.a2.retain(|a| !a.local);
-                // Nor a `let mut obj`, which later statements write: neither its fields nor
-                // the methods and functions that borrow it.
+                // Nor a `let mut obj` (or `self` in `bump`), which later statements write:
+                // neither its fields nor the methods and functions that borrow it.
                 let saved_helpers = self.helpers.clone();
-                if self.objw.is_some() {
-                    let field = format!("{OBJ}.");
+                if let Some(written) = self.written {
+                    let field = format!("{written}.");
                     self.fv.retain(|f| !f.name.starts_with(&field));
                     self.helpers
                         .retain(|h| !h.name.starts_with(&field) && !h.kinds.contains(&HK::Ref));
