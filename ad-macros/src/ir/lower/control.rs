@@ -133,17 +133,13 @@ impl Lowerer<'_> {
         } else {
             Value::Unit
         };
-        let then = self.new_block(then_stmts);
-        let els = self.new_block(else_stmts);
-        out.push(Stmt {
-            kind: StmtKind::If {
-                cond,
-                then,
-                els,
-                phis,
-            },
-            span: expr_if.if_token.span,
-        });
+        self.push_if(
+            cond,
+            (then_stmts, else_stmts),
+            phis,
+            expr_if.if_token.span,
+            out,
+        );
         (value, jumps)
     }
 
@@ -173,7 +169,8 @@ impl Lowerer<'_> {
                 let mut else_stmts = Vec::new();
                 let (_, else_jumps) = self.lower_tail_branches(else_expr, &mut else_stmts)?;
                 jumps.merge(else_jumps);
-                self.push_if(cond, then_stmts, else_stmts, expr_if.if_token.span, out);
+                let arms = (then_stmts, else_stmts);
+                self.push_if(cond, arms, Vec::new(), expr_if.if_token.span, out);
                 Some((Value::Unit, jumps))
             }
             _ => None,

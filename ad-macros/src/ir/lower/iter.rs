@@ -626,7 +626,13 @@ impl Lowerer<'_> {
                     Value::Tuple(vec![item, right]),
                     &mut kept,
                 );
-                self.push_if(Operand::Var(cond), kept, Vec::new(), step.span, out);
+                self.push_if(
+                    Operand::Var(cond),
+                    (kept, Vec::new()),
+                    Vec::new(),
+                    step.span,
+                    out,
+                );
                 result
             }
             Stage::Enumerate(counter) => {
@@ -670,7 +676,7 @@ impl Lowerer<'_> {
                 };
                 let mut kept = Vec::new();
                 let result = self.stages(step, rest, zipped, item, &mut kept);
-                self.push_if(cond, kept, Vec::new(), step.span, out);
+                self.push_if(cond, (kept, Vec::new()), Vec::new(), step.span, out);
                 result
             }
         }

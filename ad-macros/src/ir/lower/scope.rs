@@ -57,12 +57,13 @@ impl Lowerer<'_> {
         self.scopes.pop();
     }
 
-    /// `if cond { then } else { els }` (no value) appended to `out`.
+    /// `if cond { then } else { els }` appended to `out`, with the `phis` of its value (none
+    /// for a statement).
     pub(super) fn push_if(
         &mut self,
         cond: Operand,
-        then: Vec<Stmt>,
-        els: Vec<Stmt>,
+        (then, els): (Vec<Stmt>, Vec<Stmt>),
+        phis: Vec<crate::ir::Phi>,
         span: Span,
         out: &mut Vec<Stmt>,
     ) {
@@ -73,7 +74,7 @@ impl Lowerer<'_> {
                 cond,
                 then,
                 els,
-                phis: Vec::new(),
+                phis,
             },
             span,
         });
