@@ -168,6 +168,58 @@ fn expand_file() {
     }
 }
 
+/// A tool, not a check: `AD_EXPAND_STATS=path/to/file.rs cargo test -p revad-macros
+/// expansion_size -- --nocapture` prints the lines of the annotated items of the file and of
+/// their expansion (both pretty-printed), and the slowest item's expansion time (the macro and
+/// the printing; `benches/compile-time.sh` runs it on its corpus).
+#[test]
+fn expansion_size() {
+    let Some(path) = std::env::var_os("AD_EXPAND_STATS") else {
+        return;
+    };
+    let source = read_tool_input(&path);
+    let file: syn::File = syn::parse_str(&source).unwrap();
+    let lines = |items: Vec<syn::Item>| {
+        prettyplease::unparse(&syn::File {
+            shebang: None,
+            attrs: Vec::new(),
+            items,
+        })
+        .lines()
+        .count()
+    };
+    let (mut source_lines, mut expanded_lines) = (0, 0);
+    let mut slowest = (std::time::Duration::ZERO, 0);
+    let mut total = std::time::Duration::ZERO;
+    for item in file.items {
+        let text = quote::quote!(#item).to_string();
+        let start = std::time::Instant::now();
+        let expanded = expand_source(&text);
+        let took = start.elapsed();
+        total += took;
+        let expanded = expanded.lines().count();
+        if expanded == 0 {
+            continue;
+        }
+        let own = lines(vec![item]);
+        source_lines += own;
+        expanded_lines += expanded;
+        if took > slowest.0 {
+            slowest = (took, own);
+        }
+    }
+    println!(
+        "expansion: {source_lines} source lines of annotated items, {expanded_lines} expanded: {:.2}x",
+        expanded_lines as f64 / source_lines.max(1) as f64
+    );
+    println!(
+        "expansion time: {:.0} ms in all; slowest item: {:.1} ms for {} source lines",
+        total.as_secs_f64() * 1e3,
+        slowest.0.as_secs_f64() * 1e3,
+        slowest.1
+    );
+}
+
 /// The file a tool test was given. Tests run in `ad-macros/`; a relative path that is not
 /// found there is taken from the workspace root, where `cargo` was run.
 pub(crate) fn read_tool_input(path: &std::ffi::OsStr) -> String {

@@ -106,8 +106,12 @@ pub(super) fn unreachable_companion(
 
 /// `NAME::cps` for a function whose derivative is its split companions (the tape backend,
 /// `#[revad::derivative]`): `fwd`, the continuation with the result's cell, then `rev` into the
-/// argument cells.
+/// argument cells. Nothing without the feature `cps`: only a `#[reverse(cps)]` caller calls it,
+/// and that attribute is an error without the feature.
 pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    if !cfg!(feature = "cps") {
+        return TokenStream::new();
+    }
     // (`#[reverse(cps)]` callers do not pass function arguments.)
     if !sig.functions.is_empty() {
         return TokenStream::new();

@@ -70,18 +70,18 @@ impl ::revad::__private::Returns for user {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl user {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         #[diagnostic::on_unimplemented(
             message = "`sq` has no derivative: annotate it with `#[revad::reverse]`",
@@ -120,15 +120,6 @@ impl user {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: f64,
         __seed: f64,
@@ -281,6 +272,7 @@ fn sq_grad(x: f64) -> (f64, f64) {
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -289,13 +281,13 @@ fn sq_grad(x: f64) -> (f64, f64) {
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_fwd_sq(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
     let __t0 = x * x;
     __t0
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -304,7 +296,6 @@ fn __ad_fwd_sq(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_rev_sq(
     x: f64,
     __seed: f64,
@@ -381,6 +372,7 @@ fn sin_sq_grad(x: f64) -> (f64, f64) {
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -389,7 +381,6 @@ fn sin_sq_grad(x: f64) -> (f64, f64) {
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_fwd_sin_sq(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
     #[diagnostic::on_unimplemented(
         message = "`sq` has no derivative: annotate it with `#[revad::reverse]`",
@@ -429,6 +420,7 @@ fn __ad_fwd_sin_sq(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -437,7 +429,6 @@ fn __ad_fwd_sin_sq(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_rev_sin_sq(
     x: f64,
     __seed: f64,

@@ -89,18 +89,18 @@ impl ::revad::__private::Returns for pow_rec {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl pow_rec {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: f64, n: u32, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         mod __callees {
             ::revad::__callee_fallback!(
@@ -128,15 +128,6 @@ impl pow_rec {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: f64,
         n: u32,

@@ -180,18 +180,18 @@ impl ::revad::__private::Returns for area {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl area {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(s: &Shape, k: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         #[allow(dead_code)]
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
@@ -248,15 +248,6 @@ impl area {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         s: &Shape,
         k: f64,
@@ -472,18 +463,18 @@ impl ::revad::__private::Returns for built {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl built {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         #[allow(dead_code)]
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
@@ -512,15 +503,6 @@ impl built {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: f64,
         __seed: f64,
@@ -700,18 +682,18 @@ impl ::revad::__private::Returns for rect {
     type Output = Shape;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl rect {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: f64, y: f64, __stack: &mut ::revad::__private::ValueStack) -> Shape {
         #[allow(dead_code)]
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
@@ -722,15 +704,6 @@ impl rect {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: f64,
         y: f64,

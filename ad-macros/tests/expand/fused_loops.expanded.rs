@@ -67,18 +67,18 @@ impl ::revad::__private::Returns for dot {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl dot {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(w: &[f64], x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         for i in 0..w.len() {
@@ -91,15 +91,6 @@ impl dot {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         w: &[f64],
         x: &[f64],
@@ -238,18 +229,18 @@ impl ::revad::__private::Returns for mean_square {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl mean_square {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], w: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         for i in 0..x.len() {
@@ -264,15 +255,6 @@ impl mean_square {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         w: f64,
@@ -441,18 +423,18 @@ impl ::revad::__private::Returns for log_sum_exp {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl log_sum_exp {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut m = x[0];
         for i in 1..x.len() {
@@ -477,15 +459,6 @@ impl log_sum_exp {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         __seed: f64,
@@ -630,18 +603,18 @@ impl ::revad::__private::Returns for compound {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl compound {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], r: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         for i in 0..x.len() {
@@ -656,15 +629,6 @@ impl compound {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         r: f64,

@@ -53,6 +53,7 @@ where
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -61,7 +62,6 @@ where
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_fwd_eval(&self, x: T, __stack: &mut ::revad::__private::ValueStack) -> T
 where
     T: ::revad::Float,
@@ -75,6 +75,7 @@ where
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -83,7 +84,6 @@ where
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_rev_eval(
     &self,
     x: T,
@@ -155,6 +155,7 @@ where
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -163,7 +164,6 @@ where
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_fwd_sq(x: T, __stack: &mut ::revad::__private::ValueStack) -> T
 where
     T: ::revad::Float,
@@ -173,6 +173,7 @@ where
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -181,7 +182,6 @@ where
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_rev_sq(
     x: T,
     __seed: T,

@@ -59,18 +59,18 @@ impl ::revad::__private::Returns for halve {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl halve {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x0: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut x = x0;
         let mut __trips1 = 0usize;
@@ -84,15 +84,6 @@ impl halve {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x0: f64,
         __seed: f64,
@@ -262,18 +253,18 @@ impl ::revad::__private::Returns for recurrence {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl recurrence {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(
         x0: f64,
         a: f64,
@@ -295,15 +286,6 @@ impl recurrence {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x0: f64,
         a: f64,
@@ -452,18 +434,18 @@ impl ::revad::__private::Returns for dot {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl dot {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(w: &[f64], x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         for i in 0..w.len() {
@@ -476,15 +458,6 @@ impl dot {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         w: &[f64],
         x: &[f64],
@@ -650,18 +623,18 @@ impl ::revad::__private::Returns for matvec_sum {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl matvec_sum {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(
         m: &[f64],
         x: &[f64],
@@ -687,15 +660,6 @@ impl matvec_sum {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         m: &[f64],
         x: &[f64],
@@ -915,18 +879,18 @@ impl ::revad::__private::Returns for churn {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl churn {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(
         m: &[f64],
         x: &[f64],
@@ -962,15 +926,6 @@ impl churn {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         m: &[f64],
         x: &[f64],

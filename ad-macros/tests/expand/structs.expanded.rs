@@ -87,18 +87,18 @@ impl ::revad::__private::Returns for energy {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl energy {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(p: &Particle, g: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let __t0 = p.vel[0];
         let __t1 = p.vel[0];
@@ -119,15 +119,6 @@ impl energy {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         p: &Particle,
         g: f64,
@@ -326,18 +317,18 @@ impl ::revad::__private::Returns for total {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl total {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(
         ps: &[Particle],
         g: f64,
@@ -398,15 +389,6 @@ impl total {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         ps: &[Particle],
         g: f64,
@@ -598,18 +580,18 @@ impl ::revad::__private::Returns for kick {
     type Output = ();
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl kick {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(
         p: &mut Particle,
         f: f64,
@@ -634,15 +616,6 @@ impl kick {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         p: (),
         f: f64,
@@ -751,18 +724,18 @@ impl ::revad::__private::Returns for spawn {
     type Output = Particle;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl spawn {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: f64, __stack: &mut ::revad::__private::ValueStack) -> Particle {
         let __t0 = x * x;
         let __t1 = [x, __t0];
@@ -778,15 +751,6 @@ impl spawn {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: f64,
         __seed: <Particle as ::revad::Adjoint>::Adj,
@@ -867,6 +831,7 @@ fn kinetic_grad(&self) -> (f64, <Self as ::revad::Adjoint>::Adj) {
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -875,7 +840,6 @@ fn kinetic_grad(&self) -> (f64, <Self as ::revad::Adjoint>::Adj) {
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_fwd_kinetic(&self, __stack: &mut ::revad::__private::ValueStack) -> f64 {
     let __self = self;
     let __t0 = __self.mass;
@@ -892,6 +856,7 @@ fn __ad_fwd_kinetic(&self, __stack: &mut ::revad::__private::ValueStack) -> f64 
 }
 #[doc(hidden)]
 #[allow(
+    dead_code,
     unused_mut,
     unused_variables,
     unused_assignments,
@@ -900,7 +865,6 @@ fn __ad_fwd_kinetic(&self, __stack: &mut ::revad::__private::ValueStack) -> f64 
     reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
 )]
-#[allow(dead_code)]
 fn __ad_rev_kinetic(
     &self,
     __seed: f64,

@@ -86,18 +86,18 @@ impl<M: Model> ::revad::__private::ReturnsAt<M> for fit {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl fit {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd<M: Model>(
         m: &M,
         x: f64,
@@ -146,15 +146,6 @@ impl fit {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev<M: Model>(
         m: &M,
         x: f64,
@@ -291,6 +282,7 @@ trait Model: ::revad::Adjoint {
     }
     #[doc(hidden)]
     #[allow(
+        dead_code,
         unused_mut,
         unused_variables,
         unused_assignments,
@@ -299,7 +291,6 @@ trait Model: ::revad::Adjoint {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    #[allow(dead_code)]
     #[allow(unused_variables, unreachable_code)]
     fn __ad_fwd_eval(
         &self,
@@ -316,6 +307,7 @@ trait Model: ::revad::Adjoint {
     }
     #[doc(hidden)]
     #[allow(
+        dead_code,
         unused_mut,
         unused_variables,
         unused_assignments,
@@ -324,7 +316,6 @@ trait Model: ::revad::Adjoint {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    #[allow(dead_code)]
     #[allow(unused_variables, unreachable_code)]
     fn __ad_rev_eval(
         &self,
@@ -445,6 +436,7 @@ trait Model: ::revad::Adjoint {
     }
     #[doc(hidden)]
     #[allow(
+        dead_code,
         unused_mut,
         unused_variables,
         unused_assignments,
@@ -453,7 +445,6 @@ trait Model: ::revad::Adjoint {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    #[allow(dead_code)]
     #[allow(unused_variables, unreachable_code)]
     fn __ad_fwd_loss(
         &self,
@@ -511,6 +502,7 @@ trait Model: ::revad::Adjoint {
     }
     #[doc(hidden)]
     #[allow(
+        dead_code,
         unused_mut,
         unused_variables,
         unused_assignments,
@@ -519,7 +511,6 @@ trait Model: ::revad::Adjoint {
         reason = "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter"
     )]
-    #[allow(dead_code)]
     #[allow(unused_variables, unreachable_code)]
     fn __ad_rev_loss(
         &self,
@@ -645,19 +636,19 @@ Model! {
     "generated next to the function; callers may use either, and the gradient \
                       is a tuple of adjoints")]
     fn eval_grad(& self, x : f64) -> (f64, (< Self as ::revad::Adjoint > ::Adj, f64,)) {
-    Self::eval_vjp(self, x, 1.0_f64,) } #[doc(hidden)] #[allow(unused_mut,
+    Self::eval_vjp(self, x, 1.0_f64,) } #[doc(hidden)] #[allow(dead_code, unused_mut,
     unused_variables, unused_assignments, unreachable_code, clippy::too_many_arguments,
     reason =
     "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter")]
-    #[allow(dead_code)] fn __ad_fwd_eval(& self, x : f64, __stack : & mut
-    ::revad::__private::ValueStack) -> f64 { let __self = self; let __t0 = __self.w; let
-    __t1 = __t0 * x; let __t2 = __self.b; let __t3 = __t1 + __t2; __t3 } #[doc(hidden)]
-    #[allow(unused_mut, unused_variables, unused_assignments, unreachable_code,
-    clippy::too_many_arguments, reason =
+    fn __ad_fwd_eval(& self, x : f64, __stack : & mut ::revad::__private::ValueStack) ->
+    f64 { let __self = self; let __t0 = __self.w; let __t1 = __t0 * x; let __t2 = __self
+    .b; let __t3 = __t1 + __t2; __t3 } #[doc(hidden)] #[allow(dead_code, unused_mut,
+    unused_variables, unused_assignments, unreachable_code, clippy::too_many_arguments,
+    reason =
     "generated adjoint code: declarations are uniform, not minimal, and the \
                       companions take a stack and a sink per parameter")]
-    #[allow(dead_code)] fn __ad_rev_eval(& self, x : f64, __seed : f64, __stack : & mut
+    fn __ad_rev_eval(& self, x : f64, __seed : f64, __stack : & mut
     ::revad::__private::ValueStack, mut __sink_0 : impl ::revad::__private::AggregateSink
     < Self >, mut __adj_x : impl ::revad::__private::ScalarSink < f64 >) { let mut
     __revad_scratch_0 : ::core::option::Option < < Self as ::revad::Adjoint > ::Adj > =

@@ -63,18 +63,18 @@ impl ::revad::__private::Returns for window_sum {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl window_sum {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         let __n0 = ::revad::__private::view::windows(x.len(), 2);
@@ -91,15 +91,6 @@ impl window_sum {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         __seed: f64,
@@ -251,18 +242,18 @@ impl ::revad::__private::Returns for chunked_dot {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl chunked_dot {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], y: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         let __n0 = ::revad::__private::view::chunks(x.len(), 4)
@@ -285,15 +276,6 @@ impl chunked_dot {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         y: &[f64],
@@ -438,18 +420,18 @@ impl ::revad::__private::Returns for horner {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl horner {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(c: &[f64], x: f64, __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut acc: f64 = 0.0;
         let __n0 = c.len();
@@ -466,15 +448,6 @@ impl horner {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         c: &[f64],
         x: f64,
@@ -603,18 +576,18 @@ impl ::revad::__private::Returns for tail_and_halves {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl tail_and_halves {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let __n0 = ::revad::__private::view::len(x.len(), 1, x.len());
         let __k1 = ::revad::__private::view::split(x.len(), 2);
@@ -631,15 +604,6 @@ impl tail_and_halves {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         __seed: f64,
@@ -787,18 +751,18 @@ impl ::revad::__private::Returns for copy_and_write {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl copy_and_write {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut buf = [0.0; 4];
         let __n1 = ::revad::__private::view::len(buf.len(), 1, 3);
@@ -830,15 +794,6 @@ impl copy_and_write {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         __seed: f64,
@@ -966,18 +921,18 @@ impl ::revad::__private::Returns for weighted {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl weighted {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         let __n0 = (WEIGHTS).len().min(x.len());
@@ -991,15 +946,6 @@ impl weighted {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         __seed: f64,
@@ -1117,18 +1063,18 @@ impl ::revad::__private::Returns for windows_chain {
     type Output = f64;
 }
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(
+    dead_code,
+    unused_mut,
+    unused_variables,
+    unused_assignments,
+    unreachable_code,
+    clippy::too_many_arguments,
+    reason = "generated adjoint code: declarations are uniform, not minimal, and the \
+                      companions take a stack and a sink per parameter"
+)]
 impl windows_chain {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut __acc0: f64 = -0.0;
         for __i1 in 0..::revad::__private::view::windows(x.len(), 2) {
@@ -1145,15 +1091,6 @@ impl windows_chain {
     }
     /// The reverse sweep of the function, for callers: adds the adjoints of the
     /// parameters, scaled by the seed, into the sinks.
-    #[allow(
-        unused_mut,
-        unused_variables,
-        unused_assignments,
-        unreachable_code,
-        clippy::too_many_arguments,
-        reason = "generated adjoint code: declarations are uniform, not minimal, and the \
-                      companions take a stack and a sink per parameter"
-    )]
     fn rev(
         x: &[f64],
         __seed: f64,

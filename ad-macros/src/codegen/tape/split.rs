@@ -169,6 +169,7 @@ pub(in crate::codegen) fn emit(
     }
     let allow = quote! {
         #[allow(
+            dead_code,
             unused_mut,
             unused_variables,
             unused_assignments,
@@ -188,7 +189,6 @@ pub(in crate::codegen) fn emit(
             #[doc(hidden)]
             #inherited
             #allow
-            #[allow(dead_code)]
             #vis fn #fwd #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) #ret #where_clause {
                 #callees
                 #prologue
@@ -200,7 +200,6 @@ pub(in crate::codegen) fn emit(
             #[doc(hidden)]
             #inherited
             #allow
-            #[allow(dead_code)]
             #vis fn #rev #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
                 #(#targets)*
@@ -260,17 +259,15 @@ pub(in crate::codegen) fn emit(
 
         #[doc(hidden)]
         #inherited
-        #[allow(dead_code)]
+        #allow
         impl #name {
             /// The forward sweep of the function, for callers: pushes what `rev` pops.
-            #allow
             #vis fn #fwd_name #generics (#(#params,)* #stack: &mut ::revad::__private::ValueStack) #ret #where_clause {
                 #fwd_body
             }
 
             /// The reverse sweep of the function, for callers: adds the adjoints of the
             /// parameters, scaled by the seed, into the sinks.
-            #allow
             #vis fn #rev_name #generics (#(#rev_params,)* #seed: #seed_ty, #stack: &mut ::revad::__private::ValueStack, #(#sinks),*) #where_clause {
                 #callees
                 #rerun
