@@ -41,9 +41,11 @@
 //! - the IR (`ir::print`, one statement per line, active variables marked `*`):
 //!   `AD_IR=path/to/file.rs cargo test -p revad-macros ir_file -- --nocapture`;
 //! - the expansion (pretty-printed): `AD_EXPAND=path/to/file.rs cargo test -p revad-macros
-//!   expand_file -- --nocapture`.
+//!   expand_file -- --nocapture`;
+//! - the expansion's size and the macro's time: `AD_EXPAND_STATS=path/to/file.rs cargo test
+//!   -p revad-macros expansion_size -- --nocapture` (`benches/compile-time.sh` runs it).
 //!
-//! Both print every `#[reverse]` function of the file. The fixtures `tests/expand/NAME.rs`
+//! The first two print every `#[reverse]` function of the file. The fixtures `tests/expand/NAME.rs`
 //! have snapshots of both, `NAME.ir` and `NAME.expanded.rs`; `AD_SNAPSHOTS=overwrite cargo
 //! test -p revad-macros` rewrites them, and the diff is reviewed like code.
 #![forbid(unsafe_code)]
