@@ -316,6 +316,32 @@ pub fn adjoints<T: Float>(cells: &[NumR<T>]) -> Vec<T> {
     cells.iter().map(NumR::adjoint).collect()
 }
 
+/// The adjoints of the cells an array's elements have now (the generated code holds cells as
+/// references): the adjoint of a `Vec` or slice that a loop's reverse sweep, run as the
+/// tape's, starts from.
+pub fn adjoints_of<T: Float>(cells: &[&NumR<T>]) -> Vec<T> {
+    cells.iter().map(|c| c.adjoint()).collect()
+}
+
+/// `zero`, an adjoint array of the shape of `cells`, holding their adjoints: the adjoint
+/// that a loop's reverse sweep, run as the tape's, starts from (the generated code holds
+/// cells as references).
+pub fn adjoints_into<T: Float, A: AsMut<[T]>>(mut zero: A, cells: &[&NumR<T>]) -> A {
+    for (a, c) in zero.as_mut().iter_mut().zip(cells) {
+        *a = c.adjoint();
+    }
+    zero
+}
+
+/// Sets each cell's adjoint to the element of `adjoints` at its index: the cells receive what
+/// a loop's reverse sweep accumulated, starting from [`adjoints_of`] (so the sums are the
+/// tape's, term for term).
+pub fn set_adjoints<T: Float>(cells: &[&NumR<T>], adjoints: &[T]) {
+    for (c, a) in cells.iter().zip(adjoints) {
+        c.set(*a);
+    }
+}
+
 /// A float array or `Vec` built from the adjoints of its elements' cells: the seed of a
 /// callee's reverse sweep for an array result, typed like the result.
 pub trait FromAdjoints<T>: Sized {

@@ -149,6 +149,32 @@ impl Drop for ReusedStack {
     }
 }
 
+/// A [`ValueStack`] borrowed from the thread, in a [`Cell`](core::cell::Cell)
+/// ([`ValueStack::reused_cell`]): the stack of the CPS backend, whose continuations share it
+/// and take it out around each use. Dropped, it gives the stack back as [`ReusedStack`] does.
+#[derive(Default)]
+pub struct ReusedCell(core::cell::Cell<ValueStack>);
+
+impl core::fmt::Debug for ReusedCell {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReusedCell").finish_non_exhaustive()
+    }
+}
+
+impl core::ops::Deref for ReusedCell {
+    type Target = core::cell::Cell<ValueStack>;
+    #[inline]
+    fn deref(&self) -> &core::cell::Cell<ValueStack> {
+        &self.0
+    }
+}
+
+impl Drop for ReusedCell {
+    fn drop(&mut self) {
+        drop(ReusedStack(self.0.take()));
+    }
+}
+
 impl ValueStack {
     /// An empty stack; allocates nothing until the first push.
     pub const fn new() -> Self {
@@ -170,6 +196,13 @@ impl ValueStack {
     pub fn reused() -> ReusedStack {
         let stack = CACHE.with(|cache| cache.take()).unwrap_or_default();
         ReusedStack(stack)
+    }
+
+    /// [`reused`](Self::reused), in a [`Cell`](core::cell::Cell): see [`ReusedCell`].
+    pub fn reused_cell() -> ReusedCell {
+        ReusedCell(core::cell::Cell::new(
+            CACHE.with(|cache| cache.take()).unwrap_or_default(),
+        ))
     }
 
     /// Empties the stack, keeping its capacity.

@@ -34,13 +34,15 @@
 //! - `if`: the rest of the body becomes one continuation closure `__ad_kN`, defined before
 //!   the branch and called at the end of both arms with the values they computed (the phis,
 //!   and every variable the arms or the rest write): the rest is not duplicated.
-//! - Loops become a local recursive function `__ad_loopN`, one level per iteration: the
-//!   iteration's frame stays alive while the later iterations and the rest of the body run
-//!   in its continuation. The continuations there are `&mut dyn FnMut` (monomorphising a
-//!   new closure type per level could not terminate); the values carried from one
-//!   iteration to the next are passed as a tuple (primal values) and a local struct
-//!   `__AdActN` (cells). Each iteration runs under `revad::cps::grow`, which extends the stack
-//!   on demand.
+//! - Loops run as the tape backend runs them: its forward sweep (pushing what the reverse
+//!   reads to the value stack), the rest of the body, then its reverse sweep, with the
+//!   adjoints of the loop's values in locals (see `looped`). That is the continuation of an
+//!   iteration defunctionalised (Wang et al., section 3.5: a tape is the CPS continuation as
+//!   data): what it needs of its frame is its saved values, and "call the continuation of
+//!   iteration k" is "pop and run the reverse of iteration k". The loop meets the cells at
+//!   its boundary: the adjoints of the variables it touches start from their cells and go
+//!   back into them. So a loop keeps what the tape keeps, and nothing grows with its
+//!   iterations but the value stack.
 //! - Calls go through the callee's CPS companion `g::cps`, which every annotated function
 //!   has: the rest of the body is the continuation the callee runs with its result's cell,
 //!   and the callee adds into the arguments' cells when the continuation returns. For a
@@ -48,7 +50,8 @@
 //!   tape function or an `#[revad::derivative]` it runs `g::fwd`, the continuation, then
 //!   `g::rev` (`companion_via_split`). Tape callers call CPS functions through their split
 //!   companions, which the tape backend generates for every function. Recursion is therefore
-//!   CPS too: the continuations of nested calls run nested, each under `revad::cps::grow`.
+//!   CPS too: the continuations of nested calls run nested, each under `revad::cps::grow`
+//!   (calls in a loop go through the callees' split companions, as the tape's do).
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -75,9 +78,6 @@ fn fresh(prefix: &str, n: usize) -> syn::Ident {
 struct Tail {
     tokens: TokenStream,
     reads: Vec<VarId>,
-    /// Values that are not variables of the IR (the iterators of enclosing loops) that the
-    /// tail moves.
-    extra: Vec<syn::Ident>,
 }
 
 /// `NAME_vjp` under the CPS backend.
@@ -91,7 +91,6 @@ pub(super) fn emit_vjp(
     let c = Cps {
         e,
         counter: std::cell::Cell::new(0),
-        items: std::cell::RefCell::new(Vec::new()),
     };
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
@@ -106,9 +105,8 @@ pub(super) fn emit_vjp(
     );
     let callees = super::callees_prelude(body, sig, true);
     let stack = stack();
-    let stack_decl = uses_calls(&body.block, plan).then(
-        || quote!(let #stack = &::core::cell::Cell::new(::revad::__private::ValueStack::new());),
-    );
+    let stack_decl = uses_stack(&body.block, plan)
+        .then(|| quote!(let #stack = &::revad::__private::ValueStack::reused_cell();));
     let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells();
     let at_ret = super::tokens::return_span(func);
@@ -125,11 +123,9 @@ pub(super) fn emit_vjp(
     let tail = Tail {
         tokens: super::tokens::respan(quote!(#store_finals #seed #seed_outputs #output), at_ret),
         reads,
-        extra: Vec::new(),
     };
     let run = c.stmts(&body.block.stmts, &tail);
     let gradient = super::tokens::respan(c.gradient(), at_ret);
-    let items = c.items.borrow();
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
     let out = fresh("out", 0);
@@ -144,7 +140,6 @@ pub(super) fn emit_vjp(
         #vis #signature {
             let _ = #primal;
             #callees
-            #(#items)*
             #stack_decl
             #prologue
             #finals
@@ -174,7 +169,6 @@ pub(super) fn companion(
     let c = Cps {
         e: Emitter::new(body, plan, sig, Store::Cells),
         counter: std::cell::Cell::new(0),
-        items: std::cell::RefCell::new(Vec::new()),
     };
     let callees = super::callees_prelude(body, sig, false);
     let prologue = super::inout::prologue(sig, body);
@@ -197,10 +191,8 @@ pub(super) fn companion(
             at_ret,
         ),
         reads: output_vars(&body.output),
-        extra: Vec::new(),
     };
     let run = c.stmts(&body.block.stmts, &tail);
-    let items = c.items.borrow();
     let allow = allow_generated();
     quote! {
         /// For callers under `#[reverse(cps)]`: the function in continuation-passing style,
@@ -208,7 +200,6 @@ pub(super) fn companion(
         #allow
         #signature {
             #callees
-            #(#items)*
             #prologue
             #params
             ::revad::__private::cps::grow(|| { #run })
@@ -216,18 +207,18 @@ pub(super) fn companion(
     }
 }
 
-/// Whether the body calls a function with a derivative through its companions.
-fn uses_calls(block: &Block, plan: &Plan) -> bool {
+/// Whether the body calls a function with a derivative through its companions, or has a
+/// loop (which runs as the tape's, with the value stack).
+fn uses_stack(block: &Block, plan: &Plan) -> bool {
     let mut found = false;
-    crate::ir::visit::walk(block, &mut |stmt, _| {
-        if let StmtKind::Let {
+    crate::ir::visit::walk(block, &mut |stmt, _| match &stmt.kind {
+        StmtKind::Let {
             var,
             rhs: rhs @ Rhs::Call(_),
             ..
-        } = &stmt.kind
-        {
-            found |= plan.activity.live(*var, rhs);
-        }
+        } => found |= plan.activity.live(*var, rhs),
+        StmtKind::Loop(_) => found = true,
+        _ => {}
     });
     found
 }
@@ -259,6 +250,64 @@ fn written(stmts: &[Stmt], out: &mut Vec<VarId>) {
     }
 }
 
+/// Every variable `stmts` read or write, nested blocks, ranges and conditions included.
+fn mentions(stmts: &[Stmt], out: &mut Vec<VarId>) {
+    let mut add = |v: VarId| {
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    };
+    for stmt in stmts {
+        stmt.writes().into_iter().for_each(&mut add);
+        match &stmt.kind {
+            StmtKind::Let { rhs, .. } => rhs.reads().into_iter().for_each(&mut add),
+            StmtKind::Assign { value, .. } => value.var().into_iter().for_each(&mut add),
+            StmtKind::IndexAssign { index, value, .. } => index
+                .operands()
+                .into_iter()
+                .chain([value])
+                .filter_map(Operand::var)
+                .for_each(&mut add),
+            StmtKind::VecOp { op, .. } => {
+                op.operands()
+                    .into_iter()
+                    .filter_map(Operand::var)
+                    .for_each(&mut add);
+                if let crate::ir::VecOp::Extend { src, .. } = op {
+                    add(*src);
+                }
+            }
+            StmtKind::Opaque { .. } => {}
+            StmtKind::If {
+                cond,
+                then,
+                els,
+                phis,
+            } => {
+                cond.var().into_iter().for_each(&mut add);
+                phis.iter()
+                    .flat_map(|p| [p.then.var(), p.els.var()])
+                    .flatten()
+                    .for_each(&mut add);
+                let mut nested = Vec::new();
+                mentions(&then.stmts, &mut nested);
+                mentions(&els.stmts, &mut nested);
+                nested.into_iter().for_each(&mut add);
+            }
+            StmtKind::Loop(l) => {
+                match &l.kind {
+                    LoopKind::While { cond } => cond.reads.iter().copied().for_each(&mut add),
+                    LoopKind::Range(r) => r.range.reads.iter().copied().for_each(&mut add),
+                    LoopKind::Infinite => {}
+                }
+                let mut nested = Vec::new();
+                mentions(&l.body.stmts, &mut nested);
+                nested.into_iter().for_each(&mut add);
+            }
+        }
+    }
+}
+
 /// The variables a block declares, nested blocks included.
 fn declared(stmts: &[Stmt], out: &mut Vec<VarId>) {
     for stmt in stmts {
@@ -285,8 +334,6 @@ fn declared(stmts: &[Stmt], out: &mut Vec<VarId>) {
 struct Cps<'a> {
     e: Emitter<'a>,
     counter: std::cell::Cell<usize>,
-    /// Local items (the loop functions and their carried-cell structs), emitted at the top.
-    items: std::cell::RefCell<Vec<TokenStream>>,
 }
 
 impl Cps<'_> {
@@ -1173,34 +1220,27 @@ impl Cps<'_> {
         declared(after, &mut inner);
         w.retain(|v| !inner.contains(v));
         w.sort_unstable();
-        Carried {
-            vars: w,
-            extra: tail.extra.clone(),
-        }
+        Carried { vars: w }
     }
 
     /// The carried values as a tuple expression.
     fn values(&self, c: &Carried) -> TokenStream {
         let vars = c.vars.iter().map(|v| self.name(*v));
-        let extra = &c.extra;
-        quote!((#(#vars,)* #(#extra,)*))
+        quote!((#(#vars,)*))
     }
 
     /// The carried values as a tuple pattern binding each mutably.
     fn pattern(&self, c: &Carried) -> TokenStream {
         let vars = c.vars.iter().map(|v| self.name(*v));
-        let extra = &c.extra;
-        quote!((#(mut #vars,)* #(mut #extra,)*))
+        quote!((#(mut #vars,)*))
     }
 
     /// The type of the carried values, recorded without moving them.
     fn witness(&self, c: &Carried) -> TokenStream {
         let vars = c.vars.iter().map(|v| self.name(*v));
-        let extra = &c.extra;
         quote! {
             ::revad::__private::cps::witness(|| (
                 #(::core::clone::Clone::clone(&#vars),)*
-                #(::core::clone::Clone::clone(&#extra),)*
             ))
         }
     }
@@ -1320,7 +1360,6 @@ impl Cps<'_> {
                     .copied()
                     .chain(phis.iter().filter_map(|p| pick(p).var()))
                     .collect(),
-                extra: carried.extra.clone(),
             };
             // The arm owns what it writes: earlier back parts read the old values.
             let mut writes = Vec::new();
@@ -1344,128 +1383,163 @@ impl Cps<'_> {
         }
     }
 
-    /// A loop: a local recursive function, one call per iteration.
+    /// A loop: the tape's two sweeps around the rest of the body, its continuation. An
+    /// iteration's continuation, defunctionalised, is what the tape keeps of it (Wang et al.,
+    /// section 3.5): the values its reverse reads, on the value stack. So the loop runs as
+    /// the tape backend runs it (`Store::Locals`), with adjoints in locals, and meets the
+    /// cells at its boundary:
+    ///
+    /// ```text
+    /// let __ad_was3 = __ad_c3;                      // `s`, which the loop writes
+    /// let mut __ad_st = __ad_stack.take();
+    /// let __stack = &mut __ad_st;
+    /// for i in 0..n { s += w[i] * x; }              // the tape's forward sweep (pushes)
+    /// __ad_stack.set(__ad_st);
+    /// let __ad_c3 = &NumR::new(s);                  // a fresh cell for `s` after the loop
+    /// let __ad_r = { <the rest> };
+    /// let mut __adj_s = __ad_c3.adjoint();          // adjoints from the cells, into locals
+    /// let mut __adj_x = __ad_c1.adjoint();
+    /// let mut __adj_w = adjoints_of(&__ad_c0[..]);
+    /// let mut __ad_st = __ad_stack.take();
+    /// let __stack = &mut __ad_st;
+    /// for i in (0..n).rev() { __adj_w[i] += __adj_s * x; __adj_x += __adj_s * w[i]; }
+    /// __ad_stack.set(__ad_st);
+    /// __ad_was3.set(__adj_s);                       // and back: the sums are the tape's
+    /// __ad_c1.set(__adj_x);
+    /// set_adjoints(&__ad_c0, &__adj_w);
+    /// __ad_r
+    /// ```
+    ///
+    /// Nothing grows with the iterations but the value stack, as under the tape backend.
     fn looped(&self, stmt: &Stmt, l: &crate::ir::Loop, after: &[Stmt], tail: &Tail) -> TokenStream {
-        let n = self.next();
-        let func = fresh("loop", n);
-        let act = format_ident!("__AdAct{}", n, span = Span::mixed_site());
-        let next = fresh("next", n);
-        let it = fresh("it", n);
-        let w = fresh("w", n);
-        let once = fresh("once", n);
-        let mut carried = self.carried(std::slice::from_ref(stmt), after, tail);
-        for f in l.exits.iter().chain(l.cont.iter()) {
-            if !carried.vars.contains(f) {
-                carried.vars.push(*f);
-            }
-        }
-        if matches!(l.kind, LoopKind::Range(_)) {
-            carried.extra.push(it.clone());
-        }
-        let active = self.active_of(&carried);
-        let fields: Vec<syn::Ident> = (0..active.len()).map(|k| format_ident!("f{}", k)).collect();
-        let field_types = active.iter().map(|v| self.cell_type(*v, &quote!('b)));
-        self.items.borrow_mut().push(quote! {
-            struct #act<'b> {
-                #(#fields: #field_types,)*
-                _p: ::core::marker::PhantomData<&'b ()>,
-            }
-            fn #func<'a, I, R>(
-                i: I,
-                act: #act<'a>,
-                body: &dyn for<'b> Fn(I, #act<'b>, &mut dyn for<'c> FnMut(bool, I, #act<'c>) -> R) -> R,
-                k: &mut dyn for<'c> FnMut(I, #act<'c>) -> R,
-            ) -> R {
-                ::revad::__private::cps::grow(move || {
-                    body(i, act, &mut |more, i, act| {
-                        if more {
-                            #func(i, act, body, &mut *k)
-                        } else {
-                            k(i, act)
-                        }
-                    })
-                })
-            }
-        });
-        let state = self.values(&carried);
-        let pattern = self.pattern(&carried);
-        let witness = self.witness(&carried);
-        let cells_value = {
-            let cs = active.iter().map(|v| cell_of(*v));
-            quote!(#act { #(#fields: #cs,)* _p: ::core::marker::PhantomData })
-        };
-        let unpack = {
-            let cs = active.iter().map(|v| cell_of(*v));
-            let fs = fields.iter();
-            quote!(#(let mut #cs = __act.#fs;)*)
-        };
-        let done = quote!(return #next(false, #state, #cells_value););
-        let head = match &l.kind {
-            LoopKind::While { cond } => {
-                let cond = &cond.expr;
-                quote!(if !(#cond) { #done })
-            }
-            LoopKind::Infinite => TokenStream::new(),
-            LoopKind::Range(r) => match r.var {
-                Some(v) => {
-                    let name = self.name(v);
-                    quote! {
-                        let #name = match ::core::iter::Iterator::next(&mut #it) {
-                            ::core::option::Option::Some(__v) => __v,
-                            ::core::option::Option::None => { #done }
-                        };
-                    }
-                }
-                None => quote! {
-                    if ::core::iter::Iterator::next(&mut #it).is_none() { #done }
-                },
-            },
-        };
-        let reset = l.cont.map(|c| {
-            let c = self.name(c);
-            quote!(#c = false;)
-        });
-        let more = if l.exits.is_empty() {
-            quote!(true)
-        } else {
-            let flags = l.exits.iter().map(|f| self.name(*f));
-            quote!(!(#(#flags)||*))
-        };
-        let body_tail = Tail {
-            tokens: quote!(#next(#more, #state, #cells_value)),
-            reads: carried.vars.clone(),
-            extra: carried.extra.clone(),
-        };
-        let body = self.stmts(&l.body.stmts, &body_tail);
-        let init_iter = match &l.kind {
-            LoopKind::Range(r) => {
-                let range = &r.range.expr;
-                quote!(let mut #it = ::core::iter::IntoIterator::into_iter(#range);)
-            }
-            _ => TokenStream::new(),
-        };
+        let tape = Emitter::new(self.e.body, self.e.plan, self.e.sig, Store::Locals);
         let rest = self.stmts(after, tail);
-        quote! {
-            #init_iter
-            let #w = #witness;
-            // The rest of the body, called once when the loop ends.
-            let mut #once = ::revad::__private::cps::Once::new(|__ad_s, __act: #act<'_>| {
-                ::revad::__private::cps::typed(&__ad_s, #w);
-                let #pattern = __ad_s;
-                #unpack
+        let rebind = self.rebind_cells(&self.written_arrays(after));
+        // (A trip count hoisted for the tape's reverse sweep of an `if` arm is this loop's.)
+        let trips = (self.e.plan.restore[l.trips] == crate::ir::plan::Restore::Hoist).then(|| {
+            let name = self.name(l.trips);
+            quote!(let mut #name = 0usize;)
+        });
+        let forward = tape.fwd_stmt(stmt);
+        let reverse = tape.rev_stmt(stmt);
+        if reverse.is_empty() {
+            let (stack, tape_stack) = (stack(), super::tokens::stack());
+            return quote! {
+                #trips
+                let mut __ad_st = #stack.take();
+                let #tape_stack = &mut __ad_st;
+                #forward
+                #stack.set(__ad_st);
                 #rest
-            });
-            #func(
-                #state,
-                #cells_value,
-                &|#pattern, __act, mut #next| {
-                    #unpack
-                    #head
-                    #reset
-                    #body
-                },
-                &mut |__ad_s, __act| (#once.take())(__ad_s, __act),
-            )
+            };
+        }
+        let n = self.next();
+        let r = fresh("r", n);
+        let mut inner = Vec::new();
+        declared(std::slice::from_ref(stmt), &mut inner);
+        let mut mentioned = Vec::new();
+        mentions(std::slice::from_ref(stmt), &mut mentioned);
+        mentioned.retain(|v| !inner.contains(v));
+        let mut writes = Vec::new();
+        written(std::slice::from_ref(stmt), &mut writes);
+        let mut later = Vec::new();
+        written(after, &mut later);
+        later.extend(tail.reads.iter().copied());
+        let mut before = TokenStream::new();
+        let mut renew = TokenStream::new();
+        let mut keep = TokenStream::new();
+        let mut restore = TokenStream::new();
+        let mut seeds = TokenStream::new();
+        let mut deliver = TokenStream::new();
+        for (k, &v) in mentioned.iter().enumerate() {
+            let name = self.name(v);
+            let array = self.e.body.vars[v].ty.is_array();
+            // The rest may move an array the reverse sweep reads: it reads it as it was.
+            if array && later.contains(&v) {
+                let kept = format_ident!("__ad_keep{}_{}", n, k, span = Span::mixed_site());
+                let mutability = self.e.body.vars[v].mutable.then(|| quote!(mut));
+                keep.extend(quote!(let #kept = ::core::clone::Clone::clone(&#name);));
+                restore.extend(quote!(let #mutability #name = #kept;));
+            }
+            if !self.active(v) || !(array || self.e.body.vars[v].ty.is_float()) {
+                continue;
+            }
+            let c = cell_of(v);
+            let adj = &tape.adj[v];
+            let t = self.float(v).ident();
+            let zero = super::tokens::zero(self.float(v));
+            if writes.contains(&v) {
+                // New cells after the loop; what the loop's reverse leaves goes to the old.
+                let was = format_ident!("__ad_was{}_{}", n, k, span = Span::mixed_site());
+                before.extend(quote!(let #was = #c;));
+                if array {
+                    let own = format_ident!("__ad_own{}_{}", n, k, span = Span::mixed_site());
+                    let (cells, each, from) = match self.fixed_len(v) {
+                        Some(len) => (
+                            quote!(cells_array(&#name)),
+                            quote!(#own.each_ref()),
+                            quote!(adjoints_into([#zero; #len], &#own.each_ref()[..])),
+                        ),
+                        None => (
+                            quote!(cells(&#name[..])),
+                            quote!(::revad::__private::cps::refs(&#own)),
+                            quote!(adjoints(&#own)),
+                        ),
+                    };
+                    renew.extend(quote! {
+                        let #own = ::revad::__private::cps::#cells;
+                        let mut #c = #each;
+                    });
+                    seeds.extend(quote!(let mut #adj = ::revad::__private::cps::#from;));
+                    deliver.extend(
+                        quote!(::revad::__private::cps::set_adjoints(&#was[..], &#adj[..]);),
+                    );
+                } else {
+                    let new = self.new_cell(v, quote!(#name));
+                    renew.extend(quote!(let #c = #new;));
+                    seeds.extend(quote!(let mut #adj: #t = #c.adjoint();));
+                    deliver.extend(quote!(#was.set(#adj);));
+                }
+            } else if array {
+                // The rest may move the cells (into a continuation) or replace some.
+                let cells = if later.contains(&v) {
+                    let kept = format_ident!("__ad_cells{}_{}", n, k, span = Span::mixed_site());
+                    keep.extend(quote!(let #kept = ::core::clone::Clone::clone(&#c);));
+                    kept
+                } else {
+                    c
+                };
+                let from = match self.fixed_len(v) {
+                    Some(len) => quote!(adjoints_into([#zero; #len], &#cells[..])),
+                    None => quote!(adjoints_of(&#cells[..])),
+                };
+                seeds.extend(quote!(let mut #adj = ::revad::__private::cps::#from;));
+                deliver
+                    .extend(quote!(::revad::__private::cps::set_adjoints(&#cells[..], &#adj[..]);));
+            } else {
+                seeds.extend(quote!(let mut #adj: #t = #c.adjoint();));
+                deliver.extend(quote!(#c.set(#adj);));
+            }
+        }
+        let (stack, tape_stack) = (stack(), super::tokens::stack());
+        quote! {
+            #trips
+            #before
+            let mut __ad_st = #stack.take();
+            let #tape_stack = &mut __ad_st;
+            #forward
+            #stack.set(__ad_st);
+            #renew
+            #keep
+            let #r = { #rebind #rest };
+            #restore
+            #seeds
+            let mut __ad_st = #stack.take();
+            let #tape_stack = &mut __ad_st;
+            #reverse
+            #stack.set(__ad_st);
+            #deliver
+            #r
         }
     }
 }
@@ -1599,11 +1673,10 @@ impl Cps<'_> {
     }
 }
 
-/// What a continuation owns: carried variables, and the iterators of the loops around it.
+/// What a continuation owns: the variables carried into it.
 #[derive(Clone, Default)]
 struct Carried {
     vars: Vec<VarId>,
-    extra: Vec<syn::Ident>,
 }
 
 /// This backend's limits, reported in `cx`: it keeps one cell per float, and has no cells for

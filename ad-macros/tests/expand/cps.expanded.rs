@@ -711,111 +711,54 @@ fn recurrence(x0: f64, a: f64, n: usize) -> f64 {
 #[allow(dead_code, reason = "generated next to the function; callers may use either")]
 fn recurrence_vjp(x0: f64, a: f64, n: usize, __seed: f64) -> (f64, (f64, f64)) {
     let _ = recurrence;
-    struct __AdAct0<'b> {
-        f0: &'b ::revad::__private::cps::NumR<f64>,
-        _p: ::core::marker::PhantomData<&'b ()>,
-    }
-    fn __ad_loop0<'a, I, R>(
-        i: I,
-        act: __AdAct0<'a>,
-        body: &dyn for<'b> Fn(
-            I,
-            __AdAct0<'b>,
-            &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
-        ) -> R,
-        k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
-    ) -> R {
-        ::revad::__private::cps::grow(move || {
-            body(
-                i,
-                act,
-                &mut |more, i, act| {
-                    if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
-                },
-            )
-        })
-    }
+    let __ad_stack = &::revad::__private::ValueStack::reused_cell();
     let __ad_c0 = &::revad::__private::cps::NumR::single(x0);
     let __ad_c1 = &::revad::__private::cps::NumR::new(a);
     let __ad_out0 = {
         let mut x = x0;
         let __ad_c3 = &::revad::__private::cps::NumR::new(x);
-        let __ad_r3 = {
-            let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..n);
-            let __ad_w0 = ::revad::__private::cps::witness(|| (
-                ::core::clone::Clone::clone(&x),
-                ::core::clone::Clone::clone(&__ad_it0),
-            ));
-            let mut __ad_once0 = ::revad::__private::cps::Once::new(|
-                __ad_s,
-                __act: __AdAct0<'_>|
-            {
-                ::revad::__private::cps::typed(&__ad_s, __ad_w0);
-                let (mut x, mut __ad_it0) = __ad_s;
-                let mut __ad_c3 = __act.f0;
+        let __ad_r1 = {
+            let __ad_was0_1 = __ad_c3;
+            let mut __ad_st = __ad_stack.take();
+            let __stack = &mut __ad_st;
+            for _ in 0..n {
+                let __x_old8 = x;
+                let __t0 = __x_old8.sin();
+                let __t1 = __t0 * a;
+                let __t2 = __t1 + x;
+                x = __t2;
+                __stack.push(__x_old8);
+            }
+            __ad_stack.set(__ad_st);
+            let __ad_c3 = &::revad::__private::cps::NumR::new(x);
+            let __ad_r0 = {
                 __ad_c3.add(__seed);
                 x
-            });
-            __ad_loop0(
-                (x, __ad_it0),
-                __AdAct0 {
-                    f0: __ad_c3,
-                    _p: ::core::marker::PhantomData,
-                },
-                &|(mut x, mut __ad_it0), __act, mut __ad_next0| {
-                    let mut __ad_c3 = __act.f0;
-                    if ::core::iter::Iterator::next(&mut __ad_it0).is_none() {
-                        return __ad_next0(
-                            false,
-                            (x, __ad_it0),
-                            __AdAct0 {
-                                f0: __ad_c3,
-                                _p: ::core::marker::PhantomData,
-                            },
-                        );
-                    }
-                    let __x_old8 = x;
-                    let __ad_c8 = &::revad::__private::cps::NumR::single(__x_old8);
-                    let __t0 = __x_old8.sin();
-                    let __ad_c4 = &::revad::__private::cps::NumR::single(__t0);
-                    let __t1 = __t0 * a;
-                    let __ad_c5 = &::revad::__private::cps::NumR::single(__t1);
-                    let __t2 = __t1 + x;
-                    let __ad_c6 = &::revad::__private::cps::NumR::single(__t2);
-                    let __ad_r2 = {
-                        let mut x: f64 = __t2;
-                        let __ad_c3 = &::revad::__private::cps::NumR::new(x);
-                        let __ad_r1 = {
-                            __ad_next0(
-                                true,
-                                (x, __ad_it0),
-                                __AdAct0 {
-                                    f0: __ad_c3,
-                                    _p: ::core::marker::PhantomData,
-                                },
-                            )
-                        };
-                        __ad_c6.add(__ad_c3.adjoint());
-                        __ad_r1
-                    };
-                    let __adj_t2 = __ad_c6.adjoint();
-                    __ad_c5.add(__adj_t2);
-                    __ad_c3.add(__adj_t2);
-                    let __adj_t1 = __ad_c5.adjoint();
-                    __ad_c4.add(__adj_t1 * a);
-                    __ad_c1.add(__adj_t1 * __t0);
-                    let __adj_t0 = __ad_c4.adjoint();
-                    __ad_c8.add(__adj_t0 * ::revad::__private::rules::d_sin(__x_old8));
-                    let __adj_x_old8 = __ad_c8.adjoint();
-                    __ad_c3.add(__adj_x_old8);
-                    __ad_r2
-                },
-                &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
-            )
+            };
+            let mut __adj_x: f64 = __ad_c3.adjoint();
+            let mut __adj_a: f64 = __ad_c1.adjoint();
+            let mut __ad_st = __ad_stack.take();
+            let __stack = &mut __ad_st;
+            for _ in (0..n).rev() {
+                let __x_old8 = __stack.pop::<f64>();
+                let (__t0, __d4) = ::revad::__private::rules::sin_and_d(__x_old8);
+                let __adj_t2 = __adj_x;
+                __adj_x = 0.0;
+                let __adj_t1 = __adj_t2;
+                __adj_x += __adj_t2;
+                let __adj_t0 = __adj_t1 * a;
+                __adj_a += __adj_t1 * __t0;
+                let __adj_x_old8 = __adj_t0 * __d4;
+                __adj_x += __adj_x_old8;
+            }
+            __ad_stack.set(__ad_st);
+            __ad_was0_1.set(__adj_x);
+            __ad_c1.set(__adj_a);
+            __ad_r0
         };
         let __adj_x = __ad_c3.adjoint();
         __ad_c0.add(__adj_x);
-        __ad_r3
+        __ad_r1
     };
     (__ad_out0, (__ad_c0.adjoint(), __ad_c1.adjoint()))
 }
@@ -921,30 +864,6 @@ impl recurrence {
         _: ::revad::__private::Discard,
         __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<f64>) -> __R,
     ) -> __R {
-        struct __AdAct0<'b> {
-            f0: &'b ::revad::__private::cps::NumR<f64>,
-            _p: ::core::marker::PhantomData<&'b ()>,
-        }
-        fn __ad_loop0<'a, I, R>(
-            i: I,
-            act: __AdAct0<'a>,
-            body: &dyn for<'b> Fn(
-                I,
-                __AdAct0<'b>,
-                &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
-            ) -> R,
-            k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
-        ) -> R {
-            ::revad::__private::cps::grow(move || {
-                body(
-                    i,
-                    act,
-                    &mut |more, i, act| {
-                        if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
-                    },
-                )
-            })
-        }
         let __ad_p0 = &::revad::__private::cps::NumR::single(x0);
         let __ad_c0 = ::revad::__private::cps::CellArg::cell(&__ad_sink0, __ad_p0);
         let __ad_p1 = &::revad::__private::cps::NumR::new(a);
@@ -952,85 +871,50 @@ impl recurrence {
         ::revad::__private::cps::grow(|| {
             let mut x = x0;
             let __ad_c3 = &::revad::__private::cps::NumR::new(x);
-            let __ad_r3 = {
-                let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..n);
-                let __ad_w0 = ::revad::__private::cps::witness(|| (
-                    ::core::clone::Clone::clone(&x),
-                    ::core::clone::Clone::clone(&__ad_it0),
-                ));
-                let mut __ad_once0 = ::revad::__private::cps::Once::new(|
-                    __ad_s,
-                    __act: __AdAct0<'_>|
-                {
-                    ::revad::__private::cps::typed(&__ad_s, __ad_w0);
-                    let (mut x, mut __ad_it0) = __ad_s;
-                    let mut __ad_c3 = __act.f0;
+            let __ad_r1 = {
+                let __ad_was0_1 = __ad_c3;
+                let mut __ad_st = __ad_stack.take();
+                let __stack = &mut __ad_st;
+                for _ in 0..n {
+                    let __x_old8 = x;
+                    let __t0 = __x_old8.sin();
+                    let __t1 = __t0 * a;
+                    let __t2 = __t1 + x;
+                    x = __t2;
+                    __stack.push(__x_old8);
+                }
+                __ad_stack.set(__ad_st);
+                let __ad_c3 = &::revad::__private::cps::NumR::new(x);
+                let __ad_r0 = {
                     let __ad_o = &::revad::__private::cps::NumR::single(x);
                     let __ad_r = __ad_k(__ad_o);
                     __ad_c3.add(__ad_o.adjoint());
                     __ad_r
-                });
-                __ad_loop0(
-                    (x, __ad_it0),
-                    __AdAct0 {
-                        f0: __ad_c3,
-                        _p: ::core::marker::PhantomData,
-                    },
-                    &|(mut x, mut __ad_it0), __act, mut __ad_next0| {
-                        let mut __ad_c3 = __act.f0;
-                        if ::core::iter::Iterator::next(&mut __ad_it0).is_none() {
-                            return __ad_next0(
-                                false,
-                                (x, __ad_it0),
-                                __AdAct0 {
-                                    f0: __ad_c3,
-                                    _p: ::core::marker::PhantomData,
-                                },
-                            );
-                        }
-                        let __x_old8 = x;
-                        let __ad_c8 = &::revad::__private::cps::NumR::single(__x_old8);
-                        let __t0 = __x_old8.sin();
-                        let __ad_c4 = &::revad::__private::cps::NumR::single(__t0);
-                        let __t1 = __t0 * a;
-                        let __ad_c5 = &::revad::__private::cps::NumR::single(__t1);
-                        let __t2 = __t1 + x;
-                        let __ad_c6 = &::revad::__private::cps::NumR::single(__t2);
-                        let __ad_r2 = {
-                            let mut x: f64 = __t2;
-                            let __ad_c3 = &::revad::__private::cps::NumR::new(x);
-                            let __ad_r1 = {
-                                __ad_next0(
-                                    true,
-                                    (x, __ad_it0),
-                                    __AdAct0 {
-                                        f0: __ad_c3,
-                                        _p: ::core::marker::PhantomData,
-                                    },
-                                )
-                            };
-                            __ad_c6.add(__ad_c3.adjoint());
-                            __ad_r1
-                        };
-                        let __adj_t2 = __ad_c6.adjoint();
-                        __ad_c5.add(__adj_t2);
-                        __ad_c3.add(__adj_t2);
-                        let __adj_t1 = __ad_c5.adjoint();
-                        __ad_c4.add(__adj_t1 * a);
-                        __ad_c1.add(__adj_t1 * __t0);
-                        let __adj_t0 = __ad_c4.adjoint();
-                        __ad_c8
-                            .add(__adj_t0 * ::revad::__private::rules::d_sin(__x_old8));
-                        let __adj_x_old8 = __ad_c8.adjoint();
-                        __ad_c3.add(__adj_x_old8);
-                        __ad_r2
-                    },
-                    &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
-                )
+                };
+                let mut __adj_x: f64 = __ad_c3.adjoint();
+                let mut __adj_a: f64 = __ad_c1.adjoint();
+                let mut __ad_st = __ad_stack.take();
+                let __stack = &mut __ad_st;
+                for _ in (0..n).rev() {
+                    let __x_old8 = __stack.pop::<f64>();
+                    let (__t0, __d4) = ::revad::__private::rules::sin_and_d(__x_old8);
+                    let __adj_t2 = __adj_x;
+                    __adj_x = 0.0;
+                    let __adj_t1 = __adj_t2;
+                    __adj_x += __adj_t2;
+                    let __adj_t0 = __adj_t1 * a;
+                    __adj_a += __adj_t1 * __t0;
+                    let __adj_x_old8 = __adj_t0 * __d4;
+                    __adj_x += __adj_x_old8;
+                }
+                __ad_stack.set(__ad_st);
+                __ad_was0_1.set(__adj_x);
+                __ad_c1.set(__adj_a);
+                __ad_r0
             };
             let __adj_x = __ad_c3.adjoint();
             __ad_c0.add(__adj_x);
-            __ad_r3
+            __ad_r1
         })
     }
 }
@@ -1063,30 +947,7 @@ fn dot_vjp(
     __seed: f64,
 ) -> (f64, (::std::vec::Vec<f64>, [f64; 3])) {
     let _ = dot;
-    struct __AdAct0<'b> {
-        f0: &'b ::revad::__private::cps::NumR<f64>,
-        _p: ::core::marker::PhantomData<&'b ()>,
-    }
-    fn __ad_loop0<'a, I, R>(
-        i: I,
-        act: __AdAct0<'a>,
-        body: &dyn for<'b> Fn(
-            I,
-            __AdAct0<'b>,
-            &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
-        ) -> R,
-        k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
-    ) -> R {
-        ::revad::__private::cps::grow(move || {
-            body(
-                i,
-                act,
-                &mut |more, i, act| {
-                    if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
-                },
-            )
-        })
-    }
+    let __ad_stack = &::revad::__private::ValueStack::reused_cell();
     let __ad_p0 = ::revad::__private::cps::cells(&w[..]);
     let mut __ad_c0 = ::revad::__private::cps::refs(&__ad_p0);
     let __ad_p1 = ::revad::__private::cps::cells_array(&v);
@@ -1094,77 +955,49 @@ fn dot_vjp(
     let __ad_out0 = {
         let mut s: f64 = 0.0;
         let __ad_c2 = &::revad::__private::cps::NumR::new(s);
-        let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..3);
-        let __ad_w0 = ::revad::__private::cps::witness(|| (
-            ::core::clone::Clone::clone(&s),
-            ::core::clone::Clone::clone(&__ad_it0),
-        ));
-        let mut __ad_once0 = ::revad::__private::cps::Once::new(|
-            __ad_s,
-            __act: __AdAct0<'_>|
-        {
-            ::revad::__private::cps::typed(&__ad_s, __ad_w0);
-            let (mut s, mut __ad_it0) = __ad_s;
-            let mut __ad_c2 = __act.f0;
+        let __ad_was0_2 = __ad_c2;
+        let mut __ad_st = __ad_stack.take();
+        let __stack = &mut __ad_st;
+        for i in 0..3 {
+            let __t0 = w[i];
+            let __t1 = v[i];
+            let __t2 = __t0 * __t1;
+            s += __t2;
+        }
+        __ad_stack.set(__ad_st);
+        let __ad_c2 = &::revad::__private::cps::NumR::new(s);
+        let __ad_r0 = {
             __ad_c2.add(__seed);
             s
-        });
-        __ad_loop0(
-            (s, __ad_it0),
-            __AdAct0 {
-                f0: __ad_c2,
-                _p: ::core::marker::PhantomData,
-            },
-            &|(mut s, mut __ad_it0), __act, mut __ad_next0| {
-                let mut __ad_c2 = __act.f0;
-                let i = match ::core::iter::Iterator::next(&mut __ad_it0) {
-                    ::core::option::Option::Some(__v) => __v,
-                    ::core::option::Option::None => {
-                        return __ad_next0(
-                            false,
-                            (s, __ad_it0),
-                            __AdAct0 {
-                                f0: __ad_c2,
-                                _p: ::core::marker::PhantomData,
-                            },
-                        );
-                    }
-                };
+        };
+        let mut __adj_w = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
+        let mut __adj_v = ::revad::__private::cps::adjoints_into(
+            [0.0_f64; 3],
+            &__ad_c1[..],
+        );
+        let mut __adj_s: f64 = __ad_c2.adjoint();
+        let mut __ad_st = __ad_stack.take();
+        let __stack = &mut __ad_st;
+        if 0 < 3 {
+            let w = &w[..3];
+            let v = &v[..3];
+            let __adj_w = &mut __adj_w[..3];
+            let __adj_v = &mut __adj_v[..3];
+            for i in (0..3).rev() {
                 let __t0 = w[i];
-                let __ad_c4 = &::revad::__private::cps::NumR::single(__t0);
-                let __ad_e4 = __ad_c0[i];
                 let __t1 = v[i];
-                let __ad_c5 = &::revad::__private::cps::NumR::single(__t1);
-                let __ad_e5 = __ad_c1[i];
-                let __t2 = __t0 * __t1;
-                let __ad_c6 = &::revad::__private::cps::NumR::single(__t2);
-                let __ad_r2 = {
-                    let __ad_old1 = __ad_c2;
-                    let mut s: f64 = s + __t2;
-                    let __ad_c2 = &::revad::__private::cps::NumR::new(s);
-                    let __ad_r1 = {
-                        __ad_next0(
-                            true,
-                            (s, __ad_it0),
-                            __AdAct0 {
-                                f0: __ad_c2,
-                                _p: ::core::marker::PhantomData,
-                            },
-                        )
-                    };
-                    __ad_old1.add(__ad_c2.adjoint());
-                    __ad_c6.add(__ad_c2.adjoint());
-                    __ad_r1
-                };
-                let __adj_t2 = __ad_c6.adjoint();
-                __ad_c4.add(__adj_t2 * __t1);
-                __ad_c5.add(__adj_t2 * __t0);
-                __ad_e5.add(__ad_c5.adjoint());
-                __ad_e4.add(__ad_c4.adjoint());
-                __ad_r2
-            },
-            &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
-        )
+                let __adj_t2 = __adj_s;
+                let __adj_t0 = __adj_t2 * __t1;
+                let __adj_t1 = __adj_t2 * __t0;
+                __adj_v[i] += __adj_t1;
+                __adj_w[i] += __adj_t0;
+            }
+        }
+        __ad_stack.set(__ad_st);
+        ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_w[..]);
+        ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_v[..]);
+        __ad_was0_2.set(__adj_s);
+        __ad_r0
     };
     (
         __ad_out0,
@@ -1265,30 +1098,6 @@ impl dot {
         __ad_sink1: impl ::revad::__private::cps::CellsArg<f64>,
         __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<f64>) -> __R,
     ) -> __R {
-        struct __AdAct0<'b> {
-            f0: &'b ::revad::__private::cps::NumR<f64>,
-            _p: ::core::marker::PhantomData<&'b ()>,
-        }
-        fn __ad_loop0<'a, I, R>(
-            i: I,
-            act: __AdAct0<'a>,
-            body: &dyn for<'b> Fn(
-                I,
-                __AdAct0<'b>,
-                &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
-            ) -> R,
-            k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
-        ) -> R {
-            ::revad::__private::cps::grow(move || {
-                body(
-                    i,
-                    act,
-                    &mut |more, i, act| {
-                        if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
-                    },
-                )
-            })
-        }
         let mut __ad_p0 = ::std::vec::Vec::new();
         let mut __ad_refs0 = ::std::vec::Vec::new();
         let __ad_c0 = ::revad::__private::cps::CellsArg::cells(
@@ -1313,79 +1122,51 @@ impl dot {
         ::revad::__private::cps::grow(|| {
             let mut s: f64 = 0.0;
             let __ad_c2 = &::revad::__private::cps::NumR::new(s);
-            let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..3);
-            let __ad_w0 = ::revad::__private::cps::witness(|| (
-                ::core::clone::Clone::clone(&s),
-                ::core::clone::Clone::clone(&__ad_it0),
-            ));
-            let mut __ad_once0 = ::revad::__private::cps::Once::new(|
-                __ad_s,
-                __act: __AdAct0<'_>|
-            {
-                ::revad::__private::cps::typed(&__ad_s, __ad_w0);
-                let (mut s, mut __ad_it0) = __ad_s;
-                let mut __ad_c2 = __act.f0;
+            let __ad_was0_2 = __ad_c2;
+            let mut __ad_st = __ad_stack.take();
+            let __stack = &mut __ad_st;
+            for i in 0..3 {
+                let __t0 = w[i];
+                let __t1 = v[i];
+                let __t2 = __t0 * __t1;
+                s += __t2;
+            }
+            __ad_stack.set(__ad_st);
+            let __ad_c2 = &::revad::__private::cps::NumR::new(s);
+            let __ad_r0 = {
                 let __ad_o = &::revad::__private::cps::NumR::single(s);
                 let __ad_r = __ad_k(__ad_o);
                 __ad_c2.add(__ad_o.adjoint());
                 __ad_r
-            });
-            __ad_loop0(
-                (s, __ad_it0),
-                __AdAct0 {
-                    f0: __ad_c2,
-                    _p: ::core::marker::PhantomData,
-                },
-                &|(mut s, mut __ad_it0), __act, mut __ad_next0| {
-                    let mut __ad_c2 = __act.f0;
-                    let i = match ::core::iter::Iterator::next(&mut __ad_it0) {
-                        ::core::option::Option::Some(__v) => __v,
-                        ::core::option::Option::None => {
-                            return __ad_next0(
-                                false,
-                                (s, __ad_it0),
-                                __AdAct0 {
-                                    f0: __ad_c2,
-                                    _p: ::core::marker::PhantomData,
-                                },
-                            );
-                        }
-                    };
+            };
+            let mut __adj_w = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
+            let mut __adj_v = ::revad::__private::cps::adjoints_into(
+                [0.0_f64; 3],
+                &__ad_c1[..],
+            );
+            let mut __adj_s: f64 = __ad_c2.adjoint();
+            let mut __ad_st = __ad_stack.take();
+            let __stack = &mut __ad_st;
+            if 0 < 3 {
+                let w = &w[..3];
+                let v = &v[..3];
+                let __adj_w = &mut __adj_w[..3];
+                let __adj_v = &mut __adj_v[..3];
+                for i in (0..3).rev() {
                     let __t0 = w[i];
-                    let __ad_c4 = &::revad::__private::cps::NumR::single(__t0);
-                    let __ad_e4 = __ad_c0[i];
                     let __t1 = v[i];
-                    let __ad_c5 = &::revad::__private::cps::NumR::single(__t1);
-                    let __ad_e5 = __ad_c1[i];
-                    let __t2 = __t0 * __t1;
-                    let __ad_c6 = &::revad::__private::cps::NumR::single(__t2);
-                    let __ad_r2 = {
-                        let __ad_old1 = __ad_c2;
-                        let mut s: f64 = s + __t2;
-                        let __ad_c2 = &::revad::__private::cps::NumR::new(s);
-                        let __ad_r1 = {
-                            __ad_next0(
-                                true,
-                                (s, __ad_it0),
-                                __AdAct0 {
-                                    f0: __ad_c2,
-                                    _p: ::core::marker::PhantomData,
-                                },
-                            )
-                        };
-                        __ad_old1.add(__ad_c2.adjoint());
-                        __ad_c6.add(__ad_c2.adjoint());
-                        __ad_r1
-                    };
-                    let __adj_t2 = __ad_c6.adjoint();
-                    __ad_c4.add(__adj_t2 * __t1);
-                    __ad_c5.add(__adj_t2 * __t0);
-                    __ad_e5.add(__ad_c5.adjoint());
-                    __ad_e4.add(__ad_c4.adjoint());
-                    __ad_r2
-                },
-                &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
-            )
+                    let __adj_t2 = __adj_s;
+                    let __adj_t0 = __adj_t2 * __t1;
+                    let __adj_t1 = __adj_t2 * __t0;
+                    __adj_v[i] += __adj_t1;
+                    __adj_w[i] += __adj_t0;
+                }
+            }
+            __ad_stack.set(__ad_st);
+            ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_w[..]);
+            ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_v[..]);
+            __ad_was0_2.set(__adj_s);
+            __ad_r0
         })
     }
 }
@@ -1572,7 +1353,7 @@ fn calls_vjp(x: f64, __seed: f64) -> (f64, f64) {
         fn __require<F: ?::core::marker::Sized + __Derivative>() {}
         __require::<__callee0>();
     }
-    let __ad_stack = &::core::cell::Cell::new(::revad::__private::ValueStack::new());
+    let __ad_stack = &::revad::__private::ValueStack::reused_cell();
     let __ad_c0 = &::revad::__private::cps::NumR::new(x);
     let __ad_out0 = {
         let mut __ad_once0 = ::revad::__private::cps::Once::new(|

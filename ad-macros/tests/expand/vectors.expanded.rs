@@ -453,209 +453,94 @@ fn buffer_cps(x: &[f64]) -> f64 {
 #[allow(dead_code, reason = "generated next to the function; callers may use either")]
 fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = buffer_cps;
-    struct __AdAct0<'b> {
-        f0: ::std::vec::Vec<&'b ::revad::__private::cps::NumR<f64>>,
-        _p: ::core::marker::PhantomData<&'b ()>,
-    }
-    fn __ad_loop0<'a, I, R>(
-        i: I,
-        act: __AdAct0<'a>,
-        body: &dyn for<'b> Fn(
-            I,
-            __AdAct0<'b>,
-            &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
-        ) -> R,
-        k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
-    ) -> R {
-        ::revad::__private::cps::grow(move || {
-            body(
-                i,
-                act,
-                &mut |more, i, act| {
-                    if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
-                },
-            )
-        })
-    }
-    struct __AdAct4<'b> {
-        f0: &'b ::revad::__private::cps::NumR<f64>,
-        _p: ::core::marker::PhantomData<&'b ()>,
-    }
-    fn __ad_loop4<'a, I, R>(
-        i: I,
-        act: __AdAct4<'a>,
-        body: &dyn for<'b> Fn(
-            I,
-            __AdAct4<'b>,
-            &mut dyn for<'c> FnMut(bool, I, __AdAct4<'c>) -> R,
-        ) -> R,
-        k: &mut dyn for<'c> FnMut(I, __AdAct4<'c>) -> R,
-    ) -> R {
-        ::revad::__private::cps::grow(move || {
-            body(
-                i,
-                act,
-                &mut |more, i, act| {
-                    if more { __ad_loop4(i, act, body, &mut *k) } else { k(i, act) }
-                },
-            )
-        })
-    }
+    let __ad_stack = &::revad::__private::ValueStack::reused_cell();
     let __ad_p0 = ::revad::__private::cps::cells(&x[..]);
     let mut __ad_c0 = ::revad::__private::cps::refs(&__ad_p0);
     let __ad_out0 = {
         let mut buf = ::std::vec::Vec::new();
         let __ad_o1 = ::revad::__private::cps::cells(&buf[..]);
         let mut __ad_c1 = ::revad::__private::cps::refs(&__ad_o1);
-        let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..x.len());
-        let __ad_w0 = ::revad::__private::cps::witness(|| (
-            ::core::clone::Clone::clone(&buf),
-            ::core::clone::Clone::clone(&__ad_it0),
-        ));
-        let mut __ad_once0 = ::revad::__private::cps::Once::new(|
-            __ad_s,
-            __act: __AdAct0<'_>|
-        {
-            ::revad::__private::cps::typed(&__ad_s, __ad_w0);
-            let (mut buf, mut __ad_it0) = __ad_s;
-            let mut __ad_c1 = __act.f0;
+        let __ad_was4_1 = __ad_c1;
+        let mut __ad_st = __ad_stack.take();
+        let __stack = &mut __ad_st;
+        for i in 0..x.len() {
+            let __t1 = x[i];
+            let __t2 = x[i];
+            let __t3 = __t2.sin();
+            let __t4 = __t1 * __t3;
+            buf.push(__t4);
+            __stack.push(__t3);
+        }
+        __ad_stack.set(__ad_st);
+        let __ad_own4_1 = ::revad::__private::cps::cells(&buf[..]);
+        let mut __ad_c1 = ::revad::__private::cps::refs(&__ad_own4_1);
+        let __ad_keep4_1 = ::core::clone::Clone::clone(&buf);
+        let __ad_r4 = {
+            let mut __ad_c1 = __ad_c1;
             let t: f64 = ::core::option::Option::unwrap(buf.pop());
-            let __ad_ge3 = ::core::option::Option::unwrap(__ad_c1.pop());
+            let __ad_ge0 = ::core::option::Option::unwrap(__ad_c1.pop());
             let __ad_c8 = &::revad::__private::cps::NumR::single(t);
             let mut __acc7: f64 = -0.0;
             let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
-            let __ad_r8 = {
-                let mut __ad_it4 = ::core::iter::IntoIterator::into_iter(0..buf.len());
-                let __ad_w4 = ::revad::__private::cps::witness(|| (
-                    ::core::clone::Clone::clone(&__acc7),
-                    ::core::clone::Clone::clone(&__ad_it4),
-                ));
-                let mut __ad_once4 = ::revad::__private::cps::Once::new(|
-                    __ad_s,
-                    __act: __AdAct4<'_>|
-                {
-                    ::revad::__private::cps::typed(&__ad_s, __ad_w4);
-                    let (mut __acc7, mut __ad_it4) = __ad_s;
-                    let mut __ad_c9 = __act.f0;
+            let __ad_r3 = {
+                let __ad_was2_1 = __ad_c9;
+                let mut __ad_st = __ad_stack.take();
+                let __stack = &mut __ad_st;
+                for __i8 in 0..buf.len() {
+                    let __x9 = buf[__i8];
+                    __acc7 += __x9;
+                }
+                __ad_stack.set(__ad_st);
+                let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
+                let __ad_r2 = {
                     let __t11 = __acc7 * t;
                     let __ad_c13 = &::revad::__private::cps::NumR::single(__t11);
                     let __len12 = buf.len();
-                    let __ad_r7 = {
+                    let __ad_r1 = {
                         __ad_c13.add(__seed);
                         __t11
                     };
                     let __adj_t11 = __ad_c13.adjoint();
                     __ad_c9.add(__adj_t11 * t);
                     __ad_c8.add(__adj_t11 * __acc7);
-                    __ad_r7
-                });
-                __ad_loop4(
-                    (__acc7, __ad_it4),
-                    __AdAct4 {
-                        f0: __ad_c9,
-                        _p: ::core::marker::PhantomData,
-                    },
-                    &|(mut __acc7, mut __ad_it4), __act, mut __ad_next4| {
-                        let mut __ad_c9 = __act.f0;
-                        let __i8 = match ::core::iter::Iterator::next(&mut __ad_it4) {
-                            ::core::option::Option::Some(__v) => __v,
-                            ::core::option::Option::None => {
-                                return __ad_next4(
-                                    false,
-                                    (__acc7, __ad_it4),
-                                    __AdAct4 {
-                                        f0: __ad_c9,
-                                        _p: ::core::marker::PhantomData,
-                                    },
-                                );
-                            }
-                        };
-                        let __x9 = buf[__i8];
-                        let __ad_c11 = &::revad::__private::cps::NumR::single(__x9);
-                        let __ad_e11 = __ad_c1[__i8];
-                        let __ad_r6 = {
-                            let __ad_old5 = __ad_c9;
-                            let mut __acc7: f64 = __acc7 + __x9;
-                            let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
-                            let __ad_r5 = {
-                                __ad_next4(
-                                    true,
-                                    (__acc7, __ad_it4),
-                                    __AdAct4 {
-                                        f0: __ad_c9,
-                                        _p: ::core::marker::PhantomData,
-                                    },
-                                )
-                            };
-                            __ad_old5.add(__ad_c9.adjoint());
-                            __ad_c11.add(__ad_c9.adjoint());
-                            __ad_r5
-                        };
-                        __ad_e11.add(__ad_c11.adjoint());
-                        __ad_r6
-                    },
-                    &mut |__ad_s, __act| (__ad_once4.take())(__ad_s, __act),
-                )
-            };
-            __ad_ge3.add(__ad_c8.adjoint());
-            __ad_r8
-        });
-        __ad_loop0(
-            (buf, __ad_it0),
-            __AdAct0 {
-                f0: __ad_c1,
-                _p: ::core::marker::PhantomData,
-            },
-            &|(mut buf, mut __ad_it0), __act, mut __ad_next0| {
-                let mut __ad_c1 = __act.f0;
-                let i = match ::core::iter::Iterator::next(&mut __ad_it0) {
-                    ::core::option::Option::Some(__v) => __v,
-                    ::core::option::Option::None => {
-                        return __ad_next0(
-                            false,
-                            (buf, __ad_it0),
-                            __AdAct0 {
-                                f0: __ad_c1,
-                                _p: ::core::marker::PhantomData,
-                            },
-                        );
-                    }
+                    __ad_r1
                 };
-                let __t1 = x[i];
-                let __ad_c3 = &::revad::__private::cps::NumR::single(__t1);
-                let __ad_e3 = __ad_c0[i];
-                let __t2 = x[i];
-                let __ad_c4 = &::revad::__private::cps::NumR::single(__t2);
-                let __ad_e4 = __ad_c0[i];
-                let __t3 = __t2.sin();
-                let __ad_c5 = &::revad::__private::cps::NumR::single(__t3);
-                let __t4 = __t1 * __t3;
-                let __ad_c6 = &::revad::__private::cps::NumR::single(__t4);
-                buf.push(__t4);
-                let __ad_ge1 = ::revad::__private::cps::NumR::new(buf[buf.len() - 1]);
-                __ad_c1.push(&__ad_ge1);
-                let __ad_r2 = {
-                    __ad_next0(
-                        true,
-                        (buf, __ad_it0),
-                        __AdAct0 {
-                            f0: __ad_c1,
-                            _p: ::core::marker::PhantomData,
-                        },
-                    )
-                };
-                __ad_c6.add(__ad_ge1.adjoint());
-                let __adj_t4 = __ad_c6.adjoint();
-                __ad_c3.add(__adj_t4 * __t3);
-                __ad_c5.add(__adj_t4 * __t1);
-                let __adj_t3 = __ad_c5.adjoint();
-                __ad_c4.add(__adj_t3 * ::revad::__private::rules::d_sin(__t2));
-                __ad_e4.add(__ad_c4.adjoint());
-                __ad_e3.add(__ad_c3.adjoint());
+                let mut __adj_buf = ::revad::__private::cps::adjoints_of(&__ad_c1[..]);
+                let mut __adj_acc7: f64 = __ad_c9.adjoint();
+                let mut __ad_st = __ad_stack.take();
+                let __stack = &mut __ad_st;
+                for __i8 in (0..buf.len()).rev() {
+                    let __adj_x9 = __adj_acc7;
+                    __adj_buf[__i8] += __adj_x9;
+                }
+                __ad_stack.set(__ad_st);
+                ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_buf[..]);
+                __ad_was2_1.set(__adj_acc7);
                 __ad_r2
-            },
-            &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
-        )
+            };
+            __ad_ge0.add(__ad_c8.adjoint());
+            __ad_r3
+        };
+        let mut buf = __ad_keep4_1;
+        let mut __adj_x = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
+        let mut __adj_buf = ::revad::__private::cps::adjoints(&__ad_own4_1);
+        let mut __ad_st = __ad_stack.take();
+        let __stack = &mut __ad_st;
+        for i in (0..x.len()).rev() {
+            let __t3 = __stack.pop::<f64>();
+            let __t1 = x[i];
+            let __t2 = x[i];
+            let __adj_t4 = ::revad::__private::vec_pop_adjoint(&mut __adj_buf);
+            let __adj_t1 = __adj_t4 * __t3;
+            let __adj_t3 = __adj_t4 * __t1;
+            let __adj_t2 = __adj_t3 * ::revad::__private::rules::d_sin(__t2);
+            __adj_x[i] += __adj_t2;
+            __adj_x[i] += __adj_t1;
+        }
+        __ad_stack.set(__ad_st);
+        ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_x[..]);
+        ::revad::__private::cps::set_adjoints(&__ad_was4_1[..], &__adj_buf[..]);
+        __ad_r4
     };
     (__ad_out0, ::revad::__private::cps::adjoints(&__ad_p0))
 }
@@ -774,54 +659,6 @@ impl buffer_cps {
         __ad_sink0: impl ::revad::__private::cps::CellsArg<f64>,
         __ad_k: &mut dyn FnMut(&::revad::__private::cps::NumR<f64>) -> __R,
     ) -> __R {
-        struct __AdAct0<'b> {
-            f0: ::std::vec::Vec<&'b ::revad::__private::cps::NumR<f64>>,
-            _p: ::core::marker::PhantomData<&'b ()>,
-        }
-        fn __ad_loop0<'a, I, R>(
-            i: I,
-            act: __AdAct0<'a>,
-            body: &dyn for<'b> Fn(
-                I,
-                __AdAct0<'b>,
-                &mut dyn for<'c> FnMut(bool, I, __AdAct0<'c>) -> R,
-            ) -> R,
-            k: &mut dyn for<'c> FnMut(I, __AdAct0<'c>) -> R,
-        ) -> R {
-            ::revad::__private::cps::grow(move || {
-                body(
-                    i,
-                    act,
-                    &mut |more, i, act| {
-                        if more { __ad_loop0(i, act, body, &mut *k) } else { k(i, act) }
-                    },
-                )
-            })
-        }
-        struct __AdAct4<'b> {
-            f0: &'b ::revad::__private::cps::NumR<f64>,
-            _p: ::core::marker::PhantomData<&'b ()>,
-        }
-        fn __ad_loop4<'a, I, R>(
-            i: I,
-            act: __AdAct4<'a>,
-            body: &dyn for<'b> Fn(
-                I,
-                __AdAct4<'b>,
-                &mut dyn for<'c> FnMut(bool, I, __AdAct4<'c>) -> R,
-            ) -> R,
-            k: &mut dyn for<'c> FnMut(I, __AdAct4<'c>) -> R,
-        ) -> R {
-            ::revad::__private::cps::grow(move || {
-                body(
-                    i,
-                    act,
-                    &mut |more, i, act| {
-                        if more { __ad_loop4(i, act, body, &mut *k) } else { k(i, act) }
-                    },
-                )
-            })
-        }
         let mut __ad_p0 = ::std::vec::Vec::new();
         let mut __ad_refs0 = ::std::vec::Vec::new();
         let __ad_c0 = ::revad::__private::cps::CellsArg::cells(
@@ -834,42 +671,46 @@ impl buffer_cps {
             let mut buf = ::std::vec::Vec::new();
             let __ad_o1 = ::revad::__private::cps::cells(&buf[..]);
             let mut __ad_c1 = ::revad::__private::cps::refs(&__ad_o1);
-            let mut __ad_it0 = ::core::iter::IntoIterator::into_iter(0..x.len());
-            let __ad_w0 = ::revad::__private::cps::witness(|| (
-                ::core::clone::Clone::clone(&buf),
-                ::core::clone::Clone::clone(&__ad_it0),
-            ));
-            let mut __ad_once0 = ::revad::__private::cps::Once::new(|
-                __ad_s,
-                __act: __AdAct0<'_>|
-            {
-                ::revad::__private::cps::typed(&__ad_s, __ad_w0);
-                let (mut buf, mut __ad_it0) = __ad_s;
-                let mut __ad_c1 = __act.f0;
+            let __ad_was4_1 = __ad_c1;
+            let mut __ad_st = __ad_stack.take();
+            let __stack = &mut __ad_st;
+            for i in 0..x.len() {
+                let __t1 = x[i];
+                let __t2 = x[i];
+                let __t3 = __t2.sin();
+                let __t4 = __t1 * __t3;
+                buf.push(__t4);
+                __stack.push(__t3);
+            }
+            __ad_stack.set(__ad_st);
+            let __ad_own4_1 = ::revad::__private::cps::cells(&buf[..]);
+            let mut __ad_c1 = ::revad::__private::cps::refs(&__ad_own4_1);
+            let __ad_keep4_1 = ::core::clone::Clone::clone(&buf);
+            let __ad_r4 = {
+                let mut __ad_c1 = __ad_c1;
                 let t: f64 = ::core::option::Option::unwrap(buf.pop());
-                let __ad_ge3 = ::core::option::Option::unwrap(__ad_c1.pop());
+                let __ad_ge0 = ::core::option::Option::unwrap(__ad_c1.pop());
                 let __ad_c8 = &::revad::__private::cps::NumR::single(t);
                 let mut __acc7: f64 = -0.0;
                 let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
-                let __ad_r8 = {
-                    let mut __ad_it4 = ::core::iter::IntoIterator::into_iter(
-                        0..buf.len(),
-                    );
-                    let __ad_w4 = ::revad::__private::cps::witness(|| (
-                        ::core::clone::Clone::clone(&__acc7),
-                        ::core::clone::Clone::clone(&__ad_it4),
-                    ));
-                    let mut __ad_once4 = ::revad::__private::cps::Once::new(|
-                        __ad_s,
-                        __act: __AdAct4<'_>|
-                    {
-                        ::revad::__private::cps::typed(&__ad_s, __ad_w4);
-                        let (mut __acc7, mut __ad_it4) = __ad_s;
-                        let mut __ad_c9 = __act.f0;
+                let __ad_r3 = {
+                    let __ad_was2_1 = __ad_c9;
+                    let mut __ad_st = __ad_stack.take();
+                    let __stack = &mut __ad_st;
+                    let mut __trips10 = 0usize;
+                    for __i8 in 0..buf.len() {
+                        let __x9 = buf[__i8];
+                        __acc7 += __x9;
+                        __stack.push(__i8);
+                        __trips10 += 1;
+                    }
+                    __ad_stack.set(__ad_st);
+                    let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
+                    let __ad_r2 = {
                         let __t11 = __acc7 * t;
                         let __ad_c13 = &::revad::__private::cps::NumR::single(__t11);
                         let __len12 = buf.len();
-                        let __ad_r7 = {
+                        let __ad_r1 = {
                             let __ad_o = &::revad::__private::cps::NumR::single(__t11);
                             let __ad_r = __ad_k(__ad_o);
                             __ad_c13.add(__ad_o.adjoint());
@@ -878,119 +719,47 @@ impl buffer_cps {
                         let __adj_t11 = __ad_c13.adjoint();
                         __ad_c9.add(__adj_t11 * t);
                         __ad_c8.add(__adj_t11 * __acc7);
-                        __ad_r7
-                    });
-                    __ad_loop4(
-                        (__acc7, __ad_it4),
-                        __AdAct4 {
-                            f0: __ad_c9,
-                            _p: ::core::marker::PhantomData,
-                        },
-                        &|(mut __acc7, mut __ad_it4), __act, mut __ad_next4| {
-                            let mut __ad_c9 = __act.f0;
-                            let __i8 = match ::core::iter::Iterator::next(
-                                &mut __ad_it4,
-                            ) {
-                                ::core::option::Option::Some(__v) => __v,
-                                ::core::option::Option::None => {
-                                    return __ad_next4(
-                                        false,
-                                        (__acc7, __ad_it4),
-                                        __AdAct4 {
-                                            f0: __ad_c9,
-                                            _p: ::core::marker::PhantomData,
-                                        },
-                                    );
-                                }
-                            };
-                            let __x9 = buf[__i8];
-                            let __ad_c11 = &::revad::__private::cps::NumR::single(__x9);
-                            let __ad_e11 = __ad_c1[__i8];
-                            let __ad_r6 = {
-                                let __ad_old5 = __ad_c9;
-                                let mut __acc7: f64 = __acc7 + __x9;
-                                let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
-                                let __ad_r5 = {
-                                    __ad_next4(
-                                        true,
-                                        (__acc7, __ad_it4),
-                                        __AdAct4 {
-                                            f0: __ad_c9,
-                                            _p: ::core::marker::PhantomData,
-                                        },
-                                    )
-                                };
-                                __ad_old5.add(__ad_c9.adjoint());
-                                __ad_c11.add(__ad_c9.adjoint());
-                                __ad_r5
-                            };
-                            __ad_e11.add(__ad_c11.adjoint());
-                            __ad_r6
-                        },
-                        &mut |__ad_s, __act| (__ad_once4.take())(__ad_s, __act),
-                    )
-                };
-                __ad_ge3.add(__ad_c8.adjoint());
-                __ad_r8
-            });
-            __ad_loop0(
-                (buf, __ad_it0),
-                __AdAct0 {
-                    f0: __ad_c1,
-                    _p: ::core::marker::PhantomData,
-                },
-                &|(mut buf, mut __ad_it0), __act, mut __ad_next0| {
-                    let mut __ad_c1 = __act.f0;
-                    let i = match ::core::iter::Iterator::next(&mut __ad_it0) {
-                        ::core::option::Option::Some(__v) => __v,
-                        ::core::option::Option::None => {
-                            return __ad_next0(
-                                false,
-                                (buf, __ad_it0),
-                                __AdAct0 {
-                                    f0: __ad_c1,
-                                    _p: ::core::marker::PhantomData,
-                                },
-                            );
-                        }
+                        __ad_r1
                     };
-                    let __t1 = x[i];
-                    let __ad_c3 = &::revad::__private::cps::NumR::single(__t1);
-                    let __ad_e3 = __ad_c0[i];
-                    let __t2 = x[i];
-                    let __ad_c4 = &::revad::__private::cps::NumR::single(__t2);
-                    let __ad_e4 = __ad_c0[i];
-                    let __t3 = __t2.sin();
-                    let __ad_c5 = &::revad::__private::cps::NumR::single(__t3);
-                    let __t4 = __t1 * __t3;
-                    let __ad_c6 = &::revad::__private::cps::NumR::single(__t4);
-                    buf.push(__t4);
-                    let __ad_ge1 = ::revad::__private::cps::NumR::new(
-                        buf[buf.len() - 1],
+                    let mut __adj_buf = ::revad::__private::cps::adjoints_of(
+                        &__ad_c1[..],
                     );
-                    __ad_c1.push(&__ad_ge1);
-                    let __ad_r2 = {
-                        __ad_next0(
-                            true,
-                            (buf, __ad_it0),
-                            __AdAct0 {
-                                f0: __ad_c1,
-                                _p: ::core::marker::PhantomData,
-                            },
-                        )
-                    };
-                    __ad_c6.add(__ad_ge1.adjoint());
-                    let __adj_t4 = __ad_c6.adjoint();
-                    __ad_c3.add(__adj_t4 * __t3);
-                    __ad_c5.add(__adj_t4 * __t1);
-                    let __adj_t3 = __ad_c5.adjoint();
-                    __ad_c4.add(__adj_t3 * ::revad::__private::rules::d_sin(__t2));
-                    __ad_e4.add(__ad_c4.adjoint());
-                    __ad_e3.add(__ad_c3.adjoint());
+                    let mut __adj_acc7: f64 = __ad_c9.adjoint();
+                    let mut __ad_st = __ad_stack.take();
+                    let __stack = &mut __ad_st;
+                    for _ in 0..__trips10 {
+                        let __i8 = __stack.pop::<usize>();
+                        let __adj_x9 = __adj_acc7;
+                        __adj_buf[__i8] += __adj_x9;
+                    }
+                    __ad_stack.set(__ad_st);
+                    ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_buf[..]);
+                    __ad_was2_1.set(__adj_acc7);
                     __ad_r2
-                },
-                &mut |__ad_s, __act| (__ad_once0.take())(__ad_s, __act),
-            )
+                };
+                __ad_ge0.add(__ad_c8.adjoint());
+                __ad_r3
+            };
+            let mut buf = __ad_keep4_1;
+            let mut __adj_x = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
+            let mut __adj_buf = ::revad::__private::cps::adjoints(&__ad_own4_1);
+            let mut __ad_st = __ad_stack.take();
+            let __stack = &mut __ad_st;
+            for i in (0..x.len()).rev() {
+                let __t3 = __stack.pop::<f64>();
+                let __t1 = x[i];
+                let __t2 = x[i];
+                let __adj_t4 = ::revad::__private::vec_pop_adjoint(&mut __adj_buf);
+                let __adj_t1 = __adj_t4 * __t3;
+                let __adj_t3 = __adj_t4 * __t1;
+                let __adj_t2 = __adj_t3 * ::revad::__private::rules::d_sin(__t2);
+                __adj_x[i] += __adj_t2;
+                __adj_x[i] += __adj_t1;
+            }
+            __ad_stack.set(__ad_st);
+            ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_x[..]);
+            ::revad::__private::cps::set_adjoints(&__ad_was4_1[..], &__adj_buf[..]);
+            __ad_r4
         })
     }
 }

@@ -172,7 +172,7 @@ impl Emitter<'_> {
         quote!(#(#pushes)*)
     }
 
-    fn fwd_stmt(&self, stmt: &Stmt) -> TokenStream {
+    pub(in crate::codegen) fn fwd_stmt(&self, stmt: &Stmt) -> TokenStream {
         let span = stmt.span;
         match &stmt.kind {
             StmtKind::Let { var, rhs, ty } => {
@@ -900,7 +900,7 @@ impl Emitter<'_> {
 
     /// The reverse of `stmt`, located at the user's statement: when the user's code does not
     /// type-check, the same error in the adjoint code points there, not at the attribute.
-    fn rev_stmt(&self, stmt: &Stmt) -> TokenStream {
+    pub(in crate::codegen) fn rev_stmt(&self, stmt: &Stmt) -> TokenStream {
         let tokens = self.rev_stmt_tokens(stmt);
         match &stmt.kind {
             // Blocks keep the spans of their own statements.
