@@ -316,6 +316,44 @@ pub fn adjoints<T: Float>(cells: &[NumR<T>]) -> Vec<T> {
     cells.iter().map(NumR::adjoint).collect()
 }
 
+/// The adjoint of a whole array as one value, Lantern's `TensorR` gradient: for an array
+/// parameter that only loops read, which run as the tape's loops do. Each loop takes the
+/// adjoint, runs its reverse sweep on it and puts it back, so the array needs no cell per
+/// element.
+pub struct ArrayAdjoint<V>(core::cell::Cell<Option<V>>);
+
+impl<V> fmt::Debug for ArrayAdjoint<V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArrayAdjoint").finish_non_exhaustive()
+    }
+}
+
+impl<V> ArrayAdjoint<V> {
+    /// Holds the adjoint `zero` (the parameter's zero adjoint).
+    #[inline]
+    pub fn new(zero: V) -> ArrayAdjoint<V> {
+        ArrayAdjoint(core::cell::Cell::new(Some(zero)))
+    }
+
+    /// The adjoint, until [`put`](Self::put) gives it back.
+    ///
+    /// # Panics
+    ///
+    /// If it is taken twice without a `put` between (generated code never does).
+    #[inline]
+    pub fn take(&self) -> V {
+        self.0
+            .take()
+            .expect("the adjoint of an array is taken once at a time")
+    }
+
+    /// Gives the adjoint back.
+    #[inline]
+    pub fn put(&self, adjoint: V) {
+        self.0.set(Some(adjoint));
+    }
+}
+
 /// The adjoints of the cells an array's elements have now (the generated code holds cells as
 /// references): the adjoint of a `Vec` or slice that a loop's reverse sweep, run as the
 /// tape's, starts from.

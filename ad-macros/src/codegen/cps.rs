@@ -88,9 +88,11 @@ pub(super) fn emit_vjp(
     plan: &Plan,
 ) -> TokenStream {
     let e = Emitter::new(body, plan, sig, Store::Cells);
+    let whole = loop_only_arrays(body, sig);
     let c = Cps {
         e,
         counter: std::cell::Cell::new(0),
+        whole,
     };
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
@@ -169,6 +171,7 @@ pub(super) fn companion(
     let c = Cps {
         e: Emitter::new(body, plan, sig, Store::Cells),
         counter: std::cell::Cell::new(0),
+        whole: Vec::new(),
     };
     let callees = super::callees_prelude(body, sig, false);
     let prologue = super::inout::prologue(sig, body);
@@ -248,6 +251,52 @@ fn written(stmts: &[Stmt], out: &mut Vec<VarId>) {
             _ => {}
         }
     }
+}
+
+/// The array parameters (read-only slices and fixed-size arrays) that no statement outside
+/// the loops mentions, nor the output: only loops read them, so their adjoints need no cell
+/// per element (see `Cps::whole`).
+fn loop_only_arrays(body: &Body, sig: &Signature) -> Vec<VarId> {
+    fn outside_loops(stmts: &[Stmt], out: &mut Vec<VarId>) {
+        for stmt in stmts {
+            match &stmt.kind {
+                StmtKind::Loop(_) => {}
+                StmtKind::If {
+                    cond,
+                    then,
+                    els,
+                    phis,
+                } => {
+                    out.extend(cond.var());
+                    out.extend(
+                        phis.iter()
+                            .flat_map(|p| [p.then.var(), p.els.var()])
+                            .flatten(),
+                    );
+                    outside_loops(&then.stmts, out);
+                    outside_loops(&els.stmts, out);
+                }
+                _ => mentions(std::slice::from_ref(stmt), out),
+            }
+        }
+    }
+    let mut used = output_vars(&body.output);
+    used.extend(body.writebacks.iter().map(|w| w.var));
+    outside_loops(&body.block.stmts, &mut used);
+    sig.params
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            let read_only = match &p.ty {
+                syn::Type::Reference(r) => r.mutability.is_none(),
+                _ => true,
+            };
+            matches!(p.kind, ParamKind::Slice { .. } | ParamKind::Array { .. })
+                && read_only
+                && !used.contains(i)
+        })
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Every variable `stmts` read or write, nested blocks, ranges and conditions included.
@@ -334,6 +383,10 @@ fn declared(stmts: &[Stmt], out: &mut Vec<VarId>) {
 struct Cps<'a> {
     e: Emitter<'a>,
     counter: std::cell::Cell<usize>,
+    /// The array parameters that only loops read (`NAME_vjp` only): their adjoint is one
+    /// value, `revad::cps::ArrayAdjoint`, which each loop takes, runs its reverse sweep on and
+    /// puts back, instead of a cell per element.
+    whole: Vec<VarId>,
 }
 
 impl Cps<'_> {
@@ -411,6 +464,13 @@ impl Cps<'_> {
             }
             let name = self.name(i);
             let cell = cell_of(i);
+            if self.whole.contains(&i) {
+                out.extend(quote! {
+                    let #cell = &::revad::__private::cps::ArrayAdjoint::new(
+                        ::revad::__private::zeros_like(&#name));
+                });
+                continue;
+            }
             match &p.kind {
                 ParamKind::Scalar(_) => {
                     let new = self.new_cell(i, quote!(#name));
@@ -495,6 +555,9 @@ impl Cps<'_> {
                 }
                 let own = fresh("p", i);
                 let cell = cell_of(i);
+                if self.whole.contains(&i) {
+                    return quote!(#cell.take());
+                }
                 match &p.kind {
                     ParamKind::Scalar(_) => quote!(#cell.adjoint()),
                     ParamKind::Array { .. } => {
@@ -1466,6 +1529,11 @@ impl Cps<'_> {
             }
             let c = cell_of(v);
             let adj = &tape.adj[v];
+            if self.whole.contains(&v) {
+                seeds.extend(quote!(let mut #adj = #c.take();));
+                deliver.extend(quote!(#c.put(#adj);));
+                continue;
+            }
             let t = self.float(v).ident();
             let zero = super::tokens::zero(self.float(v));
             if writes.contains(&v) {

@@ -948,10 +948,12 @@ fn dot_vjp(
 ) -> (f64, (::std::vec::Vec<f64>, [f64; 3])) {
     let _ = dot;
     let __ad_stack = &::revad::__private::ValueStack::reused_cell();
-    let __ad_p0 = ::revad::__private::cps::cells(&w[..]);
-    let mut __ad_c0 = ::revad::__private::cps::refs(&__ad_p0);
-    let __ad_p1 = ::revad::__private::cps::cells_array(&v);
-    let mut __ad_c1 = __ad_p1.each_ref();
+    let __ad_c0 = &::revad::__private::cps::ArrayAdjoint::new(
+        ::revad::__private::zeros_like(&w),
+    );
+    let __ad_c1 = &::revad::__private::cps::ArrayAdjoint::new(
+        ::revad::__private::zeros_like(&v),
+    );
     let __ad_out0 = {
         let mut s: f64 = 0.0;
         let __ad_c2 = &::revad::__private::cps::NumR::new(s);
@@ -970,11 +972,8 @@ fn dot_vjp(
             __ad_c2.add(__seed);
             s
         };
-        let mut __adj_w = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
-        let mut __adj_v = ::revad::__private::cps::adjoints_into(
-            [0.0_f64; 3],
-            &__ad_c1[..],
-        );
+        let mut __adj_w = __ad_c0.take();
+        let mut __adj_v = __ad_c1.take();
         let mut __adj_s: f64 = __ad_c2.adjoint();
         let mut __ad_st = __ad_stack.take();
         let __stack = &mut __ad_st;
@@ -994,18 +993,12 @@ fn dot_vjp(
             }
         }
         __ad_stack.set(__ad_st);
-        ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_w[..]);
-        ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_v[..]);
+        __ad_c0.put(__adj_w);
+        __ad_c1.put(__adj_v);
         __ad_was0_2.set(__adj_s);
         __ad_r0
     };
-    (
-        __ad_out0,
-        (
-            ::revad::__private::cps::adjoints(&__ad_p0),
-            ::revad::__private::cps::adjoints_array(&__ad_p1),
-        ),
-    )
+    (__ad_out0, (__ad_c0.take(), __ad_c1.take()))
 }
 /** The value and the gradient of [`dot`]: returns `(dot(..), (∂dot/∂w, ∂dot/∂v))`.
 

@@ -454,8 +454,9 @@ fn buffer_cps(x: &[f64]) -> f64 {
 fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = buffer_cps;
     let __ad_stack = &::revad::__private::ValueStack::reused_cell();
-    let __ad_p0 = ::revad::__private::cps::cells(&x[..]);
-    let mut __ad_c0 = ::revad::__private::cps::refs(&__ad_p0);
+    let __ad_c0 = &::revad::__private::cps::ArrayAdjoint::new(
+        ::revad::__private::zeros_like(&x),
+    );
     let __ad_out0 = {
         let mut buf = ::std::vec::Vec::new();
         let __ad_o1 = ::revad::__private::cps::cells(&buf[..]);
@@ -522,7 +523,7 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
             __ad_r3
         };
         let mut buf = __ad_keep4_1;
-        let mut __adj_x = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
+        let mut __adj_x = __ad_c0.take();
         let mut __adj_buf = ::revad::__private::cps::adjoints(&__ad_own4_1);
         let mut __ad_st = __ad_stack.take();
         let __stack = &mut __ad_st;
@@ -538,11 +539,11 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
             __adj_x[i] += __adj_t1;
         }
         __ad_stack.set(__ad_st);
-        ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_x[..]);
+        __ad_c0.put(__adj_x);
         ::revad::__private::cps::set_adjoints(&__ad_was4_1[..], &__adj_buf[..]);
         __ad_r4
     };
-    (__ad_out0, ::revad::__private::cps::adjoints(&__ad_p0))
+    (__ad_out0, __ad_c0.take())
 }
 /** The value and the gradient of [`buffer_cps`]: returns `(buffer_cps(..), ∂buffer_cps/∂x)`.
 
