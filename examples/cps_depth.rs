@@ -1,12 +1,14 @@
 //! How deep a loop can run under the continuation-passing backend, `#[reverse(cps)]`, and
 //! what it costs next to the tape backend (`#[reverse]`).
 //!
-//! Under `#[reverse(cps)]` each loop iteration is one level of a local recursive function
-//! whose frames (the iteration's adjoint cells and continuation) stay alive until the
-//! reverse of that iteration; `revad::cps::grow` extends the stack on demand. A loop of `n`
-//! iterations therefore holds `n` sets of frames at once: memory grows linearly with the
-//! trip count, as the tape does, but in stack frames, which are far larger than the tape's
-//! few words per operation. This example measures that trade-off on two loop workloads:
+//! Under `#[reverse(cps)]` a loop runs as the tape backend's loop does: its forward sweep
+//! pushes what its reverse reads to the value stack, the rest of the body runs as the
+//! loop's continuation, and the reverse sweep pops (an iteration's continuation,
+//! defunctionalised). So a loop of `n` iterations should cost what the tape's costs, in time
+//! and in memory per iteration, with no stack growth. (Until 2026-12, each iteration was one
+//! level of a local recursive function whose frames stayed alive until its reverse: about
+//! 340 bytes of stack per iteration, 3.1 GiB at 10^7 steps.) This example measures it on two
+//! loop workloads:
 //!
 //! - `recurrence`: `x = x.sin() * a + x`, `n` steps, gradient with respect to `(x0, a)`;
 //! - `dot`: `s += w[i] * x[i]` over `n` elements, gradient with respect to `w` and `x`.

@@ -1,5 +1,5 @@
 //! Reverse inner loops with their bounds checks taken before the loop and their invariant
-//! adjoint elements held in locals (`codegen::tape::inner`): partial and empty ranges, the
+//! adjoint elements held in locals (`codegen::sweep::inner`): partial and empty ranges, the
 //! forms `base + j` and `j + base`, adjoint elements both read and written in the loop,
 //! conditional accesses. Each gradient is checked against finite differences of the primal,
 //! and against the split companions' (bit for bit).

@@ -23,7 +23,9 @@
 //! rules.rs      the macro's view of the runtime's one list of intrinsics
 //! codegen/      the backends: tape/ (default), cps, forward (+ jacobian), hessian,
 //!               derivative (no backend imports another); and the layer they share:
-//!               shared (the Emitter: primal statements, adjoint contributions), linear
+//!               shared (the Emitter: primal statements, adjoint contributions), sweep
+//!               (a block's forward and reverse sweeps, with inner.rs and checkpoint.rs:
+//!               the tape's whole body, the CPS backend's loops), linear
 //!               (the one interpreter of the partials), convention (the CPS companion of
 //!               any callee), tokens (names, constants, spans: a leaf), inout, closures,
 //!               generic, grow, messages
@@ -188,7 +190,8 @@ mod test_support;
 ///   same functions and the same numbers. It needs the feature `cps` of `revad` (`revad = {
 ///   version = "0.1", features = ["cps"] }`), which builds the crate `stacker`, whose
 ///   dependency `psm` compiles C; without the feature, `cps` is a compile error that says
-///   so. It takes no structs, nested containers or generic functions yet.
+///   so. It takes no structs, nested containers, methods or type parameters bounded by a
+///   user's trait yet.
 /// - `hessian`: also generate `NAME_hvp(<params>, <directions>) -> (R, G, H·v)`,
 ///   `NAME_hessian(<params>) -> (R, G, Vec<Vec<F>>)` and `NAME_hessian_diag(<params>) -> (R,
 ///   G, Vec<F>)` (forward over reverse), and make `NAME_grad` and `NAME_jvp` callable from

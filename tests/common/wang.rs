@@ -27,8 +27,8 @@ both! {
 }
 
 both! {
-    /// WHILE: `x^n` by repeated multiplication; the loop is a local recursive function, one
-    /// level per iteration.
+    /// WHILE: `x^n` by repeated multiplication; under CPS the loop runs as the tape's, its
+    /// continuation defunctionalised (the values its reverse reads, on the value stack).
     [] pub fn power_tape / power(x: f64, n: usize) -> f64 {
         let mut y = 1.0;
         let mut i = 0;

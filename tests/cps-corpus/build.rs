@@ -17,6 +17,7 @@ const FILES: &[&str] = &[
     "closures",
     "custom_derivative",
     "f32",
+    "generics",
     "intrinsics",
     "labeled_loops",
     "loops",

@@ -39,6 +39,7 @@ pub(crate) mod jacobian;
 mod linear;
 mod messages;
 mod shared;
+mod sweep;
 pub(crate) mod tape;
 mod tokens;
 

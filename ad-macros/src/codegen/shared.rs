@@ -37,11 +37,11 @@ pub(super) struct Emitter<'a> {
     /// The name of each variable's adjoint (`__adj_x`), by [`VarId`].
     pub adj: Vec<syn::Ident>,
     /// Adjoint elements kept in locals through a reverse loop: `(a, i, local)` stands for
-    /// `__adj_a[i]` (see `tape::inner`).
+    /// `__adj_a[i]` (see `sweep::inner`).
     pub held: Vec<(VarId, VarId, syn::Ident)>,
     /// Elements read through a slice that starts at their loop's base: `(a, k, j, adjoint)`
     /// stands for `a[k]`, `k = base + j`, read as `a[j]` (of the adjoint when `adjoint`;
-    /// see `tape::inner`).
+    /// see `sweep::inner`).
     pub rebased: Vec<(VarId, VarId, VarId, bool)>,
 }
 

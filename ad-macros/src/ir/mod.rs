@@ -930,7 +930,7 @@ pub(crate) struct Loop {
 
 /// `#[revad::checkpoint(snapshots = k)]` on a loop: the tape backend's `NAME_vjp` keeps at
 /// most `k` states of the loop (the mutable variables it may read) and recomputes the others
-/// in the reverse sweep (`codegen::tape::checkpoint`); other backends run the loop as any.
+/// in the reverse sweep (`codegen::sweep::checkpoint`); other backends run the loop as any.
 #[derive(Clone, Debug)]
 pub(crate) struct Checkpoint {
     /// The budget `k` (at least 1); `None`: the runtime's default.

@@ -492,15 +492,6 @@ fn float_params(
             );
             continue;
         }
-        if args.backend == super::Backend::Cps {
-            // At the parameter: the backend is the choice to change.
-            cx.error(
-                &param.ident,
-                "#[reverse(cps)] does not differentiate generic functions yet; use the default \
-                 backend, #[reverse], or write the function for `f64` or `f32`",
-            );
-            continue;
-        }
         foreign &= !bounds.iter().any(|b| is_float_bound(b));
         floats.push(FloatTy::generic(&param.ident.to_string()));
     }
@@ -1403,8 +1394,17 @@ mod tests {
             backend: super::super::Backend::Cps,
             ..Args::default()
         };
+        // (A float bound is taken under the CPS backend too; a user's trait is not.)
         assert_eq!(
             read(parse_quote!(fn f<T: Float>(x: T) -> T), cps).err(),
+            None
+        );
+        let cps = Args {
+            backend: super::super::Backend::Cps,
+            ..Args::default()
+        };
+        assert_eq!(
+            read(parse_quote!(fn f<M: Model>(m: &M) -> f64), cps).err(),
             Some(1)
         );
     }

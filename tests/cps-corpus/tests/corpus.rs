@@ -29,6 +29,7 @@ corpus!(
     closures,
     custom_derivative,
     f32,
+    generics,
     intrinsics,
     labeled_loops,
     loops,

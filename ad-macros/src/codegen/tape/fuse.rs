@@ -329,7 +329,7 @@ pub(super) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bo
         };
         if l.checkpoint.is_some() && matches!(l.kind, LoopKind::Range(_)) {
             in_scope.insert(l.body.id);
-            marks |= !super::checkpoint::straight(l);
+            marks |= !crate::codegen::sweep::checkpoint::straight(l);
         } else if fused.is_some_and(|f| f.at == at) {
             in_scope.insert(l.body.id);
         }

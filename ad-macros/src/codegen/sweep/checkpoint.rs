@@ -207,7 +207,7 @@ impl Emitter<'_> {
 /// Whether the body of the checkpointed loop `l` pushes nothing but its block's saved values
 /// (no call, no branch, no inner loop, no `Vec` operation): then neither of its sweeps uses
 /// the stack (see [`Emitter::checkpoint_advance`]).
-pub(super) fn straight(l: &Loop) -> bool {
+pub(in crate::codegen) fn straight(l: &Loop) -> bool {
     l.body.stmts.iter().all(|s| match &s.kind {
         StmtKind::Let { rhs, .. } => !matches!(rhs, Rhs::Call(_) | Rhs::Pop(_) | Rhs::Remove(..)),
         StmtKind::Assign { .. } | StmtKind::IndexAssign { .. } | StmtKind::Opaque { .. } => true,
