@@ -11,22 +11,33 @@ use std::path::{Path, PathBuf};
 
 /// The integration tests that differentiate functions.
 const FILES: &[&str] = &[
-    "calls",
+    "branch_bits",
     "call_results",
+    "calls",
+    "checkpoint",
     "checks",
     "closures",
     "custom_derivative",
     "f32",
+    "flag_results",
+    "fused_loops",
     "generics",
+    "inner_loops",
     "intrinsics",
     "labeled_loops",
     "loops",
+    "memory",
     "mutation",
+    "nested_examples",
+    "num_traits",
+    "recompute",
     "recursion_depth",
     "soundness",
+    "stop_gradient",
     "straight_line",
-    "views",
     "vectors",
+    "views",
+    "zero_adjoints",
 ];
 
 fn main() {

@@ -928,7 +928,7 @@ pub(crate) struct Loop {
     pub checkpoint: Option<Checkpoint>,
 }
 
-/// `#[revad::checkpoint(snapshots = k)]` on a loop: the tape backend's `NAME_vjp` keeps at
+/// `#[revad::checkpoint(snapshots = k)]` on a loop: `NAME_vjp` (of either backend) keeps at
 /// most `k` states of the loop (the mutable variables it may read) and recomputes the others
 /// in the reverse sweep (`codegen::sweep::checkpoint`); other backends run the loop as any.
 #[derive(Clone, Debug)]

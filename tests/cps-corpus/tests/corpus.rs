@@ -23,20 +23,31 @@ macro_rules! corpus {
 }
 
 corpus!(
+    branch_bits,
     call_results,
     calls,
+    checkpoint,
     checks,
     closures,
     custom_derivative,
     f32,
+    flag_results,
+    fused_loops,
     generics,
+    inner_loops,
     intrinsics,
     labeled_loops,
     loops,
+    memory,
     mutation,
+    nested_examples,
+    num_traits,
+    recompute,
     recursion_depth,
     soundness,
+    stop_gradient,
     straight_line,
+    vectors,
     views,
-    vectors
+    zero_adjoints
 );

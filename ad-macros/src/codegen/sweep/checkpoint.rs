@@ -39,8 +39,10 @@
 //! values its block saved where they were computed rather than through the stack: the
 //! gradient is the same bit for bit. The adjoints of the state and of everything else the body reads are
 //! the function's own adjoint locals, carried from one reversed step to the next as in that
-//! loop. Only `NAME_vjp` checkpoints: the split companions (a call from another annotated
-//! function), the CPS backend, forward mode and the Hessians run the loop as written.
+//! loop. Only the sweeps with adjoints in locals checkpoint: `NAME_vjp` of both backends
+//! (the CPS backend runs its loops with these sweeps) and the CPS companion `NAME::cps`; the
+//! split companions (a call from another annotated function), forward mode and the Hessians
+//! run the loop as written.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
