@@ -320,19 +320,19 @@ pub fn adjoints<T: Float>(cells: &[NumR<T>]) -> Vec<T> {
 /// parameter that only loops read, which run as the tape's loops do. Each loop takes the
 /// adjoint, runs its reverse sweep on it and puts it back, so the array needs no cell per
 /// element.
-pub struct ArrayAdjoint<V>(core::cell::Cell<Option<V>>);
+pub struct WholeAdjoint<V>(core::cell::Cell<Option<V>>);
 
-impl<V> fmt::Debug for ArrayAdjoint<V> {
+impl<V> fmt::Debug for WholeAdjoint<V> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ArrayAdjoint").finish_non_exhaustive()
+        f.debug_struct("WholeAdjoint").finish_non_exhaustive()
     }
 }
 
-impl<V> ArrayAdjoint<V> {
+impl<V> WholeAdjoint<V> {
     /// Holds the adjoint `zero` (the parameter's zero adjoint).
     #[inline]
-    pub fn new(zero: V) -> ArrayAdjoint<V> {
-        ArrayAdjoint(core::cell::Cell::new(Some(zero)))
+    pub fn new(zero: V) -> WholeAdjoint<V> {
+        WholeAdjoint(core::cell::Cell::new(Some(zero)))
     }
 
     /// The adjoint, until [`put`](Self::put) gives it back.

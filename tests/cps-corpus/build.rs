@@ -11,30 +11,44 @@ use std::path::{Path, PathBuf};
 
 /// The integration tests that differentiate functions.
 const FILES: &[&str] = &[
+    "adjoint_derive",
+    "aggregate_loops",
+    "array_reads",
+    "assoc_fns",
     "branch_bits",
     "call_results",
     "calls",
     "checkpoint",
+    "checkpoint_loops",
     "checks",
+    "clamp_and_chains",
     "closures",
     "custom_derivative",
     "f32",
     "flag_results",
     "fused_loops",
+    "generic_impls",
     "generics",
+    "higher_order",
     "inner_loops",
     "intrinsics",
+    "iterator_adaptors",
     "labeled_loops",
     "loops",
     "memory",
     "mutation",
     "nested_examples",
+    "nesting",
     "num_traits",
+    "ported_reverse",
     "recompute",
     "recursion_depth",
     "soundness",
     "stop_gradient",
     "straight_line",
+    "struct_mutation",
+    "traits",
+    "user_types",
     "vectors",
     "views",
     "zero_adjoints",
@@ -80,20 +94,23 @@ fn transform(from: &Path, to: &Path, out: &Path, module: &str) {
             continue;
         }
         // `NAME_via` callers stay under the tape backend: `checked` then compares each CPS
-        // gradient bit for bit with the tape's, through the split companions.
-        let via = lines[at + 1..]
+        // gradient bit for bit with the tape's, through the split companions. So does the
+        // attribute of a trait or an impl block, which takes no arguments (its methods' own
+        // attributes choose the backend).
+        let item = lines[at + 1..]
             .iter()
             .map(|l| l.trim_start())
             .find(|l| !l.starts_with("#[") && !l.starts_with("//"))
-            .is_some_and(|l| {
-                let l = l.trim_start_matches("pub ");
-                l.starts_with("fn ")
-                    && l[3..]
-                        .split('(')
-                        .next()
-                        .is_some_and(|n| n.ends_with("_via"))
-            });
-        if via {
+            .map(|l| l.trim_start_matches("pub ").trim_start_matches("unsafe "));
+        let via = item.is_some_and(|l| {
+            l.starts_with("fn ")
+                && l[3..]
+                    .split('(')
+                    .next()
+                    .is_some_and(|n| n.ends_with("_via"))
+        });
+        let block = item.is_some_and(|l| l.starts_with("impl") || l.starts_with("trait "));
+        if via || (block && trimmed.starts_with("#[")) {
             text.push_str(line);
             text.push('\n');
             continue;

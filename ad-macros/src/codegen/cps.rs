@@ -94,6 +94,10 @@ pub(super) fn emit_vjp(
         counter: std::cell::Cell::new(0),
         whole,
     };
+    let stack = stack();
+    let stack_decl = c
+        .uses_stack(&body.block)
+        .then(|| quote!(let #stack = &::revad::__private::ValueStack::reused_cell();));
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
     let doc = format!(
@@ -106,16 +110,24 @@ pub(super) fn emit_vjp(
         f = func.sig.ident
     );
     let callees = super::callees_prelude(body, sig, true);
-    let stack = stack();
-    let stack_decl = uses_stack(&body.block, plan)
-        .then(|| quote!(let #stack = &::revad::__private::ValueStack::reused_cell();));
+
     let prologue = super::inout::prologue(sig, body);
     let params = c.param_cells();
     let at_ret = super::tokens::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
     let function = format!("{}_vjp", func.sig.ident);
-    let seed =
-        c.e.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
+    let seed = match &body.output {
+        // A struct's seed goes into its one adjoint, as the tape adds it into a local.
+        Output::ArrayVar(v) if c.aggregate(*v) && c.active(*v) => {
+            let tape = Emitter::new(body, plan, sig, Store::Locals);
+            let (adj, cell) = (&tape.adj[*v], cell_of(*v));
+            let add = tape.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
+            quote!({ let mut #adj = #cell.take(); #add #cell.put(#adj); })
+        }
+        _ => {
+            c.e.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function)
+        }
+    };
     let seed_outputs =
         c.e.seed_writebacks(&super::inout::vjp_seeds(sig), &function);
     let [finals, store_finals, write_backs] = super::inout::cps_write_backs(sig, body);
@@ -208,22 +220,6 @@ pub(super) fn companion(
             ::revad::__private::cps::grow(|| { #run })
         }
     }
-}
-
-/// Whether the body calls a function with a derivative through its companions, or has a
-/// loop (which runs as the tape's, with the value stack).
-fn uses_stack(block: &Block, plan: &Plan) -> bool {
-    let mut found = false;
-    crate::ir::visit::walk(block, &mut |stmt, _| match &stmt.kind {
-        StmtKind::Let {
-            var,
-            rhs: rhs @ Rhs::Call(_),
-            ..
-        } => found |= plan.activity.live(*var, rhs),
-        StmtKind::Loop(_) => found = true,
-        _ => {}
-    });
-    found
 }
 
 fn output_vars(output: &Output) -> Vec<VarId> {
@@ -357,6 +353,23 @@ fn mentions(stmts: &[Stmt], out: &mut Vec<VarId>) {
     }
 }
 
+/// The trip-count variables of the loops among `stmts`, nested ones included.
+fn trip_counts(stmts: &[Stmt], out: &mut Vec<VarId>) {
+    for stmt in stmts {
+        match &stmt.kind {
+            StmtKind::If { then, els, .. } => {
+                trip_counts(&then.stmts, out);
+                trip_counts(&els.stmts, out);
+            }
+            StmtKind::Loop(l) => {
+                out.push(l.trips);
+                trip_counts(&l.body.stmts, out);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The variables a block declares, nested blocks included.
 fn declared(stmts: &[Stmt], out: &mut Vec<VarId>) {
     for stmt in stmts {
@@ -384,7 +397,7 @@ struct Cps<'a> {
     e: Emitter<'a>,
     counter: std::cell::Cell<usize>,
     /// The array parameters that only loops read (`NAME_vjp` only): their adjoint is one
-    /// value, `revad::cps::ArrayAdjoint`, which each loop takes, runs its reverse sweep on and
+    /// value, `revad::cps::WholeAdjoint`, which each loop takes, runs its reverse sweep on and
     /// puts back, instead of a cell per element.
     whole: Vec<VarId>,
 }
@@ -402,6 +415,54 @@ impl Cps<'_> {
 
     fn name(&self, v: VarId) -> &syn::Ident {
         &self.e.body.vars[v].name
+    }
+
+    /// Whether `v` is a struct, a tuple or a nested container (an aggregate of floats).
+    fn aggregate(&self, v: VarId) -> bool {
+        matches!(&self.e.body.vars[v].ty, Ty::Array(info) if info.agg)
+    }
+
+    /// Whether the body calls a function with a derivative through its companions, or has a
+    /// statement that runs as the tape's sweeps do (which use the value stack).
+    fn uses_stack(&self, block: &Block) -> bool {
+        let mut found = false;
+        crate::ir::visit::walk(block, &mut |stmt, _| match &stmt.kind {
+            StmtKind::Let {
+                var,
+                rhs: rhs @ Rhs::Call(_),
+                ..
+            } => found |= self.e.plan.activity.live(*var, rhs),
+            _ => found |= self.needs_bridge(stmt),
+        });
+        found
+    }
+
+    /// Whether `stmt` runs as the tape's sweeps do (see [`Cps::bridged`]): a loop, a call of a
+    /// method, or a statement that touches an active aggregate.
+    fn needs_bridge(&self, stmt: &Stmt) -> bool {
+        match &stmt.kind {
+            StmtKind::Loop(_) => true,
+            StmtKind::Let {
+                rhs: Rhs::Call(call),
+                ..
+            } if self.e.body.callees[call.callee].kind != crate::ir::CalleeKind::Function => true,
+            // (A tuple result and its parts go through `call_split`.)
+            StmtKind::Let {
+                rhs: Rhs::Call(call),
+                ..
+            } if !call.parts.is_empty() => false,
+            StmtKind::Let {
+                rhs: Rhs::Part(..), ..
+            } => false,
+            _ => {
+                let mut m = Vec::new();
+                mentions(std::slice::from_ref(stmt), &mut m);
+                if let StmtKind::Let { var, .. } = &stmt.kind {
+                    m.push(*var);
+                }
+                m.iter().any(|v| self.active(*v) && self.aggregate(*v))
+            }
+        }
     }
 
     fn float(&self, v: VarId) -> FloatTy {
@@ -444,6 +505,9 @@ impl Cps<'_> {
     /// The type of the cells of an active variable, with the lifetime `lt` (`'b`, or nothing
     /// for an elided one).
     fn cell_type(&self, v: VarId, lt: &TokenStream) -> TokenStream {
+        if self.aggregate(v) || self.whole.contains(&v) {
+            return quote!(&#lt ::revad::__private::cps::WholeAdjoint<_>);
+        }
         let t = self.float(v).ident();
         if self.e.body.vars[v].ty.is_array() {
             match self.fixed_len(v) {
@@ -466,7 +530,7 @@ impl Cps<'_> {
             let cell = cell_of(i);
             if self.whole.contains(&i) {
                 out.extend(quote! {
-                    let #cell = &::revad::__private::cps::ArrayAdjoint::new(
+                    let #cell = &::revad::__private::cps::WholeAdjoint::new(
                         ::revad::__private::zeros_like(&#name));
                 });
                 continue;
@@ -490,7 +554,14 @@ impl Cps<'_> {
                         let mut #cell = ::revad::__private::cps::refs(&#own);
                     });
                 }
-                ParamKind::Aggregate { .. } | ParamKind::Inactive => {}
+                ParamKind::Aggregate { .. } => {
+                    let tape = Emitter::new(self.e.body, self.e.plan, self.e.sig, Store::Locals);
+                    let zero = tape.adjoint_zero(i);
+                    out.extend(quote! {
+                        let #cell = &::revad::__private::cps::WholeAdjoint::new(#zero);
+                    });
+                }
+                ParamKind::Inactive => {}
             }
         }
         out
@@ -555,7 +626,7 @@ impl Cps<'_> {
                 }
                 let own = fresh("p", i);
                 let cell = cell_of(i);
-                if self.whole.contains(&i) {
+                if self.whole.contains(&i) || matches!(p.kind, ParamKind::Aggregate { .. }) {
                     return quote!(#cell.take());
                 }
                 match &p.kind {
@@ -585,6 +656,9 @@ impl Cps<'_> {
         let mut i = 0;
         while i < stmts.len() {
             let stmt = &stmts[i];
+            if self.needs_bridge(stmt) {
+                break;
+            }
             match &stmt.kind {
                 StmtKind::Let {
                     var,
@@ -620,6 +694,7 @@ impl Cps<'_> {
             let stmt = &stmts[i];
             let after = &stmts[i + 1..];
             match &stmt.kind {
+                _ if self.needs_bridge(stmt) => self.bridged(stmt, after, tail),
                 StmtKind::Assign { var, op, value } => {
                     self.assign(*var, *op, value, stmt.span, after, tail)
                 }
@@ -630,7 +705,6 @@ impl Cps<'_> {
                     els,
                     phis,
                 } => self.branch(stmt, cond, then, els, phis, after, tail),
-                StmtKind::Loop(l) => self.looped(stmt, l, after, tail),
                 StmtKind::Let {
                     var,
                     rhs: Rhs::Call(call),
@@ -643,7 +717,10 @@ impl Cps<'_> {
                     rhs: Rhs::Call(call),
                     ty,
                 } => self.call(*var, call, ty.as_ref(), stmt.span, after, tail),
-                StmtKind::Let { .. } | StmtKind::IndexAssign { .. } | StmtKind::VecOp { .. } => {
+                StmtKind::Let { .. }
+                | StmtKind::IndexAssign { .. }
+                | StmtKind::VecOp { .. }
+                | StmtKind::Loop(_) => {
                     unreachable!()
                 }
             }
@@ -1474,37 +1551,44 @@ impl Cps<'_> {
     /// ```
     ///
     /// Nothing grows with the iterations but the value stack, as under the tape backend.
-    fn looped(&self, stmt: &Stmt, l: &crate::ir::Loop, after: &[Stmt], tail: &Tail) -> TokenStream {
+    ///
+    /// The statements that touch a struct, a tuple or a nested container, and calls of
+    /// methods, run the same way (see [`Cps::bridged`]): the adjoint of such a value is one
+    /// value, a `revad::cps::WholeAdjoint` (Lantern's `TensorR` gradient), which the
+    /// statement's reverse takes and puts back.
+    fn bridged(&self, stmt: &Stmt, after: &[Stmt], tail: &Tail) -> TokenStream {
         let tape = Emitter::new(self.e.body, self.e.plan, self.e.sig, Store::Locals);
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&self.written_arrays(after));
-        // (A trip count hoisted for the tape's reverse sweep of an `if` arm is this loop's.)
-        let trips = (self.e.plan.restore[l.trips] == crate::ir::plan::Restore::Hoist).then(|| {
-            let name = self.name(l.trips);
-            quote!(let mut #name = 0usize;)
-        });
-        let forward = tape.fwd_stmt(stmt);
-        let reverse = tape.rev_stmt(stmt);
-        if reverse.is_empty() {
-            let (stack, tape_stack) = (stack(), super::tokens::stack());
-            return quote! {
-                #trips
-                let mut __ad_st = #stack.take();
-                let #tape_stack = &mut __ad_st;
-                #forward
-                #stack.set(__ad_st);
-                #rest
-            };
-        }
-        let n = self.next();
-        let r = fresh("r", n);
         let mut inner = Vec::new();
         declared(std::slice::from_ref(stmt), &mut inner);
+        // Declared here for the tape's sweeps: what the plan hoists (values of an `if` arm
+        // that its reverse reads, trip counts of loops in an arm).
+        let mut trips = Vec::new();
+        trip_counts(std::slice::from_ref(stmt), &mut trips);
+        let hoisted = inner
+            .iter()
+            .chain(&trips)
+            .filter(|v| self.e.plan.restore[**v] == crate::ir::plan::Restore::Hoist)
+            .map(|v| tape.hoisted_decl(*v));
+        let trips = quote!(#(#hoisted)*);
+        let forward = tape.fwd_stmt(stmt);
+        let reverse = tape.rev_stmt(stmt);
+        let n = self.next();
+        let r = fresh("r", n);
+        // The variables the statement defines for the statements after it.
+        let defined: Vec<VarId> = match &stmt.kind {
+            StmtKind::Let { var, .. } => vec![*var],
+            StmtKind::If { phis, .. } => phis.iter().map(|p| p.var).collect(),
+            _ => Vec::new(),
+        };
         let mut mentioned = Vec::new();
         mentions(std::slice::from_ref(stmt), &mut mentioned);
         mentioned.retain(|v| !inner.contains(v));
+        mentioned.extend(&defined);
         let mut writes = Vec::new();
         written(std::slice::from_ref(stmt), &mut writes);
+        writes.extend(&defined);
         let mut later = Vec::new();
         written(after, &mut later);
         later.extend(tail.reads.iter().copied());
@@ -1518,7 +1602,7 @@ impl Cps<'_> {
             let name = self.name(v);
             let array = self.e.body.vars[v].ty.is_array();
             // The rest may move an array the reverse sweep reads: it reads it as it was.
-            if array && later.contains(&v) {
+            if array && later.contains(&v) && !defined.contains(&v) {
                 let kept = format_ident!("__ad_keep{}_{}", n, k, span = Span::mixed_site());
                 let mutability = self.e.body.vars[v].mutable.then(|| quote!(mut));
                 keep.extend(quote!(let #kept = ::core::clone::Clone::clone(&#name);));
@@ -1536,10 +1620,33 @@ impl Cps<'_> {
             }
             let t = self.float(v).ident();
             let zero = super::tokens::zero(self.float(v));
+            if self.aggregate(v) {
+                // One adjoint for the whole value; a new one after a write or a definition.
+                let mut from = c.clone();
+                if writes.contains(&v) {
+                    let zero = tape.adjoint_zero(v);
+                    if !defined.contains(&v) {
+                        let was = format_ident!("__ad_was{}_{}", n, k, span = Span::mixed_site());
+                        before.extend(quote!(let #was = #c;));
+                        from = was;
+                    }
+                    renew.extend(
+                        quote!(let #c = &::revad::__private::cps::WholeAdjoint::new(#zero);),
+                    );
+                }
+                seeds.extend(quote!(let mut #adj = #c.take();));
+                if from != c || !writes.contains(&v) {
+                    deliver.extend(quote!(#from.put(#adj);));
+                }
+                continue;
+            }
             if writes.contains(&v) {
-                // New cells after the loop; what the loop's reverse leaves goes to the old.
+                // New cells after the statement; what its reverse leaves goes to the old.
                 let was = format_ident!("__ad_was{}_{}", n, k, span = Span::mixed_site());
-                before.extend(quote!(let #was = #c;));
+                let fresh_var = defined.contains(&v);
+                if !fresh_var {
+                    before.extend(quote!(let #was = #c;));
+                }
                 if array {
                     let own = format_ident!("__ad_own{}_{}", n, k, span = Span::mixed_site());
                     let (cells, each, from) = match self.fixed_len(v) {
@@ -1559,14 +1666,21 @@ impl Cps<'_> {
                         let mut #c = #each;
                     });
                     seeds.extend(quote!(let mut #adj = ::revad::__private::cps::#from;));
-                    deliver.extend(
-                        quote!(::revad::__private::cps::set_adjoints(&#was[..], &#adj[..]);),
-                    );
+                    if !fresh_var {
+                        deliver.extend(
+                            quote!(::revad::__private::cps::set_adjoints(&#was[..], &#adj[..]);),
+                        );
+                    }
                 } else {
-                    let new = self.new_cell(v, quote!(#name));
-                    renew.extend(quote!(let #c = #new;));
+                    // (Typed by the float type: the value may be an integer that the macro took
+                    // for a float, a struct's `usize` field, whose adjoint is a float anyway.
+                    // The value of this cell is never read.)
+                    let new = self.new_cell(v, quote!(#zero));
+                    renew.extend(quote!(let #c: &::revad::__private::cps::NumR<#t> = #new;));
                     seeds.extend(quote!(let mut #adj: #t = #c.adjoint();));
-                    deliver.extend(quote!(#was.set(#adj);));
+                    if !fresh_var {
+                        deliver.extend(quote!(#was.set(#adj);));
+                    }
                 }
             } else if array {
                 // The rest may move the cells (into a continuation) or replace some.
@@ -1590,6 +1704,18 @@ impl Cps<'_> {
             }
         }
         let (stack, tape_stack) = (stack(), super::tokens::stack());
+        if reverse.is_empty() {
+            // (Nothing to reverse: the values it defines or writes still get cells.)
+            return quote! {
+                #trips
+                let mut __ad_st = #stack.take();
+                let #tape_stack = &mut __ad_st;
+                #forward
+                #stack.set(__ad_st);
+                #renew
+                #rest
+            };
+        }
         quote! {
             #trips
             #before
@@ -1747,8 +1873,9 @@ struct Carried {
     vars: Vec<VarId>,
 }
 
-/// This backend's limits, reported in `cx`: it keeps one cell per float, and has no cells for
-/// the floats of a struct or a nested container yet.
+/// This backend's limits, reported in `cx`: closures passed to functions, `&mut` parameters of
+/// inactive data, tuples of structs returned, and a struct passed to a function that returns a
+/// tuple.
 pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
     if let Some(h) = body.hoisted.first() {
         cx.error_at(
@@ -1757,14 +1884,6 @@ pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
              #[reverse]",
         );
     }
-    let first = body
-        .vars
-        .iter()
-        .find(|v| matches!(&v.ty, crate::ir::Ty::Array(info) if info.agg));
-    let method = body
-        .callees
-        .iter()
-        .find(|c| c.kind != crate::ir::CalleeKind::Function);
     // (A `&mut` to inactive data would be captured by several continuations.)
     let inactive_mut = sig.params.iter().find(|p| {
         matches!(p.kind, crate::parse::ParamKind::Inactive)
@@ -1778,15 +1897,35 @@ pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
         );
         return;
     }
-    let span = match (first, &sig.ret, method) {
-        (Some(var), _, _) => var.span,
-        (None, crate::parse::RetTy::Aggregate(ty), _) => syn::spanned::Spanned::span(ty),
-        (None, _, Some(callee)) => callee.span,
-        (None, _, None) => return,
-    };
-    cx.error_at(
-        span,
-        "#[reverse(cps)] does not differentiate structs, tuples, nested containers or method \
-         calls yet; use the default backend, #[reverse]",
-    );
+    let returns_aggregate = matches!(&body.output, Output::ArrayVar(v)
+        if matches!(&body.vars[*v].ty, Ty::Array(info) if info.agg));
+    if let (crate::parse::RetTy::Aggregate(ty), false) = (&sig.ret, returns_aggregate) {
+        cx.error(
+            ty,
+            "#[reverse(cps)] does not return tuples of structs or nested containers yet; use \
+             the default backend, #[reverse]",
+        );
+        return;
+    }
+    let aggregate = |v: VarId| matches!(&body.vars[v].ty, Ty::Array(info) if info.agg);
+    let mut tuple_call = None;
+    crate::ir::visit::walk(&body.block, &mut |stmt, _| {
+        if let StmtKind::Let {
+            rhs: Rhs::Call(call),
+            ..
+        } = &stmt.kind
+        {
+            let passes = call.args.iter().filter_map(Operand::var).any(aggregate);
+            if !call.parts.is_empty() && passes && tuple_call.is_none() {
+                tuple_call = Some(body.callees[call.callee].span);
+            }
+        }
+    });
+    if let Some(span) = tuple_call {
+        cx.error_at(
+            span,
+            "#[reverse(cps)] does not pass a struct to a function that returns a tuple yet; use \
+             the default backend, #[reverse]",
+        );
+    }
 }

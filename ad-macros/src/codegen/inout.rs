@@ -95,9 +95,13 @@ pub(super) fn cps_write_backs(sig: &Signature, body: &Body) -> [TokenStream; 3] 
         out[1].extend(
             quote!(#slot.set(::core::option::Option::Some(::core::clone::Clone::clone(&#copy)));),
         );
+        let write_back = match &sig.params[w.param].kind {
+            ParamKind::Aggregate { .. } => quote!(::revad::__private::AggInOut::write_back),
+            _ => quote!(::revad::__private::InOut::write_back),
+        };
         out[2].extend(quote! {
             if let ::core::option::Option::Some(__ad_v) = #slot.take() {
-                ::revad::__private::InOut::write_back(&mut *#reference, &__ad_v);
+                #write_back(&mut *#reference, &__ad_v);
             }
         });
     }
@@ -266,6 +270,20 @@ impl Emitter<'_> {
         for (w, seed) in self.body.writebacks.iter().zip(seeds) {
             let v = w.var;
             if !self.plan.active(v) {
+                continue;
+            }
+            // An aggregate's adjoint in the CPS backend is one value, taken and put back.
+            if self.in_cells() && self.is_aggregate(v) {
+                let local = Emitter {
+                    adj: self.adj.clone(),
+                    held: Vec::new(),
+                    rebased: Vec::new(),
+                    store: super::shared::Store::Locals,
+                    ..*self
+                };
+                let (adj, cell) = (&self.adj[v], super::tokens::cell_of(v));
+                let add = local.contrib(&Operand::Var(v), seed.clone(), false);
+                out.extend(quote!({ let mut #adj = #cell.take(); #add #cell.put(#adj); }));
                 continue;
             }
             // (An aggregate's seed is checked by `Accumulate`, which panics at another length.)

@@ -59,6 +59,19 @@ pub(crate) fn emit(
             tape::emit_vjp(func, sig, body, plan),
             convention::companion_via_split(func, split_sig),
         ),
+        // (A struct parameter has no cells to take from a CPS caller: the companion for CPS
+        // callers runs the split companions around the continuation, as a tape function's.)
+        Backend::Cps
+            if split_sig
+                .params
+                .iter()
+                .any(|p| matches!(p.kind, crate::parse::ParamKind::Aggregate { .. })) =>
+        {
+            (
+                cps::emit_vjp(func, sig, body, plan),
+                convention::companion_via_split(func, split_sig),
+            )
+        }
         Backend::Cps => (
             cps::emit_vjp(func, sig, body, plan),
             cps::companion(func, split_sig, split_body, split_plan),

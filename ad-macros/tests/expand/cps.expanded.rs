@@ -730,7 +730,9 @@ fn recurrence_vjp(x0: f64, a: f64, n: usize, __seed: f64) -> (f64, (f64, f64)) {
                 __stack.push(__x_old8);
             }
             __ad_stack.set(__ad_st);
-            let __ad_c3 = &::revad::__private::cps::NumR::new(x);
+            let __ad_c3: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+                0.0_f64,
+            );
             let __ad_r0 = {
                 __ad_c3.add(__seed);
                 x
@@ -884,7 +886,9 @@ impl recurrence {
                     __stack.push(__x_old8);
                 }
                 __ad_stack.set(__ad_st);
-                let __ad_c3 = &::revad::__private::cps::NumR::new(x);
+                let __ad_c3: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+                    0.0_f64,
+                );
                 let __ad_r0 = {
                     let __ad_o = &::revad::__private::cps::NumR::single(x);
                     let __ad_r = __ad_k(__ad_o);
@@ -948,10 +952,10 @@ fn dot_vjp(
 ) -> (f64, (::std::vec::Vec<f64>, [f64; 3])) {
     let _ = dot;
     let __ad_stack = &::revad::__private::ValueStack::reused_cell();
-    let __ad_c0 = &::revad::__private::cps::ArrayAdjoint::new(
+    let __ad_c0 = &::revad::__private::cps::WholeAdjoint::new(
         ::revad::__private::zeros_like(&w),
     );
-    let __ad_c1 = &::revad::__private::cps::ArrayAdjoint::new(
+    let __ad_c1 = &::revad::__private::cps::WholeAdjoint::new(
         ::revad::__private::zeros_like(&v),
     );
     let __ad_out0 = {
@@ -967,7 +971,9 @@ fn dot_vjp(
             s += __t2;
         }
         __ad_stack.set(__ad_st);
-        let __ad_c2 = &::revad::__private::cps::NumR::new(s);
+        let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+            0.0_f64,
+        );
         let __ad_r0 = {
             __ad_c2.add(__seed);
             s
@@ -1125,7 +1131,9 @@ impl dot {
                 s += __t2;
             }
             __ad_stack.set(__ad_st);
-            let __ad_c2 = &::revad::__private::cps::NumR::new(s);
+            let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+                0.0_f64,
+            );
             let __ad_r0 = {
                 let __ad_o = &::revad::__private::cps::NumR::single(s);
                 let __ad_r = __ad_k(__ad_o);

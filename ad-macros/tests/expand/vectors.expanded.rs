@@ -454,7 +454,7 @@ fn buffer_cps(x: &[f64]) -> f64 {
 fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let _ = buffer_cps;
     let __ad_stack = &::revad::__private::ValueStack::reused_cell();
-    let __ad_c0 = &::revad::__private::cps::ArrayAdjoint::new(
+    let __ad_c0 = &::revad::__private::cps::WholeAdjoint::new(
         ::revad::__private::zeros_like(&x),
     );
     let __ad_out0 = {
@@ -492,7 +492,9 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
                     __acc7 += __x9;
                 }
                 __ad_stack.set(__ad_st);
-                let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
+                let __ad_c9: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+                    0.0_f64,
+                );
                 let __ad_r2 = {
                     let __t11 = __acc7 * t;
                     let __ad_c13 = &::revad::__private::cps::NumR::single(__t11);
@@ -706,7 +708,9 @@ impl buffer_cps {
                         __trips10 += 1;
                     }
                     __ad_stack.set(__ad_st);
-                    let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
+                    let __ad_c9: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+                        0.0_f64,
+                    );
                     let __ad_r2 = {
                         let __t11 = __acc7 * t;
                         let __ad_c13 = &::revad::__private::cps::NumR::single(__t11);

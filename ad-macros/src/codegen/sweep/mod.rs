@@ -35,6 +35,21 @@ use crate::ir::{
 use crate::parse::RetTy;
 
 impl Emitter<'_> {
+    /// `let mut v = <zero>;` for the variable `v` that the plan hoists (defined in an `if`
+    /// arm outside loops, read by the reverse sweep): declared before the `if`, assigned in
+    /// the arm.
+    pub(in crate::codegen) fn hoisted_decl(&self, v: VarId) -> TokenStream {
+        let name = &self.body.vars[v].name;
+        let default_float = self.sig.default_float;
+        let zero = match (self.body.witness(v), &self.body.vars[v].ty) {
+            (Some(witness), Ty::Array(info)) => {
+                super::tokens::typed_float_literals(witness, info.elem.unwrap_or(default_float))
+            }
+            _ => hoisted_zero(&self.body.vars[v].ty, self.plan.defs.get(&v), default_float),
+        };
+        quote!(let mut #name = #zero;)
+    }
+
     // ---- forward sweep --------------------------------------------------------------------
 
     /// The forward sweep of `block`, ending with the pushes of its saved values.
@@ -918,5 +933,34 @@ impl Emitter<'_> {
             (Output::Tuple(_), _) => {}
             (other, _) => others.extend(self.seed_output(other, seed, ret, function)),
         }
+    }
+}
+
+/// The initial value of a hoisted local (`def`: the operation that defines it).
+fn hoisted_zero(ty: &Ty, def: Option<&Rhs>, default_float: crate::ir::FloatTy) -> TokenStream {
+    match (ty, def) {
+        // A 2-D array of constants (`[[0.0; D]; T]`): the constant, its literals suffixed with
+        // the element type (`Default::default()` would leave the type to inference, which
+        // fails at a method call on an element: E0689).
+        (Ty::Array(info), Some(Rhs::Opaque(opaque))) if info.agg && opaque.reads.is_empty() => {
+            let t = info.elem.unwrap_or(default_float);
+            return super::tokens::typed_float_literals(&opaque.expr, t);
+        }
+        _ => {}
+    }
+    match ty {
+        Ty::Array(crate::ir::ArrayInfo {
+            elem: Some(t),
+            shape: Shape::Fixed(n),
+            agg: false,
+        }) => {
+            let zero = super::tokens::zero(*t);
+            quote!([#zero; #n])
+        }
+        Ty::Float(Some(t)) => super::tokens::zero(*t),
+        Ty::Usize => quote!(0usize),
+        Ty::I32 => quote!(0i32),
+        Ty::Bool => quote!(false),
+        _ => quote!(::core::default::Default::default()),
     }
 }

@@ -25,7 +25,7 @@ use quote::quote;
 use super::shared::{Emitter, Store};
 use super::tokens::{respan, return_span};
 use crate::ir::plan::{AdjDecl, Plan};
-use crate::ir::{Block, Body, LoopKind, Rhs, Shape, StmtKind, Ty};
+use crate::ir::{Block, Body, LoopKind, StmtKind};
 use crate::parse::{ParamKind, Signature};
 
 /// `NAME_vjp` for `func`.
@@ -45,16 +45,7 @@ pub(super) fn emit_vjp(
         .then(|| quote!(let #stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
     let callees = super::callees_prelude(body, sig, true);
-    let hoisted = plan.hoisted.iter().map(|&v| {
-        let name = &body.vars[v].name;
-        let zero = match (body.witness(v), &body.vars[v].ty) {
-            (Some(witness), Ty::Array(info)) => {
-                super::tokens::typed_float_literals(witness, info.elem.unwrap_or(sig.default_float))
-            }
-            _ => hoisted_zero(&body.vars[v].ty, plan.defs.get(&v), sig.default_float),
-        };
-        quote!(let mut #name = #zero;)
-    });
+    let hoisted = plan.hoisted.iter().map(|&v| e.hoisted_decl(v));
     let prologue = super::inout::prologue(sig, body);
     let write_backs = super::inout::write_backs(sig, body);
     // The seed and the output are typed by the return type: located there, so that a body
@@ -105,35 +96,6 @@ use super::tokens::stack;
 
 fn seed_ident() -> syn::Ident {
     crate::ir::names::generated("seed")
-}
-
-/// The initial value of a hoisted local (`def`: the operation that defines it).
-fn hoisted_zero(ty: &Ty, def: Option<&Rhs>, default_float: crate::ir::FloatTy) -> TokenStream {
-    match (ty, def) {
-        // A 2-D array of constants (`[[0.0; D]; T]`): the constant, its literals suffixed with
-        // the element type (`Default::default()` would leave the type to inference, which
-        // fails at a method call on an element: E0689).
-        (Ty::Array(info), Some(Rhs::Opaque(opaque))) if info.agg && opaque.reads.is_empty() => {
-            let t = info.elem.unwrap_or(default_float);
-            return super::tokens::typed_float_literals(&opaque.expr, t);
-        }
-        _ => {}
-    }
-    match ty {
-        Ty::Array(crate::ir::ArrayInfo {
-            elem: Some(t),
-            shape: Shape::Fixed(n),
-            agg: false,
-        }) => {
-            let zero = super::tokens::zero(*t);
-            quote!([#zero; #n])
-        }
-        Ty::Float(Some(t)) => super::tokens::zero(*t),
-        Ty::Usize => quote!(0usize),
-        Ty::I32 => quote!(0i32),
-        Ty::Bool => quote!(false),
-        _ => quote!(::core::default::Default::default()),
-    }
 }
 
 impl Emitter<'_> {
