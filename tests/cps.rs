@@ -235,7 +235,7 @@ mod generic {
     }
 
     #[reverse(cps)]
-    fn h<T: num_traits::Float>(x: T, y: T) -> T {
+    fn h<T: revad::num_traits::Float>(x: T, y: T) -> T {
         let a = x * y + x.exp();
         a.ln() * y
     }

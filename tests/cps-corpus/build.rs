@@ -9,7 +9,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// The integration tests that differentiate functions.
+/// The integration tests whose functions the CPS backend takes (the others pass closures or
+/// functions to functions, or take `&mut` counters, which it rejects: `function_args`,
+/// `structs`, `long_tail`, `user_programs`, `enums`, ..).
 const FILES: &[&str] = &[
     "adjoint_derive",
     "aggregate_loops",

@@ -43,6 +43,10 @@
 //!   its boundary: the adjoints of the variables it touches start from their cells and go
 //!   back into them. So a loop keeps what the tape keeps, and nothing grows with its
 //!   iterations but the value stack.
+//! - Statements that touch a struct, a tuple or a nested container, and method calls, run
+//!   the same way, one statement at a time (`bridged`): the aggregate's adjoint is one value,
+//!   a `revad::cps::WholeAdjoint` (its `Adjoint` type), which the statement's reverse takes
+//!   and puts back.
 //! - Calls go through the callee's CPS companion `g::cps`, which every annotated function
 //!   has: the rest of the body is the continuation the callee runs with its result's cell,
 //!   and the callee adds into the arguments' cells when the continuation returns. For a
