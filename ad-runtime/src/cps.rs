@@ -383,20 +383,32 @@ pub fn set_adjoints<T: Float>(cells: &[&NumR<T>], adjoints: &[T]) {
 /// A float array or `Vec` built from the adjoints of its elements' cells: the seed of a
 /// callee's reverse sweep for an array result, typed like the result.
 pub trait FromAdjoints<T>: Sized {
+    /// The adjoints of `cells`, as this type.
+    fn from_adjoints(cells: &[NumR<T>]) -> Self;
+
     /// The adjoints of `cells`, as the same type as `self`.
-    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self;
+    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self {
+        Self::from_adjoints(cells)
+    }
 }
 
 impl<T: Float, const N: usize> FromAdjoints<T> for [T; N] {
-    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self {
+    fn from_adjoints(cells: &[NumR<T>]) -> Self {
         adjoints_array(cells)
     }
 }
 
 impl<T: Float> FromAdjoints<T> for Vec<T> {
-    fn like_adjoints(&self, cells: &[NumR<T>]) -> Self {
+    fn from_adjoints(cells: &[NumR<T>]) -> Self {
         adjoints(cells)
     }
+}
+
+/// The adjoints of `cells`, typed like the value whose type [`witness`] recorded (an array
+/// or a `Vec`, as a callee returned it): the adjoint of an array that a statement run as the
+/// tape's defines, for the callee's reverse sweep.
+pub fn adjoints_as<T, V: FromAdjoints<T>>(_like: PhantomData<V>, cells: &[NumR<T>]) -> V {
+    V::from_adjoints(cells)
 }
 
 /// The adjoints of `cells`, typed like `like` (see [`FromAdjoints`]).

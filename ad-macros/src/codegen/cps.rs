@@ -426,6 +426,20 @@ impl Cps<'_> {
         matches!(&self.e.body.vars[v].ty, Ty::Array(info) if info.agg)
     }
 
+    /// Whether `call` passes inactive data by `&mut` (a counter, or a `&mut` parameter of
+    /// inactive data): the continuations of CPS calls would each need it.
+    fn lends_inactive(&self, call: &crate::ir::Call) -> bool {
+        let mut_param = |v: VarId| {
+            self.e.body.vars[v].param.is_some_and(|i| {
+                matches!(&self.e.sig.params[i].ty, syn::Type::Reference(r) if r.mutability.is_some())
+            })
+        };
+        call.args.iter().zip(&call.by_mut).any(|(a, m)| match a {
+            Operand::Var(v) => !self.active(*v) && (*m || mut_param(*v)),
+            Operand::Lit(..) => *m,
+        })
+    }
+
     /// Whether the body calls a function with a derivative through its companions, or has a
     /// statement that runs as the tape's sweeps do (which use the value stack).
     fn uses_stack(&self, block: &Block) -> bool {
@@ -449,7 +463,12 @@ impl Cps<'_> {
             StmtKind::Let {
                 rhs: Rhs::Call(call),
                 ..
-            } if self.e.body.callees[call.callee].kind != crate::ir::CalleeKind::Function => true,
+            } if self.e.body.callees[call.callee].kind != crate::ir::CalleeKind::Function
+                || !call.closures.is_empty()
+                || self.lends_inactive(call) =>
+            {
+                true
+            }
             // (A tuple result and its parts go through `call_split`.)
             StmtKind::Let {
                 rhs: Rhs::Call(call),
@@ -1659,11 +1678,20 @@ impl Cps<'_> {
                             quote!(#own.each_ref()),
                             quote!(adjoints_into([#zero; #len], &#own.each_ref()[..])),
                         ),
-                        None => (
-                            quote!(cells(&#name[..])),
-                            quote!(::revad::__private::cps::refs(&#own)),
-                            quote!(adjoints(&#own)),
-                        ),
+                        None => {
+                            // (Typed like the value: a callee may return an array.)
+                            let like =
+                                format_ident!("__ad_like{}_{}", n, k, span = Span::mixed_site());
+                            keep.extend(quote! {
+                                let #like = ::revad::__private::cps::witness(
+                                    || ::core::clone::Clone::clone(&#name));
+                            });
+                            (
+                                quote!(cells(&#name[..])),
+                                quote!(::revad::__private::cps::refs(&#own)),
+                                quote!(adjoints_as(#like, &#own)),
+                            )
+                        }
                     };
                     renew.extend(quote! {
                         let #own = ::revad::__private::cps::#cells;
@@ -1877,32 +1905,31 @@ struct Carried {
     vars: Vec<VarId>,
 }
 
-/// This backend's limits, reported in `cx`: closures passed to functions, `&mut` parameters of
-/// inactive data, tuples of structs returned, and a struct passed to a function that returns a
-/// tuple.
+/// This backend's limits, reported in `cx`: tuples with a struct in them returned, and a
+/// struct passed to a function that returns a tuple. (Function arguments are rejected with the
+/// signature, `parse::signature`.)
 pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
-    if let Some(h) = body.hoisted.first() {
-        cx.error_at(
-            h.span,
-            "#[reverse(cps)] does not pass closures to functions yet; use the default backend, \
-             #[reverse]",
-        );
+    let returns_aggregate = matches!(&body.output, Output::ArrayVar(v)
+        if matches!(&body.vars[*v].ty, Ty::Array(info) if info.agg));
+    fn in_tuple(ret: &crate::parse::RetTy) -> Option<&TokenStream> {
+        match ret {
+            crate::parse::RetTy::Aggregate(ty) => Some(ty),
+            crate::parse::RetTy::Tuple(parts) => parts.iter().find_map(in_tuple),
+            _ => None,
+        }
     }
-    // (A `&mut` to inactive data would be captured by several continuations.)
-    let inactive_mut = sig.params.iter().find(|p| {
-        matches!(p.kind, crate::parse::ParamKind::Inactive)
-            && matches!(&p.ty, syn::Type::Reference(r) if r.mutability.is_some())
-    });
-    if let Some(p) = inactive_mut {
+    let tupled = match &sig.ret {
+        crate::parse::RetTy::Tuple(parts) => parts.iter().find_map(in_tuple),
+        _ => None,
+    };
+    if let Some(ty) = tupled {
         cx.error(
-            &p.ty,
-            "#[reverse(cps)] does not take `&mut` parameters of inactive data (a counter) yet; \
-             use the default backend, #[reverse]",
+            ty,
+            "#[reverse(cps)] does not return tuples of structs or nested containers yet; use \
+             the default backend, #[reverse]",
         );
         return;
     }
-    let returns_aggregate = matches!(&body.output, Output::ArrayVar(v)
-        if matches!(&body.vars[*v].ty, Ty::Array(info) if info.agg));
     if let (crate::parse::RetTy::Aggregate(ty), false) = (&sig.ret, returns_aggregate) {
         cx.error(
             ty,

@@ -476,6 +476,9 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         let __ad_own4_1 = ::revad::__private::cps::cells(&buf[..]);
         let mut __ad_c1 = ::revad::__private::cps::refs(&__ad_own4_1);
         let __ad_keep4_1 = ::core::clone::Clone::clone(&buf);
+        let __ad_like4_1 = ::revad::__private::cps::witness(|| ::core::clone::Clone::clone(
+            &buf,
+        ));
         let __ad_r4 = {
             let mut __ad_c1 = __ad_c1;
             let t: f64 = ::core::option::Option::unwrap(buf.pop());
@@ -526,7 +529,10 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
         };
         let mut buf = __ad_keep4_1;
         let mut __adj_x = __ad_c0.take();
-        let mut __adj_buf = ::revad::__private::cps::adjoints(&__ad_own4_1);
+        let mut __adj_buf = ::revad::__private::cps::adjoints_as(
+            __ad_like4_1,
+            &__ad_own4_1,
+        );
         let mut __ad_st = __ad_stack.take();
         let __stack = &mut __ad_st;
         for i in (0..x.len()).rev() {
@@ -689,6 +695,9 @@ impl buffer_cps {
             let __ad_own4_1 = ::revad::__private::cps::cells(&buf[..]);
             let mut __ad_c1 = ::revad::__private::cps::refs(&__ad_own4_1);
             let __ad_keep4_1 = ::core::clone::Clone::clone(&buf);
+            let __ad_like4_1 = ::revad::__private::cps::witness(|| ::core::clone::Clone::clone(
+                &buf,
+            ));
             let __ad_r4 = {
                 let mut __ad_c1 = __ad_c1;
                 let t: f64 = ::core::option::Option::unwrap(buf.pop());
@@ -747,7 +756,10 @@ impl buffer_cps {
             };
             let mut buf = __ad_keep4_1;
             let mut __adj_x = ::revad::__private::cps::adjoints_of(&__ad_c0[..]);
-            let mut __adj_buf = ::revad::__private::cps::adjoints(&__ad_own4_1);
+            let mut __adj_buf = ::revad::__private::cps::adjoints_as(
+                __ad_like4_1,
+                &__ad_own4_1,
+            );
             let mut __ad_st = __ad_stack.take();
             let __stack = &mut __ad_st;
             for i in (0..x.len()).rev() {

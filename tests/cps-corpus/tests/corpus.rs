@@ -26,6 +26,8 @@ corpus!(
     adjoint_derive,
     aggregate_loops,
     array_reads,
+    enums,
+    structs,
     assoc_fns,
     branch_bits,
     call_results,
