@@ -1735,35 +1735,32 @@ impl Cps<'_> {
                 deliver.extend(quote!(#c.set(#adj);));
             }
         }
+        // The tape's code runs on the stack taken out of the cell, put back after it.
         let (stack, tape_stack) = (stack(), super::tokens::stack());
-        if reverse.is_empty() {
-            // (Nothing to reverse: the values it defines or writes still get cells.)
-            return quote! {
-                #trips
+        let on_stack = |code: TokenStream| {
+            quote! {
                 let mut __ad_st = #stack.take();
                 let #tape_stack = &mut __ad_st;
-                #forward
+                #code
                 #stack.set(__ad_st);
-                #renew
-                #rest
-            };
+            }
+        };
+        let forward = on_stack(forward);
+        if reverse.is_empty() {
+            // (Nothing to reverse: the values it defines or writes still get cells.)
+            return quote!(#trips #forward #renew #rest);
         }
+        let reverse = on_stack(reverse);
         quote! {
             #trips
             #before
-            let mut __ad_st = #stack.take();
-            let #tape_stack = &mut __ad_st;
             #forward
-            #stack.set(__ad_st);
             #renew
             #keep
             let #r = { #rebind #rest };
             #restore
             #seeds
-            let mut __ad_st = #stack.take();
-            let #tape_stack = &mut __ad_st;
             #reverse
-            #stack.set(__ad_st);
             #deliver
             #r
         }
