@@ -217,6 +217,11 @@ fn a_long_loop_runs_without_stack_growth() {
 /// A generic function (over `revad::Float`, with a loop, a branch and a call of another
 /// generic one) and one over `num_traits::Float`, under CPS, for `f64` and `f32`: against
 /// finite differences and the closed form.
+#[allow(
+    clippy::assign_op_pattern,
+    clippy::needless_range_loop,
+    reason = "the forms under test are written as users write them"
+)]
 mod generic {
     use approx::assert_relative_eq;
     use revad::{check, reverse, Float};

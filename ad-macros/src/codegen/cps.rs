@@ -36,7 +36,7 @@
 //!   and every variable the arms or the rest write): the rest is not duplicated.
 //! - Loops run as the tape backend runs them: its forward sweep (pushing what the reverse
 //!   reads to the value stack), the rest of the body, then its reverse sweep, with the
-//!   adjoints of the loop's values in locals (see `looped`). That is the continuation of an
+//!   adjoints of the loop's values in locals (see `bridged`). That is the continuation of an
 //!   iteration defunctionalised (Wang et al., section 3.5: a tape is the CPS continuation as
 //!   data): what it needs of its frame is its saved values, and "call the continuation of
 //!   iteration k" is "pop and run the reverse of iteration k". The loop meets the cells at
@@ -326,7 +326,7 @@ fn mentions(stmts: &[Stmt], out: &mut Vec<VarId>) {
                     add(*src);
                 }
             }
-            StmtKind::Opaque { .. } => {}
+            StmtKind::Opaque { flows, .. } => flows.iter().copied().for_each(&mut add),
             StmtKind::If {
                 cond,
                 then,
