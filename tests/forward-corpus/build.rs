@@ -62,7 +62,18 @@ const FILES: &[&str] = &[
 ];
 
 /// Functions left under `#[reverse]` alone, by file and name, with the reason.
-const SKIP: &[(&str, &str, &str)] = &[];
+const SKIP: &[(&str, &str, &str)] = &[
+    (
+        "cps",
+        "carried",
+        "a struct built in the body, which forward mode rejects",
+    ),
+    (
+        "cps",
+        "carried_tape",
+        "a struct built in the body, which forward mode rejects",
+    ),
+];
 
 /// Functions under `#[revad::forward]` whose `NAME_jvp` disagrees with the reverse mode (macro
 /// bugs, reproduced in `tests/known_bugs.rs`): no wrapper checks them until the bug is fixed.
