@@ -98,10 +98,6 @@ pub(super) fn emit_vjp(
         counter: std::cell::Cell::new(0),
         whole,
     };
-    let stack = stack();
-    let stack_decl = c
-        .uses_stack(&body.block)
-        .then(|| quote!(let #stack = &::revad::__private::ValueStack::reused_cell();));
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
     let doc = format!(
@@ -143,6 +139,10 @@ pub(super) fn emit_vjp(
         reads,
     };
     let run = c.stmts(&body.block.stmts, &tail);
+    // The value stack, for the calls and the statements run as the tape's that use it.
+    let stack = stack();
+    let stack_decl = super::tokens::mentions_ident(run.clone(), &stack.to_string())
+        .then(|| quote!(let #stack = &::revad::__private::ValueStack::reused_cell();));
     let gradient = super::tokens::respan(c.gradient(), at_ret);
     let primal = super::primal_path(func, sig);
     let inherited = super::inherited_attrs(func);
@@ -438,21 +438,6 @@ impl Cps<'_> {
             Operand::Var(v) => !self.active(*v) && (*m || mut_param(*v)),
             Operand::Lit(..) => *m,
         })
-    }
-
-    /// Whether the body calls a function with a derivative through its companions, or has a
-    /// statement that runs as the tape's sweeps do (which use the value stack).
-    fn uses_stack(&self, block: &Block) -> bool {
-        let mut found = false;
-        crate::ir::visit::walk(block, &mut |stmt, _| match &stmt.kind {
-            StmtKind::Let {
-                var,
-                rhs: rhs @ Rhs::Call(_),
-                ..
-            } => found |= self.e.plan.activity.live(*var, rhs),
-            _ => found |= self.needs_bridge(stmt),
-        });
-        found
     }
 
     /// Whether `stmt` runs as the tape's sweeps do (see [`Cps::bridged`]): a loop, a call of a
@@ -1735,9 +1720,13 @@ impl Cps<'_> {
                 deliver.extend(quote!(#c.set(#adj);));
             }
         }
-        // The tape's code runs on the stack taken out of the cell, put back after it.
+        // The tape's code runs on the stack taken out of the cell, put back after it (where it
+        // uses the stack).
         let (stack, tape_stack) = (stack(), super::tokens::stack());
         let on_stack = |code: TokenStream| {
+            if !super::tokens::mentions_ident(code.clone(), &tape_stack.to_string()) {
+                return code;
+            }
             quote! {
                 let mut __ad_st = #stack.take();
                 let #tape_stack = &mut __ad_st;

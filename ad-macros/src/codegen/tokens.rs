@@ -179,3 +179,12 @@ pub(crate) fn assign_token(op: AssignOp, span: Span) -> TokenStream {
         AssignOp::Sub => quote_spanned!(span=> -=),
     }
 }
+
+/// Whether `tokens` contain the identifier `name`, in groups too.
+pub(crate) fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == name,
+        proc_macro2::TokenTree::Group(g) => mentions_ident(g.stream(), name),
+        _ => false,
+    })
+}

@@ -951,7 +951,6 @@ fn dot_vjp(
     __seed: f64,
 ) -> (f64, (::std::vec::Vec<f64>, [f64; 3])) {
     let _ = dot;
-    let __ad_stack = &::revad::__private::ValueStack::reused_cell();
     let __ad_c0 = &::revad::__private::cps::WholeAdjoint::new(
         ::revad::__private::zeros_like(&w),
     );
@@ -962,15 +961,12 @@ fn dot_vjp(
         let mut s: f64 = 0.0;
         let __ad_c2 = &::revad::__private::cps::NumR::new(s);
         let __ad_was0_2 = __ad_c2;
-        let mut __ad_st = __ad_stack.take();
-        let __stack = &mut __ad_st;
         for i in 0..3 {
             let __t0 = w[i];
             let __t1 = v[i];
             let __t2 = __t0 * __t1;
             s += __t2;
         }
-        __ad_stack.set(__ad_st);
         let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
             0.0_f64,
         );
@@ -981,8 +977,6 @@ fn dot_vjp(
         let mut __adj_w = __ad_c0.take();
         let mut __adj_v = __ad_c1.take();
         let mut __adj_s: f64 = __ad_c2.adjoint();
-        let mut __ad_st = __ad_stack.take();
-        let __stack = &mut __ad_st;
         if 0 < 3 {
             let w = &w[..3];
             let v = &v[..3];
@@ -998,7 +992,6 @@ fn dot_vjp(
                 __adj_w[i] += __adj_t0;
             }
         }
-        __ad_stack.set(__ad_st);
         __ad_c0.put(__adj_w);
         __ad_c1.put(__adj_v);
         __ad_was0_2.set(__adj_s);
@@ -1122,15 +1115,12 @@ impl dot {
             let mut s: f64 = 0.0;
             let __ad_c2 = &::revad::__private::cps::NumR::new(s);
             let __ad_was0_2 = __ad_c2;
-            let mut __ad_st = __ad_stack.take();
-            let __stack = &mut __ad_st;
             for i in 0..3 {
                 let __t0 = w[i];
                 let __t1 = v[i];
                 let __t2 = __t0 * __t1;
                 s += __t2;
             }
-            __ad_stack.set(__ad_st);
             let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
                 0.0_f64,
             );
@@ -1146,8 +1136,6 @@ impl dot {
                 &__ad_c1[..],
             );
             let mut __adj_s: f64 = __ad_c2.adjoint();
-            let mut __ad_st = __ad_stack.take();
-            let __stack = &mut __ad_st;
             if 0 < 3 {
                 let w = &w[..3];
                 let v = &v[..3];
@@ -1163,7 +1151,6 @@ impl dot {
                     __adj_w[i] += __adj_t0;
                 }
             }
-            __ad_stack.set(__ad_st);
             ::revad::__private::cps::set_adjoints(&__ad_c0[..], &__adj_w[..]);
             ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_v[..]);
             __ad_was0_2.set(__adj_s);

@@ -488,13 +488,10 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
             let __ad_c9 = &::revad::__private::cps::NumR::new(__acc7);
             let __ad_r3 = {
                 let __ad_was2_1 = __ad_c9;
-                let mut __ad_st = __ad_stack.take();
-                let __stack = &mut __ad_st;
                 for __i8 in 0..buf.len() {
                     let __x9 = buf[__i8];
                     __acc7 += __x9;
                 }
-                __ad_stack.set(__ad_st);
                 let __ad_c9: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
                     0.0_f64,
                 );
@@ -513,13 +510,10 @@ fn buffer_cps_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
                 };
                 let mut __adj_buf = ::revad::__private::cps::adjoints_of(&__ad_c1[..]);
                 let mut __adj_acc7: f64 = __ad_c9.adjoint();
-                let mut __ad_st = __ad_stack.take();
-                let __stack = &mut __ad_st;
                 for __i8 in (0..buf.len()).rev() {
                     let __adj_x9 = __adj_acc7;
                     __adj_buf[__i8] += __adj_x9;
                 }
-                __ad_stack.set(__ad_st);
                 ::revad::__private::cps::set_adjoints(&__ad_c1[..], &__adj_buf[..]);
                 __ad_was2_1.set(__adj_acc7);
                 __ad_r2

@@ -279,7 +279,8 @@ impl Emitter<'_> {
                 return None;
             }
             let is_j = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&j_name));
-            let mentions_j = |e: &syn::Expr| mentions_ident(quote!(#e), &j_name);
+            let mentions_j =
+                |e: &syn::Expr| super::super::tokens::mentions_ident(quote!(#e), &j_name);
             let base = match (is_j(&b.left), is_j(&b.right)) {
                 (false, true) => &b.left,
                 (true, false) => &b.right,
@@ -406,15 +407,6 @@ impl Emitter<'_> {
             }
         }
     }
-}
-
-/// Whether `tokens` contain the identifier `name`, in groups too.
-fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
-    tokens.into_iter().any(|t| match t {
-        proc_macro2::TokenTree::Ident(i) => i == name,
-        proc_macro2::TokenTree::Group(g) => mentions_ident(g.stream(), name),
-        _ => false,
-    })
 }
 
 /// The local that holds the adjoint element `__adj_a[i]` through a loop: `__adj_a_at_i`.
