@@ -445,20 +445,25 @@ impl Cps<'_> {
     fn needs_bridge(&self, stmt: &Stmt) -> bool {
         match &stmt.kind {
             StmtKind::Loop(_) => true,
+            // A method; a closure passed; a counter lent; a struct passed, differentiated or
+            // not (a callee's CPS companion takes no struct); a struct returned. (A call with a
+            // tuple result runs with its parts.)
             StmtKind::Let {
+                var,
                 rhs: Rhs::Call(call),
                 ..
-            } if self.e.body.callees[call.callee].kind != crate::ir::CalleeKind::Function
-                || !call.closures.is_empty()
-                || self.lends_inactive(call) =>
-            {
-                true
+            } => {
+                self.e.body.callees[call.callee].kind != crate::ir::CalleeKind::Function
+                    || !call.closures.is_empty()
+                    || self.lends_inactive(call)
+                    || call
+                        .args
+                        .iter()
+                        .filter_map(Operand::var)
+                        .any(|v| self.aggregate(v))
+                    || (call.parts.is_empty() && self.active(*var) && self.aggregate(*var))
             }
-            // (A tuple result and its parts go through `call_split`.)
-            StmtKind::Let {
-                rhs: Rhs::Call(call),
-                ..
-            } if !call.parts.is_empty() => false,
+            // (The parts of a tuple result go with their call.)
             StmtKind::Let {
                 rhs: Rhs::Part(..), ..
             } => false,
@@ -702,7 +707,17 @@ impl Cps<'_> {
             let stmt = &stmts[i];
             let after = &stmts[i + 1..];
             match &stmt.kind {
-                _ if self.needs_bridge(stmt) => self.bridged(stmt, after, tail),
+                // (A call with a tuple result runs with the parts that follow it.)
+                StmtKind::Let {
+                    rhs: Rhs::Call(call),
+                    ..
+                } if self.needs_bridge(stmt) && !call.parts.is_empty() => {
+                    let n = (1 + call.parts.len()).min(stmts.len() - i);
+                    self.bridged(&stmts[i..i + n], &stmts[i + n..], tail)
+                }
+                _ if self.needs_bridge(stmt) => {
+                    self.bridged(std::slice::from_ref(stmt), after, tail)
+                }
                 StmtKind::Assign { var, op, value } => {
                     self.assign(*var, *op, value, stmt.span, after, tail)
                 }
@@ -1564,38 +1579,41 @@ impl Cps<'_> {
     /// methods, run the same way (see [`Cps::bridged`]): the adjoint of such a value is one
     /// value, a `revad::cps::WholeAdjoint` (Lantern's `TensorR` gradient), which the
     /// statement's reverse takes and puts back.
-    fn bridged(&self, stmt: &Stmt, after: &[Stmt], tail: &Tail) -> TokenStream {
+    fn bridged(&self, group: &[Stmt], after: &[Stmt], tail: &Tail) -> TokenStream {
         let tape = Emitter::new(self.e.body, self.e.plan, self.e.sig, Store::Locals);
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&self.written_arrays(after));
         let mut inner = Vec::new();
-        declared(std::slice::from_ref(stmt), &mut inner);
+        declared(group, &mut inner);
         // Declared here for the tape's sweeps: what the plan hoists (values of an `if` arm
         // that its reverse reads, trip counts of loops in an arm).
         let mut trips = Vec::new();
-        trip_counts(std::slice::from_ref(stmt), &mut trips);
+        trip_counts(group, &mut trips);
         let hoisted = inner
             .iter()
             .chain(&trips)
             .filter(|v| self.e.plan.restore[**v] == crate::ir::plan::Restore::Hoist)
             .map(|v| tape.hoisted_decl(*v));
         let trips = quote!(#(#hoisted)*);
-        let forward = tape.fwd_stmt(stmt);
-        let reverse = tape.rev_stmt(stmt);
+        let forward: TokenStream = group.iter().map(|s| tape.fwd_stmt(s)).collect();
+        let reverse: TokenStream = group.iter().rev().map(|s| tape.rev_stmt(s)).collect();
         let n = self.next();
         let r = fresh("r", n);
         // The variables the statement defines for the statements after it.
-        let defined: Vec<VarId> = match &stmt.kind {
-            StmtKind::Let { var, .. } => vec![*var],
-            StmtKind::If { phis, .. } => phis.iter().map(|p| p.var).collect(),
-            _ => Vec::new(),
-        };
+        let defined: Vec<VarId> = group
+            .iter()
+            .flat_map(|stmt| match &stmt.kind {
+                StmtKind::Let { var, .. } => vec![*var],
+                StmtKind::If { phis, .. } => phis.iter().map(|p| p.var).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         let mut mentioned = Vec::new();
-        mentions(std::slice::from_ref(stmt), &mut mentioned);
+        mentions(group, &mut mentioned);
         mentioned.retain(|v| !inner.contains(v));
         mentioned.extend(&defined);
         let mut writes = Vec::new();
-        written(std::slice::from_ref(stmt), &mut writes);
+        written(group, &mut writes);
         writes.extend(&defined);
         let mut later = Vec::new();
         written(after, &mut later);
@@ -1891,9 +1909,8 @@ struct Carried {
     vars: Vec<VarId>,
 }
 
-/// This backend's limits, reported in `cx`: tuples with a struct in them returned, and a
-/// struct passed to a function that returns a tuple. (Function arguments are rejected with the
-/// signature, `parse::signature`.)
+/// This backend's limits, reported in `cx`: tuples with a struct in them returned. (Function
+/// arguments are rejected with the signature, `parse::signature`.)
 pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
     let returns_aggregate = matches!(&body.output, Output::ArrayVar(v)
         if matches!(&body.vars[*v].ty, Ty::Array(info) if info.agg));
@@ -1920,28 +1937,6 @@ pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
         cx.error(
             ty,
             "#[reverse(cps)] does not return tuples of structs or nested containers yet; use \
-             the default backend, #[reverse]",
-        );
-        return;
-    }
-    let aggregate = |v: VarId| matches!(&body.vars[v].ty, Ty::Array(info) if info.agg);
-    let mut tuple_call = None;
-    crate::ir::visit::walk(&body.block, &mut |stmt, _| {
-        if let StmtKind::Let {
-            rhs: Rhs::Call(call),
-            ..
-        } = &stmt.kind
-        {
-            let passes = call.args.iter().filter_map(Operand::var).any(aggregate);
-            if !call.parts.is_empty() && passes && tuple_call.is_none() {
-                tuple_call = Some(body.callees[call.callee].span);
-            }
-        }
-    });
-    if let Some(span) = tuple_call {
-        cx.error_at(
-            span,
-            "#[reverse(cps)] does not pass a struct to a function that returns a tuple yet; use \
              the default backend, #[reverse]",
         );
     }
