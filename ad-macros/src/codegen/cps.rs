@@ -257,32 +257,9 @@ fn written(stmts: &[Stmt], out: &mut Vec<VarId>) {
 /// the loops mentions, nor the output: only loops read them, so their adjoints need no cell
 /// per element (see `Cps::whole`).
 fn loop_only_arrays(body: &Body, sig: &Signature) -> Vec<VarId> {
-    fn outside_loops(stmts: &[Stmt], out: &mut Vec<VarId>) {
-        for stmt in stmts {
-            match &stmt.kind {
-                StmtKind::Loop(_) => {}
-                StmtKind::If {
-                    cond,
-                    then,
-                    els,
-                    phis,
-                } => {
-                    out.extend(cond.var());
-                    out.extend(
-                        phis.iter()
-                            .flat_map(|p| [p.then.var(), p.els.var()])
-                            .flatten(),
-                    );
-                    outside_loops(&then.stmts, out);
-                    outside_loops(&els.stmts, out);
-                }
-                _ => mentions(std::slice::from_ref(stmt), out),
-            }
-        }
-    }
     let mut used = output_vars(&body.output);
     used.extend(body.writebacks.iter().map(|w| w.var));
-    outside_loops(&body.block.stmts, &mut used);
+    mentions_in(&body.block.stmts, &mut used, false);
     sig.params
         .iter()
         .enumerate()
@@ -301,6 +278,11 @@ fn loop_only_arrays(body: &Body, sig: &Signature) -> Vec<VarId> {
 
 /// Every variable `stmts` read or write, nested blocks, ranges and conditions included.
 fn mentions(stmts: &[Stmt], out: &mut Vec<VarId>) {
+    mentions_in(stmts, out, true);
+}
+
+/// [`mentions`], with or without the loops (their ranges and bodies) among `stmts`.
+fn mentions_in(stmts: &[Stmt], out: &mut Vec<VarId>, loops: bool) {
     let mut add = |v: VarId| {
         if !out.contains(&v) {
             out.push(v);
@@ -339,10 +321,11 @@ fn mentions(stmts: &[Stmt], out: &mut Vec<VarId>) {
                     .flatten()
                     .for_each(&mut add);
                 let mut nested = Vec::new();
-                mentions(&then.stmts, &mut nested);
-                mentions(&els.stmts, &mut nested);
+                mentions_in(&then.stmts, &mut nested, loops);
+                mentions_in(&els.stmts, &mut nested, loops);
                 nested.into_iter().for_each(&mut add);
             }
+            StmtKind::Loop(_) if !loops => {}
             StmtKind::Loop(l) => {
                 match &l.kind {
                     LoopKind::While { cond } => cond.reads.iter().copied().for_each(&mut add),
