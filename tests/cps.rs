@@ -525,3 +525,165 @@ mod struct_edges {
         }
     }
 }
+
+/// Function arguments under CPS: a call through a function argument, one passed on to another
+/// function, and one called in a loop, each bit for bit with the tape's and against its closed
+/// form; and tuples with a struct in them returned, with their seeds.
+mod function_args_and_tuples {
+    use approx::assert_relative_eq;
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    both! {
+        /// `f(x) * x`.
+        [] fn apply / apply_cps(f: impl Fn(f64) -> f64, x: f64) -> f64 {
+            f(x) * x
+        }
+    }
+
+    both! {
+        /// `Σ f(x_i)` over a slice, then through `f` once more, passed on.
+        [] fn sum_then_apply / sum_then_apply_cps(f: impl Fn(f64) -> f64 + Copy, xs: &[f64]) -> f64 {
+            let mut s = 0.0;
+            for &x in xs {
+                s += f(x);
+            }
+            apply_cps(f, s) + s
+        }
+    }
+
+    #[revad::reverse(cps)]
+    fn composed<F: Fn(f64) -> f64>(f: &F, x: f64, n: usize) -> f64 {
+        if n == 0 {
+            x
+        } else {
+            let y = f(x);
+            composed(f, y, n - 1)
+        }
+    }
+
+    #[revad::reverse]
+    fn via(k: f64, x: f64) -> f64 {
+        apply_cps(|t| k * t.sin(), x) * k
+    }
+
+    #[revad::reverse]
+    fn via_tape(k: f64, x: f64) -> f64 {
+        apply(|t| k * t.sin(), x) * k
+    }
+
+    #[revad::reverse]
+    fn sums(k: f64, xs: &[f64]) -> f64 {
+        sum_then_apply_cps(|t| k * t * t, xs)
+    }
+
+    #[revad::reverse]
+    fn sums_tape(k: f64, xs: &[f64]) -> f64 {
+        sum_then_apply(|t| k * t * t, xs)
+    }
+
+    #[revad::reverse]
+    fn composed_three(r: f64, x: f64) -> f64 {
+        composed(&|t: f64| r * t * (1.0 - t), x, 3)
+    }
+
+    #[test]
+    fn function_arguments_under_cps() {
+        let (k, x) = (0.7, 1.3);
+        let (v, (dk, dx)) = via_grad(k, x);
+        let (tv, (tk, tx)) = via_tape_grad(k, x);
+        assert_eq!(
+            [v, dk, dx].map(f64::to_bits),
+            [tv, tk, tx].map(f64::to_bits)
+        );
+        // k² x sin x.
+        assert_eq!(v, k * x.sin() * x * k);
+        assert_relative_eq!(dk, 2.0 * k * x * x.sin(), max_relative = 1e-14);
+        assert_relative_eq!(dx, k * k * (x.sin() + x * x.cos()), max_relative = 1e-14);
+
+        let xs = [0.5, -1.0, 2.0];
+        let (v, (dk, dxs)) = sums_grad(k, &xs);
+        let (tv, (tk, txs)) = sums_tape_grad(k, &xs);
+        assert_eq!([v, dk].map(f64::to_bits), [tv, tk].map(f64::to_bits));
+        assert_eq!(bits(&dxs), bits(&txs));
+        // s = k Σ x², then k s² s + s = k s³ + s.
+        let s: f64 = xs.iter().map(|x| k * x * x).sum();
+        assert_relative_eq!(v, k * s * s * s + s, max_relative = 1e-14);
+        let ds = 3.0 * k * s * s + 1.0;
+        let q: f64 = xs.iter().map(|x| x * x).sum();
+        assert_relative_eq!(dk, s * s * s + ds * q, max_relative = 1e-13);
+        for (d, x) in dxs.iter().zip(xs) {
+            assert_relative_eq!(*d, ds * 2.0 * k * x, max_relative = 1e-13);
+        }
+
+        // The logistic map three times; its derivative by the chain rule.
+        let (r, x0) = (3.1, 0.3);
+        let (v, (dr, dx0)) = composed_three_grad(r, x0);
+        let (mut x, mut dx_dr, mut dx_dx0) = (x0, 0.0, 1.0);
+        for _ in 0..3 {
+            let slope = r * (1.0 - 2.0 * x);
+            dx_dr = x * (1.0 - x) + slope * dx_dr;
+            dx_dx0 *= slope;
+            x = r * x * (1.0 - x);
+        }
+        assert_eq!(v, x);
+        assert_relative_eq!(dr, dx_dr, max_relative = 1e-13);
+        assert_relative_eq!(dx0, dx_dx0, max_relative = 1e-13);
+    }
+
+    #[derive(Clone, Debug, revad::Adjoint)]
+    pub struct P {
+        pub x: f64,
+        pub y: f64,
+    }
+
+    both! {
+        /// A struct and a float, in a tuple.
+        [] fn split / split_cps(a: f64, b: f64) -> (P, f64) {
+            let p = P { x: a * b, y: a.sin() };
+            let s = p.x + b;
+            (p, s * s)
+        }
+    }
+
+    both! {
+        /// A tuple nested in a tuple, the same scalar in two places.
+        [] fn nested / nested_cps(a: f64) -> (f64, (P, f64)) {
+            let p = P { x: a * a, y: 2.0 * a };
+            let t = a.exp();
+            (t, (p, t))
+        }
+    }
+
+    #[test]
+    fn tuples_with_structs_returned_under_cps() {
+        let (a, b) = (0.4, 1.5);
+        let seed = (PAdjoint { x: 0.5, y: -2.0 }, 3.0);
+        let ((p, s), (da, db)) = split_cps_vjp(a, b, seed.clone());
+        let ((tp, ts), (ta, tb)) = split_vjp(a, b, seed);
+        assert_eq!(
+            [p.x, p.y, s, da, db].map(f64::to_bits),
+            [tp.x, tp.y, ts, ta, tb].map(f64::to_bits)
+        );
+        // 0.5 a b - 2 sin a + 3 (a b + b)².
+        let u = a * b + b;
+        assert_relative_eq!(
+            da,
+            0.5 * b - 2.0 * a.cos() + 6.0 * u * b,
+            max_relative = 1e-14
+        );
+        assert_relative_eq!(db, 0.5 * a + 6.0 * u * (a + 1.0), max_relative = 1e-14);
+
+        let seed = (1.5, (PAdjoint { x: -1.0, y: 0.25 }, 2.0));
+        let ((t, (p, t2)), da) = nested_cps_vjp(a, seed.clone());
+        let ((tt, (tp, tt2)), ta) = nested_vjp(a, seed);
+        assert_eq!(
+            [t, p.x, p.y, t2, da].map(f64::to_bits),
+            [tt, tp.x, tp.y, tt2, ta].map(f64::to_bits)
+        );
+        // 3.5 eᵃ - a² + 0.5 a.
+        assert_relative_eq!(da, 3.5 * a.exp() - 2.0 * a + 0.5, max_relative = 1e-14);
+    }
+}

@@ -190,7 +190,7 @@ mod test_support;
 ///   same functions and the same numbers. It needs the feature `cps` of `revad` (`revad = {
 ///   version = "0.1", features = ["cps"] }`), which builds the crate `stacker`, whose
 ///   dependency `psm` compiles C; without the feature, `cps` is a compile error that says
-///   so. It does not take function arguments, nor return tuples with a struct in them, yet.
+///   so. Everything the tape takes, it takes.
 /// - `hessian`: also generate `NAME_hvp(<params>, <directions>) -> (R, G, H·v)`,
 ///   `NAME_hessian(<params>) -> (R, G, Vec<Vec<F>>)` and `NAME_hessian_diag(<params>) -> (R,
 ///   G, Vec<F>)` (forward over reverse), and make `NAME_grad` and `NAME_jvp` callable from

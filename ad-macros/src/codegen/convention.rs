@@ -36,7 +36,8 @@ pub(super) fn sink_name(i: usize) -> syn::Ident {
 }
 
 /// The signature of `NAME::cps` (without the body), or `None` when the function does not
-/// return a scalar (callers only call functions that do).
+/// return a scalar or takes a function argument (callers only call functions that return a
+/// scalar, and a call that passes a closure runs through the split companions).
 ///
 /// ```text
 /// fn cps<__R>(<params>, __ad_stack: &Cell<ValueStack>, <a cell argument per parameter>,
@@ -46,6 +47,9 @@ pub(super) fn companion_signature(func: &syn::ItemFn, sig: &Signature) -> Option
     let RetTy::Scalar(t) = &sig.ret else {
         return None;
     };
+    if !sig.functions.is_empty() {
+        return None;
+    }
     let t = t.ident();
     let vis = &func.vis;
     let params = func.sig.inputs.iter();
@@ -110,10 +114,6 @@ pub(super) fn unreachable_companion(
 /// and that attribute is an error without the feature.
 pub(super) fn companion_via_split(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     if !cfg!(feature = "cps") {
-        return TokenStream::new();
-    }
-    // (`#[reverse(cps)]` callers do not pass function arguments.)
-    if !sig.functions.is_empty() {
         return TokenStream::new();
     }
     let Some(signature) = companion_signature(func, sig) else {

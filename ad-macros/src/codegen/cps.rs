@@ -116,18 +116,7 @@ pub(super) fn emit_vjp(
     let at_ret = super::tokens::return_span(func);
     let seed_name = crate::ir::names::generated("seed");
     let function = format!("{}_vjp", func.sig.ident);
-    let seed = match &body.output {
-        // A struct's seed goes into its one adjoint, as the tape adds it into a local.
-        Output::ArrayVar(v) if c.aggregate(*v) && c.active(*v) => {
-            let tape = Emitter::new(body, plan, sig, Store::Locals);
-            let (adj, cell) = (&tape.adj[*v], cell_of(*v));
-            let add = tape.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
-            quote!({ let mut #adj = #cell.take(); #add #cell.put(#adj); })
-        }
-        _ => {
-            c.e.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function)
-        }
-    };
+    let seed = c.seed_output(&body.output, quote!(#seed_name), &sig.ret, &function);
     let seed_outputs =
         c.e.seed_writebacks(&super::inout::vjp_seeds(sig), &function);
     let [finals, store_finals, write_backs] = super::inout::cps_write_backs(sig, body);
@@ -390,6 +379,34 @@ struct Cps<'a> {
 }
 
 impl Cps<'_> {
+    /// The seeding of the output's cells: a struct's seed goes into its one adjoint, as the
+    /// tape adds it into a local (taken from its cell and put back), alone or as a part of a
+    /// tuple; the other parts as the cells take them.
+    fn seed_output(
+        &self,
+        output: &Output,
+        seed: TokenStream,
+        ret: &crate::parse::RetTy,
+        function: &str,
+    ) -> TokenStream {
+        match (output, ret) {
+            (Output::ArrayVar(v), _) if self.aggregate(*v) && self.active(*v) => {
+                let tape = Emitter::new(self.e.body, self.e.plan, self.e.sig, Store::Locals);
+                let (adj, cell) = (&tape.adj[*v], cell_of(*v));
+                let add = tape.seed_output(output, seed, ret, function);
+                quote!({ let mut #adj = #cell.take(); #add #cell.put(#adj); })
+            }
+            (Output::Tuple(items), crate::parse::RetTy::Tuple(types)) => {
+                let seeds = items.iter().zip(types).enumerate().map(|(k, (item, ty))| {
+                    let k = syn::Index::from(k);
+                    self.seed_output(item, quote!(#seed.#k), ty, function)
+                });
+                quote!(#(#seeds)*)
+            }
+            _ => self.e.seed_output(output, seed, ret, function),
+        }
+    }
+
     fn next(&self) -> usize {
         let n = self.counter.get();
         self.counter.set(n + 1);
@@ -407,6 +424,16 @@ impl Cps<'_> {
     /// Whether `v` is a struct, a tuple or a nested container (an aggregate of floats).
     fn aggregate(&self, v: VarId) -> bool {
         matches!(&self.e.body.vars[v].ty, Ty::Array(info) if info.agg)
+    }
+
+    /// Whether `call` passes a function argument of this function on (`apply(f, x)`): a
+    /// callee's CPS companion takes none.
+    fn passes_function(&self, call: &crate::ir::Call) -> bool {
+        call.args.iter().filter_map(Operand::var).any(|v| {
+            self.e.body.vars[v]
+                .param
+                .is_some_and(|i| self.e.sig.params[i].function.is_some())
+        })
     }
 
     /// Whether `call` passes inactive data by `&mut` (a counter, or a `&mut` parameter of
@@ -428,9 +455,9 @@ impl Cps<'_> {
     fn needs_bridge(&self, stmt: &Stmt) -> bool {
         match &stmt.kind {
             StmtKind::Loop(_) => true,
-            // A method; a closure passed; a counter lent; a struct passed, differentiated or
-            // not (a callee's CPS companion takes no struct); a struct returned. (A call with a
-            // tuple result runs with its parts.)
+            // A method; a closure or a function argument passed; a counter lent; a struct
+            // passed, differentiated or not (a callee's CPS companion takes none of these); a
+            // struct returned. (A call with a tuple result runs with its parts.)
             StmtKind::Let {
                 var,
                 rhs: Rhs::Call(call),
@@ -438,6 +465,7 @@ impl Cps<'_> {
             } => {
                 self.e.body.callees[call.callee].kind != crate::ir::CalleeKind::Function
                     || !call.closures.is_empty()
+                    || self.passes_function(call)
                     || self.lends_inactive(call)
                     || call
                         .args
@@ -1890,37 +1918,4 @@ impl Cps<'_> {
 #[derive(Clone, Default)]
 struct Carried {
     vars: Vec<VarId>,
-}
-
-/// This backend's limits, reported in `cx`: tuples with a struct in them returned. (Function
-/// arguments are rejected with the signature, `parse::signature`.)
-pub(crate) fn check(cx: &crate::error::Errors, body: &Body, sig: &Signature) {
-    let returns_aggregate = matches!(&body.output, Output::ArrayVar(v)
-        if matches!(&body.vars[*v].ty, Ty::Array(info) if info.agg));
-    fn in_tuple(ret: &crate::parse::RetTy) -> Option<&TokenStream> {
-        match ret {
-            crate::parse::RetTy::Aggregate(ty) => Some(ty),
-            crate::parse::RetTy::Tuple(parts) => parts.iter().find_map(in_tuple),
-            _ => None,
-        }
-    }
-    let tupled = match &sig.ret {
-        crate::parse::RetTy::Tuple(parts) => parts.iter().find_map(in_tuple),
-        _ => None,
-    };
-    if let Some(ty) = tupled {
-        cx.error(
-            ty,
-            "#[reverse(cps)] does not return tuples of structs or nested containers yet; use \
-             the default backend, #[reverse]",
-        );
-        return;
-    }
-    if let (crate::parse::RetTy::Aggregate(ty), false) = (&sig.ret, returns_aggregate) {
-        cx.error(
-            ty,
-            "#[reverse(cps)] does not return tuples of structs or nested containers yet; use \
-             the default backend, #[reverse]",
-        );
-    }
 }

@@ -77,12 +77,6 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let Some(mut body) = body else {
         return fallback(&func, Some(&sig), cx);
     };
-    if args.backend == parse::Backend::Cps {
-        codegen::cps::check(&cx, &body, &sig);
-        if cx.has_errors() {
-            return fallback(&func, Some(&sig), cx);
-        }
-    }
     ir::types::resolve(&mut body, sig.default_float);
     // `NAME_vjp` differentiates the `wrt` parameters; the split companions every float
     // parameter (a caller may differentiate any argument).

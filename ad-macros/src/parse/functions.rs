@@ -189,8 +189,16 @@ pub(crate) fn name_impl_fn_params(func: &mut syn::ItemFn) {
         let syn::FnArg::Typed(typed) = input else {
             continue;
         };
-        let (ty, reference) = match &mut *typed.ty {
-            Type::Reference(r) if r.mutability.is_none() => (&mut *r.elem, true),
+        // (A type passed through a `macro_rules!` fragment, `$t:ty`, arrives in an invisible
+        // group.)
+        fn ungrouped(mut ty: &mut Type) -> &mut Type {
+            while let Type::Group(g) = ty {
+                ty = &mut *g.elem;
+            }
+            ty
+        }
+        let (ty, reference) = match ungrouped(&mut typed.ty) {
+            Type::Reference(r) if r.mutability.is_none() => (ungrouped(&mut r.elem), true),
             other => (other, false),
         };
         let name = format_ident!(

@@ -258,7 +258,7 @@ impl Signature {
             || sig.inputs.iter().any(|a| matches!(a, FnArg::Receiver(_)))
             || mentions_self(&sig.to_token_stream());
         let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
-        let (generics, functions, foreign_bounds) = float_params(cx, &all, args);
+        let (generics, functions, foreign_bounds) = float_params(cx, &all);
         if in_impl && args.impl_generics.is_none() {
             reject_unseen_impl_params(cx, sig);
         }
@@ -430,7 +430,6 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
 fn float_params(
     cx: &Errors,
     generics: &syn::Generics,
-    args: &Args,
 ) -> (Vec<FloatTy>, Vec<super::functions::FunctionType>, bool) {
     let mut floats = Vec::new();
     let mut foreign = true;
@@ -439,14 +438,6 @@ fn float_params(
         let in_where = where_predicates_on(generics, &param.ident).flat_map(|t| &t.bounds);
         let bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().chain(in_where).collect();
         if let Some(f) = super::functions::fn_bound(cx, bounds.iter().copied()) {
-            if args.backend == super::Backend::Cps {
-                cx.error(
-                    &param.ident,
-                    "#[reverse(cps)] does not differentiate functions with function arguments \
-                     yet; use the default backend, #[reverse]",
-                );
-                continue;
-            }
             pending.push((&param.ident, f));
             continue;
         }
@@ -1398,6 +1389,19 @@ mod tests {
         };
         assert_eq!(
             read(parse_quote!(fn f<M: Model>(m: &M) -> f64), cps).err(),
+            None
+        );
+        // And function arguments.
+        let cps = Args {
+            backend: super::super::Backend::Cps,
+            ..Args::default()
+        };
+        assert_eq!(
+            read(
+                parse_quote!(fn f<F: Fn(f64) -> f64>(g: F, x: f64) -> f64),
+                cps
+            )
+            .err(),
             None
         );
     }
