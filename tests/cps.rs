@@ -687,3 +687,72 @@ mod function_args_and_tuples {
         assert_relative_eq!(da, 3.5 * a.exp() - 2.0 * a + 0.5, max_relative = 1e-14);
     }
 }
+
+/// The last loop of `NAME_vjp` runs fused under CPS as under the tape (each iteration's reverse
+/// right after its forward): bit for bit with the tape's gradient, and against closed forms;
+/// also when the loop runs in the continuation of an `if`.
+mod fused_last_loop {
+    use approx::assert_relative_eq;
+
+    both! {
+        [] fn map_sum / map_sum_cps(xs: &[f64], ys: &[f64], w: f64) -> f64 {
+            xs.iter().zip(ys).map(|(x, y)| (x * w).sin() * y).sum::<f64>()
+        }
+    }
+
+    both! {
+        /// `c Σ x_i²` after a branch, its length read after the loop.
+        [] fn after_branch / after_branch_cps(xs: &[f64], a: f64) -> f64 {
+            let c = if a > 0.0 { a * a } else { -a };
+            let mut s = 0.0;
+            for i in 0..xs.len() {
+                s += c * xs[i] * xs[i];
+            }
+            let n = xs.len();
+            let _ = n;
+            s
+        }
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
+    }
+
+    #[test]
+    fn the_last_loop_runs_fused_under_cps() {
+        let xs = [0.3, -1.2, 2.5, 0.8];
+        let ys = [1.5, 0.25, -0.5, 2.0];
+        let w = 0.8;
+        let (v, (dxs, dys, dw)) = map_sum_cps_grad(&xs, &ys, w);
+        let (tv, (txs, tys, tw)) = map_sum_grad(&xs, &ys, w);
+        assert_eq!((v.to_bits(), dw.to_bits()), (tv.to_bits(), tw.to_bits()));
+        assert_eq!((bits(&dxs), bits(&dys)), (bits(&txs), bits(&tys)));
+        assert_eq!(v.to_bits(), map_sum(&xs, &ys, w).to_bits());
+        let mut expected_dw = 0.0;
+        for k in 0..xs.len() {
+            let c = (xs[k] * w).cos();
+            assert_relative_eq!(dxs[k], c * w * ys[k], max_relative = 1e-14);
+            assert_relative_eq!(dys[k], (xs[k] * w).sin(), max_relative = 1e-14);
+            expected_dw += c * xs[k] * ys[k];
+        }
+        assert_relative_eq!(dw, expected_dw, max_relative = 1e-14);
+
+        for a in [1.5, -0.5] {
+            let (v, (dxs, da)) = after_branch_cps_grad(&xs, a);
+            let (tv, (txs, ta)) = after_branch_grad(&xs, a);
+            assert_eq!((v.to_bits(), da.to_bits()), (tv.to_bits(), ta.to_bits()));
+            assert_eq!(bits(&dxs), bits(&txs));
+            let (c, dc) = if a > 0.0 {
+                (a * a, 2.0 * a)
+            } else {
+                (-a, -1.0)
+            };
+            let q: f64 = xs.iter().map(|x| x * x).sum();
+            assert_relative_eq!(v, c * q, max_relative = 1e-14);
+            assert_relative_eq!(da, dc * q, max_relative = 1e-14);
+            for (d, x) in dxs.iter().zip(xs) {
+                assert_relative_eq!(*d, 2.0 * c * x, max_relative = 1e-14);
+            }
+        }
+    }
+}

@@ -80,8 +80,18 @@ fn fresh(prefix: &str, n: usize) -> syn::Ident {
 /// variables that code reads (a continuation must own them, not borrow them).
 #[derive(Clone)]
 struct Tail {
+    /// The seeding of the output's cells (`NAME_vjp`'s: its seed is a parameter, known
+    /// before the body runs; empty in a companion, whose seed is its continuation's).
+    seed: TokenStream,
     tokens: TokenStream,
     reads: Vec<VarId>,
+}
+
+impl Tail {
+    fn emit(&self) -> TokenStream {
+        let (seed, tokens) = (&self.seed, &self.tokens);
+        quote!(#seed #tokens)
+    }
 }
 
 /// `NAME_vjp` under the CPS backend.
@@ -93,10 +103,16 @@ pub(super) fn emit_vjp(
 ) -> TokenStream {
     let e = Emitter::new(body, plan, sig, Store::Cells);
     let whole = loop_only_arrays(body, sig);
+    // (Only unscaled: the statements after the loop have no reverse work, so the adjoints of
+    // what the loop touches are their seeds before it runs.)
+    let fused = super::sweep::fuse::tail_loop(body, plan, sig)
+        .filter(|f| f.scaled.is_none())
+        .map(|f| &body.block.stmts[f.at]);
     let c = Cps {
         e,
         counter: std::cell::Cell::new(0),
         whole,
+        fused,
     };
     let vis = &func.vis;
     let signature = super::vjp_signature(func, sig);
@@ -124,7 +140,8 @@ pub(super) fn emit_vjp(
     let mut reads = output_vars(&body.output);
     reads.extend(body.writebacks.iter().map(|w| w.var));
     let tail = Tail {
-        tokens: super::tokens::respan(quote!(#store_finals #seed #seed_outputs #output), at_ret),
+        seed: super::tokens::respan(seed, at_ret),
+        tokens: super::tokens::respan(quote!(#store_finals #seed_outputs #output), at_ret),
         reads,
     };
     let run = c.stmts(&body.block.stmts, &tail);
@@ -177,6 +194,7 @@ pub(super) fn companion(
         e: Emitter::new(body, plan, sig, Store::Cells),
         counter: std::cell::Cell::new(0),
         whole: Vec::new(),
+        fused: None,
     };
     let callees = super::callees_prelude(body, sig, false);
     let prologue = super::inout::prologue(sig, body);
@@ -189,6 +207,7 @@ pub(super) fn companion(
         c.e.seed_output(&body.output, quote!(#o.adjoint()), &sig.ret, "");
     let value = c.e.output_value(&body.output);
     let tail = Tail {
+        seed: TokenStream::new(),
         tokens: super::tokens::respan(
             quote! {
                 let #o = &::revad::__private::cps::NumR::single(#value);
@@ -376,6 +395,10 @@ struct Cps<'a> {
     /// value, `revad::cps::WholeAdjoint`, which each loop takes, runs its reverse sweep on and
     /// puts back, instead of a cell per element.
     whole: Vec<VarId>,
+    /// The loop of the top block whose reverse sweep runs fused into its forward sweep, as
+    /// the tape's `NAME_vjp` runs it (`sweep::fuse`; `NAME_vjp` only, whose seed is known
+    /// before the loop).
+    fused: Option<&'a Stmt>,
 }
 
 impl Cps<'_> {
@@ -713,7 +736,7 @@ impl Cps<'_> {
             }
         }
         let rest = if i == stmts.len() {
-            tail.tokens.clone()
+            tail.emit()
         } else {
             let stmt = &stmts[i];
             let after = &stmts[i + 1..];
@@ -1527,6 +1550,7 @@ impl Cps<'_> {
                 #r
             };
             let tail = Tail {
+                seed: TokenStream::new(),
                 tokens: call,
                 reads: carried
                     .vars
@@ -1592,6 +1616,40 @@ impl Cps<'_> {
     /// statement's reverse takes and puts back.
     fn bridged(&self, group: &[Stmt], after: &[Stmt], tail: &Tail) -> TokenStream {
         let tape = Emitter::new(self.e.body, self.e.plan, self.e.sig, Store::Locals);
+        // The tape's last loop, fused (`sweep::fuse`): the statements after it have no reverse
+        // work, so the output's seeds go into the cells first, and each iteration's reverse
+        // runs right after its forward, from the adjoints the cells then hold.
+        let fused = match group {
+            [stmt @ Stmt {
+                kind: StmtKind::Loop(l),
+                ..
+            }] if self.fused.is_some_and(|f| std::ptr::eq(f, stmt)) => {
+                let mut after_defs = Vec::new();
+                declared(after, &mut after_defs);
+                (!tail.reads.iter().any(|v| after_defs.contains(v))).then_some(&**l)
+            }
+            _ => None,
+        };
+        if let Some(l) = fused {
+            let rest = Tail {
+                seed: TokenStream::new(),
+                ..tail.clone()
+            };
+            return self.bridge(group, after, &rest, Some((l, &tail.seed)), &tape);
+        }
+        self.bridge(group, after, tail, None, &tape)
+    }
+
+    /// [`Cps::bridged`] with its decision made: `fused`, the loop (the whole group) to run
+    /// fused and the seeds that go before it (which `tail` no longer holds).
+    fn bridge(
+        &self,
+        group: &[Stmt],
+        after: &[Stmt],
+        tail: &Tail,
+        fused: Option<(&crate::ir::Loop, &TokenStream)>,
+        tape: &Emitter<'_>,
+    ) -> TokenStream {
         let rest = self.stmts(after, tail);
         let rebind = self.rebind_cells(&self.written_arrays(after));
         let mut inner = Vec::new();
@@ -1763,6 +1821,10 @@ impl Cps<'_> {
                 #stack.set(__ad_st);
             }
         };
+        if let Some((l, seed)) = fused {
+            let fused = on_stack(tape.fused_loop(l));
+            return quote!(#trips #before #renew #seed #seeds #fused #deliver #rest);
+        }
         let forward = on_stack(forward);
         if reverse.is_empty() {
             // (Nothing to reverse: the values it defines or writes still get cells.)

@@ -961,41 +961,28 @@ fn dot_vjp(
         let mut s: f64 = 0.0;
         let __ad_c2 = &::revad::__private::cps::NumR::new(s);
         let __ad_was0_2 = __ad_c2;
+        let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
+            0.0_f64,
+        );
+        __ad_c2.add(__seed);
+        let mut __adj_w = __ad_c0.take();
+        let mut __adj_v = __ad_c1.take();
+        let mut __adj_s: f64 = __ad_c2.adjoint();
         for i in 0..3 {
             let __t0 = w[i];
             let __t1 = v[i];
             let __t2 = __t0 * __t1;
             s += __t2;
-        }
-        let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
-            0.0_f64,
-        );
-        let __ad_r0 = {
-            __ad_c2.add(__seed);
-            s
-        };
-        let mut __adj_w = __ad_c0.take();
-        let mut __adj_v = __ad_c1.take();
-        let mut __adj_s: f64 = __ad_c2.adjoint();
-        if 0 < 3 {
-            let w = &w[..3];
-            let v = &v[..3];
-            let __adj_w = &mut __adj_w[..3];
-            let __adj_v = &mut __adj_v[..3];
-            for i in (0..3).rev() {
-                let __t0 = w[i];
-                let __t1 = v[i];
-                let __adj_t2 = __adj_s;
-                let __adj_t0 = __adj_t2 * __t1;
-                let __adj_t1 = __adj_t2 * __t0;
-                __adj_v[i] += __adj_t1;
-                __adj_w[i] += __adj_t0;
-            }
+            let __adj_t2 = __adj_s;
+            let __adj_t0 = __adj_t2 * __t1;
+            let __adj_t1 = __adj_t2 * __t0;
+            __adj_v[i] += __adj_t1;
+            __adj_w[i] += __adj_t0;
         }
         __ad_c0.put(__adj_w);
         __ad_c1.put(__adj_v);
         __ad_was0_2.set(__adj_s);
-        __ad_r0
+        s
     };
     (__ad_out0, (__ad_c0.take(), __ad_c1.take()))
 }

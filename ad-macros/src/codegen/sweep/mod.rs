@@ -21,6 +21,7 @@
 //! `#[revad::checkpoint]` keeps a bounded number of its states (see `checkpoint`).
 
 pub(super) mod checkpoint;
+pub(super) mod fuse;
 mod inner;
 
 use proc_macro2::{Span, TokenStream};

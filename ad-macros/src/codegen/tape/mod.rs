@@ -16,16 +16,16 @@
 //! this backend adds the fusion of the last loop's reverse sweep into its forward sweep
 //! (`fuse`) and the split companions that other annotated functions call (`split`).
 
-mod fuse;
 pub(super) mod split;
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::shared::{Emitter, Store};
+use super::sweep::fuse;
 use super::tokens::{respan, return_span};
 use crate::ir::plan::{AdjDecl, Plan};
-use crate::ir::{Block, Body, LoopKind, StmtKind};
+use crate::ir::{Block, Body, StmtKind};
 use crate::parse::{ParamKind, Signature};
 
 /// `NAME_vjp` for `func`.
@@ -190,18 +190,6 @@ impl Emitter<'_> {
             },
             quote!(#head #(#reverse_after)* #(#scales)* #(#adds)* #(#reverse_before)*),
         )
-    }
-
-    /// A range loop whose body runs its forward sweep then its reverse sweep: the values its
-    /// block would save are still in scope, so they are neither pushed nor popped.
-    fn fused_loop(&self, l: &crate::ir::Loop) -> TokenStream {
-        let LoopKind::Range(r) = &l.kind else {
-            return TokenStream::new();
-        };
-        let var = self.loop_var(r.var);
-        let range = &r.range.expr;
-        let iteration = self.fused_iteration(&l.body);
-        quote!(for #var in #range { #iteration })
     }
 
     // ---- seed, output, gradient -------------------------------------------------------------

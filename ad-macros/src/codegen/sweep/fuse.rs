@@ -45,7 +45,7 @@ use crate::ir::{AssignOp, Block, BlockId, Body, Loop, LoopKind, Shape, Stmt, Stm
 use crate::parse::{Passing, Signature};
 
 /// The loop whose reverse sweep fuses into the forward sweep.
-pub(super) struct Fusion {
+pub(in crate::codegen) struct Fusion {
     /// Its position in the function's top block.
     pub at: usize,
     /// The positions of the statements after it that run before it: they only define
@@ -61,7 +61,7 @@ pub(super) struct Fusion {
 /// is linear in it. So the loop's reverse runs with that adjoint `1`; once the statements
 /// after the loop are reversed, what it added is multiplied by the accumulator's real
 /// adjoint.
-pub(super) struct Scaled {
+pub(in crate::codegen) struct Scaled {
     pub accumulator: VarId,
     /// The variables from outside the loop whose adjoints its reverse sweep adds to, and
     /// that nothing after the loop reads, writes or returns: their adjoints are multiplied in
@@ -77,7 +77,7 @@ pub(super) struct Scaled {
 
 /// The loop of the function's top block whose reverse sweep fuses into its forward sweep, if
 /// there is one.
-pub(super) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -> Option<Fusion> {
+pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -> Option<Fusion> {
     if sig.params.iter().any(|p| p.passing == Passing::MutRef)
         || !body.writebacks.is_empty()
         || plan.block_mode.first() != Some(&BlockMode::Live)
@@ -320,7 +320,7 @@ fn blocks_of(l: &Loop) -> HashSet<BlockId> {
 /// same holds for the body of a checkpointed loop (its reversed step runs forward then
 /// reverse in one scope), unless its advance marks the stack to drop what its nested blocks
 /// or calls pushed (see `checkpoint`).
-pub(super) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bool {
+pub(in crate::codegen) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bool {
     let mut in_scope = HashSet::new();
     let mut marks = false;
     for (at, stmt) in body.block.stmts.iter().enumerate() {
@@ -329,7 +329,7 @@ pub(super) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fusion>) -> bo
         };
         if l.checkpoint.is_some() && matches!(l.kind, LoopKind::Range(_)) {
             in_scope.insert(l.body.id);
-            marks |= !crate::codegen::sweep::checkpoint::straight(l);
+            marks |= !super::checkpoint::straight(l);
         } else if fused.is_some_and(|f| f.at == at) {
             in_scope.insert(l.body.id);
         }
@@ -356,5 +356,19 @@ fn blocks(block: &Block, out: &mut HashSet<BlockId>) {
             StmtKind::Loop(l) => blocks(&l.body, out),
             _ => {}
         }
+    }
+}
+
+impl crate::codegen::shared::Emitter<'_> {
+    /// A range loop whose body runs its forward sweep then its reverse sweep: the values its
+    /// block would save are still in scope, so they are neither pushed nor popped.
+    pub(in crate::codegen) fn fused_loop(&self, l: &Loop) -> proc_macro2::TokenStream {
+        let LoopKind::Range(r) = &l.kind else {
+            return proc_macro2::TokenStream::new();
+        };
+        let var = self.loop_var(r.var);
+        let range = &r.range.expr;
+        let iteration = self.fused_iteration(&l.body);
+        quote::quote!(for #var in #range { #iteration })
     }
 }
