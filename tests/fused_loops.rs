@@ -1,5 +1,5 @@
 //! A function's last loop whose reverse sweep `NAME_vjp` runs iteration by iteration inside
-//! its forward sweep (see `ad-macros/src/codegen/tape/fuse.rs`): reductions returned as they
+//! its forward sweep (see `ad-macros/src/codegen/sweep/fuse.rs`): reductions returned as they
 //! are (the seed is the accumulator's adjoint), reductions followed by more work (`s / n`,
 //! `m + s.ln()`, `s.sqrt() + x[0]`: the loop's reverse runs with the accumulator's adjoint 1
 //! and is multiplied afterwards), and the loops that must not be fused (an accumulator that

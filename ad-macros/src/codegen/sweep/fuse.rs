@@ -1,4 +1,6 @@
-//! Fusing the reverse sweep of a function's last loop into its forward sweep, in `NAME_vjp`.
+//! Fusing the reverse sweep of a function's last loop into its forward sweep, in `NAME_vjp`
+//! of both backends (the tape's around the whole body; the CPS backend's where it reaches
+//! that loop, unscaled only, with the adjoints the cells hold once the seeds are in them).
 //!
 //! ```text
 //! // for `let mut s = 0.0; for i in 0..n { s += w[i] * x[i]; } s`

@@ -13,12 +13,14 @@
 //!
 //! The tape backend's `NAME_vjp` and split companions are these sweeps around the whole body
 //! (`tape`); the CPS backend runs each loop with them, between the cells of the values the
-//! loop touches (`cps::looped`: a loop's continuation, defunctionalised, is its tape). Inside
+//! loop touches (`cps::bridged`: a loop's continuation, defunctionalised, is its tape). Inside
 //! loops the values the reverse sweep needs are pushed to `__stack` at the end of their block
 //! and popped at the start of its reverse (see `ir::plan`). A reverse inner loop over a plain
 //! range takes its bounds checks once before the loop and holds its invariant adjoint
 //! elements in locals, where the IR proves it safe (see `inner`); a loop under
-//! `#[revad::checkpoint]` keeps a bounded number of its states (see `checkpoint`).
+//! `#[revad::checkpoint]` keeps a bounded number of its states (see `checkpoint`); the last
+//! loop of `NAME_vjp` may run each iteration's reverse right after its forward (see `fuse`:
+//! both backends' `NAME_vjp` run it so).
 
 pub(super) mod checkpoint;
 pub(super) mod fuse;

@@ -12,9 +12,10 @@
 //! (__t0, (__adj_x, __adj_y))
 //! ```
 //!
-//! The sweeps themselves are `codegen::sweep`'s (which the CPS backend runs its loops with);
-//! this backend adds the fusion of the last loop's reverse sweep into its forward sweep
-//! (`fuse`) and the split companions that other annotated functions call (`split`).
+//! The sweeps themselves are `codegen::sweep`'s (which the CPS backend runs its loops with),
+//! the fusion of the last loop's reverse sweep into its forward sweep included
+//! (`sweep::fuse`); this backend adds the split companions that other annotated functions
+//! call (`split`).
 
 pub(super) mod split;
 
