@@ -117,3 +117,87 @@ fn invariant_element_read_added_to_and_overwritten() {
         gradient_of(|m, x| churn(m, x, n), &m, &x, &dm, &dx);
     }
 }
+
+/// `acc[i] += w[i] * m[i * n + j] * x[j]`, with `acc` of length `rows` (which may be short),
+/// `w[i]` read at an index the inner loop does not change: the forward sweep holds `acc[i]` and
+/// `w[i]` in locals and reslices `m` and `x`.
+#[reverse(wrt(w, m, x))]
+fn weighted_rows(w: &[f64], m: &[f64], x: &[f64], n: usize, rows: usize) -> f64 {
+    let mut acc = vec![0.0; rows];
+    for i in 0..n {
+        for j in 0..n {
+            acc[i] += w[i] * m[i * n + j] * x[j];
+        }
+    }
+    let mut s = 0.0;
+    for i in 0..rows {
+        s += acc[i] * acc[i];
+    }
+    s
+}
+
+#[reverse(wrt(w, m, x))]
+fn weighted_rows_via(w: &[f64], m: &[f64], x: &[f64], n: usize, rows: usize) -> f64 {
+    weighted_rows(w, m, x, n, rows)
+}
+
+#[test]
+fn forward_inner_loops_hold_their_invariant_elements() {
+    for n in [0, 1, 3, 5] {
+        let (m, x) = data(n);
+        let w: Vec<f64> = (0..n).map(|k| 1.0 + 0.25 * k as f64).collect();
+        // (`checked` compares the value with the primal's bit for bit.)
+        let (_, (dw, dm, dx)) = checked(
+            weighted_rows(&w, &m, &x, n, n),
+            weighted_rows_grad(&w, &m, &x, n, n),
+            weighted_rows_via_grad(&w, &m, &x, n, n),
+        );
+        let at: Vec<f64> = w.iter().chain(&m).chain(&x).copied().collect();
+        let grad: Vec<f64> = dw.iter().chain(&dm).chain(&dx).copied().collect();
+        let f = |p: &[f64]| weighted_rows(&p[..n], &p[n..n + n * n], &p[n + n * n..], n, n);
+        check::gradient(f, &at, &grad).unwrap();
+    }
+}
+
+/// The forward sweep's reslicing and held elements panic exactly where the primal does: a
+/// short `x`, `m` or `acc`, with the band empty or not.
+#[test]
+fn forward_inner_loops_panic_where_the_primal_does() {
+    let panics = |f: &dyn Fn()| std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err();
+    let n = 3;
+    let (m, x) = data(n);
+    let w = vec![1.0; n];
+    let cases: [(&[f64], &[f64], usize); 4] = [
+        (&m, &x[..2], n), // x short
+        (&m[..7], &x, n), // the last row of m short
+        (&m, &x, 2),      // acc short
+        (&m, &x, n),      // fine
+    ];
+    let mut outcomes = Vec::new();
+    for (m, x, rows) in cases {
+        let primal = panics(&|| {
+            weighted_rows(&w, m, x, n, rows);
+        });
+        let grad = panics(&|| {
+            weighted_rows_grad(&w, m, x, n, rows);
+        });
+        let via = panics(&|| {
+            weighted_rows_via_grad(&w, m, x, n, rows);
+        });
+        outcomes.push((primal, grad, via));
+    }
+    // An empty band reads nothing: no panic with a short x.
+    let empty = panics(&|| {
+        band_grad(&m, &x[..1], n, 2, 2);
+    });
+    assert_eq!(
+        outcomes,
+        [
+            (true, true, true),
+            (true, true, true),
+            (true, true, true),
+            (false, false, false)
+        ]
+    );
+    assert!(!empty);
+}

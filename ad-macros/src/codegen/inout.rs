@@ -278,6 +278,7 @@ impl Emitter<'_> {
                     adj: self.adj.clone(),
                     held: Vec::new(),
                     rebased: Vec::new(),
+                    primal_held: Vec::new(),
                     store: super::shared::Store::Locals,
                     ..*self
                 };

@@ -43,6 +43,9 @@ pub(super) struct Emitter<'a> {
     /// stands for `a[k]`, `k = base + j`, read as `a[j]` (of the adjoint when `adjoint`;
     /// see `sweep::inner`).
     pub rebased: Vec<(VarId, VarId, VarId, bool)>,
+    /// Elements kept in locals through a forward loop: `(a, i, local)` stands for `a[i]`
+    /// (see `sweep::inner`).
+    pub primal_held: Vec<(VarId, VarId, syn::Ident)>,
 }
 
 /// Where the adjoints of an emitted function live: each backend's choice, given to the common
@@ -77,6 +80,7 @@ impl<'a> Emitter<'a> {
             adj: adjoint_names(body),
             held: Vec::new(),
             rebased: Vec::new(),
+            primal_held: Vec::new(),
         }
     }
 
@@ -153,6 +157,18 @@ impl Emitter<'_> {
             false => quote!(#adj),
         };
         self.place(base, path, true, true)
+    }
+
+    /// The local that holds the element of `v` at `path` through a forward loop (see
+    /// `primal_held`), if any.
+    pub(super) fn primal_local(&self, v: VarId, path: &crate::ir::Path) -> Option<TokenStream> {
+        let Some(Operand::Var(i)) = path.single() else {
+            return None;
+        };
+        self.primal_held
+            .iter()
+            .find(|(a, k, _)| *a == v && k == i)
+            .map(|(.., local)| local.to_token_stream())
     }
 
     /// The loop variable `j` that indexes `v` (its adjoint when `adjoint`) at `path`, when
@@ -340,6 +356,9 @@ impl Emitter<'_> {
                 let array = &self.body.vars[*array].name;
                 let place = self.place(quote!(#array), index, false, false);
                 quote!(::core::clone::Clone::clone(&#place))
+            }
+            Rhs::Index(array, index) if self.primal_local(*array, index).is_some() => {
+                self.primal_local(*array, index).unwrap_or_default()
             }
             Rhs::Index(array, index) => {
                 let rebased = self.rebased_index(*array, index, false);

@@ -213,11 +213,14 @@ fn layer_sum_vjp(
     for __i1 in 0..__n0 {
         let mut dot: f64 = 0.0;
         let __n2 = l.w[__i1].len().min(x.len());
-        for __i3 in 0..__n2 {
-            let xi = x[__i3];
-            let __t4 = l.w[__i1][__i3];
-            let __t5 = __t4 * xi;
-            dot += __t5;
+        if 0 < __n2 {
+            let x = &x[..__n2];
+            for __i3 in 0..__n2 {
+                let xi = x[__i3];
+                let __t4 = l.w[__i1][__i3];
+                let __t5 = __t4 * xi;
+                dot += __t5;
+            }
         }
         let __t7 = l.b[__i1];
         let __t8 = dot + __t7;
@@ -296,11 +299,14 @@ impl layer_sum {
         for __i1 in 0..__n0 {
             let mut dot: f64 = 0.0;
             let __n2 = l.w[__i1].len().min(x.len());
-            for __i3 in 0..__n2 {
-                let xi = x[__i3];
-                let __t4 = l.w[__i1][__i3];
-                let __t5 = __t4 * xi;
-                dot += __t5;
+            if 0 < __n2 {
+                let x = &x[..__n2];
+                for __i3 in 0..__n2 {
+                    let xi = x[__i3];
+                    let __t4 = l.w[__i1][__i3];
+                    let __t5 = __t4 * xi;
+                    dot += __t5;
+                }
             }
             let __t7 = l.b[__i1];
             let __t8 = dot + __t7;

@@ -1021,11 +1021,15 @@ impl dot {
     /// The forward sweep of the function, for callers: pushes what `rev` pops.
     fn fwd(w: &[f64], v: [f64; 3], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
-        for i in 0..3 {
-            let __t0 = w[i];
-            let __t1 = v[i];
-            let __t2 = __t0 * __t1;
-            s += __t2;
+        if 0 < 3 {
+            let w = &w[..3];
+            let v = &v[..3];
+            for i in 0..3 {
+                let __t0 = w[i];
+                let __t1 = v[i];
+                let __t2 = __t0 * __t1;
+                s += __t2;
+            }
         }
         s
     }
@@ -1102,11 +1106,15 @@ impl dot {
             let mut s: f64 = 0.0;
             let __ad_c2 = &::revad::__private::cps::NumR::new(s);
             let __ad_was0_2 = __ad_c2;
-            for i in 0..3 {
-                let __t0 = w[i];
-                let __t1 = v[i];
-                let __t2 = __t0 * __t1;
-                s += __t2;
+            if 0 < 3 {
+                let w = &w[..3];
+                let v = &v[..3];
+                for i in 0..3 {
+                    let __t0 = w[i];
+                    let __t1 = v[i];
+                    let __t2 = __t0 * __t1;
+                    s += __t2;
+                }
             }
             let __ad_c2: &::revad::__private::cps::NumR<f64> = &::revad::__private::cps::NumR::new(
                 0.0_f64,

@@ -554,12 +554,18 @@ fn matvec_sum_vjp(
     let _ = matvec_sum;
     let mut acc = ::std::vec![0.0; n];
     for i in 0..n {
-        for j in 0..n {
-            let __i1 = i * n + j;
-            let __t2 = m[__i1];
-            let __t3 = x[j];
-            let __t4 = __t2 * __t3;
-            acc[i] += __t4;
+        if 0 < n {
+            let m = &m[i * n..][..n];
+            let x = &x[..n];
+            let mut acc_at_i = acc[i];
+            for j in 0..n {
+                let __i1 = i * n + j;
+                let __t2 = m[j];
+                let __t3 = x[j];
+                let __t4 = __t2 * __t3;
+                acc_at_i += __t4;
+            }
+            acc[i] = acc_at_i;
         }
     }
     let mut total: f64 = 0.0;
@@ -643,18 +649,27 @@ impl matvec_sum {
     ) -> f64 {
         let mut acc = ::std::vec![0.0; n];
         for i in 0..n {
-            for j in 0..n {
-                let __i1 = i * n + j;
-                let __t2 = m[__i1];
-                let __t3 = x[j];
-                let __t4 = __t2 * __t3;
-                acc[i] += __t4;
+            if 0 < n {
+                let m = &m[i * n..][..n];
+                let x = &x[..n];
+                let mut acc_at_i = acc[i];
+                for j in 0..n {
+                    let __i1 = i * n + j;
+                    let __t2 = m[j];
+                    let __t3 = x[j];
+                    let __t4 = __t2 * __t3;
+                    acc_at_i += __t4;
+                }
+                acc[i] = acc_at_i;
             }
         }
         let mut total: f64 = 0.0;
-        for __i_2 in 0..n {
-            let __t7 = acc[__i_2];
-            total += __t7;
+        if 0 < n {
+            let acc = &acc[..n];
+            for __i_2 in 0..n {
+                let __t7 = acc[__i_2];
+                total += __t7;
+            }
         }
         total
     }
@@ -784,26 +799,29 @@ fn churn_vjp(
     let mut acc = ::std::vec![1.0; n];
     let mut s: f64 = 0.0;
     for i in 0..n {
-        for j in 1..n {
-            let __t1 = acc[i];
-            let __t2 = x[j];
-            let __t3 = __t1 * __t2;
-            s += __t3;
-            let __t4 = acc[i];
-            let __t5 = __t4 * 0.5;
-            let __i6 = j + i * n;
-            let __t7 = m[__i6];
-            let __t8 = x[j];
-            let __t9 = __t7 * __t8;
-            let __t10 = __t5 + __t9;
-            acc[i] = __t10;
-            let __c11 = x[j] > 0.0;
-            if __c11 {
-                let __i12 = j - 1;
-                let __t13 = x[__i12];
-                acc[i] += __t13;
+        if 1 < n {
+            let m = &m[i * n..][..n];
+            for j in 1..n {
+                let __t1 = acc[i];
+                let __t2 = x[j];
+                let __t3 = __t1 * __t2;
+                s += __t3;
+                let __t4 = acc[i];
+                let __t5 = __t4 * 0.5;
+                let __i6 = j + i * n;
+                let __t7 = m[j];
+                let __t8 = x[j];
+                let __t9 = __t7 * __t8;
+                let __t10 = __t5 + __t9;
+                acc[i] = __t10;
+                let __c11 = x[j] > 0.0;
+                if __c11 {
+                    let __i12 = j - 1;
+                    let __t13 = x[__i12];
+                    acc[i] += __t13;
+                }
+                __stack.push(__t1);
             }
-            __stack.push(__t1);
         }
     }
     let mut __adj_m = ::revad::__private::zeros_like(&m);
@@ -900,26 +918,29 @@ impl churn {
         let mut acc = ::std::vec![1.0; n];
         let mut s: f64 = 0.0;
         for i in 0..n {
-            for j in 1..n {
-                let __t1 = acc[i];
-                let __t2 = x[j];
-                let __t3 = __t1 * __t2;
-                s += __t3;
-                let __t4 = acc[i];
-                let __t5 = __t4 * 0.5;
-                let __i6 = j + i * n;
-                let __t7 = m[__i6];
-                let __t8 = x[j];
-                let __t9 = __t7 * __t8;
-                let __t10 = __t5 + __t9;
-                acc[i] = __t10;
-                let __c11 = x[j] > 0.0;
-                if __c11 {
-                    let __i12 = j - 1;
-                    let __t13 = x[__i12];
-                    acc[i] += __t13;
+            if 1 < n {
+                let m = &m[i * n..][..n];
+                for j in 1..n {
+                    let __t1 = acc[i];
+                    let __t2 = x[j];
+                    let __t3 = __t1 * __t2;
+                    s += __t3;
+                    let __t4 = acc[i];
+                    let __t5 = __t4 * 0.5;
+                    let __i6 = j + i * n;
+                    let __t7 = m[j];
+                    let __t8 = x[j];
+                    let __t9 = __t7 * __t8;
+                    let __t10 = __t5 + __t9;
+                    acc[i] = __t10;
+                    let __c11 = x[j] > 0.0;
+                    if __c11 {
+                        let __i12 = j - 1;
+                        let __t13 = x[__i12];
+                        acc[i] += __t13;
+                    }
+                    __stack.push(__t1);
                 }
-                __stack.push(__t1);
             }
         }
         s

@@ -690,10 +690,13 @@ fn copy_and_write_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let __n1 = ::revad::__private::view::len(buf.len(), 1, 3);
     let __n2 = ::revad::__private::view::len(x.len(), 0, 2);
     let __n3 = ::revad::__private::view::copy_len(__n1, __n2);
-    for __i4 in 0..__n3 {
-        let __t5 = x[__i4];
-        let __j6 = 1 + __i4;
-        buf[__j6] = __t5;
+    if 0 < __n3 {
+        let x = &x[..__n3];
+        for __i4 in 0..__n3 {
+            let __t5 = x[__i4];
+            let __j6 = 1 + __i4;
+            buf[__j6] = __t5;
+        }
     }
     let __n8 = ::revad::__private::view::len(buf.len(), 2, buf.len());
     let __j9 = ::revad::__private::view::index(2, __n8, 1);
@@ -769,12 +772,15 @@ impl copy_and_write {
         let __n2 = ::revad::__private::view::len(x.len(), 0, 2);
         let __n3 = ::revad::__private::view::copy_len(__n1, __n2);
         let mut __trips7 = 0usize;
-        for __i4 in 0..__n3 {
-            let __t5 = x[__i4];
-            let __j6 = 1 + __i4;
-            buf[__j6] = __t5;
-            __stack.push(__i4);
-            __trips7 += 1;
+        if 0 < __n3 {
+            let x = &x[..__n3];
+            for __i4 in 0..__n3 {
+                let __t5 = x[__i4];
+                let __j6 = 1 + __i4;
+                buf[__j6] = __t5;
+                __stack.push(__i4);
+                __trips7 += 1;
+            }
         }
         let __n8 = ::revad::__private::view::len(buf.len(), 2, buf.len());
         let __j9 = ::revad::__private::view::index(2, __n8, 1);
@@ -936,11 +942,14 @@ impl weighted {
     fn fwd(x: &[f64], __stack: &mut ::revad::__private::ValueStack) -> f64 {
         let mut s: f64 = 0.0;
         let __n0 = (WEIGHTS).len().min(x.len());
-        for __i1 in 0..__n0 {
-            let w = (WEIGHTS)[__i1];
-            let v = x[__i1];
-            let __t2 = w * v;
-            s += __t2;
+        if 0 < __n0 {
+            let x = &x[..__n0];
+            for __i1 in 0..__n0 {
+                let w = (WEIGHTS)[__i1];
+                let v = x[__i1];
+                let __t2 = w * v;
+                s += __t2;
+            }
         }
         s
     }

@@ -1,5 +1,6 @@
-//! Reverse inner loops shaped for LLVM: bounds checks taken once before the loop, and the
-//! loop-invariant adjoint element kept in a local.
+//! Inner loops shaped for LLVM: bounds checks taken once before the loop, and the
+//! loop-invariant element kept in a local: of the adjoints in the reverse sweep, of the
+//! primal values in the forward sweep.
 //!
 //! ```text
 //! // for `for j in 0..n { acc[i] += m[i * n + j] * x[j]; }`
@@ -27,6 +28,28 @@
 //!
 //! The reverse sweep already evaluates the range again (`(lo..hi).rev()`); the guard
 //! `lo < hi` evaluates its bounds once more, which is why they must be plain.
+//!
+//! The forward sweep of an inner loop gets the same shapes ([`Emitter::forward_shape`]):
+//!
+//! ```text
+//! // for `for j in 0..n { acc[i] += m[i * n + j] * x[j]; }`
+//! if 0 < n {
+//!     let m = &m[i * n..][..n];              // read as `m[j]`
+//!     let x = &x[..n];
+//!     let mut acc_at_i = acc[i];             // the sum in a register, not stored each step
+//!     for j in 0..n { .. acc_at_i += __t4; }
+//!     acc[i] = acc_at_i;
+//! }
+//! ```
+//!
+//! - Only for arrays every mention of which is an element access by a statement of the body
+//!   itself, so that every iteration makes it: the slice `..hi` panics exactly when one of the
+//!   iterations' accesses would have (the last one reaches furthest), and the read of `a[i]`
+//!   before the loop exactly when the first iteration's would have. The panic comes before
+//!   the iterations instead of during them, which nothing can observe: the body has no calls
+//!   or opaque statements, and `&mut` parameters are written back after the forward sweep.
+//! - The values are the same operations in the same order: the primal is bit for bit the
+//!   same.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -51,6 +74,21 @@ pub(super) struct Shaping {
     pub hoisted: Vec<(VarId, VarId)>,
     /// For each of `hoisted`: whether the loop changes the element (then written back).
     changes: Vec<bool>,
+}
+
+/// What [`Emitter::forward_shape`] found for one forward inner loop.
+pub(super) struct ForwardShaping {
+    /// The bounds `lo`, `hi` of the range `lo..hi`.
+    lo: TokenStream,
+    hi: TokenStream,
+    /// Arrays the body only reads, at the loop variable or at `k` defined as `base + j`:
+    /// resliced, with that `base`.
+    read: Vec<(VarId, Option<TokenStream>)>,
+    /// `(array, k)`: the elements `a[k]`, `k = base + j`, read as `a[j]` in the slice.
+    pub rebased: Vec<(VarId, VarId)>,
+    /// `(array, index, written)`: the element `a[i]` at an index the body does not change, in
+    /// a local through the loop (written back after it when the body writes it).
+    pub held: Vec<(VarId, VarId, bool)>,
 }
 
 /// One mention of a variable in a loop body: as the array of an element access at `path`
@@ -160,6 +198,17 @@ fn plain_bound(e: &syn::Expr) -> bool {
     }
 }
 
+/// The bounds of the half-open range `base` (`lo..hi`), when both are plain.
+fn plain_range(base: &TokenStream) -> Option<(syn::Expr, syn::Expr)> {
+    let range: syn::ExprRange = syn::parse2(base.clone()).ok()?;
+    let (Some(lo), Some(hi), syn::RangeLimits::HalfOpen(_)) =
+        (range.start, range.end, &range.limits)
+    else {
+        return None;
+    };
+    (plain_bound(&lo) && plain_bound(&hi)).then_some((*lo, *hi))
+}
+
 impl Emitter<'_> {
     /// The shaping of the reverse of the range loop `l` (walked with `(lo..hi).rev()`), or
     /// `None` when there is nothing to do or nothing this pass can prove.
@@ -173,15 +222,7 @@ impl Emitter<'_> {
         if !l.exits.is_empty() || l.cont.is_some() || self.in_cells() {
             return None;
         }
-        let range: syn::ExprRange = syn::parse2(base.clone()).ok()?;
-        let (Some(lo), Some(hi), syn::RangeLimits::HalfOpen(_)) =
-            (&range.start, &range.end, &range.limits)
-        else {
-            return None;
-        };
-        if !plain_bound(lo) || !plain_bound(hi) {
-            return None;
-        }
+        let (lo, hi) = plain_range(base)?;
         let body = &l.body;
         let mut found = Vec::new();
         mentions(body, true, &mut found)?;
@@ -260,7 +301,6 @@ impl Emitter<'_> {
             hoisted: Vec::new(),
             changes: Vec::new(),
         };
-        let j_name = self.body.vars[j].name.to_string();
         // `k = base + j` (or `j + base`), `base` pure and unchanged by the body.
         let offset = |k: VarId| -> Option<TokenStream> {
             if !recomputes.contains(&k) {
@@ -269,24 +309,7 @@ impl Emitter<'_> {
             let Some(Rhs::Opaque(o)) = self.plan.defs.get(&k) else {
                 return None;
             };
-            if !o.cheap || o.reads.iter().any(|r| *r != j && changed.contains(r)) {
-                return None;
-            }
-            let syn::Expr::Binary(b) = syn::parse2::<syn::Expr>(o.expr.clone()).ok()? else {
-                return None;
-            };
-            if !matches!(b.op, syn::BinOp::Add(_)) {
-                return None;
-            }
-            let is_j = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&j_name));
-            let mentions_j =
-                |e: &syn::Expr| super::super::tokens::mentions_ident(quote!(#e), &j_name);
-            let base = match (is_j(&b.left), is_j(&b.right)) {
-                (false, true) => &b.left,
-                (true, false) => &b.right,
-                _ => return None,
-            };
-            (!mentions_j(base)).then(|| quote!(#base))
+            self.offset_base(o, j, &changed)
         };
         for a in arrays {
             if changed.contains(&a) || starts.contains(&a) || !self.flat_array(a) {
@@ -346,6 +369,172 @@ impl Emitter<'_> {
         let nothing =
             shaping.primal.is_empty() && shaping.adjoint.is_empty() && shaping.hoisted.is_empty();
         (!nothing).then_some(shaping)
+    }
+
+    /// `base` when `o` is `base + j` or `j + base` (`j` the loop variable), cheap, with `base`
+    /// reading nothing in `changed` (what the loop's body changes).
+    fn offset_base(
+        &self,
+        o: &crate::ir::Opaque,
+        j: VarId,
+        changed: &[VarId],
+    ) -> Option<TokenStream> {
+        if !o.cheap || o.reads.iter().any(|r| *r != j && changed.contains(r)) {
+            return None;
+        }
+        let syn::Expr::Binary(b) = syn::parse2::<syn::Expr>(o.expr.clone()).ok()? else {
+            return None;
+        };
+        if !matches!(b.op, syn::BinOp::Add(_)) {
+            return None;
+        }
+        let j_name = self.body.vars[j].name.to_string();
+        let is_j = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident(&j_name));
+        let base = match (is_j(&b.left), is_j(&b.right)) {
+            (false, true) => &b.left,
+            (true, false) => &b.right,
+            _ => return None,
+        };
+        (!super::super::tokens::mentions_ident(quote!(#base), &j_name)).then(|| quote!(#base))
+    }
+
+    /// The shaping of the forward sweep of the range loop `l` (walked as written), or `None`
+    /// when there is nothing to do or nothing this pass can prove (see the module's doc):
+    /// every mention of each array it shapes is an element access by a statement of the body
+    /// itself (not of an `if` in it), so every iteration makes it and the first out of range
+    /// is the one the reslicing or the read before the loop makes.
+    pub(super) fn forward_shape(&self, l: &Loop) -> Option<ForwardShaping> {
+        let LoopKind::Range(r) = &l.kind else {
+            return None;
+        };
+        let (Some(j), Walk::Up(base)) = (r.var, &r.walk) else {
+            return None;
+        };
+        if !l.exits.is_empty() || l.cont.is_some() {
+            return None;
+        }
+        let (lo, hi) = plain_range(base)?;
+        let body = &l.body;
+        let mut found = Vec::new();
+        mentions(body, true, &mut found)?;
+        let saves = self
+            .plan
+            .saves
+            .get(body.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let mut changed: Vec<VarId> = saves.to_vec();
+        changed.push(j);
+        crate::ir::visit::walk(body, &mut |stmt, _| {
+            if !matches!(stmt.kind, StmtKind::IndexAssign { .. }) {
+                changed.extend(stmt.writes());
+            }
+            if let StmtKind::Let { var, .. } = &stmt.kind {
+                changed.push(*var);
+            }
+            if let StmtKind::If { phis, .. } = &stmt.kind {
+                changed.extend(phis.iter().map(|p| p.var));
+            }
+        });
+        // `k = base + j`, defined by a statement of the body.
+        let offset = |k: VarId| -> Option<TokenStream> {
+            let o = body.stmts.iter().find_map(|stmt| match &stmt.kind {
+                StmtKind::Let {
+                    var,
+                    rhs: Rhs::Opaque(o),
+                    ..
+                } if *var == k => Some(o),
+                _ => None,
+            })?;
+            self.offset_base(o, j, &changed)
+        };
+        let mut arrays: Vec<VarId> = found
+            .iter()
+            .filter(|m| m.path.is_some())
+            .map(|m| m.var)
+            .collect();
+        arrays.sort_unstable();
+        arrays.dedup();
+        let mut shaping = ForwardShaping {
+            lo: quote!(#lo),
+            hi: quote!(#hi),
+            read: Vec::new(),
+            rebased: Vec::new(),
+            held: Vec::new(),
+        };
+        for a in arrays {
+            if changed.contains(&a) || !self.flat_array(a) {
+                continue;
+            }
+            let all: Vec<&Mention<'_>> = found.iter().filter(|m| m.var == a).collect();
+            let index = |m: &Mention<'_>| match m.path.and_then(Path::single) {
+                Some(Operand::Var(k)) if m.top => Some(*k),
+                _ => None,
+            };
+            let Some(k) = index(all[0]) else {
+                continue;
+            };
+            if all.iter().any(|m| index(m) != Some(k)) {
+                continue;
+            }
+            let written = all.iter().any(|m| m.write);
+            let base = match k == j {
+                true => Some(None),
+                false => offset(k).map(Some),
+            };
+            match base {
+                Some(base) if !written => {
+                    shaping.read.push((a, base));
+                    if k != j {
+                        shaping.rebased.push((a, k));
+                    }
+                }
+                Some(_) => {}
+                None if !changed.contains(&k) => shaping.held.push((a, k, written)),
+                None => {}
+            }
+        }
+        let nothing = shaping.read.is_empty() && shaping.held.is_empty();
+        (!nothing).then_some(shaping)
+    }
+
+    /// The forward loop `for_loop` with the reslicing and the locals of `shaping`, whose names
+    /// the loop's body was emitted with.
+    pub(super) fn shaped_forward(
+        &self,
+        shaping: &ForwardShaping,
+        for_loop: TokenStream,
+    ) -> TokenStream {
+        let (lo, hi) = (&shaping.lo, &shaping.hi);
+        let read = shaping.read.iter().map(|(a, base)| {
+            let name = &self.body.vars[*a].name;
+            match base {
+                None => quote!(let #name = &#name[..#hi];),
+                Some(base) => quote!(let #name = &#name[#base..][..#hi];),
+            }
+        });
+        let (reads, writes): (Vec<TokenStream>, Vec<TokenStream>) = shaping
+            .held
+            .iter()
+            .map(|&(a, i, written)| {
+                let name = &self.body.vars[a].name;
+                let index = &self.body.vars[i].name;
+                let local = hoisted_name(name, index);
+                let mutability = written.then(|| quote!(mut));
+                let write = written.then(|| quote!(#name[#index] = #local;));
+                (
+                    quote!(let #mutability #local = #name[#index];),
+                    quote!(#write),
+                )
+            })
+            .unzip();
+        quote! {
+            if #lo < #hi {
+                #(#read)* #(#reads)*
+                #for_loop
+                #(#writes)*
+            }
+        }
     }
 
     /// A one-dimensional array of floats (not an aggregate, whose elements are not floats).

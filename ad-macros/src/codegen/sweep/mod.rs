@@ -117,7 +117,10 @@ impl Emitter<'_> {
                 value,
             } => {
                 let name = &self.body.vars[*array].name;
-                let place = self.place(quote!(#name), index, true, false);
+                let place = match self.primal_local(*array, index) {
+                    Some(local) => local,
+                    None => self.place(quote!(#name), index, true, false),
+                };
                 let value = self.op(value);
                 let op = assign_token(*op, span);
                 respan(quote!(#place #op #value;), span)
@@ -206,6 +209,32 @@ impl Emitter<'_> {
             let flags = l.exits.iter().map(|f| &self.body.vars[*f].name);
             quote!(if #(#flags)||* { break; })
         });
+        // An inner range loop shaped for LLVM (see `inner`): its arrays resliced, an element
+        // at an index it does not change in a local.
+        if let (Some(shaping), LoopKind::Range(r)) = (self.forward_shape(l), &l.kind) {
+            let mut rebased = self.rebased.clone();
+            if let Some(j) = r.var {
+                rebased.extend(shaping.rebased.iter().map(|&(a, k)| (a, k, j, false)));
+            }
+            let mut primal_held = self.primal_held.clone();
+            primal_held.extend(shaping.held.iter().map(|&(a, i, _)| {
+                let name = &self.body.vars[a].name;
+                (a, i, inner::hoisted_name(name, &self.body.vars[i].name))
+            }));
+            let within = Emitter {
+                adj: self.adj.clone(),
+                held: self.held.clone(),
+                rebased,
+                primal_held,
+                ..*self
+            };
+            let body = within.fwd_block(&l.body);
+            let var = self.loop_var(r.var);
+            let range = &r.range.expr;
+            let for_loop = quote!(for #var in #range { #reset #body #count #exit });
+            let shaped = self.shaped_forward(&shaping, for_loop);
+            return quote!(#count_init #shaped);
+        }
         let body = self.fwd_block(&l.body);
         let inner = quote!(#reset #body #count #exit);
         let head = match &l.kind {
@@ -852,6 +881,7 @@ impl Emitter<'_> {
                             adj: self.adj.clone(),
                             held,
                             rebased,
+                            primal_held: self.primal_held.clone(),
                             ..*self
                         };
                         let body = within.rev_block(&l.body, TokenStream::new());

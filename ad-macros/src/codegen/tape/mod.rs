@@ -156,6 +156,7 @@ impl Emitter<'_> {
             adj: adjoints,
             held: self.held.clone(),
             rebased: self.rebased.clone(),
+            primal_held: self.primal_held.clone(),
             ..*self
         };
         let fused = match &block.stmts[at].kind {
