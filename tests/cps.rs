@@ -691,6 +691,10 @@ mod function_args_and_tuples {
 /// The last loop of `NAME_vjp` runs fused under CPS as under the tape (each iteration's reverse
 /// right after its forward): bit for bit with the tape's gradient, and against closed forms;
 /// also when the loop runs in the continuation of an `if`.
+#[allow(
+    clippy::needless_range_loop,
+    reason = "an index loop: the form whose reverse fuses"
+)]
 mod fused_last_loop {
     use approx::assert_relative_eq;
 
