@@ -207,9 +207,12 @@ fn layer_sum_vjp(
     __seed: f64,
 ) -> (f64, (<Layer as ::revad::Adjoint>::Adj, ::std::vec::Vec<f64>)) {
     let _ = layer_sum;
-    let __stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();
     let mut s: f64 = 0.0;
     let __n0 = l.w.len().min(l.b.len());
+    let mut __adj_l = <Layer as ::revad::Adjoint>::zero_adjoint(&l);
+    let mut __adj_x = ::revad::__private::zeros_like(&x);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let mut dot: f64 = 0.0;
         let __n2 = l.w[__i1].len().min(x.len());
@@ -226,15 +229,6 @@ fn layer_sum_vjp(
         let __t8 = dot + __t7;
         let __t9 = __t8.tanh();
         s += __t9;
-        __stack.push(__t9);
-    }
-    let mut __adj_l = <Layer as ::revad::Adjoint>::zero_adjoint(&l);
-    let mut __adj_x = ::revad::__private::zeros_like(&x);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for __i1 in (0..__n0).rev() {
-        let __t9 = __stack.pop::<f64>();
-        let __n2 = l.w[__i1].len().min(x.len());
         let mut __adj_dot = 0.0_f64;
         let __adj_t9 = __adj_s;
         let __adj_t8 = __adj_t9 * ::revad::__private::rules::d_tanh(__t9);

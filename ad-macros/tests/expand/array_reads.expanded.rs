@@ -41,6 +41,11 @@ fn exp_then_read_vjp(
         __stack.push(__t3);
     }
     let mut s: f64 = 0.0;
+    let mut __adj_q = ::revad::__private::zeros_like(&q);
+    let mut __adj_x = ::revad::__private::zeros_like(&x);
+    let mut __adj_e = ::std::vec![0.0_f64; __i0];
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for i in 0..x.len() {
         for __j_2 in 0..e.len() {
             let __t5 = e[__j_2];
@@ -48,13 +53,6 @@ fn exp_then_read_vjp(
             let __t7 = __t5 * __t6;
             s += __t7;
         }
-    }
-    let mut __adj_q = ::revad::__private::zeros_like(&q);
-    let mut __adj_x = ::revad::__private::zeros_like(&x);
-    let mut __adj_e = ::std::vec![0.0_f64; __i0];
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for i in (0..x.len()).rev() {
         for __j_2 in (0..e.len()).rev() {
             let __t5 = e[__j_2];
             let __t6 = x[i];

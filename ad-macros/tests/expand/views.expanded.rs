@@ -181,6 +181,10 @@ fn chunked_dot_vjp(
     let mut s: f64 = 0.0;
     let __n0 = ::revad::__private::view::chunks(x.len(), 4)
         .min(::revad::__private::view::chunks(y.len(), 4));
+    let mut __adj_x = ::revad::__private::zeros_like(&x);
+    let mut __adj_y = ::revad::__private::zeros_like(&y);
+    let mut __adj_s = 0.0_f64;
+    __adj_s += __seed;
     for __i1 in 0..__n0 {
         let __s2 = __i1 * 4;
         let __n3 = ::revad::__private::view::chunk_len(x.len(), 4, __i1);
@@ -194,16 +198,6 @@ fn chunked_dot_vjp(
             let __t10 = __t7 * __t9;
             s += __t10;
         }
-    }
-    let mut __adj_x = ::revad::__private::zeros_like(&x);
-    let mut __adj_y = ::revad::__private::zeros_like(&y);
-    let mut __adj_s = 0.0_f64;
-    __adj_s += __seed;
-    for __i1 in (0..__n0).rev() {
-        let __s2 = __i1 * 4;
-        let __n3 = ::revad::__private::view::chunk_len(x.len(), 4, __i1);
-        let __s4 = __i1 * 4;
-        let __n5 = ::revad::__private::view::chunk_len(y.len(), 4, __i1);
         for i in (0..(__n3)).rev() {
             let __j6 = ::revad::__private::view::index(__s2, __n3, i);
             let __t7 = x[__j6];

@@ -27,10 +27,10 @@
 //! - every active variable defined outside the loop that the loop writes is a float
 //!   *accumulator*: written only by `v += e` / `v -= e`, and feeding no differentiable value
 //!   in the loop (its adjoint stays the seed's); active arrays from outside are only read;
-//! - no `&mut` parameter (their seeds and write-backs come after the forward sweep), and an
-//!   innermost `for` loop over a range without `break`, `continue` or `return` (a loop with
-//!   loops in its body gains nothing: each iteration's reverse is a second inner loop; its
-//!   gradient measured 15% slower fused).
+//! - no `&mut` parameter (their seeds and write-backs come after the forward sweep), and a
+//!   `for` loop over a range without `break`, `continue` or `return`. Loops in its body push
+//!   and pop as usual, within the iteration; its reverse walks them again right away, while
+//!   their data is in cache.
 //!
 //! Each iteration's reverse then reads exactly the values the unfused reverse would have
 //! restored for it: the values the iteration's block saved (its end-of-block values, still
@@ -248,16 +248,10 @@ fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
     {
         return None;
     }
-    // An innermost loop only: with a loop in its body, the iteration's reverse is a second
-    // inner loop anyway, and interleaving the two costs more than it saves (measured: the
-    // gradient of a sum of matrix-vector rows 15% slower fused, of an MLP's batch loop 16%).
-    let mut nested = false;
-    crate::ir::visit::walk(&l.body, &mut |s, _| {
-        nested |= matches!(s.kind, StmtKind::Loop(_))
-    });
-    if nested {
-        return None;
-    }
+    // (A loop with loops in its body fuses too: each iteration's reverse is then a second
+    // pass over its inner loops, made while their data is in cache. Measured on the row sums
+    // of `M x`, n = 300, after the forward sweeps of inner loops were shaped: the gradient
+    // 20% faster fused, in two runs each way; the MLP's batch loop within this VM's noise.)
     let inner = blocks_of(l);
     let mut fusable = true;
     let mut accumulators = Vec::new();
