@@ -3,8 +3,9 @@
 //! are (the seed is the accumulator's adjoint), reductions followed by more work (`s / n`,
 //! `m + s.ln()`, `s.sqrt() + x[0]`: the loop's reverse runs with the accumulator's adjoint 1
 //! and is multiplied afterwards), and the loops that must not be fused (an accumulator that
-//! feeds the loop, two accumulators followed by more work, a loop-carried array, loops in
-//! the loop's body). Each
+//! feeds the loop, two accumulators followed by more work, a loop-carried array). Loops with
+//! loops in their body fuse too (row sums, an MLP's batch loop: each iteration's reverse walks
+//! its inner loops right after its forward). Each
 //! gradient is checked against a closed form or central finite differences, the value bit for
 //! bit against the function, and the gradient against the one through the split companions
 //! (`NAME_via`, never fused) to rounding.
@@ -309,8 +310,8 @@ fn a_returned_variable_the_loop_reads() {
     }
 }
 
-/// The MLP's loss over a batch, divided by the batch size after the loop: not fused, as the
-/// loop has loops in its body (each iteration's reverse would be a second pass anyway).
+/// The MLP's loss over a batch, divided by the batch size after the loop: fused, scaled, with
+/// two levels of loops in its body (whose `tanh` values the inner reverse pops).
 #[reverse(wrt(w1, w2))]
 fn mlp_mean_loss(w1: &[f64], w2: &[f64], xs: &[f64], ys: &[f64], inputs: usize) -> f64 {
     let hidden = w2.len();
@@ -330,6 +331,59 @@ fn mlp_mean_loss(w1: &[f64], w2: &[f64], xs: &[f64], ys: &[f64], inputs: usize) 
     loss / ys.len() as f64
 }
 
+#[reverse(wrt(w1, w2))]
+fn mlp_mean_loss_via(w1: &[f64], w2: &[f64], xs: &[f64], ys: &[f64], inputs: usize) -> f64 {
+    mlp_mean_loss(w1, w2, xs, ys, inputs)
+}
+
+/// Row sums of `M x`, each row's sum in a local: fused with its inner loop.
+#[reverse(wrt(m, x))]
+fn row_sums(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += m[i * n + j] * x[j].sin();
+        }
+        total += s * s;
+    }
+    total
+}
+
+#[reverse(wrt(m, x))]
+fn row_sums_via(m: &[f64], x: &[f64], n: usize) -> f64 {
+    row_sums(m, x, n)
+}
+
+#[test]
+fn loops_with_loops_in_their_body() {
+    for n in [0, 1, 4] {
+        let m: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin()).collect();
+        let x: Vec<f64> = (0..n).map(|k| 0.3 + 0.2 * k as f64).collect();
+        let (_, (dm, dx)) = checked(
+            row_sums(&m, &x, n),
+            row_sums_grad(&m, &x, n),
+            row_sums_via_grad(&m, &x, n),
+        );
+        // d/dm[i][j] = 2 s_i sin x_j; d/dx_j = Σ_i 2 s_i m[i][j] cos x_j.
+        for i in 0..n {
+            let s: f64 = (0..n).map(|j| m[i * n + j] * x[j].sin()).sum();
+            for j in 0..n {
+                assert_relative_eq!(dm[i * n + j], 2.0 * s * x[j].sin(), max_relative = 1e-13);
+            }
+        }
+        for j in 0..n {
+            let expected: f64 = (0..n)
+                .map(|i| {
+                    let s: f64 = (0..n).map(|k| m[i * n + k] * x[k].sin()).sum();
+                    2.0 * s * m[i * n + j] * x[j].cos()
+                })
+                .sum();
+            assert_relative_eq!(dx[j], expected, max_relative = 1e-12, epsilon = 1e-15);
+        }
+    }
+}
+
 #[test]
 fn mean_loss_of_a_small_network() {
     let inputs = 2;
@@ -344,6 +398,11 @@ fn mean_loss_of_a_small_network() {
     );
     fd(|p| mlp_mean_loss(p, &w2, &data, &targets, inputs), &w1, &d1);
     fd(|p| mlp_mean_loss(&w1, p, &data, &targets, inputs), &w2, &d2);
+    checked(
+        v,
+        (v, (d1, d2)),
+        mlp_mean_loss_via_grad(&w1, &w2, &data, &targets, inputs),
+    );
 }
 
 /// Generic and in `f32`: the multiplication uses the accumulator's float type.
