@@ -524,6 +524,43 @@ mod struct_edges {
             assert_eq!(d.to_bits(), td.to_bits());
         }
     }
+
+    #[derive(Clone, Debug, revad::Adjoint)]
+    pub struct S {
+        pub fa: f64,
+        pub fb: f64,
+        pub n: usize,
+    }
+
+    both! {
+        /// Writes without a reverse (a literal added to a field, an integer field counted),
+        /// then a write with one: the struct keeps its adjoint through the first two.
+        [] fn counted / counted_cps(x: f64, y: f64) -> f64 {
+            let mut obj = S { fa: x, fb: y, n: 0 };
+            obj.fa += 0.3;
+            obj.n += 1;
+            obj.fb -= 1.5;
+            obj.fb *= obj.fa;
+            obj.fa * obj.fb * obj.n as f64
+        }
+    }
+
+    /// CPS 5 in `fuzz-findings.md`: the gradient was zero.
+    #[test]
+    fn a_write_without_a_reverse() {
+        let (x, y) = (2.0, 3.0);
+        let (v, (dx, dy)) = counted_cps_grad(x, y);
+        let (tv, (tx, ty)) = counted_grad(x, y);
+        assert_eq!(
+            [v, dx, dy].map(f64::to_bits),
+            [tv, tx, ty].map(f64::to_bits)
+        );
+        // (x + 0.3)² (y - 1.5)
+        let a = x + 0.3;
+        approx::assert_relative_eq!(v, a * a * (y - 1.5), max_relative = 1e-15);
+        approx::assert_relative_eq!(dx, 2.0 * a * (y - 1.5), max_relative = 1e-15);
+        approx::assert_relative_eq!(dy, a * a, max_relative = 1e-15);
+    }
 }
 
 /// Function arguments under CPS: a call through a function argument, one passed on to another

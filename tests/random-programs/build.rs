@@ -423,9 +423,10 @@ mod cps_avoid {
     /// the element's new cell dies with that block, but the array of cells, which has one
     /// lifetime for all its elements, is read by back parts outside it.
     pub const AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN: bool = false;
-    /// A local 2-D array or table (`[[0.0; N]; N]`): documented, "#[reverse(cps)] does not
-    /// differentiate structs, tuples, nested containers or method calls yet".
-    pub const AVOID_CPS_NESTED: bool = true;
+    /// A local 2-D array or table (`[[0.0; N]; N]`): was documented as rejected under
+    /// `#[reverse(cps)]`, which now takes nested containers (and user types: programs with one
+    /// get a CPS copy too).
+    pub const AVOID_CPS_NESTED: bool = false;
     /// CPS 4: a `Vec` collected from a closure that calls a `#[reverse(cps)]` function, then
     /// an element in an operation with a literal that a method is called on: E0689 "can't call
     /// method `tanh` on ambiguous numeric type `{float}`" (the element's type is lost):
@@ -439,7 +440,7 @@ mod cps_avoid {
     ///     (0.5 * c[1]).tanh()
     /// }
     /// ```
-    pub const AVOID_CPS_COLLECT_CALL: bool = true;
+    pub const AVOID_CPS_COLLECT_CALL: bool = false;
     /// CPS 3: a `&mut [f64]` / `&mut Vec<f64>` parameter passed twice to a callee that reads
     /// it (`dot(&*s, &*s)`) and not modified afterwards: E0382 (a `Vec<&NumR>` of cells moved
     /// into a continuation closure, then borrowed).
@@ -453,10 +454,7 @@ impl Program {
             let n = p.name();
             self.source().contains(&format!("&*{n}, &*{n})"))
         });
-        // Methods and traits are rejected by design under `#[reverse(cps)]` ("does not
-        // support methods"): a program with a user type gets no CPS copy.
-        self.user.is_some()
-            || (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
+        (cps_avoid::AVOID_CPS_MUT_ARRAY_TWICE && twice)
             || (cps_avoid::AVOID_CPS_NESTED && self.nested())
             || (cps_avoid::AVOID_CPS_COLLECT_CALL && self.printed(false).contains(".collect::<"))
             || cps_avoid::AVOID_CPS_ARRAY_WRITE_AFTER_ASSIGN

@@ -1689,6 +1689,9 @@ impl Cps<'_> {
         later.extend(tail.reads.iter().copied());
         let mut before = TokenStream::new();
         let mut renew = TokenStream::new();
+        // (Of the variables the group defines: the others keep their cells when the group has
+        // no reverse, which then leaves their adjoints as they are.)
+        let mut renew_defined = TokenStream::new();
         let mut keep = TokenStream::new();
         let mut restore = TokenStream::new();
         let mut seeds = TokenStream::new();
@@ -1725,9 +1728,11 @@ impl Cps<'_> {
                         before.extend(quote!(let #was = #c;));
                         from = was;
                     }
-                    renew.extend(
-                        quote!(let #c = &::revad::__private::cps::WholeAdjoint::new(#zero);),
-                    );
+                    let new = quote!(let #c = &::revad::__private::cps::WholeAdjoint::new(#zero););
+                    if defined.contains(&v) {
+                        renew_defined.extend(new.clone());
+                    }
+                    renew.extend(new);
                 }
                 seeds.extend(quote!(let mut #adj = #c.take();));
                 if from != c || !writes.contains(&v) {
@@ -1765,10 +1770,14 @@ impl Cps<'_> {
                             )
                         }
                     };
-                    renew.extend(quote! {
+                    let new = quote! {
                         let #own = ::revad::__private::cps::#cells;
                         let mut #c = #each;
-                    });
+                    };
+                    if fresh_var {
+                        renew_defined.extend(new.clone());
+                    }
+                    renew.extend(new);
                     seeds.extend(quote!(let mut #adj = ::revad::__private::cps::#from;));
                     if !fresh_var {
                         deliver.extend(
@@ -1780,7 +1789,11 @@ impl Cps<'_> {
                     // for a float, a struct's `usize` field, whose adjoint is a float anyway.
                     // The value of this cell is never read.)
                     let new = self.new_cell(v, quote!(#zero));
-                    renew.extend(quote!(let #c: &::revad::__private::cps::NumR<#t> = #new;));
+                    let new = quote!(let #c: &::revad::__private::cps::NumR<#t> = #new;);
+                    if fresh_var {
+                        renew_defined.extend(new.clone());
+                    }
+                    renew.extend(new);
                     seeds.extend(quote!(let mut #adj: #t = #c.adjoint();));
                     if !fresh_var {
                         deliver.extend(quote!(#was.set(#adj);));
@@ -1828,7 +1841,7 @@ impl Cps<'_> {
         let forward = on_stack(forward);
         if reverse.is_empty() {
             // (Nothing to reverse: the values it defines or writes still get cells.)
-            return quote!(#trips #forward #renew #rest);
+            return quote!(#trips #forward #renew_defined #rest);
         }
         let reverse = on_stack(reverse);
         quote! {

@@ -113,10 +113,9 @@
 //!   partials alike (num-dual alone would give `0 · ∞ = NaN`), and a NaN anywhere else still
 //!   fails the comparison.
 //!
-//! The programs with a 2-D array get no CPS copy and no `_jvp` check (both backends reject
-//! nested containers, as documented), nor do those with a user type (`#[reverse(cps)]` and
-//! `#[revad::forward]` reject methods, as documented): see `cps_avoid` and `forward_avoid` in
-//! `build.rs`.
+//! The programs with a 2-D array or a user type get no `_jvp` check (`#[revad::forward]`
+//! rejects nested containers and methods, as documented): see `forward_avoid` in `build.rs`.
+//! They do get CPS copies, as every program does but those of the shape of a known CPS bug.
 //!
 //! Values stay bounded: each value carries a bound, anything that could exceed 8 is squashed
 //! with a scaled `tanh`, loops run two to ten times, and updates inside loops are kept small.
