@@ -532,17 +532,26 @@ mod struct_edges {
         pub n: usize,
     }
 
-    both! {
-        /// Writes without a reverse (a literal added to a field, an integer field counted),
-        /// then a write with one: the struct keeps its adjoint through the first two.
-        [] fn counted / counted_cps(x: f64, y: f64) -> f64 {
-            let mut obj = S { fa: x, fb: y, n: 0 };
-            obj.fa += 0.3;
-            obj.n += 1;
-            obj.fb -= 1.5;
-            obj.fb *= obj.fa;
-            obj.fa * obj.fb * obj.n as f64
-        }
+    /// Writes without a reverse (a literal added to a field, an integer field counted), then
+    /// a write with one: the struct keeps its adjoint through the first two.
+    #[revad::reverse(cps)]
+    fn counted_cps(x: f64, y: f64) -> f64 {
+        let mut obj = S { fa: x, fb: y, n: 0 };
+        obj.fa += 0.3;
+        obj.n += 1;
+        obj.fb -= 1.5;
+        obj.fb *= obj.fa;
+        obj.fa * obj.fb * obj.n as f64
+    }
+
+    #[revad::reverse]
+    fn counted(x: f64, y: f64) -> f64 {
+        let mut obj = S { fa: x, fb: y, n: 0 };
+        obj.fa += 0.3;
+        obj.n += 1;
+        obj.fb -= 1.5;
+        obj.fb *= obj.fa;
+        obj.fa * obj.fb * obj.n as f64
     }
 
     /// CPS 5 in `fuzz-findings.md`: the gradient was zero.

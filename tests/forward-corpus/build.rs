@@ -73,6 +73,16 @@ const SKIP: &[(&str, &str, &str)] = &[
         "carried_tape",
         "a struct built in the body, which forward mode rejects",
     ),
+    (
+        "cps",
+        "counted",
+        "a struct built in the body, which forward mode rejects",
+    ),
+    (
+        "cps",
+        "counted_cps",
+        "a struct built in the body, which forward mode rejects",
+    ),
 ];
 
 /// Functions under `#[revad::forward]` whose `NAME_jvp` disagrees with the reverse mode (macro

@@ -528,6 +528,20 @@ impl Lowerer<'_> {
                 return Value::Op(self.copy_place(place, expr.span(), out));
             }
         }
+        // `s.xs.push(x)`, `self.buf.clear()`: a container's method on a part of a struct, which
+        // #[reverse] does not follow (`Vec`'s methods are taken on a `Vec` bound to a name).
+        if !container
+            && super::rename::MUTATING_METHODS.contains(&name.as_str())
+            && matches!(
+                super::strip(&call.receiver),
+                syn::Expr::Field(_) | syn::Expr::Index(_)
+            )
+            && self.is_place_expr(&call.receiver)
+        {
+            self.cx
+                .error(&call.method, super::rename::mutation_message(&name));
+            return Value::Error;
+        }
         if !container && call.turbofish.is_none() && self.is_place_expr(&call.receiver) {
             return self.lower_user_method_call(call, out);
         }
