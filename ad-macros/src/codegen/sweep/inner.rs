@@ -209,23 +209,77 @@ fn plain_range(base: &TokenStream) -> Option<(syn::Expr, syn::Expr)> {
     (plain_bound(&lo) && plain_bound(&hi)).then_some((*lo, *hi))
 }
 
+/// What both shapings start from: a range loop `lo..hi` walked upwards by its variable `j`,
+/// without exits, and the mentions of variables in its body.
+struct Scan<'b> {
+    j: VarId,
+    lo: syn::Expr,
+    hi: syn::Expr,
+    found: Vec<Mention<'b>>,
+}
+
+/// The arrays that `found` indexes, each once.
+fn indexed(found: &[Mention<'_>]) -> Vec<VarId> {
+    let mut arrays: Vec<VarId> = found
+        .iter()
+        .filter(|m| m.path.is_some())
+        .map(|m| m.var)
+        .collect();
+    arrays.sort_unstable();
+    arrays.dedup();
+    arrays
+}
+
+fn scan(l: &Loop) -> Option<Scan<'_>> {
+    let LoopKind::Range(r) = &l.kind else {
+        return None;
+    };
+    let (Some(j), Walk::Up(base)) = (r.var, &r.walk) else {
+        return None;
+    };
+    if !l.exits.is_empty() || l.cont.is_some() {
+        return None;
+    }
+    let (lo, hi) = plain_range(base)?;
+    let mut found = Vec::new();
+    mentions(&l.body, true, &mut found)?;
+    Some(Scan { j, lo, hi, found })
+}
+
+/// The variables a loop's body defines or changes (not invariant, not to be resliced): `j`,
+/// `extra`, and those its statements define or write (writing an element changes neither the
+/// array's length nor its adjoint's binding).
+fn changed_in(body: &Block, j: VarId, extra: &[VarId]) -> Vec<VarId> {
+    let mut changed = extra.to_vec();
+    changed.push(j);
+    crate::ir::visit::walk(body, &mut |stmt, _| {
+        if !matches!(stmt.kind, StmtKind::IndexAssign { .. }) {
+            changed.extend(stmt.writes());
+        }
+        if let StmtKind::Let { var, .. } = &stmt.kind {
+            changed.push(*var);
+        }
+        if let StmtKind::If { phis, .. } = &stmt.kind {
+            changed.extend(phis.iter().map(|p| p.var));
+        }
+    });
+    changed
+}
+
 impl Emitter<'_> {
     /// The shaping of the reverse of the range loop `l` (walked with `(lo..hi).rev()`), or
     /// `None` when there is nothing to do or nothing this pass can prove.
     pub(super) fn shape(&self, l: &Loop) -> Option<Shaping> {
-        let LoopKind::Range(r) = &l.kind else {
-            return None;
-        };
-        let (Some(j), Walk::Up(base)) = (r.var, &r.walk) else {
-            return None;
-        };
-        if !l.exits.is_empty() || l.cont.is_some() || self.in_cells() {
+        if self.in_cells() {
             return None;
         }
-        let (lo, hi) = plain_range(base)?;
+        let Scan {
+            j,
+            lo,
+            hi,
+            mut found,
+        } = scan(l)?;
         let body = &l.body;
-        let mut found = Vec::new();
-        mentions(body, true, &mut found)?;
         // The recomputations at the start of the reverse of the body read like its
         // statements, unconditionally.
         let recomputes = self
@@ -268,30 +322,9 @@ impl Emitter<'_> {
             .get(body.id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        // Variables the body defines or changes: not invariant, not to be resliced.
-        let mut changed: Vec<VarId> = saves.to_vec();
-        changed.extend(recomputes);
-        changed.push(j);
-        crate::ir::visit::walk(body, &mut |stmt, _| {
-            // (Writing an element changes neither the array's length nor its adjoint's
-            // binding.)
-            if !matches!(stmt.kind, StmtKind::IndexAssign { .. }) {
-                changed.extend(stmt.writes());
-            }
-            if let StmtKind::Let { var, .. } = &stmt.kind {
-                changed.push(*var);
-            }
-            if let StmtKind::If { phis, .. } = &stmt.kind {
-                changed.extend(phis.iter().map(|p| p.var));
-            }
-        });
-        let mut arrays: Vec<VarId> = found
-            .iter()
-            .filter(|m| m.path.is_some())
-            .map(|m| m.var)
-            .collect();
-        arrays.sort_unstable();
-        arrays.dedup();
+        let extra: Vec<VarId> = saves.iter().chain(recomputes).copied().collect();
+        let changed = changed_in(body, j, &extra);
+        let arrays = indexed(&found);
         let mut shaping = Shaping {
             lo: quote!(#lo),
             hi: quote!(#hi),
@@ -404,38 +437,16 @@ impl Emitter<'_> {
     /// itself (not of an `if` in it), so every iteration makes it and the first out of range
     /// is the one the reslicing or the read before the loop makes.
     pub(super) fn forward_shape(&self, l: &Loop) -> Option<ForwardShaping> {
-        let LoopKind::Range(r) = &l.kind else {
-            return None;
-        };
-        let (Some(j), Walk::Up(base)) = (r.var, &r.walk) else {
-            return None;
-        };
-        if !l.exits.is_empty() || l.cont.is_some() {
-            return None;
-        }
-        let (lo, hi) = plain_range(base)?;
+        let Scan { j, lo, hi, found } = scan(l)?;
+        let arrays = indexed(&found);
         let body = &l.body;
-        let mut found = Vec::new();
-        mentions(body, true, &mut found)?;
         let saves = self
             .plan
             .saves
             .get(body.id)
             .map(Vec::as_slice)
             .unwrap_or_default();
-        let mut changed: Vec<VarId> = saves.to_vec();
-        changed.push(j);
-        crate::ir::visit::walk(body, &mut |stmt, _| {
-            if !matches!(stmt.kind, StmtKind::IndexAssign { .. }) {
-                changed.extend(stmt.writes());
-            }
-            if let StmtKind::Let { var, .. } = &stmt.kind {
-                changed.push(*var);
-            }
-            if let StmtKind::If { phis, .. } = &stmt.kind {
-                changed.extend(phis.iter().map(|p| p.var));
-            }
-        });
+        let changed = changed_in(body, j, saves);
         // `k = base + j`, defined by a statement of the body.
         let offset = |k: VarId| -> Option<TokenStream> {
             let o = body.stmts.iter().find_map(|stmt| match &stmt.kind {
@@ -448,13 +459,6 @@ impl Emitter<'_> {
             })?;
             self.offset_base(o, j, &changed)
         };
-        let mut arrays: Vec<VarId> = found
-            .iter()
-            .filter(|m| m.path.is_some())
-            .map(|m| m.var)
-            .collect();
-        arrays.sort_unstable();
-        arrays.dedup();
         let mut shaping = ForwardShaping {
             lo: quote!(#lo),
             hi: quote!(#hi),
