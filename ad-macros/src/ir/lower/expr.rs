@@ -530,8 +530,11 @@ impl Lowerer<'_> {
         }
         // `s.xs.push(x)`, `self.buf.clear()`: a container's method on a part of a struct, which
         // #[reverse] does not follow (`Vec`'s methods are taken on a `Vec` bound to a name).
+        // (Not the names a type of the user's may well give its own methods, which are called
+        // through their companions: `self.state.update(x)`.)
         if !container
             && super::rename::MUTATING_METHODS.contains(&name.as_str())
+            && !matches!(name.as_str(), "set" | "update" | "take" | "replace")
             && matches!(
                 super::strip(&call.receiver),
                 syn::Expr::Field(_) | syn::Expr::Index(_)
