@@ -111,6 +111,21 @@ impl Plan {
         self.activity.active(v)
     }
 
+    /// The variables the block `block` pushes at its end ([`Plan::saves`]).
+    pub(crate) fn saves_of(&self, block: BlockId) -> &[VarId] {
+        per_block(&self.saves, block)
+    }
+
+    /// The variables evaluated again at the start of the reverse of `block`.
+    pub(crate) fn recomputes_of(&self, block: BlockId) -> &[VarId] {
+        per_block(&self.recomputes, block)
+    }
+
+    /// The adjoints declared at the start of the reverse of `block`.
+    pub(crate) fn adj_starts_of(&self, block: BlockId) -> &[VarId] {
+        per_block(&self.adj_starts, block)
+    }
+
     pub(crate) fn active_op(&self, op: &Operand) -> bool {
         self.activity.active_op(op)
     }
@@ -207,6 +222,11 @@ pub(crate) fn stmt_work(stmt: &Stmt, activity: &Activity) -> bool {
         }
         StmtKind::Loop(l) => block_work(&l.body, activity),
     }
+}
+
+/// A per-block table's entry (none for a block the table does not reach).
+fn per_block(table: &[Vec<VarId>], block: BlockId) -> &[VarId] {
+    table.get(block).map(Vec::as_slice).unwrap_or_default()
 }
 
 impl Planner<'_> {

@@ -181,12 +181,7 @@ pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -
     // (Declared at the start of the reverse of the top block, so that they can be declared
     // before the loop; an adjoint whose shape reads a variable defined after the loop is
     // declared after it.)
-    for &v in plan
-        .adj_starts
-        .first()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
-    {
+    for &v in plan.adj_starts_of(body.block.id) {
         if shape_reads(body, v).iter().any(|r| late.contains(r)) {
             late.insert(v);
         }

@@ -282,12 +282,7 @@ impl Emitter<'_> {
         let body = &l.body;
         // The recomputations at the start of the reverse of the body read like its
         // statements, unconditionally.
-        let recomputes = self
-            .plan
-            .recomputes
-            .get(body.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let recomputes = self.plan.recomputes_of(body.id);
         for &v in recomputes {
             match self.plan.defs.get(&v) {
                 Some(Rhs::Index(a, path)) => found.push(Mention {
@@ -310,18 +305,8 @@ impl Emitter<'_> {
                 None => return None,
             }
         }
-        let saves = self
-            .plan
-            .saves
-            .get(body.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let starts = self
-            .plan
-            .adj_starts
-            .get(body.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let saves = self.plan.saves_of(body.id);
+        let starts = self.plan.adj_starts_of(body.id);
         let extra: Vec<VarId> = saves.iter().chain(recomputes).copied().collect();
         let changed = changed_in(body, j, &extra);
         let arrays = indexed(&found);
@@ -440,12 +425,7 @@ impl Emitter<'_> {
         let Scan { j, lo, hi, found } = scan(l)?;
         let arrays = indexed(&found);
         let body = &l.body;
-        let saves = self
-            .plan
-            .saves
-            .get(body.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let saves = self.plan.saves_of(body.id);
         let changed = changed_in(body, j, saves);
         // `k = base + j`, defined by a statement of the body.
         let offset = |k: VarId| -> Option<TokenStream> {

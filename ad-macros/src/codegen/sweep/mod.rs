@@ -64,12 +64,7 @@ impl Emitter<'_> {
 
     fn pushes(&self, block: &Block) -> TokenStream {
         let stack = stack();
-        let saves = self
-            .plan
-            .saves
-            .get(block.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let saves = self.plan.saves_of(block.id);
         let pushes = saves.iter().map(|&v| {
             let name = &self.body.vars[v].name;
             if self.is_aggregate(v) {
@@ -292,12 +287,7 @@ impl Emitter<'_> {
     pub(in crate::codegen) fn prologue(&self, block: &Block, pop: bool) -> TokenStream {
         let stack = stack();
         let saves = match pop {
-            true => self
-                .plan
-                .saves
-                .get(block.id)
-                .map(Vec::as_slice)
-                .unwrap_or_default(),
+            true => self.plan.saves_of(block.id),
             false => &[],
         };
         let pops = saves.iter().rev().map(|&v| {
@@ -389,12 +379,7 @@ impl Emitter<'_> {
                 }
             }
         });
-        let recomputes = self
-            .plan
-            .recomputes
-            .get(block.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let recomputes = self.plan.recomputes_of(block.id);
         let recomputes = recomputes.iter().filter_map(|&v| {
             let rhs = self.plan.defs.get(&v)?;
             // (In a fused loop, the iteration's values are still in scope, unchanged unless
@@ -432,12 +417,7 @@ impl Emitter<'_> {
         block: &Block,
         keep: impl Fn(VarId) -> bool,
     ) -> TokenStream {
-        let decls = self
-            .plan
-            .adj_starts
-            .get(block.id)
-            .map(Vec::as_slice)
-            .unwrap_or_default();
+        let decls = self.plan.adj_starts_of(block.id);
         let decls = decls
             .iter()
             .filter(|&&v| !self.is_sink(v) && keep(v))
