@@ -2,17 +2,19 @@
 # The compile-time cost of the attribute: a corpus of annotated items built as a library crate
 # with `revad`, and the same crate with a `revad` whose attributes return the item unchanged.
 #
-#   [CORPUS=user] bash benches/compile-time.sh [PROGRAMS] [FEATURES]
+#   [CORPUS=user|long] bash benches/compile-time.sh [PROGRAMS] [FEATURES]
 #
 # - The corpus (`CORPUS=fuzz`, the default): the first PROGRAMS (default 40) programs of the random-program generator's CI
 #   corpus (`tests/random-programs`, its fixed seed), definitions only: functions, methods, trait
 #   and impl blocks, structs with `#[derive(revad::Adjoint)]`, in loops, branches, calls,
 #   checkpoints, iterator chains and `&mut` buffers. `CORPUS=user`: the programs of
-#   `tests/user_programs.rs`, written as users write Rust, without their tests.
+#   `tests/user_programs.rs`, written as users write Rust, without their tests. `CORPUS=long`:
+#   one generated function of about 200 lines.
 # - FEATURES: `revad`'s features for the build (default: none, as a user's `Cargo.toml` has it).
 # - Prints the debug and release rebuild times (the best of 5 after touching the corpus, the
 #   dependencies built), and their ratio to the no-op crate's.
-# - The expansion's size is measured by `cargo test -p revad-macros expansion_size`
+# - The expansion's size and the attribute's own time are measured by `cargo test -p
+#   revad-macros expansion_size`
 #   (`AD_EXPAND_STATS=FILE`), which this script runs on the same corpus.
 set -euo pipefail
 
@@ -25,7 +27,39 @@ WORK=${AD_COMPILE_DIR:-$ROOT/target/compile-time}
 rm -rf "$WORK"
 mkdir -p "$WORK/real/src" "$WORK/noop/src" "$WORK/stub/src" "$WORK/stub-macros/src"
 
-if [ "$CORPUS" = user ]; then
+if [ "$CORPUS" = long ]; then
+    # One function of about 200 lines (the issue's measure of the attribute's own time):
+    # straight-line statements over the earlier ones, reductions over `w` and branches, drawn
+    # with a fixed seed.
+    python3 - > "$WORK/corpus.rs" <<'EOF'
+import random
+random.seed(7)
+lines = ["use revad::reverse;", "#[reverse]", "pub fn long(w: &[f64], x: f64, y: f64) -> f64 {",
+         "    let mut acc = 0.0;", "    let a0 = x * y;"]
+names, k = ["x", "y", "a0"], 0
+while len(lines) < 200:
+    r, pick = random.random(), lambda: random.choice(names)
+    if r < 0.15:
+        k += 1
+        lines += [f"    let mut a{k} = 0.0;", "    for i in 0..w.len() {",
+                  f"        a{k} += w[i] * {pick()} + (i as f64).sin() * {pick()};", "    }"]
+        names.append(f"a{k}")
+    elif r < 0.25:
+        a = pick()
+        lines += [f"    if {a} > 0.5 {{", f"        acc += {a}.sqrt() * {pick()};", "    } else {",
+                  f"        acc -= {a} * {a};", "    }"]
+    else:
+        k += 1
+        a, b, c = pick(), pick(), pick()
+        rhs = random.choice([f"{a} * {b} + {c}", f"({a} - {b}).tanh() * {c}",
+                             f"{a}.exp().ln_1p() + {b} / (1.0 + {c} * {c})",
+                             f"{a}.max({b}) * 0.5", f"({a} * {b}).sin() + {c}.cos()"])
+        lines.append(f"    let a{k} = {rhs};")
+        names.append(f"a{k}")
+lines += [f"    acc + {names[-1]} + {names[-2]}", "}"]
+print("\n".join(lines))
+EOF
+elif [ "$CORPUS" = user ]; then
     # The programs of `tests/user_programs.rs` (written as users write Rust), without the tests
     # and the helpers that call the library's checks.
     python3 - "$ROOT/tests/user_programs.rs" > "$WORK/corpus.rs" <<'EOF'
@@ -189,4 +223,7 @@ for profile in "" "--release"; do
     noop=$(rebuild "$WORK/noop" "$profile")
     python3 -c "print('%-8s rebuild: revad %.2f s, no-op attribute %.2f s: %.2fx' % ('${profile:-debug}'.lstrip('-'), $real, $noop, $real / $noop))"
 done
+# The attribute's own time, with the macro built for debug (as cargo builds proc macros for a
+# debug build) and for release (`[profile.dev.build-override] opt-level = 3`).
 (cd "$ROOT" && AD_EXPAND_STATS="$WORK/corpus.rs" cargo test -q -p revad-macros expansion_size -- --nocapture 2>/dev/null | grep -E "^expansion")
+(cd "$ROOT" && AD_EXPAND_STATS="$WORK/corpus.rs" cargo test -q --release -p revad-macros expansion_size -- --nocapture 2>/dev/null | grep -E "^expansion time")

@@ -94,7 +94,7 @@ fn expand_source(source: &str) -> String {
     let mut items = Vec::new();
     expand_functions(source, &mut items);
     for block in annotated_blocks(source) {
-        let tokens = crate::driver::reverse(TokenStream::new(), block);
+        let tokens = timed(|| crate::driver::reverse(TokenStream::new(), block));
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         for item in expanded.items {
             match item {
@@ -117,7 +117,8 @@ fn expand_source(source: &str) -> String {
 fn expand_functions(source: &str, items: &mut Vec<syn::Item>) {
     // `#[forward]`'s items, without the function (which `#[reverse]`'s expansion shows).
     for (args, func) in functions_with(source, "forward") {
-        let tokens = crate::driver::forward(args, quote::quote!(#func));
+        let func_tokens = quote::quote!(#func);
+        let tokens = timed(|| crate::driver::forward(args, func_tokens));
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         items.extend(
             expanded
@@ -127,10 +128,27 @@ fn expand_functions(source: &str, items: &mut Vec<syn::Item>) {
         );
     }
     for (args, func) in reverse_functions(source) {
-        let tokens = crate::driver::reverse(args, quote::quote!(#func));
+        let func_tokens = quote::quote!(#func);
+        let tokens = timed(|| crate::driver::reverse(args, func_tokens));
         let expanded: syn::File = syn::parse2(tokens).unwrap();
         items.extend(expanded.items);
     }
+}
+
+thread_local! {
+    /// The time spent in the attributes themselves (`driver::reverse`, `driver::forward`) on
+    /// this thread, without the parsing and printing around them.
+    static MACRO_TIME: std::cell::Cell<std::time::Duration> = const {
+        std::cell::Cell::new(std::time::Duration::ZERO)
+    };
+}
+
+/// `expand()`, its time added to [`MACRO_TIME`].
+fn timed(expand: impl FnOnce() -> TokenStream) -> TokenStream {
+    let start = std::time::Instant::now();
+    let tokens = expand();
+    MACRO_TIME.with(|t| t.set(t.get() + start.elapsed()));
+    tokens
 }
 
 fn check(name: &str) {
@@ -170,8 +188,10 @@ fn expand_file() {
 
 /// A tool, not a check: `AD_EXPAND_STATS=path/to/file.rs cargo test -p revad-macros
 /// expansion_size -- --nocapture` prints the lines of the annotated items of the file and of
-/// their expansion (both pretty-printed), and the slowest item's expansion time (the macro and
-/// the printing; `benches/compile-time.sh` runs it on its corpus).
+/// their expansion (both pretty-printed), and the attributes' own time: in all, and for the
+/// slowest item (the expansion only, without the parsing and printing around it;
+/// `benches/compile-time.sh` runs it on its corpus, in a debug build as cargo builds proc
+/// macros for debug builds, and in a release build).
 #[test]
 fn expansion_size() {
     let Some(path) = std::env::var_os("AD_EXPAND_STATS") else {
@@ -189,13 +209,13 @@ fn expansion_size() {
         .count()
     };
     let (mut source_lines, mut expanded_lines) = (0, 0);
-    let mut slowest = (std::time::Duration::ZERO, 0);
+    let mut slowest = (std::time::Duration::ZERO, 0, String::new());
     let mut total = std::time::Duration::ZERO;
     for item in file.items {
         let text = quote::quote!(#item).to_string();
-        let start = std::time::Instant::now();
+        MACRO_TIME.with(|t| t.set(std::time::Duration::ZERO));
         let expanded = expand_source(&text);
-        let took = start.elapsed();
+        let took = MACRO_TIME.with(std::cell::Cell::get);
         total += took;
         let expanded = expanded.lines().count();
         if expanded == 0 {
@@ -205,7 +225,7 @@ fn expansion_size() {
         source_lines += own;
         expanded_lines += expanded;
         if took > slowest.0 {
-            slowest = (took, own);
+            slowest = (took, own, text.chars().take(80).collect());
         }
     }
     println!(
@@ -213,10 +233,16 @@ fn expansion_size() {
         expanded_lines as f64 / source_lines.max(1) as f64
     );
     println!(
-        "expansion time: {:.0} ms in all; slowest item: {:.1} ms for {} source lines",
+        "expansion time ({}): {:.0} ms in all; slowest item: {:.1} ms for {} source lines ({} ..)",
+        if cfg!(debug_assertions) {
+            "macro built for debug"
+        } else {
+            "macro built for release"
+        },
         total.as_secs_f64() * 1e3,
         slowest.0.as_secs_f64() * 1e3,
-        slowest.1
+        slowest.1,
+        slowest.2
     );
 }
 
