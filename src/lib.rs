@@ -215,9 +215,9 @@
 //! assert!((d - 0.5 * (a + 2.0).cos() * 0.5 * 2.3_f64.cos()).abs() < 1e-15);
 //! ```
 //!
-//! Type parameters not bounded by `Float` (and const generic parameters) are rejected at the
-//! parameter; so is a generic function under `#[reverse(cps)]`, which does not differentiate
-//! generic functions yet (it calls generic `#[reverse]` functions, though). `T::from_f64(..)`
+//! Type parameters not bounded by `Float` are rejected at the parameter. Const generic
+//! parameters are taken (`fn norm<const N: usize>(x: [f64; N]) -> f64`: `norm_grad` at the
+//! length of its argument). `T::from_f64(..)`
 //! of a differentiated value is an error: it makes a constant, dropping the derivative.
 //!
 //! # User types: the `Adjoint` trait

@@ -24,6 +24,7 @@ const FILES: &[&str] = &[
     "checks",
     "clamp_and_chains",
     "closures",
+    "const_generics",
     "custom_derivative",
     "enums",
     "f32",

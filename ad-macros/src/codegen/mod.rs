@@ -115,20 +115,29 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
 /// parameters, which nothing else would infer), or `Self::f` for a method.
 pub(crate) fn primal_path(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     let name = &func.sig.ident;
-    // (A function argument's type is named as a function pointer, which is `Fn`.)
+    // (A function argument's type is named as a function pointer, which is `Fn`. The
+    // arguments are the type and const parameters, in their order.)
     let types: Vec<TokenStream> = func
         .sig
         .generics
-        .type_params()
-        .map(
-            |t| match sig.functions.iter().find(|f| f.ident == t.ident) {
-                Some(f) => f.pointer.clone(),
-                None => {
-                    let ident = &t.ident;
-                    quote!(#ident)
-                }
-            },
-        )
+        .params
+        .iter()
+        .filter_map(|param| match param {
+            syn::GenericParam::Type(t) => {
+                Some(match sig.functions.iter().find(|f| f.ident == t.ident) {
+                    Some(f) => f.pointer.clone(),
+                    None => {
+                        let ident = &t.ident;
+                        quote!(#ident)
+                    }
+                })
+            }
+            syn::GenericParam::Const(c) => {
+                let ident = &c.ident;
+                Some(quote!(#ident))
+            }
+            syn::GenericParam::Lifetime(_) => None,
+        })
         .collect();
     let turbofish = (!types.is_empty()).then(|| quote!(::<#(#types),*>));
     match sig.in_impl {

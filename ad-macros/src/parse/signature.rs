@@ -404,12 +404,9 @@ fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
     for param in sig.generics.params.iter() {
         match param {
             // (Type parameters: `float_params`.)
-            syn::GenericParam::Lifetime(_) | syn::GenericParam::Type(_) => {}
-            syn::GenericParam::Const(c) => cx.error(
-                c,
-                "const generic parameters are not supported by #[reverse]; use a `const` item \
-                 for the length",
-            ),
+            syn::GenericParam::Lifetime(_)
+            | syn::GenericParam::Type(_)
+            | syn::GenericParam::Const(_) => {}
         }
     }
     if let Some(variadic) = &sig.variadic {

@@ -35,6 +35,7 @@ corpus!(
     checks,
     clamp_and_chains,
     closures,
+    const_generics,
     custom_derivative,
     enums,
     f32,
