@@ -21,6 +21,10 @@ fn close_all(a: &[f64], b: &[f64]) {
 /// The Euclidean norm, over a length the caller's array gives.
 #[reverse]
 #[forward]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "the length parameter as the bound, as such code is written"
+)]
 fn norm<const N: usize>(x: [f64; N]) -> f64 {
     let mut s = 0.0;
     for i in 0..N {
