@@ -702,6 +702,11 @@ impl Emitter<'_> {
                                 let at = crate::parse::type_span(ty);
                                 super::tokens::at_user(quote!(#zero(&#name)), at)
                             }
+                            // A local of a type without an adjoint (`let m = Lin { .. }`):
+                            // reported at the local.
+                            None if info.agg => {
+                                super::tokens::at_user(zeros, self.body.vars[*p].span)
+                            }
                             _ => zeros,
                         }
                     }
