@@ -268,6 +268,13 @@ fn loops() {
     check("loops");
 }
 
+/// `let v = &xs[i];` and `if let Some(w) = xs.last()`, `match xs.get(i)`: the element read as
+/// a value, under the test the `Option` stands for.
+#[test]
+fn element_refs() {
+    check("element_refs");
+}
+
 /// A chain of 40 doublings expands to 40 forward and 40 reverse lines: sharing is kept.
 #[test]
 fn sharing_chain() {

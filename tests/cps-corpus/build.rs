@@ -26,6 +26,7 @@ const FILES: &[&str] = &[
     "closures",
     "const_generics",
     "custom_derivative",
+    "element_options",
     "enums",
     "f32",
     "function_args",

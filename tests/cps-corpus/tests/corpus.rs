@@ -37,6 +37,7 @@ corpus!(
     closures,
     const_generics,
     custom_derivative,
+    element_options,
     enums,
     f32,
     function_args,

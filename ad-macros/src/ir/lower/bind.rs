@@ -56,6 +56,9 @@ impl Lowerer<'_> {
         if annot.is_none() && self.bind_place(pat, &init.expr, out) {
             return Value::Unit;
         }
+        if annot.is_none() && self.bind_element_ref(pat, &init.expr, out) {
+            return Value::Unit;
+        }
         // `let it = xs.iter().map(..);`: lowered where it is consumed (see `iter`).
         if let syn::Pat::Ident(p) = pat {
             let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
@@ -79,6 +82,47 @@ impl Lowerer<'_> {
         };
         self.bind_pattern(pat, value, annot, first_new, out);
         Value::Unit
+    }
+
+    /// `let v = &xs[i];` for an array of floats `xs`: `v` is the element's value, read as
+    /// the element of `for v in xs.iter()` is (`*v`, `v * w`, `v.sin()`). The primal keeps the
+    /// reference, so nothing writes `xs[i]` while `v` is read. Returns false, having lowered
+    /// nothing, for any other `let`.
+    fn bind_element_ref(&mut self, pat: &syn::Pat, init: &syn::Expr, out: &mut Vec<Stmt>) -> bool {
+        let syn::Pat::Ident(p) = pat else {
+            return false;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() || p.mutability.is_some() {
+            return false;
+        }
+        let syn::Expr::Reference(r) = super::strip(init) else {
+            return false;
+        };
+        let syn::Expr::Index(index) = super::strip(&r.expr) else {
+            return false;
+        };
+        let floats = self
+            .array_var(super::strip(&index.expr))
+            .is_some_and(|v| matches!(&self.vars[v].ty, Ty::Array(info) if info.elem.is_some()));
+        // (`&xs[a..b]` is a view: `views`.)
+        let range = matches!(super::strip(&index.index), syn::Expr::Range(_));
+        if r.mutability.is_some() || !floats || range {
+            return false;
+        }
+        let first_new = self.vars.len();
+        let op = match self.lower_expr(&r.expr, out) {
+            Value::Op(op) => op,
+            // (The error is reported.)
+            _ => {
+                self.bind(&p.ident, Binding::Poisoned);
+                return true;
+            }
+        };
+        let id = self.bind_operand(&p.ident, op, false, None, first_new, out);
+        self.vars[id].deref = true;
+        self.element_refs.push(id);
+        self.bind(&p.ident, Binding::Var(id));
+        true
     }
 
     /// `let (a, b) = p;` or `let [x, y] = xs[i];` for a part of an aggregate (a tuple or

@@ -55,10 +55,7 @@ impl Lowerer<'_> {
     /// `let __c = cond;`: a condition is only branched on, so no derivative flows out of it.
     fn cond(&mut self, cond: &syn::Expr, out: &mut Vec<Stmt>) -> Operand {
         if let syn::Expr::Let(l) = cond {
-            self.cx.error(
-                l.let_token,
-                "`if let` is not supported by #[reverse]; use `match` on the value instead",
-            );
+            self.cx.error(l.let_token, IF_LET);
             return Operand::Lit(quote!(false), crate::ir::LitKind::Unknown);
         }
         // A call that writes through `&mut` (`if step(&mut x, y) { .. }`, a callee returning
@@ -101,6 +98,17 @@ impl Lowerer<'_> {
         if want {
             if let Some(desugared) = elementwise_if(expr_if) {
                 return self.lower_control(&desugared, out, true);
+            }
+        }
+        if let syn::Expr::Let(l) = &*expr_if.cond {
+            let els = expr_if.else_branch.as_ref().map(|(_, e)| &**e);
+            let then = syn::Expr::Block(syn::ExprBlock {
+                attrs: Vec::new(),
+                label: None,
+                block: expr_if.then_branch.clone(),
+            });
+            if let Some(desugared) = self.element_option(&l.expr, &l.pat, &then, els) {
+                return self.lower_control(&desugared, out, want);
             }
         }
         let cond = self.cond(&expr_if.cond, out);
@@ -242,6 +250,9 @@ impl Lowerer<'_> {
             return (Value::Unit, Jumps::default());
         }
         let scrutinee = &expr_match.expr;
+        if let Some(desugared) = self.element_option_match(expr_match) {
+            return self.lower_control(&desugared, out, want);
+        }
         // A `match` on a place of an aggregate whose arms bind its variants' fields (see
         // `enums`): each binding is a place, each test a pattern without bindings.
         let binding = expr_match
@@ -1023,6 +1034,143 @@ impl Lowerer<'_> {
 /// ```
 ///
 /// Each arm runs as written, its elements evaluated in order.
+/// The message for an `if let` that [`Lowerer::element_option`] does not take.
+const IF_LET: &str = "`if let` is supported by #[reverse] on an element of an array of floats \
+     (`if let Some(v) = xs.get(i)`, `xs.first()`, `xs.last()`) only; test the value instead \
+     (`if i < xs.len() { .. xs[i] .. }`)";
+
+impl Lowerer<'_> {
+    /// `if let Some(v) = xs.get(i) { A } else { B }` (or `xs.first()`, `xs.last()`, and
+    /// `Some(&v)`) for an array of floats `xs`, as the `if` it stands for:
+    /// `if i < xs.len() { let v = &xs[i]; A } else { B }` (`!xs.is_empty()` and `xs[0]` or
+    /// `xs[xs.len() - 1]`). `xs` is a name and `i` an expression without calls, so evaluating
+    /// them twice reads the same values. `None` for any other `if let`.
+    fn element_option(
+        &self,
+        scrutinee: &syn::Expr,
+        pat: &syn::Pat,
+        then: &syn::Expr,
+        els: Option<&syn::Expr>,
+    ) -> Option<syn::Expr> {
+        let syn::Expr::MethodCall(call) = strip(scrutinee) else {
+            return None;
+        };
+        let array = strip(&call.receiver);
+        let floats = self
+            .array_var(array)
+            .is_some_and(|v| matches!(&self.vars[v].ty, Ty::Array(info) if info.elem.is_some()));
+        if !floats || call.turbofish.is_some() {
+            return None;
+        }
+        let span = call.method.span();
+        let (cond, index): (syn::Expr, syn::Expr) =
+            match (call.method.to_string().as_str(), call.args.len()) {
+                ("first", 0) => (
+                    syn::parse_quote_spanned!(span=> !#array.is_empty()),
+                    syn::parse_quote_spanned!(span=> 0),
+                ),
+                ("last", 0) => (
+                    syn::parse_quote_spanned!(span=> !#array.is_empty()),
+                    syn::parse_quote_spanned!(span=> #array.len() - 1),
+                ),
+                ("get", 1) if pure_index(&call.args[0]) => {
+                    let i = &call.args[0];
+                    (
+                        syn::parse_quote_spanned!(span=> (#i) < #array.len()),
+                        syn::parse_quote_spanned!(span=> #i),
+                    )
+                }
+                _ => return None,
+            };
+        // `Some(v)`: `v` refers to the element; `Some(&v)`: `v` is a copy of it.
+        let syn::Pat::TupleStruct(some) = pat else {
+            return None;
+        };
+        if !some.path.is_ident("Some") || some.qself.is_some() || some.elems.len() != 1 {
+            return None;
+        }
+        let bind: syn::Stmt = match &some.elems[0] {
+            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                syn::parse_quote_spanned!(span=> let #p = &#array[#index];)
+            }
+            syn::Pat::Reference(r) if r.mutability.is_none() => match &*r.pat {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    syn::parse_quote_spanned!(span=> let #p = #array[#index];)
+                }
+                _ => return None,
+            },
+            syn::Pat::Wild(_) => syn::parse_quote_spanned!(span=> let _ = ();),
+            _ => return None,
+        };
+        let els = els.map(|e| quote::quote!(else #e));
+        Some(syn::parse_quote_spanned! {span=>
+            if #cond {
+                #bind
+                #then
+            } #els
+        })
+    }
+
+    /// `match xs.get(i) { Some(v) => A, None => B }` (the arms in either order, `_` for
+    /// `None`, no guards): the `if` of [`Lowerer::element_option`].
+    fn element_option_match(&self, m: &syn::ExprMatch) -> Option<syn::Expr> {
+        let [a, b] = &m.arms.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        if a.guard.is_some() || b.guard.is_some() {
+            return None;
+        }
+        let none = |pat: &syn::Pat| match pat {
+            syn::Pat::Ident(p) => p.ident == "None" && p.subpat.is_none() && p.by_ref.is_none(),
+            syn::Pat::Path(p) => p.path.is_ident("None"),
+            syn::Pat::Wild(_) => true,
+            _ => false,
+        };
+        let (some, other) = match (none(&a.pat), none(&b.pat)) {
+            (false, true) => (a, b),
+            (true, false) => (b, a),
+            _ => return None,
+        };
+        let block = |body: &syn::Expr| -> syn::Expr {
+            match body {
+                syn::Expr::Block(b) if b.label.is_none() => body.clone(),
+                _ => syn::parse_quote_spanned!(body.span()=> { #body }),
+            }
+        };
+        let els = block(&other.body);
+        self.element_option(&m.expr, &some.pat, &block(&some.body), Some(&els))
+    }
+}
+
+/// An index that reads the same value each time it is evaluated: names, literals, fields, and
+/// arithmetic, casts and parentheses of them (no calls, no indexing, no blocks).
+fn pure_index(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(p) => p.qself.is_none(),
+        syn::Expr::Lit(_) => true,
+        syn::Expr::Field(f) => pure_index(&f.base),
+        syn::Expr::Paren(p) => pure_index(&p.expr),
+        syn::Expr::Cast(c) => pure_index(&c.expr),
+        syn::Expr::Binary(b) => {
+            !matches!(
+                b.op,
+                syn::BinOp::AddAssign(_)
+                    | syn::BinOp::SubAssign(_)
+                    | syn::BinOp::MulAssign(_)
+                    | syn::BinOp::DivAssign(_)
+                    | syn::BinOp::RemAssign(_)
+                    | syn::BinOp::BitXorAssign(_)
+                    | syn::BinOp::BitAndAssign(_)
+                    | syn::BinOp::BitOrAssign(_)
+                    | syn::BinOp::ShlAssign(_)
+                    | syn::BinOp::ShrAssign(_)
+            ) && pure_index(&b.left)
+                && pure_index(&b.right)
+        }
+        _ => false,
+    }
+}
+
 fn elementwise_if(expr_if: &syn::ExprIf) -> Option<syn::Expr> {
     let (tupled, n) = tuple_if(expr_if)?;
     let span = expr_if.if_token.span;

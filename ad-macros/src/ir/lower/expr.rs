@@ -1213,6 +1213,18 @@ impl Lowerer<'_> {
                 by_ref.push(reference);
                 continue;
             }
+            // `v` for `let v = &xs[i];`: the reference the primal passes, to the value the IR
+            // holds.
+            if let syn::Expr::Path(_) = super::strip(arg) {
+                if let Some(v) = self
+                    .deref_var(arg)
+                    .filter(|v| self.element_refs.contains(v))
+                {
+                    args.push(Operand::Var(v));
+                    by_ref.push(true);
+                    continue;
+                }
+            }
             // `&x`, `&v[i]`: a float passed by shared reference (a `&f64` parameter).
             if let (true, syn::Expr::Reference(r)) = (self.shared_float_arg(arg), super::strip(arg))
             {

@@ -232,6 +232,9 @@ struct Lowerer<'a> {
     struct_result: Option<*const syn::Expr>,
     /// The body's copies of the `&mut` parameters (the user's names are `&mut` references).
     mut_refs: Vec<VarId>,
+    /// The names bound to a reference to a float element (`let v = &xs[i];`): the IR holds
+    /// the value, and a call that takes `&f64` gets `&v`.
+    element_refs: Vec<VarId>,
     /// The shape the statement being lowered gives the result of its call (see `results`).
     result_shape: Option<results::ResultShape>,
     /// The parts of that result, once the call is lowered: whether each is an array.
@@ -283,6 +286,7 @@ impl<'a> Lowerer<'a> {
             struct_result: None,
             matrix_values: Vec::new(),
             mut_refs: Vec::new(),
+            element_refs: Vec::new(),
             result_shape: None,
             pending_parts: None,
             enums: Vec::new(),

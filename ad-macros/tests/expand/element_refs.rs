@@ -1,0 +1,14 @@
+#[reverse]
+fn element_refs(xs: &[f64], i: usize) -> f64 {
+    let v = &xs[i];
+    let last = if let Some(w) = xs.last() { *w } else { 1.0 };
+    *v * last
+}
+
+#[reverse]
+fn get_or(xs: &[f64], i: usize) -> f64 {
+    match xs.get(i) {
+        Some(&v) => v.sin(),
+        None => 0.0,
+    }
+}
