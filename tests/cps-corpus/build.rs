@@ -49,6 +49,7 @@ const FILES: &[&str] = &[
     "ported_reverse",
     "recompute",
     "recursion_depth",
+    "reversed_sequences",
     "soundness",
     "stop_gradient",
     "straight_line",

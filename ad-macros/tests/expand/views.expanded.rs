@@ -367,7 +367,7 @@ fn horner_vjp(c: &[f64], x: f64, __seed: f64) -> (f64, (::std::vec::Vec<f64>, f6
     let mut acc: f64 = 0.0;
     let __n0 = c.len();
     for __i1 in 0..__n0 {
-        let __j2 = __n0 - 1 - __i1;
+        let __j2 = c.len() - 1 - __i1;
         let ci = c[__j2];
         let __acc_old10 = acc;
         let __t3 = __acc_old10 * x;
@@ -381,7 +381,7 @@ fn horner_vjp(c: &[f64], x: f64, __seed: f64) -> (f64, (::std::vec::Vec<f64>, f6
     __adj_acc += __seed;
     for __i1 in (0..__n0).rev() {
         let __acc_old10 = __stack.pop::<f64>();
-        let __j2 = __n0 - 1 - __i1;
+        let __j2 = c.len() - 1 - __i1;
         let __adj_t4 = __adj_acc;
         __adj_acc = 0.0;
         let __adj_t3 = __adj_t4;
@@ -430,7 +430,7 @@ impl horner {
         let mut acc: f64 = 0.0;
         let __n0 = c.len();
         for __i1 in 0..__n0 {
-            let __j2 = __n0 - 1 - __i1;
+            let __j2 = c.len() - 1 - __i1;
             let ci = c[__j2];
             let __acc_old10 = acc;
             let __t3 = __acc_old10 * x;
@@ -455,7 +455,7 @@ impl horner {
         __adj_acc += __seed;
         for __i1 in (0..__n0).rev() {
             let __acc_old10 = __stack.pop::<f64>();
-            let __j2 = __n0 - 1 - __i1;
+            let __j2 = c.len() - 1 - __i1;
             let __adj_t4 = __adj_acc;
             __adj_acc = 0.0;
             let __adj_t3 = __adj_t4;

@@ -60,6 +60,7 @@ corpus!(
     ported_reverse,
     recompute,
     recursion_depth,
+    reversed_sequences,
     soundness,
     stop_gradient,
     straight_line,

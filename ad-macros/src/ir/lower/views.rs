@@ -156,6 +156,10 @@ enum Seq {
     },
     Zip(Box<Seq>, Box<Seq>),
     Enumerate(Box<Seq>),
+    /// `.rev()` of a zip, an enumeration or chunks: item `i` is item `n - 1 - i` of the
+    /// sequence, which is what `DoubleEndedIterator` gives for each of them (a zip of unequal
+    /// lengths is trimmed to the shorter first).
+    Rev(Box<Seq>),
     /// `x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`: each item is a view.
     Chunks(Chunked),
 }
@@ -1044,18 +1048,9 @@ impl Lowerer<'_> {
                         })
                     }
                     ("rev", 0) => match self.parse_seq(&m.receiver, pre)? {
-                        Ok(Seq::Elems { src, rev: false }) => {
-                            Some(Ok(Seq::Elems { src, rev: true }))
-                        }
-                        Ok(_) => {
-                            self.cx.error(
-                                &m.method,
-                                "#[reverse] supports `.rev()` right after `.iter()` on an array \
-                                 or slice (`xs.iter().rev()`, then `.enumerate()` or `.zip(..)`); \
-                                 iterate over indices (`for i in (0..n).rev()`) instead",
-                            );
-                            Some(Err(()))
-                        }
+                        Ok(Seq::Elems { src, rev }) => Some(Ok(Seq::Elems { src, rev: !rev })),
+                        Ok(Seq::Rev(seq)) => Some(Ok(*seq)),
+                        Ok(seq) => Some(Ok(Seq::Rev(Box::new(seq)))),
                         Err(()) => Some(Err(())),
                     },
                     ("copied" | "cloned", 0) => self.parse_seq(&m.receiver, pre),
@@ -1179,7 +1174,7 @@ impl Lowerer<'_> {
                 reads.extend(r);
                 (quote!(#a.min(#b)), reads)
             }
-            Seq::Enumerate(a) => self.seq_count(a),
+            Seq::Enumerate(a) | Seq::Rev(a) => self.seq_count(a),
             Seq::Chunks(chunked) => self.chunk_count(chunked),
         }
     }
@@ -1299,7 +1294,11 @@ impl Lowerer<'_> {
             return true;
         }
         let pair = matches!(pat, syn::Pat::Tuple(t) if t.elems.len() == 2);
-        if matches!(seq, Seq::Zip(..) | Seq::Enumerate(_)) && !pair {
+        let paired = |seq: &Seq| match seq {
+            Seq::Rev(a) => matches!(**a, Seq::Zip(..) | Seq::Enumerate(_)),
+            seq => matches!(seq, Seq::Zip(..) | Seq::Enumerate(_)),
+        };
+        if paired(seq) && !pair {
             self.cx.error(
                 pat,
                 "bind the pair to a tuple pattern, as in `for (a, b) in ..`",
@@ -1307,6 +1306,19 @@ impl Lowerer<'_> {
             return false;
         }
         match seq {
+            Seq::Rev(a) => {
+                // Item `i` of the reversed sequence is item `n - 1 - i` of `a`.
+                let nt = self.op_tokens(n);
+                let it = &self.vars[i].name;
+                let expr = quote!(#nt - 1 - #it);
+                let mut reads = op_reads(n);
+                reads.push(i);
+                let span = pat.span();
+                let Operand::Var(j) = self.usize_let("j", expr, reads, span, body) else {
+                    return false;
+                };
+                self.bind_item(pat, a, j, n, body)
+            }
             Seq::Elems { src, rev } => {
                 let (ident, by_ref) = match pat {
                     syn::Pat::Ident(p) if p.mutability.is_some() && self.yields_places(src) => {
@@ -1329,11 +1341,11 @@ impl Lowerer<'_> {
                 };
                 let span = ident.span();
                 let index = if *rev {
-                    // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`.
-                    let nt = self.op_tokens(n);
+                    // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`, with the length of
+                    // `xs` itself: in a zip with a shorter sequence the loop's count is less.
+                    let (len, mut reads) = self.src_len(src);
                     let it = &self.vars[i].name;
-                    let expr = quote!(#nt - 1 - #it);
-                    let mut reads = op_reads(n);
+                    let expr = quote!(#len - 1 - #it);
                     reads.push(i);
                     self.usize_let("j", expr, reads, span, body)
                 } else {

@@ -1,0 +1,155 @@
+//! `for` loops over reversed sequences: `xs.iter().rev()` zipped with a sequence of another
+//! length (each side keeps its own length: item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`
+//! even when the zip stops earlier), and `.rev()` of an enumeration, a zip and chunks (item
+//! `i` is item `n - 1 - i` of the sequence, a zip of unequal lengths trimmed to the shorter
+//! first, as `DoubleEndedIterator` does). Each value is the primal's, bit for bit, and each
+//! gradient is compared with a closed form or central finite differences, with the longer
+//! side first and second.
+
+use revad::reverse;
+
+fn fd(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let h = 1e-6 * x[i].abs().max(1.0);
+            let (mut up, mut down) = (x.to_vec(), x.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+fn close_all(a: &[f64], b: &[f64]) {
+    assert_eq!(a.len(), b.len());
+    for (a, b) in a.iter().zip(b) {
+        assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
+    }
+}
+
+/// The gradient of `f(a, b)` at `(a, b)` by finite differences, `a`'s then `b`'s.
+fn fd2(f: impl Fn(&[f64], &[f64]) -> f64, a: &[f64], b: &[f64]) -> Vec<f64> {
+    let n = a.len();
+    fd(|v| f(&v[..n], &v[n..]), &[a, b].concat())
+}
+
+const A: [f64; 5] = [1.0, 2.0, 3.0, 4.0, 5.0];
+const B: [f64; 2] = [10.0, 20.0];
+
+/// The last elements of `a` against the first of `b`.
+#[reverse]
+fn reversed_with_shorter(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().rev().zip(b.iter()) {
+        s += x * y;
+    }
+    s
+}
+
+/// `b` reversed on the right of the zip.
+#[reverse]
+fn reversed_on_the_right(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().zip(b.iter().rev()) {
+        s = s * 0.5 + x * y;
+    }
+    s
+}
+
+#[test]
+fn a_reversed_side_keeps_its_own_length() {
+    // 5·10 + 4·20: the last elements of `a`, not its first.
+    let (v, (ga, gb)) = reversed_with_shorter_grad(&A, &B);
+    assert_eq!(v, 130.0);
+    assert_eq!(v, reversed_with_shorter(&A, &B));
+    close_all(&ga, &[0.0, 0.0, 0.0, 20.0, 10.0]);
+    close_all(&gb, &[5.0, 4.0]);
+    // The shorter side reversed: 20·1 + 10·2.
+    let (v, (gb, ga)) = reversed_with_shorter_grad(&B, &A);
+    assert_eq!(v, reversed_with_shorter(&B, &A));
+    assert_eq!(v, 40.0);
+    close_all(&gb, &[2.0, 1.0]);
+    close_all(&ga, &[20.0, 10.0, 0.0, 0.0, 0.0]);
+    for (a, b) in [(&A[..], &B[..]), (&B[..], &A[..])] {
+        let (v, (ga, gb)) = reversed_on_the_right_grad(a, b);
+        assert_eq!(v, reversed_on_the_right(a, b));
+        close_all(&[ga, gb].concat(), &fd2(reversed_on_the_right, a, b));
+    }
+}
+
+/// The indices count down with the elements.
+#[reverse]
+fn enumerate_reversed(a: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in a.iter().enumerate().rev() {
+        s = s * 0.5 + x * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn enumerate_then_rev() {
+    let (v, g) = enumerate_reversed_grad(&A);
+    assert_eq!(v, enumerate_reversed(&A));
+    assert_eq!(v, 8.8125);
+    // Item (i, a_i) is scaled by 2^-i after the loop: d/da_i = (i + 1) / 2^i.
+    close_all(&g, &[1.0, 1.0, 0.75, 0.5, 0.3125]);
+    let (v, g) = enumerate_reversed_grad(&[]);
+    assert_eq!(v, 0.0);
+    assert!(g.is_empty());
+}
+
+/// A zip of unequal lengths, reversed: trimmed to the shorter first.
+#[reverse]
+fn zip_reversed(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in a.iter().zip(b.iter()).rev() {
+        s = s * 0.5 + x * y;
+    }
+    s
+}
+
+#[test]
+fn zip_then_rev() {
+    // Pairs (2, 20) then (1, 10): 40 / 2 + 10.
+    let (v, (ga, gb)) = zip_reversed_grad(&A, &B);
+    assert_eq!(v, zip_reversed(&A, &B));
+    assert_eq!(v, 30.0);
+    close_all(&ga, &[10.0, 10.0, 0.0, 0.0, 0.0]);
+    close_all(&gb, &[1.0, 1.0]);
+    let (v, (gb, ga)) = zip_reversed_grad(&B, &A);
+    assert_eq!(v, zip_reversed(&B, &A));
+    close_all(&[gb, ga].concat(), &fd2(zip_reversed, &B, &A));
+}
+
+/// Chunks from the last (the short one first).
+#[reverse]
+fn chunks_reversed(a: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for c in a.chunks(2).rev() {
+        s = s * 0.5 + c[0] * c[c.len() - 1];
+    }
+    s
+}
+
+/// The same reversal twice is the sequence itself.
+#[reverse]
+fn twice_reversed(a: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in a.iter().enumerate().rev().rev() {
+        s = s * 0.5 + x * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn chunks_then_rev_and_rev_twice() {
+    // [5], [3, 4], [1, 2]: (25 / 2 + 12) / 2 + 2.
+    let (v, g) = chunks_reversed_grad(&A);
+    assert_eq!(v, chunks_reversed(&A));
+    assert_eq!(v, 14.25);
+    close_all(&g, &[2.0, 1.0, 2.0, 1.5, 2.5]);
+    let (v, g) = twice_reversed_grad(&A);
+    assert_eq!(v, twice_reversed(&A));
+    close_all(&g, &fd(twice_reversed, &A));
+}
