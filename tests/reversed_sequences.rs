@@ -8,24 +8,9 @@
 
 use revad::reverse;
 
-fn fd(f: impl Fn(&[f64]) -> f64, x: &[f64]) -> Vec<f64> {
-    (0..x.len())
-        .map(|i| {
-            let h = 1e-6 * x[i].abs().max(1.0);
-            let (mut up, mut down) = (x.to_vec(), x.to_vec());
-            up[i] += h;
-            down[i] -= h;
-            (f(&up) - f(&down)) / (2.0 * h)
-        })
-        .collect()
-}
-
-fn close_all(a: &[f64], b: &[f64]) {
-    assert_eq!(a.len(), b.len());
-    for (a, b) in a.iter().zip(b) {
-        assert!((a - b).abs() <= 1e-6 * b.abs().max(1.0), "{a} vs {b}");
-    }
-}
+#[path = "common/fd.rs"]
+mod fd;
+use fd::{close_all, fd};
 
 /// The gradient of `f(a, b)` at `(a, b)` by finite differences, `a`'s then `b`'s.
 fn fd2(f: impl Fn(&[f64], &[f64]) -> f64, a: &[f64], b: &[f64]) -> Vec<f64> {
