@@ -1020,20 +1020,6 @@ impl Lowerer<'_> {
     }
 }
 
-/// An `if` whose arms end in array expressions of the same length (or in such `if`s), as an
-/// `if` that produces the tuple of the elements (a branch's value is a scalar or a tuple of
-/// them in the IR), then the array of them:
-///
-/// ```text
-/// // Before                                  // After
-/// let v = if c { [a, b] } else { [b, a] };   let v = {
-///                                                let (__ad_e0, __ad_e1) =
-///                                                    if c { (a, b) } else { (b, a) };
-///                                                [__ad_e0, __ad_e1]
-///                                            };
-/// ```
-///
-/// Each arm runs as written, its elements evaluated in order.
 /// The message for an `if let` that [`Lowerer::element_option`] does not take.
 const IF_LET: &str = "`if let` is supported by #[reverse] on an element of an array of floats \
      (`if let Some(v) = xs.get(i)`, `xs.first()`, `xs.last()`) only; test the value instead \
@@ -1171,6 +1157,20 @@ fn pure_index(expr: &syn::Expr) -> bool {
     }
 }
 
+/// An `if` whose arms end in array expressions of the same length (or in such `if`s), as an
+/// `if` that produces the tuple of the elements (a branch's value is a scalar or a tuple of
+/// them in the IR), then the array of them:
+///
+/// ```text
+/// // Before                                  // After
+/// let v = if c { [a, b] } else { [b, a] };   let v = {
+///                                                let (__ad_e0, __ad_e1) =
+///                                                    if c { (a, b) } else { (b, a) };
+///                                                [__ad_e0, __ad_e1]
+///                                            };
+/// ```
+///
+/// Each arm runs as written, its elements evaluated in order.
 fn elementwise_if(expr_if: &syn::ExprIf) -> Option<syn::Expr> {
     let (tupled, n) = tuple_if(expr_if)?;
     let span = expr_if.if_token.span;
