@@ -138,3 +138,40 @@ fn chunks_then_rev_and_rev_twice() {
     assert_eq!(v, twice_reversed(&A));
     close_all(&g, &fd(twice_reversed, &A));
 }
+
+/// `iter_mut()` zipped with a reversed side of another length, reversed itself, and reversed
+/// then enumerated.
+#[reverse]
+fn written_through_reversed_sides(a: &[f64], b: &[f64]) -> f64 {
+    let mut out = vec![0.0; a.len()];
+    for (o, y) in out.iter_mut().zip(b.iter().rev()) {
+        *o = y * 2.0;
+    }
+    for (o, x) in out.iter_mut().rev().zip(a.iter()) {
+        *o += x.sin();
+    }
+    let mut s = 0.0;
+    for (i, o) in out.iter_mut().rev().enumerate() {
+        *o *= i as f64 + 1.0;
+        s += *o;
+    }
+    s * out[0]
+}
+
+#[test]
+fn iter_mut_with_reversed_sides() {
+    for (a, b) in [(&A[..], &B[..]), (&B[..], &A[..])] {
+        let (v, (ga, gb)) = written_through_reversed_sides_grad(a, b);
+        assert_eq!(v, written_through_reversed_sides(a, b));
+        close_all(
+            &[ga, gb].concat(),
+            &fd2(written_through_reversed_sides, a, b),
+        );
+    }
+    // a = [1, 2], b = [10, 20, 30, 40, 50]: out = [100 + sin 2, 80 + sin 1], then scaled by
+    // [2, 1] from the end: s = 2 (100 + sin 2) + 80 + sin 1, times out[0] = 2 (100 + sin 2).
+    let (v, _) = written_through_reversed_sides_grad(&[1.0, 2.0], &A.map(|x| 10.0 * x));
+    let o0 = 2.0 * (100.0 + 2.0_f64.sin());
+    let expected = (o0 + 80.0 + 1.0_f64.sin()) * o0;
+    assert!((v - expected).abs() <= 1e-9 * expected, "{v} vs {expected}");
+}

@@ -241,7 +241,8 @@ pub enum IterMutForm {
     Borrow,
     /// `for (i, v) in xs.iter_mut().enumerate()`.
     Enumerate(String),
-    /// `for (v, y) in xs.iter_mut().zip(ys.iter())`: `(y, ys)`; `y` is read as `*y`.
+    /// `for (v, y) in xs.iter_mut().zip(ys.iter())`: `(y, sequence)`, the sequence
+    /// `ys.iter()` or `ys.iter().rev()`; `y` is read as `*y`.
     Zip(String, String),
 }
 
@@ -990,10 +991,9 @@ impl Printer {
                         format!("({i}, {v})"),
                         format!("{xs}.iter_mut().enumerate()"),
                     ),
-                    IterMutForm::Zip(y, ys) => (
-                        format!("({v}, {y})"),
-                        format!("{xs}.iter_mut().zip({ys}.iter())"),
-                    ),
+                    IterMutForm::Zip(y, ys) => {
+                        (format!("({v}, {y})"), format!("{xs}.iter_mut().zip({ys})"))
+                    }
                 };
                 format!(
                     "{pad}for {pat} in {src} {{\n{}{pad}}}\n",

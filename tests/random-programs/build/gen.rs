@@ -2402,7 +2402,8 @@ impl<'r> G<'r> {
     }
 
     /// `for v in xs.iter_mut() { *v = ..; .. }` over a local array or a `&mut` parameter
-    /// (also `&mut xs`, `.enumerate()`, `.zip(ys.iter())`). The array is mutably borrowed by
+    /// (also `&mut xs`, `.enumerate()`, `.zip(ys.iter())` and `.zip(ys.iter().rev())`). The
+    /// array is mutably borrowed by
     /// the loop: its body neither reads nor writes it other than through `*v`.
     fn iter_mut_loop(&mut self, out: &mut Vec<S>) {
         let cands: Vec<usize> = (0..self.av.len())
@@ -2441,7 +2442,11 @@ impl<'r> G<'r> {
                     unread: true,
                     ..Default::default()
                 });
-                IterMutForm::Zip(y, ys.name)
+                let seq = match self.rng.below(2) {
+                    0 => format!("{}.iter().rev()", ys.name),
+                    _ => format!("{}.iter()", ys.name),
+                };
+                IterMutForm::Zip(y, seq)
             }
             _ => IterMutForm::Plain,
         };

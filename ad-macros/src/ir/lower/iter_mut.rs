@@ -13,7 +13,8 @@
 //! ```
 //!
 //! Forms: `xs.iter_mut()` or `&mut xs`, then `.enumerate()` or `.zip(ys)` (with `ys.iter()`,
-//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip. A loop that walks an
+//! `&ys`, `ys`, or another `iter_mut()`), in either order of the zip; each `iter()` or
+//! `iter_mut()` may be reversed (`.rev()`, before `.enumerate()`). A loop that walks an
 //! aggregate or an array inside one (`ps.iter_mut()`, `p.vel.iter_mut()`) is lowered by
 //! `views` instead, with places as items (`iterates_places`).
 
@@ -22,10 +23,13 @@ use proc_macro2::TokenStream;
 use super::*;
 use crate::ir::{AssignOp, LoopKind, RangeLoop, Walk};
 
-/// One sequence of a loop over elements: the array, and whether it is walked by `&mut`.
+/// One sequence of a loop over elements: the array, whether it is walked by `&mut`, and
+/// whether from its end (`.rev()`: item `i` is `xs[xs.len() - 1 - i]`, counted from its own
+/// length when the other side of a zip is shorter).
 struct Elements {
     array: VarId,
     mutable: bool,
+    rev: bool,
 }
 
 impl Lowerer<'_> {
@@ -101,12 +105,22 @@ impl Lowerer<'_> {
                 Ty::Array(info) => Ty::Float(info.elem),
                 _ => Ty::Float(None),
             };
+            let at = match seq.rev {
+                true => {
+                    let (name, i) = (&self.vars[seq.array].name, &self.vars[index].name);
+                    let expr = quote!(#name.len() - 1 - #i);
+                    let reads = vec![seq.array, index];
+                    let opaque = Opaque::generated(expr, reads);
+                    self.let_opaque(prelude, "j", Ty::Usize, opaque, ident.span())
+                }
+                false => index,
+            };
             let var = self.user_var(ident, elem, seq.mutable);
             self.vars[var].deref = true;
             prelude.push(Stmt {
                 kind: StmtKind::Let {
                     var,
-                    rhs: Rhs::Index(seq.array, Path::index(Operand::Var(index))),
+                    rhs: Rhs::Index(seq.array, Path::index(Operand::Var(at))),
                     ty: None,
                 },
                 span: ident.span(),
@@ -115,7 +129,7 @@ impl Lowerer<'_> {
                 epilogue.push(Stmt {
                     kind: StmtKind::IndexAssign {
                         array: seq.array,
-                        index: Path::index(Operand::Var(index)),
+                        index: Path::index(Operand::Var(at)),
                         op: AssignOp::Set,
                         value: Operand::Var(var),
                     },
@@ -173,6 +187,15 @@ impl Lowerer<'_> {
     /// `xs.iter_mut()`, `&mut xs`, `s` for a `&mut` parameter (mutable); `xs.iter()`, `&xs`,
     /// `xs` (read) of a float array bound to a name.
     fn iter_elements(&self, expr: &syn::Expr) -> Option<Elements> {
+        if let syn::Expr::MethodCall(m) = strip(expr) {
+            if m.method == "rev" && m.args.is_empty() {
+                let inner = self.iter_elements(&m.receiver)?;
+                return Some(Elements {
+                    rev: !inner.rev,
+                    ..inner
+                });
+            }
+        }
         let (path, mutable) = match strip(expr) {
             syn::Expr::MethodCall(m) if m.args.is_empty() && m.method == "iter_mut" => {
                 (strip(&m.receiver), true)
@@ -194,7 +217,11 @@ impl Lowerer<'_> {
         if mutable && !self.vars[array].mutable {
             return None;
         }
-        Some(Elements { array, mutable })
+        Some(Elements {
+            array,
+            mutable,
+            rev: false,
+        })
     }
 }
 
