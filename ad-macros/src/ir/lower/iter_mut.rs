@@ -107,11 +107,13 @@ impl Lowerer<'_> {
             };
             let at = match seq.rev {
                 true => {
-                    let (name, i) = (&self.vars[seq.array].name, &self.vars[index].name);
-                    let expr = quote!(#name.len() - 1 - #i);
-                    let reads = vec![seq.array, index];
-                    let opaque = Opaque::generated(expr, reads);
-                    self.let_opaque(prelude, "j", Ty::Usize, opaque, ident.span())
+                    let name = &self.vars[seq.array].name;
+                    let len = quote!(#name.len());
+                    let reads = vec![seq.array];
+                    match self.from_the_end(len, reads, index, ident.span(), prelude) {
+                        Operand::Var(j) => j,
+                        _ => return None,
+                    }
                 }
                 false => index,
             };

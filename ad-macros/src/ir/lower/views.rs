@@ -1308,13 +1308,8 @@ impl Lowerer<'_> {
         match seq {
             Seq::Rev(a) => {
                 // Item `i` of the reversed sequence is item `n - 1 - i` of `a`.
-                let nt = self.op_tokens(n);
-                let it = &self.vars[i].name;
-                let expr = quote!(#nt - 1 - #it);
-                let mut reads = op_reads(n);
-                reads.push(i);
-                let span = pat.span();
-                let Operand::Var(j) = self.usize_let("j", expr, reads, span, body) else {
+                let (count, reads) = (self.op_tokens(n), op_reads(n));
+                let Operand::Var(j) = self.from_the_end(count, reads, i, pat.span(), body) else {
                     return false;
                 };
                 self.bind_item(pat, a, j, n, body)
@@ -1343,11 +1338,8 @@ impl Lowerer<'_> {
                 let index = if *rev {
                     // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`, with the length of
                     // `xs` itself: in a zip with a shorter sequence the loop's count is less.
-                    let (len, mut reads) = self.src_len(src);
-                    let it = &self.vars[i].name;
-                    let expr = quote!(#len - 1 - #it);
-                    reads.push(i);
-                    self.usize_let("j", expr, reads, span, body)
+                    let (len, reads) = self.src_len(src);
+                    self.from_the_end(len, reads, i, span, body)
                 } else {
                     Operand::Var(i)
                 };
@@ -1406,6 +1398,23 @@ impl Lowerer<'_> {
                 true
             }
         }
+    }
+
+    /// `let __j = len - 1 - i;`: the position of item `i` counted from the end of a sequence
+    /// of `len` items (`reads`: the variables `len` reads). For a reversed side of a zip,
+    /// `len` is that side's own length, not the loop's count.
+    pub(super) fn from_the_end(
+        &mut self,
+        len: TokenStream,
+        mut reads: Vec<VarId>,
+        i: VarId,
+        span: Span,
+        out: &mut Vec<Stmt>,
+    ) -> Operand {
+        let it = &self.vars[i].name;
+        let expr = quote!(#len - 1 - #it);
+        reads.push(i);
+        self.usize_let("j", expr, reads, span, out)
     }
 
     /// Whether the items of `src` are bound as places (see `bind_element`).
