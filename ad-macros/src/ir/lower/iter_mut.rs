@@ -110,7 +110,7 @@ impl Lowerer<'_> {
                     let name = &self.vars[seq.array].name;
                     let len = quote!(#name.len());
                     let reads = vec![seq.array];
-                    match self.from_the_end(len, reads, index, ident.span(), prelude) {
+                    match self.counted_from_the_end(len, reads, index, ident.span(), prelude) {
                         Operand::Var(j) => j,
                         _ => return None,
                     }

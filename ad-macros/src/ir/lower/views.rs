@@ -1309,7 +1309,8 @@ impl Lowerer<'_> {
             Seq::Rev(a) => {
                 // Item `i` of the reversed sequence is item `n - 1 - i` of `a`.
                 let (count, reads) = (self.op_tokens(n), op_reads(n));
-                let Operand::Var(j) = self.from_the_end(count, reads, i, pat.span(), body) else {
+                let Operand::Var(j) = self.counted_from_the_end(count, reads, i, pat.span(), body)
+                else {
                     return false;
                 };
                 self.bind_item(pat, a, j, n, body)
@@ -1339,7 +1340,7 @@ impl Lowerer<'_> {
                     // Item `i` of `xs.iter().rev()` is `xs[len - 1 - i]`, with the length of
                     // `xs` itself: in a zip with a shorter sequence the loop's count is less.
                     let (len, reads) = self.src_len(src);
-                    self.from_the_end(len, reads, i, span, body)
+                    self.counted_from_the_end(len, reads, i, span, body)
                 } else {
                     Operand::Var(i)
                 };
@@ -1403,7 +1404,7 @@ impl Lowerer<'_> {
     /// `let __j = len - 1 - i;`: the position of item `i` counted from the end of a sequence
     /// of `len` items (`reads`: the variables `len` reads). For a reversed side of a zip,
     /// `len` is that side's own length, not the loop's count.
-    pub(super) fn from_the_end(
+    pub(super) fn counted_from_the_end(
         &mut self,
         len: TokenStream,
         mut reads: Vec<VarId>,
