@@ -1,9 +1,11 @@
 //! References to elements and the `Option`s of element access, as users write them:
 //! `let v = &xs[i];`, `if let Some(v) = xs.get(i)`, `xs.first()`, `xs.last()`, and `match` on
-//! them with `Some(v)` / `Some(&v)` and `None` or `_`. Each gradient is compared with central
-//! finite differences, at indices inside and past the end, and on an empty slice.
+//! them with `Some(v)` / `Some(&v)` and `None` or `_`, and the `Option`s taken apart in
+//! expressions (`xs.get(i).copied().unwrap_or(d)`, `*xs.first().unwrap()`,
+//! `xs.last().map(|v| ..).unwrap_or_default()`). Each gradient is compared with central finite
+//! differences or a closed form, at indices inside and past the end, and on an empty slice.
 
-use revad::reverse;
+use revad::{forward, reverse};
 
 #[path = "common/fd.rs"]
 mod fd;
@@ -115,4 +117,84 @@ fn match_in_a_loop() {
     let (v, g) = weighted_past_the_end_grad(&x);
     assert_eq!(v, weighted_past_the_end(&x));
     close_all(&g, &[1.0, 2.0, 3.0, 4.0]);
+}
+
+/// The `Option` of an element taken apart in expressions: a default (`unwrap_or`, evaluated
+/// first as Rust does, `unwrap_or_default`, `unwrap_or_else`), `unwrap` and `expect` (copied,
+/// dereferenced, bound, and read through the reference), and `map` before them.
+#[reverse]
+#[forward]
+fn unwrapped(x: &[f64], w: f64, i: usize) -> f64 {
+    let a = x.get(i).copied().unwrap_or(w * 0.5);
+    let b = *x.get(i + 1).unwrap_or(&2.0);
+    let c = x.last().cloned().unwrap_or_default();
+    let d = x.get(i + 2).copied().unwrap_or_else(|| w.powi(2));
+    let e = x.get(i).map(|v| v * w).unwrap_or(1.0);
+    let f = x.first().map(|&v| v.sin()).unwrap_or_default();
+    a * b + c * d + e + f
+}
+
+#[test]
+fn options_taken_apart() {
+    let x = [0.3, -0.7, 1.1, 0.5];
+    let w = 1.3;
+    for i in [0, 1, 2, 3, 4, 7] {
+        let (v, (g, gw)) = unwrapped_grad(&x, w, i);
+        assert_eq!(v, unwrapped(&x, w, i));
+        let mut xw = x.to_vec();
+        xw.push(w);
+        let want = fd(|y| unwrapped(&y[..4], y[4], i), &xw);
+        close_all(&[&g[..], &[gw]].concat(), &want);
+        // Forward mode reads them the same way: the tangent along `w`.
+        let (jv, jt) = unwrapped_jvp(&x, w, i, &[0.0; 4], 1.0);
+        assert_eq!(jv, v);
+        close_all(&[jt], &[want[4]]);
+    }
+    // Empty: every default, `w/2 · 2 + 0 · w² + 1 + 0`, so the derivative in `w` is 1.
+    let (v, (g, gw)) = unwrapped_grad(&[], w, 0);
+    assert_eq!(v, w + 1.0);
+    assert!(g.is_empty());
+    assert_eq!(gw, 1.0);
+}
+
+/// `unwrap` and `expect` on the element that is there: `first · last + get(1)` with the
+/// reference bound (`let m = ..unwrap();`, then `*m` and `m.sin()`).
+#[reverse]
+fn ends(x: &[f64]) -> f64 {
+    let first = *x.first().unwrap();
+    let last = x.last().copied().expect("at least one element");
+    let m = x.get(1).unwrap();
+    first * last + *m * m.sin() + x.first().unwrap() * 3.0
+}
+
+#[test]
+fn unwrap_and_expect() {
+    let x = [0.4, -1.3, 2.0];
+    let (v, g) = ends_grad(&x);
+    assert_eq!(v, ends(&x));
+    let m = x[1];
+    close_all(&g, &[x[2] + 3.0, m.sin() + m * m.cos(), x[0]]);
+}
+
+#[test]
+#[should_panic(expected = "called `Option::unwrap()` on a `None` value")]
+fn unwrap_of_nothing_panics_as_rust_does() {
+    let _ = ends_grad(&[]);
+}
+
+#[test]
+#[should_panic(expected = "at least one element")]
+fn expect_of_nothing_panics_with_its_message() {
+    let _ = last_expected_grad(&[]);
+}
+
+/// `expect` as the first read of the function, so that its own message is the panic's.
+#[reverse]
+fn last_expected(x: &[f64]) -> f64 {
+    x.last().copied().expect("at least one element") * 2.0
+}
+
+#[test]
+fn expect_of_something() {
+    assert_eq!(last_expected_grad(&[1.0, 4.0]), (8.0, vec![0.0, 2.0]));
 }

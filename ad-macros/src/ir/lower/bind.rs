@@ -95,6 +95,19 @@ impl Lowerer<'_> {
         if p.by_ref.is_some() || p.subpat.is_some() || p.mutability.is_some() {
             return false;
         }
+        // `let v = xs.first().unwrap();`: the check, then `let v = &xs[0];`.
+        if let syn::Expr::MethodCall(call) = super::strip(init) {
+            if let Some(super::control::ElementValue::Unwrapped {
+                check,
+                element,
+                by_ref: true,
+            }) = self.element_option_value(call)
+            {
+                self.lower_expr(&check, out);
+                let reference: syn::Expr = syn::parse_quote_spanned!(element.span()=> &#element);
+                return self.bind_element_ref(pat, &reference, out);
+            }
+        }
         let syn::Expr::Reference(r) = super::strip(init) else {
             return false;
         };

@@ -197,6 +197,15 @@ impl Lowerer<'_> {
                 if let Some(v) = self.deref_var(&unary.expr) {
                     return Value::Op(Operand::Var(v));
                 }
+                // `*xs.first().unwrap()`: the element.
+                if let syn::Expr::MethodCall(call) = super::strip(&unary.expr) {
+                    match self.element_option_value(call) {
+                        Some(value) if value.by_ref() => {
+                            return self.lower_expr(&value.into_expr(), out);
+                        }
+                        _ => {}
+                    }
+                }
                 // `*x` for an array behind a reference (`x: &[f64; 3]`): the array.
                 if let Some(v) = self.array_var(super::rename::strip_derefs(&unary.expr)) {
                     return Value::Op(Operand::Var(v));
@@ -463,6 +472,15 @@ impl Lowerer<'_> {
         // `T::from(2.0).unwrap()`: a constant of a float type parameter.
         if let Some(value) = self.lower_option_conversion(expr, call, out) {
             return value;
+        }
+        // `xs.get(i).copied().unwrap_or(0.0)`, `xs.first().unwrap()`: the element or the
+        // default, as an `if` (see `control`).
+        if let Some(value) = self.element_option_value(call) {
+            return self.lower_expr(&value.into_expr(), out);
+        }
+        if self.on_element_option(call) {
+            self.cx.error(&call.method, super::control::ELEMENT_OPTION);
+            return Value::Error;
         }
         let name = call.method.to_string();
         if let syn::Expr::Path(p) = super::strip(&call.receiver) {
