@@ -12,3 +12,9 @@ fn get_or(xs: &[f64], i: usize) -> f64 {
         None => 0.0,
     }
 }
+
+#[reverse]
+fn get_unwrap_or(xs: &[f64], i: usize) -> f64 {
+    let first = *xs.first().unwrap();
+    first * xs.get(i).copied().unwrap_or(2.0)
+}

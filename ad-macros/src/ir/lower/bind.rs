@@ -97,7 +97,7 @@ impl Lowerer<'_> {
         }
         // `let v = xs.first().unwrap();`: the check, then `let v = &xs[0];`.
         if let syn::Expr::MethodCall(call) = super::strip(init) {
-            if let Some(super::control::ElementValue::Unwrapped {
+            if let Some(super::options::ElementValue::Unwrapped {
                 check,
                 element,
                 by_ref: true,

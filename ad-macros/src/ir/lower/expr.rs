@@ -479,7 +479,7 @@ impl Lowerer<'_> {
             return self.lower_expr(&value.into_expr(), out);
         }
         if self.on_element_option(call) {
-            self.cx.error(&call.method, super::control::ELEMENT_OPTION);
+            self.cx.error(&call.method, super::options::ELEMENT_OPTION);
             return Value::Error;
         }
         let name = call.method.to_string();

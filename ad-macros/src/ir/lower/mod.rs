@@ -56,6 +56,7 @@ mod iter;
 mod iter_mut;
 mod jumps;
 pub(crate) mod linalg;
+mod options;
 mod places;
 mod rename;
 mod results;
