@@ -61,6 +61,9 @@ fn eval<T: Float>(name: &str, a: &[T]) -> T {
         "ceil" => a[0].ceil(),
         "round" => a[0].round(),
         "trunc" => a[0].trunc(),
+        "fract" => a[0].fract(),
+        "copysign" => a[0].copysign(a[1]),
+        "rem_euclid" => a[0].rem_euclid(a[1]),
         other => panic!("`{other}` is in the rule table but not in `eval` of this test"),
     }
 }
@@ -133,6 +136,15 @@ fn closed_form(name: &str, a: &[f64]) -> Vec<f64> {
         "to_radians" => vec![std::f64::consts::PI / 180.0],
         "to_degrees" => vec![180.0 / std::f64::consts::PI],
         "signum" | "floor" | "ceil" | "round" | "trunc" => vec![0.0],
+        // x - trunc(x): the slope of x.
+        "fract" => vec![1.0],
+        // |x| with the sign of y: ±x, the sign flipped where the signs differ.
+        "copysign" => vec![x.signum() * a[1].signum(), 0.0],
+        // a - q b for the integer q = (a - r) / b: the partials of that affine function.
+        "rem_euclid" => {
+            let q = ((x - x.rem_euclid(a[1])) / a[1]).round();
+            vec![1.0, -q]
+        }
         other => panic!("add a closed-form derivative of `{other}` to this test"),
     }
 }
@@ -166,7 +178,15 @@ fn points(name: &str, arity: usize) -> Vec<Vec<f64>> {
             vec![2.5, -0.5, 1.0],
             vec![0.1, 0.0, 0.25],
         ],
-        ("floor" | "ceil" | "round" | "trunc" | "signum", _) => {
+        // Away from the jumps, where a / b is an integer.
+        ("rem_euclid", _) => vec![
+            vec![7.5, 2.0],
+            vec![-7.5, 2.0],
+            vec![5.3, -1.7],
+            vec![-0.8, 3.0],
+            vec![-9.1, -2.5],
+        ],
+        ("floor" | "ceil" | "round" | "trunc" | "signum" | "fract", _) => {
             vec![vec![-2.3], vec![-0.6], vec![0.3], vec![4.7]]
         }
         (_, 1) => vec![vec![-1.7], vec![-0.4], vec![0.3], vec![1.9]],

@@ -1480,6 +1480,148 @@ fn rem_partials_are_one_and_minus_trunc_of_the_quotient() {
     }
 }
 
+// ---- fract, copysign, rem_euclid -----------------------------------------------------------
+
+#[reverse]
+fn fract_method(x: f64) -> f64 {
+    x.fract()
+}
+
+#[reverse]
+fn fract_path(x: f64) -> f64 {
+    f64::fract(x)
+}
+
+#[reverse]
+fn copysign_method(x: f64, s: f64) -> f64 {
+    x.copysign(s)
+}
+
+#[reverse]
+fn copysign_path(x: f64, s: f64) -> f64 {
+    f64::copysign(x, s)
+}
+
+#[reverse]
+fn rem_euclid_method(a: f64, b: f64) -> f64 {
+    a.rem_euclid(b)
+}
+
+#[reverse]
+fn rem_euclid_path(a: f64, b: f64) -> f64 {
+    f64::rem_euclid(a, b)
+}
+
+/// An angle wrapped into `[-π, π)`, as robotics code writes it.
+#[reverse]
+fn wrapped_angle(theta: f64, omega: f64) -> f64 {
+    use std::f64::consts::{PI, TAU};
+    let a = (theta + omega * 0.5 + PI).rem_euclid(TAU) - PI;
+    a * a
+}
+
+via! {
+    fract_method_via = fract_method(x: f64) -> f64;
+    fract_path_via = fract_path(x: f64) -> f64;
+    copysign_method_via = copysign_method(x: f64, s: f64) -> f64;
+    copysign_path_via = copysign_path(x: f64, s: f64) -> f64;
+    rem_euclid_method_via = rem_euclid_method(a: f64, b: f64) -> f64;
+    rem_euclid_path_via = rem_euclid_path(a: f64, b: f64) -> f64;
+    wrapped_angle_via = wrapped_angle(theta: f64, omega: f64) -> f64;
+}
+
+const FRACT: [Unary; 2] = [
+    (fract_method, fract_method_grad, fract_method_via_grad),
+    (fract_path, fract_path_grad, fract_path_via_grad),
+];
+
+const COPYSIGN: [Binary; 2] = [
+    (
+        copysign_method,
+        copysign_method_grad,
+        copysign_method_via_grad,
+    ),
+    (copysign_path, copysign_path_grad, copysign_path_via_grad),
+];
+
+const REM_EUCLID: [Binary; 2] = [
+    (
+        rem_euclid_method,
+        rem_euclid_method_grad,
+        rem_euclid_method_via_grad,
+    ),
+    (
+        rem_euclid_path,
+        rem_euclid_path_grad,
+        rem_euclid_path_via_grad,
+    ),
+];
+
+#[test]
+fn fract_derivative_is_one_between_integers() {
+    check_unary(FRACT, |_| 1.0, &[-2.7, -0.4, 0.3, 5.9, 12.5]);
+}
+
+#[test]
+fn copysign_partials_are_the_sign_change_and_zero() {
+    // |x| with the sign of s is x or -x: the partial in x is +1 where x and s have the same
+    // sign, -1 where they differ; the sign of s moves nothing.
+    check_binary(
+        COPYSIGN,
+        |x, s| (if (x > 0.0) == (s > 0.0) { 1.0 } else { -1.0 }, 0.0),
+        &[
+            (1.5, 2.0),
+            (1.5, -0.3),
+            (-2.5, 4.0),
+            (-0.7, -1.0),
+            (3.0, -0.05),
+        ],
+    );
+    // The sign bit of s counts, as in the value: -0.0 is negative.
+    assert_eq!(d2(COPYSIGN[0], 2.0, -0.0), (-1.0, 0.0));
+    assert_eq!(d2(COPYSIGN[1], -2.0, 0.0), (-1.0, 0.0));
+    // At x = 0, abs'(0) = 1 (the rule table's convention for `abs`): the partial is the sign
+    // of s.
+    assert_eq!(d2(COPYSIGN[0], 0.0, 3.0), (1.0, 0.0));
+    assert_eq!(d2(COPYSIGN[0], 0.0, -3.0), (-1.0, 0.0));
+}
+
+#[test]
+fn rem_euclid_partials_are_those_of_a_minus_q_b() {
+    // a.rem_euclid(b) = a - q b with the integer q = (a - r) / b, constant between the jumps
+    // (where a / b is an integer): ∂/∂a = 1, ∂/∂b = -q.
+    let q = |a: f64, b: f64| ((a - a.rem_euclid(b)) / b).round();
+    check_binary(
+        REM_EUCLID,
+        |a, b| (1.0, -q(a, b)),
+        &[
+            (7.5, 2.0),
+            (-7.5, 2.0),
+            (5.3, -1.7),
+            (-5.3, -1.7),
+            (-0.8, 3.0),
+            (0.7, 0.3),
+        ],
+    );
+    // q for the negative remainders: -7.5 = -4 · 2 + 0.5, -5.3 = 4 · (-1.7) + 1.5.
+    assert_relative_eq!(d2(REM_EUCLID[0], -7.5, 2.0).1, 4.0);
+    assert_relative_eq!(d2(REM_EUCLID[0], -5.3, -1.7).1, -4.0);
+    // The wrapped angle: d/dθ a² = 2a, d/dω = a, whatever number of turns is removed.
+    for (theta, omega) in [(0.4, 0.2), (3.0, 0.5), (-7.0, 1.0), (20.0, -3.0)] {
+        let (_, (dt, dw)) = checked_at(
+            wrapped_angle(theta, omega),
+            wrapped_angle_grad(theta, omega),
+            wrapped_angle_via_grad(theta, omega),
+            (theta, omega),
+        );
+        let pi = std::f64::consts::PI;
+        let a = (theta + omega * 0.5 + pi).rem_euclid(2.0 * pi) - pi;
+        assert_relative_eq!(dt, 2.0 * a, max_relative = REL);
+        assert_relative_eq!(dw, a, max_relative = REL);
+        check::gradient(|p| wrapped_angle(p[0], p[1]), &[theta, omega], &[dt, dw]).unwrap();
+    }
+}
+
 // ---- one variable in several argument positions ---------------------------------------------
 
 #[reverse]
@@ -1773,6 +1915,9 @@ const TESTED: &[(&str, usize)] = &[
     ("ceil", 1),
     ("round", 1),
     ("trunc", 1),
+    ("fract", 1),
+    ("copysign", 2),
+    ("rem_euclid", 2),
 ];
 
 #[test]
@@ -1870,6 +2015,9 @@ const RULE_FUNCTIONS: &[RuleFn] = rule_functions! {
     d_recip(f64) -> f64;
     d_to_radians(f64) -> f64;
     d_to_degrees(f64) -> f64;
+    d_fract(f64) -> f64;
+    d_copysign(f64, f64) -> (f64, f64);
+    d_rem_euclid(f64, f64) -> (f64, f64);
 };
 
 #[test]

@@ -311,6 +311,9 @@ mod tests {
             "ceil" => (x * T::from_i32(7)).ceil(),
             "round" => (x * T::from_i32(7)).round(),
             "trunc" => (x * T::from_i32(7)).trunc(),
+            "fract" => (x * T::from_i32(7)).fract(),
+            "copysign" => y.copysign(-x),
+            "rem_euclid" => (-x).rem_euclid(y),
             other => panic!("`{other}` is in the rule table but not a method of `Float`"),
         }
     }
@@ -357,6 +360,9 @@ mod tests {
             "ceil" => (x * 7.0).ceil(),
             "round" => (x * 7.0).round(),
             "trunc" => (x * 7.0).trunc(),
+            "fract" => (x * 7.0).fract(),
+            "copysign" => y.copysign(-x),
+            "rem_euclid" => (-x).rem_euclid(y),
             other => panic!("no inherent method for `{other}` in this test"),
         }
     }

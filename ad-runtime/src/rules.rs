@@ -48,6 +48,9 @@
 //! | `atan2(y, x)` | `x = y = 0` | `(NaN, NaN)` |
 //! | `signum`, `floor`, `ceil`, `round`, `trunc` | everywhere | `0` |
 //! | `a % b` | everywhere | `(1, -trunc(a / b))` |
+//! | `x.fract()` | everywhere | `1` |
+//! | `x.copysign(s)` | everywhere | `(abs'(x) · sign of s, 0)`, with `abs'(0) = 1` |
+//! | `a.rem_euclid(b)` | everywhere | `(1, -q)`, where `a.rem_euclid(b) = a - q b` |
 //!
 //! Outside their domain (`ln` of a negative number, `asin` of 2) the partials are NaN, as
 //! the values are.
@@ -181,6 +184,13 @@ macro_rules! intrinsics {
             ceil() reads [] out false: Zero, fused -, cheap true, finite true;
             round() reads [] out false: Zero, fused -, cheap true, finite true;
             trunc() reads [] out false: Zero, fused -, cheap true, finite true;
+            /// `self - self.trunc()`.
+            fract() reads [0] out false: One(d_fract), fused -, cheap true, finite true;
+            /// The magnitude of `self` with the sign of `sign` (its sign bit: `-0.0` and a
+            /// negative NaN are negative).
+            copysign(sign) reads [0, 1] out false: Each(d_copysign), fused -, cheap true, finite true;
+            /// The least nonnegative remainder of `self` divided by `rhs`.
+            rem_euclid(rhs) reads [0, 1] out false: Each(d_rem_euclid), fused -, cheap true, finite true;
         }
     };
 }
@@ -563,6 +573,33 @@ pub fn d_to_degrees<T: Float>(x: T) -> T {
 #[inline]
 pub fn d_rem<T: Float>(a: T, b: T) -> (T, T) {
     (T::ONE, -(a / b).trunc())
+}
+
+/// `fract`: `1` (`x - trunc(x)`, whose second term is piecewise constant). `x` gives only its
+/// type.
+#[inline]
+pub fn d_fract<T: Float>(x: T) -> T {
+    let _ = x;
+    T::ONE
+}
+
+/// `x.copysign(sign)`: `(abs'(x) · ±1, 0)`, the `±1` carrying the sign bit of `sign` (so
+/// `-0.0` counts as negative, as in the value); `abs'(0) = 1` as for [`d_abs`].
+#[inline]
+pub fn d_copysign<T: Float>(x: T, sign: T) -> (T, T) {
+    (d_abs(x) * T::ONE.copysign(sign), T::ZERO)
+}
+
+/// `a.rem_euclid(b)`, `r = a % b` plus `|b|` when `r < 0`: `(1, -trunc(a / b))` as for `%`,
+/// plus `sign(b)` in `b` when `|b|` was added.
+#[inline]
+pub fn d_rem_euclid<T: Float>(a: T, b: T) -> (T, T) {
+    let (da, db) = d_rem(a, b);
+    if a % b < T::ZERO {
+        (da, db + b.signum())
+    } else {
+        (da, db)
+    }
 }
 
 /// The piecewise-constant intrinsics (`signum`, `floor`, `ceil`, `round`, `trunc`): `0`.

@@ -28,8 +28,8 @@
 //!   [`ToPrimitive`] (`to_f64`): these leave the dual numbers, as `as f64` leaves a float;
 //! - predicates (`is_nan`, `is_sign_negative`, `is_zero`, `classify`) and `integer_decode`
 //!   read the value only, as comparisons do;
-//! - `fract` has the tangent of its argument (it is `x - x.trunc()`), `abs_sub` that of
-//!   `x - y` where `x > y` and zero elsewhere, `copysign` that of `±x`.
+//! - `abs_sub` has the tangent of `x - y` where `x > y` and zero elsewhere (`fract` and
+//!   `copysign` are intrinsics).
 
 use num_traits::{Float as NumFloat, FloatConst, Num, NumCast, One, ToPrimitive, Zero};
 
@@ -166,24 +166,12 @@ macro_rules! num_impls {
                 self.re.integer_decode()
             }
 
-            /// `x - x.trunc()`: the tangent of `x`.
-            #[inline]
-            fn fract(self) -> Self {
-                self.map(self.re.fract(), |e| e)
-            }
             /// `x - y` where `x > y`, else `0`.
             #[inline]
             fn abs_sub(self, other: Self) -> Self {
                 let out = NumFloat::abs_sub(self.re, other.re);
                 let active = self.re > other.re;
                 self.zip(other, out, |ea, eb| if active { ea - eb } else { T::ZERO })
-            }
-            /// `±x`: the tangent of `x`, negated where the sign changes.
-            #[inline]
-            fn copysign(self, sign: Self) -> Self {
-                let out = self.re.copysign(sign.re);
-                let flip = out.is_sign_negative() != self.re.is_sign_negative();
-                self.map(out, |e| if flip { -e } else { e })
             }
         }
     };
@@ -198,11 +186,16 @@ macro_rules! float_delegates {
             $kind:ident $(($rule:ident))?, fused $fused:tt,
             cheap $cheap:literal, finite $finite:literal;
     )*) => {$(
+        float_delegates!(@one $name($($arg $(: $argty)?),*));
+    )*};
+    // (`rem_euclid` is a method of `num_traits::Euclid`, not of its `Float`.)
+    (@one rem_euclid($($arg:tt)*)) => {};
+    (@one $name:ident($($arg:ident $(: $argty:ty)?),*)) => {
         #[inline]
         fn $name(self $(, $arg: crate::rules::arg_type!($($argty)?))*) -> Self {
             <Self as Float>::$name(self $(, $arg)*)
         }
-    )*};
+    };
 }
 
 /// Constants of `num_traits::Float`: `T`'s, with zero tangents.

@@ -990,12 +990,16 @@ impl<'r> G<'r> {
             4 => {
                 let (a, _) = self.arg(depth);
                 let (w, bw) = self.expr(depth);
+                if self.rng.chance(0.3) {
+                    // `|w|` with the sign of `a`.
+                    return (self.call("copysign", vec![w, a]), bw);
+                }
                 let s = self.call("signum", vec![a]);
                 (bin("*", s, w), bw)
             }
             5 | 6 => {
                 let (a, b) = self.arg(depth);
-                let name = self.rng.pick(&["floor", "ceil", "round", "trunc"]);
+                let name = self.rng.pick(&["floor", "ceil", "round", "trunc", "fract"]);
                 let step = self.call(name, vec![a.clone()]);
                 let (w, bw) = self.expr(depth);
                 let (a2, b2) = self.squash(a, b, LIMIT);
@@ -1003,11 +1007,19 @@ impl<'r> G<'r> {
             }
             _ => {
                 let (a, b) = self.arg(depth);
+                // `%`, or `rem_euclid` (within the divisor, whatever the dividend).
+                let euclid = self.rng.chance(0.3);
                 if self.rng.chance(0.5) {
                     let m = self.rng.pick(&[0.75, 1.5, 2.0]);
+                    if euclid {
+                        return (self.call("rem_euclid", vec![a, lit(m)]), m);
+                    }
                     (bin("%", a, lit(m)), m.min(b))
                 } else {
                     let (d, _, hi) = self.positive(depth, 0.5);
+                    if euclid {
+                        return (self.call("rem_euclid", vec![a, d]), hi);
+                    }
                     (bin("%", a, d), hi.min(b))
                 }
             }

@@ -104,7 +104,8 @@
 //!   assignment becomes `let mut obj = QkS { .. };`, and `next` is defined but not called);
 //! - every intrinsic of the rule table, as a method and as `f64::name(..)`, on arguments
 //!   built to lie in its smooth domain (`ln(0.5 + x * x)`, `asin(0.75 * x.tanh())`), and the
-//!   piecewise-smooth ones (`max min abs signum floor ceil round trunc %`) anywhere: the oracle
+//!   piecewise-smooth ones (`max min abs signum floor ceil round trunc fract copysign
+//!   rem_euclid %`) anywhere: the oracle
 //!   takes the same branch, and at an exact tie uses the rule table's convention;
 //! - zero adjoints through infinite partials: `sqrt cbrt ln powf(.., 0.5)` of an argument
 //!   exactly zero (`(t - t).sqrt()`, `(t * 0.0).cbrt()`) behind a `max` or `min` that takes

@@ -2427,9 +2427,7 @@ fn not_an_intrinsic(name: &str) -> String {
         );
     }
     let instead = match name {
-        "fract" => " (write `x - x.trunc()`, which is how `fract` is computed)",
         "sin_cos" => " (call `sin` and `cos`)",
-        "copysign" => " (multiply by a sign instead)",
         _ => "",
     };
     format!(

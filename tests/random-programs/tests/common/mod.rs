@@ -162,6 +162,12 @@ pub trait Fl:
     /// See `sin`.
     fn trunc(self) -> Self;
     /// See `sin`.
+    fn fract(self) -> Self;
+    /// See `sin`.
+    fn copysign(self, sign: Self) -> Self;
+    /// See `sin`.
+    fn rem_euclid(self, rhs: Self) -> Self;
+    /// See `sin`.
     fn is_finite(self) -> bool;
     /// From a small integer.
     fn from_i32(n: i32) -> Self;
@@ -429,6 +435,30 @@ pub trait Real:
     fn trunc(self) -> Self {
         Self::lift(self.re().trunc(), &[(self, Self::F::ZERO)])
     }
+    /// `fract`, `x - trunc(x)`: derivative 1.
+    fn fract(self) -> Self {
+        Self::lift(self.re().fract(), &[(self, Self::F::ONE)])
+    }
+    /// `copysign`: `x` or `-x`, whichever has the sign of `sign` (by its sign bit), with
+    /// `abs'(0) = 1` as for `abs`.
+    fn copysign(self, sign: Self) -> Self {
+        let (x, s) = (self.re(), sign.re());
+        // `|x|`'s slope times the sign `copysign` gives it.
+        let slope = if x >= Self::F::ZERO {
+            Self::F::ONE
+        } else {
+            -Self::F::ONE
+        };
+        let d = slope * Self::F::ONE.copysign(s);
+        Self::lift(x.copysign(s), &[(self, d), (sign, Self::F::ZERO)])
+    }
+    /// `rem_euclid`: `a - q b` for the integer `q = (a - r) / b`.
+    fn rem_euclid(self, rhs: Self) -> Self {
+        let (a, b) = (self.re(), rhs.re());
+        let r = a.rem_euclid(b);
+        let q = ((a - r) / b).round();
+        Self::lift(r, &[(self, Self::F::ONE), (rhs, -q)])
+    }
 }
 
 macro_rules! scalars {
@@ -578,6 +608,15 @@ macro_rules! scalars {
             }
             fn trunc(self) -> Self {
                 $f::trunc(self)
+            }
+            fn fract(self) -> Self {
+                $f::fract(self)
+            }
+            fn copysign(self, sign: Self) -> Self {
+                $f::copysign(self, sign)
+            }
+            fn rem_euclid(self, rhs: Self) -> Self {
+                $f::rem_euclid(self, rhs)
             }
             fn is_finite(self) -> bool {
                 $f::is_finite(self)
