@@ -1,11 +1,11 @@
-// A method of `num_traits::Float` that the rule table has no derivative for (`fract`,
-// `abs_sub`) is an error at the call, as it is on `f64`.
+// A method of `num_traits::Float` that the rule table has no derivative for (`abs_sub`) is an
+// error at the call, as it is on `f64`, in reverse and in forward mode.
 use revad::num_traits::Float;
 use revad::{forward, reverse};
 
 #[reverse]
 fn f<T: Float>(x: T) -> T {
-    x.fract() * x //~ ERROR `fract` is not a float intrinsic
+    x.abs_sub(T::one()) * x //~ ERROR `abs_sub` is not a float intrinsic
 }
 
 #[forward]

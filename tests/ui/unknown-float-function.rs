@@ -3,7 +3,7 @@ use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {
-    f64::copysign(x, -1.0) * 2.0 //~ ERROR `copysign` is not a float intrinsic
+    f64::div_euclid(x, 2.0) * 2.0 //~ ERROR `div_euclid` is not a float intrinsic
 }
 
 fn main() {}
