@@ -99,6 +99,14 @@ pub(crate) fn return_span(func: &syn::ItemFn) -> Span {
     }
 }
 
+/// Whether `lit` is a literal of the user's source, at its own span. [`at_user`] and
+/// [`respan`] leave such a literal where it is: lints that read a literal's source text
+/// (clippy's `zero_prefixed_literal`, `excessive_precision`) would otherwise read another
+/// token's (the `0` of `0..=2` for the `2`).
+fn written_by_user(lit: &proc_macro2::Literal) -> bool {
+    lit.span().source_text() == Some(lit.to_string())
+}
+
 /// `tokens` at `span`, the span of the user's tokens, punctuation and brackets included (they
 /// resolve nothing), identifiers only located there (they keep their resolution): a type error
 /// in them is then reported like one in the user's tokens, and once with it.
@@ -120,6 +128,7 @@ pub(crate) fn at_user(tokens: TokenStream, span: Span) -> TokenStream {
                 punct.set_span(span);
                 TokenTree::Punct(punct)
             }
+            TokenTree::Literal(lit) if written_by_user(&lit) => TokenTree::Literal(lit),
             TokenTree::Literal(mut lit) => {
                 lit.set_span(span);
                 TokenTree::Literal(lit)
@@ -140,7 +149,8 @@ pub(crate) fn user_tokens(tokens: TokenStream) -> TokenStream {
 
 /// `tokens` placed at `span`: each token keeps its name resolution (identifiers keep their
 /// hygiene) and takes the location. The user's tokens in an invisible group (a constant as
-/// written, see [`user_tokens`], or a `macro_rules!` fragment) keep their own location.
+/// written, see [`user_tokens`], or a `macro_rules!` fragment) and the user's literals keep
+/// their own location.
 pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
     use proc_macro2::TokenTree;
     tokens
@@ -159,6 +169,7 @@ pub(crate) fn respan(tokens: TokenStream, span: Span) -> TokenStream {
                 punct.set_span(punct.span().located_at(span));
                 TokenTree::Punct(punct)
             }
+            TokenTree::Literal(lit) if written_by_user(&lit) => TokenTree::Literal(lit),
             TokenTree::Literal(mut lit) => {
                 lit.set_span(lit.span().located_at(span));
                 TokenTree::Literal(lit)
