@@ -302,3 +302,180 @@ fn a_field_of_the_receiver_as_its_mut_methods_argument() {
         assert_eq!(dx, 0.0);
     }
 }
+
+/// A point, a part of [`Ball`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, revad::Adjoint)]
+pub struct P2 {
+    /// Abscissa.
+    pub x: f64,
+    /// Ordinate.
+    pub y: f64,
+}
+
+#[reverse]
+impl P2 {
+    /// `P2 { x, y }`.
+    #[reverse]
+    pub fn new(x: f64, y: f64) -> P2 {
+        P2 { x, y }
+    }
+}
+
+/// A struct with a struct field, a counter and an `Option`.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Ball {
+    /// Position.
+    pub pos: P2,
+    /// Mass.
+    pub m: f64,
+    /// Bounces.
+    pub hits: usize,
+    /// The last height, if any.
+    pub last: Option<f64>,
+}
+
+#[reverse]
+impl Ball {
+    /// Puts the ball at `(x, x^2)`, with a struct expression.
+    #[reverse]
+    pub fn place_at(&mut self, x: f64) {
+        self.pos = P2 { x, y: x * x };
+        self.hits = 0;
+    }
+
+    /// Puts the ball at the origin, with a value the macro does not see into.
+    #[reverse]
+    pub fn stop(&mut self) {
+        self.pos = P2::default();
+    }
+}
+
+/// A field read, then overwritten by a constant struct: its old adjoint stops at the write.
+#[reverse]
+fn field_overwritten_by_a_constant(x: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x, y: x },
+        m: 2.0,
+        hits: 0,
+        last: Some(1.0),
+    };
+    let r = b.pos.x * 3.0;
+    b.pos = P2::default();
+    b.pos.x * b.m + r
+}
+
+/// The same with a constant struct expression, under both backends.
+#[reverse]
+fn field_overwritten_by_a_struct_expression(x: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x, y: x },
+        m: 2.0,
+        hits: 0,
+        last: None,
+    };
+    let r = b.pos.x * 3.0;
+    b.pos = P2 { x: 0.0, y: 1.0 };
+    b.pos.x * b.m + b.pos.y * r
+}
+
+#[reverse(cps)]
+fn field_overwritten_by_a_struct_expression_cps(x: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x, y: x },
+        m: 2.0,
+        hits: 0,
+        last: None,
+    };
+    let r = b.pos.x * 3.0;
+    b.pos = P2 { x: 0.0, y: 1.0 };
+    b.pos.x * b.m + b.pos.y * r
+}
+
+/// A field given a differentiated struct expression, then a call's result, beside writes of
+/// a counter and an `Option` field.
+#[reverse]
+fn field_assigned_differentiated_structs(x: f64, y: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x, y: 0.0 },
+        m: y,
+        hits: 0,
+        last: None,
+    };
+    b.m = b.pos.x * b.m;
+    b.pos = P2 { x: x * y, y };
+    b.hits = 3;
+    b.last = Some(2.0);
+    let s = b.pos.x * b.m + b.pos.y;
+    b.pos = P2::new(s, x);
+    b.pos.x + b.pos.y * y
+}
+
+#[reverse(cps)]
+fn field_assigned_differentiated_structs_cps(x: f64, y: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x, y: 0.0 },
+        m: y,
+        hits: 0,
+        last: None,
+    };
+    b.m = b.pos.x * b.m;
+    b.pos = P2 { x: x * y, y };
+    b.hits = 3;
+    b.last = Some(2.0);
+    let s = b.pos.x * b.m + b.pos.y;
+    b.pos = P2::new(s, x);
+    b.pos.x + b.pos.y * y
+}
+
+/// `&mut self` methods that overwrite a field.
+#[reverse]
+fn fields_overwritten_by_methods(x: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x, y: x },
+        m: 2.0,
+        hits: 0,
+        last: None,
+    };
+    let r = b.pos.x * 3.0;
+    b.place_at(x * 2.0);
+    let s = b.pos.y * b.m;
+    b.stop();
+    r + s + b.pos.x
+}
+
+#[test]
+fn a_field_overwritten_whole_loses_its_old_adjoint() {
+    let x = 0.3;
+    // 0 * 2 + 3x: the old position's adjoint stops at the write (it was 3 + 2 before the fix).
+    let (v, d) = field_overwritten_by_a_constant_grad(x);
+    assert_eq!(v, field_overwritten_by_a_constant(x));
+    assert_eq!(d, 3.0);
+    // 0 * 2 + 1 * 3x.
+    let (v, d) = field_overwritten_by_a_struct_expression_grad(x);
+    assert_eq!(v, field_overwritten_by_a_struct_expression(x));
+    assert_eq!(d, 3.0);
+    let (v, d) = field_overwritten_by_a_struct_expression_cps_grad(x);
+    assert_eq!(v, field_overwritten_by_a_struct_expression(x));
+    assert_eq!(d, 3.0);
+    // 3x + (2x)^2 * 2 + 0.
+    let (v, d) = fields_overwritten_by_methods_grad(x);
+    assert_eq!(v, fields_overwritten_by_methods(x));
+    assert_relative_eq!(d, 3.0 + 16.0 * x, max_relative = 1e-15);
+}
+
+#[test]
+fn a_field_assigned_a_struct_expression_or_a_call() {
+    let (x, y) = (0.3, 1.5);
+    // s = (x y)(x y) + y, then f = s + x y.
+    let f = |x: f64, y: f64| x * y * (x * y) + y + x * y;
+    let (dx, dy) = (2.0 * x * y * y + y, 2.0 * x * x * y + 1.0 + x);
+    let (v, (gx, gy)) = field_assigned_differentiated_structs_grad(x, y);
+    assert_eq!(v, field_assigned_differentiated_structs(x, y));
+    assert_relative_eq!(v, f(x, y), max_relative = 1e-15);
+    assert_relative_eq!(gx, dx, max_relative = 1e-14);
+    assert_relative_eq!(gy, dy, max_relative = 1e-14);
+    let (v, (gx, gy)) = field_assigned_differentiated_structs_cps_grad(x, y);
+    assert_eq!(v, field_assigned_differentiated_structs(x, y));
+    assert_relative_eq!(gx, dx, max_relative = 1e-14);
+    assert_relative_eq!(gy, dy, max_relative = 1e-14);
+}

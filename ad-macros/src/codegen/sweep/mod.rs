@@ -722,6 +722,28 @@ impl Emitter<'_> {
         }
     }
 
+    /// The zeros of the adjoint of the part `path` of the aggregate `v`, whose type may be a
+    /// struct's adjoint (no `Default` for `[T; 33]` or an enum's): `zeros_like` of the same
+    /// part of the value that gives `v`'s adjoint its shape, which the reverse sweep has
+    /// where `v` itself may be gone (a split reverse); a part keeps its shape while the
+    /// aggregate lives.
+    fn part_zeros(&self, v: VarId, path: &crate::ir::Path) -> TokenStream {
+        let name = |v: VarId| {
+            let name = &self.body.vars[v].name;
+            quote!(#name)
+        };
+        let base = match &self.body.vars[v].ty {
+            Ty::Array(info) => match &info.shape {
+                Shape::Like(p) => name(*p),
+                Shape::Place(p, outer) => self.place(name(*p), outer, false, false),
+                _ => name(v),
+            },
+            _ => name(v),
+        };
+        let place = self.place(base, path, false, false);
+        quote!(::revad::__private::zeros_like(&#place))
+    }
+
     /// The reverse of `stmt`, located at the user's statement: when the user's code does not
     /// type-check, the same error in the adjoint code points there, not at the attribute.
     pub(in crate::codegen) fn rev_stmt(&self, stmt: &Stmt) -> TokenStream {
@@ -769,10 +791,15 @@ impl Emitter<'_> {
                 match op {
                     AssignOp::Set => {
                         let contrib = self.contrib(value, element.clone(), false);
-                        // (The float in an aggregate has a type rustc knows: its default is
-                        // its zero, and `Zero`'s for inactive data.)
+                        // (A float in an aggregate has a type rustc knows: its default is its
+                        // zero. Any other part's zeros come from a value of its shape.)
+                        let float = match value {
+                            Operand::Var(v) => self.body.vars[*v].ty.is_float(),
+                            Operand::Lit(_, kind) => matches!(kind, crate::ir::LitKind::Float(_)),
+                        };
                         let zero = match self.is_aggregate(*array) {
-                            true => quote!(::core::default::Default::default()),
+                            true if float => quote!(::core::default::Default::default()),
+                            true => self.part_zeros(*array, index),
                             false => super::tokens::zero_untyped(self.float_of(*array)),
                         };
                         quote!(#contrib #element = #zero;)

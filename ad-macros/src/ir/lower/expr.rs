@@ -778,6 +778,11 @@ impl Lowerer<'_> {
                     return value;
                 }
             }
+            // `Some(1.0)`, `Box::new(x)`: a value the macro does not model, constant or an
+            // error where a differentiated value flows into it (see `activity`).
+            if super::rename::is_wrapper(&func.path) {
+                return self.opaque_value(expr, Ty::Unknown, out);
+            }
             if func.qself.is_none() && float_arg {
                 if let Some(msg) = self.uncallable(&func.path) {
                     self.cx.error(&func.path, msg);
@@ -1669,11 +1674,8 @@ impl Lowerer<'_> {
             .ident
             .to_string()
             .starts_with(|c: char| c.is_ascii_uppercase());
-        let wrapper = ["Some", "Ok", "Err", "Box", "Rc", "Arc"]
-            .iter()
-            .any(|w| last.ident == w);
         if !camel
-            || wrapper
+            || super::rename::is_wrapper(path)
             || !call
                 .args
                 .iter()
@@ -2085,7 +2087,23 @@ impl Lowerer<'_> {
         op: Option<syn::BinOp>,
         out: &mut Vec<Stmt>,
     ) {
-        if !self.is_float_expr(right) {
+        // A struct expression is an aggregate value (`b.pos = V2 { x, y };`); any other value
+        // of a type the macro cannot see (`b.pos = V2::default();`, `b.hit = None;`) is a
+        // store of an inactive value: the part's old adjoint stops there.
+        let overwrite = !self.is_float_expr(right)
+            && op.is_none()
+            && !self.plainly_inactive(right)
+            && !self.calls_closure(right);
+        if overwrite && !matches!(super::strip(right), syn::Expr::Struct(_)) {
+            let Some(place) = self.writable_part(left, out) else {
+                return;
+            };
+            let value = self.opaque(right);
+            let value = self.let_opaque(out, "t", Ty::Other, value, right.span());
+            self.store(place, AssignOp::Set, Operand::Var(value), expr.span(), out);
+            return;
+        }
+        if !overwrite && !self.is_float_expr(right) {
             // An integer (or other inactive) field: rustc knows it carries no derivative, so
             // the aggregate's value does not flow through the statement; the value does.
             let root = self.place_expr(left, &mut Vec::new()).map(|p| p.root);
@@ -2099,24 +2117,9 @@ impl Lowerer<'_> {
             }
             return;
         }
-        let Some(place) = self.place_expr(left, out) else {
+        let Some(place) = self.writable_part(left, out) else {
             return;
         };
-        if !place.mutable {
-            self.cx.error(
-                left,
-                "#[reverse] writes parts of an aggregate through a `mut` variable, a `&mut` \
-                 parameter or `&mut self`, or a `&mut` binding of them; this one is read-only",
-            );
-            return;
-        }
-        if place.steps.is_empty() {
-            self.cx.error(
-                left,
-                "#[reverse] cannot assign a whole aggregate through a reference; assign its fields",
-            );
-            return;
-        }
         let path = Path(place.steps.clone());
         let Some((op, value)) =
             self.element_assignment(expr, place.root, &path, None, left.span(), right, op, out)
@@ -2124,6 +2127,54 @@ impl Lowerer<'_> {
             return;
         };
         self.store(place, op, value, expr.span(), out);
+    }
+
+    /// The part of an aggregate that `left` denotes, for a write: `None` after an error (a
+    /// read-only part, or a whole aggregate through a reference).
+    fn writable_part(
+        &mut self,
+        left: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Option<super::places::Place> {
+        let place = self.place_expr(left, out)?;
+        if !place.mutable {
+            self.cx.error(
+                left,
+                "#[reverse] writes parts of an aggregate through a `mut` variable, a `&mut` \
+                 parameter or `&mut self`, or a `&mut` binding of them; this one is read-only",
+            );
+            return None;
+        }
+        if place.steps.is_empty() {
+            self.cx.error(
+                left,
+                "#[reverse] cannot assign a whole aggregate through a reference; assign its fields",
+            );
+            return None;
+        }
+        Some(place)
+    }
+
+    /// Whether `expr` is a value of a type without derivatives as written: what kills
+    /// derivatives (a comparison, a cast to an integer, `.len()`), an integer, boolean,
+    /// character or string literal, a name bound to an integer or a boolean, and arithmetic
+    /// of them.
+    fn plainly_inactive(&self, expr: &syn::Expr) -> bool {
+        if super::rename::kills_derivative(expr) {
+            return true;
+        }
+        match super::strip(expr) {
+            syn::Expr::Lit(lit) => !matches!(lit.lit, syn::Lit::Float(_)),
+            syn::Expr::Unary(u) => self.plainly_inactive(&u.expr),
+            syn::Expr::Binary(b) => {
+                self.plainly_inactive(&b.left) && self.plainly_inactive(&b.right)
+            }
+            syn::Expr::Path(p) => matches!(
+                self.lower_path_peek(p),
+                Some(Ty::Usize | Ty::I32 | Ty::Bool)
+            ),
+            _ => false,
+        }
     }
 
     /// The operator and the value of `array<path> op= right`: `=`, `+=` and `-=` as they are,

@@ -242,6 +242,16 @@ impl Lowerer<'_> {
     }
 }
 
+/// The standard library's constructors of one value that are not a user's tuple structs.
+const WRAPPERS: [&str; 6] = ["Some", "Ok", "Err", "Box", "Rc", "Arc"];
+
+/// Whether `path` ends in one of the [`WRAPPERS`] (`Some`, `std::rc::Rc`).
+pub(super) fn is_wrapper(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|last| WRAPPERS.iter().any(|w| last.ident == w))
+}
+
 /// The message for an expression whose derivative the macro does not know.
 fn non_float_message(expr: &syn::Expr) -> String {
     let callee = match super::strip(expr) {
@@ -251,6 +261,10 @@ fn non_float_message(expr: &syn::Expr) -> String {
     };
     match callee {
         Some(name) if MUTATING_METHODS.contains(&name.as_str()) => mutation_message(&name),
+        Some(name) if WRAPPERS.contains(&name.as_str()) => format!(
+            "#[reverse] does not differentiate through `{name}(..)` of a differentiated value \
+             (an `Option`, `Result` or pointer it does not model); pass the float itself"
+        ),
         Some(name) => format!(
             "`{name}` has no derivative known to #[reverse], and a differentiated value flows \
              into it; use the float intrinsics ({}), or annotate `{name}` with #[reverse]",
