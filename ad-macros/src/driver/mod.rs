@@ -64,7 +64,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
         check_recompute(&cx, &sig, span);
     }
     // The body is lowered even after a signature error, so its errors are reported too.
-    let body = ir::lower::lower(&cx, &sig, &func.block);
+    let body = ir::lower::lower(&cx, &sig, &func.block, false);
     strip_checkpoints(&mut func);
     if !sig.valid {
         return fallback(&func, None, cx);
@@ -151,7 +151,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
-    let body = ir::lower::lower(&cx, &sig, &func.block);
+    let body = ir::lower::lower(&cx, &sig, &func.block, true);
     // (Beside `#[reverse]`, expanded next, that attribute reads and removes them.)
     if !reverse_too {
         strip_checkpoints(&mut func);

@@ -663,7 +663,7 @@ mod snapshots {
         let cx = Errors::new();
         let args = parse::Args::from_tokens(&cx, args);
         let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
-        let body = ir::lower::lower(&cx, &sig, &func.block);
+        let body = ir::lower::lower(&cx, &sig, &func.block, false);
         let printed = body.map(|mut body| {
             ir::types::resolve(&mut body, sig.default_float);
             if let Err(broken) = super::contract::check(&body) {
@@ -829,7 +829,7 @@ mod snapshots {
                     let args = parse::Args::from_tokens(&cx, args);
                     let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
                     // Functions the macro rejects (the compile-fail cases) are skipped.
-                    let Some(mut body) = ir::lower::lower(&cx, &sig, &func.block) else {
+                    let Some(mut body) = ir::lower::lower(&cx, &sig, &func.block, false) else {
                         let _ = cx.check();
                         continue;
                     };
@@ -867,7 +867,7 @@ mod snapshots {
         let (args, func) = crate::test_support::reverse_functions(source).remove(0);
         let cx = Errors::new();
         let sig = parse::Signature::from_syn(&cx, &func.sig, &parse::Args::from_tokens(&cx, args));
-        let body = ir::lower::lower(&cx, &sig, &func.block).unwrap();
+        let body = ir::lower::lower(&cx, &sig, &func.block, false).unwrap();
         assert_eq!(
             super::print(&body),
             "fn(x: f64) -> __t0\n    let __t0: f64 = x * x\n"

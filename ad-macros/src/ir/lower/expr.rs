@@ -1078,6 +1078,31 @@ impl Lowerer<'_> {
         )
     }
 
+    /// Whether `expr` is a call of a function (`cross(a, b)`, `Body::step(b, dt)`) or of a
+    /// method of an aggregate (`p.energy()`) that may go through split companions: not a
+    /// float intrinsic, a wrapper (`Some(..)`) or a tuple struct's constructor.
+    fn calls_a_companion(&self, expr: &syn::Expr) -> bool {
+        match super::strip(expr) {
+            syn::Expr::Call(call) => match &*call.func {
+                syn::Expr::Path(p) => {
+                    let last = p.path.segments.last().map(|s| s.ident.to_string());
+                    let last = last.unwrap_or_default();
+                    let camel = p.path.segments.len() == 1 && last.starts_with(char::is_uppercase);
+                    !camel
+                        && !super::rename::is_wrapper(&p.path)
+                        && rules::lookup(&last).is_none()
+                        && !self.is_closure_callee(&call.func)
+                }
+                _ => false,
+            },
+            syn::Expr::MethodCall(call) => {
+                rules::lookup(&call.method.to_string()).is_none()
+                    && self.is_place_expr(&call.receiver)
+            }
+            _ => false,
+        }
+    }
+
     /// A call through the split companions of the callee `key` (a path, or a method's name);
     /// `user` for a function or method of the user's (see `ir::Callee::user`).
     #[allow(clippy::too_many_arguments)]
@@ -1271,7 +1296,19 @@ impl Lowerer<'_> {
                 by_ref.push(true);
                 continue;
             }
-            match self.lower_expr(arg, out) {
+            // `norm(cross(a, b))`: a call's result passed on whole may be an array or a
+            // struct as well as a float, taken for an aggregate (see `results`); the callee
+            // that `arg` calls takes the shape before its own arguments are lowered.
+            let passed_on =
+                !self.forward && self.result_shape.is_none() && self.calls_a_companion(arg);
+            if passed_on {
+                self.result_shape = Some(super::results::ResultShape::Aggregate);
+            }
+            let value = self.lower_expr(arg, out);
+            if passed_on {
+                self.result_shape = None;
+            }
+            match value {
                 Value::Op(op) => args.push(op),
                 Value::Error => return Value::Error,
                 // A closure of integers, for an inactive argument: passed as written, and

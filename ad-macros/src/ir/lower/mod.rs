@@ -66,9 +66,16 @@ mod whole;
 
 use jumps::{Jumps, LoopCtx, RetCtx};
 
-/// Lowers `block`, the body of a function with signature `sig`.
-pub(crate) fn lower(cx: &Errors, sig: &Signature, block: &syn::Block) -> Option<Body> {
+/// Lowers `block`, the body of a function with signature `sig`, for `#[revad::forward]` when
+/// `forward` (see [`Lowerer::forward`]).
+pub(crate) fn lower(
+    cx: &Errors,
+    sig: &Signature,
+    block: &syn::Block,
+    forward: bool,
+) -> Option<Body> {
     let mut lowerer = Lowerer::new(cx, sig);
+    lowerer.forward = forward;
     let mut stmts = Vec::new();
     let writebacks = lowerer.copy_mut_params(&mut stmts);
     // `if c { ..; return a; } ..; b` in a function returning an array or a tuple: `if c {
@@ -238,6 +245,10 @@ struct Lowerer<'a> {
     element_refs: Vec<VarId>,
     /// The shape the statement being lowered gives the result of its call (see `results`).
     result_shape: Option<results::ResultShape>,
+    /// Lowering for `#[revad::forward]`, whose code takes no aggregate call results: a call's
+    /// result passed on whole to another call is taken for a float there, for an aggregate
+    /// in reverse mode (see `results`).
+    forward: bool,
     /// The parts of that result, once the call is lowered: whether each is an array.
     pending_parts: Option<Vec<bool>>,
     /// Names a `for` loop over a sequence of `views` binds in its body.
@@ -289,6 +300,7 @@ impl<'a> Lowerer<'a> {
             mut_refs: Vec::new(),
             element_refs: Vec::new(),
             result_shape: None,
+            forward: false,
             pending_parts: None,
             enums: Vec::new(),
             for_bindings: Vec::new(),

@@ -94,6 +94,7 @@ impl Lowerer<'_> {
                                 ArrayUse::Nested | ArrayUse::Borrowed
                             )
                             || constructed
+                            || (!self.forward && only_passed_on(rest, &p.ident))
                     }
                 };
                 if array {
@@ -363,6 +364,43 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
         finder.visit_stmt(stmt);
     }
     finder.found
+}
+
+/// Whether every use of `name` in `stmts` passes it whole to a function (`norm(c)`), which
+/// may take an array or a struct as well as a float: taken for an aggregate, whose code
+/// serves all three (a float's adjoint is an `Adjoint` too). A use in arithmetic makes it a
+/// float.
+fn only_passed_on(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+    struct Finder<'a> {
+        name: &'a syn::Ident,
+        uses: usize,
+        passed: usize,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+            self.uses += usize::from(e.path.is_ident(self.name));
+        }
+        fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+            if matches!(&*e.func, syn::Expr::Path(_)) {
+                let passed = e
+                    .args
+                    .iter()
+                    .filter(|a| is_name(a, self.name, false))
+                    .count();
+                self.passed += passed;
+            }
+            syn::visit::visit_expr_call(self, e);
+        }
+    }
+    let mut finder = Finder {
+        name,
+        uses: 0,
+        passed: 0,
+    };
+    for stmt in stmts {
+        finder.visit_stmt(stmt);
+    }
+    finder.uses > 0 && finder.uses == finder.passed
 }
 
 /// How the statements after `let name = g(..);` use `name` as an array.
