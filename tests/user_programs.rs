@@ -3719,3 +3719,63 @@ fn integer_range_arms_keep_their_literals() {
         assert_eq!(d, expected, "k = {k}");
     }
 }
+
+/// `(sin x, cos x)`.
+#[reverse]
+fn sin_cos_pair(x: f64) -> (f64, f64) {
+    (x.sin(), x.cos())
+}
+
+/// A point, written through a destructuring assignment.
+#[derive(Clone, Copy, Debug, revad::Adjoint)]
+pub struct Pt {
+    /// Abscissa.
+    pub x: f64,
+    /// Ordinate.
+    pub y: f64,
+}
+
+/// Destructuring assignments: a swap-like recurrence (every value is computed before any
+/// place is written), a call's tuple, parts of a struct and of an array, `_`, nesting.
+#[reverse]
+fn destructured(x: f64, y: f64) -> f64 {
+    let (mut a, mut b) = (x, y);
+    for _ in 0..3 {
+        (a, b) = (b, a + b * 0.5);
+    }
+    let mut p = Pt { x, y };
+    (p.x, p.y) = (p.y * 2.0, p.x);
+    let (mut s, mut c) = (x, y);
+    let t = s * c;
+    (s, c) = sin_cos_pair(p.x * a + t);
+    let mut v = [x, y, 1.0];
+    (v[0], v[2]) = (v[2], v[0] * b);
+    let mut q = 0.0;
+    let mut r = 1.0;
+    ((q, _), r) = ((q + s * c, 5.0), r * a);
+    p.x * p.y + q + r + v[0] + v[2]
+}
+
+#[reverse(cps)]
+fn destructured_cps(x: f64, y: f64) -> f64 {
+    let (mut a, mut b) = (x, y);
+    for _ in 0..3 {
+        (a, b) = (b, a + b * 0.5);
+    }
+    a * b
+}
+
+#[test]
+fn destructuring_assignments() {
+    let (x, y) = (0.3, 0.8);
+    let (v, (gx, gy)) = destructured_grad(x, y);
+    same(v, destructured(x, y));
+    assert_fd(|p| destructured(p[0], p[1]), &[x, y], &[gx, gy]);
+    // Three steps of (a, b) <- (b, a + b / 2) from (x, y): a3 = x / 2 + 5 y / 4,
+    // b3 = 5 x / 4 + 9 y / 8, and f = a3 b3.
+    let (v, (gx, gy)) = destructured_cps_grad(x, y);
+    let (a3, b3) = (0.5 * x + 1.25 * y, 1.25 * x + 1.125 * y);
+    close(v, a3 * b3, 1e-15);
+    close(gx, 0.5 * b3 + 1.25 * a3, 1e-14);
+    close(gy, 1.25 * b3 + 1.125 * a3, 1e-14);
+}

@@ -2019,6 +2019,9 @@ impl Lowerer<'_> {
             syn::Expr::Binary(b) => (&*b.left, &*b.right, Some(b.op)),
             _ => return,
         };
+        if let (syn::Expr::Tuple(places), None) = (super::strip(left), op) {
+            return self.destructuring_assign(places, right, out);
+        }
         if self.is_place_expr(left) && !matches!(left, syn::Expr::Path(_)) {
             self.assign_place(expr, left, right, op, out);
             return;
@@ -2112,6 +2115,34 @@ impl Lowerer<'_> {
             ),
             _ => self.cx.error(left, "#[reverse] cannot assign to this place; assign to a variable or an array element"),
         }
+    }
+
+    /// `(a, b) = right;` (a destructuring assignment) as `let (t0, t1) = right; a = t0;
+    /// b = t1;`: every value is computed before any place is written (`(a, b) = (b, a + b)`),
+    /// and `right` may be a tuple or a call's (see `results`). `_` assigns nothing.
+    fn destructuring_assign(
+        &mut self,
+        places: &syn::ExprTuple,
+        right: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) {
+        let temps: Vec<syn::Ident> = (0..places.elems.len())
+            .map(|k| {
+                let span = places.elems[k].span();
+                syn::Ident::new(&format!("__ad_destructured{k}"), span)
+            })
+            .collect();
+        let mut stmts: Vec<syn::Stmt> = vec![syn::parse_quote_spanned! {right.span()=>
+            let (#(#temps,)*) = #right;
+        }];
+        for (place, temp) in places.elems.iter().zip(&temps) {
+            if !matches!(super::strip(place), syn::Expr::Infer(_)) {
+                stmts.push(syn::parse_quote_spanned!(place.span()=> #place = #temp;));
+            }
+        }
+        self.push_scope();
+        self.lower_stmts(&stmts, out, super::Tail::Discard);
+        self.pop_scope();
     }
 
     /// `place = right` (or `place op= right`) for a part of an aggregate: a float store, or
