@@ -1092,6 +1092,7 @@ impl Lowerer<'_> {
                         && !super::rename::is_wrapper(&p.path)
                         && rules::lookup(&last).is_none()
                         && !self.is_closure_callee(&call.func)
+                        && !self.passes_a_function(call, true)
                 }
                 _ => false,
             },
@@ -1299,8 +1300,9 @@ impl Lowerer<'_> {
             // `norm(cross(a, b))`: a call's result passed on whole may be an array or a
             // struct as well as a float, taken for an aggregate (see `results`); the callee
             // that `arg` calls takes the shape before its own arguments are lowered.
-            let passed_on =
-                !self.forward && self.result_shape.is_none() && self.calls_a_companion(arg);
+            let passed_on = self.passes_on_aggregates()
+                && self.result_shape.is_none()
+                && self.calls_a_companion(arg);
             if passed_on {
                 self.result_shape = Some(super::results::ResultShape::Aggregate);
             }

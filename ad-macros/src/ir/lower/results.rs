@@ -94,7 +94,11 @@ impl Lowerer<'_> {
                                 ArrayUse::Nested | ArrayUse::Borrowed
                             )
                             || constructed
-                            || (!self.forward && only_passed_on(rest, &p.ident))
+                            || (self.passes_on_aggregates()
+                                && !matches!(&*init.expr, syn::Expr::Call(c) if self.passes_a_function(c, true))
+                                && only_passed_on(rest, &p.ident, &|c: &syn::ExprCall| {
+                                    self.passes_a_function(c, false)
+                                }))
                     }
                 };
                 if array {
@@ -119,6 +123,45 @@ impl Lowerer<'_> {
             )),
             _ => None,
         };
+    }
+
+    /// Whether a call's result passed on whole may be taken for an aggregate (see
+    /// `only_passed_on`): in reverse mode, outside loops and closures (where an aggregate is
+    /// kept boxed on the tape, a float unboxed) and in functions without type parameters (an
+    /// aggregate kept must be `Send`, which a float type parameter need not be).
+    pub(super) fn passes_on_aggregates(&self) -> bool {
+        !self.forward
+            && self.loops.is_empty()
+            && self.closure_depth == 0
+            && self.sig.generics.is_empty()
+            && self.sig.functions.is_empty()
+    }
+
+    /// Whether `call` passes a function or a closure (`apply(sq, x)`, `apply(&f, x)`,
+    /// `apply(|t| t * t, x)`): such callees' results and arguments take the float guess. A
+    /// name bound to nothing is a function when `bound` (the call is lowered next), and may
+    /// be a variable bound later otherwise.
+    pub(super) fn passes_a_function(&self, call: &syn::ExprCall, bound: bool) -> bool {
+        call.args.iter().any(|arg| {
+            let mut arg = strip(arg);
+            while let syn::Expr::Reference(r) = arg {
+                arg = strip(&r.expr);
+            }
+            match arg {
+                syn::Expr::Closure(_) => true,
+                syn::Expr::Path(p) => match p.path.get_ident() {
+                    Some(ident) => match self.lookup(&ident.to_string()) {
+                        Some(Binding::Var(v)) => self.vars[*v]
+                            .param
+                            .is_some_and(|i| self.sig.params[i].function.is_some()),
+                        Some(_) => true,
+                        None => bound,
+                    },
+                    None => true,
+                },
+                _ => false,
+            }
+        })
     }
 
     /// The type of the result of a call about to be bound (see `expect_result_shape`), or of
@@ -370,9 +413,14 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
 /// may take an array or a struct as well as a float: taken for an aggregate, whose code
 /// serves all three (a float's adjoint is an `Adjoint` too). A use in arithmetic makes it a
 /// float.
-fn only_passed_on(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
+fn only_passed_on(
+    stmts: &[syn::Stmt],
+    name: &syn::Ident,
+    passes_a_function: &dyn Fn(&syn::ExprCall) -> bool,
+) -> bool {
     struct Finder<'a> {
         name: &'a syn::Ident,
+        passes_a_function: &'a dyn Fn(&syn::ExprCall) -> bool,
         uses: usize,
         passed: usize,
     }
@@ -381,7 +429,7 @@ fn only_passed_on(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
             self.uses += usize::from(e.path.is_ident(self.name));
         }
         fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
-            if matches!(&*e.func, syn::Expr::Path(_)) {
+            if matches!(&*e.func, syn::Expr::Path(_)) && !(self.passes_a_function)(e) {
                 let passed = e
                     .args
                     .iter()
@@ -394,6 +442,7 @@ fn only_passed_on(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
     }
     let mut finder = Finder {
         name,
+        passes_a_function,
         uses: 0,
         passed: 0,
     };
