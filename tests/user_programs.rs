@@ -3779,3 +3779,62 @@ fn destructuring_assignments() {
     close(gx, 0.5 * b3 + 1.25 * a3, 1e-14);
     close(gy, 1.25 * b3 + 1.125 * a3, 1e-14);
 }
+
+/// `R_z(t) v` weighted by the row: a rotation matrix written as a 2-D array literal of
+/// computed entries.
+#[reverse]
+fn rotated_z(t: f64, v: [f64; 3]) -> f64 {
+    let (c, s) = (t.cos(), t.sin());
+    let m = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]];
+    let mut out = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            out += m[i][j] * v[j] * (i as f64 + 1.0);
+        }
+    }
+    out
+}
+
+#[reverse(cps)]
+fn rotated_z_cps(t: f64, v: [f64; 3]) -> f64 {
+    let (c, s) = (t.cos(), t.sin());
+    let m = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]];
+    let mut out = 0.0;
+    for i in 0..3 {
+        for j in 0..3 {
+            out += m[i][j] * v[j] * (i as f64 + 1.0);
+        }
+    }
+    out
+}
+
+/// A 2-D literal in `f32` that reads the array it shadows, then written.
+#[reverse]
+fn transposed_f32(a: f32, b: f32) -> f32 {
+    let m = [[a, b * a], [1.0, b]];
+    let mut m = [[m[0][0], m[1][0]], [m[0][1] * 2.0, m[1][1]]];
+    m[1][1] *= a;
+    m[0][0] * m[1][1] + m[1][0] + m[0][1]
+}
+
+#[test]
+fn two_dimensional_literals_of_computed_entries() {
+    let (t, v) = (0.3f64, [1.0, 2.0, 3.0]);
+    let (c, s) = (t.cos(), t.sin());
+    // (c v0 - s v1) + 2 (s v0 + c v1) + 3 v2.
+    let expected_dt = (-s * v[0] - c * v[1]) + 2.0 * (c * v[0] - s * v[1]);
+    let expected_dv = [c + 2.0 * s, -s + 2.0 * c, 3.0];
+    for (value, (dt, dv)) in [rotated_z_grad(t, v), rotated_z_cps_grad(t, v)] {
+        same(value, rotated_z(t, v));
+        close(dt, expected_dt, 1e-15);
+        for k in 0..3 {
+            close(dv[k], expected_dv[k], 1e-15);
+        }
+    }
+    // a * (b a) + b a * 2 + 1 = a^2 b + 2 a b + 1: d/da = 2 a b + 2 b, d/db = a^2 + 2 a.
+    let (a, b) = (1.5f32, 0.5f32);
+    let (value, (da, db)) = transposed_f32_grad(a, b);
+    assert_eq!(value.to_bits(), transposed_f32(a, b).to_bits());
+    assert!((da - (2.0 * a * b + 2.0 * b)).abs() < 1e-6, "{da}");
+    assert!((db - (a * a + 2.0 * a)).abs() < 1e-6, "{db}");
+}

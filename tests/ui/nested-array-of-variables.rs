@@ -1,11 +1,21 @@
-// A 2-D array built in the body starts from constants; one built from variables would lose
-// its elements' derivatives, and is rejected at the literal.
+// A 2-D array built in the body starts from constants, or from rows written out in a `let`
+// (`[[x, y], [y, x]]`); one built from array variables would lose its elements' derivatives,
+// and is rejected at the literal.
 use revad::reverse;
 
 #[reverse]
 fn f(x: f64, y: f64) -> f64 {
-    let m = [[x, y], [y, x]]; //~ ERROR #[reverse] builds 2-D arrays from constants
+    let r = [x, y];
+    let m = [r, [y, x]]; //~ ERROR #[reverse] builds 2-D arrays from constants
     m[0][1] * m[1][1]
 }
 
-fn main() {}
+#[reverse]
+fn g(x: f64, y: f64) -> f64 {
+    let m = [[x, y], [y * 2.0, x]];
+    m[0][1] * m[1][0]
+}
+
+fn main() {
+    let _ = g_grad(1.0, 2.0);
+}

@@ -59,6 +59,9 @@ impl Lowerer<'_> {
         if annot.is_none() && self.bind_element_ref(pat, &init.expr, out) {
             return Value::Unit;
         }
+        if self.build_nested_array(pat, annot.as_ref(), &init.expr, out) {
+            return Value::Unit;
+        }
         // `let it = xs.iter().map(..);`: lowered where it is consumed (see `iter`).
         if let syn::Pat::Ident(p) = pat {
             let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();
@@ -82,6 +85,81 @@ impl Lowerer<'_> {
         };
         self.bind_pattern(pat, value, annot, first_new, out);
         Value::Unit
+    }
+
+    /// `let m = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]];`, a 2-D array literal with
+    /// computed entries, as the constant it starts from and the writes of those entries:
+    /// `let e0 = c; let e1 = -s; ..; let mut m = [[0.0, 0.0, 0.0], .., [0.0, 0.0, 1.0]];
+    /// m[0][0] = e0; ..` (the entries are computed first, in order, as Rust does, and may
+    /// read an `m` they shadow). Returns false, having lowered nothing, for any other `let`.
+    fn build_nested_array(
+        &mut self,
+        pat: &syn::Pat,
+        annot: Option<&syn::Type>,
+        init: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> bool {
+        let syn::Pat::Ident(p) = pat else {
+            return false;
+        };
+        if p.by_ref.is_some() || p.subpat.is_some() {
+            return false;
+        }
+        let syn::Expr::Array(outer) = super::strip(init) else {
+            return false;
+        };
+        let rows: Option<Vec<&syn::ExprArray>> = outer
+            .elems
+            .iter()
+            .map(|row| match super::strip(row) {
+                syn::Expr::Array(row) => Some(row),
+                _ => None,
+            })
+            .collect();
+        let Some(rows) = rows.filter(|rows| !rows.is_empty()) else {
+            return false;
+        };
+        let scalar =
+            |e: &syn::Expr| !matches!(super::strip(e), syn::Expr::Array(_) | syn::Expr::Repeat(_));
+        let computed = |this: &Self, e: &syn::Expr| {
+            !matches!(super::strip(e), syn::Expr::Lit(_))
+                && !matches!(super::strip(e), syn::Expr::Unary(u) if matches!(super::strip(&u.expr), syn::Expr::Lit(_)))
+                && !this.opaque(e).reads.is_empty()
+        };
+        if !rows.iter().all(|r| r.elems.iter().all(scalar))
+            || !rows
+                .iter()
+                .any(|r| r.elems.iter().any(|e| computed(self, e)))
+        {
+            return false;
+        }
+        let mut stmts: Vec<syn::Stmt> = Vec::new();
+        let mut writes: Vec<syn::Stmt> = Vec::new();
+        let mut constant_rows = Vec::new();
+        for (i, row) in rows.iter().enumerate() {
+            let mut items = Vec::new();
+            for (j, item) in row.elems.iter().enumerate() {
+                if !computed(self, item) {
+                    items.push(item.clone());
+                    continue;
+                }
+                let span = item.span();
+                let temp = syn::Ident::new(&format!("__ad_entry{}_{i}_{j}", self.vars.len()), span);
+                stmts.push(syn::parse_quote_spanned!(span=> let #temp = #item;));
+                let name = &p.ident;
+                writes.push(syn::parse_quote_spanned!(span=> #name[#i][#j] = #temp;));
+                items.push(syn::parse_quote_spanned!(span=> 0.0));
+            }
+            constant_rows.push(quote::quote_spanned!(row.span()=> [#(#items),*]));
+        }
+        let name = &p.ident;
+        let annot = annot.map(|ty| quote::quote!(: #ty));
+        stmts.push(syn::parse_quote_spanned! {outer.span()=>
+            let mut #name #annot = [#(#constant_rows),*];
+        });
+        stmts.extend(writes);
+        self.lower_stmts(&stmts, out, super::Tail::Discard);
+        true
     }
 
     /// `let v = &xs[i];` for an array of floats `xs`: `v` is the element's value, read as

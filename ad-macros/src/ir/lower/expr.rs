@@ -1897,7 +1897,8 @@ impl Lowerer<'_> {
     /// A 2-D (or deeper) array built in the body, `[[0.0; D]; T]` or `[[1.0, 2.0], [3.0,
     /// 4.0]]`, from constants: an aggregate (a nested container, see `places`) whose
     /// elements the body may then write (`q[t][i] += ..`) and read (`q[t][i]`). One built
-    /// from variables is rejected (its elements' derivatives would be lost).
+    /// from variables is rejected (its elements' derivatives would be lost), but for the rows
+    /// written out in a `let` (see `build_nested_array`).
     fn nested_array(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
         let opaque = self.opaque(expr);
         // (Lengths may be integer variables: `vec![vec![0.0; n]; m]`.)
@@ -1908,8 +1909,9 @@ impl Lowerer<'_> {
         if !lengths_only {
             self.cx.error(
                 expr,
-                "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`); start from \
-                 one and assign its elements (`q[t][i] = x;`)",
+                "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`) and, in a \
+                 `let`, from rows written out (`let m = [[c, -s], [s, c]];`); start from one \
+                 and assign its elements (`q[t][i] = x;`)",
             );
             return Value::Error;
         }
