@@ -1083,25 +1083,31 @@ impl Lowerer<'_> {
     /// float intrinsic, a wrapper (`Some(..)`) or a tuple struct's constructor.
     fn calls_a_companion(&self, expr: &syn::Expr) -> bool {
         match super::strip(expr) {
-            syn::Expr::Call(call) => match &*call.func {
-                syn::Expr::Path(p) => {
-                    let last = p.path.segments.last().map(|s| s.ident.to_string());
-                    let last = last.unwrap_or_default();
-                    let camel = p.path.segments.len() == 1 && last.starts_with(char::is_uppercase);
-                    !camel
-                        && !super::rename::is_wrapper(&p.path)
-                        && rules::lookup(&last).is_none()
-                        && !self.is_closure_callee(&call.func)
-                        && !self.passes_a_function(call, true)
-                }
-                _ => false,
-            },
+            syn::Expr::Call(call) => self.companion_call(call, true),
             syn::Expr::MethodCall(call) => {
                 rules::lookup(&call.method.to_string()).is_none()
                     && self.is_place_expr(&call.receiver)
             }
             _ => false,
         }
+    }
+
+    /// Whether `call` is a call of a function through split companions (`cross(a, b)`), not
+    /// of a float intrinsic (`f64::min(a, b)`), a wrapper (`Some(..)`), a tuple struct's
+    /// constructor, a closure or a function that takes a function (`passes_a_function`,
+    /// with `bound`).
+    pub(super) fn companion_call(&self, call: &syn::ExprCall, bound: bool) -> bool {
+        let syn::Expr::Path(p) = &*call.func else {
+            return false;
+        };
+        let last = p.path.segments.last().map(|s| s.ident.to_string());
+        let last = last.unwrap_or_default();
+        let camel = p.path.segments.len() == 1 && last.starts_with(char::is_uppercase);
+        !camel
+            && !super::rename::is_wrapper(&p.path)
+            && rules::lookup(&last).is_none()
+            && !self.is_closure_callee(&call.func)
+            && !self.passes_a_function(call, bound)
     }
 
     /// A call through the split companions of the callee `key` (a path, or a method's name);

@@ -95,9 +95,9 @@ impl Lowerer<'_> {
                             )
                             || constructed
                             || (self.passes_on_aggregates()
-                                && !matches!(&*init.expr, syn::Expr::Call(c) if self.passes_a_function(c, true))
+                                && matches!(&*init.expr, syn::Expr::Call(c) if self.companion_call(c, true))
                                 && only_passed_on(rest, &p.ident, &|c: &syn::ExprCall| {
-                                    self.passes_a_function(c, false)
+                                    self.companion_call(c, false)
                                 }))
                     }
                 };
@@ -416,11 +416,11 @@ fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {
 fn only_passed_on(
     stmts: &[syn::Stmt],
     name: &syn::Ident,
-    passes_a_function: &dyn Fn(&syn::ExprCall) -> bool,
+    companion_call: &dyn Fn(&syn::ExprCall) -> bool,
 ) -> bool {
     struct Finder<'a> {
         name: &'a syn::Ident,
-        passes_a_function: &'a dyn Fn(&syn::ExprCall) -> bool,
+        companion_call: &'a dyn Fn(&syn::ExprCall) -> bool,
         uses: usize,
         passed: usize,
     }
@@ -429,7 +429,7 @@ fn only_passed_on(
             self.uses += usize::from(e.path.is_ident(self.name));
         }
         fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
-            if matches!(&*e.func, syn::Expr::Path(_)) && !(self.passes_a_function)(e) {
+            if (self.companion_call)(e) {
                 let passed = e
                     .args
                     .iter()
@@ -442,7 +442,7 @@ fn only_passed_on(
     }
     let mut finder = Finder {
         name,
-        passes_a_function,
+        companion_call,
         uses: 0,
         passed: 0,
     };
