@@ -3838,3 +3838,53 @@ fn two_dimensional_literals_of_computed_entries() {
     assert!((da - (2.0 * a * b + 2.0 * b)).abs() < 1e-6, "{da}");
     assert!((db - (a * a + 2.0 * a)).abs() < 1e-6, "{db}");
 }
+
+/// `Σ (a_i b_j)^2` through a matrix `vec![vec![0.0; b.len()]; a.len()]`, whose lengths are
+/// the slices' (`.len()` carries no derivative).
+#[reverse]
+fn outer_product_energy(a: &[f64], b: &[f64]) -> f64 {
+    let mut m = vec![vec![0.0; b.len()]; a.len()];
+    for i in 0..a.len() {
+        for j in 0..b.len() {
+            m[i][j] = a[i] * b[j];
+        }
+    }
+    let mut s = 0.0;
+    for row in &m {
+        for v in row {
+            s += v * v;
+        }
+    }
+    s
+}
+
+/// Points `(x, x^2)` in `vec![[0.0; 2]; x.len()]`.
+#[reverse]
+fn parabola_points(x: &[f64]) -> f64 {
+    let mut p = vec![[0.0; 2]; x.len()];
+    for i in 0..x.len() {
+        p[i][0] = x[i];
+        p[i][1] = x[i] * x[i];
+    }
+    p[0][1] + p[1][0] * p[2][1]
+}
+
+#[test]
+fn nested_vectors_with_lengths_of_slices() {
+    let (a, b) = ([1.0, 2.0, -0.5], [3.0, 4.0]);
+    let (v, (ga, gb)) = outer_product_energy_grad(&a, &b);
+    same(v, outer_product_energy(&a, &b));
+    // |a|^2 |b|^2: d/da = 2 a |b|^2, d/db = 2 b |a|^2.
+    let (na, nb) = (5.25, 25.0);
+    for i in 0..3 {
+        close(ga[i], 2.0 * a[i] * nb, 1e-15);
+    }
+    for j in 0..2 {
+        close(gb[j], 2.0 * b[j] * na, 1e-15);
+    }
+    let x = [0.5, 2.0, -1.5];
+    let (v, g) = parabola_points_grad(&x);
+    same(v, parabola_points(&x));
+    // x0^2 + x1 x2^2.
+    assert_eq!(g, vec![2.0 * x[0], x[2] * x[2], 2.0 * x[1] * x[2]]);
+}

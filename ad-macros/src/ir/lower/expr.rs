@@ -1870,7 +1870,7 @@ impl Lowerer<'_> {
             return self.opaque_value(&expr, Ty::Other, out);
         }
         if array.elems.iter().any(is_array_expr) {
-            return self.nested_array(&syn::Expr::Array(array.clone()), out);
+            return self.nested_array(&syn::Expr::Array(array.clone()), array.span(), out);
         }
         let mut elems = Vec::new();
         for e in &array.elems {
@@ -1905,16 +1905,21 @@ impl Lowerer<'_> {
     /// elements the body may then write (`q[t][i] += ..`) and read (`q[t][i]`). One built
     /// from variables is rejected (its elements' derivatives would be lost), but for the rows
     /// written out in a `let` (see `build_nested_array`).
-    fn nested_array(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Value {
+    fn nested_array(
+        &mut self,
+        expr: &syn::Expr,
+        at: proc_macro2::Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
         let opaque = self.opaque(expr);
-        // (Lengths may be integer variables: `vec![vec![0.0; n]; m]`.)
+        // (Lengths may be integer variables or lengths: `vec![vec![0.0; b.len()]; m]`.)
         let lengths_only = opaque
-            .reads
+            .flows
             .iter()
             .all(|&r| matches!(self.vars[r].ty, Ty::Usize | Ty::I32));
         if !lengths_only {
-            self.cx.error(
-                expr,
+            self.cx.error_at(
+                at,
                 "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`) and, in a \
                  `let`, from rows written out (`let m = [[c, -s], [s, c]];`); start from one \
                  and assign its elements (`q[t][i] = x;`)",
@@ -1935,7 +1940,7 @@ impl Lowerer<'_> {
 
     fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
         if is_array_expr(&repeat.expr) {
-            return self.nested_array(&syn::Expr::Repeat(repeat.clone()), out);
+            return self.nested_array(&syn::Expr::Repeat(repeat.clone()), repeat.span(), out);
         }
         let value = self.lower_expr(&repeat.expr, out);
         let Some(elem) = self.number(value, &repeat.expr, ARRAY_OF_NUMBERS) else {
@@ -1985,7 +1990,7 @@ impl Lowerer<'_> {
             inner => is_array_expr(inner),
         };
         if nested {
-            let value = self.nested_array(&vec_repeat_call(&repeat, false), out);
+            let value = self.nested_array(&vec_repeat_call(&repeat, false), mac.span(), out);
             if let Value::Op(Operand::Var(v)) = value {
                 let witness = vec_repeat_call(&repeat, true).into_token_stream();
                 self.witnesses.push((v, witness));
