@@ -765,6 +765,8 @@ impl Lowerer<'_> {
                     || self.function_param(a).is_some()
                     || matches!(super::strip(a), syn::Expr::Reference(r) if self.function_param(&r.expr).is_some())
                     || self.shared_float_arg(a)
+                    // (A tuple of floats is an error at the argument, below.)
+                    || matches!(super::strip(a), syn::Expr::Tuple(t) if t.elems.iter().any(|e| self.is_float_expr(e)))
             });
             if self.is_poisoned(&call.func) {
                 return Value::Error;
@@ -1332,6 +1334,15 @@ impl Lowerer<'_> {
                     by_mut.pop();
                     closures.push((k, closure, false));
                     continue;
+                }
+                Value::Tuple(_) => {
+                    self.cx.error(
+                        arg,
+                        "#[reverse] passes numbers, arrays, structs or inactive values to \
+                         functions, not tuples of differentiated values; pass the elements as \
+                         parameters of their own (`g(a, b)`), or a struct of them",
+                    );
+                    return Value::Error;
                 }
                 _ => {
                     self.cx.error(
