@@ -3888,3 +3888,43 @@ fn nested_vectors_with_lengths_of_slices() {
     // x0^2 + x1 x2^2.
     assert_eq!(g, vec![2.0 * x[0], x[2] * x[2], 2.0 * x[1] * x[2]]);
 }
+
+/// A constant of the program, from a plain function.
+fn gain() -> f64 {
+    2.5
+}
+
+/// Values of types the macro cannot see, used in float arithmetic: an `Option`'s default and
+/// a plain function's result, at the top level and in a loop (where they are stored for the
+/// reverse sweep, whose type their use settles).
+#[reverse]
+fn unseen_float_types(xs: &[f64], scale: Option<f64>) -> f64 {
+    let k = gain();
+    let mut t = xs[0] * xs[0] * scale.unwrap_or(1.0) * k;
+    for x in xs {
+        let g = gain();
+        t += (x * g).sin() * scale.unwrap_or(0.5);
+    }
+    t
+}
+
+#[test]
+fn values_of_unseen_types_in_float_arithmetic() {
+    let xs = [0.4, -1.2, 2.0];
+    for scale in [Some(3.0), None] {
+        let (v, g) = unseen_float_types_grad(&xs, scale);
+        same(v, unseen_float_types(&xs, scale));
+        let (s0, s1) = (scale.unwrap_or(1.0), scale.unwrap_or(0.5));
+        let expected: Vec<f64> = xs
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                let first = if i == 0 { 2.0 * x * s0 * 2.5 } else { 0.0 };
+                first + 2.5 * (x * 2.5).cos() * s1
+            })
+            .collect();
+        for (a, b) in g.iter().zip(&expected) {
+            close(*a, *b, 1e-14);
+        }
+    }
+}

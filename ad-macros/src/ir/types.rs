@@ -8,6 +8,7 @@ use super::{Body, FloatTy, Operand, Rhs, Shape, StmtKind, Ty, VarId};
 /// Resolves types in place. `default` is the precision of values nothing pins down.
 pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
     assign_roles(body);
+    settle_float_operands(body);
     let mut links: Vec<(VarId, VarId)> = Vec::new();
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let { var, rhs, .. } => match rhs {
@@ -67,6 +68,51 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
             Ty::Float(t @ None) => *t = Some(default),
             Ty::Array(info) if info.elem.is_none() => info.elem = Some(default),
             _ => {}
+        }
+    }
+}
+
+/// A value of a type the macro does not know (`let k = scale();`, `s.unwrap_or(1.0)`) that
+/// is an operand of float arithmetic or of a float intrinsic beside a float is a float: Rust
+/// has no other operand for a float's `*` but a reference to one, and a wrong guess is a type
+/// error where the value is stored (`push::<f64>(k)`), not a wrong number.
+fn settle_float_operands(body: &mut Body) {
+    let is_float = |body: &Body, op: &Operand| match op {
+        Operand::Var(v) => body.vars[*v].ty.is_float(),
+        Operand::Lit(_, kind) => matches!(kind, super::LitKind::Float(_)),
+    };
+    loop {
+        let mut operands: Vec<Vec<Operand>> = Vec::new();
+        walk(&body.block, &mut |stmt, _| match &stmt.kind {
+            StmtKind::Let {
+                rhs: Rhs::Binary(_, a, b),
+                ..
+            } => operands.push(vec![a.clone(), b.clone()]),
+            StmtKind::Let {
+                rhs: Rhs::Intrinsic(rule, args),
+                ..
+            } => operands.push(args.iter().take(rule.arity).cloned().collect()),
+            StmtKind::Assign { var, value, .. } => {
+                operands.push(vec![Operand::Var(*var), value.clone()])
+            }
+            _ => {}
+        });
+        let mut changed = false;
+        for ops in operands {
+            if !ops.iter().any(|op| is_float(body, op)) {
+                continue;
+            }
+            for op in ops {
+                if let Operand::Var(v) = op {
+                    if body.vars[v].ty == Ty::Unknown {
+                        body.vars[v].ty = Ty::Float(None);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            return;
         }
     }
 }
