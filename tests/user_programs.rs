@@ -3928,3 +3928,36 @@ fn values_of_unseen_types_in_float_arithmetic() {
         }
     }
 }
+
+/// What an iterator chain says about the items, without derivatives: a count, flags, a
+/// position (each computed as written, from differentiated items).
+#[reverse]
+fn counted_and_found(xs: &[f64]) -> f64 {
+    let positives = xs.iter().filter(|v| **v > 0.0).count();
+    let big = xs.iter().any(|v| *v > 1.5);
+    let all_small = xs.iter().all(|v| v.abs() < 10.0);
+    let i = xs.iter().position(|v| *v > 1.0).unwrap_or(0);
+    let found = xs.iter().rposition(|v| *v < 0.0).is_some();
+    let mut s = xs[i] * xs[i] * positives as f64;
+    if big && all_small {
+        s += xs[0];
+    }
+    if found {
+        s *= 2.0;
+    }
+    s
+}
+
+#[test]
+fn counts_flags_and_positions_of_a_chain() {
+    // 2 positives, one above 1.5, all small, the first above 1 at 2, a negative: 2 (2 x2^2 + x0).
+    let xs = [0.5, -1.0, 2.0];
+    let (v, g) = counted_and_found_grad(&xs);
+    same(v, counted_and_found(&xs));
+    assert_eq!(g, vec![2.0, 0.0, 8.0 * xs[2]]);
+    // No item above 1: xs[0] squared, once per positive; no negative.
+    let xs = [0.5, 0.25];
+    let (v, g) = counted_and_found_grad(&xs);
+    same(v, counted_and_found(&xs));
+    assert_eq!(g, vec![4.0 * xs[0], 0.0]);
+}

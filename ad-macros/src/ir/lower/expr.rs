@@ -482,6 +482,19 @@ impl Lowerer<'_> {
             self.cx.error(&call.method, super::options::ELEMENT_OPTION);
             return Value::Error;
         }
+        // `xs.iter().filter(|v| **v > 0.0).count()`, `.any(..)`, `.position(..).unwrap_or(0)`:
+        // an integer or a flag, computed as written.
+        if let Some(ty) = counted(expr) {
+            let mut opaque = self.opaque(expr);
+            opaque.flows.clear();
+            return Value::Op(Operand::Var(self.let_opaque(
+                out,
+                "t",
+                ty,
+                opaque,
+                expr.span(),
+            )));
+        }
         let name = call.method.to_string();
         if let syn::Expr::Path(p) = super::strip(&call.receiver) {
             let chain = match p.path.get_ident().map(|i| self.lookup(&i.to_string())) {
@@ -2659,6 +2672,46 @@ impl Value {
 }
 
 /// An array expression (`[a, b]`, `[x; N]`), under parentheses.
+/// The type of `expr` when it is what an iterator chain says about its items, without
+/// derivatives whatever they are: `.count()` (a `usize`), `.any(..)` and `.all(..)` (a
+/// `bool`), `.position(..)` and `.rposition(..)` (an `Option<usize>`, then `usize` after
+/// `.unwrap()`, `.unwrap_or(k)`, `.unwrap_or_default()`, `.expect(..)`, or `bool` after
+/// `.is_some()`, `.is_none()`), on a chain that starts with `.iter()` or `.into_iter()` (a
+/// method of those names on a type of the user's may compute a float).
+fn counted(expr: &syn::Expr) -> Option<Ty> {
+    let syn::Expr::MethodCall(call) = super::strip(expr) else {
+        return None;
+    };
+    let name = call.method.to_string();
+    let after_position = |ty: Ty| {
+        let syn::Expr::MethodCall(inner) = super::strip(&call.receiver) else {
+            return None;
+        };
+        (matches!(inner.method.to_string().as_str(), "position" | "rposition")
+            && from_an_iterator(&inner.receiver))
+        .then_some(ty)
+    };
+    match name.as_str() {
+        "count" if call.args.is_empty() => from_an_iterator(&call.receiver).then_some(Ty::Usize),
+        "any" | "all" => from_an_iterator(&call.receiver).then_some(Ty::Bool),
+        "position" | "rposition" => from_an_iterator(&call.receiver).then_some(Ty::Other),
+        "unwrap" | "unwrap_or" | "unwrap_or_default" | "expect" => after_position(Ty::Usize),
+        "is_some" | "is_none" => after_position(Ty::Bool),
+        _ => None,
+    }
+}
+
+/// Whether `expr` is an iterator chain: methods down to an `.iter()` or `.into_iter()`.
+fn from_an_iterator(expr: &syn::Expr) -> bool {
+    match super::strip(expr) {
+        syn::Expr::MethodCall(call) => {
+            matches!(call.method.to_string().as_str(), "iter" | "into_iter")
+                || from_an_iterator(&call.receiver)
+        }
+        _ => false,
+    }
+}
+
 fn is_array_expr(expr: &syn::Expr) -> bool {
     matches!(
         super::strip(expr),
