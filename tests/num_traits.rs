@@ -531,3 +531,39 @@ fn hessian_of_num_traits_code() {
     close64(h[1][0], x.cos() * y, 1e-15);
     close64(h[1][1], x.sin(), 1e-15);
 }
+
+/// The float trait's methods called by path (`Float::powi(x, 2)`, `num_traits::Float::sin`,
+/// `<T as Float>::cos`), as generic code calls them to avoid method ambiguity.
+#[reverse]
+#[forward]
+fn by_trait_path<T: Float>(x: T, y: T) -> T {
+    Float::powi(x, 2) * num_traits::Float::sin(y) + <T as Float>::cos(x * y) + Float::hypot(x, y)
+}
+
+/// The same at a concrete type, with `<f64 as Float>::..`.
+#[reverse]
+fn by_trait_path_f64(x: f64, y: f64) -> f64 {
+    <f64 as Float>::exp(x) * Float::atan2(y, x)
+}
+
+#[test]
+fn float_trait_methods_by_path() {
+    let (x, y) = (0.7f64, 1.3f64);
+    let r = x.hypot(y);
+    let dx = 2.0 * x * y.sin() - y * (x * y).sin() + x / r;
+    let dy = x * x * y.cos() - x * (x * y).sin() + y / r;
+    let (v, (gx, gy)) = by_trait_path_grad(x, y);
+    assert_eq!(v.to_bits(), by_trait_path(x, y).to_bits());
+    close64(gx, dx, 1e-14);
+    close64(gy, dy, 1e-14);
+    let (_, t) = by_trait_path_jvp(x, y, 1.0, 0.0);
+    close64(t, dx, 1e-14);
+    let (_, (gx32, gy32)) = by_trait_path_grad(x as f32, y as f32);
+    close32(gx32, dx);
+    close32(gy32, dy);
+    let (v, (gx, gy)) = by_trait_path_f64_grad(x, y);
+    assert_eq!(v.to_bits(), by_trait_path_f64(x, y).to_bits());
+    // e^x atan2(y, x): d/dx = e^x (atan2 - y / r^2), d/dy = e^x x / r^2.
+    close64(gx, x.exp() * (y.atan2(x) - y / (r * r)), 1e-14);
+    close64(gy, x.exp() * x / (r * r), 1e-14);
+}

@@ -720,6 +720,28 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
+            // `Float::sin(x)`, `num_traits::Float::powi(x, 2)`, `<T as Float>::cos(x)`: the
+            // float trait's method, of the argument's type (or of the qualified self's).
+            if let [.., trait_name, name] = segments.as_slice() {
+                let rule = rules::lookup(name).filter(|rule| {
+                    trait_name == "Float"
+                        && call.args.len() == rule.arity + usize::from(rule.int_exponent)
+                });
+                if let Some(rule) = rule {
+                    let args: Vec<&syn::Expr> = call.args.iter().collect();
+                    let span = func
+                        .path
+                        .segments
+                        .last()
+                        .map_or(func.span(), |s| s.ident.span());
+                    let value = self.lower_intrinsic(expr, rule, &args, span, out);
+                    if let Some(float) = func.qself.as_ref().and_then(|q| self.sig.float_of(&q.ty))
+                    {
+                        self.pin_float(&value, float);
+                    }
+                    return value;
+                }
+            }
             if let [_, name] = segments.as_slice() {
                 // `f64::sin(x)`, `T::sin(x)`, `T::from_f64(0.5)`.
                 let float = self.sig.float_named(&func.path.segments[0].ident);
