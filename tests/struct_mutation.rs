@@ -479,3 +479,36 @@ fn a_field_assigned_a_struct_expression_or_a_call() {
     assert_relative_eq!(gx, dx, max_relative = 1e-14);
     assert_relative_eq!(gy, dy, max_relative = 1e-14);
 }
+
+/// A struct started from `Default` and written field by field, at the top level and in a
+/// loop (where the reverse sweep pops it by the type the `let` names).
+#[reverse]
+fn from_default(xs: &[f64]) -> f64 {
+    let mut p = P2::default();
+    p.x = xs[0] * 2.0;
+    p.y = xs[1];
+    let mut s = p.x * p.y;
+    for x in xs {
+        let mut q: P2 = Default::default();
+        q.x = *x;
+        q.y = q.x * q.x;
+        s += q.x * q.y;
+    }
+    s
+}
+
+#[test]
+fn structs_started_from_default() {
+    let xs = [1.5, -0.5, 2.0];
+    let (v, g) = from_default_grad(&xs);
+    assert_eq!(v, from_default(&xs));
+    // 2 x0 x1 + Σ x^3.
+    let expected = [
+        2.0 * xs[1] + 3.0 * xs[0] * xs[0],
+        2.0 * xs[0] + 3.0 * xs[1] * xs[1],
+        3.0 * xs[2] * xs[2],
+    ];
+    for (a, b) in g.iter().zip(&expected) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-15);
+    }
+}

@@ -308,6 +308,11 @@ impl Emitter<'_> {
             match &self.body.vars[v].ty {
                 // A copy of a part of a parameter: typed like the part.
                 Ty::Array(info) if info.agg => match def {
+                    // (`let mut m: Model = Default::default();`: the type as written.)
+                    _ if self.body.declared_type(v).is_some() => {
+                        let ty = self.aggregate_type(v);
+                        quote!(let #name: #ty = #stack.pop_any::<#ty>();)
+                    }
                     Some(Rhs::Index(root, path)) => {
                         let root = &self.body.vars[*root].name;
                         let path = self.path(path);

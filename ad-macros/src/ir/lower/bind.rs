@@ -468,6 +468,11 @@ impl Lowerer<'_> {
     ) {
         if let Some(t) = float {
             self.vars[id].ty = Ty::Float(Some(t));
+        } else if let (Some(ty), true) = (annot, self.is_aggregate(id)) {
+            // `let mut m: Model = Default::default();`: the type the reverse sweep pops.
+            if !self.declared.iter().any(|(v, _)| *v == id) {
+                self.declared.push((id, ty.to_token_stream()));
+            }
         } else if let Some(ty) = annot {
             // A type that mentions a float (`Vec<f32>`, `Option<f64>`) may hold differentiated
             // values: it stays unknown rather than known-inactive.

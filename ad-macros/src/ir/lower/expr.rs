@@ -832,6 +832,23 @@ impl Lowerer<'_> {
                 return Value::Error;
             }
         }
+        // `let mut m = Model::default();`, its fields then written: a struct from a call the
+        // macro does not see into, of constants (see `results` for the shape).
+        if matches!(
+            self.result_shape,
+            Some(super::results::ResultShape::Aggregate)
+        ) {
+            self.result_shape = None;
+            let ty = Ty::Array(ArrayInfo {
+                elem: None,
+                shape: Shape::Like(usize::MAX),
+                agg: true,
+            });
+            let opaque = self.opaque(expr);
+            let var = self.let_opaque(out, "t", ty, opaque, expr.span());
+            self.settle_result_shape(var);
+            return Value::Op(Operand::Var(var));
+        }
         self.opaque_value(expr, Ty::Unknown, out)
     }
 

@@ -342,7 +342,7 @@ fn is_name(expr: &syn::Expr, name: &syn::Ident, mutable: bool) -> bool {
 }
 
 /// Whether `expr` calls a constructor of a type of the user's: `Type::new(..)`,
-/// `Type::new_*(..)`, `Type::from_*(..)`, `Type::with_*(..)` (`Self` too), of a type named in
+/// `Type::default()`, `Type::new_*(..)`, `Type::from_*(..)`, `Type::with_*(..)` (`Self` too), of a type named in
 /// upper camel case that is not a container of the standard library or one of `nalgebra`'s
 /// matrix types (whose constructors are the runtime's rules).
 fn is_constructor_call(expr: &syn::Expr) -> bool {
@@ -367,6 +367,7 @@ pub(super) fn is_constructor_path(path: &syn::Path) -> bool {
         segments[n - 1].ident.to_string(),
     );
     let constructor = name == "new"
+        || name == "default"
         || ["new_", "from_", "with_"]
             .iter()
             .any(|p| name.starts_with(p));
