@@ -874,3 +874,35 @@ fn zip_and_enumerate_after_flatten() {
         assert!(dy[n..].iter().all(|&d| d == 0.0));
     }
 }
+
+/// Weights of a model, a constant table.
+const TABLE: [f64; 3] = [0.5, 1.0, 2.0];
+
+/// Chains that start from a constant table zipped with the input: the `for` loops they
+/// stand for.
+#[reverse]
+fn weighted_by_a_table(x: &[f64]) -> f64 {
+    let s: f64 = TABLE.iter().zip(x).map(|(w, v)| w * v * v).sum();
+    let p: f64 = TABLE
+        .iter()
+        .zip(x.iter())
+        .map(|(w, v)| w + v)
+        .product::<f64>();
+    s + p
+}
+
+#[test]
+fn chains_over_a_constant_table() {
+    let x = [1.0, 2.0, 3.0];
+    let (v, g) = weighted_by_a_table_grad(&x);
+    assert_eq!(v.to_bits(), weighted_by_a_table(&x).to_bits());
+    let p: f64 = TABLE.iter().zip(&x).map(|(w, v)| w + v).product();
+    for i in 0..3 {
+        let expected = 2.0 * TABLE[i] * x[i] + p / (TABLE[i] + x[i]);
+        assert!(
+            (g[i] - expected).abs() <= 1e-14 * expected.abs(),
+            "{i}: {} vs {expected}",
+            g[i]
+        );
+    }
+}

@@ -248,7 +248,12 @@ impl Lowerer<'_> {
                                 break Source::Array { view, by_ref, rev };
                             }
                             Some(Err(())) => return Some(Value::Error),
-                            None => return self.chain_error(&m.receiver, "an iterator over a float array bound to a name"),
+                            // `W.iter().zip(x).map(|(w, v)| w * v).sum()` over a constant
+                            // table: the `for` loop it stands for, which walks such tables.
+                            None => match sum_as_loop(call) {
+                                Some(block) => return Some(self.lower_expr(&block, out)),
+                                None => return self.chain_error(&m.receiver, "an iterator over a float array bound to a name"),
+                            },
                         },
                         ("chunks" | "chunks_exact" | "windows", 1) => match self.chunked(m, out) {
                             Some(Ok(chunked)) => break Source::Chunks(chunked),
@@ -1155,4 +1160,42 @@ pub(super) fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
         }
         _ => None,
     }
+}
+
+/// `SEQ.map(|pat| body).sum()` (or `.product()`) as `{ let mut acc = 0.0; for pat in SEQ {
+/// acc += body; } acc }` (`*=` from `1.0`), for a sequence that an iterator chain does not
+/// take but a `for` loop does (a zip with a constant table first). `None` for other chains.
+fn sum_as_loop(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let (op, start) = match call.method.to_string().as_str() {
+        "sum" => (quote::quote!(+=), quote::quote!(0.0)),
+        "product" => (quote::quote!(*=), quote::quote!(1.0)),
+        _ => return None,
+    };
+    if !call.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(map) = strip(&call.receiver) else {
+        return None;
+    };
+    let syn::Expr::Closure(closure) = strip(map.args.first()?) else {
+        return None;
+    };
+    if map.method != "map" || closure.inputs.len() != 1 {
+        return None;
+    }
+    let pat = match &closure.inputs[0] {
+        syn::Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    let (seq, body) = (&map.receiver, &closure.body);
+    let acc = syn::Ident::new("__ad_accumulated", call.method.span());
+    Some(syn::parse_quote_spanned! {call.span()=>
+        {
+            let mut #acc = #start;
+            for #pat in #seq {
+                #acc #op #body;
+            }
+            #acc
+        }
+    })
 }
