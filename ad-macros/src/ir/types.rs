@@ -72,8 +72,8 @@ pub(crate) fn resolve(body: &mut Body, default: FloatTy) {
     }
 }
 
-/// A value of a type the macro does not know (`let k = scale();`, `s.unwrap_or(1.0)`) that
-/// is an operand of float arithmetic or of a float intrinsic beside a float is a float: Rust
+/// A call's result of a type the macro does not know (`let k = scale();`, `s.unwrap_or(1.0)`)
+/// that is an operand of float arithmetic or of a float intrinsic beside a float is a float: Rust
 /// has no other operand for a float's `*` but a reference to one, and a wrong guess is a type
 /// error where the value is stored (`push::<f64>(k)`), not a wrong number.
 fn settle_float_operands(body: &mut Body) {
@@ -97,6 +97,21 @@ fn settle_float_operands(body: &mut Body) {
             }
             _ => {}
         });
+        // (Only a call's result: an element of an integer array, `for &v in w` with `w:
+        // &[i32]`, stays an integer, whose use in float arithmetic rustc reports.)
+        let mut calls = vec![false; body.vars.len()];
+        walk(&body.block, &mut |stmt, _| {
+            if let StmtKind::Let {
+                var,
+                rhs: Rhs::Opaque(opaque),
+                ..
+            } = &stmt.kind
+            {
+                let last = opaque.expr.clone().into_iter().last();
+                calls[*var] = matches!(last, Some(proc_macro2::TokenTree::Group(g))
+                    if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+            }
+        });
         let mut changed = false;
         for ops in operands {
             if !ops.iter().any(|op| is_float(body, op)) {
@@ -104,7 +119,7 @@ fn settle_float_operands(body: &mut Body) {
             }
             for op in ops {
                 if let Operand::Var(v) = op {
-                    if body.vars[v].ty == Ty::Unknown {
+                    if body.vars[v].ty == Ty::Unknown && calls[v] {
                         body.vars[v].ty = Ty::Float(None);
                         changed = true;
                     }
