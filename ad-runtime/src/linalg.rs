@@ -70,6 +70,13 @@ pub struct Entries<M>(core::marker::PhantomData<M>);
 
 /// An operand as generated code passes it: the value, or a reference to it (a `&Vector3<f64>`
 /// parameter).
+#[diagnostic::on_unimplemented(
+    message = "#[reverse] has no arithmetic rule for `{Self}`",
+    label = "an operand of an operator on a type #[reverse] does not differentiate through",
+    note = "#[reverse] differentiates operators on floats and on `nalgebra` vectors and \
+            matrices; for a type of your own (`impl Add for V2`), write the arithmetic on its \
+            fields, or call a method annotated with #[reverse] (`a.plus(&b)`)"
+)]
 pub trait Arg {
     /// The value.
     type Value;
@@ -101,6 +108,13 @@ scalar_args!(f32, f64);
 
 /// Where the reverse sweep adds the adjoint of an operand of type `V`: a scalar's
 /// [`ScalarSink`], or `&mut` a matrix's adjoint.
+#[diagnostic::on_unimplemented(
+    message = "#[reverse] has no arithmetic rule for this operand (its adjoint is `{V}`)",
+    label = "an operand of an operator on a type #[reverse] does not differentiate through",
+    note = "#[reverse] differentiates operators on floats and on `nalgebra` vectors and \
+            matrices; for a type of your own (`impl Add for V2`), write the arithmetic on its \
+            fields, or call a method annotated with #[reverse] (`a.plus(&b)`)"
+)]
 pub trait AdjSink<V> {
     /// Adds `adjoint`.
     fn add_adjoint(&mut self, adjoint: V);

@@ -3,14 +3,14 @@
 // (it used to panic with "errors reported but never emitted").
 use revad::{forward, reverse};
 
-fn unknown() -> f64 {
-    2.0
+fn unknown() -> (f64, f64) {
+    (2.0, 1.0)
 }
 
 #[reverse]
 #[forward]
 fn f(x: f64, y: f64) -> f64 {
-    let two = <f64 as Clone>::clone(&unknown()); //~ ERROR does not know its type
+    let two = unknown().0; //~ ERROR does not know its type
     let a = x.sin() * y + x.powi(2) / two;
     a * a
 }
