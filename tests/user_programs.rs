@@ -3694,12 +3694,14 @@ fn forward_mode_and_cps_programs() {
     close(d, fd1(|x| cps_recursive(x, 5), 0.3), 1e-8);
 }
 
-/// Integer ranges in `match` arms. The generated code keeps each of the user's literals at its
+/// Integer ranges in `match` arms (a half-open `..=-1` too, which `matches!` does not take).
+/// The generated code keeps each of the user's literals at its
 /// own span, so the lints that read a literal's text (CI runs `clippy -D warnings` on this
 /// file) read its own: a `2` spanned at the `0` of `0..=2` was `zero_prefixed_literal`.
 #[reverse]
 fn banded(x: f64, k: i32) -> f64 {
     match k {
+        ..=-1 => x * 4.0,
         0..=2 => x * 2.0,
         3 | 10..=20 => x * x,
         _ => x * 0.333_333_333_333_333_3,
@@ -3708,10 +3710,11 @@ fn banded(x: f64, k: i32) -> f64 {
 
 #[test]
 fn integer_range_arms_keep_their_literals() {
-    for k in [0, 2, 3, 7, 15, 25] {
+    for k in [-4, 0, 2, 3, 7, 15, 25] {
         let (v, d) = banded_grad(1.5, k);
         same(v, banded(1.5, k));
         let expected = match k {
+            ..=-1 => 4.0,
             0..=2 => 2.0,
             3 | 10..=20 => 3.0,
             _ => 0.333_333_333_333_333_3,

@@ -29,7 +29,10 @@ fn area_vjp(
     #[allow(dead_code)]
     type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
     let __m0 = &(s);
-    let __c1 = ::core::matches!(* __m0, Shape::Circle(_));
+    let __c1 = match *__m0 {
+        Shape::Circle(_) => true,
+        _ => false,
+    };
     let __t18: f64 = if __c1 {
         let __t2 = (*match &s {
             Shape::Circle(__v, ..) => __v,
@@ -44,7 +47,10 @@ fn area_vjp(
         let __t6 = __t5 * k;
         __t6
     } else {
-        let __c7 = ::core::matches!(* __m0, Shape::Rect { w : _, h : _ });
+        let __c7 = match *__m0 {
+            Shape::Rect { w: _, h: _ } => true,
+            _ => false,
+        };
         let __t17: f64 = if __c7 {
             let __t8 = (*match &s {
                 Shape::Rect { w: __v, .. } => __v,
@@ -58,7 +64,10 @@ fn area_vjp(
             let __t11 = __t10 * k;
             __t11
         } else {
-            let __c12 = ::core::matches!(* __m0, Shape::Empty);
+            let __c12 = match *__m0 {
+                Shape::Empty => true,
+                _ => false,
+            };
             let __t16: f64 = if __c12 {
                 0.0
             } else {
@@ -106,7 +115,10 @@ fn area_vjp(
             _ => ::core::unreachable!(),
         }) += __adj_t2;
     } else {
-        let __c7 = ::core::matches!(* __m0, Shape::Rect { w : _, h : _ });
+        let __c7 = match *__m0 {
+            Shape::Rect { w: _, h: _ } => true,
+            _ => false,
+        };
         let __adj_t17 = __adj_t18;
         if __c7 {
             let __t8 = (*match &s {
@@ -132,7 +144,10 @@ fn area_vjp(
                 _ => ::core::unreachable!(),
             }) += __adj_t8;
         } else {
-            let __c12 = ::core::matches!(* __m0, Shape::Empty);
+            let __c12 = match *__m0 {
+                Shape::Empty => true,
+                _ => false,
+            };
             let __adj_t16 = __adj_t17;
             if !__c12 {
                 let __t13 = (*match &s {
@@ -196,7 +211,10 @@ impl area {
         #[allow(dead_code)]
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
         let __m0 = &(s);
-        let __c1 = ::core::matches!(* __m0, Shape::Circle(_));
+        let __c1 = match *__m0 {
+            Shape::Circle(_) => true,
+            _ => false,
+        };
         let __t18: f64 = if __c1 {
             let __t2 = (*match &s {
                 Shape::Circle(__v, ..) => __v,
@@ -211,7 +229,10 @@ impl area {
             let __t6 = __t5 * k;
             __t6
         } else {
-            let __c7 = ::core::matches!(* __m0, Shape::Rect { w : _, h : _ });
+            let __c7 = match *__m0 {
+                Shape::Rect { w: _, h: _ } => true,
+                _ => false,
+            };
             let __t17: f64 = if __c7 {
                 let __t8 = (*match &s {
                     Shape::Rect { w: __v, .. } => __v,
@@ -225,7 +246,10 @@ impl area {
                 let __t11 = __t10 * k;
                 __t11
             } else {
-                let __c12 = ::core::matches!(* __m0, Shape::Empty);
+                let __c12 = match *__m0 {
+                    Shape::Empty => true,
+                    _ => false,
+                };
                 let __t16: f64 = if __c12 {
                     0.0
                 } else {
@@ -266,7 +290,10 @@ impl area {
         >::target(&mut __sink_0, &mut __revad_scratch_0, &s);
         let __adj_s = __revad_adj_0;
         let __m0 = &(s);
-        let __c1 = ::core::matches!(* __m0, Shape::Circle(_));
+        let __c1 = match *__m0 {
+            Shape::Circle(_) => true,
+            _ => false,
+        };
         let __adj_t18 = __seed;
         if __c1 {
             let __t2 = (*match &s {
@@ -294,7 +321,10 @@ impl area {
                 _ => ::core::unreachable!(),
             }) += __adj_t2;
         } else {
-            let __c7 = ::core::matches!(* __m0, Shape::Rect { w : _, h : _ });
+            let __c7 = match *__m0 {
+                Shape::Rect { w: _, h: _ } => true,
+                _ => false,
+            };
             let __adj_t17 = __adj_t18;
             if __c7 {
                 let __t8 = (*match &s {
@@ -320,7 +350,10 @@ impl area {
                     _ => ::core::unreachable!(),
                 }) += __adj_t8;
             } else {
-                let __c12 = ::core::matches!(* __m0, Shape::Empty);
+                let __c12 = match *__m0 {
+                    Shape::Empty => true,
+                    _ => false,
+                };
                 let __adj_t16 = __adj_t17;
                 if !__c12 {
                     let __t13 = (*match &s {
@@ -397,7 +430,10 @@ fn built_vjp(x: f64, __seed: f64) -> (f64, f64) {
     let __t0 = 2.0 * x;
     let c = Shape::Circle(__t0);
     let __m2 = &(c);
-    let __c3 = ::core::matches!(* __m2, Shape::Circle(_));
+    let __c3 = match *__m2 {
+        Shape::Circle(_) => true,
+        _ => false,
+    };
     let __t7: f64 = if __c3 {
         let __t4 = (*match &c {
             Shape::Circle(__v, ..) => __v,
@@ -481,7 +517,10 @@ impl built {
         let __t0 = 2.0 * x;
         let c = Shape::Circle(__t0);
         let __m2 = &(c);
-        let __c3 = ::core::matches!(* __m2, Shape::Circle(_));
+        let __c3 = match *__m2 {
+            Shape::Circle(_) => true,
+            _ => false,
+        };
         let __t7: f64 = if __c3 {
             let __t4 = (*match &c {
                 Shape::Circle(__v, ..) => __v,
@@ -513,7 +552,10 @@ impl built {
         type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
         let c: Shape = __stack.pop_any::<Shape>();
         let __m2 = &(c);
-        let __c3 = ::core::matches!(* __m2, Shape::Circle(_));
+        let __c3 = match *__m2 {
+            Shape::Circle(_) => true,
+            _ => false,
+        };
         let mut __adj_c = ::revad::__private::zeros_like(&c);
         let __adj_t7 = __seed;
         if __c3 {

@@ -349,9 +349,16 @@ impl Lowerer<'_> {
                 let guard =
                     self.with_closure_calls(guard, lazy, out, |this, expr, _| this.opaque(expr));
                 let g = guard.expr;
-                (quote!(::core::matches!(*#name, #pat if #g)), guard.reads)
+                (
+                    quote!(match *#name { #pat if #g => true, _ => false }),
+                    guard.reads,
+                )
             }
-            None => (quote!(::core::matches!(*#name, #pat)), Vec::new()),
+            // (`match`, not `matches!`, whose `$p:pat` does not take `..=-1`.)
+            None => (
+                quote!(match *#name { #pat => true, _ => false }),
+                Vec::new(),
+            ),
         };
         reads.push(subject);
         let opaque = Opaque {
