@@ -454,3 +454,29 @@ fn results_passed_on_whole() {
     assert_relative_eq!(gx, x * y.powi(4) / 8.0, max_relative = 1e-14);
     assert_relative_eq!(gy, x * x * y.powi(3) / 4.0, max_relative = 1e-14);
 }
+
+/// `Σ a_i b_i`.
+#[reverse]
+fn dot_of(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Array literals as arguments, by value and by reference.
+#[reverse]
+fn literal_arguments(x: f64, y: f64) -> f64 {
+    let c: [f64; 3] = cross([x, y, 1.0], [1.0, x, y]);
+    c[0] * c[1] + c[2] + dot_of(&[x, y], &[y, 2.0])
+}
+
+#[test]
+fn array_literals_as_arguments() {
+    let (x, y) = (0.7, 1.3);
+    let (v, (gx, gy)) = literal_arguments_grad(x, y);
+    assert_eq!(v.to_bits(), literal_arguments(x, y).to_bits());
+    let fd = check::finite_difference(|p| literal_arguments(p[0], p[1]), &[x, y]);
+    assert_relative_eq!(gx, fd[0], max_relative = 1e-7);
+    assert_relative_eq!(gy, fd[1], max_relative = 1e-7);
+    // c = (y^2 - x, 1 - x y, x^2 - y), f = c0 c1 + c2 + x y + 2 y: d/dx = -c1 - y c0 + 2x + y.
+    let (c0, c1) = (y * y - x, 1.0 - x * y);
+    assert_relative_eq!(gx, -c1 - y * c0 + 2.0 * x + y, max_relative = 1e-14);
+}

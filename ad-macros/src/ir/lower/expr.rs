@@ -802,6 +802,14 @@ impl Lowerer<'_> {
                     || self.shared_float_arg(a)
                     // (A tuple of floats is an error at the argument, below.)
                     || matches!(super::strip(a), syn::Expr::Tuple(t) if t.elems.iter().any(|e| self.is_float_expr(e)))
+                    // `cross([x, y, 1.0], b)`, `dot(&[x, y], w)`: an array literal of floats.
+                    || {
+                        let a = match super::strip(a) {
+                            syn::Expr::Reference(r) => super::strip(&r.expr),
+                            a => a,
+                        };
+                        matches!(a, syn::Expr::Array(t) if t.elems.iter().any(|e| self.is_float_expr(e)))
+                    }
             });
             if self.is_poisoned(&call.func) {
                 return Value::Error;
@@ -1332,6 +1340,22 @@ impl Lowerer<'_> {
                     args.push(Operand::Var(v));
                     by_ref.push(true);
                     continue;
+                }
+            }
+            // `&[x, y]`: a temporary array, passed by reference (a slice parameter).
+            if let syn::Expr::Reference(r) = super::strip(arg) {
+                let floats = matches!(super::strip(&r.expr), syn::Expr::Array(a)
+                    if a.elems.iter().any(|e| self.is_float_expr(e)));
+                if r.mutability.is_none() && floats {
+                    match self.lower_expr(&r.expr, out) {
+                        Value::Op(op @ Operand::Var(_)) => {
+                            args.push(op);
+                            by_ref.push(true);
+                            continue;
+                        }
+                        Value::Error => return Value::Error,
+                        _ => {}
+                    }
                 }
             }
             // `&x`, `&v[i]`: a float passed by shared reference (a `&f64` parameter).
