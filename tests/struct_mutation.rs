@@ -512,3 +512,40 @@ fn structs_started_from_default() {
         assert_relative_eq!(*a, *b, max_relative = 1e-15);
     }
 }
+
+/// A field assigned another part: a struct, then floats, at the top level and in a loop.
+#[reverse]
+fn parts_assigned_parts(xs: &[f64], y: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x: y, y },
+        m: y * 2.0,
+        hits: 0,
+        last: None,
+    };
+    let r = b.pos.x * 3.0;
+    let mut v = P2 { x: xs[0], y: 1.0 };
+    b.pos = v;
+    v.y = b.m;
+    b.m = b.pos.x;
+    let mut s = b.pos.x * r + v.y * b.m + b.pos.y;
+    for x in xs {
+        v.x = *x;
+        b.pos = v;
+        b.m = b.pos.x * b.m;
+        s += b.m;
+    }
+    s
+}
+
+#[test]
+fn a_field_assigned_another_part() {
+    let (xs, y) = ([0.7, 1.3, 2.0], 1.1);
+    let (v, (g, gy)) = parts_assigned_parts_grad(&xs, y);
+    assert_eq!(v, parts_assigned_parts(&xs, y));
+    let mut p = xs.to_vec();
+    p.push(y);
+    let fd = revad::check::finite_difference(|p| parts_assigned_parts(&p[..3], p[3]), &p);
+    for (a, b) in g.iter().chain([&gy]).zip(&fd) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-7);
+    }
+}

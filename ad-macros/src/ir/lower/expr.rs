@@ -2290,6 +2290,14 @@ impl Lowerer<'_> {
         let Some(place) = self.writable_part(left, out) else {
             return;
         };
+        // `b.pos = b.vel;`: a copy of another part, a float, an array or a struct.
+        if op.is_none() && self.is_place_expr(right) && !self.is_aggregate_var(right) {
+            if let Some(source) = self.place_expr(right, out) {
+                let value = self.copy_place(source, right.span(), out);
+                self.store(place, AssignOp::Set, value, expr.span(), out);
+            }
+            return;
+        }
         let path = Path(place.steps.clone());
         let Some((op, value)) =
             self.element_assignment(expr, place.root, &path, None, left.span(), right, op, out)
