@@ -487,3 +487,38 @@ fn array_result_of_a_generic_callee_in_a_loop() {
     let (_, dx) = use_pair_grad(0.5_f32, 3);
     close32(dx, 3.0 * (2.0 * x + x * x) * x.exp() + 4.0 * x);
 }
+
+/// A rotation as a 2-D array literal of computed entries, over a float type parameter.
+#[reverse]
+fn rotation_generic<T: Float>(t: T, y: T) -> T {
+    let (c, s) = (t.cos(), t.sin());
+    let r = [[c, -s], [s, c]];
+    r[0][0] * y + r[1][0] + r[0][1] * y
+}
+
+/// A nested `vec!` matrix over a float type parameter (kept on the value stack: `Float` is
+/// `Send + 'static`).
+#[reverse]
+fn nested_vec_generic<T: Float>(x: &[T]) -> T {
+    let mut m = vec![vec![T::ZERO; x.len()]; x.len()];
+    m[0][0] = x[0];
+    m[1][0] = x[1] * x[0];
+    m[0][0] * x[0] + m[1][0]
+}
+
+#[test]
+fn nested_containers_over_a_type_parameter() {
+    let (t, y) = (0.5f64, 2.0f64);
+    // c y + s - s y: d/dt = -s y + c - c y, d/dy = c - s.
+    let (v, (dt, dy)) = rotation_generic_grad(t, y);
+    assert_eq!(v.to_bits(), rotation_generic(t, y).to_bits());
+    let (c, s) = (t.cos(), t.sin());
+    assert!((dt - (-s * y + c - c * y)).abs() < 1e-15);
+    assert!((dy - (c - s)).abs() < 1e-15);
+    let (_, (dt32, _)) = rotation_generic_grad(t as f32, y as f32);
+    assert!((f64::from(dt32) - dt).abs() < 1e-6);
+    // x0^2 + x1 x0.
+    let (v, g) = nested_vec_generic_grad(&[0.5f64, 2.0]);
+    assert_eq!(v, nested_vec_generic(&[0.5f64, 2.0]));
+    assert_eq!(g, vec![3.0, 0.5]);
+}

@@ -69,7 +69,9 @@ use crate::stack::Record;
 /// comparison (of the values only, for a dual number), sums, and the runtime traits generated
 /// code needs ([`Record`] to keep values on the value stack, [`Adjoint`] and [`Accumulate`] for
 /// its adjoint, which has the type of the value, [`InOut`] for `&mut` parameters, and
-/// [`StopGradient`](crate::StopGradient) for `revad::stop_gradient`).
+/// [`StopGradient`](crate::StopGradient) for `revad::stop_gradient`), and `Send + Sync +
+/// 'static`, which every float and dual number is, so that containers of them are kept on the
+/// value stack like a struct's values.
 pub trait Float:
     Copy
     + PartialOrd
@@ -93,6 +95,9 @@ pub trait Float:
     + Accumulate
     + InOut<Owned = Self>
     + crate::gradient::StopGradient
+    + Send
+    + Sync
+    + 'static
     + sealed::Sealed
 {
     /// `0`.

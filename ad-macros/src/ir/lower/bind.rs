@@ -136,6 +136,15 @@ impl Lowerer<'_> {
         let mut stmts: Vec<syn::Stmt> = Vec::new();
         let mut writes: Vec<syn::Stmt> = Vec::new();
         let mut constant_rows = Vec::new();
+        // (A float type parameter's zero is its constant: no literal is a `T`.)
+        let float = self.sig.default_float;
+        let zero: syn::Expr = match float.is_generic() {
+            true => {
+                let t = float.qualifier();
+                syn::parse_quote!(#t::ZERO)
+            }
+            false => syn::parse_quote!(0.0),
+        };
         for (i, row) in rows.iter().enumerate() {
             let mut items = Vec::new();
             for (j, item) in row.elems.iter().enumerate() {
@@ -148,7 +157,7 @@ impl Lowerer<'_> {
                 stmts.push(syn::parse_quote_spanned!(span=> let #temp = #item;));
                 let name = &p.ident;
                 writes.push(syn::parse_quote_spanned!(span=> #name[#i][#j] = #temp;));
-                items.push(syn::parse_quote_spanned!(span=> 0.0));
+                items.push(zero.clone());
             }
             constant_rows.push(quote::quote_spanned!(row.span()=> [#(#items),*]));
         }
