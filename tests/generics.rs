@@ -522,3 +522,46 @@ fn nested_containers_over_a_type_parameter() {
     assert_eq!(v, nested_vec_generic(&[0.5f64, 2.0]));
     assert_eq!(g, vec![3.0, 0.5]);
 }
+
+/// `a × b` over a float type parameter.
+#[reverse]
+fn cross_generic<T: Float>(a: [T; 3], b: [T; 3]) -> [T; 3] {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
+/// `|v|` over a float type parameter.
+#[reverse]
+fn norm_generic<T: Float>(v: [T; 3]) -> T {
+    (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt()
+}
+
+/// An array result passed on whole without its type, over a float type parameter.
+#[reverse]
+fn norm_of_cross_generic<T: Float>(x: T, y: T) -> T {
+    let a = [x, y, T::ONE];
+    let b = [y, T::ONE, x];
+    let c = cross_generic(a, b);
+    norm_generic(c)
+}
+
+#[test]
+fn results_passed_on_whole_over_a_type_parameter() {
+    let (x, y) = (0.7f64, 1.3f64);
+    // c = (y x - 1, y - x^2, x - y^2), f = |c|.
+    let c = [y * x - 1.0, y - x * x, x - y * y];
+    let n = (c[0] * c[0] + c[1] * c[1] + c[2] * c[2]).sqrt();
+    let dx = (c[0] * y - 2.0 * x * c[1] + c[2]) / n;
+    let dy = (c[0] * x + c[1] - 2.0 * y * c[2]) / n;
+    let (v, (gx, gy)) = norm_of_cross_generic_grad(x, y);
+    assert_eq!(v.to_bits(), norm_of_cross_generic(x, y).to_bits());
+    assert!(
+        (gx - dx).abs() < 1e-14 && (gy - dy).abs() < 1e-14,
+        "{gx} {gy} vs {dx} {dy}"
+    );
+    let (_, (gx32, _)) = norm_of_cross_generic_grad(x as f32, y as f32);
+    assert!((f64::from(gx32) - dx).abs() < 1e-5);
+}

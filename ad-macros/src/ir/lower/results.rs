@@ -127,13 +127,11 @@ impl Lowerer<'_> {
 
     /// Whether a call's result passed on whole may be taken for an aggregate (see
     /// `only_passed_on`): in reverse mode, outside loops and closures (where an aggregate is
-    /// kept boxed on the tape, a float unboxed) and in functions without type parameters (an
-    /// aggregate kept must be `Send`, which a float type parameter need not be).
+    /// kept boxed on the tape, a float unboxed), in functions without function arguments.
     pub(super) fn passes_on_aggregates(&self) -> bool {
         !self.forward
             && self.loops.is_empty()
             && self.closure_depth == 0
-            && self.sig.generics.is_empty()
             && self.sig.functions.is_empty()
     }
 
