@@ -319,6 +319,21 @@ impl P2 {
     pub fn new(x: f64, y: f64) -> P2 {
         P2 { x, y }
     }
+
+    /// `k p`.
+    #[reverse]
+    pub fn scaled(&self, k: f64) -> P2 {
+        P2 {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+
+    /// `|p|^2`.
+    #[reverse]
+    pub fn norm2(&self) -> f64 {
+        self.x * self.x + self.y * self.y
+    }
 }
 
 /// A struct with a struct field, a counter and an `Option`.
@@ -545,6 +560,40 @@ fn a_field_assigned_another_part() {
     let mut p = xs.to_vec();
     p.push(y);
     let fd = revad::check::finite_difference(|p| parts_assigned_parts(&p[..3], p[3]), &p);
+    for (a, b) in g.iter().chain([&gy]).zip(&fd) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-7);
+    }
+}
+
+/// Method results of parts stored whole in fields (a struct, a float), and a method result
+/// bound with its type in a loop.
+#[reverse]
+fn method_results_stored(xs: &[f64], y: f64) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x: xs[0], y },
+        m: y,
+        hits: 0,
+        last: None,
+    };
+    b.pos = b.pos.scaled(0.5);
+    b.m = b.pos.norm2();
+    let mut s = b.pos.x * b.m + b.pos.y;
+    let p = P2 { x: xs[1], y };
+    for x in xs {
+        let v: P2 = p.scaled(*x);
+        s += v.x * v.y;
+    }
+    s
+}
+
+#[test]
+fn method_results_stored_in_fields() {
+    let (xs, y) = ([0.7, 1.3, 2.0], 1.1);
+    let (v, (g, gy)) = method_results_stored_grad(&xs, y);
+    assert_eq!(v, method_results_stored(&xs, y));
+    let mut p = xs.to_vec();
+    p.push(y);
+    let fd = revad::check::finite_difference(|p| method_results_stored(&p[..3], p[3]), &p);
     for (a, b) in g.iter().chain([&gy]).zip(&fd) {
         assert_relative_eq!(*a, *b, max_relative = 1e-7);
     }

@@ -406,14 +406,15 @@ impl Planner<'_> {
                 self.plan.restore[var] = Restore::Save;
                 let typed = self.aggregate_typed(var);
                 if matches!(&self.body.vars[var].ty, Ty::Array(info) if info.agg) && !typed {
+                    let what = self.what(var);
                     self.cx.error_at(
                         self.body.vars[var].span,
                         format!(
-                            "#[reverse] must keep `{}` (a struct or nested container) for the \
+                            "#[reverse] must keep {what} (a struct or nested container) for the \
                              reverse sweep (of a loop, or of a caller) but cannot name its type; \
-                             build it from a struct expression or a call, or copy a parameter \
-                             or a part of one at constant indices",
-                            self.body.vars[var].name
+                             bind it with its type (`let v: Vec2 = ..;`), build it from a \
+                             struct expression or a call, or copy a parameter or a part of one \
+                             at constant indices"
                         ),
                     );
                 }
@@ -443,12 +444,7 @@ impl Planner<'_> {
         );
         let mode = self.mode_of(var);
         if !storable && mode == BlockMode::Stack {
-            // (A temporary's name means nothing to the user: the span shows the value.)
-            let name = self.body.vars[var].name.to_string();
-            let what = match name.starts_with("__") {
-                true => "this value".to_string(),
-                false => format!("`{name}`"),
-            };
+            let what = self.what(var);
             self.cx.error_at(
                 self.body.vars[var].span,
                 format!(
@@ -464,10 +460,21 @@ impl Planner<'_> {
         };
     }
 
+    /// How a message names `var`: `` `name` ``, or "this value" for a temporary, whose name
+    /// means nothing to the user (the span shows the value).
+    fn what(&self, var: VarId) -> String {
+        let name = self.body.vars[var].name.to_string();
+        match name.starts_with("__") {
+            true => "this value".to_string(),
+            false => format!("`{name}`"),
+        }
+    }
+
     /// Whether codegen can name the type of the aggregate `var` to pop it: a parameter, a
     /// struct expression, a function's result, or a copy of one of these.
     fn aggregate_typed(&self, var: VarId) -> bool {
-        if self.body.vars[var].param.is_some() {
+        // (A `let` that names the type: `let v: V2 = b.pos.scale(0.5);`.)
+        if self.body.vars[var].param.is_some() || self.body.declared_type(var).is_some() {
             return true;
         }
         match self.plan.defs.get(&var) {

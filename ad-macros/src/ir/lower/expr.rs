@@ -2299,11 +2299,30 @@ impl Lowerer<'_> {
             return;
         }
         let path = Path(place.steps.clone());
-        let Some((op, value)) =
-            self.element_assignment(expr, place.root, &path, None, left.span(), right, op, out)
-        else {
+        // `b.vel = b.pos.scale(0.5);`: a call's result stored whole may be a struct as well
+        // as a float, taken for an aggregate (see `results`).
+        let stored_whole =
+            op.is_none() && self.passes_on_aggregates() && self.calls_a_companion(right);
+        if stored_whole {
+            self.result_shape = Some(super::results::ResultShape::Aggregate);
+        }
+        let assignment =
+            self.element_assignment(expr, place.root, &path, None, left.span(), right, op, out);
+        if stored_whole {
+            self.result_shape = None;
+        }
+        let Some((op, value)) = assignment else {
             return;
         };
+        // (Its adjoint has the place's shape, which the reverse sweep has where the value
+        // itself is gone.)
+        if let (true, Operand::Var(v)) = (stored_whole, &value) {
+            if let Ty::Array(info) = &mut self.vars[*v].ty {
+                if info.agg {
+                    info.shape = Shape::Place(place.root, path.clone());
+                }
+            }
+        }
         self.store(place, op, value, expr.span(), out);
     }
 
