@@ -508,6 +508,11 @@ fn from_default(xs: &[f64]) -> f64 {
         q.x = *x;
         q.y = q.x * q.x;
         s += q.x * q.y;
+        // A method's result on a struct from `Default`, unannotated, in a loop.
+        let mut r = P2::default();
+        r.y = *x;
+        let r2 = r.scaled(*x);
+        s += r2.y;
     }
     s
 }
@@ -517,12 +522,9 @@ fn structs_started_from_default() {
     let xs = [1.5, -0.5, 2.0];
     let (v, g) = from_default_grad(&xs);
     assert_eq!(v, from_default(&xs));
-    // 2 x0 x1 + Σ x^3.
-    let expected = [
-        2.0 * xs[1] + 3.0 * xs[0] * xs[0],
-        2.0 * xs[0] + 3.0 * xs[1] * xs[1],
-        3.0 * xs[2] * xs[2],
-    ];
+    // 2 x0 x1 + Σ (x^3 + x^2).
+    let d = |x: f64| 3.0 * x * x + 2.0 * x;
+    let expected = [2.0 * xs[1] + d(xs[0]), 2.0 * xs[0] + d(xs[1]), d(xs[2])];
     for (a, b) in g.iter().zip(&expected) {
         assert_relative_eq!(*a, *b, max_relative = 1e-15);
     }

@@ -553,6 +553,11 @@ impl Emitter<'_> {
         }
         match self.plan.defs.get(&v)? {
             Rhs::Copy(Operand::Var(w)) => self.witness(*w),
+            // `M::default()`: a value of the type, made again (it reads nothing).
+            Rhs::Opaque(opaque) if opaque.reads.is_empty() => {
+                let expr = &opaque.expr;
+                Some(quote!((#expr)))
+            }
             Rhs::StructLit(lit) => of_type(match &lit.variant {
                 Some(variant) => variant.enum_ty.clone(),
                 None => lit.path.clone(),
