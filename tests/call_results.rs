@@ -480,3 +480,37 @@ fn array_literals_as_arguments() {
     let (c0, c1) = (y * y - x, 1.0 - x * y);
     assert_relative_eq!(gx, -c1 - y * c0 + 2.0 * x + y, max_relative = 1e-14);
 }
+
+/// `x^2 + y^2` of a pair by reference.
+#[reverse]
+fn norm2_of(p: &[f64; 2]) -> f64 {
+    p[0] * p[0] + p[1] * p[1]
+}
+
+/// `[x cos t, x sin t]`.
+#[reverse]
+fn polar_pair(x: f64, t: f64) -> [f64; 2] {
+    [x * t.cos(), x * t.sin()]
+}
+
+/// `3 x` of a float by reference.
+#[reverse]
+fn thrice_ref(x: &f64) -> f64 {
+    x * 3.0
+}
+
+/// Call results lent whole to functions that take references.
+#[reverse]
+fn lent_results(x: f64, t: f64) -> f64 {
+    norm2_of(&polar_pair(x, t)) + thrice_ref(&square(t))
+}
+
+#[test]
+fn results_lent_whole() {
+    let (x, t) = (0.7, 1.3);
+    let (v, (gx, gt)) = lent_results_grad(x, t);
+    assert_eq!(v.to_bits(), lent_results(x, t).to_bits());
+    // x^2 + 3 t^2.
+    assert_relative_eq!(gx, 2.0 * x, max_relative = 1e-14);
+    assert_relative_eq!(gt, 6.0 * t, max_relative = 1e-14);
+}

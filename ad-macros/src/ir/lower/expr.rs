@@ -1361,7 +1361,20 @@ impl Lowerer<'_> {
             // `&x`, `&v[i]`: a float passed by shared reference (a `&f64` parameter).
             if let (true, syn::Expr::Reference(r)) = (self.shared_float_arg(arg), super::strip(arg))
             {
-                let op = match self.lower_expr(&r.expr, out) {
+                // `len(&rot(p, t))`: a call's result lent whole, taken for an aggregate (see
+                // `results`), as a borrowed variable is.
+                let lent = r.mutability.is_none()
+                    && self.passes_on_aggregates()
+                    && self.result_shape.is_none()
+                    && self.calls_a_companion(&r.expr);
+                if lent {
+                    self.result_shape = Some(super::results::ResultShape::Aggregate);
+                }
+                let value = self.lower_expr(&r.expr, out);
+                if lent {
+                    self.result_shape = None;
+                }
+                let op = match value {
                     Value::Op(op @ Operand::Var(_)) => op,
                     // (`&2.0`: a temporary to refer to.)
                     Value::Op(lit) => {
