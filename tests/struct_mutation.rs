@@ -600,3 +600,36 @@ fn method_results_stored_in_fields() {
         assert_relative_eq!(*a, *b, max_relative = 1e-7);
     }
 }
+
+/// A copy of a part, used as a struct after the part is written (`let old = b.pos;`), at the
+/// top level and in a loop.
+#[reverse]
+fn old_part_kept(xs: &[f64]) -> f64 {
+    let mut b = Ball {
+        pos: P2 { x: xs[0], y: xs[1] },
+        m: 0.5,
+        hits: 0,
+        last: None,
+    };
+    let first = b.pos;
+    b.pos.x = b.pos.x + b.m * 0.1;
+    let mut s = first.y * b.pos.x + first.x;
+    for x in xs {
+        let old = b.pos;
+        b.pos.x = b.pos.x * x + b.m;
+        b.pos.y = old.x * b.pos.y;
+        s += old.y * b.pos.x;
+    }
+    s
+}
+
+#[test]
+fn a_copy_of_a_part_keeps_the_old_value() {
+    let xs = [0.7, 1.3, 2.0];
+    let (v, g) = old_part_kept_grad(&xs);
+    assert_eq!(v, old_part_kept(&xs));
+    let fd = revad::check::finite_difference(old_part_kept, &xs);
+    for (a, b) in g.iter().zip(&fd) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-7);
+    }
+}

@@ -62,6 +62,22 @@ impl Lowerer<'_> {
         if self.build_nested_array(pat, annot.as_ref(), &init.expr, out) {
             return Value::Unit;
         }
+        // `let old = b.pos;` of a part used as a struct (see `results`), which later writes
+        // of `b` do not change: a copy of it.
+        let copied_part = matches!(
+            self.result_shape,
+            Some(super::results::ResultShape::Aggregate)
+        ) && matches!(super::strip(&init.expr), syn::Expr::Field(_))
+            && self.is_place_expr(&init.expr);
+        if copied_part {
+            self.result_shape = None;
+            let first_new = self.vars.len();
+            if let Some(place) = self.place_expr(&init.expr, out) {
+                let op = self.copy_place(place, init.expr.span(), out);
+                self.bind_pattern(pat, Value::Op(op), annot, first_new, out);
+            }
+            return Value::Unit;
+        }
         // `let it = xs.iter().map(..);`: lowered where it is consumed (see `iter`).
         if let syn::Pat::Ident(p) = pat {
             let plain = p.by_ref.is_none() && p.mutability.is_none() && p.subpat.is_none();

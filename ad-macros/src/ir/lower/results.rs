@@ -55,10 +55,17 @@ impl Lowerer<'_> {
             return;
         };
         let Some(init) = &local.init else { return };
+        let rest = &stmts[k + 1..];
+        // `let old = b.pos; .. old.y`: a copy of a part used as a struct.
+        if let (syn::Pat::Ident(p), syn::Expr::Field(_)) = (&local.pat, strip(&init.expr)) {
+            if used_as_aggregate(rest, &p.ident) {
+                self.result_shape = Some(ResultShape::Aggregate);
+            }
+            return;
+        }
         if !matches!(&*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) {
             return;
         }
-        let rest = &stmts[k + 1..];
         let (pat, annot) = match &local.pat {
             syn::Pat::Type(typed) => (&*typed.pat, Some(&*typed.ty)),
             pat => (pat, None),
