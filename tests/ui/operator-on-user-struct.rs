@@ -1,5 +1,5 @@
 // An operator on a struct of the user's (`impl Add for V2`) is not differentiated through:
-// the error names the type and says what to write instead.
+// the error is at the operator and says what to write instead.
 use revad::reverse;
 use std::ops::Add;
 
@@ -19,7 +19,7 @@ impl Add for V2 {
 #[reverse]
 fn f(x: f64, y: f64) -> f64 {
     let a = V2 { x, y };
-    let b = a + a; //~ ERROR #[reverse] has no arithmetic rule for `V2`
+    let b = a + a; //~ ERROR not on a struct of yours
     b.x * b.y
 }
 

@@ -1942,6 +1942,7 @@ impl Lowerer<'_> {
             shape: Shape::Like(var),
             agg: true,
         });
+        self.user_structs.push(var);
         let lit = crate::ir::StructLit {
             path,
             fields,

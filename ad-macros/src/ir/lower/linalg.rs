@@ -48,6 +48,11 @@ pub(super) fn matrix_valued_method(name: &str) -> bool {
 /// it when it is a part of an aggregate.
 type Arg = (Operand, bool, Option<Path>);
 
+/// The message for an operator on a struct of the user's.
+const USER_OPERATOR: &str = "#[reverse] differentiates operators on floats and on `nalgebra` \
+     vectors and matrices, not on a struct of yours (its operator impls are not seen); write the \
+     arithmetic on its fields, or call a method annotated with #[reverse] (`a.plus(&b)`)";
+
 impl Lowerer<'_> {
     /// `a op b` where `a` or `b` is an aggregate: `let t = linalg::op(a, b);`, or `None` when
     /// neither is.
@@ -61,6 +66,10 @@ impl Lowerer<'_> {
     ) -> Option<Value> {
         if !self.is_aggregate_operand(a) && !self.is_aggregate_operand(b) {
             return None;
+        }
+        if [a, b].iter().any(|op| self.is_user_struct(op)) {
+            self.cx.error_at(span, USER_OPERATOR);
+            return Some(Value::Error);
         }
         let name = match op {
             BinOp::Add => "add",
@@ -89,6 +98,10 @@ impl Lowerer<'_> {
     ) -> Option<Value> {
         if !self.is_aggregate_operand(a) {
             return None;
+        }
+        if self.is_user_struct(a) {
+            self.cx.error_at(span, USER_OPERATOR);
+            return Some(Value::Error);
         }
         Some(self.linalg_call("neg", vec![(a.clone(), false, None)], true, span, out))
     }
@@ -215,6 +228,11 @@ impl Lowerer<'_> {
     /// Whether `op` is a variable holding a whole aggregate.
     fn is_aggregate_operand(&self, op: &Operand) -> bool {
         op.var().is_some_and(|v| self.is_aggregate(v))
+    }
+
+    /// Whether `op` is a value of a struct expression (see `Lowerer::user_structs`).
+    fn is_user_struct(&self, op: &Operand) -> bool {
+        op.var().is_some_and(|v| self.user_structs.contains(&v))
     }
 
     /// `Vector3::new(x, y, z)`, `Matrix2::new(a, b, c, d)`, `na::Matrix2x3::<f64>::new(..)`

@@ -245,6 +245,9 @@ struct Lowerer<'a> {
     element_refs: Vec<VarId>,
     /// The shape the statement being lowered gives the result of its call (see `results`).
     result_shape: Option<results::ResultShape>,
+    /// Aggregates made by a struct expression: values of a type of the user's, which has no
+    /// arithmetic rule (`linalg`'s are `nalgebra`'s matrices).
+    user_structs: Vec<VarId>,
     /// Lowering for `#[revad::forward]`, whose code takes no aggregate call results: a call's
     /// result passed on whole to another call is taken for a float there, for an aggregate
     /// in reverse mode (see `results`).
@@ -300,6 +303,7 @@ impl<'a> Lowerer<'a> {
             mut_refs: Vec::new(),
             element_refs: Vec::new(),
             result_shape: None,
+            user_structs: Vec::new(),
             forward: false,
             pending_parts: None,
             enums: Vec::new(),
