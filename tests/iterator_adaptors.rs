@@ -878,8 +878,8 @@ fn zip_and_enumerate_after_flatten() {
 /// Weights of a model, a constant table.
 const TABLE: [f64; 3] = [0.5, 1.0, 2.0];
 
-/// Chains that start from a constant table zipped with the input: the `for` loops they
-/// stand for.
+/// Chains over a constant table zipped with the input (on either side): the `for` loops
+/// they stand for.
 #[reverse]
 fn weighted_by_a_table(x: &[f64]) -> f64 {
     let s: f64 = TABLE.iter().zip(x).map(|(w, v)| w * v * v).sum();
@@ -888,7 +888,8 @@ fn weighted_by_a_table(x: &[f64]) -> f64 {
         .zip(x.iter())
         .map(|(w, v)| w + v)
         .product::<f64>();
-    s + p
+    let q: f64 = x.iter().zip(TABLE.iter()).map(|(v, w)| w * v).sum();
+    s + p + q
 }
 
 #[test]
@@ -898,7 +899,7 @@ fn chains_over_a_constant_table() {
     assert_eq!(v.to_bits(), weighted_by_a_table(&x).to_bits());
     let p: f64 = TABLE.iter().zip(&x).map(|(w, v)| w + v).product();
     for i in 0..3 {
-        let expected = 2.0 * TABLE[i] * x[i] + p / (TABLE[i] + x[i]);
+        let expected = 2.0 * TABLE[i] * x[i] + p / (TABLE[i] + x[i]) + TABLE[i];
         assert!(
             (g[i] - expected).abs() <= 1e-14 * expected.abs(),
             "{i}: {} vs {expected}",

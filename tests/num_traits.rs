@@ -540,10 +540,12 @@ fn by_trait_path<T: Float>(x: T, y: T) -> T {
     Float::powi(x, 2) * num_traits::Float::sin(y) + <T as Float>::cos(x * y) + Float::hypot(x, y)
 }
 
-/// The same at a concrete type, with `<f64 as Float>::..`.
+/// The same at a concrete type, with `<f64 as Float>::..`, and `sin_cos` by path.
 #[reverse]
 fn by_trait_path_f64(x: f64, y: f64) -> f64 {
-    <f64 as Float>::exp(x) * Float::atan2(y, x)
+    let (s, c) = Float::sin_cos(y);
+    let (s2, _) = f64::sin_cos(x);
+    <f64 as Float>::exp(x) * Float::atan2(y, x) + s * c + s2
 }
 
 #[test]
@@ -563,7 +565,8 @@ fn float_trait_methods_by_path() {
     close32(gy32, dy);
     let (v, (gx, gy)) = by_trait_path_f64_grad(x, y);
     assert_eq!(v.to_bits(), by_trait_path_f64(x, y).to_bits());
-    // e^x atan2(y, x): d/dx = e^x (atan2 - y / r^2), d/dy = e^x x / r^2.
-    close64(gx, x.exp() * (y.atan2(x) - y / (r * r)), 1e-14);
-    close64(gy, x.exp() * x / (r * r), 1e-14);
+    // e^x atan2(y, x) + sin y cos y + sin x: d/dx = e^x (atan2 - y / r^2) + cos x,
+    // d/dy = e^x x / r^2 + cos 2y.
+    close64(gx, x.exp() * (y.atan2(x) - y / (r * r)) + x.cos(), 1e-14);
+    close64(gy, x.exp() * x / (r * r) + (2.0 * y).cos(), 1e-14);
 }

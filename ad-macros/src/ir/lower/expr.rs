@@ -720,6 +720,21 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
+            // `f64::sin_cos(x)`, `Float::sin_cos(x)`: `x.sin_cos()`.
+            if let [.., owner, name] = segments.as_slice() {
+                let n = func.path.segments.len();
+                let float_owner = owner == "Float"
+                    || self
+                        .sig
+                        .float_named(&func.path.segments[n - 2].ident)
+                        .is_some();
+                if name == "sin_cos" && call.args.len() == 1 && float_owner {
+                    let arg = &call.args[0];
+                    let method: syn::Expr =
+                        syn::parse_quote_spanned!(call.span()=> (#arg).sin_cos());
+                    return self.lower_expr(&method, out);
+                }
+            }
             // `Float::sin(x)`, `num_traits::Float::powi(x, 2)`, `<T as Float>::cos(x)`: the
             // float trait's method, of the argument's type (or of the qualified self's).
             if let [.., trait_name, name] = segments.as_slice() {

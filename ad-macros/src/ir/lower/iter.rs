@@ -383,6 +383,12 @@ impl Lowerer<'_> {
                         zipped.push(z);
                     }
                     Some(Err(())) => return Value::Error,
+                    // `x.iter().zip(TABLE.iter()).map(..).sum()`: the `for` loop, which
+                    // walks constant tables.
+                    None if zipped.is_empty() && sum_as_loop(call).is_some() => {
+                        let block = sum_as_loop(call).expect("just checked");
+                        return self.lower_expr(&block, out);
+                    }
                     None => {
                         self.cx.error(
                             *other,
