@@ -3897,6 +3897,16 @@ fn gain() -> f64 {
     2.5
 }
 
+/// A table of the program, from a plain function.
+fn weights() -> [f64; 3] {
+    [0.5, 1.0, 2.0]
+}
+
+/// A grid of the program, from a plain function.
+fn grid(n: usize) -> Vec<f64> {
+    (0..n).map(|i| i as f64 * 0.5).collect()
+}
+
 /// Values of types the macro cannot see, used in float arithmetic: an `Option`'s default and
 /// a plain function's result, at the top level and in a loop (where they are stored for the
 /// reverse sweep, whose type their use settles).
@@ -3907,6 +3917,12 @@ fn unseen_float_types(xs: &[f64], scale: Option<f64>) -> f64 {
     for x in xs {
         let g = gain();
         t += (x * g).sin() * scale.unwrap_or(0.5);
+    }
+    // Arrays from plain functions, bound with their types.
+    let w: [f64; 3] = weights();
+    let g: Vec<f64> = grid(xs.len());
+    for i in 0..3 {
+        t += w[i] * xs[i] * g[i];
     }
     t
 }
@@ -3923,7 +3939,7 @@ fn values_of_unseen_types_in_float_arithmetic() {
             .enumerate()
             .map(|(i, x)| {
                 let first = if i == 0 { 2.0 * x * s0 * 2.5 } else { 0.0 };
-                first + 2.5 * (x * 2.5).cos() * s1
+                first + 2.5 * (x * 2.5).cos() * s1 + weights()[i] * (i as f64 * 0.5)
             })
             .collect();
         for (a, b) in g.iter().zip(&expected) {

@@ -498,11 +498,42 @@ impl Lowerer<'_> {
             if !self.declared.iter().any(|(v, _)| *v == id) {
                 self.declared.push((id, ty.to_token_stream()));
             }
-        } else if let Some(ty) = annot {
-            // A type that mentions a float (`Vec<f32>`, `Option<f64>`) may hold differentiated
-            // values: it stays unknown rather than known-inactive.
-            if matches!(self.vars[id].ty, Ty::Unknown) && !mentions_float_type(ty, self.sig) {
-                self.vars[id].ty = inactive_param_ty(ty);
+        } else if let (Some(ty), Ty::Unknown) = (annot, &self.vars[id].ty) {
+            // `let t: [f64; 3] = table();` of a call the macro does not see into: a float
+            // array, as the annotation says (`Vec<f64>` too).
+            let array = match ty {
+                syn::Type::Array(a) => self
+                    .sig
+                    .float_of(&a.elem)
+                    .map(|t| (t, crate::ir::Shape::Fixed(a.len.to_token_stream()))),
+                syn::Type::Path(p) => p.path.segments.last().and_then(|s| match &s.arguments {
+                    syn::PathArguments::AngleBracketed(args) if s.ident == "Vec" => {
+                        match args.args.first() {
+                            Some(syn::GenericArgument::Type(elem)) => self
+                                .sig
+                                .float_of(elem)
+                                .map(|t| (t, crate::ir::Shape::Like(id))),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                }),
+                _ => None,
+            };
+            match array {
+                Some((t, shape)) => {
+                    self.vars[id].ty = Ty::Array(crate::ir::ArrayInfo {
+                        elem: Some(t),
+                        shape,
+                        agg: false,
+                    })
+                }
+                // A type that mentions a float (`Option<f64>`) may hold differentiated values:
+                // it stays unknown rather than known-inactive.
+                None if !mentions_float_type(ty, self.sig) => {
+                    self.vars[id].ty = inactive_param_ty(ty)
+                }
+                None => {}
             }
         }
     }
