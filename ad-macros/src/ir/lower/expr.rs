@@ -720,61 +720,43 @@ impl Lowerer<'_> {
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
-            // `f64::sin_cos(x)`, `Float::sin_cos(x)`: `x.sin_cos()`.
+            // `f64::sin(x)`, `T::sin(x)`, and the float trait's `Float::sin(x)`,
+            // `num_traits::Float::powi(x, 2)`, `<T as Float>::cos(x)` (of the argument's type,
+            // or of the qualified self's); `f64::sin_cos(x)` as `x.sin_cos()`.
+            let name_span = func
+                .path
+                .segments
+                .last()
+                .map_or(func.span(), |s| s.ident.span());
             if let [.., owner, name] = segments.as_slice() {
-                let n = func.path.segments.len();
-                let float_owner = owner == "Float"
-                    || self
-                        .sig
-                        .float_named(&func.path.segments[n - 2].ident)
-                        .is_some();
-                if name == "sin_cos" && call.args.len() == 1 && float_owner {
+                let typed = match segments.len() {
+                    2 => self.sig.float_named(&func.path.segments[0].ident),
+                    _ => None,
+                };
+                let float_owner = typed.is_some() || owner == "Float";
+                if float_owner && name == "sin_cos" && call.args.len() == 1 {
                     let arg = &call.args[0];
                     let method: syn::Expr =
                         syn::parse_quote_spanned!(call.span()=> (#arg).sin_cos());
                     return self.lower_expr(&method, out);
                 }
-            }
-            // `Float::sin(x)`, `num_traits::Float::powi(x, 2)`, `<T as Float>::cos(x)`: the
-            // float trait's method, of the argument's type (or of the qualified self's).
-            if let [.., trait_name, name] = segments.as_slice() {
                 let rule = rules::lookup(name).filter(|rule| {
-                    trait_name == "Float"
-                        && call.args.len() == rule.arity + usize::from(rule.int_exponent)
+                    float_owner && call.args.len() == rule.arity + usize::from(rule.int_exponent)
                 });
                 if let Some(rule) = rule {
                     let args: Vec<&syn::Expr> = call.args.iter().collect();
-                    let span = func
-                        .path
-                        .segments
-                        .last()
-                        .map_or(func.span(), |s| s.ident.span());
-                    let value = self.lower_intrinsic(expr, rule, &args, span, out);
-                    if let Some(float) = func.qself.as_ref().and_then(|q| self.sig.float_of(&q.ty))
-                    {
+                    let value = self.lower_intrinsic(expr, rule, &args, name_span, out);
+                    let qualified = func.qself.as_ref().and_then(|q| self.sig.float_of(&q.ty));
+                    if let Some(float) = typed.or(qualified) {
                         self.pin_float(&value, float);
                     }
                     return value;
                 }
             }
             if let [_, name] = segments.as_slice() {
-                // `f64::sin(x)`, `T::sin(x)`, `T::from_f64(0.5)`.
+                // `T::from_f64(0.5)`, `f64::from(k)`, `T::zero()`.
                 let float = self.sig.float_named(&func.path.segments[0].ident);
                 if let Some(float) = float {
-                    if let Some(rule) = rules::lookup(name) {
-                        let expected = rule.arity + usize::from(rule.int_exponent);
-                        if call.args.len() == expected {
-                            let args: Vec<&syn::Expr> = call.args.iter().collect();
-                            let span = func
-                                .path
-                                .segments
-                                .last()
-                                .map_or(func.span(), |s| s.ident.span());
-                            let value = self.lower_intrinsic(expr, rule, &args, span, out);
-                            self.pin_float(&value, float);
-                            return value;
-                        }
-                    }
                     if name == "from" && call.args.len() == 1 && !float.is_generic() {
                         return self.cast_to(&call.args[0], float, expr, out);
                     }
@@ -785,12 +767,7 @@ impl Lowerer<'_> {
                         return value;
                     }
                     if call.args.iter().any(|a| self.is_float_expr(a)) {
-                        let at = func
-                            .path
-                            .segments
-                            .last()
-                            .map_or(func.span(), |s| s.ident.span());
-                        self.cx.error_at(at, not_an_intrinsic(name));
+                        self.cx.error_at(name_span, not_an_intrinsic(name));
                         return Value::Error;
                     }
                 }
