@@ -6,7 +6,10 @@
 
 #![allow(
     clippy::unnecessary_mut_passed,
-    reason = "`&mut x` passed to a reader is a form #[reverse] must handle (Rust coerces it)"
+    clippy::assign_op_pattern,
+    clippy::field_reassign_with_default,
+    reason = "`&mut x` passed to a reader, `b.m = b.pos.x * b.m` and fields written after \
+              `Default` are forms #[reverse] must handle"
 )]
 
 use approx::assert_relative_eq;
