@@ -636,3 +636,48 @@ fn a_copy_of_a_part_keeps_the_old_value() {
         assert_relative_eq!(*a, *b, max_relative = 1e-7);
     }
 }
+
+/// Sequences of structs made by repetition (`vec![P2::default(); n]`, `vec![P2 { .. }; n]`,
+/// `[P2::default(); 3]`), written field by field in loops.
+#[reverse]
+fn repeated_structs(xs: &[f64]) -> f64 {
+    let mut ps = vec![P2::default(); xs.len()];
+    let mut qs = vec![P2 { x: 1.0, y: 0.0 }; xs.len()];
+    let mut rs = [P2::default(); 3];
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        ps[i].x = xs[i];
+        ps[i].y = xs[i] * xs[i];
+        qs[i].y = qs[i].x * xs[i];
+        rs[i % 3].x += xs[i];
+        s += ps[i].x * ps[i].y + qs[i].y;
+    }
+    s + rs[0].x * rs[1].x
+}
+
+#[reverse(cps)]
+fn repeated_structs_cps(xs: &[f64]) -> f64 {
+    let mut ps = vec![P2::default(); xs.len()];
+    let mut s = 0.0;
+    for i in 0..xs.len() {
+        ps[i].x = xs[i];
+        ps[i].y = xs[i] * xs[i];
+        s += ps[i].x * ps[i].y;
+    }
+    s
+}
+
+#[test]
+fn sequences_of_repeated_structs() {
+    let xs = [0.5, 2.0, -1.5];
+    let (v, g) = repeated_structs_grad(&xs);
+    assert_eq!(v, repeated_structs(&xs));
+    // Σ (x^3 + x) + x0 x1.
+    let expected = [3.0 * 0.25 + 1.0 + 2.0, 3.0 * 4.0 + 1.0 + 0.5, 3.0 * 2.25 + 1.0];
+    for (a, b) in g.iter().zip(&expected) {
+        assert_relative_eq!(*a, *b, max_relative = 1e-15);
+    }
+    let (v, g) = repeated_structs_cps_grad(&xs);
+    assert_eq!(v, repeated_structs_cps(&xs));
+    assert_eq!(g, vec![0.75, 12.0, 6.75]);
+}

@@ -2032,7 +2032,7 @@ impl Lowerer<'_> {
     }
 
     fn lower_repeat(&mut self, repeat: &syn::ExprRepeat, out: &mut Vec<Stmt>) -> Value {
-        if is_array_expr(&repeat.expr) {
+        if is_array_expr(&repeat.expr) || super::results::is_struct_value(&repeat.expr) {
             return self.nested_array(&syn::Expr::Repeat(repeat.clone()), repeat.span(), out);
         }
         let value = self.lower_expr(&repeat.expr, out);
@@ -2077,10 +2077,11 @@ impl Lowerer<'_> {
             );
             return Value::Error;
         };
-        // `vec![vec![0.0; n]; m]`, `vec![[0.0; 3]; n]`: a nested container, as `[[0.0; D]; T]`.
+        // `vec![vec![0.0; n]; m]`, `vec![[0.0; 3]; n]`: a nested container, as `[[0.0; D]; T]`;
+        // `vec![P2::default(); n]`, `vec![P2 { x: 0.0, y: 0.0 }; n]` too, of structs.
         let nested = match super::strip(&repeat.expr) {
             syn::Expr::Macro(inner) => inner.mac.path.is_ident("vec"),
-            inner => is_array_expr(inner),
+            inner => is_array_expr(inner) || super::results::is_struct_value(inner),
         };
         if nested {
             let value = self.nested_array(&vec_repeat_call(&repeat, false), mac.span(), out);

@@ -383,6 +383,17 @@ pub(super) fn is_constructor_path(path: &syn::Path) -> bool {
     constructor && ty.starts_with(char::is_uppercase) && !std && !super::linalg::is_matrix_type(&ty)
 }
 
+/// Whether `expr` makes a struct of the user's: a struct expression or a constructor call
+/// (`P2::default()`, `P2::new(0.0, 1.0)`, see `results`).
+pub(super) fn is_struct_value(expr: &syn::Expr) -> bool {
+    match strip(expr) {
+        syn::Expr::Struct(_) => true,
+        syn::Expr::Call(call) => matches!(&*call.func,
+            syn::Expr::Path(p) if is_constructor_path(&p.path)),
+        _ => false,
+    }
+}
+
 /// Whether `stmts` read a named field of `name` (`p.pos[0]`) or call a method on it that is
 /// not a float intrinsic (`p.energy()`): `name` is an aggregate.
 fn used_as_aggregate(stmts: &[syn::Stmt], name: &syn::Ident) -> bool {

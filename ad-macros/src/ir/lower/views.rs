@@ -937,7 +937,14 @@ impl Lowerer<'_> {
         let tokens = &mac.tokens;
         let parsed: syn::Expr = syn::parse2(quote!([#tokens])).ok()?;
         let empty = matches!(&parsed, syn::Expr::Array(a) if a.elems.is_empty());
-        if empty || self.mentions_float(&parsed) || self.mentions_float(&innermost(&parsed)) {
+        // (`vec![P2::default(); n]`: structs, which hold floats: see `lower_macro`.)
+        let structs =
+            matches!(&parsed, syn::Expr::Repeat(r) if super::results::is_struct_value(&r.expr));
+        if empty
+            || structs
+            || self.mentions_float(&parsed)
+            || self.mentions_float(&innermost(&parsed))
+        {
             return None;
         }
         let span = mac.span();
