@@ -673,7 +673,11 @@ fn sequences_of_repeated_structs() {
     let (v, g) = repeated_structs_grad(&xs);
     assert_eq!(v, repeated_structs(&xs));
     // Σ (x^3 + x) + x0 x1.
-    let expected = [3.0 * 0.25 + 1.0 + 2.0, 3.0 * 4.0 + 1.0 + 0.5, 3.0 * 2.25 + 1.0];
+    let expected = [
+        3.0 * 0.25 + 1.0 + 2.0,
+        3.0 * 4.0 + 1.0 + 0.5,
+        3.0 * 2.25 + 1.0,
+    ];
     for (a, b) in g.iter().zip(&expected) {
         assert_relative_eq!(*a, *b, max_relative = 1e-15);
     }
