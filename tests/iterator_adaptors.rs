@@ -892,8 +892,20 @@ fn weighted_by_a_table(x: &[f64]) -> f64 {
     s + p + q
 }
 
+/// A sum over a constant table alone, whose value with no items is the chain's `-0.0`.
+#[reverse]
+fn table_dot(x: &[f64]) -> f64 {
+    x.iter().zip(TABLE.iter()).map(|(v, w)| w * v).sum()
+}
+
 #[test]
 fn chains_over_a_constant_table() {
+    // No items: the sum is `-0.0`, bit for bit as the chain gives (not `0.0`).
+    let (v, g) = table_dot_grad(&[]);
+    assert_eq!(v.to_bits(), table_dot(&[]).to_bits());
+    assert_eq!(v.to_bits(), (-0.0f64).to_bits());
+    assert!(g.is_empty());
+    assert_eq!(table_dot_grad(&[2.0]).1, vec![TABLE[0]]);
     let x = [1.0, 2.0, 3.0];
     let (v, g) = weighted_by_a_table_grad(&x);
     assert_eq!(v.to_bits(), weighted_by_a_table(&x).to_bits());

@@ -250,7 +250,7 @@ impl Lowerer<'_> {
                             Some(Err(())) => return Some(Value::Error),
                             // `W.iter().zip(x).map(|(w, v)| w * v).sum()` over a constant
                             // table: the `for` loop it stands for, which walks such tables.
-                            None => match sum_as_loop(call) {
+                            None => match sum_as_loop(call, self.sig.default_float) {
                                 Some(block) => return Some(self.lower_expr(&block, out)),
                                 None => return self.chain_error(&m.receiver, "an iterator over a float array bound to a name"),
                             },
@@ -385,8 +385,11 @@ impl Lowerer<'_> {
                     Some(Err(())) => return Value::Error,
                     // `x.iter().zip(TABLE.iter()).map(..).sum()`: the `for` loop, which
                     // walks constant tables.
-                    None if zipped.is_empty() && sum_as_loop(call).is_some() => {
-                        let block = sum_as_loop(call).expect("just checked");
+                    None if zipped.is_empty()
+                        && sum_as_loop(call, self.sig.default_float).is_some() =>
+                    {
+                        let block =
+                            sum_as_loop(call, self.sig.default_float).expect("just checked");
                         return self.lower_expr(&block, out);
                     }
                     None => {
@@ -1168,13 +1171,18 @@ pub(super) fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
     }
 }
 
-/// `SEQ.map(|pat| body).sum()` (or `.product()`) as `{ let mut acc = 0.0; for pat in SEQ {
+/// `SEQ.map(|pat| body).sum()` (or `.product()`) as `{ let mut acc = -0.0; for pat in SEQ {
 /// acc += body; } acc }` (`*=` from `1.0`), for a sequence that an iterator chain does not
 /// take but a `for` loop does (a zip with a constant table first). `None` for other chains.
-fn sum_as_loop(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
-    let (op, start) = match call.method.to_string().as_str() {
-        "sum" => (quote::quote!(+=), quote::quote!(0.0)),
-        "product" => (quote::quote!(*=), quote::quote!(1.0)),
+fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<syn::Expr> {
+    // (From `Sum`'s `-0.0` and `Product`'s `1.0`, as the chain is: the sum of no items is
+    // `-0.0`, bit for bit.)
+    let t = float.qualifier();
+    let (op, start) = match (call.method.to_string().as_str(), float.is_generic()) {
+        ("sum", false) => (quote::quote!(+=), quote::quote!(-0.0)),
+        ("sum", true) => (quote::quote!(+=), quote::quote!(-#t::ZERO)),
+        ("product", false) => (quote::quote!(*=), quote::quote!(1.0)),
+        ("product", true) => (quote::quote!(*=), quote::quote!(#t::ONE)),
         _ => return None,
     };
     if !call.args.is_empty() {
