@@ -514,3 +514,139 @@ fn results_lent_whole() {
     assert_relative_eq!(gx, 2.0 * x, max_relative = 1e-14);
     assert_relative_eq!(gt, 6.0 * t, max_relative = 1e-14);
 }
+
+/// `[x k, y k, z k]`.
+#[reverse]
+fn scaled3(v: [f64; 3], k: f64) -> [f64; 3] {
+    [v[0] * k, v[1] * k, v[2] * k]
+}
+
+/// Results passed on whole in the last loop (its reverse runs fused with its forward): an
+/// array result and a float one.
+#[reverse]
+fn crosses_in_a_loop(ps: &[[f64; 3]], b: [f64; 3]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..ps.len() {
+        let c = cross(ps[i], b);
+        s += norm3(c) + square(halve(ps[i][0]));
+    }
+    s
+}
+
+/// Results passed on whole in a loop whose reverse runs after the whole forward sweep (the
+/// loop carries `s` and `bb`, and more follows it): each iteration's results are kept for
+/// the reverse, floats unboxed.
+#[reverse]
+fn crosses_carried(ps: &[[f64; 3]], b: [f64; 3], w: f64) -> f64 {
+    let mut s = 0.0;
+    let mut bb = b;
+    for p in ps {
+        let c = scaled3(cross(*p, bb), w);
+        s = s * w + norm3(c);
+        bb[0] += s;
+        let d = halve(s);
+        s += square(d);
+    }
+    let mut k = 0;
+    while k < 2 {
+        let e = square(s);
+        s = halve(e) + w;
+        k += 1;
+    }
+    s.sin()
+}
+
+#[test]
+fn results_passed_on_whole_in_loops() {
+    let ps = [[1.0, 2.0, 0.5], [0.3, -1.0, 2.0], [0.7, -0.4, 1.1]];
+    let b = [0.2, 0.4, -0.7];
+    let flat: Vec<f64> = ps.iter().flatten().chain(&b).copied().collect();
+    let unflat = |p: &[f64]| {
+        let ps: Vec<[f64; 3]> = p[..9].chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+        (ps, [p[9], p[10], p[11]])
+    };
+    let (v, (gps, gb)) = crosses_in_a_loop_grad(&ps, b);
+    assert_eq!(v.to_bits(), crosses_in_a_loop(&ps, b).to_bits());
+    let fd = check::finite_difference(
+        |p| {
+            let (ps, b) = unflat(p);
+            crosses_in_a_loop(&ps, b)
+        },
+        &flat,
+    );
+    for (g, e) in gps.iter().flatten().chain(&gb).zip(&fd) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-7);
+    }
+    // One point: |p × b| + p0^2 / 4, whose gradient in b is u × p with u = (p × b) / |p × b|.
+    let (v, (gp, gb)) = crosses_in_a_loop_grad(&ps[..1], b);
+    let c = cross(ps[0], b);
+    let n = norm3(c);
+    assert_relative_eq!(v, n + ps[0][0] * ps[0][0] / 4.0, max_relative = 1e-15);
+    let u = [c[0] / n, c[1] / n, c[2] / n];
+    let up = cross(u, ps[0]);
+    for k in 0..3 {
+        assert_relative_eq!(gb[k], up[k], max_relative = 1e-12);
+    }
+    assert_relative_eq!(
+        gp[0][0],
+        cross(b, u)[0] + ps[0][0] / 2.0,
+        max_relative = 1e-12
+    );
+
+    let w = 0.3;
+    let mut flat = flat;
+    flat.push(w);
+    let (v, (gps, gb, gw)) = crosses_carried_grad(&ps, b, w);
+    assert_eq!(v.to_bits(), crosses_carried(&ps, b, w).to_bits());
+    let fd = check::finite_difference(
+        |p| {
+            let (ps, b) = unflat(p);
+            crosses_carried(&ps, b, p[12])
+        },
+        &flat,
+    );
+    let ours: Vec<f64> = gps
+        .iter()
+        .flatten()
+        .chain(&gb)
+        .copied()
+        .chain([gw])
+        .collect();
+    for (g, e) in ours.iter().zip(&fd) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-6);
+    }
+}
+
+/// Results passed on whole in closures: a chain's `map` and `fold`, and a closure bound to a
+/// name and called twice.
+#[reverse]
+fn crosses_in_closures(ps: &[[f64; 3]], b: [f64; 3]) -> f64 {
+    let norms: f64 = ps.iter().map(|p| norm3(cross(*p, b))).sum();
+    let g = |x: f64| {
+        let h = halve(x);
+        square(h)
+    };
+    ps.iter()
+        .fold(g(norms), |acc, p| acc * norm3(cross(b, *p)) + g(p[1]))
+}
+
+#[test]
+fn results_passed_on_whole_in_closures() {
+    let ps = [[1.0, 2.0, 0.5], [0.3, -1.0, 2.0], [0.7, -0.4, 1.1]];
+    let b = [0.2, 0.4, -0.7];
+    let flat: Vec<f64> = ps.iter().flatten().chain(&b).copied().collect();
+    let (v, (gps, gb)) = crosses_in_closures_grad(&ps, b);
+    assert_eq!(v.to_bits(), crosses_in_closures(&ps, b).to_bits());
+    let fd = check::finite_difference(
+        |p| {
+            let ps: Vec<[f64; 3]> = p[..9].chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+            crosses_in_closures(&ps, [p[9], p[10], p[11]])
+        },
+        &flat,
+    );
+    for (g, e) in gps.iter().flatten().chain(&gb).zip(&fd) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-7);
+    }
+    // No points: (0 / 2)^2, whose gradient in b is zero.
+    assert_eq!(crosses_in_closures_grad(&[], b), (0.0, (vec![], [0.0; 3])));
+}

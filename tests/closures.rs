@@ -598,3 +598,48 @@ fn closures_computing_integers_and_flags_assigned_to_variables() {
         }
     }
 }
+
+/// Closures with an array parameter, given whole arrays and rows of a nested slice
+/// (`f(ps[1])`, `f(*p)`, `g(&ps[0])`).
+#[reverse]
+fn closures_of_rows(ps: &[[f64; 3]], b: [f64; 3]) -> f64 {
+    let f = |p: [f64; 3]| p[0] * p[1] * b[2];
+    let g = |p: &[f64; 3]| p[2].sin() + p[0];
+    let mut s = f(b) + f(ps[1]) + g(&ps[0]);
+    for p in ps {
+        s += f(*p) * g(p);
+    }
+    s
+}
+
+#[reverse]
+fn closures_of_rows_via(ps: &[[f64; 3]], b: [f64; 3]) -> f64 {
+    closures_of_rows(ps, b)
+}
+
+#[test]
+fn closures_with_array_parameters_given_rows() {
+    let ps = [[1.0, 2.0, 0.5], [0.3, -1.0, 2.0]];
+    let b = [0.2, 0.4, -0.7];
+    let (v, (gps, gb)) = closures_of_rows_grad(&ps, b);
+    assert_eq!(v.to_bits(), closures_of_rows(&ps, b).to_bits());
+    assert_eq!(closures_of_rows_via_grad(&ps, b), (v, (gps.clone(), gb)));
+    let flat: Vec<f64> = ps.iter().flatten().chain(&b).copied().collect();
+    let fd = check::finite_difference(
+        |x| {
+            closures_of_rows(
+                &[[x[0], x[1], x[2]], [x[3], x[4], x[5]]],
+                [x[6], x[7], x[8]],
+            )
+        },
+        &flat,
+    );
+    for (g, e) in gps.iter().flatten().chain(&gb).zip(&fd) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-8);
+    }
+    // d/db2 = b0 b1 + Σ_rows p0 p1 (g(p)) + p10 p11.
+    let g = |p: [f64; 3]| p[2].sin() + p[0];
+    let expect =
+        b[0] * b[1] + ps[1][0] * ps[1][1] + ps.iter().map(|p| p[0] * p[1] * g(*p)).sum::<f64>();
+    assert_relative_eq!(gb[2], expect, max_relative = 1e-14);
+}

@@ -323,9 +323,32 @@ impl ValueStack {
         values
     }
 
-    /// Pushes a value of any type (a user struct a reverse sweep reads again), boxed.
+    /// Pushes a value of any type (a user struct a reverse sweep reads again): boxed, unless
+    /// it is an `f64` or an `f32`, which go where [`push`](Self::push) puts them. A call's
+    /// result whose type the macro cannot see is kept so, and is most often a float: keeping
+    /// it costs what keeping a float does (the type test is decided at compile time).
+    ///
+    /// ```
+    /// use revad_runtime::ValueStack;
+    ///
+    /// let mut stack = ValueStack::new();
+    /// stack.push_any([1.0_f64, 2.0]);
+    /// stack.push_any(0.5_f64);
+    /// stack.push(3.0_f64);
+    /// assert_eq!(stack.pop::<f64>(), 3.0);
+    /// assert_eq!(stack.pop_any::<f64>(), 0.5);
+    /// assert_eq!(stack.pop_any::<[f64; 2]>(), [1.0, 2.0]);
+    /// assert!(stack.is_empty());
+    /// ```
     pub fn push_any<T: Send + 'static>(&mut self, value: T) {
-        self.others.push(Box::new(value));
+        let any: &dyn core::any::Any = &value;
+        if let Some(&x) = any.downcast_ref::<f64>() {
+            self.push(x);
+        } else if let Some(&x) = any.downcast_ref::<f32>() {
+            self.push(x);
+        } else {
+            self.others.push(Box::new(value));
+        }
     }
 
     /// Pops the value pushed last by [`push_any`](Self::push_any).
@@ -336,9 +359,21 @@ impl ValueStack {
     /// pushed, so this is a bug in `#[reverse]` (please report it).
     #[track_caller]
     pub fn pop_any<T: Send + 'static>(&mut self) -> T {
-        match self.others.pop().map(|b| b.downcast::<T>()) {
-            Some(Ok(value)) => *value,
-            _ => underflow(core::any::type_name::<T>()),
+        let mut out: Option<T> = None;
+        let slot: &mut dyn core::any::Any = &mut out;
+        if let Some(slot) = slot.downcast_mut::<Option<f64>>() {
+            *slot = Some(self.pop::<f64>());
+        } else if let Some(slot) = slot.downcast_mut::<Option<f32>>() {
+            *slot = Some(self.pop::<f32>());
+        } else {
+            out = match self.others.pop().map(|b| b.downcast::<T>()) {
+                Some(Ok(value)) => Some(*value),
+                _ => None,
+            };
+        }
+        match out {
+            Some(value) => value,
+            None => underflow(core::any::type_name::<T>()),
         }
     }
 

@@ -21,7 +21,7 @@
 //! parameter, of the parameter's own type, and `revad::Zero` or anything for the others.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, ToTokens};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 
 use super::linear::Scaling;
 use super::shared::{Emitter, Store};
@@ -779,11 +779,15 @@ impl Tangents<'_> {
             (Ty::Float(Some(t)), false) => {
                 let t = t.ident();
                 let pair = crate::ir::names::generated("pair");
+                // At the user's call: a callee returning another type shows there.
+                let value =
+                    quote_spanned!(span=> ::revad::__private::expect_result::<#t, _>(#pair.0));
+                let tangent =
+                    quote_spanned!(span=> ::revad::__private::expect_result::<#t, _>(#pair.1));
                 quote! {
                     let #pair = #companion;
-                    let #mutability #name: #t = ::revad::__private::expect_result::<#t, _>(#pair.0);
-                    let #mutability #tan: #t =
-                        ::revad::__private::expect_result::<#t, _>(#pair.1);
+                    let #mutability #name: #t = #value;
+                    let #mutability #tan: #t = #tangent;
                 }
             }
             _ => quote!(let (#mutability #name, #mutability #tan) = #companion;),

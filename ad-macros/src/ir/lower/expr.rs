@@ -688,7 +688,13 @@ impl Lowerer<'_> {
         if let Some(closure) = closure {
             let mut args = Vec::new();
             for arg in &call.args {
-                args.push(self.lower_expr(arg, out));
+                // A part of an aggregate (`f(ps[1])`, `f(*p)`): the parameter names the place,
+                // as `let q = ps[1];` does.
+                let arg = match self.fixed_place(arg, out) {
+                    Some(place) => Value::Place(place),
+                    None => self.lower_expr(arg, out),
+                };
+                args.push(arg);
             }
             return self.apply_closure(&closure, args, call.func.span(), out);
         }

@@ -195,25 +195,33 @@ impl Lowerer<'_> {
         let syn::Pat::Ident(p) = pat else {
             return false;
         };
-        if p.by_ref.is_some() || p.subpat.is_some() || !self.is_place_expr(init) {
+        // A `let mut` is a value of its own: only a float is read here (`load`).
+        if p.by_ref.is_some() || p.subpat.is_some() || p.mutability.is_some() {
             return false;
         }
-        let by_ref = matches!(strip(init), syn::Expr::Reference(_));
-        let Some(place) = self.peek_place_root(init) else {
+        let Some(place) = self.fixed_place(init, out) else {
             return false;
         };
-        // A copy (`let v = p.vel;`) of a part of a `mut` aggregate, or a `let mut`, is a
-        // value of its own: only a float is read here (`load`).
-        if place.steps_empty || p.mutability.is_some() || (!by_ref && self.vars[place.root].mutable)
-        {
-            return false;
-        }
-        let Some(mut place) = self.place_expr(init, out) else {
-            return false;
-        };
-        place.copied = !by_ref;
         self.bind(&p.ident, Binding::Place(place));
         true
+    }
+
+    /// `expr` as a place, when it is a part of an aggregate that cannot change while a name
+    /// bound to it is used (`p.vel`, `&ps[i]`, `ps[1]` of a nested array): what `let v =
+    /// place;` binds, and a closure's parameter given `place` (`f(ps[1])`) too.
+    pub(super) fn fixed_place(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
+        if !self.is_place_expr(expr) {
+            return None;
+        }
+        let by_ref = matches!(strip(expr), syn::Expr::Reference(_));
+        let place = self.peek_place_root(expr)?;
+        // A copy (`let v = p.vel;`) of a part of a `mut` aggregate is a value of its own.
+        if place.steps_empty || (!by_ref && self.vars[place.root].mutable) {
+            return None;
+        }
+        let mut place = self.place_expr(expr, out)?;
+        place.copied = !by_ref;
+        Some(place)
     }
 
     /// The root of the place `expr` and whether its path is empty, without lowering it.

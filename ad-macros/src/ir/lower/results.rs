@@ -133,13 +133,11 @@ impl Lowerer<'_> {
     }
 
     /// Whether a call's result passed on whole may be taken for an aggregate (see
-    /// `only_passed_on`): in reverse mode, outside loops and closures (where an aggregate is
-    /// kept boxed on the tape, a float unboxed), in functions without function arguments.
+    /// `only_passed_on`): in reverse mode (forward mode has no aggregates), in functions
+    /// without function arguments. In loops and closures too: where such a result is kept for
+    /// the reverse sweep, a float is kept unboxed (`ValueStack::push_any`).
     pub(super) fn passes_on_aggregates(&self) -> bool {
-        !self.forward
-            && self.loops.is_empty()
-            && self.closure_depth == 0
-            && self.sig.functions.is_empty()
+        !self.forward && self.sig.functions.is_empty()
     }
 
     /// Whether `call` passes a function or a closure (`apply(sq, x)`, `apply(&f, x)`,
