@@ -840,3 +840,98 @@ mod two_d_array_after_early_return {
         assert_eq!(f_grad(2.0, 5), (4.0, 2.0));
     }
 }
+
+/// A particle with an array field.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+pub struct Particle {
+    /// Position.
+    pub pos: [f64; 2],
+    /// Charge.
+    pub q: f64,
+}
+
+/// Rows of nested arrays and an array field assigned array literals: `p[i] = [a, b, c]`,
+/// items reading the row they replace, a row copied whole, `out[i] = [..]` through `&mut`.
+#[reverse]
+fn rows_assigned_literals(xs: &[f64], w: f64) -> f64 {
+    let n = xs.len();
+    let mut p = vec![[0.0; 3]; n];
+    for i in 0..n {
+        p[i] = [xs[i] * w, xs[i].sin(), w];
+        p[i] = [p[i][1], p[i][0] * p[i][2], p[i][0]];
+    }
+    let mut m = [[0.0; 2]; 2];
+    m[0] = [w, xs[0]];
+    m[1] = m[0];
+    m[1][0] += w * w;
+    let mut b = Particle {
+        pos: [0.0; 2],
+        q: w,
+    };
+    b.pos = [b.q * xs[0], m[1][0]];
+    let mut s = b.pos[0] * b.pos[1] + m[0][0] * m[1][1];
+    for i in 0..n {
+        s += p[i][0] * p[i][1] + p[i][2].cos();
+    }
+    s
+}
+
+#[reverse]
+fn rows_assigned_literals_via(xs: &[f64], w: f64) -> f64 {
+    rows_assigned_literals(xs, w)
+}
+
+/// `out[i] = [x_i, x_i^2]` into a `&mut` slice of rows.
+#[reverse]
+fn write_rows(xs: &[f64], out: &mut [[f64; 2]]) {
+    for i in 0..xs.len() {
+        out[i] = [xs[i], xs[i] * xs[i]];
+    }
+}
+
+#[reverse]
+fn sum_of_written_rows(xs: &[f64]) -> f64 {
+    let mut out = vec![[0.0; 2]; xs.len()];
+    write_rows(xs, &mut out);
+    let mut s = 0.0;
+    for r in &out {
+        s += r[0] * r[1];
+    }
+    s
+}
+
+#[test]
+fn rows_and_array_fields_assigned_array_literals() {
+    let (xs, w) = ([0.7, -1.2, 2.0], 0.4);
+    let (_, (gx, gw)) = checked(
+        rows_assigned_literals(&xs, w),
+        rows_assigned_literals_grad(&xs, w),
+        rows_assigned_literals_via_grad(&xs, w),
+    );
+    let mut at = xs.to_vec();
+    at.push(w);
+    let fd = check::finite_difference(|p| rows_assigned_literals(&p[..3], p[3]), &at);
+    for (g, e) in gx.iter().chain([&gw]).zip(&fd) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-8);
+    }
+    // One point, by hand: p = [sin x, x w^2, x w], m = [[w, x], [w + w^2, x]],
+    // pos = [w x, w + w^2]: s = w x (w + w^2) + w x + x w^2 sin x + cos(x w).
+    let x = 0.7;
+    let (s, (gx, gw)) = rows_assigned_literals_grad(&[x], w);
+    let expect = w * x * (w + w * w) + w * x + x * w * w * x.sin() + (x * w).cos();
+    assert_relative_eq!(s, expect, max_relative = 1e-15);
+    let ds_dx = w * (w + w * w) + w + w * w * (x.sin() + x * x.cos()) - w * (x * w).sin();
+    let ds_dw = x * (2.0 * w + 3.0 * w * w) + x + 2.0 * x * w * x.sin() - x * (x * w).sin();
+    assert_relative_eq!(gx[0], ds_dx, max_relative = 1e-13);
+    assert_relative_eq!(gw, ds_dw, max_relative = 1e-13);
+    // Σ x^3: 3 x^2.
+    let (s, gx) = sum_of_written_rows_grad(&xs);
+    assert_relative_eq!(
+        s,
+        xs.iter().map(|x| x * x * x).sum::<f64>(),
+        max_relative = 1e-15
+    );
+    for (g, x) in gx.iter().zip(&xs) {
+        assert_relative_eq!(*g, 3.0 * x * x, max_relative = 1e-15);
+    }
+}

@@ -2137,6 +2137,11 @@ impl Lowerer<'_> {
         if let (syn::Expr::Tuple(places), None) = (super::strip(left), op) {
             return self.destructuring_assign(places, right, out);
         }
+        if let (syn::Expr::Index(_) | syn::Expr::Field(_), syn::Expr::Array(items), None) =
+            (super::strip(left), super::strip(right), op)
+        {
+            return self.assign_row(left, items, out);
+        }
         if self.is_place_expr(left) && !matches!(left, syn::Expr::Path(_)) {
             self.assign_place(expr, left, right, op, out);
             return;
@@ -2254,6 +2259,26 @@ impl Lowerer<'_> {
             if !matches!(super::strip(place), syn::Expr::Infer(_)) {
                 stmts.push(syn::parse_quote_spanned!(place.span()=> #place = #temp;));
             }
+        }
+        self.push_scope();
+        self.lower_stmts(&stmts, out, super::Tail::Discard);
+        self.pop_scope();
+    }
+
+    /// `p[i] = [a, b, c];` (a row of a nested array, an array field) as `let t0 = a; ..;
+    /// p[i][0] = t0; ..`: every item is computed before the row is written (`p[i] = [p[i][1],
+    /// p[i][0]]`).
+    fn assign_row(&mut self, left: &syn::Expr, items: &syn::ExprArray, out: &mut Vec<Stmt>) {
+        let temps: Vec<syn::Ident> = (0..items.elems.len())
+            .map(|k| syn::Ident::new(&format!("__ad_item{k}"), items.elems[k].span()))
+            .collect();
+        let mut stmts: Vec<syn::Stmt> = Vec::new();
+        for (item, temp) in items.elems.iter().zip(&temps) {
+            stmts.push(syn::parse_quote_spanned!(item.span()=> let #temp = #item;));
+        }
+        for (k, temp) in temps.iter().enumerate() {
+            let k = syn::Index::from(k);
+            stmts.push(syn::parse_quote_spanned!(left.span()=> #left[#k] = #temp;));
         }
         self.push_scope();
         self.lower_stmts(&stmts, out, super::Tail::Discard);
