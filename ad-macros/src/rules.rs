@@ -25,3 +25,24 @@ pub(crate) fn names() -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// Methods whose result carries no derivative, whatever they are called on.
+pub(crate) const KILLING_METHODS: &[&str] = &[
+    "len",
+    "is_empty",
+    "is_nan",
+    "is_finite",
+    "is_infinite",
+    "is_sign_positive",
+    "is_sign_negative",
+    "is_normal",
+    "to_bits",
+    "partial_cmp",
+    "total_cmp",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+];

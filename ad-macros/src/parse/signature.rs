@@ -381,6 +381,22 @@ pub(crate) fn mentions_self(tokens: &TokenStream) -> bool {
 /// `async`, `unsafe`, `extern`, generics and variadics change what a caller can do with the
 /// function; the generated functions could not mirror them faithfully.
 fn reject_qualifiers(cx: &Errors, sig: &syn::Signature) {
+    // A method named like a float intrinsic or a method without a derivative (`p.round()`,
+    // `v.len()`) would be taken for that at its calls, with that derivative: rejected here.
+    let name = sig.ident.to_string();
+    if sig.receiver().is_some()
+        && (crate::rules::lookup(&name).is_some()
+            || crate::rules::KILLING_METHODS.contains(&name.as_str()))
+    {
+        cx.error(
+            &sig.ident,
+            format!(
+                "#[reverse] takes a call `.{name}()` for the float method or the length of the \
+                 same name, whose derivative this method does not have; rename the method \
+                 (`{name}_of`, `length`, ...)"
+            ),
+        );
+    }
     if let Some(token) = &sig.asyncness {
         cx.error(
             token,

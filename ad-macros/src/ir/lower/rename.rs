@@ -152,26 +152,7 @@ pub(super) fn macro_message(path: &syn::Path, vec_elsewhere: bool) -> String {
     }
 }
 
-/// Methods whose result carries no derivative, whatever they are called on.
-pub(super) const KILLING_METHODS: &[&str] = &[
-    "len",
-    "is_empty",
-    "is_nan",
-    "is_finite",
-    "is_infinite",
-    "is_sign_positive",
-    "is_sign_negative",
-    "is_normal",
-    "to_bits",
-    "partial_cmp",
-    "total_cmp",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-];
+pub(super) use crate::rules::KILLING_METHODS;
 
 impl Lowerer<'_> {
     /// `expr` with every user variable renamed to its IR name, as an [`Opaque`].
