@@ -643,3 +643,44 @@ fn closures_with_array_parameters_given_rows() {
         b[0] * b[1] + ps[1][0] * ps[1][1] + ps.iter().map(|p| p[0] * p[1] * g(*p)).sum::<f64>();
     assert_relative_eq!(gb[2], expect, max_relative = 1e-14);
 }
+
+/// A mass and a velocity.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct MassVel {
+    /// Mass.
+    pub m: f64,
+    /// Velocity.
+    pub v: [f64; 2],
+}
+
+/// Parts of a struct given to closures, one of them with a `mut` parameter (a value of its
+/// own, not a name for the field).
+#[reverse]
+fn closures_of_fields(b: &MassVel, x: f64) -> f64 {
+    let g = |mut t: f64| {
+        t += x;
+        t * 2.0
+    };
+    let h = |t: f64| t * x;
+    g(b.m) + h(b.m) + h(b.v[1])
+}
+
+#[test]
+fn closures_given_fields_with_mut_parameters() {
+    let b = MassVel {
+        m: 1.5,
+        v: [0.2, 0.7],
+    };
+    let x = 0.5;
+    // 2 (m + x) + m x + v1 x.
+    let (v, (gb, gx)) = closures_of_fields_grad(&b, x);
+    assert_eq!(v.to_bits(), closures_of_fields(&b, x).to_bits());
+    assert_relative_eq!(
+        v,
+        2.0 * (b.m + x) + b.m * x + b.v[1] * x,
+        max_relative = 1e-15
+    );
+    assert_relative_eq!(gb.m, 2.0 + x, max_relative = 1e-15);
+    assert_eq!(gb.v, [0.0, x]);
+    assert_relative_eq!(gx, 2.0 + b.m + b.v[1], max_relative = 1e-15);
+}

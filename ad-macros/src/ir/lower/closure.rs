@@ -415,3 +415,13 @@ pub(super) fn first_return(expr: &syn::Expr) -> Option<proc_macro2::Span> {
     finder.visit_expr(expr);
     finder.0
 }
+
+/// Whether the closure parameter `pat` binds a `mut` name (`|mut t: f64|`): a value of its
+/// own, not a name for the argument's place.
+pub(super) fn mut_param(pat: &syn::Pat) -> bool {
+    match pat {
+        syn::Pat::Type(typed) => mut_param(&typed.pat),
+        syn::Pat::Ident(p) => p.mutability.is_some(),
+        _ => false,
+    }
+}

@@ -687,10 +687,14 @@ impl Lowerer<'_> {
         };
         if let Some(closure) = closure {
             let mut args = Vec::new();
-            for arg in &call.args {
-                // A part of an aggregate (`f(ps[1])`, `f(*p)`): the parameter names the place,
-                // as `let q = ps[1];` does.
-                let arg = match self.fixed_place(arg, out) {
+            for (k, arg) in call.args.iter().enumerate() {
+                // A part of an aggregate (`f(ps[1])`, `f(*p)`) given to a parameter that is
+                // not `mut`: the parameter names the place, as `let q = ps[1];` does.
+                let place = match closure.expr.inputs.iter().nth(k) {
+                    Some(pat) if !super::closure::mut_param(pat) => self.fixed_place(arg, out),
+                    _ => None,
+                };
+                let arg = match place {
                     Some(place) => Value::Place(place),
                     None => self.lower_expr(arg, out),
                 };
@@ -2137,9 +2141,18 @@ impl Lowerer<'_> {
         if let (syn::Expr::Tuple(places), None) = (super::strip(left), op) {
             return self.destructuring_assign(places, right, out);
         }
+        // (Only where `left` calls nothing: it is written once per item.)
         if let (syn::Expr::Index(_) | syn::Expr::Field(_), syn::Expr::Array(items), None) =
             (super::strip(left), super::strip(right), op)
         {
+            if has_parens(&left.to_token_stream()) {
+                self.cx.error(
+                    left,
+                    "#[reverse] writes a row given as an array literal item by item; bind the \
+                     index to a variable first (`let k = ..; p[k] = [..];`)",
+                );
+                return;
+            }
             return self.assign_row(left, items, out);
         }
         if self.is_place_expr(left) && !matches!(left, syn::Expr::Path(_)) {
@@ -2868,4 +2881,14 @@ fn vec_repeat_call(repeat: &syn::ExprRepeat, empty: bool) -> syn::Expr {
     syn::parse_quote_spanned! {repeat.span()=>
         ::std::iter::repeat_n(#elem, #len).collect::<::std::vec::Vec<_>>()
     }
+}
+
+/// Whether `tokens` hold a parenthesized group (a call, a method call, a macro, a tuple).
+fn has_parens(tokens: &proc_macro2::TokenStream) -> bool {
+    tokens.clone().into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Group(g) => {
+            g.delimiter() == proc_macro2::Delimiter::Parenthesis || has_parens(&g.stream())
+        }
+        _ => false,
+    })
 }
