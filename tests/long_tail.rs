@@ -935,3 +935,57 @@ fn rows_and_array_fields_assigned_array_literals() {
         assert_relative_eq!(*g, 3.0 * x * x, max_relative = 1e-15);
     }
 }
+
+/// A polyline whose own `len` is a `usize` (the number of points): its calls are lengths, as
+/// a container's are, and pass the check that they are `usize`s.
+#[derive(Clone, Debug, PartialEq, revad::Adjoint)]
+struct Polyline {
+    ys: Vec<f64>,
+    scale: f64,
+}
+
+impl Polyline {
+    fn len(&self) -> usize {
+        self.ys.len()
+    }
+
+    /// `scale · Σ y_i / n`.
+    #[reverse]
+    fn mean_height(&self) -> f64 {
+        let mut s = 0.0;
+        for i in 0..self.len() {
+            s += self.ys[i];
+        }
+        self.scale * s / self.len() as f64
+    }
+}
+
+/// `mean_height(p) · n + w`.
+#[reverse]
+fn polyline_total(p: &Polyline, w: f64) -> f64 {
+    let n = p.len() as f64;
+    p.mean_height() * n + w * p.ys.len() as f64
+}
+
+#[test]
+fn user_len_methods_returning_lengths() {
+    let p = Polyline {
+        ys: vec![0.5, -1.5, 2.5, 4.0],
+        scale: 1.5,
+    };
+    let (v, g) = p.mean_height_grad();
+    assert_eq!(v.to_bits(), p.mean_height().to_bits());
+    let sum: f64 = p.ys.iter().sum();
+    assert_relative_eq!(g.scale, sum / 4.0, max_relative = 1e-15);
+    for gy in &g.ys {
+        assert_relative_eq!(*gy, 1.5 / 4.0, max_relative = 1e-15);
+    }
+    // `scale · Σ y + 4 w`.
+    let (v, (gp, gw)) = polyline_total_grad(&p, 0.25);
+    assert_eq!(v.to_bits(), polyline_total(&p, 0.25).to_bits());
+    assert_relative_eq!(gp.scale, sum, max_relative = 1e-15);
+    for gy in &gp.ys {
+        assert_relative_eq!(*gy, 1.5, max_relative = 1e-15);
+    }
+    assert_eq!(gw, 4.0);
+}

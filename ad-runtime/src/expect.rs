@@ -15,6 +15,9 @@
 //!   only one.
 //! - [`expect_pullback`]: the result of a hand-written pullback of `#[revad::derivative]`, at
 //!   the pullback.
+//! - [`expect_length`]: a `.len()` that `#[reverse]` takes for a container's length, which
+//!   carries no derivative, at the call when it returns anything but a `usize` (a method of
+//!   the user's own named `len` that returns a float).
 
 use crate::Float;
 
@@ -64,6 +67,29 @@ impl<T> ArrayResult for Vec<T> {}
 #[inline]
 pub fn expect_array<V: ArrayResult>(value: V) -> V {
     value
+}
+
+/// A `.len()` whose result `#[reverse]` takes for a length (a `usize`, no derivative).
+#[diagnostic::on_unimplemented(
+    message = "this `.len()` returns `{Self}`, but #[reverse] takes every `.len()` for a \
+               container's length, which has no derivative",
+    label = "returns `{Self}`, not `usize`",
+    note = "a method of your own named `len` that computes a float would lose its derivative; \
+            give it another name (`length`, `norm`) and annotate it with #[reverse]"
+)]
+pub trait Length {}
+
+impl Length for usize {}
+
+/// `n`, which the generated code takes for a container's length (a compile error at the call
+/// otherwise).
+///
+/// ```
+/// assert_eq!(revad_runtime::expect::expect_length(vec![1.0, 2.0].len()), 2);
+/// ```
+#[inline]
+pub fn expect_length<N: Length>(n: N) -> N {
+    n
 }
 
 /// The adjoint of a call's result, as the seed of the callee's reverse sweep.

@@ -390,7 +390,7 @@ impl Lowerer<'_> {
                 let name = call.method.to_string();
                 let killing = super::rename::KILLING_METHODS.contains(&name.as_str());
                 (!killing && self.is_float_expr(&call.receiver))
-                    || (rules::lookup(&name).is_some()
+                    || (self.method_rule(call).is_some()
                         && call.args.iter().any(|a| self.is_float_expr(a)))
             }
             syn::Expr::Call(call) if self.is_closure_callee(&call.func) => {
@@ -510,7 +510,7 @@ impl Lowerer<'_> {
                 return Value::Error;
             }
         }
-        if let Some(rule) = rules::lookup(&name) {
+        if let Some(rule) = self.method_rule(call) {
             let expected = rule.arity - 1 + usize::from(rule.int_exponent);
             if call.args.len() == expected && call.turbofish.is_none() {
                 let mut args = vec![&*call.receiver];
@@ -1064,7 +1064,7 @@ impl Lowerer<'_> {
         let of_a_user_call = match super::strip(&call.receiver) {
             syn::Expr::MethodCall(m) => {
                 let name = m.method.to_string();
-                rules::lookup(&name).is_none()
+                self.method_rule(m).is_none()
                     && m.turbofish.is_none()
                     && (self.is_place_expr(&m.receiver)
                         || matches!(
@@ -1142,6 +1142,13 @@ impl Lowerer<'_> {
         )
     }
 
+    /// The float intrinsic a method call names (`x.sin()`, `a.max(b)`), if any: not on a
+    /// name bound to an aggregate (`p.round()`, `self.floor()` with `p` and `self` structs),
+    /// whose method of that name is the user's.
+    pub(super) fn method_rule(&self, call: &syn::ExprMethodCall) -> Option<&'static rules::Rule> {
+        rules::lookup(&call.method.to_string()).filter(|_| !self.is_aggregate_var(&call.receiver))
+    }
+
     /// Whether `expr` is a call of a function (`cross(a, b)`, `Body::step(b, dt)`) or of a
     /// method of an aggregate (`p.energy()`) that may go through split companions: not a
     /// float intrinsic, a wrapper (`Some(..)`) or a tuple struct's constructor.
@@ -1149,8 +1156,7 @@ impl Lowerer<'_> {
         match super::strip(expr) {
             syn::Expr::Call(call) => self.companion_call(call, true),
             syn::Expr::MethodCall(call) => {
-                rules::lookup(&call.method.to_string()).is_none()
-                    && self.is_place_expr(&call.receiver)
+                self.method_rule(call).is_none() && self.is_place_expr(&call.receiver)
             }
             _ => false,
         }

@@ -12,7 +12,7 @@ use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 
 use super::{Binding, Lowerer};
-use crate::ir::{Opaque, VarId};
+use crate::ir::{Opaque, Ty, VarId};
 
 /// Methods that are pure and cheap to evaluate again.
 const CHEAP_METHODS: &[&str] = &[
@@ -223,6 +223,24 @@ impl Lowerer<'_> {
     }
 }
 
+/// Whether `ty` is a slice, an array, a `Vec` or a `VecDeque`, or a reference to one.
+fn sequence_type(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Reference(r) => sequence_type(&r.elem),
+        syn::Type::Group(g) => sequence_type(&g.elem),
+        syn::Type::Paren(p) => sequence_type(&p.elem),
+        syn::Type::Slice(_) | syn::Type::Array(_) => true,
+        syn::Type::Path(p) => {
+            p.qself.is_none()
+                && p.path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "Vec" || s.ident == "VecDeque")
+        }
+        _ => false,
+    }
+}
+
 /// The standard library's constructors of one value that are not a user's tuple structs.
 const WRAPPERS: [&str; 6] = ["Some", "Ok", "Err", "Box", "Rc", "Arc"];
 
@@ -294,6 +312,30 @@ struct Renamer<'l, 'a> {
 }
 
 impl Renamer<'_, '_> {
+    /// Whether `call` is a `.len()` that #[reverse] takes for a length on a receiver it does
+    /// not know to be a float array: a struct, a field, an element, a call's result. Its
+    /// result is checked to be a `usize` (`expect_length`).
+    fn unsure_length(&self, call: &syn::ExprMethodCall) -> bool {
+        if call.method != "len" || !call.args.is_empty() || call.turbofish.is_some() {
+            return false;
+        }
+        let known = match super::strip(&call.receiver) {
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                let name = i.to_string();
+                !self.shadowed.contains(&name)
+                    && matches!(self.lowerer.lookup(&name), Some(Binding::Var(v)) if {
+                        let var = &self.lowerer.vars[*v];
+                        matches!(&var.ty, Ty::Array(info) if !info.agg)
+                            || var.param.is_some_and(|i| {
+                                sequence_type(&self.lowerer.sig.params[i].ty)
+                            })
+                    })
+            }),
+            _ => false,
+        };
+        !known
+    }
+
     /// The variable `path` names, if it is a bound user variable not shadowed by a closure.
     fn var_of(&self, path: &syn::Path) -> Option<VarId> {
         let ident = path.get_ident()?;
@@ -505,9 +547,16 @@ impl Renamer<'_, '_> {
                 }
                 self.check_hidden_change(call);
                 let through_trait = self.through_float_trait(call);
+                let length = self.unsure_length(call);
                 syn::visit_mut::visit_expr_method_call_mut(self, call);
                 if let Some(call) = through_trait.and_then(|kind| kind.rewrite(call)) {
                     *expr = call;
+                } else if length {
+                    // Checked to be a `usize`: a user's `len` that computes a float would
+                    // lose its derivative here.
+                    let span = call.method.span();
+                    *expr =
+                        syn::parse_quote_spanned!(span=> ::revad::__private::expect_length(#call));
                 }
             }
             syn::Expr::Call(call) => {
