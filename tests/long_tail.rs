@@ -989,3 +989,93 @@ fn user_len_methods_returning_lengths() {
     }
     assert_eq!(gw, 4.0);
 }
+
+/// A point whose methods take `self` by value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, revad::Adjoint)]
+struct Pt {
+    x: f64,
+    y: f64,
+}
+
+#[revad::reverse]
+impl Pt {
+    /// `|p|`.
+    #[reverse]
+    fn magnitude(self) -> f64 {
+        self.x.hypot(self.y)
+    }
+
+    /// `k p`.
+    #[reverse]
+    fn scaled(self, k: f64) -> Pt {
+        Pt {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+
+    /// `x y`, through a receiver the body changes.
+    #[reverse]
+    fn area(mut self) -> f64 {
+        self.x *= self.y;
+        self.x
+    }
+}
+
+/// `2 |a| + |k a| + a_x a_y`, by calls of `self`-by-value methods on a parameter, on a call's
+/// result, bound and not.
+#[reverse]
+fn by_value_receivers(a: Pt, k: f64) -> f64 {
+    let s = a.scaled(k);
+    2.0 * a.magnitude() + s.magnitude() + a.area() - a.scaled(k).magnitude() + s.magnitude()
+}
+
+#[reverse]
+fn by_value_receivers_via(a: Pt, k: f64) -> f64 {
+    by_value_receivers(a, k)
+}
+
+/// `|(2x, sin x)|`, of a local built from `Default::default()` and written field by field.
+#[reverse]
+fn by_value_receiver_of_a_local(x: f64) -> f64 {
+    let mut v: Pt = Default::default();
+    v.x = 2.0 * x;
+    v.y = x.sin();
+    v.magnitude()
+}
+
+#[reverse]
+fn by_value_receiver_of_a_local_via(x: f64) -> f64 {
+    by_value_receiver_of_a_local(x)
+}
+
+#[test]
+fn methods_taking_self_by_value() {
+    let (a, k) = (Pt { x: 0.6, y: -0.8 }, 1.5);
+    let (v, (ga, gk)) = by_value_receivers_grad(a, k);
+    assert_eq!(v.to_bits(), by_value_receivers(a, k).to_bits());
+    let (v_via, (ga_via, gk_via)) = by_value_receivers_via_grad(a, k);
+    assert_eq!(v_via.to_bits(), v.to_bits());
+    assert_eq!(
+        (ga_via.x.to_bits(), ga_via.y.to_bits()),
+        (ga.x.to_bits(), ga.y.to_bits())
+    );
+    assert_eq!(gk_via.to_bits(), gk.to_bits());
+    // f = 2|a| + k|a| + x y (k > 0): ∂x = (2 + k) x/|a| + y, ∂y = (2 + k) y/|a| + x, ∂k = |a|.
+    let r = a.x.hypot(a.y);
+    assert_relative_eq!(ga.x, (2.0 + k) * a.x / r + a.y, max_relative = 1e-14);
+    assert_relative_eq!(ga.y, (2.0 + k) * a.y / r + a.x, max_relative = 1e-14);
+    assert_relative_eq!(gk, r, max_relative = 1e-14);
+    let x = 0.7;
+    let (_, g) = checked(
+        by_value_receiver_of_a_local(x),
+        by_value_receiver_of_a_local_grad(x),
+        by_value_receiver_of_a_local_via_grad(x),
+    );
+    // d/dx sqrt(4x² + sin² x) = (4x + sin x cos x) / sqrt(..).
+    let expect = (4.0 * x + x.sin() * x.cos()) / (4.0 * x * x + x.sin().powi(2)).sqrt();
+    assert_relative_eq!(g, expect, max_relative = 1e-14);
+    // The methods' own gradients.
+    let (_, g) = a.area_grad();
+    assert_eq!((g.x, g.y), (a.y, a.x));
+}

@@ -34,6 +34,12 @@ pub(super) fn seed(param: &syn::Ident) -> syn::Ident {
 /// Binds each `&f64` parameter to its value and each `&mut` one to its value on entry; the
 /// first statements of a function that runs the body's forward sweep.
 pub(super) fn prologue(sig: &Signature, body: &Body) -> TokenStream {
+    prologue_of(sig, body, false)
+}
+
+/// [`prologue`], for a method's companion that takes a receiver by value as `&self`
+/// (`lent`, see [`fwd_params`]): the body's receiver is a clone.
+pub(super) fn prologue_of(sig: &Signature, body: &Body, lent: bool) -> TokenStream {
     let mut out = TokenStream::new();
     for (i, p) in sig.params.iter().enumerate() {
         let name = &body.vars[i].name;
@@ -44,6 +50,9 @@ pub(super) fn prologue(sig: &Signature, body: &Body) -> TokenStream {
                 out.extend(quote!(let #name: #t = *#ident;));
             }
             // The receiver, bound to the name the body uses (`let __self = self;`).
+            (Passing::Value, _) if p.ident == "self" && lent => {
+                out.extend(quote!(let #name = ::core::clone::Clone::clone(#ident);));
+            }
             (Passing::Value, _) if p.ident == "self" => {
                 out.extend(quote!(let #name = #ident;));
             }
@@ -179,6 +188,7 @@ pub(super) fn rev_params(sig: &Signature, func: &syn::ItemFn) -> Vec<TokenStream
         .iter()
         .zip(&sig.params)
         .map(|(arg, p)| match p.passing {
+            _ if receiver_by_value(arg) => quote!(&self),
             // (Callers pass `&recv`, so that rustc finds the method; its value is popped.)
             Passing::MutRef if !p.rejected && p.ident == "self" => quote!(&self),
             Passing::MutRef if !p.rejected => {
@@ -188,6 +198,35 @@ pub(super) fn rev_params(sig: &Signature, func: &syn::ItemFn) -> Vec<TokenStream
             _ => quote!(#arg),
         })
         .collect()
+}
+
+/// The parameters of a method's `__ad_fwd_NAME`: the function's, with a receiver taken by
+/// value (`self`, `mut self`, `self: Self`) taken by reference instead. Callers call a
+/// method's companions on `&recv` (`(&recv).__ad_fwd_NAME(..)`), so that rustc finds them at
+/// the step of the receiver's dereferences where it finds the fallback for a method without
+/// companions (`callees_prelude`); a companion taking `self` by value is found one step later,
+/// after the fallback. The body works on a clone of the receiver (`prologue_of`).
+pub(super) fn fwd_params(func: &syn::ItemFn) -> Vec<TokenStream> {
+    func.sig
+        .inputs
+        .iter()
+        .map(|arg| match receiver_by_value(arg) {
+            true => quote!(&self),
+            false => quote!(#arg),
+        })
+        .collect()
+}
+
+/// Whether `arg` is a receiver taken by value: `self`, `mut self` or `self: Self`.
+pub(super) fn receiver_by_value(arg: &syn::FnArg) -> bool {
+    match arg {
+        syn::FnArg::Receiver(r) => {
+            r.reference.is_none()
+                && (r.colon_token.is_none()
+                    || matches!(&*r.ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self")))
+        }
+        syn::FnArg::Typed(_) => false,
+    }
 }
 
 /// The sink of the `&mut` parameter `i` in `NAME::rev`.

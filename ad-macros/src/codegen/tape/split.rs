@@ -56,7 +56,7 @@ pub(in crate::codegen) fn emit(
     let vis = &func.vis;
     let generics = &func.sig.generics;
     let where_clause = &func.sig.generics.where_clause;
-    let params: Vec<TokenStream> = func.sig.inputs.iter().map(|arg| quote!(#arg)).collect();
+    let params = inout::fwd_params(func);
     let rev_params = inout::rev_params(sig, func);
     // As written: a function returning `()` has no `-> ()` and no `()` at the end.
     let ret = &func.sig.output;
@@ -64,7 +64,8 @@ pub(in crate::codegen) fn emit(
     let seed = crate::ir::names::generated("seed");
     let seed_ty = sig.ret.seed_type();
     let callees = super::super::callees_prelude(body, sig, false);
-    let prologue = inout::prologue(sig, body);
+    let lent = func.sig.inputs.iter().any(inout::receiver_by_value);
+    let prologue = inout::prologue_of(sig, body, lent);
     let rev_prologue = inout::rev_prologue(sig, body);
     let forward = e.fwd_block(&body.block);
     let epilogue = inout::fwd_epilogue(sig, body);
@@ -151,6 +152,11 @@ pub(in crate::codegen) fn emit(
                 let scratch = format_ident!("__revad_scratch_{}", i, span = at);
                 let target = format_ident!("__revad_adj_{}", i, span = at);
                 let ident = &param.ident;
+                // (A receiver lent to the companion is a reference already.)
+                let value = match lent && ident == "self" {
+                    true => quote!(#ident),
+                    false => quote!(&#ident),
+                };
                 sinks.push(quote!(mut #sink: #sink_ty));
                 let adj_ty = crate::parse::adjoint_of(ty);
                 let bind = quote::quote_spanned! {at=>
@@ -159,7 +165,7 @@ pub(in crate::codegen) fn emit(
                     let #target: &mut #adj_ty = ::revad::__private::AggregateSink::<#ty>::target(
                         &mut #sink,
                         &mut #scratch,
-                        &#ident,
+                        #value,
                     );
                 };
                 targets.push(quote!(#bind let #adj = #target;));
@@ -290,7 +296,7 @@ pub(in crate::codegen) fn stub_methods(func: &syn::ItemFn, sig: &Signature) -> T
     let vis = &func.vis;
     let generics = &func.sig.generics;
     let where_clause = &func.sig.generics.where_clause;
-    let params: Vec<TokenStream> = func.sig.inputs.iter().map(|arg| quote!(#arg)).collect();
+    let params = inout::fwd_params(func);
     let rev_params = inout::rev_params(sig, func);
     let ret = &func.sig.output;
     let seed_ty = sig.ret.seed_type();
