@@ -471,3 +471,23 @@ const fn contains(names: &[&str], name: &str) -> bool {
     }
     false
 }
+
+/// Whether `compare(a, b)` is [`Greater`](core::cmp::Ordering::Greater): the test of the loop
+/// that `#[reverse]` makes of `max_by(compare)` and `min_by(compare)`, which calls the user's
+/// closure where the iterator would. (A closure passed here gets its parameter types from
+/// the bound; one called in place would not.)
+///
+/// ```
+/// use revad_runtime::call::greater;
+///
+/// assert!(greater(|a: &f64, b: &f64| a.total_cmp(b), &2.0, &1.0));
+/// assert!(!greater(|a: &&f64, b: &&f64| a.partial_cmp(b).unwrap(), &&1.0, &&1.0));
+/// ```
+#[inline]
+pub fn greater<T: ?Sized, F: FnMut(&T, &T) -> core::cmp::Ordering>(
+    mut compare: F,
+    a: &T,
+    b: &T,
+) -> bool {
+    compare(a, b) == core::cmp::Ordering::Greater
+}

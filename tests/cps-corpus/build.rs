@@ -49,6 +49,7 @@ const FILES: &[&str] = &[
     "ported_reverse",
     "recompute",
     "recursion_depth",
+    "reductions",
     "reversed_sequences",
     "soundness",
     "stop_gradient",

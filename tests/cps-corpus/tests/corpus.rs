@@ -60,6 +60,7 @@ corpus!(
     ported_reverse,
     recompute,
     recursion_depth,
+    reductions,
     reversed_sequences,
     soundness,
     stop_gradient,

@@ -205,6 +205,10 @@ impl Lowerer<'_> {
                         }
                         _ => {}
                     }
+                    // `*xs.iter().max_by(cmp).unwrap()`: the item, a float.
+                    if let Some(value) = self.lower_reduction(call, out) {
+                        return value;
+                    }
                 }
                 // `*x` for an array behind a reference (`x: &[f64; 3]`): the array.
                 if let Some(v) = self.array_var(super::rename::strip_derefs(&unary.expr)) {
@@ -481,6 +485,10 @@ impl Lowerer<'_> {
         if self.on_element_option(call) {
             self.cx.error(&call.method, super::options::ELEMENT_OPTION);
             return Value::Error;
+        }
+        // `xs.iter().copied().reduce(f64::max).unwrap()`, `.max_by(cmp).unwrap()`: a loop.
+        if let Some(value) = self.lower_reduction(call, out) {
+            return value;
         }
         // `xs.iter().filter(|v| **v > 0.0).count()`, `.any(..)`, `.position(..).unwrap_or(0)`:
         // an integer or a flag, computed as written.

@@ -34,7 +34,9 @@
 //! `.filter(p)`, `.copied()`, `.cloned()`, `.flatten()` (of items that are arrays or slices,
 //! `m.iter().flatten()`: an inner loop, which the later stages run in), `.flat_map(f)`.
 //! Consumers: `.sum()`, `.product()`, `.fold(init, f)`, `.collect()` (into a `Vec`),
-//! `.for_each(f)`.
+//! `.for_each(f)`, and `.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)` followed by `.unwrap()`,
+//! `.expect("..")` or `.unwrap_or(d)` (`lower_reduction`: the first item starts the value, a
+//! counter tells it apart, and an empty chain panics or gives `d` after the loop).
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -92,6 +94,75 @@ enum Consumer<'e> {
     Fold(&'e syn::Expr, &'e syn::Expr),
     Collect,
     ForEach(&'e syn::Expr),
+    /// `.reduce(f)`, `.max_by(cmp)`, `.min_by(cmp)`, then what the `Option` becomes.
+    Reduce(Reduction<'e>, Unwrap<'e>),
+}
+
+/// How a reduction combines the value so far with the next item. The first item is the
+/// value so far, as the iterators start (`Iterator::reduce`); `max_by` keeps the value so
+/// far where `cmp(&so_far, &item)` is `Greater` (so the last of equal maxima wins, as in
+/// `std::cmp::max_by`), `min_by` takes the item only there (the first of equal minima).
+#[derive(Clone, Copy)]
+enum Reduction<'e> {
+    Fold(&'e syn::Expr),
+    Max(&'e syn::Expr),
+    Min(&'e syn::Expr),
+}
+
+/// What the `Option` of a reduction becomes: its value or a panic with `Option`'s message
+/// (`.unwrap()`, `.expect("..")`), or a default (`.unwrap_or(d)`).
+#[derive(Clone, Copy)]
+enum Unwrap<'e> {
+    Panic(Option<&'e syn::LitStr>),
+    Or(&'e syn::Expr),
+}
+
+/// For `C.reduce(f).unwrap()` (or `max_by`, `min_by`; `.expect("..")`, `.unwrap_or(d)`;
+/// `.copied()` or `.cloned()` before the unwrap): the reducing call, the reduction and the
+/// unwrap. `None` for any other expression.
+fn reduction(
+    call: &syn::ExprMethodCall,
+) -> Option<(&syn::ExprMethodCall, Reduction<'_>, Unwrap<'_>)> {
+    if call.turbofish.is_some() {
+        return None;
+    }
+    let args: Vec<&syn::Expr> = call.args.iter().collect();
+    let unwrap = match (call.method.to_string().as_str(), &args[..]) {
+        ("unwrap", []) => Unwrap::Panic(None),
+        (
+            "expect",
+            [syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })],
+        ) => Unwrap::Panic(Some(s)),
+        ("unwrap_or", [d]) => Unwrap::Or(match strip(d) {
+            // (`unwrap_or(&0.0)` where the items are references.)
+            syn::Expr::Reference(r) if r.mutability.is_none() => &r.expr,
+            d => d,
+        }),
+        _ => return None,
+    };
+    let mut receiver = strip(&call.receiver);
+    if let syn::Expr::MethodCall(m) = receiver {
+        if (m.method == "copied" || m.method == "cloned") && m.args.is_empty() {
+            receiver = strip(&m.receiver);
+        }
+    }
+    let syn::Expr::MethodCall(reducing) = receiver else {
+        return None;
+    };
+    if reducing.args.len() != 1 || reducing.turbofish.is_some() {
+        return None;
+    }
+    let f = &reducing.args[0];
+    let reduction = match reducing.method.to_string().as_str() {
+        "reduce" => Reduction::Fold(f),
+        "max_by" => Reduction::Max(f),
+        "min_by" => Reduction::Min(f),
+        _ => return None,
+    };
+    Some((reducing, reduction, unwrap))
 }
 
 /// Methods that end a chain this module lowers.
@@ -195,6 +266,28 @@ impl Lowerer<'_> {
             ("for_each", 1) => Consumer::ForEach(&call.args[0]),
             _ => return None,
         };
+        self.lower_consumed_chain(call, consumer, out)
+    }
+
+    /// `C.reduce(f).unwrap()`, `*xs.iter().max_by(cmp).unwrap()`, .. (see [`reduction`]): a
+    /// loop whose first item starts the value, as `lower_chain`'s. `None` if `call` is no
+    /// reduction of a chain.
+    pub(super) fn lower_reduction(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let (reducing, reduction, unwrap) = reduction(call)?;
+        self.lower_consumed_chain(reducing, Consumer::Reduce(reduction, unwrap), out)
+    }
+
+    /// [`Lowerer::lower_chain`] with its consumer, the method `call`.
+    fn lower_consumed_chain(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        consumer: Consumer<'_>,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
         if !self.mentions_float(&syn::Expr::MethodCall(call.clone())) {
             // A chain of integers (`(0..n).rev().collect::<Vec<usize>>()`): inactive data,
             // emitted as written.
@@ -510,7 +603,30 @@ impl Lowerer<'_> {
                 Some(var)
             }
             Consumer::ForEach(_) => None,
+            // The value so far, set by the first item (the `0.0` is never read), and the
+            // items counted (`first`), the first at 0.
+            Consumer::Reduce(..) => {
+                let var = self.fresh("acc", Ty::Float(None), true, span);
+                let zero = Operand::Lit(quote!(0.0), crate::ir::LitKind::Float(None));
+                out.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Copy(zero),
+                        ty: None,
+                    },
+                    span,
+                });
+                Some(var)
+            }
         };
+        let first = match consumer {
+            Consumer::Reduce(..) => Some(self.item_counter(span, out)),
+            _ => None,
+        };
+        // Whether the items reach the consumer as references (`xs.iter().max_by(..)`, whose
+        // comparison takes `&&f64`).
+        let by_ref = matches!(source, Source::Array { by_ref: true, .. })
+            && stages.iter().all(|s| matches!(s, Stage::Filter(_)));
 
         // The loop, with the items built at the start of the body.
         let first_var = self.vars.len();
@@ -555,6 +671,8 @@ impl Lowerer<'_> {
             acc,
             index,
             span,
+            first,
+            by_ref,
         };
         let result = self.stages(&step, &stages, &zipped, item, &mut body);
         self.pop_scope();
@@ -570,6 +688,52 @@ impl Lowerer<'_> {
             walk,
         });
         self.push_loop(kind, body, Vec::new(), None, span, out);
+        if let (Consumer::Reduce(_, unwrap), Some(acc), Some(count)) = (&consumer, acc, first) {
+            // No item: `Option::unwrap`'s panic, or the default.
+            let k = &self.vars[count].name;
+            match unwrap {
+                Unwrap::Panic(message) => {
+                    let message = match message {
+                        Some(s) => quote!("{}", #s),
+                        None => quote!("called `Option::unwrap()` on a `None` value"),
+                    };
+                    out.push(Stmt {
+                        kind: StmtKind::Opaque {
+                            tokens: quote!(if #k == 0 { ::core::panic!(#message); }),
+                            writes: Vec::new(),
+                            flows: Vec::new(),
+                            if_active: (span, String::new()),
+                        },
+                        span,
+                    });
+                }
+                Unwrap::Or(d) => {
+                    let none = Opaque::generated(quote!(#k == 0), vec![count]);
+                    let none = self.let_opaque(out, "c", Ty::Bool, none, span);
+                    let mut then = Vec::new();
+                    let value = self.lower_expr(d, &mut then);
+                    let msg = "#[reverse] reduces numbers here: the default must be a number";
+                    let Some(d) = self.number(value, *d, msg) else {
+                        return Value::Error;
+                    };
+                    then.push(Stmt {
+                        kind: StmtKind::Assign {
+                            var: acc,
+                            op: AssignOp::Set,
+                            value: d,
+                        },
+                        span,
+                    });
+                    self.push_if(
+                        Operand::Var(none),
+                        (then, Vec::new()),
+                        Vec::new(),
+                        span,
+                        out,
+                    );
+                }
+            }
+        }
         match acc {
             Some(acc) => Value::Op(Operand::Var(acc)),
             None => Value::Unit,
@@ -1018,8 +1182,100 @@ impl Lowerer<'_> {
                 self.call_value(f, vec![item], out);
                 Value::Unit
             }
+            (Consumer::Reduce(reduction, _), Some(acc)) => {
+                let item = match item {
+                    Value::Place(place) => self.load(place, span, out),
+                    item => item,
+                };
+                let Value::Op(item) = item else {
+                    return self.not_a_number(span);
+                };
+                let Some(count) = step.first else {
+                    return Value::Unit;
+                };
+                let set = |value: Operand| Stmt {
+                    kind: StmtKind::Assign {
+                        var: acc,
+                        op: AssignOp::Set,
+                        value,
+                    },
+                    span,
+                };
+                // `if first { acc = item } else { acc = f(acc, item) }`, with `max_by` and
+                // `min_by` an `if` on the comparison in the `else`.
+                let position = self.count(count, span, out);
+                let p = &self.vars[position].name;
+                let first = Opaque::generated(quote!(#p == 0), vec![position]);
+                let first = self.let_opaque(out, "c", Ty::Bool, first, span);
+                let mut later = Vec::new();
+                match reduction {
+                    Reduction::Fold(f) => {
+                        let value = match self.call_value(
+                            f,
+                            vec![Value::Op(Operand::Var(acc)), Value::Op(item.clone())],
+                            &mut later,
+                        ) {
+                            Value::Place(place) => self.load(place, span, &mut later),
+                            value => value,
+                        };
+                        let msg = "#[reverse] reduces numbers: the closure must return a number";
+                        let Some(value) = self.number(value, *f, msg) else {
+                            return Value::Error;
+                        };
+                        later.push(set(value));
+                    }
+                    Reduction::Max(cmp) | Reduction::Min(cmp) => {
+                        let greater = self.compared(cmp, acc, &item, step.by_ref);
+                        let greater = self.let_opaque(&mut later, "c", Ty::Bool, greater, span);
+                        let take = vec![set(item.clone())];
+                        let branches = match reduction {
+                            Reduction::Max(_) => (Vec::new(), take),
+                            _ => (take, Vec::new()),
+                        };
+                        self.push_if(
+                            Operand::Var(greater),
+                            branches,
+                            Vec::new(),
+                            span,
+                            &mut later,
+                        );
+                    }
+                }
+                self.push_if(
+                    Operand::Var(first),
+                    (vec![set(item)], later),
+                    Vec::new(),
+                    span,
+                    out,
+                );
+                Value::Op(Operand::Var(acc))
+            }
             _ => Value::Unit,
         }
+    }
+
+    /// `greater(cmp, &acc, &item)`: `cmp(&acc, &item) == Greater` (the closure of `max_by` or `min_by`, given references to
+    /// the items' type: `&&f64` where the items are references), as written: a comparison,
+    /// through which no derivative flows.
+    fn compared(&self, cmp: &syn::Expr, acc: VarId, item: &Operand, by_ref: bool) -> Opaque {
+        let mut opaque = self.opaque(cmp);
+        opaque.flows.clear();
+        let f = &opaque.expr;
+        let a = &self.vars[acc].name;
+        let mut reads = opaque.reads.clone();
+        reads.push(acc);
+        let b = match item {
+            Operand::Var(v) => {
+                reads.push(*v);
+                let name = &self.vars[*v].name;
+                quote!(#name)
+            }
+            Operand::Lit(tokens, _) => tokens.clone(),
+        };
+        let r = if by_ref { quote!(&&) } else { quote!(&) };
+        reads.sort_unstable();
+        reads.dedup();
+        Opaque::generated(quote!(::revad::__private::greater(#f, #r #a, #r #b)), reads)
     }
 
     fn not_a_number(&self, span: Span) -> Value {
@@ -1037,6 +1293,10 @@ struct Step<'c, 'e> {
     acc: Option<VarId>,
     index: VarId,
     span: Span,
+    /// A reduction's count of the items that reached it.
+    first: Option<VarId>,
+    /// The items reach the consumer as references.
+    by_ref: bool,
 }
 
 /// For a closure `|r| r.iter()` (or `.into_iter()`, then maybe `.copied()` or `.cloned()`),
