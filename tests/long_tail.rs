@@ -1079,3 +1079,74 @@ fn methods_taking_self_by_value() {
     let (_, g) = a.area_grad();
     assert_eq!((g.x, g.y), (a.y, a.x));
 }
+
+/// `Σ` of `2 x_i`, `sin x_i`, `x_i^2` by `i mod 3`, with an `unreachable!()` arm, times `k`.
+#[reverse]
+#[revad::forward]
+fn by_residue(xs: &[f64], k: usize) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in xs.iter().enumerate() {
+        s += match i % 3 {
+            0 => x * 2.0,
+            1 => x.sin(),
+            2 => x * x,
+            _ => unreachable!(),
+        };
+    }
+    s * k as f64
+}
+
+#[reverse]
+fn by_residue_via(xs: &[f64], k: usize) -> f64 {
+    by_residue(xs, k)
+}
+
+/// `sqrt(x) y^2 + y`, through branches that panic (`x <= 0`, `y >= 10`).
+#[reverse]
+fn checked_root(x: f64, y: f64) -> f64 {
+    let r = if x > 0.0 {
+        x.sqrt() * y
+    } else {
+        panic!("negative x: {x}")
+    };
+    let q = if y < 10.0 { (r * y, y) } else { unimplemented!() };
+    q.0 + q.1
+}
+
+#[reverse]
+fn checked_root_via(x: f64, y: f64) -> f64 {
+    checked_root(x, y)
+}
+
+#[test]
+fn branches_and_arms_that_panic() {
+    let xs = [0.5, 2.0, -1.0, 1.5];
+    let (_, g) = checked(
+        by_residue(&xs, 2),
+        by_residue_grad(&xs, 2),
+        by_residue_via_grad(&xs, 2),
+    );
+    let expect = [4.0, 2.0 * 2.0_f64.cos(), -4.0, 4.0];
+    for (g, e) in g.iter().zip(&expect) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-15);
+    }
+    let v = [1.0, -1.0, 0.5, 2.0];
+    let (y, dy) = by_residue_jvp(&xs, 2, &v);
+    assert_eq!(y.to_bits(), by_residue(&xs, 2).to_bits());
+    let dot: f64 = expect.iter().zip(&v).map(|(g, v)| g * v).sum();
+    assert_relative_eq!(dy, dot, max_relative = 1e-14);
+    let (_, (gx, gy)) = checked(
+        checked_root(4.0, 2.0),
+        checked_root_grad(4.0, 2.0),
+        checked_root_via_grad(4.0, 2.0),
+    );
+    // ∂x = y^2 / (2 sqrt x) = 1, ∂y = 2 sqrt(x) y + 1 = 9.
+    assert_eq!((gx, gy), (1.0, 9.0));
+    let panicked = std::panic::catch_unwind(|| checked_root_grad(-1.0, 2.0));
+    let message = panicked.expect_err("the primal panics");
+    assert_eq!(
+        message.downcast_ref::<String>().map(String::as_str),
+        Some("negative x: -1")
+    );
+    assert!(std::panic::catch_unwind(|| checked_root_grad(1.0, 20.0)).is_err());
+}

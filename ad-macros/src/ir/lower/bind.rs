@@ -360,6 +360,13 @@ impl Lowerer<'_> {
                         self.cx
                             .error(p, "this `let` binds `()`; #[reverse] expects a value");
                     }
+                    Value::Panics => {
+                        self.cx.error(
+                            p,
+                            "every branch of this `let`'s value panics; #[reverse] expects a value (panic in a \
+                             statement of its own)",
+                        );
+                    }
                 }
             }
             (syn::Pat::Wild(_), _) => {}
@@ -566,7 +573,7 @@ impl Lowerer<'_> {
                 Value::View(v) => bindings.push(Binding::View(v)),
                 Value::Place(p) => bindings.push(Binding::Place(p)),
                 Value::Error => bindings.push(Binding::Poisoned),
-                Value::Unit | Value::Never => {
+                Value::Unit | Value::Never | Value::Panics => {
                     self.cx
                         .error(ident, "a tuple element of type `()` is not supported");
                 }

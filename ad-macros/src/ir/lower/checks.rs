@@ -55,6 +55,17 @@ pub(super) fn is_check(mac: &syn::Macro) -> bool {
     })
 }
 
+/// Whether the check `mac` always panics: `panic!`, `unreachable!`, `todo!`,
+/// `unimplemented!`.
+pub(super) fn panics(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "panic" | "unreachable" | "todo" | "unimplemented"
+        )
+    })
+}
+
 impl Lowerer<'_> {
     /// Lowers a check or diagnostic macro in statement position to an inactive statement.
     pub(super) fn lower_check(&mut self, mac: &syn::Macro, out: &mut Vec<Stmt>) {

@@ -355,7 +355,9 @@ impl VisitMut for Hoister<'_, '_, '_> {
                     Value::Closure(c) => self.bind(expr, Binding::Closure(c)),
                     Value::View(v) => self.bind(expr, Binding::View(v)),
                     Value::Place(p) => self.bind(expr, Binding::Place(p)),
-                    Value::Error | Value::Never => self.bind(expr, Binding::Poisoned),
+                    Value::Error | Value::Never | Value::Panics => {
+                        self.bind(expr, Binding::Poisoned)
+                    }
                 }
             }
             syn::Expr::Binary(bin) if matches!(bin.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) => {

@@ -17,6 +17,11 @@ use crate::ir::{
     StmtKind, Ty, VarId, Walk,
 };
 
+/// The one message for a branch that panics beside a value other than a number or a flag.
+const PANICKING_BRANCH: &str = "#[reverse] takes a branch that panics beside branches whose \
+    value is a number or a `bool`; compute this value before the `if` or `match`, or panic in \
+    a statement of its own";
+
 /// How a `for` loop walks over an array.
 struct Elements {
     array: VarId,
@@ -188,6 +193,16 @@ impl Lowerer<'_> {
     /// Variables for the value of an `if`: `let v = if c { a } else { b };`.
     fn phis(&mut self, then: Value, els: Value, phis: &mut Vec<Phi>, span: Span) -> Value {
         match (then, els) {
+            (Value::Panics, Value::Panics) => Value::Panics,
+            // One branch panics: the other's value, joined with a stand-in nobody reads.
+            (Value::Panics, value) => match self.stand_in(&value, span) {
+                Some(stand_in) => self.phis(stand_in, value, phis, span),
+                None => Value::Error,
+            },
+            (value, Value::Panics) => match self.stand_in(&value, span) {
+                Some(stand_in) => self.phis(value, stand_in, phis, span),
+                None => Value::Error,
+            },
             (Value::Op(a), Value::Op(b)) => {
                 let ty = super::expr::join(&self.ty_of(&a), &self.ty_of(&b));
                 if ty.is_array() {
@@ -230,6 +245,36 @@ impl Lowerer<'_> {
                     "the branches of this `if` produce values of different shapes",
                 );
                 Value::Error
+            }
+        }
+    }
+
+    /// A value of the shape of `value` for the branch that panics (`0.0`, `0`, `false`), which
+    /// the join takes and nothing reads; `None` (an error) for a value of another kind.
+    fn stand_in(&self, value: &Value, span: Span) -> Option<Value> {
+        match value {
+            Value::Op(op) => {
+                let (tokens, kind) = match self.ty_of(op) {
+                    Ty::Float(t) => (quote::quote!(0.0), crate::ir::LitKind::Float(t)),
+                    Ty::Bool => (quote::quote!(false), crate::ir::LitKind::Bool),
+                    Ty::Usize | Ty::I32 => (quote::quote!(0), crate::ir::LitKind::Int),
+                    _ => {
+                        self.cx.error_at(span, PANICKING_BRANCH);
+                        return None;
+                    }
+                };
+                Some(Value::Op(Operand::Lit(tokens, kind)))
+            }
+            Value::Tuple(items) => items
+                .iter()
+                .map(|item| self.stand_in(item, span))
+                .collect::<Option<Vec<_>>>()
+                .map(Value::Tuple),
+            Value::Unit => Some(Value::Unit),
+            Value::Error | Value::Never => Some(Value::Error),
+            _ => {
+                self.cx.error_at(span, PANICKING_BRANCH);
+                None
             }
         }
     }
@@ -413,6 +458,13 @@ impl Lowerer<'_> {
             self.bind(ident, binding.clone());
         }
         let result = match body {
+            // `_ => unreachable!()`: the arm never completes.
+            syn::Expr::Macro(m)
+                if want && super::checks::is_check(&m.mac) && super::checks::panics(&m.mac) =>
+            {
+                self.lower_check(&m.mac, out);
+                (Value::Panics, Jumps::default())
+            }
             syn::Expr::Block(_) | syn::Expr::If(_) | syn::Expr::Match(_) => {
                 self.lower_control(body, out, want)
             }

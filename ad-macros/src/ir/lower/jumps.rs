@@ -297,7 +297,7 @@ impl Lowerer<'_> {
     ) {
         let op = match value {
             Value::Op(op) => op,
-            Value::Error | Value::Never | Value::Unit => return,
+            Value::Error | Value::Never | Value::Unit | Value::Panics => return,
             Value::Tuple(_) | Value::Closure(_) | Value::View(_) | Value::Place(_) => {
                 self.cx.error(
                     expr,

@@ -196,6 +196,9 @@ enum Value {
     Unit,
     /// `!`: `return`, `break`, `continue`.
     Never,
+    /// `!` of a branch, arm or block that ends in a panic (`_ => unreachable!()`, `else {
+    /// panic!("..") }`): the other branch's value is the value after it.
+    Panics,
     /// An expression that was already reported as an error: its uses report nothing more.
     Error,
     /// A slice of a float array (see `views`).
@@ -520,6 +523,11 @@ impl<'a> Lowerer<'a> {
                 (Value::Unit, Jumps::default())
             }
             syn::Stmt::Expr(syn::Expr::Macro(m), semi) if checks::is_check(&m.mac) => {
+                // A panic as the value of a block (a branch's, an arm's): it never completes.
+                if last && semi.is_none() && tail == Tail::Value && checks::panics(&m.mac) {
+                    self.lower_check(&m.mac, out);
+                    return (Value::Panics, Jumps::default());
+                }
                 // A check or diagnostic as a statement; as the value of a block, rejected.
                 if last && semi.is_none() && tail != Tail::Discard {
                     self.cx
@@ -584,7 +592,7 @@ impl<'a> Lowerer<'a> {
                 },
                 span: expr.span(),
             }),
-            Value::Never | Value::Unit | Value::Error => {}
+            Value::Never | Value::Unit | Value::Error | Value::Panics => {}
             Value::Tuple(_) | Value::Closure(_) | Value::View(_) | Value::Place(_) => {
                 self.cx.error(
                     expr,
