@@ -1109,7 +1109,11 @@ fn checked_root(x: f64, y: f64) -> f64 {
     } else {
         panic!("negative x: {x}")
     };
-    let q = if y < 10.0 { (r * y, y) } else { unimplemented!() };
+    let q = if y < 10.0 {
+        (r * y, y)
+    } else {
+        unimplemented!()
+    };
     q.0 + q.1
 }
 
@@ -1149,4 +1153,58 @@ fn branches_and_arms_that_panic() {
         Some("negative x: -1")
     );
     assert!(std::panic::catch_unwind(|| checked_root_grad(1.0, 20.0)).is_err());
+}
+
+/// `Σ x_i y_i + Σ x_i sin y_{i+1}`, by `std::iter::zip` in a `for` loop and in a chain.
+#[reverse]
+fn free_zip(xs: &[f64], ys: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (x, y) in std::iter::zip(xs, ys) {
+        s += x * y;
+    }
+    s + std::iter::zip(xs.iter(), &ys[1..])
+        .map(|(a, b)| a * b.sin())
+        .sum::<f64>()
+}
+
+#[reverse]
+fn free_zip_via(xs: &[f64], ys: &[f64]) -> f64 {
+    free_zip(xs, ys)
+}
+
+/// `out_i = x_i^2`, by `core::iter::zip` over `iter_mut()`.
+#[reverse]
+fn squares_into(xs: &[f64], out: &mut [f64]) {
+    for (o, x) in core::iter::zip(out.iter_mut(), xs) {
+        *o = x * x;
+    }
+}
+
+#[reverse]
+fn sum_of_squares_into(xs: &[f64]) -> f64 {
+    let mut out = vec![0.0; xs.len()];
+    squares_into(xs, &mut out);
+    out.iter().sum()
+}
+
+#[test]
+fn zips_by_the_free_function() {
+    let (xs, ys) = ([0.5, 2.0, -1.0], [1.5, 2.5, 0.5]);
+    let (_, (gx, gy)) = checked(
+        free_zip(&xs, &ys),
+        free_zip_grad(&xs, &ys),
+        free_zip_via_grad(&xs, &ys),
+    );
+    let ex = [ys[0] + ys[1].sin(), ys[1] + ys[2].sin(), ys[2]];
+    let ey = [
+        xs[0],
+        xs[1] + xs[0] * ys[1].cos(),
+        xs[2] + xs[1] * ys[2].cos(),
+    ];
+    for (g, e) in gx.iter().zip(&ex).chain(gy.iter().zip(&ey)) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-15);
+    }
+    let (s, g) = sum_of_squares_into_grad(&xs);
+    assert_eq!(s.to_bits(), sum_of_squares_into(&xs).to_bits());
+    assert_eq!(g, vec![1.0, 4.0, -2.0]);
 }

@@ -1473,3 +1473,68 @@ fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<
         }
     })
 }
+
+/// `block` with every `std::iter::zip(a, b)` (or `core::iter::zip`, `iter::zip`) written as
+/// the method it stands for, `a.into_iter().zip(b)` (`a` as written when it is already
+/// `xs.iter()`, `xs.iter_mut()` or `xs.into_iter()`), which `for` loops and chains take;
+/// `None` when there is none.
+pub(super) fn free_zips(block: &syn::Block) -> Option<syn::Block> {
+    struct Finder(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Finder {
+        fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+            self.0 |= is_free_zip(call);
+            syn::visit::visit_expr_call(self, call);
+        }
+    }
+    struct Rewriter;
+    impl syn::visit_mut::VisitMut for Rewriter {
+        fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
+            syn::visit_mut::visit_expr_mut(self, expr);
+            let syn::Expr::Call(call) = expr else {
+                return;
+            };
+            if !is_free_zip(call) {
+                return;
+            }
+            let (a, b) = (&call.args[0], &call.args[1]);
+            let span = call.func.span();
+            let iter = match strip(a) {
+                syn::Expr::MethodCall(m)
+                    if m.args.is_empty()
+                        && ["iter", "iter_mut", "into_iter"]
+                            .iter()
+                            .any(|name| m.method == name) =>
+                {
+                    a.clone()
+                }
+                _ => syn::parse_quote_spanned!(span=> (#a).into_iter()),
+            };
+            *expr = syn::parse_quote_spanned!(span=> #iter.zip(#b));
+        }
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_block(&mut finder, block);
+    if !finder.0 {
+        return None;
+    }
+    let mut block = block.clone();
+    syn::visit_mut::VisitMut::visit_block_mut(&mut Rewriter, &mut block);
+    Some(block)
+}
+
+/// Whether `call` is `std::iter::zip(a, b)`, `core::iter::zip(a, b)` or `iter::zip(a, b)`.
+fn is_free_zip(call: &syn::ExprCall) -> bool {
+    let syn::Expr::Path(p) = strip(&call.func) else {
+        return false;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let path: Vec<&str> = names.iter().map(String::as_str).collect();
+    p.qself.is_none()
+        && call.args.len() == 2
+        && matches!(path[..], ["std" | "core", "iter", "zip"] | ["iter", "zip"])
+}

@@ -78,6 +78,9 @@ pub(crate) fn lower(
     lowerer.forward = forward;
     let mut stmts = Vec::new();
     let writebacks = lowerer.copy_mut_params(&mut stmts);
+    // `std::iter::zip(a, b)`: `a.into_iter().zip(b)`.
+    let unzipped = iter::free_zips(block);
+    let block = unzipped.as_ref().unwrap_or(block);
     // `if c { ..; return a; } ..; b` in a function returning an array or a tuple: `if c {
     // ..; a } else { ..; b }`.
     let hoisted;
