@@ -1208,3 +1208,46 @@ fn zips_by_the_free_function() {
     assert_eq!(s.to_bits(), sum_of_squares_into(&xs).to_bits());
     assert_eq!(g, vec![1.0, 4.0, -2.0]);
 }
+
+/// `y = w x∘x`, `z = sin y` by `[f64; 3]::map`: `y0 + y1 y2 + z2`.
+#[reverse]
+fn mapped_arrays(x: [f64; 3], w: f64) -> f64 {
+    let y = x.map(|v| v * v * w);
+    let z = y.map(f64::sin);
+    y[0] + y[1] * y[2] + z[2]
+}
+
+#[reverse]
+fn mapped_arrays_via(x: [f64; 3], w: f64) -> f64 {
+    mapped_arrays(x, w)
+}
+
+/// `exp` of each, as the result.
+#[reverse]
+fn mapped_result(x: [f64; 2]) -> [f64; 2] {
+    x.map(|v| v.exp())
+}
+
+#[test]
+fn fixed_size_arrays_mapped() {
+    let (x, w) = ([1.0, 2.0, 3.0], 0.5);
+    let (_, (gx, gw)) = checked(
+        mapped_arrays(x, w),
+        mapped_arrays_grad(x, w),
+        mapped_arrays_via_grad(x, w),
+    );
+    let y = x.map(|v| v * v * w);
+    let ex = [
+        2.0 * x[0] * w,
+        2.0 * x[1] * w * y[2],
+        2.0 * x[2] * w * (y[1] + y[2].cos()),
+    ];
+    let ew = x[0] * x[0] + x[1] * x[1] * y[2] + (y[1] + y[2].cos()) * x[2] * x[2];
+    for (g, e) in gx.iter().zip(&ex) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-15);
+    }
+    assert_relative_eq!(gw, ew, max_relative = 1e-15);
+    let (v, g) = mapped_result_vjp([0.5, 1.0], [1.0, 2.0]);
+    assert_eq!(v, [0.5_f64.exp(), 1.0_f64.exp()]);
+    assert_eq!(g, [0.5_f64.exp(), 2.0 * 1.0_f64.exp()]);
+}

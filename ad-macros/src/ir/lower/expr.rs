@@ -601,6 +601,9 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_vec_method(expr, call, out) {
             return value;
         }
+        if let Some(items) = self.mapped_array(call) {
+            return self.lower_expr(&items, out);
+        }
         if self.array_var(&call.receiver).is_some()
             && !matches!(name.as_str(), "len" | "is_empty" | "iter" | "into_iter")
             && !super::iter::CONSUMERS.contains(&name.as_str())
@@ -1148,6 +1151,47 @@ impl Lowerer<'_> {
             call.method.span(),
             out,
         )
+    }
+
+    /// `x.map(f)` of a fixed-size float array bound to a name (`[f64; 3]`, a literal length
+    /// up to 64): the array literal `[f(x[0]), .., f(x[N - 1])]`, which is what it computes,
+    /// item by item in order. `None` for any other call.
+    fn mapped_array(&self, call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+        if call.method != "map" || call.args.len() != 1 || call.turbofish.is_some() {
+            return None;
+        }
+        let v = self.array_var(&call.receiver)?;
+        let Ty::Array(ArrayInfo { shape, .. }) = &self.vars[v].ty else {
+            return None;
+        };
+        let n = match shape {
+            Shape::Fixed(n) => n,
+            // An array parameter (`x: [f64; 3]`, by value or by reference).
+            Shape::Like(p) => match self.vars[*p].param.map(|i| &self.sig.params[i].kind) {
+                Some(crate::parse::ParamKind::Array { len, .. }) => len,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let n: usize = syn::parse2::<syn::LitInt>(n.clone())
+            .ok()?
+            .base10_parse()
+            .ok()?;
+        if n > 64 {
+            return None;
+        }
+        let f = &call.args[0];
+        let f: syn::Expr = match f {
+            syn::Expr::Closure(_) => syn::parse_quote!((#f)),
+            f => f.clone(),
+        };
+        let x = &call.receiver;
+        let span = call.method.span();
+        let items = (0..n).map(|i| {
+            let i = proc_macro2::Literal::usize_unsuffixed(i);
+            quote::quote_spanned!(span=> #f(#x[#i]))
+        });
+        Some(syn::parse_quote_spanned!(span=> [#(#items),*]))
     }
 
     /// The float intrinsic a method call names (`x.sin()`, `a.max(b)`), if any: not on a
