@@ -1,6 +1,6 @@
-//! Reductions of iterator chains: `.reduce(f)`, `.max_by(cmp)` and `.min_by(cmp)`, then
-//! `.unwrap()`, `.expect("..")` or `.unwrap_or(d)`, over arrays, slices, mapped and filtered
-//! chains (the log-sum-exp's maximum, a nearest distance). Each gradient is checked against
+//! Reductions of iterator chains: `.fold(..)` with a tuple accumulator, and `.reduce(f)`,
+//! `.max_by(cmp)` and `.min_by(cmp)`, then `.unwrap()`, `.expect("..")` or `.unwrap_or(d)`,
+//! over arrays, slices, mapped and filtered chains (the log-sum-exp's maximum, a nearest distance). Each gradient is checked against
 //! a closed form or finite differences of the primal, and against the same gradient through
 //! a caller `NAME_via` (the split companions); forward mode against the closed forms too.
 //! The first item starts the value, as in the iterators: ties go to the last maximum and the
@@ -188,4 +188,46 @@ fn an_empty_reduction_panics_as_unwrap_does() {
 #[should_panic(expected = "no points")]
 fn an_empty_reduction_panics_with_the_message_of_expect() {
     let _ = nearest_grad(&[], 1.0);
+}
+
+/// The variance by one `fold` with a tuple accumulator `(Σ x, Σ x²)`.
+#[reverse]
+fn variance_by_fold(xs: &[f64]) -> f64 {
+    let (s, q) = xs.iter().fold((0.0, 0.0), |(s, q), x| (s + x, q + x * x));
+    q / xs.len() as f64 - (s / xs.len() as f64).powi(2)
+}
+
+#[reverse]
+fn variance_by_fold_via(xs: &[f64]) -> f64 {
+    variance_by_fold(xs)
+}
+
+/// A fold whose closure swaps its accumulators and counts the items: every element is
+/// computed before any accumulator is written.
+#[reverse]
+fn swapping_fold(xs: &[f64]) -> f64 {
+    let (a, b, n) = xs
+        .iter()
+        .fold((1.0, 0.0, 0), |(a, b, n), &x| (b + x, a * x, n + 1));
+    a * 2.0 + b + n as f64
+}
+
+#[test]
+fn folds_with_tuple_accumulators() {
+    let xs = [0.5, 2.0, -1.0, 1.5];
+    let (_, g) = checked(
+        variance_by_fold(&xs),
+        variance_by_fold_grad(&xs),
+        variance_by_fold_via_grad(&xs),
+    );
+    let m = xs.iter().sum::<f64>() / 4.0;
+    for (g, x) in g.iter().zip(&xs) {
+        assert_relative_eq!(*g, 2.0 * (x - m) / 4.0, max_relative = 1e-14);
+    }
+    let (v, g) = swapping_fold_grad(&xs);
+    assert_eq!(v.to_bits(), swapping_fold(&xs).to_bits());
+    let fd = check::finite_difference(swapping_fold, &xs);
+    for (g, e) in g.iter().zip(&fd) {
+        assert_relative_eq!(*g, *e, max_relative = 1e-8);
+    }
 }

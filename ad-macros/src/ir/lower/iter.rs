@@ -527,6 +527,7 @@ impl Lowerer<'_> {
         };
 
         // The accumulator of the consumer, declared before the loop.
+        let mut tuple_acc = None;
         let acc = match &consumer {
             Consumer::Sum | Consumer::Product => {
                 // `Sum` for floats folds from `-0.0` (so the sum of no items is `-0.0`, and
@@ -547,6 +548,42 @@ impl Lowerer<'_> {
                     span,
                 });
                 Some(var)
+            }
+            // A tuple of numbers (`fold((0.0, 0.0), |(s, q), x| (s + x, q + x * x))`): an
+            // accumulator per element (`tuple_acc`).
+            Consumer::Fold(init, _) if matches!(strip(init), syn::Expr::Tuple(_)) => {
+                let msg = "#[reverse] folds numbers or tuples of numbers: the initial value \
+                           must be one";
+                let items = match self.lower_expr(init, out) {
+                    Value::Tuple(items) => items,
+                    Value::Error => return Value::Error,
+                    _ => {
+                        self.cx.error(*init, msg);
+                        return Value::Error;
+                    }
+                };
+                let mut vars = Vec::new();
+                for item in items {
+                    let Some(init) = self.number(item, *init, msg) else {
+                        return Value::Error;
+                    };
+                    let ty = match self.ty_of(&init) {
+                        Ty::Float(_) => Ty::Float(None),
+                        ty => ty,
+                    };
+                    let var = self.fresh("acc", ty, true, span);
+                    out.push(Stmt {
+                        kind: StmtKind::Let {
+                            var,
+                            rhs: Rhs::Copy(init),
+                            ty: None,
+                        },
+                        span,
+                    });
+                    vars.push(var);
+                }
+                tuple_acc = Some(vars);
+                None
             }
             Consumer::Fold(init, _) => {
                 let value = self.lower_expr(init, out);
@@ -673,6 +710,7 @@ impl Lowerer<'_> {
             span,
             first,
             by_ref,
+            tuple_acc: tuple_acc.clone(),
         };
         let result = self.stages(&step, &stages, &zipped, item, &mut body);
         self.pop_scope();
@@ -733,6 +771,13 @@ impl Lowerer<'_> {
                     );
                 }
             }
+        }
+        if let Some(vars) = tuple_acc {
+            return Value::Tuple(
+                vars.into_iter()
+                    .map(|v| Value::Op(Operand::Var(v)))
+                    .collect(),
+            );
         }
         match acc {
             Some(acc) => Value::Op(Operand::Var(acc)),
@@ -1139,6 +1184,47 @@ impl Lowerer<'_> {
                 }
                 _ => self.not_a_number(span),
             },
+            (Consumer::Fold(_, f), None) if step.tuple_acc.is_some() => {
+                let accs = step.tuple_acc.clone().unwrap_or_default();
+                let so_far = accs.iter().map(|v| Value::Op(Operand::Var(*v))).collect();
+                let items = match self.call_value(f, vec![Value::Tuple(so_far), item], out) {
+                    Value::Tuple(items) if items.len() == accs.len() => items,
+                    Value::Error => return Value::Error,
+                    _ => {
+                        self.cx.error(
+                            *f,
+                            "#[reverse] folds a tuple here: the closure must return a tuple \
+                             of numbers of the same length",
+                        );
+                        return Value::Error;
+                    }
+                };
+                // Every element computed (and copied: `|(a, b), x| (b, a)`) before any
+                // accumulator is written.
+                let mut values = Vec::new();
+                for (item, acc) in items.into_iter().zip(&accs) {
+                    let item = match item {
+                        Value::Place(place) => self.load(place, span, out),
+                        item => item,
+                    };
+                    let Some(op) = self.number(item, *f, "the closure must return numbers") else {
+                        return Value::Error;
+                    };
+                    let ty = self.vars[*acc].ty.clone();
+                    values.push(self.let_temp(out, Rhs::Copy(op), ty, span));
+                }
+                for (value, acc) in values.into_iter().zip(accs) {
+                    out.push(Stmt {
+                        kind: StmtKind::Assign {
+                            var: acc,
+                            op: AssignOp::Set,
+                            value,
+                        },
+                        span,
+                    });
+                }
+                Value::Unit
+            }
             (Consumer::Fold(_, f), Some(acc)) => {
                 let value = match self.call_value(f, vec![Value::Op(Operand::Var(acc)), item], out)
                 {
@@ -1297,6 +1383,8 @@ struct Step<'c, 'e> {
     first: Option<VarId>,
     /// The items reach the consumer as references.
     by_ref: bool,
+    /// A `fold`'s accumulators, one per element of its tuple.
+    tuple_acc: Option<Vec<VarId>>,
 }
 
 /// For a closure `|r| r.iter()` (or `.into_iter()`, then maybe `.copied()` or `.cloned()`),
