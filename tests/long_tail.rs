@@ -1251,3 +1251,48 @@ fn fixed_size_arrays_mapped() {
     assert_eq!(v, [0.5_f64.exp(), 1.0_f64.exp()]);
     assert_eq!(g, [0.5_f64.exp(), 2.0 * 1.0_f64.exp()]);
 }
+
+/// `Σ` of `x_i^2` where `i mod 3` is 0 or 2 and `x_i > 0`, else `sin x_i` where `b`; doubled
+/// where `k > 2`: `matches!` with alternatives and with a guard, as flags.
+#[reverse]
+fn flags_by_matches(xs: &[f64], k: usize, b: bool) -> f64 {
+    let mut s = 0.0;
+    for (i, x) in xs.iter().enumerate() {
+        if matches!(i % 3, 0 | 2) && *x > 0.0 {
+            s += x * x;
+        } else if matches!(b, true) {
+            s += x.sin();
+        }
+    }
+    let big = matches!(k, n if n > 2);
+    if big {
+        s * 2.0
+    } else {
+        s
+    }
+}
+
+#[reverse]
+fn flags_by_matches_via(xs: &[f64], k: usize, b: bool) -> f64 {
+    flags_by_matches(xs, k, b)
+}
+
+#[test]
+fn matches_as_flags() {
+    let xs = [0.5, 2.0, -1.0, 1.5];
+    for (k, b) in [(3, true), (1, false)] {
+        let (_, g) = checked(
+            flags_by_matches(&xs, k, b),
+            flags_by_matches_grad(&xs, k, b),
+            flags_by_matches_via_grad(&xs, k, b),
+        );
+        let fd = check::finite_difference(|p| flags_by_matches(p, k, b), &xs);
+        for (g, e) in g.iter().zip(&fd) {
+            assert_relative_eq!(*g, *e, epsilon = 1e-8, max_relative = 1e-7);
+        }
+    }
+    // By hand at k = 3, b: 2 · (2 x0, cos x1, cos x2, 2 x3).
+    let (_, g) = flags_by_matches_grad(&xs, 3, true);
+    assert_eq!(g[0], 2.0);
+    assert_relative_eq!(g[1], 2.0 * 2.0_f64.cos(), max_relative = 1e-15);
+}

@@ -53,6 +53,10 @@ impl Lowerer<'_> {
             }
             syn::Expr::Array(array) => self.lower_array(array, out),
             syn::Expr::Repeat(repeat) => self.lower_repeat(repeat, out),
+            // `matches!(k, 1 | 2)`: a flag, computed as written.
+            syn::Expr::Macro(mac) if super::rename::is_matches(&mac.mac) => {
+                self.opaque_value(expr, Ty::Bool, out)
+            }
             syn::Expr::Macro(mac) => match self.lower_inactive_vec(&mac.mac, out) {
                 Some(value) => value,
                 None => self.lower_macro(&mac.mac, out),

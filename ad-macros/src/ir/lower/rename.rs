@@ -276,6 +276,38 @@ fn non_float_message(expr: &syn::Expr) -> String {
     }
 }
 
+/// Whether `mac` is `matches!` (or `std::matches!`, `core::matches!`).
+pub(super) fn is_matches(mac: &syn::Macro) -> bool {
+    let path: Vec<String> = mac
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    matches!(
+        path.iter().map(String::as_str).collect::<Vec<_>>()[..],
+        ["matches"] | ["std" | "core", "matches"]
+    )
+}
+
+/// The arguments of `matches!`: the value, the pattern and the guard.
+fn matches_args(
+    input: syn::parse::ParseStream<'_>,
+) -> syn::Result<(syn::Expr, syn::Pat, Option<syn::Expr>)> {
+    let value: syn::Expr = input.parse()?;
+    input.parse::<syn::Token![,]>()?;
+    let pat = syn::Pat::parse_multi_with_leading_vert(input)?;
+    let guard = match input.peek(syn::Token![if]) {
+        true => {
+            input.parse::<syn::Token![if]>()?;
+            Some(input.parse()?)
+        }
+        false => None,
+    };
+    input.parse::<Option<syn::Token![,]>>()?;
+    Ok((value, pat, guard))
+}
+
 /// Whether the value of `expr` carries no derivative whatever its operands: comparisons,
 /// boolean logic, casts to non-float types, `.len()`, the `is_*` tests and
 /// `revad::stop_gradient(..)`.
@@ -289,6 +321,7 @@ pub(super) fn kills_derivative(expr: &syn::Expr) -> bool {
         syn::Expr::Unary(u) => matches!(u.op, syn::UnOp::Not(_)),
         syn::Expr::Cast(cast) => crate::parse::float_of(&cast.ty).is_none(),
         syn::Expr::MethodCall(call) => KILLING_METHODS.contains(&call.method.to_string().as_str()),
+        syn::Expr::Macro(mac) => is_matches(&mac.mac),
         syn::Expr::Call(call) => match &*call.func {
             syn::Expr::Path(p) => {
                 p.qself.is_none() && super::gradient::stop_gradient_path(&p.path) == Some(true)
@@ -562,6 +595,27 @@ impl Renamer<'_, '_> {
             syn::Expr::Call(call) => {
                 self.cheap = false;
                 syn::visit_mut::visit_expr_call_mut(self, call);
+            }
+            syn::Expr::Macro(mac) if is_matches(&mac.mac) => {
+                // `matches!(x, pat if guard)`: a flag, its scrutinee and guard renamed.
+                let Ok((mut scrutinee, pat, mut guard)) = mac.mac.parse_body_with(matches_args)
+                else {
+                    self.lowerer
+                        .cx
+                        .error(&mac.mac, "`matches!` expects `matches!(value, pattern)`");
+                    return;
+                };
+                self.killed += 1;
+                self.visit_expr_mut(&mut scrutinee);
+                let before = self.shadowed.len();
+                collect_pat_names(&pat, &mut self.shadowed);
+                if let Some(guard) = &mut guard {
+                    self.visit_expr_mut(guard);
+                }
+                self.shadowed.truncate(before);
+                self.killed -= 1;
+                let guard = guard.map(|g| quote::quote!(if #g));
+                *expr = syn::parse_quote!(::core::matches!(#scrutinee, #pat #guard));
             }
             syn::Expr::Macro(mac) => {
                 self.cheap = false;
