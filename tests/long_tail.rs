@@ -1296,3 +1296,44 @@ fn matches_as_flags() {
     assert_eq!(g[0], 2.0);
     assert_relative_eq!(g[1], 2.0 * 2.0_f64.cos(), max_relative = 1e-15);
 }
+
+/// A struct named like a type parameter (`V2`), built by a method of a plain `impl` block.
+#[derive(Clone, Copy, Debug, PartialEq, revad::Adjoint)]
+struct V2 {
+    x: f64,
+    y: f64,
+}
+
+impl V2 {
+    /// `k v`.
+    #[reverse]
+    fn scaled(&self, k: f64) -> V2 {
+        V2 {
+            x: self.x * k,
+            y: self.y * k,
+        }
+    }
+
+    /// `|v|²`.
+    #[reverse]
+    fn norm2(&self) -> f64 {
+        self.x * self.x + self.y * self.y
+    }
+}
+
+/// `|k v|² = k² |v|²`.
+#[reverse]
+fn scaled_norm2(v: V2, k: f64) -> f64 {
+    let s = v.scaled(k);
+    s.norm2()
+}
+
+#[test]
+fn structs_named_like_type_parameters() {
+    let (v, k) = (V2 { x: 0.6, y: -0.8 }, 1.5);
+    let (value, (gv, gk)) = scaled_norm2_grad(v, k);
+    assert_eq!(value.to_bits(), scaled_norm2(v, k).to_bits());
+    assert_relative_eq!(gv.x, 2.0 * k * k * v.x, max_relative = 1e-15);
+    assert_relative_eq!(gv.y, 2.0 * k * k * v.y, max_relative = 1e-15);
+    assert_relative_eq!(gk, 2.0 * k * (v.x * v.x + v.y * v.y), max_relative = 1e-15);
+}

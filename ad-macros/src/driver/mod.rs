@@ -59,7 +59,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
              `wrt(...)`, `cps` and `hessian`",
         );
     }
-    let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    let sig = parse::Signature::from_fn(&cx, &func, &args);
     if let Some(span) = args.recompute {
         check_recompute(&cx, &sig, span);
     }
@@ -150,7 +150,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
              #[revad::forward] takes only `wrt(...)` and `vector`",
         );
     }
-    let sig = parse::Signature::from_syn(&cx, &func.sig, &args);
+    let sig = parse::Signature::from_fn(&cx, &func, &args);
     let body = ir::lower::lower(&cx, &sig, &func.block, true);
     // (Beside `#[reverse]`, expanded next, that attribute reads and removes them.)
     if !reverse_too {
@@ -371,7 +371,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
             ),
         );
     }
-    let sig = parse::Signature::from_syn(&cx, &func.sig, &block);
+    let sig = parse::Signature::from_fn(&cx, &func, &block);
     if let Some((_, p)) = sig.outputs().next() {
         cx.error(
             &p.ty,

@@ -251,7 +251,23 @@ impl Signature {
     /// The result is `valid: false` after an error; it is still good enough to lower the body
     /// (a rejected parameter is kept as an inactive one, a rejected return type becomes
     /// `f64`), so that errors in the body are reported too.
+    #[cfg(test)]
     pub(crate) fn from_syn(cx: &Errors, sig: &syn::Signature, args: &Args) -> Signature {
+        Signature::from_parts(cx, sig, None, args)
+    }
+
+    /// [`Signature::from_syn`] for the function `func`, whose body also tells its own types
+    /// from type parameters (`V2 { .. }` is a struct).
+    pub(crate) fn from_fn(cx: &Errors, func: &syn::ItemFn, args: &Args) -> Signature {
+        Signature::from_parts(cx, &func.sig, Some(&func.block), args)
+    }
+
+    fn from_parts(
+        cx: &Errors,
+        sig: &syn::Signature,
+        body: Option<&syn::Block>,
+        args: &Args,
+    ) -> Signature {
         let before = cx.count();
         reject_qualifiers(cx, sig);
         let in_impl = args.in_impl
@@ -260,7 +276,7 @@ impl Signature {
         let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
         let (generics, functions, foreign_bounds) = float_params(cx, &all);
         if in_impl && args.impl_generics.is_none() {
-            reject_unseen_impl_params(cx, sig);
+            reject_unseen_impl_params(cx, sig, body);
         }
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
@@ -507,8 +523,22 @@ fn float_params(
 /// generics, [`Args::impl_generics`]), a type named like a type parameter (`T`, `F2`) that the
 /// function does not declare: the block's, which the attribute on the method cannot see (it
 /// would take its values for a user type's). An error once per name, which says to annotate
-/// the block; a type of the user's with such a name is accepted there.
-fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature) {
+/// the block; a type of the user's with such a name is accepted there, and so is a name the
+/// body builds as a struct (`V2 { x, y }`), which no type parameter can be.
+fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&syn::Block>) {
+    struct Structs(Vec<Ident>);
+    impl<'a> syn::visit::Visit<'a> for Structs {
+        fn visit_expr_struct(&mut self, e: &'a syn::ExprStruct) {
+            if let Some(ident) = e.path.get_ident() {
+                self.0.push(ident.clone());
+            }
+            syn::visit::visit_expr_struct(self, e);
+        }
+    }
+    let mut structs = Structs(Vec::new());
+    if let Some(body) = body {
+        syn::visit::Visit::visit_block(&mut structs, body);
+    }
     struct Find<'a> {
         declared: Vec<&'a Ident>,
         found: Vec<Ident>,
@@ -532,7 +562,12 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature) {
         }
     }
     let mut find = Find {
-        declared: sig.generics.type_params().map(|t| &t.ident).collect(),
+        declared: sig
+            .generics
+            .type_params()
+            .map(|t| &t.ident)
+            .chain(&structs.0)
+            .collect(),
         found: Vec::new(),
     };
     for input in &sig.inputs {
