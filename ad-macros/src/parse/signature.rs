@@ -524,7 +524,8 @@ fn float_params(
 /// function does not declare: the block's, which the attribute on the method cannot see (it
 /// would take its values for a user type's). An error once per name, which says to annotate
 /// the block; a type of the user's with such a name is accepted there, and so is a name the
-/// body builds as a struct (`V2 { x, y }`), which no type parameter can be.
+/// body builds as a struct (`V2 { x, y }`, `V2::new(..)`, `V2::default()`), which no float
+/// type parameter can be.
 fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&syn::Block>) {
     struct Structs(Vec<Ident>);
     impl<'a> syn::visit::Visit<'a> for Structs {
@@ -533,6 +534,16 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&sy
                 self.0.push(ident.clone());
             }
             syn::visit::visit_expr_struct(self, e);
+        }
+        // `V2::new(..)`, `V2::default()`: constructors no float type parameter has.
+        fn visit_expr_path(&mut self, e: &'a syn::ExprPath) {
+            let segments: Vec<&syn::PathSegment> = e.path.segments.iter().collect();
+            if let [ty, f] = segments[..] {
+                if e.qself.is_none() && (f.ident == "new" || f.ident == "default") {
+                    self.0.push(ty.ident.clone());
+                }
+            }
+            syn::visit::visit_expr_path(self, e);
         }
     }
     let mut structs = Structs(Vec::new());
