@@ -46,6 +46,7 @@ const FILES: &[&str] = &[
     "nested_examples",
     "nesting",
     "num_traits",
+    "operators",
     "ported_reverse",
     "recompute",
     "recursion_depth",

@@ -635,6 +635,24 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
                 use ::revad::__private::linalg::#linalg as _;
             });
         }
+        // An operator of a struct of the user's (`a + b` as `a.add(b)`): std's trait, which
+        // the generated code may call by the method's name.
+        let operator = match name.to_string().as_str() {
+            "add" => Some("Add"),
+            "sub" => Some("Sub"),
+            "mul" => Some("Mul"),
+            "div" => Some("Div"),
+            "neg" => Some("Neg"),
+            _ => None,
+        };
+        let operator = operator.filter(|_| method);
+        if let Some(operator) = operator {
+            let operator = format_ident!("{}", operator);
+            out.extend(quote! {
+                #[allow(unused_imports)]
+                use ::core::ops::#operator as _;
+            });
+        }
         let mixed = proc_macro2::Span::mixed_site();
         let fallback = match method {
             true => format_ident!("__ad_method_{}", name, span = mixed),
@@ -656,19 +674,38 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             &name.unraw().to_string(),
             "",
         );
-        let note = "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside \
-                    a method or an associated function of a type's own `impl` block (for an \
-                    associated function without `self`, with `#[revad::reverse]` on the block \
-                    too), and beside a trait's methods (with `#[revad::reverse]` on the trait \
-                    and on its impl blocks)";
+        let note = match operator {
+            Some(operator) => format!(
+                "an operator on a struct of yours is its method (`a + b` is `a.add(b)`); put \
+                 #[revad::reverse] on its `impl {operator} for ..` block and #[reverse] on \
+                 its `{name}`"
+            ),
+            None => "#[reverse] calls the derivatives that `#[revad::reverse]` generates beside \
+                     a method or an associated function of a type's own `impl` block (for an \
+                     associated function without `self`, with `#[revad::reverse]` on the block \
+                     too), and beside a trait's methods (with `#[revad::reverse]` on the trait \
+                     and on its impl blocks)"
+                .to_string(),
+        };
         let lifetime = syn::Lifetime::new("'__ad_check", mixed);
+        // An operator's fallback gives a value of the receiver's type (`Output = Self`, as
+        // most are), so that its one error is the missing derivative.
+        let sized = operator.map(|_| quote!(Self: ::core::marker::Sized,));
         let (lifetime, bound) = match check {
             true => (
                 Some(quote!(#lifetime,)),
-                Some(quote!(where &#lifetime (): #missing)),
+                Some(quote!(where #sized &#lifetime (): #missing)),
             ),
-            false => (None, None),
+            false => (None, sized.map(|s| quote!(where #s))),
         };
+        let (result, seed) = match operator {
+            Some(_) => (quote!(Self), quote!(__AdSeed)),
+            None => (
+                quote!(::revad::__private::StandInResult),
+                quote!(::revad::__private::StandInResult),
+            ),
+        };
+        let seed_param = operator.map(|_| quote!(__AdSeed,));
         let declare = check.then(|| {
             quote! {
                 #[diagnostic::on_unimplemented(
@@ -689,15 +726,15 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             #[allow(non_camel_case_types, dead_code, clippy::all)]
             trait #fallback {
                 fn #fwd<#lifetime #(#args,)* S>(#receiver #(_: #arg_types,)* _: S)
-                    -> ::revad::__private::StandInResult
+                    -> #result
                 #bound
                 {
                     ::core::unreachable!()
                 }
-                fn #rev<#(#args,)* S, #(#sinks),*>(
+                fn #rev<#seed_param #(#args,)* S, #(#sinks),*>(
                     #receiver
                     #(_: #arg_types,)*
-                    _: ::revad::__private::StandInResult,
+                    _: #seed,
                     _: S,
                     #(_: #sinks),*
                 ) {

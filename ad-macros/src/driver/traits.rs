@@ -353,11 +353,106 @@ fn companions_macro(t: &syn::ItemTrait, forwarders: &[TokenStream]) -> TokenStre
     }
 }
 
+/// The arithmetic operators of std whose impls `#[reverse]` differentiates (`impl Add for
+/// V2`), by the trait's path (`Add`, `ops::Add`, `std::ops::Add`, `core::ops::Add`): the
+/// trait's name.
+fn operator_trait(path: &syn::Path) -> Option<&syn::Ident> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let last = names.last()?;
+    let prefix = &names[..names.len() - 1];
+    let operator = matches!(*last, "Add" | "Sub" | "Mul" | "Div" | "Neg");
+    let std = matches!(prefix, [] | ["ops"] | ["std" | "core", "ops"]);
+    let ident = &path.segments.last()?.ident;
+    (operator && std).then_some(ident)
+}
+
+/// `#[reverse] impl Add for V2 { #[reverse] fn add(self, o: V2) -> V2 { .. } }` (or `Sub`,
+/// `Mul`, `Div`, `Neg`): the method in the trait impl, and the items `#[reverse]` generates
+/// beside it (`add_vjp`, the split companions `__ad_fwd_add` and `__ad_rev_add`) in an
+/// inherent impl of the type, which callers reach as those of any method: `a + b` on a
+/// struct of the user's is `a.add(b)` (`Lowerer::user_operator`). The trait is std's, which
+/// has no `#[reverse]`: one impl of each operator per type is differentiated (the companions
+/// of two would have one name).
+fn operator_impl(mut i: syn::ItemImpl, operator: &syn::Ident) -> TokenStream {
+    let mut errors = TokenStream::new();
+    let mut items = Vec::new();
+    let mut inherent = Vec::new();
+    for item in std::mem::take(&mut i.items) {
+        let syn::ImplItem::Fn(mut f) = item else {
+            items.push(item);
+            continue;
+        };
+        match forward_items(&mut f) {
+            Ok(generated) => inherent.extend(generated),
+            Err(err) => errors.extend(err),
+        }
+        let args = match take_mark(&mut f.attrs) {
+            Ok(Some(args)) => args,
+            Ok(None) => {
+                items.push(syn::ImplItem::Fn(f));
+                continue;
+            }
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                items.push(syn::ImplItem::Fn(f));
+                continue;
+            }
+        };
+        let func = syn::ItemFn {
+            attrs: f.attrs.clone(),
+            vis: f.vis.clone(),
+            sig: f.sig.clone(),
+            block: Box::new(f.block.clone()),
+        };
+        let expanded = super::reverse(in_impl(args), quote!(#func));
+        match parse_items::<syn::ImplItem>(expanded) {
+            Ok(generated) => {
+                for item in generated {
+                    match item {
+                        syn::ImplItem::Fn(g) if g.sig.ident == f.sig.ident => {
+                            items.push(syn::ImplItem::Fn(g))
+                        }
+                        // (Public: callers in other modules call them as the method.)
+                        syn::ImplItem::Fn(mut g) => {
+                            g.vis = syn::parse_quote!(pub);
+                            inherent.push(syn::ImplItem::Fn(g));
+                        }
+                        other => inherent.push(other),
+                    }
+                }
+            }
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                items.push(syn::ImplItem::Fn(f));
+            }
+        }
+    }
+    i.items = items;
+    let (impl_generics, _, where_clause) = i.generics.split_for_impl();
+    let self_ty = &i.self_ty;
+    quote! {
+        #errors
+        #i
+        const _: () = {
+            #[allow(unused_imports)]
+            use ::core::ops::#operator as _;
+            impl #impl_generics #self_ty #where_clause {
+                #(#inherent)*
+            }
+        };
+    }
+}
+
 /// `#[reverse] impl Trait for Type { .. }`: see the module documentation.
 fn impl_block(mut i: syn::ItemImpl) -> TokenStream {
     let Some((_, trait_path, _)) = i.trait_.clone() else {
         return quote!(#i);
     };
+    if let Some(operator) = operator_trait(&trait_path) {
+        let operator = operator.clone();
+        return operator_impl(i, &operator);
+    }
     let mut errors = TokenStream::new();
     let mut items = Vec::new();
     let mut differentiated = Vec::new();

@@ -559,9 +559,17 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&sy
             if let (None, Some(ident)) = (&p.qself, p.path.get_ident()) {
                 let name = ident.to_string();
                 let mut chars = name.chars();
-                let looks_generic = name.len() <= 2
-                    && chars.next().is_some_and(|c| c.is_ascii_uppercase())
-                    && chars.all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+                // (`T`, `F`, `T2`; not `V2` or `P3`, which name vectors and points.)
+                let first = chars.next();
+                let looks_generic = first.is_some_and(|c| c.is_ascii_uppercase())
+                    && match chars.next() {
+                        None => true,
+                        Some(d) => {
+                            d.is_ascii_digit()
+                                && chars.next().is_none()
+                                && first.is_some_and(|c| matches!(c, 'T' | 'U' | 'F' | 'S'))
+                        }
+                    };
                 if looks_generic
                     && !self.declared.contains(&ident)
                     && !self.found.iter().any(|f| f == ident)

@@ -57,6 +57,7 @@ corpus!(
     nested_examples,
     nesting,
     num_traits,
+    operators,
     ported_reverse,
     recompute,
     recursion_depth,

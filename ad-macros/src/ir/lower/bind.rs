@@ -13,6 +13,23 @@ impl Lowerer<'_> {
                 return Value::Error;
             }
         }
+        // `let c = a + b * k;` on structs of the user's: `let c = a.add(b * k);`, a method's
+        // result.
+        if let Some(call) = local
+            .init
+            .as_ref()
+            .and_then(|init| self.user_operator(&init.expr))
+        {
+            let mut local = local.clone();
+            if let Some(init) = &mut local.init {
+                *init.expr = syn::Expr::MethodCall(call);
+            }
+            // (A struct, `Output = Self`, unless the `let` gives a type.)
+            if self.result_shape.is_none() && !matches!(local.pat, syn::Pat::Type(_)) {
+                self.result_shape = Some(super::results::ResultShape::Aggregate);
+            }
+            return self.lower_let(&local, out);
+        }
         let (pat, annot) = match &local.pat {
             syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
             pat => (pat, None),

@@ -180,6 +180,13 @@ impl Lowerer<'_> {
     }
 
     fn lower_unary(&mut self, unary: &syn::ExprUnary, out: &mut Vec<Stmt>) -> Value {
+        let whole = syn::Expr::Unary(unary.clone());
+        if let Some(call) = self.user_operator(&whole) {
+            if self.result_shape.is_none() {
+                self.result_shape = Some(super::results::ResultShape::Aggregate);
+            }
+            return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
+        }
         match unary.op {
             syn::UnOp::Neg(minus) => match self.lower_expr(&unary.expr, out) {
                 Value::Op(Operand::Lit(tokens, kind)) => {
@@ -312,6 +319,14 @@ impl Lowerer<'_> {
             }
             _ => return self.opaque_value(expr, Ty::Other, out),
         };
+        // `a + b` on structs of the user's: `a.add(b)`, through the operator's derivative; a
+        // struct (`Output = Self`), unless the `let` says otherwise.
+        if let Some(call) = self.user_operator(expr) {
+            if self.result_shape.is_none() {
+                self.result_shape = Some(super::results::ResultShape::Aggregate);
+            }
+            return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
+        }
         if !self.is_float_expr(expr) {
             // Integer arithmetic: one `let` of the expression as written.
             let ty = self.int_ty(expr);
@@ -1102,9 +1117,13 @@ impl Lowerer<'_> {
         if !of_a_user_call {
             return None;
         }
-        self.result_shape = Some(super::results::ResultShape::Aggregate);
+        // (The receiver's result is a struct; this call's, what was expected of it:
+        // `a.sub(b).neg().mul(k)`, each a method of the last's result.)
+        let wanted = self
+            .result_shape
+            .replace(super::results::ResultShape::Aggregate);
         let value = self.lower_expr(&call.receiver, out);
-        self.result_shape = None;
+        self.result_shape = wanted;
         let v = match value {
             Value::Op(Operand::Var(v)) if self.is_aggregate(v) => v,
             Value::Error => return Some(Value::Error),

@@ -24,7 +24,7 @@ use proc_macro2::Span;
 use quote::quote;
 use syn::spanned::Spanned;
 
-use super::{strip, Lowerer, Value};
+use super::{strip, Binding, Lowerer, Value};
 use crate::ir::{ArrayInfo, BinOp, Call, Callee, CalleeKind, Operand, Path, Rhs, Shape, Stmt, Ty};
 
 /// The methods of a matrix with a rule: name, number of arguments besides the receiver, and
@@ -49,11 +49,96 @@ pub(super) fn matrix_valued_method(name: &str) -> bool {
 type Arg = (Operand, bool, Option<Path>);
 
 /// The message for an operator on a struct of the user's.
-const USER_OPERATOR: &str = "#[reverse] differentiates operators on floats and on `nalgebra` \
-     vectors and matrices, not on a struct of yours (its operator impls are not seen); write the \
-     arithmetic on its fields, or call a method annotated with #[reverse] (`a.plus(&b)`)";
+const USER_OPERATOR: &str = "#[reverse] differentiates operators on floats, on `nalgebra` \
+     vectors and matrices, and on a struct of yours with a name on the left (`a + b`, `v * k`) \
+     whose operator impl has #[revad::reverse] (`#[revad::reverse] impl Add for V2`, with \
+     #[reverse] on its `add`); bind the value to a name first, or write the arithmetic on its \
+     fields";
 
 impl Lowerer<'_> {
+    /// `a + b`, `v * k`, `-v` on a struct of the user's (`a` a name bound to one, or itself
+    /// such an operation): the operator's method (`add`, `mul`, `neg`), which
+    /// `#[revad::reverse] impl Add for V2` differentiates, called as any method
+    /// (`a.add(b)`). `None` for an operation on floats, `nalgebra` matrices or values the
+    /// macro cannot tell.
+    pub(super) fn user_operator(&self, expr: &syn::Expr) -> Option<syn::ExprMethodCall> {
+        let (method, receiver, arg) = match strip(expr) {
+            syn::Expr::Binary(b) => {
+                let method = match b.op {
+                    syn::BinOp::Add(_) => "add",
+                    syn::BinOp::Sub(_) => "sub",
+                    syn::BinOp::Mul(_) => "mul",
+                    syn::BinOp::Div(_) => "div",
+                    _ => return None,
+                };
+                (method, &*b.left, Some(&*b.right))
+            }
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => ("neg", &*u.expr, None),
+            _ => return None,
+        };
+        if !self.is_user_struct_expr(receiver) {
+            return None;
+        }
+        let span = match strip(expr) {
+            syn::Expr::Binary(b) => b.op.span(),
+            _ => expr.span(),
+        };
+        let method = syn::Ident::new(method, span);
+        let args = arg.into_iter();
+        // (An operator on the left is a call too: `(-(c - a)) * k` is `c.sub(a).neg().mul(k)`,
+        // a method of a method's result.)
+        let receiver: syn::Expr = match self.user_operator(receiver) {
+            Some(call) => syn::Expr::MethodCall(call),
+            // (A name: `is_user_struct_expr`.)
+            None => strip(receiver).clone(),
+        };
+        Some(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)))
+    }
+
+    /// Whether `expr` is a struct of the user's: a name bound to an aggregate that is not a
+    /// `nalgebra` matrix (a parameter of another type, a struct literal's value; without the
+    /// feature `nalgebra`, any), or an operator whose left operand is one.
+    fn is_user_struct_expr(&self, expr: &syn::Expr) -> bool {
+        match strip(expr) {
+            syn::Expr::Path(p) => {
+                let Some(Binding::Var(v)) =
+                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                else {
+                    return false;
+                };
+                let v = *v;
+                if !self.is_aggregate(v) || !matches!(self.vars[v].ty, Ty::Array(_)) {
+                    return false;
+                }
+                if self.user_structs.contains(&v) || !cfg!(feature = "nalgebra") {
+                    return true;
+                }
+                // (A parameter's type says; a call's result may be a matrix.)
+                self.vars[v].param.is_some_and(|i| {
+                    let ty = match &self.sig.params[i].ty {
+                        syn::Type::Reference(r) => &*r.elem,
+                        ty => ty,
+                    };
+                    p.path.is_ident("self")
+                        || matches!(ty, syn::Type::Path(_)) && !names_a_matrix(ty)
+                })
+            }
+            syn::Expr::Binary(b) => {
+                matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                ) && self.is_user_struct_expr(&b.left)
+            }
+            syn::Expr::Unary(u) => {
+                matches!(u.op, syn::UnOp::Neg(_)) && self.is_user_struct_expr(&u.expr)
+            }
+            _ => false,
+        }
+    }
+
     /// `a op b` where `a` or `b` is an aggregate: `let t = linalg::op(a, b);`, or `None` when
     /// neither is.
     pub(super) fn lower_linalg_binary(

@@ -63,7 +63,10 @@ impl Lowerer<'_> {
             }
             return;
         }
-        if !matches!(&*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_)) {
+        // (`a + b` on structs of the user's is a method's result too: `user_operator`.)
+        if !matches!(&*init.expr, syn::Expr::Call(_) | syn::Expr::MethodCall(_))
+            && self.user_operator(&init.expr).is_none()
+        {
             return;
         }
         let (pat, annot) = match &local.pat {
