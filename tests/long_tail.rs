@@ -1337,3 +1337,18 @@ fn structs_named_like_type_parameters() {
     assert_relative_eq!(gv.y, 2.0 * k * k * v.y, max_relative = 1e-15);
     assert_relative_eq!(gk, 2.0 * k * (v.x * v.x + v.y * v.y), max_relative = 1e-15);
 }
+
+/// `z y + f64::from(x) m` with `z: f64 = x.into()` and `m: f64 = n.into()`.
+#[reverse]
+fn widened(x: f32, y: f64, n: i32) -> f64 {
+    let z: f64 = x.into();
+    let m: f64 = n.into();
+    z * y + f64::from(x) * m
+}
+
+#[test]
+fn floats_widened_by_into() {
+    let (v, (gx, gy)) = widened_grad(1.5, 2.0, 3);
+    assert_eq!(v.to_bits(), widened(1.5, 2.0, 3).to_bits());
+    assert_eq!((gx, gy), (5.0, 1.5));
+}

@@ -30,6 +30,27 @@ impl Lowerer<'_> {
             }
             return self.lower_let(&local, out);
         }
+        // `let z: f64 = x.into();` (`x` an `f32` or an integer): `x as f64`, the same value
+        // (`From` widens exactly, as `as` does).
+        if let (syn::Pat::Type(typed), Some(init)) = (&local.pat, &local.init) {
+            if let (Some(float), syn::Expr::MethodCall(call)) =
+                (crate::parse::float_of(&typed.ty), strip(&init.expr))
+            {
+                if call.method == "into"
+                    && call.args.is_empty()
+                    && call.turbofish.is_none()
+                    && matches!(float, crate::ir::FloatTy::F64 | crate::ir::FloatTy::F32)
+                {
+                    let (receiver, ty) = (&call.receiver, &typed.ty);
+                    let mut local = local.clone();
+                    if let Some(init) = &mut local.init {
+                        let span = call.method.span();
+                        *init.expr = syn::parse_quote_spanned!(span=> (#receiver) as #ty);
+                    }
+                    return self.lower_let(&local, out);
+                }
+            }
+        }
         let (pat, annot) = match &local.pat {
             syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
             pat => (pat, None),
