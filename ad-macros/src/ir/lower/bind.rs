@@ -28,7 +28,21 @@ impl Lowerer<'_> {
             if self.result_shape.is_none() && !matches!(local.pat, syn::Pat::Type(_)) {
                 self.result_shape = Some(super::results::ResultShape::Aggregate);
             }
-            return self.lower_let(&local, out);
+            let value = self.lower_let(&local, out);
+            // (Its value is a struct of the user's too: `c - a` is `c.sub(a)`.)
+            let name = match &local.pat {
+                syn::Pat::Type(t) => &*t.pat,
+                pat => pat,
+            };
+            if let syn::Pat::Ident(p) = name {
+                if let Some(Binding::Var(v)) = self.lookup(&p.ident.to_string()) {
+                    let v = *v;
+                    if self.is_aggregate(v) {
+                        self.user_structs.push(v);
+                    }
+                }
+            }
+            return value;
         }
         // `let z: f64 = x.into();` (`x` an `f32` or an integer): `x as f64`, the same value
         // (`From` widens exactly, as `as` does).

@@ -182,10 +182,7 @@ impl Lowerer<'_> {
     fn lower_unary(&mut self, unary: &syn::ExprUnary, out: &mut Vec<Stmt>) -> Value {
         let whole = syn::Expr::Unary(unary.clone());
         if let Some(call) = self.user_operator(&whole) {
-            if self.result_shape.is_none() {
-                self.result_shape = Some(super::results::ResultShape::Aggregate);
-            }
-            return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
+            return self.lower_user_operator(&call, out);
         }
         match unary.op {
             syn::UnOp::Neg(minus) => match self.lower_expr(&unary.expr, out) {
@@ -322,10 +319,7 @@ impl Lowerer<'_> {
         // `a + b` on structs of the user's: `a.add(b)`, through the operator's derivative; a
         // struct (`Output = Self`), unless the `let` says otherwise.
         if let Some(call) = self.user_operator(expr) {
-            if self.result_shape.is_none() {
-                self.result_shape = Some(super::results::ResultShape::Aggregate);
-            }
-            return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
+            return self.lower_user_operator(&call, out);
         }
         if !self.is_float_expr(expr) {
             // Integer arithmetic: one `let` of the expression as written.
@@ -482,7 +476,7 @@ impl Lowerer<'_> {
         Ty::Unknown
     }
 
-    fn lower_method_call(
+    pub(super) fn lower_method_call(
         &mut self,
         expr: &syn::Expr,
         call: &syn::ExprMethodCall,

@@ -25,7 +25,9 @@ use quote::quote;
 use syn::spanned::Spanned;
 
 use super::{strip, Binding, Lowerer, Value};
-use crate::ir::{ArrayInfo, BinOp, Call, Callee, CalleeKind, Operand, Path, Rhs, Shape, Stmt, Ty};
+use crate::ir::{
+    ArrayInfo, BinOp, Call, Callee, CalleeKind, Operand, Path, Rhs, Shape, Stmt, Ty, VarId,
+};
 
 /// The methods of a matrix with a rule: name, number of arguments besides the receiver, and
 /// whether the result is a matrix.
@@ -110,11 +112,16 @@ impl Lowerer<'_> {
                 if !self.is_aggregate(v) || !matches!(self.vars[v].ty, Ty::Array(_)) {
                     return false;
                 }
-                if self.user_structs.contains(&v) || !cfg!(feature = "nalgebra") {
+                // (A copy, `let mut p = p0;`, has the shape of what it copies.)
+                let root = self.shape_root(v);
+                if self.user_structs.contains(&v)
+                    || self.user_structs.contains(&root)
+                    || !cfg!(feature = "nalgebra")
+                {
                     return true;
                 }
                 // (A parameter's type says; a call's result may be a matrix.)
-                self.vars[v].param.is_some_and(|i| {
+                self.vars[root].param.is_some_and(|i| {
                     let ty = match &self.sig.params[i].ty {
                         syn::Type::Reference(r) => &*r.elem,
                         ty => ty,
@@ -137,6 +144,44 @@ impl Lowerer<'_> {
             }
             _ => false,
         }
+    }
+
+    /// The variable whose shape `v`'s is (`Shape::Like`), followed to the end: a parameter
+    /// or a struct expression's value for a copy of one.
+    fn shape_root(&self, mut v: VarId) -> VarId {
+        for _ in 0..self.vars.len() {
+            let next = match &self.vars[v].ty {
+                Ty::Array(ArrayInfo {
+                    shape: Shape::Like(w),
+                    ..
+                }) => *w,
+                _ => break,
+            };
+            if next == v || next >= self.vars.len() {
+                break;
+            }
+            v = next;
+        }
+        v
+    }
+
+    /// Lowers `call`, an operator on a struct of the user's (`user_operator`): its result is
+    /// one too, whose operators are calls again (`let c = a + b; c - a`).
+    pub(super) fn lower_user_operator(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        if self.result_shape.is_none() {
+            self.result_shape = Some(super::results::ResultShape::Aggregate);
+        }
+        let value = self.lower_method_call(&syn::Expr::MethodCall(call.clone()), call, out);
+        if let Value::Op(Operand::Var(v)) = value {
+            if self.is_aggregate(v) {
+                self.user_structs.push(v);
+            }
+        }
+        value
     }
 
     /// `a op b` where `a` or `b` is an aggregate: `let t = linalg::op(a, b);`, or `None` when
