@@ -1037,6 +1037,7 @@ fn by_value_receivers_via(a: Pt, k: f64) -> f64 {
 
 /// `|(2x, sin x)|`, of a local built from `Default::default()` and written field by field.
 #[reverse]
+#[allow(clippy::field_reassign_with_default)]
 fn by_value_receiver_of_a_local(x: f64) -> f64 {
     let mut v: Pt = Default::default();
     v.x = 2.0 * x;
@@ -1255,6 +1256,7 @@ fn fixed_size_arrays_mapped() {
 /// `Σ` of `x_i^2` where `i mod 3` is 0 or 2 and `x_i > 0`, else `sin x_i` where `b`; doubled
 /// where `k > 2`: `matches!` with alternatives and with a guard, as flags.
 #[reverse]
+#[allow(clippy::redundant_pattern_matching)]
 fn flags_by_matches(xs: &[f64], k: usize, b: bool) -> f64 {
     let mut s = 0.0;
     for (i, x) in xs.iter().enumerate() {
