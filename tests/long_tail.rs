@@ -1354,3 +1354,110 @@ fn floats_widened_by_into() {
     assert_eq!(v.to_bits(), widened(1.5, 2.0, 3).to_bits());
     assert_eq!((gx, gy), (5.0, 1.5));
 }
+
+/// `x_i x_1` of `x_i` where it exists, else 0: `let .. else` returning from the body.
+#[reverse]
+fn element_or_return(xs: &[f64], i: usize) -> f64 {
+    let Some(&m) = xs.get(i) else {
+        return 0.0;
+    };
+    m * xs[1]
+}
+
+#[reverse]
+fn element_or_return_via(xs: &[f64], i: usize) -> f64 {
+    element_or_return(xs, i)
+}
+
+/// `Σ_j 1.5^(n - j) x_{i+j}²` over the `j` whose element exists (`let .. else { break }` in a
+/// loop), then `max x · x_0` (`let .. else` of a reduction, and a `panic!` in the `else`).
+#[reverse]
+fn elements_until_missing(xs: &[f64], i: usize) -> f64 {
+    let mut s = 0.0;
+    for j in 0..4 {
+        let Some(v) = xs.get(i + j) else {
+            break;
+        };
+        s += v * v;
+        s *= 1.5;
+    }
+    let Some(top) = xs.iter().copied().reduce(f64::max) else {
+        return s;
+    };
+    let Some(first) = xs.first() else {
+        panic!("no first element");
+    };
+    s + top * first
+}
+
+#[reverse]
+fn elements_until_missing_via(xs: &[f64], i: usize) -> f64 {
+    elements_until_missing(xs, i)
+}
+
+#[test]
+fn let_else_of_elements_and_reductions() {
+    let xs = [1.0, 2.0, 3.0, -0.5];
+    for i in [0, 2, 3, 7] {
+        let (_, g) = checked(
+            element_or_return(&xs, i),
+            element_or_return_grad(&xs, i),
+            element_or_return_via_grad(&xs, i),
+        );
+        let mut want = [0.0; 4];
+        if i < xs.len() {
+            want[i] += xs[1];
+            want[1] += xs[i];
+        }
+        assert_eq!(g, want, "at i = {i}");
+        let (_, g) = checked(
+            elements_until_missing(&xs, i),
+            elements_until_missing_grad(&xs, i),
+            elements_until_missing_via_grad(&xs, i),
+        );
+        let fd = check::finite_difference(|p| elements_until_missing(p, i), &xs);
+        for (g, e) in g.iter().zip(&fd) {
+            assert_relative_eq!(*g, *e, epsilon = 1e-8, max_relative = 1e-7);
+        }
+    }
+    // At i = 2: s = 1.5 (1.5 x2² + x3²), max = x2, first = x0.
+    let (_, g) = elements_until_missing_grad(&xs, 2);
+    assert_eq!(g[0], 3.0);
+    assert_eq!(g[2], 1.5 * 1.5 * 2.0 * 3.0 + 1.0);
+    assert_eq!(g[3], 1.5 * 2.0 * -0.5);
+    assert_eq!(elements_until_missing(&[], 0), 0.0);
+}
+
+/// `p = (2 x_0, x_1 + x_0, x_2 + x_1)` by `std::array::from_fn`, and `q_k = k p_k`:
+/// `p_0 p_1 + p_2 + Σ q`.
+#[reverse]
+fn arrays_from_fn(xs: &[f64]) -> f64 {
+    let p: [f64; 3] = std::array::from_fn(|i| {
+        if i == 0 {
+            2.0 * xs[0]
+        } else {
+            xs[i] + xs[i - 1]
+        }
+    });
+    let q: [f64; 3] = core::array::from_fn(|k: usize| k as f64 * p[k]);
+    p[0] * p[1] + p[2] + q.iter().sum::<f64>()
+}
+
+#[reverse]
+fn arrays_from_fn_via(xs: &[f64]) -> f64 {
+    arrays_from_fn(xs)
+}
+
+#[test]
+fn arrays_built_by_from_fn() {
+    let xs = [1.0, 2.0, 3.0];
+    let (v, g) = checked(
+        arrays_from_fn(&xs),
+        arrays_from_fn_grad(&xs),
+        arrays_from_fn_via_grad(&xs),
+    );
+    // p = (2, 3, 5), q = (0, 3, 10): 6 + 5 + 13.
+    assert_eq!(v, 24.0);
+    // f = 2 x0 (x1 + x0) + x2 + x1 + (x1 + x0) + 2 (x2 + x1).
+    assert_eq!(g, [4.0 * xs[0] + 2.0 * xs[1] + 1.0, 2.0 * xs[0] + 4.0, 3.0]);
+}

@@ -98,6 +98,14 @@ impl V2 {
     pub fn mid(self, o: V2) -> V2 {
         (self + o) / 2.0
     }
+
+    /// `(v - o) · (v + o)`, of references: the operators on `*self` and `*o`.
+    #[revad::reverse]
+    pub fn cross_term(&self, o: &V2) -> f64 {
+        let d = *self - *o;
+        let s = *self + *o;
+        d.x * s.x + d.y * s.y + (-*o).x
+    }
 }
 
 /// `c = a + k b`, `d = -2 (c - a)`: `c_x c_y + d · c`.
@@ -186,4 +194,138 @@ fn operators_in_loops_and_methods() {
     // The operators' own derivatives.
     let (_, (ga, gk)) = V2 { x: 1.0, y: -2.0 }.mul_vjp(3.0, V2Adjoint { x: 1.0, y: 1.0 });
     assert_eq!((ga.x, ga.y, gk), (3.0, 3.0, -1.0));
+}
+
+/// `(a + b).x (a - b).y + mid(a, b).y + a.cross_term(&b) + |b|² k`, reading fields of
+/// operators' and methods' results, and passing `*b` by value.
+#[reverse]
+fn fields_of_results(a: V2, b: &V2, k: f64) -> f64 {
+    (a + *b).x * (a - *b).y + a.mid(*b).y + a.cross_term(b) + (*b * k).norm2() / k
+}
+
+#[reverse]
+fn fields_of_results_via(a: V2, b: &V2, k: f64) -> f64 {
+    fields_of_results(a, b, k)
+}
+
+/// `Σ |p_i - p_{i-1}|²` and `Σ (p_i + p_{i-1}).x`: operators on the elements of a slice of
+/// structs, whose results the loop keeps for its reverse sweep.
+#[reverse]
+fn path_length2(ps: &[V2]) -> f64 {
+    let mut s = 0.0;
+    for i in 1..ps.len() {
+        let d = ps[i] - ps[i - 1];
+        let m = ps[i] + ps[i - 1];
+        s += d.norm2() + m.x * d.y;
+    }
+    s
+}
+
+#[reverse]
+fn path_length2_via(ps: &[V2]) -> f64 {
+    path_length2(ps)
+}
+
+/// A struct of the user's built by struct update syntax from a parameter and from
+/// `Default::default()`: `(k, a_y)`, then `(k a_x, 0)`.
+#[reverse]
+fn updated(a: V2, k: f64) -> f64 {
+    let v = V2 { x: k, ..a };
+    let w = V2 {
+        x: k * a.x,
+        ..Default::default()
+    };
+    v.x * v.y + w.x + w.y
+}
+
+#[reverse]
+fn updated_via(a: V2, k: f64) -> f64 {
+    updated(a, k)
+}
+
+impl Default for V2 {
+    fn default() -> V2 {
+        V2 { x: 0.0, y: 0.0 }
+    }
+}
+
+#[test]
+fn fields_of_operator_and_method_results() {
+    let (a, b, k) = (V2 { x: 1.0, y: 2.0 }, V2 { x: 0.5, y: -1.0 }, 3.0);
+    let (v, (ga, gb, gk)) = fields_of_results_grad(a, &b, k);
+    assert_eq!(v.to_bits(), fields_of_results(a, &b, k).to_bits());
+    let (v_via, (ga2, gb2, gk2)) = fields_of_results_via_grad(a, &b, k);
+    assert_eq!(v_via.to_bits(), v.to_bits());
+    let g = [ga.x, ga.y, gb.x, gb.y, gk];
+    assert_eq!([ga2.x, ga2.y, gb2.x, gb2.y, gk2], g);
+    let fd = check::finite_difference(
+        |q| fields_of_results(V2 { x: q[0], y: q[1] }, &V2 { x: q[2], y: q[3] }, q[4]),
+        &[a.x, a.y, b.x, b.y, k],
+    );
+    for (g, e) in g.iter().zip(&fd) {
+        assert_relative_eq!(*g, *e, epsilon = 1e-9, max_relative = 1e-7);
+    }
+    // f = (a_x + b_x)(a_y - b_y) + (a_y + b_y)/2 + |a|² - |b|² - b_x + k |b|²:
+    // ∂a_x = a_y - b_y + 2 a_x, ∂b_y = -(a_x + b_x) + 1/2 - 2 b_y + 2 k b_y, ∂k = |b|².
+    assert_relative_eq!(ga.x, a.y - b.y + 2.0 * a.x, max_relative = 1e-14);
+    assert_relative_eq!(
+        gb.y,
+        -(a.x + b.x) + 0.5 - 2.0 * b.y + 2.0 * k * b.y,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(gk, b.x * b.x + b.y * b.y, max_relative = 1e-14);
+}
+
+#[test]
+fn operators_on_elements_of_a_slice() {
+    let ps = [
+        V2 { x: 1.0, y: 2.0 },
+        V2 { x: 0.5, y: -1.0 },
+        V2 { x: -2.0, y: 0.25 },
+        V2 { x: 3.0, y: 1.5 },
+    ];
+    let (v, g) = path_length2_grad(&ps);
+    assert_eq!(v.to_bits(), path_length2(&ps).to_bits());
+    let (_, g_via) = path_length2_via_grad(&ps);
+    assert_eq!(g_via, g);
+    let flat: Vec<f64> = ps.iter().flat_map(|p| [p.x, p.y]).collect();
+    let fd = check::finite_difference(
+        |q| {
+            let ps: Vec<V2> = q.chunks(2).map(|c| V2 { x: c[0], y: c[1] }).collect();
+            path_length2(&ps)
+        },
+        &flat,
+    );
+    let got: Vec<f64> = g.iter().flat_map(|p| [p.x, p.y]).collect();
+    for (g, e) in got.iter().zip(&fd) {
+        assert_relative_eq!(*g, *e, epsilon = 1e-9, max_relative = 1e-7);
+    }
+    // The first point: ∂x_0 = -2 d_x - d_y, ∂y_0 = -2 d_y - m_x + ... with d = p1 - p0,
+    // m = p1 + p0: f ∋ |d|² + m_x d_y.
+    let (d, m) = (
+        V2 {
+            x: ps[1].x - ps[0].x,
+            y: ps[1].y - ps[0].y,
+        },
+        V2 {
+            x: ps[1].x + ps[0].x,
+            y: ps[1].y + ps[0].y,
+        },
+    );
+    assert_relative_eq!(g[0].x, -2.0 * d.x + d.y, max_relative = 1e-14);
+    assert_relative_eq!(g[0].y, -2.0 * d.y - m.x, max_relative = 1e-14);
+}
+
+#[test]
+fn struct_update_syntax() {
+    let (a, k) = (V2 { x: 1.5, y: 2.0 }, 3.0);
+    let (v, (ga, gk)) = updated_grad(a, k);
+    assert_eq!(v.to_bits(), updated(a, k).to_bits());
+    let (_, (ga2, gk2)) = updated_via_grad(a, k);
+    assert_eq!((ga2.x, ga2.y, gk2), (ga.x, ga.y, gk));
+    // f = k a_y + k a_x.
+    assert_eq!(v, k * a.y + k * a.x);
+    assert_relative_eq!(ga.x, k, max_relative = 1e-15);
+    assert_relative_eq!(ga.y, k, max_relative = 1e-15);
+    assert_relative_eq!(gk, a.x + a.y, max_relative = 1e-15);
 }

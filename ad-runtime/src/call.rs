@@ -491,3 +491,18 @@ pub fn greater<T: ?Sized, F: FnMut(&T, &T) -> core::cmp::Ordering>(
 ) -> bool {
     compare(a, b) == core::cmp::Ordering::Greater
 }
+
+/// Whether `value` is `None`: the test that `#[reverse]` makes of
+/// `let Some(v) = xs.get(i) else { .. };` before it takes `v` from the same value, a call
+/// rather than a method so that no lint of the user's code reads the generated test as theirs.
+///
+/// ```
+/// use revad_runtime::call::is_none;
+///
+/// assert!(is_none(&[1.0_f64; 0].first()));
+/// assert!(!is_none(&Some(2.0)));
+/// ```
+#[inline]
+pub fn is_none<T>(value: &Option<T>) -> bool {
+    value.is_none()
+}

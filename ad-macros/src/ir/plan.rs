@@ -493,10 +493,17 @@ impl Planner<'_> {
                     // receiver, is named by a call of it: `codegen::tape`'s `witness`.)
                     None => match callee.kind {
                         crate::ir::CalleeKind::Function | crate::ir::CalleeKind::Associated => true,
+                        // (Or of an element of one, `ps[i].sub(..)`: see `witness`.)
                         crate::ir::CalleeKind::Method(_) => {
-                            let whole = call.paths.first().is_none_or(Option::is_none);
+                            let indexed = call.paths.first().is_none_or(|path| {
+                                path.as_ref().is_none_or(|path| {
+                                    path.0
+                                        .iter()
+                                        .all(|s| matches!(s, crate::ir::Step::Index(_)))
+                                })
+                            });
                             let receiver = call.args.first().and_then(Operand::var);
-                            whole && receiver.is_some_and(|w| self.aggregate_typed(w))
+                            indexed && receiver.is_some_and(|w| self.aggregate_typed(w))
                         }
                     },
                 }

@@ -574,11 +574,19 @@ impl Emitter<'_> {
                         Some(quote!(#path(#(#args),*)))
                     }
                     crate::ir::CalleeKind::Method(method) => {
-                        // (A part of the receiver, `self.l2.forward(h)`, is not followed.)
-                        if call.paths.first().is_some_and(Option::is_some) {
-                            return None;
+                        let mut receiver = self.witness(call.args.first()?.var()?)?;
+                        // (An element of the receiver, `ps[i].sub(q)`, is `(..)[0]`, of the
+                        // element's type; a field, `self.l2.forward(h)`, is not followed.)
+                        if let Some(Some(path)) = call.paths.first() {
+                            for step in &path.0 {
+                                match step {
+                                    crate::ir::Step::Index(_) => {
+                                        receiver = quote!((#receiver)[0usize]);
+                                    }
+                                    _ => return None,
+                                }
+                            }
                         }
-                        let receiver = self.witness(call.args.first()?.var()?)?;
                         let args = args.skip(1);
                         Some(quote!((#receiver).#method(#(#args),*)))
                     }

@@ -8,7 +8,10 @@ impl Lowerer<'_> {
             if let Some((else_token, _)) = &init.diverge {
                 self.cx.error(
                     else_token,
-                    "`let ... else` is not supported by #[reverse]; use `match` or `if` instead",
+                    "#[reverse] takes `let Some(v) = .. else { .. };` of an element \
+                     (`xs.get(i)`, `xs.first()`, `xs.last()`, optionally `.copied()`) or a \
+                     reduction (`xs.iter().copied().reduce(f64::max)`); for another `let .. \
+                     else`, use `match` or `if` instead",
                 );
                 return Value::Error;
             }
@@ -63,6 +66,17 @@ impl Lowerer<'_> {
                     }
                     return self.lower_let(&local, out);
                 }
+            }
+        }
+        // `let p: [f64; 3] = std::array::from_fn(|i| f(i));`: the array literal
+        // `[{ let i = 0usize; f(i) }, ..]`.
+        if let (syn::Pat::Type(typed), Some(init)) = (&local.pat, &local.init) {
+            if let Some(items) = array_from_fn(&typed.ty, &init.expr) {
+                let mut local = local.clone();
+                if let Some(init) = &mut local.init {
+                    *init.expr = items;
+                }
+                return self.lower_let(&local, out);
             }
         }
         let (pat, annot) = match &local.pat {
@@ -656,4 +670,140 @@ pub(super) fn pure_place(expr: &syn::Expr) -> bool {
     let mut pure = Pure(true);
     pure.visit_expr(expr);
     pure.0
+}
+
+/// Methods whose chain from a name makes the same `Option` each time it is evaluated (a
+/// `let .. else` evaluates its value twice: see `let_else`).
+const PURE_OPTION_METHODS: &[&str] = &[
+    "get",
+    "first",
+    "last",
+    "copied",
+    "cloned",
+    "iter",
+    "reduce",
+    "max_by",
+    "min_by",
+    "max_by_key",
+    "min_by_key",
+    "position",
+    "find",
+    "checked_sub",
+    "checked_add",
+];
+
+/// `let Some(m) = xs.get(i) else { return 0.0; };` (also `Some(&m)`, `Some(mut m)`) of a
+/// value that is the same each time it is evaluated (a chain of [`PURE_OPTION_METHODS`] from
+/// a name, or a name): `if xs.get(i).is_none() { return 0.0; }` then
+/// `let m = xs.get(i).unwrap();` (`.copied()` for `&m`), which the `else` block's jump
+/// guards. `None` for another `let`.
+pub(super) fn let_else(local: &syn::Local) -> Option<[syn::Stmt; 2]> {
+    let init = local.init.as_ref()?;
+    let (_, diverge) = init.diverge.as_ref()?;
+    let syn::Expr::Block(block) = &**diverge else {
+        return None;
+    };
+    let syn::Pat::TupleStruct(some) = &local.pat else {
+        return None;
+    };
+    if some.qself.is_some() || !some.path.is_ident("Some") || some.elems.len() != 1 {
+        return None;
+    }
+    let plain = |p: &syn::PatIdent| p.by_ref.is_none() && p.subpat.is_none();
+    let (name, copied) = match &some.elems[0] {
+        syn::Pat::Ident(p) if plain(p) => (p, false),
+        syn::Pat::Reference(r) if r.mutability.is_none() => match &*r.pat {
+            syn::Pat::Ident(p) if plain(p) => (p, true),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    fn pure(expr: &syn::Expr) -> bool {
+        match expr {
+            syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
+            syn::Expr::Field(f) => pure(&f.base),
+            syn::Expr::MethodCall(m) => {
+                PURE_OPTION_METHODS.contains(&m.method.to_string().as_str()) && pure(&m.receiver)
+            }
+            _ => false,
+        }
+    }
+    let expr = &*init.expr;
+    if !pure(expr) {
+        return None;
+    }
+    let span = expr.span();
+    let value: syn::Expr = match copied {
+        true => syn::parse_quote_spanned!(span=> #expr.copied().unwrap()),
+        false => syn::parse_quote_spanned!(span=> #expr.unwrap()),
+    };
+    let test: syn::Stmt =
+        syn::parse_quote_spanned!(span=> if ::revad::__private::is_none(&#expr) #block);
+    let attrs = &local.attrs;
+    let bind: syn::Stmt = syn::parse_quote_spanned!(span=> #(#attrs)* let #name = #value;);
+    Some([test, bind])
+}
+
+/// `std::array::from_fn(|i| body)` (also `array::from_fn`, `core::array::from_fn`) for a
+/// `let` of the type `[T; N]`, `N` a literal: the array literal whose item `k` is
+/// `{ let i = k; body }`, the closure's value at `k`, in order. `None` for another value.
+fn array_from_fn(ty: &syn::Type, init: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Type::Array(array) = ty else {
+        return None;
+    };
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Int(n),
+        ..
+    }) = &array.len
+    else {
+        return None;
+    };
+    let n: usize = n.base10_parse().ok()?;
+    let syn::Expr::Call(call) = super::strip(init) else {
+        return None;
+    };
+    let syn::Expr::Path(path) = super::strip(&call.func) else {
+        return None;
+    };
+    let names: Vec<String> = path
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let from_fn = matches!(
+        names
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        ["std" | "core", "array", "from_fn"] | ["array", "from_fn"]
+    );
+    if !from_fn || path.qself.is_some() || call.args.len() != 1 || n > 64 {
+        return None;
+    }
+    let syn::Expr::Closure(closure) = super::strip(&call.args[0]) else {
+        return None;
+    };
+    let [param] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let body = &closure.body;
+    // (A `return` or `?` in the closure's body leaves the closure, not the function.)
+    fn leaves(tokens: proc_macro2::TokenStream) -> bool {
+        tokens.into_iter().any(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => i == "return",
+            proc_macro2::TokenTree::Punct(p) => p.as_char() == '?',
+            proc_macro2::TokenTree::Group(g) => leaves(g.stream()),
+            proc_macro2::TokenTree::Literal(_) => false,
+        })
+    }
+    if leaves(body.to_token_stream()) {
+        return None;
+    }
+    let items = (0..n).map(|k| {
+        let k = syn::LitInt::new(&format!("{k}usize"), body.span());
+        quote::quote_spanned!(body.span()=> { let #param = #k; #body })
+    });
+    Some(syn::parse_quote_spanned!(init.span()=> [#(#items),*]))
 }

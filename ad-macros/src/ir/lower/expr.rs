@@ -430,6 +430,8 @@ impl Lowerer<'_> {
             // A field of an aggregate: a float, unless rustc knows better (an integer field
             // used as one is inactive: see `places`).
             syn::Expr::Field(_) if self.is_place_expr(expr) => true,
+            // (`(a + b).x`, a field of a call's struct result.)
+            syn::Expr::Field(field) if self.struct_call_of_field(field).is_some() => true,
             syn::Expr::Field(field) => match (&*field.base, &field.member) {
                 (syn::Expr::Path(p), syn::Member::Unnamed(i)) => match p
                     .path
@@ -476,12 +478,33 @@ impl Lowerer<'_> {
         Ty::Unknown
     }
 
+    /// Lowers `call`, an operator on a struct of the user's (`user_operator`): its result is
+    /// one too, whose operators are calls again (`let c = a + b; c - a`).
+    fn lower_user_operator(&mut self, call: &syn::ExprMethodCall, out: &mut Vec<Stmt>) -> Value {
+        if self.result_shape.is_none() {
+            self.result_shape = Some(super::results::ResultShape::Aggregate);
+        }
+        let value = self.lower_method_call(&syn::Expr::MethodCall(call.clone()), call, out);
+        if let Value::Op(Operand::Var(v)) = value {
+            if self.is_aggregate(v) {
+                self.user_structs.push(v);
+            }
+        }
+        value
+    }
+
     pub(super) fn lower_method_call(
         &mut self,
         expr: &syn::Expr,
         call: &syn::ExprMethodCall,
         out: &mut Vec<Stmt>,
     ) -> Value {
+        // `(a - b).norm2()` on structs of the user's: a method of `a.sub(b)`'s result.
+        if let Some(receiver) = self.user_operator(&call.receiver) {
+            let mut call = call.clone();
+            *call.receiver = syn::Expr::MethodCall(receiver);
+            return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
+        }
         // `.dot(..)`, `.norm()`, .. of a vector or matrix: the runtime's rule (see `linalg`).
         if let Some(value) = self.lower_linalg_method(call, out) {
             return value;
@@ -1328,6 +1351,29 @@ impl Lowerer<'_> {
                     }
                 }
             }
+            // `*o` for `o: &V2` (a struct that is `Copy`): a copy of it, passed by value, as
+            // `let p = *o;` is.
+            if let syn::Expr::Unary(u) = super::strip(arg) {
+                let copied = match (&u.op, super::strip(&u.expr)) {
+                    (syn::UnOp::Deref(_), syn::Expr::Path(p)) => {
+                        p.path
+                            .get_ident()
+                            .and_then(|i| match self.lookup(&i.to_string()) {
+                                Some(Binding::Var(v)) if self.is_aggregate(*v) => Some(*v),
+                                _ => None,
+                            })
+                    }
+                    _ => None,
+                };
+                if let Some(v) = copied {
+                    let ty = self.vars[v].ty.clone();
+                    let copy = self.let_temp(out, Rhs::Copy(Operand::Var(v)), ty, arg.span());
+                    args.push(copy);
+                    by_ref.push(false);
+                    by_mut.push(false);
+                    continue;
+                }
+            }
             // A part of an aggregate (`&ps[i]`, `&mut self.state`, `self`, `p.mass`): its
             // aggregate and the path to it.
             if self.is_place_expr(arg) {
@@ -1856,6 +1902,9 @@ impl Lowerer<'_> {
                 return self.load(place, expr.span(), out);
             }
         }
+        if let Some(value) = self.lower_field_of_a_result(field, out) {
+            return value;
+        }
         if let (syn::Expr::Call(call), syn::Member::Unnamed(_)) = (&*field.base, &field.member) {
             if call
                 .args
@@ -1880,6 +1929,84 @@ impl Lowerer<'_> {
             }
         }
         self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    /// The call whose result `field` reads a named field of (`(a + b).x` is of `a.add(b)`,
+    /// see `user_operator`): a method or function of the user's, which returns a struct.
+    fn struct_call_of_field(&self, field: &syn::ExprField) -> Option<syn::Expr> {
+        if !matches!(field.member, syn::Member::Named(_)) {
+            return None;
+        }
+        let base = match self.user_operator(&field.base) {
+            Some(call) => syn::Expr::MethodCall(call),
+            None => super::strip(&field.base).clone(),
+        };
+        let of_a_user_call = match &base {
+            syn::Expr::MethodCall(m) => {
+                self.method_rule(m).is_none()
+                    && m.turbofish.is_none()
+                    && (self.is_place_expr(&m.receiver)
+                        || matches!(
+                            super::strip(&m.receiver),
+                            syn::Expr::MethodCall(_) | syn::Expr::Call(_)
+                        ))
+                    && !matches!(
+                        m.method.to_string().as_str(),
+                        "clone" | "to_vec" | "iter" | "into_iter"
+                    )
+            }
+            syn::Expr::Call(c) => match super::strip(&c.func) {
+                syn::Expr::Path(p) => {
+                    p.qself.is_none()
+                        && p.path
+                            .get_ident()
+                            .is_none_or(|i| self.lookup(&i.to_string()).is_none())
+                        && c.args
+                            .iter()
+                            .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
+                }
+                _ => false,
+            },
+            _ => false,
+        };
+        of_a_user_call.then_some(base)
+    }
+
+    /// `(a + b).x`, `p.mid(q).x`, `centre(a, b).y`: a named field of the struct that a call
+    /// of the user's returns (an operator on a struct of the user's is one, see
+    /// `user_operator`), read from the result bound to a variable. `None` for another field.
+    fn lower_field_of_a_result(
+        &mut self,
+        field: &syn::ExprField,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        let base = self.struct_call_of_field(field)?;
+        // (The call's result is a struct, whatever the statement expects of the field.)
+        let wanted = self
+            .result_shape
+            .replace(super::results::ResultShape::Aggregate);
+        let value = self.lower_expr(&base, out);
+        self.result_shape = wanted;
+        match value {
+            Value::Op(Operand::Var(v)) if self.is_aggregate(v) => {
+                let place = super::places::Place {
+                    root: v,
+                    steps: vec![crate::ir::Step::Field(field.member.clone())],
+                    mutable: false,
+                    copied: false,
+                };
+                Some(self.load(place, field.span(), out))
+            }
+            Value::Error => Some(Value::Error),
+            _ => {
+                self.cx.error(
+                    &field.base,
+                    "#[reverse] reads fields of a struct a call returns; bind this value with \
+                     `let` first",
+                );
+                Some(Value::Error)
+            }
+        }
     }
 
     /// `Pair(x, y)`: a tuple struct's constructor (a `CamelCase` name, by Rust's naming
@@ -1945,15 +2072,47 @@ impl Lowerer<'_> {
         ))
     }
 
+    /// `V2 { x: k, ..base }`: a copy of `base` (of the struct's type, `Default::default()`
+    /// too) whose fields as written are assigned, after their values are computed in order:
+    /// `{ let f = k; let mut u: V2 = base; u.x = f; u }`.
+    fn lower_struct_update(
+        &mut self,
+        s: &syn::ExprStruct,
+        rest: &syn::Expr,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        if s.qself.is_some() || super::enums::is_variant_path(&s.path) {
+            self.cx.error(
+                rest,
+                "#[reverse] takes struct update syntax (`..base`) for a struct with a plain \
+                 path (`V2 { x: k, ..base }`); write every field",
+            );
+            return Value::Error;
+        }
+        let path = &s.path;
+        let span = rest.span();
+        let update = syn::Ident::new("__revad_update", span);
+        let mut stmts: Vec<syn::Stmt> = Vec::new();
+        let mut assigns: Vec<syn::Stmt> = Vec::new();
+        for (k, field) in s.fields.iter().enumerate() {
+            let value = syn::Ident::new(&format!("__revad_field{k}"), field.expr.span());
+            let (expr, member) = (&field.expr, &field.member);
+            stmts.push(syn::parse_quote_spanned!(field.expr.span()=> let #value = #expr;));
+            assigns.push(syn::parse_quote_spanned!(field.expr.span()=> #update.#member = #value;));
+        }
+        let block: syn::Expr = syn::parse_quote_spanned!(span=> {
+            #(#stmts)*
+            let mut #update: #path = #rest;
+            #(#assigns)*
+            #update
+        });
+        self.lower_expr(&block, out)
+    }
+
     /// `Particle { pos: [x, y, z], mass: m }`: an aggregate (see `places`).
     fn lower_struct(&mut self, s: &syn::ExprStruct, out: &mut Vec<Stmt>) -> Value {
         if let Some(rest) = &s.rest {
-            self.cx.error(
-                rest,
-                "struct update syntax (`..base`) is not supported by #[reverse]; write every \
-                 field",
-            );
-            return Value::Error;
+            return self.lower_struct_update(s, rest, out);
         }
         if s.qself.is_some() {
             self.cx.error(&s.path, "#[reverse] needs a struct expression with a plain path (`Particle { .. }`, `Self { .. }`)");

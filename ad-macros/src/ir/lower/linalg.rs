@@ -91,8 +91,14 @@ impl Lowerer<'_> {
         // a method of a method's result.)
         let receiver: syn::Expr = match self.user_operator(receiver) {
             Some(call) => syn::Expr::MethodCall(call),
-            // (A name: `is_user_struct_expr`.)
-            None => strip(receiver).clone(),
+            // (A name, or `*o` of a reference to one, which the method call dereferences:
+            // `is_user_struct_expr`.)
+            None => match strip(receiver) {
+                syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                    strip(&u.expr).clone()
+                }
+                receiver => receiver.clone(),
+            },
         };
         Some(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)))
     }
@@ -130,6 +136,26 @@ impl Lowerer<'_> {
                         || matches!(ty, syn::Type::Path(_)) && !names_a_matrix(ty)
                 })
             }
+            // (`ps[i]` of `ps: &[V2]`, an element of a sequence of structs.)
+            syn::Expr::Index(i) if self.is_place_expr(expr) => {
+                let syn::Expr::Path(p) = strip(&i.expr) else {
+                    return false;
+                };
+                let Some(Binding::Var(v)) =
+                    p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+                else {
+                    return false;
+                };
+                let root = self.shape_root(*v);
+                self.user_structs.contains(&root)
+                    || self.vars[root].param.is_some_and(|k| {
+                        element_type(&self.sig.params[k].ty).is_some_and(|elem| {
+                            matches!(elem, syn::Type::Path(_))
+                                && self.sig.float_of(elem).is_none()
+                                && !names_a_matrix(elem)
+                        })
+                    })
+            }
             syn::Expr::Binary(b) => {
                 matches!(
                     b.op,
@@ -139,9 +165,15 @@ impl Lowerer<'_> {
                         | syn::BinOp::Div(_)
                 ) && self.is_user_struct_expr(&b.left)
             }
-            syn::Expr::Unary(u) => {
-                matches!(u.op, syn::UnOp::Neg(_)) && self.is_user_struct_expr(&u.expr)
-            }
+            syn::Expr::Unary(u) => match u.op {
+                syn::UnOp::Neg(_) => self.is_user_struct_expr(&u.expr),
+                // (`*o` for `o: &V2`.)
+                syn::UnOp::Deref(_) => {
+                    matches!(strip(&u.expr), syn::Expr::Path(_))
+                        && self.is_user_struct_expr(&u.expr)
+                }
+                _ => false,
+            },
             _ => false,
         }
     }
@@ -163,25 +195,6 @@ impl Lowerer<'_> {
             v = next;
         }
         v
-    }
-
-    /// Lowers `call`, an operator on a struct of the user's (`user_operator`): its result is
-    /// one too, whose operators are calls again (`let c = a + b; c - a`).
-    pub(super) fn lower_user_operator(
-        &mut self,
-        call: &syn::ExprMethodCall,
-        out: &mut Vec<Stmt>,
-    ) -> Value {
-        if self.result_shape.is_none() {
-            self.result_shape = Some(super::results::ResultShape::Aggregate);
-        }
-        let value = self.lower_method_call(&syn::Expr::MethodCall(call.clone()), call, out);
-        if let Value::Op(Operand::Var(v)) = value {
-            if self.is_aggregate(v) {
-                self.user_structs.push(v);
-            }
-        }
-        value
     }
 
     /// `a op b` where `a` or `b` is an aggregate: `let t = linalg::op(a, b);`, or `None` when
@@ -581,6 +594,25 @@ fn is_generic_matrix(name: &str) -> bool {
 
 /// Whether `ty` names one of `nalgebra`'s matrix types (`Vector3<f64>`, `na::SMatrix<..>`),
 /// with the feature `nalgebra`.
+/// The element type of a sequence type: `T` of `&[T]`, `[T; N]`, `Vec<T>`, `&mut Vec<T>`.
+fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
+    match ty {
+        syn::Type::Reference(r) => element_type(&r.elem),
+        syn::Type::Slice(s) => Some(&s.elem),
+        syn::Type::Array(a) => Some(&a.elem),
+        syn::Type::Path(p) => match &p.path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(args) if p.path.segments.last()?.ident == "Vec" => {
+                match args.args.first()? {
+                    syn::GenericArgument::Type(elem) => Some(elem),
+                    _ => None,
+                }
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 pub(super) fn names_a_matrix(ty: &syn::Type) -> bool {
     cfg!(feature = "nalgebra")
         && matches!(ty, syn::Type::Path(p) if p.path.segments.last()

@@ -419,6 +419,23 @@ impl<'a> Lowerer<'a> {
                 .collect();
             return self.lower_stmts(&stmts, out, tail);
         }
+        // `let Some(v) = xs.get(i) else { .. };`: a test and a `let` (see `bind::let_else`).
+        if stmts
+            .iter()
+            .any(|s| matches!(s, syn::Stmt::Local(l) if bind::let_else(l).is_some()))
+        {
+            let stmts: Vec<syn::Stmt> = stmts
+                .iter()
+                .flat_map(|s| match s {
+                    syn::Stmt::Local(l) => match bind::let_else(l) {
+                        Some(parts) => parts.to_vec(),
+                        None => vec![s.clone()],
+                    },
+                    s => vec![s.clone()],
+                })
+                .collect();
+            return self.lower_stmts(&stmts, out, tail);
+        }
         let mut jumps = Jumps::default();
         for (k, stmt) in stmts.iter().enumerate() {
             let last = k + 1 == stmts.len();
