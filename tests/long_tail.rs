@@ -1461,3 +1461,41 @@ fn arrays_built_by_from_fn() {
     // f = 2 x0 (x1 + x0) + x2 + x1 + (x1 + x0) + 2 (x2 + x1).
     assert_eq!(g, [4.0 * xs[0] + 2.0 * xs[1] + 1.0, 2.0 * xs[0] + 4.0, 3.0]);
 }
+
+/// `k Σ x_i y_i + Σ (x_i - y_i) + Σ i y_i + y_0` over a slice of pairs, destructured by
+/// reference patterns: `for &(x, y) in pts`, `|&(x, y)|`, `for (i, &(_, y)) in ..enumerate()`.
+#[reverse]
+fn pairs_destructured(pts: &[(f64, f64)], k: f64) -> f64 {
+    let mut s = 0.0;
+    for &(x, y) in pts {
+        s += x * y * k;
+    }
+    for (i, &(_, y)) in pts.iter().enumerate() {
+        s += i as f64 * y;
+    }
+    s + pts.iter().map(|&(x, y)| x - y).sum::<f64>() + pts[0].1
+}
+
+#[reverse]
+fn pairs_destructured_via(pts: &[(f64, f64)], k: f64) -> f64 {
+    pairs_destructured(pts, k)
+}
+
+#[test]
+fn slices_of_pairs_destructured_by_reference_patterns() {
+    let (pts, k) = ([(1.0, 2.0), (3.0, 4.0), (-0.5, 1.5)], 0.5);
+    let (v, (g, gk)) = checked(
+        pairs_destructured(&pts, k),
+        pairs_destructured_grad(&pts, k),
+        pairs_destructured_via_grad(&pts, k),
+    );
+    // k (2 + 12 - 0.75) + (4 + 3) + (-1 - 1 - 2) + 2.
+    assert_eq!(v, 0.5 * 13.25 + 7.0 - 4.0 + 2.0);
+    let want = [
+        (k * 2.0 + 1.0, k * 1.0 - 1.0 + 1.0),
+        (k * 4.0 + 1.0, k * 3.0 + 1.0 - 1.0),
+        (k * 1.5 + 1.0, k * -0.5 + 2.0 - 1.0),
+    ];
+    assert_eq!(g, want);
+    assert_eq!(gk, 13.25);
+}

@@ -375,6 +375,44 @@ fn operator_trait(path: &syn::Path) -> Option<&syn::Ident> {
 /// has no `#[reverse]`: one impl of each operator per type is differentiated (the companions
 /// of two would have one name).
 fn operator_impl(mut i: syn::ItemImpl, operator: &syn::Ident) -> TokenStream {
+    // (`impl Mul<V2> for f64`: the companions' inherent impl would be of a primitive type.)
+    if let syn::Type::Path(p) = &*i.self_ty {
+        let primitive = p.qself.is_none()
+            && p.path.get_ident().is_some_and(|t| {
+                matches!(
+                    t.to_string().as_str(),
+                    "f32"
+                        | "f64"
+                        | "i8"
+                        | "i16"
+                        | "i32"
+                        | "i64"
+                        | "i128"
+                        | "isize"
+                        | "u8"
+                        | "u16"
+                        | "u32"
+                        | "u64"
+                        | "u128"
+                        | "usize"
+                )
+            });
+        if primitive {
+            let message = format!(
+                "#[revad::reverse] differentiates `impl {operator}` on a struct of yours \
+                 (`impl {operator}<f64> for V2`), not on a number: a float on the left \
+                 (`k * v`) is an error at the operator; write `v * k`"
+            );
+            let err = syn::Error::new_spanned(&i.self_ty, message).to_compile_error();
+            // (The impl as written, without the methods' marks, which would expand alone.)
+            for item in &mut i.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    let _ = take_mark(&mut f.attrs);
+                }
+            }
+            return quote!(#err #i);
+        }
+    }
     let mut errors = TokenStream::new();
     let mut items = Vec::new();
     let mut inherent = Vec::new();

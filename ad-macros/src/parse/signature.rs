@@ -275,13 +275,26 @@ impl Signature {
             || mentions_self(&sig.to_token_stream());
         let all = with_impl_floats(&sig.generics, args.impl_generics.as_ref());
         let (generics, functions, foreign_bounds) = float_params(cx, &all);
-        if in_impl && args.impl_generics.is_none() {
-            reject_unseen_impl_params(cx, sig, body);
-        }
+        let unseen = match in_impl && args.impl_generics.is_none() {
+            true => reject_unseen_impl_params(cx, sig, body),
+            false => Vec::new(),
+        };
         reject_mut_user_type_params(cx, sig, &generics, &functions);
         let mut params = Vec::new();
         for input in &sig.inputs {
-            if let Some(param) = read_param(cx, input, &generics, &functions) {
+            if let Some(mut param) = read_param(cx, input, &generics, &functions) {
+                // (Of a type the error above named: its uses report nothing more.)
+                let mentions = |ty: &syn::Type| {
+                    let tokens = ty.to_token_stream().to_string();
+                    unseen.iter().any(|u| {
+                        tokens
+                            .split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|w| u == w)
+                    })
+                };
+                if mentions(&param.ty) {
+                    param.rejected = true;
+                }
                 params.push(param);
             }
         }
@@ -526,7 +539,11 @@ fn float_params(
 /// the block; a type of the user's with such a name is accepted there, and so is a name the
 /// body builds as a struct (`V2 { x, y }`, `V2::new(..)`, `V2::default()`), which no float
 /// type parameter can be.
-fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&syn::Block>) {
+fn reject_unseen_impl_params(
+    cx: &Errors,
+    sig: &syn::Signature,
+    body: Option<&syn::Block>,
+) -> Vec<Ident> {
     struct Structs(Vec<Ident>);
     impl<'a> syn::visit::Visit<'a> for Structs {
         fn visit_expr_struct(&mut self, e: &'a syn::ExprStruct) {
@@ -597,9 +614,9 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&sy
     if let ReturnType::Type(_, ty) = &sig.output {
         syn::visit::Visit::visit_type(&mut find, ty);
     }
-    for ident in find.found {
+    for ident in &find.found {
         cx.error(
-            &ident,
+            ident,
             format!(
                 "`{ident}` is not a type parameter of this function: if it is one of the `impl` \
                  block's, the attribute on the function cannot see it; put #[revad::reverse] on \
@@ -608,6 +625,7 @@ fn reject_unseen_impl_params(cx: &Errors, sig: &syn::Signature, body: Option<&sy
             ),
         );
     }
+    find.found
 }
 
 /// The function's generics and, after them, the type parameters of its generic `impl` block

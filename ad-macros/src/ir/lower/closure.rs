@@ -151,6 +151,17 @@ impl Lowerer<'_> {
     pub(super) fn bind_param(&mut self, pat: &syn::Pat, value: Value, out: &mut Vec<Stmt>) {
         match (pat, value) {
             (syn::Pat::Type(typed), value) => self.bind_param(&typed.pat, value, out),
+            // `|&(x, y)|` of an item of a chain over a slice of tuples or structs: the item
+            // bound to a name, then `let (x, y) = *name;` (see `control::destructured_refs`).
+            (syn::Pat::Reference(_), value) if !destructured(pat).1.is_empty() => {
+                let (name, lets) = destructured(pat);
+                self.bind_param(&name, value, out);
+                for stmt in &lets {
+                    if let syn::Stmt::Local(local) = stmt {
+                        self.lower_let(local, out);
+                    }
+                }
+            }
             // `|&x|` on an element taken by reference: `x` is the value, which the IR holds.
             (syn::Pat::Reference(r), value) => self.bind_param(&r.pat, value, out),
             // (Not a `&mut` parameter's copy: the name would be taken for the reference,
@@ -426,4 +437,12 @@ pub(super) fn mut_param(pat: &syn::Pat) -> bool {
         syn::Pat::Ident(p) => p.mutability.is_some(),
         _ => false,
     }
+}
+
+/// `pat` with its reference patterns around destructuring ones named, and the `let`s that
+/// destructure the names (see `control::destructured_refs`).
+fn destructured(pat: &syn::Pat) -> (syn::Pat, Vec<syn::Stmt>) {
+    let mut pat = pat.clone();
+    let lets = super::control::destructured_refs(&mut pat);
+    (pat, lets)
 }

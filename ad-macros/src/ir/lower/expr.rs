@@ -321,6 +321,11 @@ impl Lowerer<'_> {
         if let Some(call) = self.user_operator(expr) {
             return self.lower_user_operator(&call, out);
         }
+        if let syn::Expr::Binary(b) = super::strip(expr) {
+            if self.rejects_struct_on_the_right(b) {
+                return Value::Error;
+            }
+        }
         if !self.is_float_expr(expr) {
             // Integer arithmetic: one `let` of the expression as written.
             let ty = self.int_ty(expr);

@@ -103,6 +103,21 @@ impl Lowerer<'_> {
         Some(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)))
     }
 
+    /// `k * v` with a struct of the user's on the right only (whose operator impl would be
+    /// of the float, `impl Mul<V2> for f64`): an error at the operator, which says to write
+    /// `v * k`. Whether it was one.
+    pub(super) fn rejects_struct_on_the_right(&self, b: &syn::ExprBinary) -> bool {
+        let arithmetic = matches!(
+            b.op,
+            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+        );
+        if !arithmetic || self.is_user_struct_expr(&b.left) || !self.is_user_struct_expr(&b.right) {
+            return false;
+        }
+        self.cx.error_at(b.op.span(), USER_OPERATOR);
+        true
+    }
+
     /// Whether `expr` is a struct of the user's: a name bound to an aggregate that is not a
     /// `nalgebra` matrix (a parameter of another type, a struct literal's value; without the
     /// feature `nalgebra`, any), or an operator whose left operand is one.
