@@ -1104,18 +1104,12 @@ impl Lowerer<'_> {
         Some(value)
     }
 
-    /// `g(..).name(a)` or `p.step(dt).name(a)`: a method of the struct result of a call of
-    /// the user's (a function, an associated function, a method of a place), which is bound
-    /// first, as `let r = g(..); r.name(a)` would bind it. `None` when the receiver is no
-    /// such call.
-    fn lower_method_of_a_result(
-        &mut self,
-        call: &syn::ExprMethodCall,
-        out: &mut Vec<Stmt>,
-    ) -> Option<Value> {
-        let of_a_user_call = match super::strip(&call.receiver) {
+    /// Whether `expr` is a call of the user's whose result may be a struct: a function or
+    /// associated function by path (not a closure bound by `let`), or a method without a rule
+    /// of a place or of another call's result (not `clone`, `to_vec`, `iter`, `into_iter`).
+    fn is_user_call(&self, expr: &syn::Expr) -> bool {
+        match super::strip(expr) {
             syn::Expr::MethodCall(m) => {
-                let name = m.method.to_string();
                 self.method_rule(m).is_none()
                     && m.turbofish.is_none()
                     && (self.is_place_expr(&m.receiver)
@@ -1123,7 +1117,10 @@ impl Lowerer<'_> {
                             super::strip(&m.receiver),
                             syn::Expr::MethodCall(_) | syn::Expr::Call(_)
                         ))
-                    && !matches!(name.as_str(), "clone" | "to_vec" | "iter" | "into_iter")
+                    && !matches!(
+                        m.method.to_string().as_str(),
+                        "clone" | "to_vec" | "iter" | "into_iter"
+                    )
             }
             syn::Expr::Call(c) => match super::strip(&c.func) {
                 syn::Expr::Path(p) => {
@@ -1135,8 +1132,19 @@ impl Lowerer<'_> {
                 _ => false,
             },
             _ => false,
-        };
-        if !of_a_user_call {
+        }
+    }
+
+    /// `g(..).name(a)` or `p.step(dt).name(a)`: a method of the struct result of a call of
+    /// the user's (a function, an associated function, a method of a place), which is bound
+    /// first, as `let r = g(..); r.name(a)` would bind it. `None` when the receiver is no
+    /// such call.
+    fn lower_method_of_a_result(
+        &mut self,
+        call: &syn::ExprMethodCall,
+        out: &mut Vec<Stmt>,
+    ) -> Option<Value> {
+        if !self.is_user_call(&call.receiver) {
             return None;
         }
         // (The receiver's result is a struct; this call's, what was expected of it:
@@ -1946,34 +1954,15 @@ impl Lowerer<'_> {
             Some(call) => syn::Expr::MethodCall(call),
             None => super::strip(&field.base).clone(),
         };
-        let of_a_user_call = match &base {
-            syn::Expr::MethodCall(m) => {
-                self.method_rule(m).is_none()
-                    && m.turbofish.is_none()
-                    && (self.is_place_expr(&m.receiver)
-                        || matches!(
-                            super::strip(&m.receiver),
-                            syn::Expr::MethodCall(_) | syn::Expr::Call(_)
-                        ))
-                    && !matches!(
-                        m.method.to_string().as_str(),
-                        "clone" | "to_vec" | "iter" | "into_iter"
-                    )
-            }
-            syn::Expr::Call(c) => match super::strip(&c.func) {
-                syn::Expr::Path(p) => {
-                    p.qself.is_none()
-                        && p.path
-                            .get_ident()
-                            .is_none_or(|i| self.lookup(&i.to_string()).is_none())
-                        && c.args
-                            .iter()
-                            .any(|a| self.is_float_expr(a) || self.is_place_expr(a))
-                }
-                _ => false,
-            },
-            _ => false,
-        };
+        // (A call with a differentiated argument: `config().rate` is read as written.)
+        let of_a_user_call = self.is_user_call(&base)
+            && match &base {
+                syn::Expr::Call(c) => c
+                    .args
+                    .iter()
+                    .any(|a| self.is_float_expr(a) || self.is_place_expr(a)),
+                _ => true,
+            };
         of_a_user_call.then_some(base)
     }
 
