@@ -226,6 +226,22 @@ fn path_length2_via(ps: &[V2]) -> f64 {
     path_length2(ps)
 }
 
+/// The README's form: `Σ |p_i - p_{i-1}|²` in a closure over the indices.
+#[reverse]
+fn path_length2_by_map(ps: &[V2]) -> f64 {
+    (1..ps.len())
+        .map(|i| {
+            let d = ps[i] - ps[i - 1];
+            d.x * d.x + d.y * d.y
+        })
+        .sum()
+}
+
+#[reverse]
+fn path_length2_by_map_via(ps: &[V2]) -> f64 {
+    path_length2_by_map(ps)
+}
+
 /// A struct of the user's built by struct update syntax from a parameter and from
 /// `Default::default()`: `(k, a_y)`, then `(k a_x, 0)`.
 #[reverse]
@@ -314,6 +330,23 @@ fn operators_on_elements_of_a_slice() {
     );
     assert_relative_eq!(g[0].x, -2.0 * d.x + d.y, max_relative = 1e-14);
     assert_relative_eq!(g[0].y, -2.0 * d.y - m.x, max_relative = 1e-14);
+    // The README's form: 2 (p_i - p_{i-1}) - 2 (p_{i+1} - p_i) at each point.
+    let (v, g) = path_length2_by_map_grad(&ps);
+    assert_eq!(v.to_bits(), path_length2_by_map(&ps).to_bits());
+    assert_eq!(path_length2_by_map_via_grad(&ps).1, g);
+    for (k, gk) in g.iter().enumerate() {
+        let (mut wx, mut wy) = (0.0, 0.0);
+        if k > 0 {
+            wx += 2.0 * (ps[k].x - ps[k - 1].x);
+            wy += 2.0 * (ps[k].y - ps[k - 1].y);
+        }
+        if k + 1 < ps.len() {
+            wx -= 2.0 * (ps[k + 1].x - ps[k].x);
+            wy -= 2.0 * (ps[k + 1].y - ps[k].y);
+        }
+        assert_relative_eq!(gk.x, wx, max_relative = 1e-14);
+        assert_relative_eq!(gk.y, wy, max_relative = 1e-14);
+    }
 }
 
 #[test]
