@@ -175,3 +175,48 @@ fn iter_mut_with_reversed_sides() {
     let expected = (o0 + 80.0 + 1.0_f64.sin()) * o0;
     assert!((v - expected).abs() <= 1e-9 * expected, "{v} vs {expected}");
 }
+
+/// Reversed chunks, windows and enumerations zipped with a shorter sequence: each reversed
+/// side counts down from its own number of items, not the zip's.
+#[reverse]
+fn reversed_parts_with_shorter(a: &[f64], b: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (c, y) in a.chunks(2).rev().zip(b.iter()) {
+        s = s * 0.7 + c[0] * y;
+    }
+    for (c, y) in a.chunks_exact(2).rev().zip(b.iter()) {
+        s = s * 0.7 + c[1] * y;
+    }
+    for (w, y) in a.windows(2).rev().zip(b.iter()) {
+        s = s * 0.7 + w[0] * w[1] * y;
+    }
+    for (y, (i, x)) in b.iter().zip(a.iter().enumerate().rev()) {
+        s = s * 0.7 + x * y * i as f64;
+    }
+    for (y, c) in b.chunks(1).zip(a.chunks(2).rev()) {
+        s = s * 0.7 + c[0] * y[0];
+    }
+    s
+}
+
+#[test]
+fn reversed_chunks_windows_and_enumerations_keep_their_own_length() {
+    let a = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0];
+    for (a, b) in [(&a[..], &B[..]), (&B[..], &a[..]), (&a[..], &a[..])] {
+        let (v, (ga, gb)) = reversed_parts_with_shorter_grad(a, b);
+        assert_eq!(v.to_bits(), reversed_parts_with_shorter(a, b).to_bits());
+        close_all(&[ga, gb].concat(), &fd2(reversed_parts_with_shorter, a, b));
+    }
+    // The first loop alone at a = 1..=7, b = [10, 20]: chunks [7], [5, 6], ..: 7·10·0.7 + 5·20.
+    #[reverse]
+    fn first_chunks(a: &[f64], b: &[f64]) -> f64 {
+        let mut s = 0.0;
+        for (c, y) in a.chunks(2).rev().zip(b.iter()) {
+            s = s * 0.7 + c[0] * y;
+        }
+        s
+    }
+    let (v, (ga, _)) = first_chunks_grad(&a, &B);
+    assert_eq!(v, 7.0 * 10.0 * 0.7 + 5.0 * 20.0);
+    assert_eq!(ga, [0.0, 0.0, 0.0, 0.0, 20.0, 0.0, 7.0]);
+}

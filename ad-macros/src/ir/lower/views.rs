@@ -1314,8 +1314,10 @@ impl Lowerer<'_> {
         }
         match seq {
             Seq::Rev(a) => {
-                // Item `i` of the reversed sequence is item `n - 1 - i` of `a`.
-                let (count, reads) = (self.op_tokens(n), op_reads(n));
+                // Item `i` of the reversed sequence is item `len - 1 - i` of `a`, with the
+                // number of items of `a` itself: in a zip with a shorter sequence the loop's
+                // count `n` is less.
+                let (count, reads) = self.seq_count(a);
                 let Operand::Var(j) = self.counted_from_the_end(count, reads, i, pat.span(), body)
                 else {
                     return false;
