@@ -1453,8 +1453,8 @@ const REM: [Binary; 2] = [
 
 #[test]
 fn rem_partials_are_one_and_minus_trunc_of_the_quotient() {
-    // a % b = a - b trunc(a / b): ∂/∂a = 1, ∂/∂b = -trunc(a / b), away from the jumps where
-    // a / b is an integer.
+    // a % b = a - b q, q = trunc(a / b) in exact arithmetic: ∂/∂a = 1, ∂/∂b = -q, away from
+    // the jumps where a / b is an integer.
     check_binary(
         REM,
         |a, b| (1.0, -(a / b).trunc()),
@@ -1467,6 +1467,15 @@ fn rem_partials_are_one_and_minus_trunc_of_the_quotient() {
             (0.7, 0.3),
         ],
     );
+    // Where the quotient rounds up to an integer the remainder did not use: 1.0 % 0.1 is
+    // 1.0 - 9 · 0.1 (0.0999..), so ∂/∂b = -9, not -trunc(1.0 / 0.1) = -10. The same for
+    // 0.3 % 0.1 = 0.3 - 2 · 0.1.
+    for (a, b, q) in [(1.0, 0.1, 9.0), (0.3, 0.1, 2.0), (-1.0, 0.1, -9.0)] {
+        for (f, grad, via) in REM {
+            let (_, (da, db)) = checked_at(f(a, b), grad(a, b), via(a, b), (a, b));
+            assert_eq!((da, db), (1.0, -q), "at ({a}, {b})");
+        }
+    }
     // 5.5 % a has ∂/∂a = -trunc(5.5 / a).
     for a in [-3.3, -0.7, 1.3, 2.6, 4.1] {
         let (_, d) = checked_at(

@@ -231,3 +231,54 @@ fn folds_with_tuple_accumulators() {
         assert_relative_eq!(*g, *e, max_relative = 1e-8);
     }
 }
+
+/// `(max - min) / (max + min)` by folds that start from NaN (`f64::max` ignores a NaN
+/// argument: the first element wins the first step), and a loop of `m.max(x)` from NaN.
+#[reverse]
+#[forward]
+fn spread_from_nan(xs: &[f64]) -> f64 {
+    let hi = xs.iter().cloned().fold(f64::NAN, f64::max);
+    let lo = xs.iter().fold(f64::NAN, |a, &b| a.min(b));
+    let mut m = f64::NAN;
+    for &x in xs {
+        m = m.max(x);
+    }
+    (hi - lo) / (hi + lo) + m
+}
+
+#[reverse]
+fn spread_from_nan_via(xs: &[f64]) -> f64 {
+    spread_from_nan(xs)
+}
+
+#[test]
+fn folds_from_nan_give_the_whole_adjoint_to_the_extremum() {
+    for xs in [[2.0, 0.5, 1.0], [0.5, 1.0, 2.0], [1.0, 2.0, 0.5]] {
+        let (_, g) = checked(
+            spread_from_nan(&xs),
+            spread_from_nan_grad(&xs),
+            spread_from_nan_via_grad(&xs),
+        );
+        // f = (h - l) / (h + l) + h: ∂h = 2 l / (h + l)² + 1, ∂l = -2 h / (h + l)².
+        let (h, l) = (2.0, 0.5);
+        let (ih, il) = (
+            xs.iter().position(|&x| x == h).unwrap(),
+            xs.iter().position(|&x| x == l).unwrap(),
+        );
+        let mut want = [0.0; 3];
+        want[ih] = 2.0 * l / ((h + l) * (h + l)) + 1.0;
+        want[il] = -2.0 * h / ((h + l) * (h + l));
+        for (g, w) in g.iter().zip(want) {
+            assert_relative_eq!(*g, w, max_relative = 1e-15);
+        }
+        let fd = check::finite_difference(|p| spread_from_nan(p), &xs);
+        for (g, e) in g.iter().zip(&fd) {
+            assert_relative_eq!(*g, *e, epsilon = 1e-8, max_relative = 1e-7);
+        }
+        // Forward mode: the tangent along the maximum's element.
+        let mut t = [0.0; 3];
+        t[ih] = 1.0;
+        let (_, d) = spread_from_nan_jvp(&xs, &t);
+        assert_relative_eq!(d, want[ih], max_relative = 1e-15);
+    }
+}

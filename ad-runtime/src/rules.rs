@@ -47,7 +47,7 @@
 //! | `hypot(x, y)` | `x = y = 0` | `(0.5, 0.5)` |
 //! | `atan2(y, x)` | `x = y = 0` | `(NaN, NaN)` |
 //! | `signum`, `floor`, `ceil`, `round`, `trunc` | everywhere | `0` |
-//! | `a % b` | everywhere | `(1, -trunc(a / b))` |
+//! | `a % b` | everywhere | `(1, -q)`, where `a % b = a - q b` (`q` truncates `a / b`) |
 //! | `x.fract()` | everywhere | `1` |
 //! | `x.copysign(s)` | everywhere | `(abs'(x) · sign of s, 0)`, with `abs'(0) = 1` |
 //! | `a.rem_euclid(b)` | everywhere | `(1, -q)`, where `a.rem_euclid(b) = a - q b` |
@@ -490,7 +490,18 @@ pub fn d_hypot<T: Float>(x: T, y: T, h: T) -> (T, T) {
     }
 }
 
-/// `a.max(b)`: the adjoint goes to the larger argument; on a tie it is split equally.
+/// `a.max(b)`: the adjoint goes to the larger argument; on a tie it is split equally. A NaN
+/// argument is ignored, as `f64::max` ignores it (`x.max(NaN)` is `x`, whose adjoint it gets:
+/// `xs.iter().fold(f64::NAN, f64::max)` is the largest element).
+///
+/// ```
+/// use revad_runtime::rules::d_max;
+///
+/// assert_eq!(d_max(2.0, 1.0), (1.0, 0.0));
+/// assert_eq!(d_max(1.0, 1.0), (0.5, 0.5));
+/// assert_eq!(d_max(f64::NAN, 1.0), (0.0, 1.0));
+/// assert_eq!(d_max(1.0, f64::NAN), (1.0, 0.0));
+/// ```
 #[inline]
 pub fn d_max<T: Float>(a: T, b: T) -> (T, T) {
     if a > b {
@@ -498,16 +509,39 @@ pub fn d_max<T: Float>(a: T, b: T) -> (T, T) {
     } else if a < b {
         (T::ZERO, T::ONE)
     } else {
-        (T::HALF, T::HALF)
+        unordered(a, b)
     }
 }
 
-/// `a.min(b)`: the adjoint goes to the smaller argument; on a tie it is split equally.
+/// `a.min(b)`: the adjoint goes to the smaller argument; on a tie it is split equally. A NaN
+/// argument is ignored, as `f64::min` ignores it (see [`d_max`]).
+///
+/// ```
+/// use revad_runtime::rules::d_min;
+///
+/// assert_eq!(d_min(2.0, 1.0), (0.0, 1.0));
+/// assert_eq!(d_min(f64::NAN, 1.0), (0.0, 1.0));
+/// assert_eq!(d_min(1.0, f64::NAN), (1.0, 0.0));
+/// ```
 #[inline]
 pub fn d_min<T: Float>(a: T, b: T) -> (T, T) {
     if a < b {
         (T::ONE, T::ZERO)
     } else if a > b {
+        (T::ZERO, T::ONE)
+    } else {
+        unordered(a, b)
+    }
+}
+
+/// The partials of `max` and `min` where `a` and `b` are equal or one is NaN: the adjoint goes
+/// to the argument that is not NaN (the result), and is split equally on a tie.
+#[inline]
+fn unordered<T: Float>(a: T, b: T) -> (T, T) {
+    // (A NaN is unordered with itself.)
+    if b.partial_cmp(&b).is_none() {
+        (T::ONE, T::ZERO)
+    } else if a.partial_cmp(&a).is_none() {
         (T::ZERO, T::ONE)
     } else {
         (T::HALF, T::HALF)
@@ -569,10 +603,21 @@ pub fn d_to_degrees<T: Float>(x: T) -> T {
     T::ONE.to_degrees()
 }
 
-/// `a % b` (the remainder of truncated division): `(1, -trunc(a / b))`.
+/// `a % b` (the remainder of truncated division, `a - q b` for the integer `q` that
+/// truncates `a / b`): `(1, -q)`. `q` is taken from the exact remainder, as
+/// `round((a - a % b) / b)`: the rounded quotient `trunc(a / b)` may be the next integer
+/// (`1.0 % 0.1` is `1.0 - 9 · 0.1`, but `1.0 / 0.1` rounds to `10.0`).
+///
+/// ```
+/// use revad_runtime::rules::d_rem;
+///
+/// assert_eq!(d_rem(7.0, 2.0), (1.0, -3.0));
+/// assert_eq!(d_rem(-7.0, 2.0), (1.0, 3.0));
+/// assert_eq!(d_rem(1.0, 0.1), (1.0, -9.0));
+/// ```
 #[inline]
 pub fn d_rem<T: Float>(a: T, b: T) -> (T, T) {
-    (T::ONE, -(a / b).trunc())
+    (T::ONE, -((a - a % b) / b).round())
 }
 
 /// `fract`: `1` (`x - trunc(x)`, whose second term is piecewise constant). `x` gives only its
@@ -590,7 +635,7 @@ pub fn d_copysign<T: Float>(x: T, sign: T) -> (T, T) {
     (d_abs(x) * T::ONE.copysign(sign), T::ZERO)
 }
 
-/// `a.rem_euclid(b)`, `r = a % b` plus `|b|` when `r < 0`: `(1, -trunc(a / b))` as for `%`,
+/// `a.rem_euclid(b)`, `r = a % b` plus `|b|` when `r < 0`: `(1, -q)` as for `%`,
 /// plus `sign(b)` in `b` when `|b|` was added.
 #[inline]
 pub fn d_rem_euclid<T: Float>(a: T, b: T) -> (T, T) {

@@ -23,8 +23,8 @@
 //! (gradients in the subnormal range round to a fixed spacing, not a relative one).
 //!
 //! At the points where a piecewise-smooth intrinsic has a kink the oracle uses the rule table's
-//! conventions (`max`/`min` ties split 0.5/0.5, `abs'(0) = 1`, `%` has partials
-//! `(1, -trunc(a / b))`), so a program that hits a tie exactly (say `h[0].max(h[1])` on a
+//! conventions (`max`/`min` ties split 0.5/0.5 and a NaN argument is ignored, `abs'(0) = 1`,
+//! `%` has partials `(1, -q)` for the integer `q` of `a % b = a - q b`), so a program that hits a tie exactly (say `h[0].max(h[1])` on a
 //! fresh zero array) is still compared exactly.
 
 #![allow(dead_code)]
@@ -355,13 +355,18 @@ pub trait Real:
         let h = a.hypot(b);
         Self::lift(h, &[(self, a / h), (y, b / h)])
     }
-    /// `self.max(y)`; a tie splits the tangent equally (the rule table's convention).
+    /// `self.max(y)`; a tie splits the tangent equally and a NaN argument is ignored (the rule
+    /// table's conventions).
     fn max(self, y: Self) -> Self {
         let (a, b) = (self.re(), y.re());
         let half = Self::F::ONE / Self::F::from_i32(2);
         let (da, db) = if a > b {
             (Self::F::ONE, Self::F::ZERO)
         } else if a < b {
+            (Self::F::ZERO, Self::F::ONE)
+        } else if b.partial_cmp(&b).is_none() {
+            (Self::F::ONE, Self::F::ZERO)
+        } else if a.partial_cmp(&a).is_none() {
             (Self::F::ZERO, Self::F::ONE)
         } else {
             (half, half)
@@ -375,6 +380,10 @@ pub trait Real:
         let (da, db) = if a < b {
             (Self::F::ONE, Self::F::ZERO)
         } else if a > b {
+            (Self::F::ZERO, Self::F::ONE)
+        } else if b.partial_cmp(&b).is_none() {
+            (Self::F::ONE, Self::F::ZERO)
+        } else if a.partial_cmp(&a).is_none() {
             (Self::F::ZERO, Self::F::ONE)
         } else {
             (half, half)
@@ -676,7 +685,7 @@ macro_rules! scalars {
             type Output = Self;
             fn rem(self, o: Self) -> Self {
                 let (a, b) = (self.0.re, o.0.re);
-                Self::lift(a % b, &[(self, 1.0), (o, -(a / b).trunc())])
+                Self::lift(a % b, &[(self, 1.0), (o, -((a - a % b) / b).round())])
             }
         }
 
@@ -724,7 +733,7 @@ macro_rules! scalars {
             type Output = Self;
             fn rem(self, o: Self) -> Self {
                 let (a, b) = (self.re, o.re);
-                Self::lift(a % b, &[(self, 1.0), (o, -(a / b).trunc())])
+                Self::lift(a % b, &[(self, 1.0), (o, -((a - a % b) / b).round())])
             }
         }
 
