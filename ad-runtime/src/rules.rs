@@ -36,6 +36,7 @@
 //! |---|---|---|
 //! | `abs` | `x = 0` | `1` |
 //! | `max`, `min` | `a = b` | `(0.5, 0.5)`: the adjoint is split equally |
+//! | `max`, `min` | one argument NaN | all to the other, the result (`x.max(NaN)` is `x`) |
 //! | `x.clamp(lo, hi)` | `x = lo < hi`, `x = hi > lo` | `(0.5, 0.5, 0)`, `(0.5, 0, 0.5)` |
 //! | `x.clamp(lo, hi)` | `lo = hi`, for `x <`, `=`, `> lo` | `(0, 0.5, 0.5)`, `(0.25, 0.25, 0.5)`, `(0, 0, 1)` |
 //! | `x.clamp(lo, hi)` | `x` NaN | `(0, 0, 0)` |
