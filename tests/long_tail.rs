@@ -1499,3 +1499,32 @@ fn slices_of_pairs_destructured_by_reference_patterns() {
     assert_eq!(g, want);
     assert_eq!(gk, 13.25);
 }
+
+/// Raw identifiers as parameters, locals (shadowed too), tuple bindings and fields:
+/// `x · type · 2x + (x + type)` with `in = 2x`.
+#[reverse]
+#[revad::forward]
+fn raw_identifiers(x: f64, r#type: f64) -> f64 {
+    let r#in = x * 2.0;
+    let r#in = r#in * r#type;
+    let r#pair = (x, r#type);
+    r#in * x + r#pair.0 + r#pair.1
+}
+
+#[reverse]
+fn raw_identifiers_via(x: f64, r#type: f64) -> f64 {
+    raw_identifiers(x, r#type)
+}
+
+#[test]
+fn raw_identifiers_are_names_like_any() {
+    let (x, t) = (1.5, -2.0);
+    let (v, (dx, dt)) = checked(
+        raw_identifiers(x, t),
+        raw_identifiers_grad(x, t),
+        raw_identifiers_via_grad(x, t),
+    );
+    assert_eq!(v, 2.0 * x * x * t + x + t);
+    assert_eq!((dx, dt), (4.0 * x * t + 1.0, 2.0 * x * x + 1.0));
+    assert_eq!(raw_identifiers_jvp(x, t, 1.0, 0.0).1, dx);
+}

@@ -105,7 +105,9 @@ pub(super) fn derived_names(body: &Body, prefix: &str) -> Vec<syn::Ident> {
     body.vars
         .iter()
         .map(|v| {
-            let base = format!("__{prefix}_{}", v.name.to_string().trim_start_matches('_'));
+            // (`r#in` gives `__adj_in`.)
+            let name = syn::ext::IdentExt::unraw(&v.name).to_string();
+            let base = format!("__{prefix}_{}", name.trim_start_matches('_'));
             let mut candidate = base.clone();
             let mut n = 2;
             while !used.insert(candidate.clone()) {

@@ -35,7 +35,9 @@ impl Names {
         }
         let mut n = 2;
         loop {
-            let candidate = format!("__{}_{}", text.trim_start_matches('_'), n);
+            // (`r#in` gives `__in_2`: a raw identifier's name without its `r#`.)
+            let plain = syn::ext::IdentExt::unraw(ident).to_string();
+            let candidate = format!("__{}_{}", plain.trim_start_matches('_'), n);
             if self.used.insert(candidate.clone()) {
                 return Ident::new(&candidate, Span::mixed_site());
             }

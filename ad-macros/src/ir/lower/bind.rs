@@ -620,7 +620,7 @@ impl Lowerer<'_> {
     ) -> Binding {
         let mut bindings = Vec::new();
         for (i, item) in items.into_iter().enumerate() {
-            let name = Ident::new(&format!("{}_{}", ident, i), ident.span());
+            let name = quote::format_ident!("{}_{}", ident, i, span = ident.span());
             match item {
                 Value::Op(op) => {
                     let id = self.user_var(&name, self.ty_of(&op), false);
