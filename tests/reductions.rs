@@ -271,7 +271,7 @@ fn folds_from_nan_give_the_whole_adjoint_to_the_extremum() {
         for (g, w) in g.iter().zip(want) {
             assert_relative_eq!(*g, w, max_relative = 1e-15);
         }
-        let fd = check::finite_difference(|p| spread_from_nan(p), &xs);
+        let fd = check::finite_difference(spread_from_nan, &xs);
         for (g, e) in g.iter().zip(&fd) {
             assert_relative_eq!(*g, *e, epsilon = 1e-8, max_relative = 1e-7);
         }

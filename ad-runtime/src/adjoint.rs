@@ -121,6 +121,12 @@ pub trait Adjoint {
 #[doc(hidden)]
 pub trait Derived {}
 
+// (A float by another name in a signature, `x: Real` for `type Real = f64;`, is taken for a
+// struct: its arithmetic then reaches the fallbacks, whose error is in the user's words, after
+// the one at the type that says to write `f64`.)
+impl Derived for f64 {}
+impl Derived for f32 {}
+
 /// The adjoint of inactive data (integers, `bool`, `char`, strings): a zero-sized type.
 ///
 /// It costs nothing: a struct field of type `Zero` takes no memory, and creating or

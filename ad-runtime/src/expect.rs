@@ -18,6 +18,9 @@
 //! - [`expect_length`]: a `.len()` that `#[reverse]` takes for a container's length, which
 //!   carries no derivative, at the call when it returns anything but a `usize` (a method of
 //!   the user's own named `len` that returns a float).
+//! - [`expect_struct_type`]: a parameter's or result's type that `#[reverse]` takes for a
+//!   struct of the user's by its name, at the type when it is a float by another name
+//!   (`type Real = f64;`).
 
 use crate::Float;
 
@@ -189,6 +192,92 @@ pub fn same_type<T: ?Sized>(_value: &T, _like: &T) {}
 #[inline]
 pub fn none_like<T>(_like: &T) -> Option<T> {
     None
+}
+
+/// The type `T` of a parameter or result that `#[reverse]` took for a struct of the user's
+/// (a single name it does not know: `x: Real`), for [`expect_struct_type`] to tell whether it is
+/// a float by another name (`type Real = f64;`): `(&Named::<T>::new()).kind()` is
+/// [`ByFloat::kind`] for a float and [`ByOther::kind`] for any other type (a method found
+/// by value before one found by reference: the usual substitute for specialization).
+///
+/// ```
+/// use revad_runtime::expect::{ByFloat as _, ByOther as _, FloatByAnotherName, Named, NotAFloat};
+///
+/// type Real = f64;
+/// struct V2;
+/// let _: FloatByAnotherName = (&Named::<Real>::new()).kind();
+/// let _: NotAFloat = (&Named::<V2>::new()).kind();
+/// ```
+pub struct Named<T>(core::marker::PhantomData<T>);
+
+impl<T> Named<T> {
+    /// The witness of the type `T`.
+    pub const fn new() -> Self {
+        Named(core::marker::PhantomData)
+    }
+}
+
+impl<T> Default for Named<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// [`Named`]'s kind for a float type.
+pub trait ByFloat {
+    /// [`FloatByAnotherName`].
+    fn kind(&self) -> FloatByAnotherName;
+}
+
+impl<T: Float> ByFloat for Named<T> {
+    fn kind(&self) -> FloatByAnotherName {
+        FloatByAnotherName
+    }
+}
+
+/// [`Named`]'s kind for any other type.
+pub trait ByOther {
+    /// [`NotAFloat`].
+    fn kind(&self) -> NotAFloat;
+}
+
+impl<T> ByOther for &Named<T> {
+    fn kind(&self) -> NotAFloat {
+        NotAFloat
+    }
+}
+
+/// A type [`Named`] found to be a float.
+pub struct FloatByAnotherName;
+
+/// A type [`Named`] found not to be a float.
+pub struct NotAFloat;
+
+/// The kind of a type that `#[reverse]` takes for a struct of the user's: not a float.
+#[diagnostic::on_unimplemented(
+    message = "#[reverse] takes this type for a struct of yours, but it is a float by another \
+               name (`type Real = f64;`)",
+    label = "a float: write `f64` or `f32` here",
+    note = "#[reverse] reads the types of a signature by their names, and does not see through \
+            a type alias; write the float type itself, or make the function generic over it \
+            (`fn f<T: revad::Float>(x: T) -> T`)"
+)]
+pub trait StructType {}
+
+impl StructType for NotAFloat {}
+
+/// A check that a type `#[reverse]` took for a struct of the user's is not a float by another
+/// name (see [`Named`]): a compile error at the type otherwise.
+///
+/// ```
+/// use revad_runtime::expect::{expect_struct_type, ByFloat as _, ByOther as _, Named};
+///
+/// struct V2;
+/// expect_struct_type((&Named::<V2>::new()).kind());
+/// ```
+#[inline]
+pub fn expect_struct_type<K: StructType>(kind: K) {
+    let _ = kind;
 }
 
 #[cfg(test)]

@@ -151,6 +151,7 @@ pub(super) fn emit_vjp(
         .then(|| quote!(let #stack = &::revad::__private::ValueStack::reused_cell();));
     let gradient = super::tokens::respan(c.gradient(), at_ret);
     let primal = super::primal_path(func, sig);
+    let struct_types = super::struct_type_checks(func, sig);
     let inherited = super::inherited_attrs(func);
     let out = fresh("out", 0);
     // (A result of the wrong type is a mismatch at the return type, not at the attribute.)
@@ -163,6 +164,7 @@ pub(super) fn emit_vjp(
         #[allow(dead_code, reason = "generated next to the function; callers may use either")]
         #vis #signature {
             let _ = #primal;
+            #struct_types
             #callees
             #stack_decl
             #prologue

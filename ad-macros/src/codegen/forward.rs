@@ -203,6 +203,7 @@ fn emit_one(
         .map(|c| super::require(c, super::Needs::Forward));
     let enums = quote!(#enums #(#checks)*);
     let primal = super::primal_path(func, sig);
+    let struct_types = super::struct_type_checks(func, sig);
     let inherited = super::inherited_attrs(func);
     quote! {
         #doc
@@ -221,6 +222,7 @@ fn emit_one(
         #[inline]
         #vis #signature {
             let _ = #primal;
+            #struct_types
             #enums
             #prologue
             #tangent_prologue

@@ -111,6 +111,45 @@ pub(crate) fn stubs(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
     }
 }
 
+/// For each parameter or result whose type is a single name that `#[reverse]` took for a
+/// struct of the user's (`x: Real`, not a type parameter): a check that it is not a float by
+/// another name (`type Real = f64;`), an error at the type that says to write the float type
+/// (`expect_struct_type`). Empty when there is none.
+pub(crate) fn struct_type_checks(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
+    let generic = |ident: &syn::Ident| {
+        ident == "Self" || func.sig.generics.type_params().any(|t| &t.ident == ident)
+    };
+    let named = |ty: &TokenStream| match syn::parse2::<syn::Ident>(ty.clone()) {
+        Ok(ident) if !generic(&ident) => Some(ident),
+        _ => None,
+    };
+    let mut types: Vec<syn::Ident> = sig
+        .params
+        .iter()
+        .filter_map(|p| match &p.kind {
+            crate::parse::ParamKind::Aggregate { ty } if !p.rejected => named(ty),
+            _ => None,
+        })
+        .collect();
+    if let crate::parse::RetTy::Aggregate(ty) = &sig.ret {
+        types.extend(named(ty));
+    }
+    if types.is_empty() {
+        return TokenStream::new();
+    }
+    let checks = types.iter().map(|ty| {
+        quote::quote_spanned! {ty.span()=>
+            ::revad::__private::expect_struct_type(
+                (&::revad::__private::Named::<#ty>::new()).kind(),
+            );
+        }
+    });
+    quote! {{
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        #(#checks)*
+    }}
+}
+
 /// The path of the primal function: `f`, `f::<T>` for a generic one (naming its type
 /// parameters, which nothing else would infer), or `Self::f` for a method.
 pub(crate) fn primal_path(func: &syn::ItemFn, sig: &Signature) -> TokenStream {
@@ -698,14 +737,15 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             ),
             false => (None, sized.map(|s| quote!(where #s))),
         };
+        // (Its seed is the adjoint of that value, which the caller's `seed_for` then infers.)
         let (result, seed) = match operator {
-            Some(_) => (quote!(Self), quote!(__AdSeed)),
+            Some(_) => (quote!(Self), quote!(<Self as ::revad::Adjoint>::Adj)),
             None => (
                 quote!(::revad::__private::StandInResult),
                 quote!(::revad::__private::StandInResult),
             ),
         };
-        let seed_param = operator.map(|_| quote!(__AdSeed,));
+        let seed_bound = operator.map(|_| quote!(where Self: ::revad::Adjoint));
         let declare = check.then(|| {
             quote! {
                 #[diagnostic::on_unimplemented(
@@ -731,13 +771,13 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
                 {
                     ::core::unreachable!()
                 }
-                fn #rev<#seed_param #(#args,)* S, #(#sinks),*>(
+                fn #rev<#(#args,)* S, #(#sinks),*>(
                     #receiver
                     #(_: #arg_types,)*
                     _: #seed,
                     _: S,
                     #(_: #sinks),*
-                ) {
+                ) #seed_bound {
                     ::core::unreachable!()
                 }
             }

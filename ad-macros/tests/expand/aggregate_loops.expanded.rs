@@ -207,6 +207,12 @@ fn layer_sum_vjp(
     __seed: f64,
 ) -> (f64, (<Layer as ::revad::Adjoint>::Adj, ::std::vec::Vec<f64>)) {
     let _ = layer_sum;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Layer>::new()).kind(),
+        );
+    }
     let mut s: f64 = 0.0;
     let __n0 = l.w.len().min(l.b.len());
     let mut __adj_l = <Layer as ::revad::Adjoint>::zero_adjoint(&l);
@@ -595,6 +601,12 @@ fn chains_vjp(
     ),
 ) {
     let _ = chains;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Layer>::new()).kind(),
+        );
+    }
     let mut __acc0: f64 = -0.0;
     for __i1 in 0..ps.len() {
         let __t2 = ps[__i1].mass;

@@ -26,6 +26,12 @@ fn area_vjp(
     __seed: f64,
 ) -> (f64, (<Shape as ::revad::Adjoint>::Adj, f64)) {
     let _ = area;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Shape>::new()).kind(),
+        );
+    }
     #[allow(dead_code)]
     type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
     let __m0 = &(s);
@@ -672,6 +678,12 @@ fn rect_vjp(
     __seed: <Shape as ::revad::Adjoint>::Adj,
 ) -> (Shape, (f64, f64)) {
     let _ = rect;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Shape>::new()).kind(),
+        );
+    }
     #[allow(dead_code)]
     type __AdjShape = <Shape as ::revad::Adjoint>::Adj;
     let __t0 = x * y;

@@ -22,6 +22,12 @@ fn energy_vjp(
     __seed: f64,
 ) -> (f64, (<Particle as ::revad::Adjoint>::Adj, f64)) {
     let _ = energy;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Particle>::new()).kind(),
+        );
+    }
     let __t0 = p.vel[0];
     let __t1 = p.vel[0];
     let __t2 = __t0 * __t1;
@@ -515,6 +521,12 @@ fn kick_vjp(
     __seed_p: <Particle as ::revad::Adjoint>::Adj,
 ) -> ((), (<Particle as ::revad::Adjoint>::Adj, f64, f64)) {
     let _ = kick;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Particle>::new()).kind(),
+        );
+    }
     let __ad_mut_p = p;
     let p = ::revad::__private::AggInOut::entry(&*__ad_mut_p);
     let mut __p_2 = ::revad::__private::AggInOut::entry(&p);
@@ -672,6 +684,12 @@ fn spawn(x: f64) -> Particle {
 )]
 fn spawn_vjp(x: f64, __seed: <Particle as ::revad::Adjoint>::Adj) -> (Particle, f64) {
     let _ = spawn;
+    {
+        use ::revad::__private::{ByFloat as _, ByOther as _};
+        ::revad::__private::expect_struct_type(
+            (&::revad::__private::Named::<Particle>::new()).kind(),
+        );
+    }
     let __t0 = x * x;
     let __t1 = [x, __t0];
     let __t2 = [0.0, 0.0];

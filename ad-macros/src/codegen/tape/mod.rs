@@ -63,6 +63,7 @@ pub(super) fn emit_vjp(
     let output = respan(e.output_value(&body.output), at_ret);
     let gradient = respan(e.gradient(), at_ret);
     let primal = super::primal_path(func, sig);
+    let struct_types = super::struct_type_checks(func, sig);
     let inherited = super::inherited_attrs(func);
     quote! {
         #[doc = #doc]
@@ -81,6 +82,7 @@ pub(super) fn emit_vjp(
         #vis #signature {
             // `NAME` is the primal of this function: calling only the gradient uses it.
             let _ = #primal;
+            #struct_types
             #callees
             #prologue
             #(#hoisted)*

@@ -152,7 +152,7 @@ impl Lowerer<'_> {
         match (pat, value) {
             (syn::Pat::Type(typed), value) => self.bind_param(&typed.pat, value, out),
             // `|&(x, y)|` of an item of a chain over a slice of tuples or structs: the item
-            // bound to a name, then `let (x, y) = *name;` (see `control::destructured_refs`).
+            // bound to a name, then `let (x, y) = *name;` (see `desugar::destructured_refs`).
             (syn::Pat::Reference(_), value) if !destructured(pat).1.is_empty() => {
                 let (name, lets) = destructured(pat);
                 self.bind_param(&name, value, out);
@@ -440,9 +440,9 @@ pub(super) fn mut_param(pat: &syn::Pat) -> bool {
 }
 
 /// `pat` with its reference patterns around destructuring ones named, and the `let`s that
-/// destructure the names (see `control::destructured_refs`).
+/// destructure the names (see `desugar::destructured_refs`).
 fn destructured(pat: &syn::Pat) -> (syn::Pat, Vec<syn::Stmt>) {
     let mut pat = pat.clone();
-    let lets = super::control::destructured_refs(&mut pat);
+    let lets = super::desugar::destructured_refs(&mut pat);
     (pat, lets)
 }

@@ -521,10 +521,10 @@ impl Lowerer<'_> {
     /// Lowers a loop. Its value is that of its `break value`s (`Value::Unit` for none).
     pub(super) fn lower_loop(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> (Value, Jumps) {
         // `for &(x, y) in pts`: `for e in pts { let (x, y) = *e; .. }` (see
-        // `destructured_refs`).
+        // `desugar::destructured_refs`).
         if let syn::Expr::ForLoop(f) = expr {
             let mut f = f.clone();
-            let lets = destructured_refs(&mut f.pat);
+            let lets = super::desugar::destructured_refs(&mut f.pat);
             if !lets.is_empty() {
                 f.body.stmts.splice(0..0, lets);
                 return self.lower_loop(&syn::Expr::ForLoop(f), out);
@@ -1603,41 +1603,3 @@ const CHECKPOINT_NESTED: &str = "#[revad::checkpoint] checkpoints a loop that is
      of the function's body, not one inside a branch or another loop or after an early \
      `return`; move the loop to the body (or into a `#[revad::reverse]` helper function that \
      the enclosing loop calls)";
-
-/// Replaces each `&(x, y)` (a reference pattern around a tuple, struct or slice pattern) in
-/// `pat`, at its top or in a top-level tuple (`(i, &(x, y))` of `.enumerate()`), by a name of
-/// its own, and returns `let (x, y) = *name;` for each: the same bindings, by copy, as the
-/// reference pattern makes of a `Copy` value.
-pub(super) fn destructured_refs(pat: &mut syn::Pat) -> Vec<syn::Stmt> {
-    fn replace(pat: &mut syn::Pat, k: usize, lets: &mut Vec<syn::Stmt>) {
-        let syn::Pat::Reference(r) = &*pat else {
-            return;
-        };
-        if r.mutability.is_some()
-            || !matches!(
-                &*r.pat,
-                syn::Pat::Tuple(_)
-                    | syn::Pat::TupleStruct(_)
-                    | syn::Pat::Struct(_)
-                    | syn::Pat::Slice(_)
-            )
-        {
-            return;
-        }
-        let span = r.and_token.span;
-        let name = syn::Ident::new(&format!("__revad_item{k}"), span);
-        let inner = &r.pat;
-        lets.push(syn::parse_quote_spanned!(span=> let #inner = *#name;));
-        *pat = syn::parse_quote_spanned!(span=> #name);
-    }
-    let mut lets = Vec::new();
-    match pat {
-        syn::Pat::Tuple(t) => {
-            for (k, item) in t.elems.iter_mut().enumerate() {
-                replace(item, k, &mut lets);
-            }
-        }
-        pat => replace(pat, 0, &mut lets),
-    }
-    lets
-}

@@ -47,6 +47,7 @@ mod checks;
 mod closure;
 mod control;
 mod conversions;
+mod desugar;
 mod enums;
 mod expr;
 mod gradient;
@@ -419,15 +420,15 @@ impl<'a> Lowerer<'a> {
                 .collect();
             return self.lower_stmts(&stmts, out, tail);
         }
-        // `let Some(v) = xs.get(i) else { .. };`: a test and a `let` (see `bind::let_else`).
+        // `let Some(v) = xs.get(i) else { .. };`: a test and a `let` (see `desugar::let_else`).
         if stmts
             .iter()
-            .any(|s| matches!(s, syn::Stmt::Local(l) if bind::let_else(l).is_some()))
+            .any(|s| matches!(s, syn::Stmt::Local(l) if desugar::let_else(l).is_some()))
         {
             let stmts: Vec<syn::Stmt> = stmts
                 .iter()
                 .flat_map(|s| match s {
-                    syn::Stmt::Local(l) => match bind::let_else(l) {
+                    syn::Stmt::Local(l) => match desugar::let_else(l) {
                         Some(parts) => parts.to_vec(),
                         None => vec![s.clone()],
                     },

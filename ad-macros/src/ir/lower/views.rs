@@ -999,7 +999,7 @@ impl Lowerer<'_> {
         let (count, reads) = self.seq_count(&seq);
         let n = self.usize_let("n", count, reads, span, pre);
         let (i, kind) = self.counter(&n, span);
-        let ok = self.bind_item(&f.pat, &seq, i, &n, prelude);
+        let ok = self.bind_item(&f.pat, &seq, i, prelude);
         Some(ok.then_some(kind))
     }
 
@@ -1285,14 +1285,7 @@ impl Lowerer<'_> {
 
     /// Binds `pat` to item `i` of `seq` (statements into `body`, names into
     /// `self.for_bindings`). False after an error.
-    fn bind_item(
-        &mut self,
-        pat: &syn::Pat,
-        seq: &Seq,
-        i: VarId,
-        n: &Operand,
-        body: &mut Vec<Stmt>,
-    ) -> bool {
+    fn bind_item(&mut self, pat: &syn::Pat, seq: &Seq, i: VarId, body: &mut Vec<Stmt>) -> bool {
         let pat = match pat {
             syn::Pat::Paren(p) => &*p.pat,
             pat => pat,
@@ -1316,13 +1309,13 @@ impl Lowerer<'_> {
             Seq::Rev(a) => {
                 // Item `i` of the reversed sequence is item `len - 1 - i` of `a`, with the
                 // number of items of `a` itself: in a zip with a shorter sequence the loop's
-                // count `n` is less.
+                // count is less.
                 let (count, reads) = self.seq_count(a);
                 let Operand::Var(j) = self.counted_from_the_end(count, reads, i, pat.span(), body)
                 else {
                     return false;
                 };
-                self.bind_item(pat, a, j, n, body)
+                self.bind_item(pat, a, j, body)
             }
             Seq::Elems { src, rev } => {
                 let (ident, by_ref) = match pat {
@@ -1360,8 +1353,7 @@ impl Lowerer<'_> {
                 let syn::Pat::Tuple(t) = pat else {
                     return false;
                 };
-                self.bind_item(&t.elems[0], a, i, n, body)
-                    && self.bind_item(&t.elems[1], b, i, n, body)
+                self.bind_item(&t.elems[0], a, i, body) && self.bind_item(&t.elems[1], b, i, body)
             }
             Seq::Enumerate(a) => {
                 let syn::Pat::Tuple(t) = pat else {
@@ -1387,7 +1379,7 @@ impl Lowerer<'_> {
                         return false;
                     }
                 }
-                self.bind_item(&t.elems[1], a, i, n, body)
+                self.bind_item(&t.elems[1], a, i, body)
             }
             Seq::Chunks(chunked) => {
                 let ident = match pat {
