@@ -1528,3 +1528,57 @@ fn raw_identifiers_are_names_like_any() {
     assert_eq!((dx, dt), (4.0 * x * t + 1.0, 2.0 * x * x + 1.0));
     assert_eq!(raw_identifiers_jvp(x, t, 1.0, 0.0).1, dx);
 }
+
+/// A body whose position is a struct of the user's.
+#[derive(Clone, Debug, revad::Adjoint)]
+struct Body2 {
+    pos: Pt,
+    mass: f64,
+}
+
+/// `Σ` over `n` steps of `a_x a_y`, with `a` a typed copy of the body's position written field
+/// by field (`let mut a: Pt = b.pos; a.x = ..`), which leaves `b` as it was.
+#[reverse]
+fn typed_copies_of_struct_fields(b: &Body2, k: f64, n: usize) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..n {
+        let mut a: Pt = b.pos;
+        a.x = a.x * k + s * b.mass;
+        s += a.x * a.y;
+    }
+    s + b.pos.x
+}
+
+#[reverse]
+fn typed_copies_of_struct_fields_via(b: &Body2, k: f64, n: usize) -> f64 {
+    typed_copies_of_struct_fields(b, k, n)
+}
+
+#[test]
+fn typed_copies_of_struct_fields_written_field_by_field() {
+    let b = Body2 {
+        pos: Pt { x: 1.5, y: 0.5 },
+        mass: 0.25,
+    };
+    let (k, n) = (1.2, 3);
+    let (v, (gb, gk)) = typed_copies_of_struct_fields_grad(&b, k, n);
+    let (v_via, (gb_via, gk_via)) = typed_copies_of_struct_fields_via_grad(&b, k, n);
+    assert_eq!(v.to_bits(), v_via.to_bits());
+    assert_eq!((&gb.pos, gb.mass, gk), (&gb_via.pos, gb_via.mass, gk_via));
+    // One step: s = k x y + x.
+    let (_, (g1, gk1)) = typed_copies_of_struct_fields_grad(&b, k, 1);
+    assert_eq!(gk1, b.pos.x * b.pos.y);
+    assert_eq!((g1.pos.x, g1.pos.y), (k * b.pos.y + 1.0, k * b.pos.x));
+    let at = |x: f64, y: f64, m: f64, k: f64| {
+        let b = Body2 {
+            pos: Pt { x, y },
+            mass: m,
+        };
+        typed_copies_of_struct_fields(&b, k, n)
+    };
+    let fd = check::finite_difference(|p| at(p[0], p[1], p[2], p[3]), &[1.5, 0.5, 0.25, k]);
+    for (g, e) in [gb.pos.x, gb.pos.y, gb.mass, gk].iter().zip(&fd) {
+        assert_relative_eq!(*g, *e, epsilon = 1e-8, max_relative = 1e-7);
+    }
+    assert_eq!(v.to_bits(), at(1.5, 0.5, 0.25, k).to_bits());
+}

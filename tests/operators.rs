@@ -362,3 +362,50 @@ fn struct_update_syntax() {
     assert_relative_eq!(ga.y, k, max_relative = 1e-15);
     assert_relative_eq!(gk, a.x + a.y, max_relative = 1e-15);
 }
+
+/// A particle whose state is two points.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Particle {
+    /// Position.
+    pub pos: V2,
+    /// Velocity.
+    pub vel: V2,
+}
+
+/// `n` steps of `p ← p + v dt` from typed copies of the fields (`let mut p: V2 = b.pos;`),
+/// then `p_x + 2 p_y`: `x + n dt v_x + 2 (y + n dt v_y)`.
+#[reverse]
+fn drift(b: &Particle, dt: f64, n: usize) -> f64 {
+    let mut p: V2 = b.pos;
+    let v: V2 = b.vel;
+    for _ in 0..n {
+        p = p + v * dt;
+    }
+    p.x + 2.0 * p.y
+}
+
+#[reverse]
+fn drift_via(b: &Particle, dt: f64, n: usize) -> f64 {
+    drift(b, dt, n)
+}
+
+#[test]
+fn operators_on_typed_copies_of_fields_in_a_loop() {
+    let b = Particle {
+        pos: V2 { x: 0.5, y: -1.0 },
+        vel: V2 { x: 2.0, y: 0.25 },
+    };
+    let (dt, n) = (0.125, 8);
+    let (v, (gb, gdt)) = drift_grad(&b, dt, n);
+    assert_eq!(v.to_bits(), drift(&b, dt, n).to_bits());
+    let (_, (gb_via, gdt_via)) = drift_via_grad(&b, dt, n);
+    assert_eq!((&gb.pos, &gb.vel, gdt), (&gb_via.pos, &gb_via.vel, gdt_via));
+    let t = n as f64 * dt;
+    assert_eq!((gb.pos.x, gb.pos.y), (1.0, 2.0));
+    assert_eq!((gb.vel.x, gb.vel.y), (t, 2.0 * t));
+    assert_relative_eq!(
+        gdt,
+        n as f64 * (b.vel.x + 2.0 * b.vel.y),
+        max_relative = 1e-14
+    );
+}

@@ -545,6 +545,10 @@ impl Emitter<'_> {
     fn witness(&self, v: VarId) -> Option<TokenStream> {
         let diverge = quote!(::revad::__private::diverge);
         let of_type = |ty: TokenStream| Some(quote!(#diverge::<#ty>()));
+        // (A variable bound with its type: `let a: V2 = b.pos;`.)
+        if let Some(ty) = self.body.declared_type(v) {
+            return of_type(ty.clone());
+        }
         if let Some(p) = self.body.vars[v].param {
             if let crate::parse::ParamKind::Aggregate { ty } = &self.sig.params[p].kind {
                 return of_type(quote!(<#ty as ::revad::__private::AggInOut>::Owned));

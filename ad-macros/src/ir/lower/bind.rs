@@ -115,6 +115,28 @@ impl Lowerer<'_> {
                 self.bind(&p.ident, Binding::Var(id));
                 return Value::Unit;
             }
+            // `let mut a: V2 = q.pos;`: a copy of the field, a struct of the user's (the type
+            // says so) that the body may write field by field (`a.x = ..`).
+            let part = matches!(
+                super::strip(&init.expr),
+                syn::Expr::Field(_) | syn::Expr::Index(_)
+            );
+            if plain && part && self.names_a_struct(ty) && self.is_place_expr(&init.expr) {
+                let Some(place) = self.place_expr(&init.expr, out) else {
+                    return Value::Error;
+                };
+                let first_new = self.vars.len();
+                let op = self.copy_place(place, p.ident.span(), out);
+                let mutable = p.mutability.is_some();
+                let declared = quote!(#ty);
+                let id = self.bind_operand(&p.ident, op, mutable, annot.clone(), first_new, out);
+                self.user_structs.push(id);
+                if !self.declared.iter().any(|(v, _)| *v == id) {
+                    self.declared.push((id, declared));
+                }
+                self.bind(&p.ident, Binding::Var(id));
+                return Value::Unit;
+            }
         }
         if annot.is_none() && self.split_tuple(pat, &init.expr, out) {
             return Value::Unit;
@@ -555,6 +577,36 @@ impl Lowerer<'_> {
             span: ident.span(),
         });
         id
+    }
+
+    /// Whether `ty` names a struct of the user's by Rust's naming convention: a path whose
+    /// last name is `CamelCase`, not a float type (`T`), nor std's containers and strings.
+    fn names_a_struct(&self, ty: &syn::Type) -> bool {
+        let syn::Type::Path(p) = ty else {
+            return false;
+        };
+        let Some(last) = p.path.segments.last() else {
+            return false;
+        };
+        let name = last.ident.to_string();
+        p.qself.is_none()
+            && name.starts_with(|c: char| c.is_ascii_uppercase())
+            && self.sig.float_of(ty).is_none()
+            && !super::linalg::names_a_matrix(ty)
+            && !matches!(
+                name.as_str(),
+                "Vec"
+                    | "Option"
+                    | "Box"
+                    | "Rc"
+                    | "Arc"
+                    | "String"
+                    | "HashMap"
+                    | "BTreeMap"
+                    | "VecDeque"
+                    | "Cell"
+                    | "RefCell"
+            )
     }
 
     /// Uses a type annotation to settle the type of a new variable.
