@@ -409,3 +409,54 @@ fn operators_on_typed_copies_of_fields_in_a_loop() {
         max_relative = 1e-14
     );
 }
+
+/// `Σ_{i<j} m_i m_j / |p_i - p_j| + (p_i - p_j)_x`, the operators on fields of elements
+/// (`ps[i].pos - ps[j].pos`), their results' methods and fields read at once, and kept by the
+/// loops for their reverse sweep.
+#[reverse]
+fn potential(ps: &[Particle], m: &[f64]) -> f64 {
+    let mut e = 0.0;
+    for i in 0..ps.len() {
+        for j in (i + 1)..ps.len() {
+            e += m[i] * m[j] / (ps[i].pos - ps[j].pos).norm2().sqrt() + (ps[i].pos - ps[j].pos).x;
+        }
+    }
+    e + (ps[0].pos.x - ps[1].pos.x).abs()
+}
+
+#[reverse]
+fn potential_via(ps: &[Particle], m: &[f64]) -> f64 {
+    potential(ps, m)
+}
+
+#[test]
+fn operators_on_fields_of_elements() {
+    let at = |q: &[f64]| -> Vec<Particle> {
+        q.chunks(2)
+            .map(|c| Particle {
+                pos: V2 { x: c[0], y: c[1] },
+                vel: V2 { x: 0.0, y: 0.0 },
+            })
+            .collect()
+    };
+    let q = [0.0, 0.0, 1.0, 1.0, -1.0, 2.0];
+    let m = [1.0, 2.0, 0.5];
+    let ps = at(&q);
+    let (v, (g, gm)) = potential_grad(&ps, &m);
+    assert_eq!(v.to_bits(), potential(&ps, &m).to_bits());
+    let (_, (g_via, gm_via)) = potential_via_grad(&ps, &m);
+    assert_eq!(gm, gm_via);
+    let got: Vec<f64> = g.iter().flat_map(|p| [p.pos.x, p.pos.y]).collect();
+    let via: Vec<f64> = g_via.iter().flat_map(|p| [p.pos.x, p.pos.y]).collect();
+    assert_eq!(got, via);
+    let fd = check::finite_difference(|q| potential(&at(q), &m), &q);
+    for (g, e) in got.iter().zip(&fd) {
+        assert_relative_eq!(*g, *e, epsilon = 1e-8, max_relative = 1e-7);
+    }
+    // ∂m_0 = m_1 / |p_0 - p_1| + m_2 / |p_0 - p_2|.
+    assert_relative_eq!(
+        gm[0],
+        2.0 / 2.0_f64.sqrt() + 0.5 / 5.0_f64.sqrt(),
+        max_relative = 1e-14
+    );
+}

@@ -26,6 +26,38 @@ pub(crate) fn names() -> String {
         .join(" ")
 }
 
+/// Whether `name` is a method that a float has besides the intrinsics (`to_bits`,
+/// `is_finite`, `total_cmp`, `clone`, ..): a method of another name called on a value is not
+/// a float's (`(a.pos - b.pos).norm()` is of a struct).
+pub(crate) fn is_float_method(name: &str) -> bool {
+    lookup(name).is_some()
+        || KILLING_METHODS.contains(&name)
+        || ["to_", "is_", "as_", "from_", "try_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+        || matches!(
+            name,
+            "clone"
+                | "into"
+                | "classify"
+                | "cmp"
+                | "fmt"
+                | "div_euclid"
+                | "round_ties_even"
+                | "sin_cos"
+                | "midpoint"
+                | "minimum"
+                | "maximum"
+                | "next_up"
+                | "next_down"
+                | "abs_sub"
+                | "hash"
+                | "sum"
+                | "product"
+                | "unwrap"
+        )
+}
+
 /// Methods whose result carries no derivative, whatever they are called on.
 pub(crate) const KILLING_METHODS: &[&str] = &[
     "len",

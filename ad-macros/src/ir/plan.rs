@@ -493,13 +493,13 @@ impl Planner<'_> {
                     // receiver, is named by a call of it: `codegen::tape`'s `witness`.)
                     None => match callee.kind {
                         crate::ir::CalleeKind::Function | crate::ir::CalleeKind::Associated => true,
-                        // (Or of an element of one, `ps[i].sub(..)`: see `witness`.)
+                        // (Or of a part of one, `ps[i].pos.sub(..)`: see `witness`.)
                         crate::ir::CalleeKind::Method(_) => {
                             let indexed = call.paths.first().is_none_or(|path| {
                                 path.as_ref().is_none_or(|path| {
                                     path.0
                                         .iter()
-                                        .all(|s| matches!(s, crate::ir::Step::Index(_)))
+                                        .all(|s| !matches!(s, crate::ir::Step::Variant(_)))
                                 })
                             });
                             let receiver = call.args.first().and_then(Operand::var);

@@ -579,15 +579,19 @@ impl Emitter<'_> {
                     }
                     crate::ir::CalleeKind::Method(method) => {
                         let mut receiver = self.witness(call.args.first()?.var()?)?;
-                        // (An element of the receiver, `ps[i].sub(q)`, is `(..)[0]`, of the
-                        // element's type; a field, `self.l2.forward(h)`, is not followed.)
+                        // (A part of the receiver, `ps[i].pos.sub(q)`, `self.l2.forward(h)`:
+                        // `(..)[0usize]` for an element, `.pos` for a field, which the user's
+                        // code reads here too; not a variant's.)
                         if let Some(Some(path)) = call.paths.first() {
                             for step in &path.0 {
                                 match step {
                                     crate::ir::Step::Index(_) => {
                                         receiver = quote!((#receiver)[0usize]);
                                     }
-                                    _ => return None,
+                                    crate::ir::Step::Field(member) => {
+                                        receiver = quote!((#receiver).#member);
+                                    }
+                                    crate::ir::Step::Variant(_) => return None,
                                 }
                             }
                         }

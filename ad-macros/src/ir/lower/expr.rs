@@ -505,7 +505,12 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Value {
         // `(a - b).norm2()` on structs of the user's: a method of `a.sub(b)`'s result.
-        if let Some(receiver) = self.user_operator(&call.receiver) {
+        let struct_method = !crate::rules::is_float_method(&call.method.to_string());
+        let operator = match struct_method {
+            true => self.struct_operator(&call.receiver),
+            false => self.user_operator(&call.receiver),
+        };
+        if let Some(receiver) = operator {
             let mut call = call.clone();
             *call.receiver = syn::Expr::MethodCall(receiver);
             return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
@@ -1950,7 +1955,7 @@ impl Lowerer<'_> {
         if !matches!(field.member, syn::Member::Named(_)) {
             return None;
         }
-        let base = match self.user_operator(&field.base) {
+        let base = match self.struct_operator(&field.base) {
             Some(call) => syn::Expr::MethodCall(call),
             None => super::strip(&field.base).clone(),
         };

@@ -64,6 +64,18 @@ impl Lowerer<'_> {
     /// (`a.add(b)`). `None` for an operation on floats, `nalgebra` matrices or values the
     /// macro cannot tell.
     pub(super) fn user_operator(&self, expr: &syn::Expr) -> Option<syn::ExprMethodCall> {
+        self.user_operator_of(expr, false)
+    }
+
+    /// [`user_operator`](Self::user_operator) of an operation whose result has a field read
+    /// or a method called that no float has (`(a.pos - b.pos).norm()`, `(p.q + r.q).x`):
+    /// then a part of an aggregate on the left (`a.pos`, `ps[i].pos`) is a struct too. (Not
+    /// with the feature `nalgebra`, where it may be a matrix.)
+    pub(super) fn struct_operator(&self, expr: &syn::Expr) -> Option<syn::ExprMethodCall> {
+        self.user_operator_of(expr, !cfg!(feature = "nalgebra"))
+    }
+
+    fn user_operator_of(&self, expr: &syn::Expr, parts: bool) -> Option<syn::ExprMethodCall> {
         let (method, receiver, arg) = match strip(expr) {
             syn::Expr::Binary(b) => {
                 let method = match b.op {
@@ -78,7 +90,10 @@ impl Lowerer<'_> {
             syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => ("neg", &*u.expr, None),
             _ => return None,
         };
-        if !self.is_user_struct_expr(receiver) {
+        let part = parts
+            && matches!(strip(receiver), syn::Expr::Field(_) | syn::Expr::Index(_))
+            && self.is_place_expr(receiver);
+        if !part && !self.is_user_struct_expr(receiver) {
             return None;
         }
         let span = match strip(expr) {
@@ -89,7 +104,7 @@ impl Lowerer<'_> {
         let args = arg.into_iter();
         // (An operator on the left is a call too: `(-(c - a)) * k` is `c.sub(a).neg().mul(k)`,
         // a method of a method's result.)
-        let receiver: syn::Expr = match self.user_operator(receiver) {
+        let receiver: syn::Expr = match self.user_operator_of(receiver, parts) {
             Some(call) => syn::Expr::MethodCall(call),
             // (A name, or `*o` of a reference to one, which the method call dereferences:
             // `is_user_struct_expr`.)
