@@ -507,7 +507,7 @@ impl Lowerer<'_> {
         // `(a - b).norm2()` on structs of the user's: a method of `a.sub(b)`'s result.
         let struct_method = !crate::rules::is_float_method(&call.method.to_string());
         let operator = match struct_method {
-            true => self.struct_operator(&call.receiver),
+            true => self.struct_operator(&call.receiver, Some(&call.method.to_string())),
             false => self.user_operator(&call.receiver),
         };
         if let Some(receiver) = operator {
@@ -1955,7 +1955,7 @@ impl Lowerer<'_> {
         if !matches!(field.member, syn::Member::Named(_)) {
             return None;
         }
-        let base = match self.struct_operator(&field.base) {
+        let base = match self.struct_operator(&field.base, None) {
             Some(call) => syn::Expr::MethodCall(call),
             None => super::strip(&field.base).clone(),
         };

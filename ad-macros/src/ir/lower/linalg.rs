@@ -68,11 +68,22 @@ impl Lowerer<'_> {
     }
 
     /// [`user_operator`](Self::user_operator) of an operation whose result has a field read
-    /// or a method called that no float has (`(a.pos - b.pos).norm()`, `(p.q + r.q).x`):
-    /// then a part of an aggregate on the left (`a.pos`, `ps[i].pos`) is a struct too. (Not
-    /// with the feature `nalgebra`, where it may be a matrix.)
-    pub(super) fn struct_operator(&self, expr: &syn::Expr) -> Option<syn::ExprMethodCall> {
-        self.user_operator_of(expr, !cfg!(feature = "nalgebra"))
+    /// (`field`) or a method called (`method`) that no float has (`(a.pos - b.pos).norm()`,
+    /// `(p.q + r.q).x`): then a part of an aggregate on the left (`a.pos`, `ps[i].pos`) is a
+    /// struct too. With the feature `nalgebra`, where a part may be a matrix, only for a
+    /// method that no matrix has a rule for.
+    pub(super) fn struct_operator(
+        &self,
+        expr: &syn::Expr,
+        method: Option<&str>,
+    ) -> Option<syn::ExprMethodCall> {
+        let parts = match method {
+            Some(name) => {
+                !METHODS.iter().any(|&(n, _, _)| n == name) || !cfg!(feature = "nalgebra")
+            }
+            None => !cfg!(feature = "nalgebra"),
+        };
+        self.user_operator_of(expr, parts)
     }
 
     fn user_operator_of(&self, expr: &syn::Expr, parts: bool) -> Option<syn::ExprMethodCall> {
