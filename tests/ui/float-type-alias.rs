@@ -7,7 +7,7 @@ pub type Real = f64;
 
 #[reverse]
 fn f(x: Real, y: f64) -> f64 { //~ ERROR a float by another name
-    x * y
+    x.sin() * y
 }
 
 fn main() {}

@@ -97,7 +97,7 @@ fn runtime_messages(workspace: &Path) -> Vec<String> {
             };
             let rest = &rest[m + "message = \"".len()..];
             if let Some(end) = rest.find('"') {
-                messages.push(rest[..end].to_string());
+                messages.push(unescape_continuations(&rest[..end]));
             }
         }
     }
