@@ -97,31 +97,19 @@ impl Lowerer<'_> {
         if annot.is_none() && self.split_place(pat, &init.expr, out) {
             return Value::Unit;
         }
-        // `let v: Vector3<f64> = self.vel;`: a copy of the field, a matrix whose arithmetic is
-        // the runtime's rules (the type says what the field is).
+        // A copy of a part whose type the `let` gives: `let v: Vector3<f64> = self.vel;`, a
+        // matrix whose arithmetic is the runtime's rules, or `let mut a: V2 = q.pos;`, a struct
+        // of the user's that the body may write field by field (`a.x = ..`) and whose
+        // operators are its methods.
         if let (syn::Pat::Ident(p), Some(ty)) = (pat, &annot) {
             let plain = p.by_ref.is_none() && p.subpat.is_none();
-            if plain && super::linalg::names_a_matrix(ty) && self.is_place_expr(&init.expr) {
-                let Some(place) = self.place_expr(&init.expr, out) else {
-                    return Value::Error;
-                };
-                let first_new = self.vars.len();
-                let op = self.copy_place(place, p.ident.span(), out);
-                let mutable = p.mutability.is_some();
-                let declared = quote!(#ty);
-                let id = self.bind_operand(&p.ident, op, mutable, annot.clone(), first_new, out);
-                self.matrix_values.push(id);
-                self.declared.push((id, declared));
-                self.bind(&p.ident, Binding::Var(id));
-                return Value::Unit;
-            }
-            // `let mut a: V2 = q.pos;`: a copy of the field, a struct of the user's (the type
-            // says so) that the body may write field by field (`a.x = ..`).
+            let matrix = super::linalg::names_a_matrix(ty);
             let part = matches!(
                 super::strip(&init.expr),
                 syn::Expr::Field(_) | syn::Expr::Index(_)
             );
-            if plain && part && self.names_a_struct(ty) && self.is_place_expr(&init.expr) {
+            let user_struct = !matrix && part && self.names_a_struct(ty);
+            if plain && (matrix || user_struct) && self.is_place_expr(&init.expr) {
                 let Some(place) = self.place_expr(&init.expr, out) else {
                     return Value::Error;
                 };
@@ -130,7 +118,10 @@ impl Lowerer<'_> {
                 let mutable = p.mutability.is_some();
                 let declared = quote!(#ty);
                 let id = self.bind_operand(&p.ident, op, mutable, annot.clone(), first_new, out);
-                self.user_structs.push(id);
+                match matrix {
+                    true => self.matrix_values.push(id),
+                    false => self.user_structs.push(id),
+                }
                 if !self.declared.iter().any(|(v, _)| *v == id) {
                     self.declared.push((id, declared));
                 }
