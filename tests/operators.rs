@@ -461,3 +461,65 @@ fn operators_on_fields_of_elements() {
         max_relative = 1e-14
     );
 }
+
+#[revad::reverse]
+impl Mul<V2> for f64 {
+    type Output = V2;
+    /// `k v`, with the float on the left.
+    #[reverse]
+    fn mul(self, v: V2) -> Self::Output {
+        V2 {
+            x: self * v.x,
+            y: Self::default() + self * v.y,
+        }
+    }
+}
+
+/// `n` steps of `v ← v - dt k p`, `p ← p + dt v` with the floats on the left (`dt * v`),
+/// then `0.5 * (p + v)` and `(2.0 * k) * -v`: the methods that `impl Mul<V2> for f64` gives
+/// the struct.
+#[reverse]
+fn floats_on_the_left(p0: V2, v0: V2, k: f64, n: usize) -> f64 {
+    let (mut p, mut v) = (p0, v0);
+    let dt = 0.1;
+    for _ in 0..n {
+        v = v - dt * k * p;
+        p = p + dt * v;
+    }
+    let m = 0.5 * (p + v);
+    let w = (2.0 * k) * -v;
+    m.x + m.y * w.x
+}
+
+#[reverse]
+fn floats_on_the_left_via(p0: V2, v0: V2, k: f64, n: usize) -> f64 {
+    floats_on_the_left(p0, v0, k, n)
+}
+
+#[test]
+fn floats_on_the_left_of_struct_operators() {
+    let (p, v, k) = (V2 { x: 1.0, y: 0.5 }, V2 { x: 0.0, y: 1.0 }, 2.0);
+    for n in [0, 1, 4] {
+        let (value, g) = floats_on_the_left_grad(p, v, k, n);
+        assert_eq!(value.to_bits(), floats_on_the_left(p, v, k, n).to_bits());
+        let (_, g_via) = floats_on_the_left_via_grad(p, v, k, n);
+        let g = flat(g);
+        assert_eq!(flat(g_via), g);
+        let fd = check::finite_difference(
+            |q| floats_on_the_left(V2 { x: q[0], y: q[1] }, V2 { x: q[2], y: q[3] }, q[4], n),
+            &[p.x, p.y, v.x, v.y, k],
+        );
+        for (g, e) in g.iter().zip(&fd) {
+            assert_relative_eq!(*g, *e, epsilon = 1e-9, max_relative = 1e-7);
+        }
+    }
+    // n = 0: m = (p + v) / 2, w = -2 k v: f = (p_x + v_x) / 2 - k (p_y + v_y) v_x.
+    let (_, g) = floats_on_the_left_grad(p, v, k, 0);
+    let g = flat(g);
+    assert_eq!(g[0], 0.5);
+    assert_eq!(g[2], 0.5 - k * (p.y + v.y));
+    assert_eq!(g[4], -(p.y + v.y) * v.x);
+    // The method's own derivative: ∂(k v)/∂k · (1, 1) = v_x + v_y.
+    let (_, (gv, gk)) = v.revad_left_mul_vjp(3.0, V2Adjoint { x: 1.0, y: 1.0 });
+    assert_eq!((gv.x, gv.y, gk), (3.0, 3.0, v.x + v.y));
+}

@@ -16,6 +16,12 @@ pub(crate) const NO_FORWARD_DERIVATIVE: &str = "`{name}` has no forward derivati
 pub(crate) const NO_METHOD_DERIVATIVE: &str =
     "`{name}` has no derivative: annotate it with `#[revad::reverse]`";
 
+/// `k * v` (a float on the left of an operator on a struct of the user's) where the float's
+/// impl of the operator has no derivative (`codegen::method_fallbacks`): `{name}` is the
+/// operator's symbol, `{ret}` its trait.
+pub(crate) const NO_LEFT_OPERATOR_DERIVATIVE: &str = "`{name}` with a struct on the right has \
+     no derivative: annotate its `impl {ret}<..> for f64` with `#[revad::reverse]`";
+
 /// A call of `NAME_grad` of a function that does not return one float (`codegen::no_grad`).
 pub(crate) const NO_GRAD: &str = "`{name}_grad` does not exist: `{name}` returns `{ret}`, \
      not one float";

@@ -676,7 +676,10 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
         }
         // An operator of a struct of the user's (`a + b` as `a.add(b)`): std's trait, which
         // the generated code may call by the method's name.
-        let operator = match name.to_string().as_str() {
+        let name_text = name.to_string();
+        // (`k * v` is `v.revad_left_mul(k)`: see `driver::traits::left_operator_impl`.)
+        let left = crate::ir::names::left_operator_of(&name_text);
+        let operator = match left.unwrap_or(&name_text) {
             "add" => Some("Add"),
             "sub" => Some("Sub"),
             "mul" => Some("Mul"),
@@ -685,7 +688,7 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             _ => None,
         };
         let operator = operator.filter(|_| method);
-        if let Some(operator) = operator {
+        if let (Some(operator), None) = (operator, left) {
             let operator = format_ident!("{}", operator);
             out.extend(quote! {
                 #[allow(unused_imports)]
@@ -708,12 +711,25 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
         let lent = lent_positions(body, callee);
         let (args, arg_types) = stand_in_args(&lent, first..callee.arity);
         let sinks: Vec<syn::Ident> = (0..callee.arity).map(|i| format_ident!("K{}", i)).collect();
-        let message = messages::fill(
-            messages::NO_METHOD_DERIVATIVE,
-            &name.unraw().to_string(),
-            "",
-        );
+        let message = match (left, operator) {
+            (Some(_), Some(operator)) => messages::fill(
+                messages::NO_LEFT_OPERATOR_DERIVATIVE,
+                operator_symbol(operator),
+                operator,
+            ),
+            _ => messages::fill(
+                messages::NO_METHOD_DERIVATIVE,
+                &name.unraw().to_string(),
+                "",
+            ),
+        };
         let note = match operator {
+            Some(operator) if left.is_some() => format!(
+                "a float on the left of an operator on a struct of yours (`k * v`) is the \
+                 method that `#[revad::reverse] impl {operator}<V2> for f64` gives the struct, \
+                 with #[reverse] on its `{}`",
+                operator.to_lowercase()
+            ),
             Some(operator) => format!(
                 "an operator on a struct of yours is its method (`a + b` is `a.add(b)`); put \
                  #[revad::reverse] on its `impl {operator} for ..` block and #[reverse] on \
@@ -761,10 +777,23 @@ fn method_fallbacks(body: &Body, check: bool) -> TokenStream {
             true => quote!(::revad::adjoint::Derived),
             false => TokenStream::new(),
         };
+        // (`v.revad_left_mul(k)` exists only where the float's impl has the attribute; the
+        // reverse sweep names its result's type by a call of it.)
+        let plain = left.map(|_| {
+            quote! {
+                fn #name(&self, _: ::revad::__private::StandInResult) -> Self
+                where
+                    Self: ::core::marker::Sized,
+                {
+                    ::core::unreachable!()
+                }
+            }
+        });
         out.extend(quote! {
             #declare
             #[allow(non_camel_case_types, dead_code, clippy::all)]
             trait #fallback {
+                #plain
                 fn #fwd<#lifetime #(#args,)* S>(#receiver #(_: #arg_types,)* _: S)
                     -> #result
                 #bound
@@ -1125,4 +1154,15 @@ pub(crate) fn inherited_attrs(func: &syn::ItemFn) -> TokenStream {
         .iter()
         .filter(|a| a.path().is_ident("allow") || a.path().is_ident("cfg"));
     quote!(#(#attrs)*)
+}
+
+/// The symbol of one of std's arithmetic operator traits (`Mul`: `*`).
+fn operator_symbol(operator: &str) -> &'static str {
+    match operator {
+        "Add" => "+",
+        "Sub" => "-",
+        "Mul" => "*",
+        "Div" => "/",
+        _ => "-",
+    }
 }

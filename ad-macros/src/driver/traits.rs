@@ -375,7 +375,8 @@ fn operator_trait(path: &syn::Path) -> Option<&syn::Ident> {
 /// has no `#[reverse]`: one impl of each operator per type is differentiated (the companions
 /// of two would have one name).
 fn operator_impl(mut i: syn::ItemImpl, operator: &syn::Ident) -> TokenStream {
-    // (`impl Mul<V2> for f64`: the companions' inherent impl would be of a primitive type.)
+    // (`impl Mul<V2> for f64`: the companions' inherent impl would be of a primitive type; the
+    // struct's holds them, `left_operator_impl`.)
     if let syn::Type::Path(p) = &*i.self_ty {
         let primitive = p.qself.is_none()
             && p.path.get_ident().is_some_and(|t| {
@@ -397,11 +398,16 @@ fn operator_impl(mut i: syn::ItemImpl, operator: &syn::Ident) -> TokenStream {
                         | "usize"
                 )
             });
+        let float = p.path.get_ident().is_some_and(|t| t == "f64" || t == "f32");
+        if float && operator != "Neg" {
+            return left_operator_impl(i, operator);
+        }
         if primitive {
             let message = format!(
                 "#[revad::reverse] differentiates `impl {operator}` on a struct of yours \
-                 (`impl {operator}<f64> for V2`), not on a number: a float on the left \
-                 (`k * v`) is an error at the operator; write `v * k`"
+                 (`impl {operator}<f64> for V2`) and on a float with a struct of yours on the \
+                 right (`impl {operator}<V2> for f64`), not on an integer; convert it first \
+                 (`k as f64 * v`)"
             );
             let err = syn::Error::new_spanned(&i.self_ty, message).to_compile_error();
             // (The impl as written, without the methods' marks, which would expand alone.)
@@ -477,6 +483,179 @@ fn operator_impl(mut i: syn::ItemImpl, operator: &syn::Ident) -> TokenStream {
             use ::core::ops::#operator as _;
             impl #impl_generics #self_ty #where_clause {
                 #(#inherent)*
+            }
+        };
+    }
+}
+
+/// `#[reverse] impl Mul<V2> for f64 { #[reverse] fn mul(self, v: V2) -> V2 { .. } }` (or
+/// `Add`, `Sub`, `Div`, and `f32`): the impl as written, and, in an inherent impl of the
+/// struct `V2`, the method `revad_left_mul(self, k: f64)` with the same body (`v` bound to
+/// `self`, the float's `self` to `k`, `Self` to the float), differentiated as any method:
+/// `k * v` in annotated code is `v.revad_left_mul(k)`. The float's impl itself cannot hold the
+/// derivatives (no inherent impl of a primitive type).
+fn left_operator_impl(mut i: syn::ItemImpl, operator: &syn::Ident) -> TokenStream {
+    let float = quote::ToTokens::to_token_stream(&*i.self_ty);
+    // The struct: the trait's type argument, `Mul<V2>`.
+    let rhs = i
+        .trait_
+        .as_ref()
+        .and_then(|(_, path, _)| match &path.segments.last()?.arguments {
+            syn::PathArguments::AngleBracketed(a) => match a.args.first()? {
+                syn::GenericArgument::Type(t @ syn::Type::Path(_)) => Some(t.clone()),
+                _ => None,
+            },
+            _ => None,
+        });
+    let Some(rhs) = rhs else {
+        let err = syn::Error::new_spanned(
+            &i.self_ty,
+            format!(
+                "#[revad::reverse] differentiates `impl {operator}<V2> for f64` with a struct of \
+                 yours as the other operand (`k * v`)"
+            ),
+        )
+        .to_compile_error();
+        for item in &mut i.items {
+            if let syn::ImplItem::Fn(f) = item {
+                let _ = take_mark(&mut f.attrs);
+            }
+        }
+        return quote!(#err #i);
+    };
+    let output = i.items.iter().find_map(|item| match item {
+        syn::ImplItem::Type(t) if t.ident == "Output" => {
+            Some(quote::ToTokens::to_token_stream(&t.ty))
+        }
+        _ => None,
+    });
+    let mut errors = TokenStream::new();
+    let mut generated = Vec::new();
+    for item in &mut i.items {
+        let syn::ImplItem::Fn(f) = item else {
+            continue;
+        };
+        let args = match take_mark(&mut f.attrs) {
+            Ok(Some(args)) => args,
+            Ok(None) => continue,
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                continue;
+            }
+        };
+        // `fn mul(self, v: V2) -> V2`: the other operand's pattern.
+        let other = f.sig.inputs.iter().find_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t.pat.clone()),
+            syn::FnArg::Receiver(_) => None,
+        });
+        let by_value = f
+            .sig
+            .inputs
+            .first()
+            .is_some_and(|a| matches!(a, syn::FnArg::Receiver(r) if r.reference.is_none()));
+        let Some(other) = other.filter(|_| by_value && f.sig.inputs.len() == 2) else {
+            errors.extend(
+                syn::Error::new_spanned(
+                    &f.sig,
+                    format!(
+                        "#[reverse] differentiates `fn {}(self, v: ..)` of this impl",
+                        f.sig.ident
+                    ),
+                )
+                .to_compile_error(),
+            );
+            continue;
+        };
+        let left = syn::Ident::new("__revad_left", proc_macro2::Span::mixed_site());
+        let name = syn::Ident::new(
+            &crate::ir::names::left_operator_method(&f.sig.ident.to_string()),
+            f.sig.ident.span(),
+        );
+        // `self` is the float and `Self` its type; `Self::Output` is the impl's `Output`.
+        fn rename(
+            tokens: TokenStream,
+            left: &syn::Ident,
+            float: &TokenStream,
+            output: Option<&TokenStream>,
+        ) -> TokenStream {
+            let mut out = TokenStream::new();
+            let mut iter = tokens.into_iter().peekable();
+            while let Some(t) = iter.next() {
+                match t {
+                    proc_macro2::TokenTree::Ident(id) if id == "self" => out.extend(quote!(#left)),
+                    proc_macro2::TokenTree::Ident(id) if id == "Self" => {
+                        let rest: Vec<proc_macro2::TokenTree> = iter.clone().take(3).collect();
+                        let is_output = matches!(&rest[..], [proc_macro2::TokenTree::Punct(a), proc_macro2::TokenTree::Punct(b), proc_macro2::TokenTree::Ident(o)] if a.as_char() == ':' && b.as_char() == ':' && o == "Output");
+                        match (is_output, output) {
+                            (true, Some(output)) => {
+                                for _ in 0..3 {
+                                    iter.next();
+                                }
+                                out.extend(output.clone());
+                            }
+                            _ => out.extend(float.clone()),
+                        }
+                    }
+                    proc_macro2::TokenTree::Group(g) => {
+                        let inner = rename(g.stream(), left, float, output);
+                        let mut group = proc_macro2::Group::new(g.delimiter(), inner);
+                        group.set_span(g.span());
+                        out.extend(std::iter::once(proc_macro2::TokenTree::Group(group)));
+                    }
+                    t => out.extend(std::iter::once(t)),
+                }
+            }
+            out
+        }
+        let stmts = &f.block.stmts;
+        let body = rename(quote!(#(#stmts)*), &left, &float, output.as_ref());
+        let ret = rename(
+            quote::ToTokens::to_token_stream(&f.sig.output),
+            &left,
+            &float,
+            output.as_ref(),
+        );
+        let attrs = f
+            .attrs
+            .iter()
+            .filter(|a| !a.path().is_ident("doc") && !a.path().is_ident("inline"));
+        let method: syn::ItemFn = match syn::parse2(quote! {
+            #(#attrs)*
+            fn #name(self, #left: #float) #ret {
+                let #other = self;
+                #body
+            }
+        }) {
+            Ok(method) => method,
+            Err(err) => {
+                errors.extend(err.to_compile_error());
+                continue;
+            }
+        };
+        let expanded = super::reverse(in_impl(args), quote!(#method));
+        match parse_items::<syn::ImplItem>(expanded) {
+            Ok(items) => {
+                for item in items {
+                    match item {
+                        // (Public: callers in other modules call them as the method.)
+                        syn::ImplItem::Fn(mut g) => {
+                            g.vis = syn::parse_quote!(pub);
+                            g.attrs.push(syn::parse_quote!(#[doc(hidden)]));
+                            generated.push(syn::ImplItem::Fn(g));
+                        }
+                        other => generated.push(other),
+                    }
+                }
+            }
+            Err(err) => errors.extend(err.to_compile_error()),
+        }
+    }
+    quote! {
+        #errors
+        #i
+        const _: () = {
+            impl #rhs {
+                #(#generated)*
             }
         };
     }

@@ -70,3 +70,15 @@ impl Names {
 pub(crate) fn generated(name: &str) -> Ident {
     Ident::new(&format!("__{name}"), Span::mixed_site())
 }
+
+/// The name of the method that `#[revad::reverse] impl Mul<V2> for f64` gives the struct for
+/// `k * v` (`revad_left_mul`), which `Lowerer::user_operator` calls: `v.revad_left_mul(k)`.
+/// (Snake case, as the names of its derivatives are: `__ad_fwd_revad_left_mul`.)
+pub(crate) fn left_operator_method(method: &str) -> String {
+    format!("revad_left_{method}")
+}
+
+/// The operator (`mul`) of a method named by [`left_operator_method`].
+pub(crate) fn left_operator_of(method: &str) -> Option<&str> {
+    method.strip_prefix("revad_left_")
+}

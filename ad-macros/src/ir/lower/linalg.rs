@@ -105,7 +105,28 @@ impl Lowerer<'_> {
             && matches!(strip(receiver), syn::Expr::Field(_) | syn::Expr::Index(_))
             && self.is_place_expr(receiver);
         if !part && !self.is_user_struct_expr(receiver) {
-            return None;
+            // `k * v` with the struct on the right only: `v.revad_left_mul(k)`, the method that
+            // `#[revad::reverse] impl Mul<V2> for f64` gives the struct
+            // (`driver::traits::left_operator_impl`).
+            let syn::Expr::Binary(b) = strip(expr) else {
+                return None;
+            };
+            if !self.is_float_operand(&b.left) || !self.is_user_struct_expr(&b.right) {
+                return None;
+            }
+            let span = b.op.span();
+            let method = syn::Ident::new(&crate::ir::names::left_operator_method(method), span);
+            let receiver: syn::Expr = match self.user_operator_of(&b.right, parts) {
+                Some(call) => syn::Expr::MethodCall(call),
+                None => match strip(&b.right) {
+                    syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                        strip(&u.expr).clone()
+                    }
+                    right => right.clone(),
+                },
+            };
+            let left = &b.left;
+            return Some(syn::parse_quote_spanned!(span=> #receiver.#method(#left)));
         }
         let span = match strip(expr) {
             syn::Expr::Binary(b) => b.op.span(),
@@ -142,6 +163,46 @@ impl Lowerer<'_> {
         }
         self.cx.error_at(b.op.span(), USER_OPERATOR);
         true
+    }
+
+    /// Whether `expr` is a float by its form: a literal, a name bound to a float, a float
+    /// element or field (`w[i]`, `self.dt`), an intrinsic of one (`k.sqrt()`), or arithmetic
+    /// of these: the left operand of `k * v`.
+    fn is_float_operand(&self, expr: &syn::Expr) -> bool {
+        match strip(expr) {
+            syn::Expr::Lit(l) => matches!(l.lit, syn::Lit::Float(_) | syn::Lit::Int(_)),
+            syn::Expr::Path(p) => p.path.get_ident().is_some_and(|i| {
+                matches!(self.lookup(&i.to_string()), Some(Binding::Var(v))
+                    if self.vars[*v].ty.is_float())
+            }),
+            syn::Expr::Field(f) => {
+                matches!(f.member, syn::Member::Named(_)) && self.is_place_expr(expr)
+            }
+            syn::Expr::Index(i) => {
+                !self.is_place_expr(expr)
+                    && self.is_float_expr(expr)
+                    && !self.is_aggregate_var(&i.expr)
+            }
+            syn::Expr::Unary(u) => {
+                matches!(u.op, syn::UnOp::Neg(_)) && self.is_float_operand(&u.expr)
+            }
+            syn::Expr::Binary(b) => {
+                matches!(
+                    b.op,
+                    syn::BinOp::Add(_)
+                        | syn::BinOp::Sub(_)
+                        | syn::BinOp::Mul(_)
+                        | syn::BinOp::Div(_)
+                ) && self.is_float_operand(&b.left)
+                    && self.is_float_operand(&b.right)
+            }
+            syn::Expr::MethodCall(m) => {
+                crate::rules::lookup(&m.method.to_string()).is_some()
+                    && self.is_float_operand(&m.receiver)
+            }
+            syn::Expr::Cast(_) => true,
+            _ => false,
+        }
     }
 
     /// Whether `expr` is a struct of the user's: a name bound to an aggregate that is not a
