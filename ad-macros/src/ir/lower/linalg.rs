@@ -150,9 +150,9 @@ impl Lowerer<'_> {
         Some(syn::parse_quote_spanned!(span=> #receiver.#method(#(#args),*)))
     }
 
-    /// `k * v` with a struct of the user's on the right only (whose operator impl would be
-    /// of the float, `impl Mul<V2> for f64`): an error at the operator, which says to write
-    /// `v * k`. Whether it was one.
+    /// `f(a) + b` with a struct of the user's on the right only and on the left a value the
+    /// macro cannot tell (a call's result; a float on the left is `user_operator`'s): an
+    /// error at the operator, which says to bind the value first. Whether it was one.
     pub(super) fn rejects_struct_on_the_right(&self, b: &syn::ExprBinary) -> bool {
         let arithmetic = matches!(
             b.op,
