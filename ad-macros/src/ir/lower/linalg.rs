@@ -154,11 +154,10 @@ impl Lowerer<'_> {
     /// macro cannot tell (a call's result; a float on the left is `user_operator`'s): an
     /// error at the operator, which says to bind the value first. Whether it was one.
     pub(super) fn rejects_struct_on_the_right(&self, b: &syn::ExprBinary) -> bool {
-        let arithmetic = matches!(
-            b.op,
-            syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
-        );
-        if !arithmetic || self.is_user_struct_expr(&b.left) || !self.is_user_struct_expr(&b.right) {
+        if !arithmetic(&b.op)
+            || self.is_user_struct_expr(&b.left)
+            || !self.is_user_struct_expr(&b.right)
+        {
             return false;
         }
         self.cx.error_at(b.op.span(), USER_OPERATOR);
@@ -187,13 +186,8 @@ impl Lowerer<'_> {
                 matches!(u.op, syn::UnOp::Neg(_)) && self.is_float_operand(&u.expr)
             }
             syn::Expr::Binary(b) => {
-                matches!(
-                    b.op,
-                    syn::BinOp::Add(_)
-                        | syn::BinOp::Sub(_)
-                        | syn::BinOp::Mul(_)
-                        | syn::BinOp::Div(_)
-                ) && self.is_float_operand(&b.left)
+                arithmetic(&b.op)
+                    && self.is_float_operand(&b.left)
                     && self.is_float_operand(&b.right)
             }
             syn::Expr::MethodCall(m) => {
@@ -258,15 +252,7 @@ impl Lowerer<'_> {
                         })
                     })
             }
-            syn::Expr::Binary(b) => {
-                matches!(
-                    b.op,
-                    syn::BinOp::Add(_)
-                        | syn::BinOp::Sub(_)
-                        | syn::BinOp::Mul(_)
-                        | syn::BinOp::Div(_)
-                ) && self.is_user_struct_expr(&b.left)
-            }
+            syn::Expr::Binary(b) => arithmetic(&b.op) && self.is_user_struct_expr(&b.left),
             syn::Expr::Unary(u) => match u.op {
                 syn::UnOp::Neg(_) => self.is_user_struct_expr(&u.expr),
                 // (`*o` for `o: &V2`.)
@@ -696,6 +682,14 @@ fn is_generic_matrix(name: &str) -> bool {
 
 /// Whether `ty` names one of `nalgebra`'s matrix types (`Vector3<f64>`, `na::SMatrix<..>`),
 /// with the feature `nalgebra`.
+/// Whether `op` is `+`, `-`, `*` or `/`: an operator a struct of the user's may have.
+fn arithmetic(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Add(_) | syn::BinOp::Sub(_) | syn::BinOp::Mul(_) | syn::BinOp::Div(_)
+    )
+}
+
 /// The element type of a sequence type: `T` of `&[T]`, `[T; N]`, `Vec<T>`, `&mut Vec<T>`.
 fn element_type(ty: &syn::Type) -> Option<&syn::Type> {
     match ty {
