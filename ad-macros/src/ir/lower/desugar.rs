@@ -2,6 +2,7 @@
 //! is lowered (they read no lowering state): `let .. else` of a pure value, arrays by
 //! `std::array::from_fn`, reference patterns around tuples.
 
+use proc_macro2::TokenStream;
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
@@ -56,10 +57,43 @@ pub(super) fn let_else(local: &syn::Local) -> Option<[syn::Stmt; 2]> {
             syn::Expr::Path(p) => p.qself.is_none() && p.path.get_ident().is_some(),
             syn::Expr::Field(f) => pure(&f.base),
             syn::Expr::MethodCall(m) => {
-                PURE_OPTION_METHODS.contains(&m.method.to_string().as_str()) && pure(&m.receiver)
+                PURE_OPTION_METHODS.contains(&m.method.to_string().as_str())
+                    && pure(&m.receiver)
+                    && m.args.iter().all(|a| writes_nothing(a.to_token_stream()))
             }
             _ => false,
         }
+    }
+    // (An argument, a closure `|a, b| a.total_cmp(b)` say, that assigns, borrows mutably or
+    // calls a macro may do something the second evaluation would do again.)
+    fn writes_nothing(tokens: TokenStream) -> bool {
+        let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+        tokens.iter().enumerate().all(|(k, t)| match t {
+            proc_macro2::TokenTree::Ident(i) => i != "mut" && i != "unsafe",
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == '=' => {
+                let before = k.checked_sub(1).and_then(|j| match &tokens[j] {
+                    proc_macro2::TokenTree::Punct(q)
+                        if q.spacing() == proc_macro2::Spacing::Joint =>
+                    {
+                        Some(q.as_char())
+                    }
+                    _ => None,
+                });
+                let after = match tokens.get(k + 1) {
+                    Some(proc_macro2::TokenTree::Punct(q)) => Some(q.as_char()),
+                    _ => None,
+                };
+                // (`==`, `!=`, `<=`, `>=`, `=>` compare or match; `=`, `+=`, .. assign.)
+                matches!(before, Some('=' | '!' | '<' | '>'))
+                    || (p.spacing() == proc_macro2::Spacing::Joint
+                        && matches!(after, Some('=' | '>')))
+            }
+            proc_macro2::TokenTree::Punct(p) if p.as_char() == '!' => {
+                !matches!(tokens.get(k + 1), Some(proc_macro2::TokenTree::Group(_)))
+            }
+            proc_macro2::TokenTree::Group(g) => writes_nothing(g.stream()),
+            _ => true,
+        })
     }
     let expr = &*init.expr;
     if !pure(expr) {
