@@ -432,6 +432,166 @@ fn generic_mean_of_cubes_in_f32_and_f64() {
     }
 }
 
+// ---- inner loops fused in a fused iteration ----------------------------------------------
+//
+// What follows the inner loop in the iteration only passes its accumulator's adjoint on, so
+// the inner loop's reverse runs in its forward too: one pass over each row.
+
+/// Row sums passed on scaled and subtracted: `total = Σ_i 1.5 s_i`.
+#[reverse(wrt(m, x))]
+fn weighted_row_sums(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += m[i * n + j] * x[j].sin();
+        }
+        let half = 0.5 * s;
+        total -= half;
+        total += 2.0 * s;
+    }
+    total
+}
+
+#[reverse(wrt(m, x))]
+fn weighted_row_sums_via(m: &[f64], x: &[f64], n: usize) -> f64 {
+    weighted_row_sums(m, x, n)
+}
+
+#[test]
+fn inner_loops_whose_result_is_passed_on() {
+    for n in [0, 1, 2, 5] {
+        let m: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin()).collect();
+        let x: Vec<f64> = (0..n).map(|k| 0.3 + 0.2 * k as f64).collect();
+        let (_, (dm, dx)) = checked(
+            weighted_row_sums(&m, &x, n),
+            weighted_row_sums_grad(&m, &x, n),
+            weighted_row_sums_via_grad(&m, &x, n),
+        );
+        for i in 0..n {
+            for j in 0..n {
+                assert_relative_eq!(dm[i * n + j], 1.5 * x[j].sin(), max_relative = 1e-15);
+            }
+        }
+        for j in 0..n {
+            let column: f64 = (0..n).map(|i| m[i * n + j]).sum();
+            assert_relative_eq!(dx[j], 1.5 * column * x[j].cos(), max_relative = 1e-12);
+        }
+    }
+}
+
+/// The inner loop adds into the outer accumulator itself, from `lo`, reading `w[i]` (an
+/// element at an index it does not change, held in a local, its adjoint too).
+#[reverse(wrt(w, x))]
+fn banded_products(w: &[f64], x: &[f64], lo: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..w.len() {
+        for j in lo..x.len() {
+            total += w[i] * x[j] * x[j];
+        }
+    }
+    total
+}
+
+#[reverse(wrt(w, x))]
+fn banded_products_via(w: &[f64], x: &[f64], lo: usize) -> f64 {
+    banded_products(w, x, lo)
+}
+
+#[test]
+fn inner_loops_adding_into_the_outer_accumulator() {
+    let (w, x) = (xs(), ys());
+    for lo in [0, 2, 6, 9] {
+        let (_, (dw, dx)) = checked(
+            banded_products(&w, &x, lo),
+            banded_products_grad(&w, &x, lo),
+            banded_products_via_grad(&w, &x, lo),
+        );
+        // total = (Σ w) (Σ_{j ≥ lo} x_j²)
+        let sw: f64 = w.iter().sum();
+        let sq: f64 = x.iter().skip(lo).map(|v| v * v).sum();
+        for i in 0..w.len() {
+            assert_relative_eq!(dw[i], sq, max_relative = 1e-14);
+        }
+        for j in 0..x.len() {
+            let want = if j >= lo { 2.0 * sw * x[j] } else { 0.0 };
+            assert_relative_eq!(dx[j], want, max_relative = 1e-13);
+        }
+    }
+}
+
+/// Three loops deep, a branch in the innermost, an integer counter, a linear scaling after
+/// each inner loop.
+#[reverse]
+fn nested_three(a: &[f64], rounds: usize) -> f64 {
+    let mut total = 0.0;
+    let mut count = 0usize;
+    for r in 0..rounds {
+        let mut t = 0.0;
+        for i in 0..a.len() {
+            let mut u = 0.0;
+            for j in 0..a.len() {
+                if a[j] > 0.0 {
+                    u += a[i] * a[j] * (r as f64 + 1.0);
+                } else {
+                    u -= (a[j] * a[i]).exp();
+                }
+            }
+            t += u;
+            count += 1;
+        }
+        total += t * 0.25;
+    }
+    total + count as f64
+}
+
+#[reverse]
+fn nested_three_via(a: &[f64], rounds: usize) -> f64 {
+    nested_three(a, rounds)
+}
+
+#[test]
+fn inner_loops_three_deep() {
+    let a = xs();
+    for rounds in [0, 1, 3] {
+        let (_, da) = checked(
+            nested_three(&a, rounds),
+            nested_three_grad(&a, rounds),
+            nested_three_via_grad(&a, rounds),
+        );
+        fd(|p| nested_three(p, rounds), &a, &da);
+    }
+}
+
+/// An inner loop whose reads run past the end of `x`: the gradient panics as the function
+/// does.
+#[reverse(wrt(m, x))]
+fn short_rows(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += m[i * n + j] * x[j];
+        }
+        total += s;
+    }
+    total
+}
+
+#[test]
+#[should_panic(expected = "out of")]
+fn inner_loop_reading_past_the_end_panics() {
+    let m = vec![1.0; 9];
+    let _ = short_rows_grad(&m, &[1.0, 2.0], 3);
+}
+
+#[test]
+#[should_panic(expected = "out of")]
+fn the_function_reading_past_the_end_panics() {
+    let m = vec![1.0; 9];
+    let _ = short_rows(&m, &[1.0, 2.0], 3);
+}
+
 // ---- loops that are not fused: still exact ------------------------------------------------
 
 /// The accumulator feeds the loop: its adjoint changes from one iteration to the next.

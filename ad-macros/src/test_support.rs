@@ -352,7 +352,13 @@ fn vjp_of(fixture: &str) -> impl Fn(&str) -> String {
 fn array_reads() {
     check("array_reads");
     let vjp = vjp_of("array_reads");
-    let read_only = vjp("exp_then_read");
+    // (The inner loop of `exp_then_read` runs its reverse in its forward: nothing of it is
+    // stored or read again.)
+    let fused = vjp("exp_then_read");
+    assert!(!fused.contains("__stack.push(__t5)"), "{fused}");
+    assert!(!fused.contains("(0..e.len()).rev()"), "{fused}");
+    assert!(fused.contains("for __j_2 in 0..e.len()"), "{fused}");
+    let read_only = vjp("exp_then_read_squared");
     // (The first loop stores its `exp`s: transcendentals are stored, not evaluated again.)
     assert!(!read_only.contains("__stack.push(__t5)"), "{read_only}");
     assert!(!read_only.contains("__stack.push(__j_2)"), "{read_only}");
@@ -379,6 +385,17 @@ fn fused_loops() {
     assert!(vjp("mean_square").contains("__adj_w *= __adj_s;"));
     assert!(vjp("log_sum_exp").contains("__adj_m += __adj_m_in_loop * __adj_s;"));
     assert!(vjp("compound").contains(".rev()"));
+    // (Each row walked once, forward, its adjoints' slices taken before.)
+    let rows = vjp("row_sums");
+    assert!(
+        !rows.contains(".rev()") && !rows.contains("__stack"),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("let __adj_m = &mut __adj_m[i * n..][..n];"),
+        "{rows}"
+    );
+    assert!(vjp("row_squares").contains("for j in (0..n).rev()"));
 }
 
 /// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).

@@ -45,3 +45,33 @@ fn compound(x: &[f64], r: f64) -> f64 {
     }
     s
 }
+
+// An inner loop whose reverse runs in its forward too: what follows it in the iteration only
+// passes its accumulator's adjoint on (`total += s`), so that adjoint is known before it runs;
+// one pass over each row, its slices of `m`, `x` and their adjoints taken once.
+#[reverse(wrt(m, x))]
+fn row_sums(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += m[i * n + j] * x[j];
+        }
+        total += s;
+    }
+    total
+}
+
+// What follows the inner loop reads its result (`s * s`): it is walked again by its reverse.
+#[reverse(wrt(m, x))]
+fn row_squares(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut total = 0.0;
+    for i in 0..n {
+        let mut s = 0.0;
+        for j in 0..n {
+            s += m[i * n + j] * x[j];
+        }
+        total += s * s;
+    }
+    total
+}

@@ -197,12 +197,6 @@ fn chunked_dot_vjp(
             let __t9 = y[__j8];
             let __t10 = __t7 * __t9;
             s += __t10;
-        }
-        for i in (0..(__n3)).rev() {
-            let __j6 = ::revad::__private::view::index(__s2, __n3, i);
-            let __t7 = x[__j6];
-            let __j8 = ::revad::__private::view::index(__s4, __n5, i);
-            let __t9 = y[__j8];
             let __adj_t10 = __adj_s;
             let __adj_t7 = __adj_t10 * __t9;
             let __adj_t9 = __adj_t10 * __t7;

@@ -30,7 +30,9 @@
 //! - no `&mut` parameter (their seeds and write-backs come after the forward sweep), and a
 //!   `for` loop over a range without `break`, `continue` or `return`. Loops in its body push
 //!   and pop as usual, within the iteration; its reverse walks them again right away, while
-//!   their data is in cache.
+//!   their data is in cache. Or the body's last loop fuses too, when what follows it in the
+//!   iteration only passes its accumulators' adjoints on ([`inner_loop`]: `total += s` after
+//!   the row sum `s`): then each row is walked once.
 //!
 //! Each iteration's reverse then reads exactly the values the unfused reverse would have
 //! restored for it: the values the iteration's block saved (its end-of-block values, still
@@ -203,6 +205,84 @@ pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -
     })
 }
 
+/// In a block whose forward and reverse sweeps run in one scope (the iteration of a fused
+/// loop, a checkpointed loop's step), the position of its last loop when that loop's reverse
+/// fuses into its forward too, iteration by iteration (the row sums of `M x`: `let mut s =
+/// 0.0; for j in 0..n { s += m[i * n + j] * x[j]; } total += s;`).
+///
+/// The loop must be fusable as a function's last loop is ([`fusable`]: what it carries from
+/// one iteration to the next are accumulators, feeding nothing in it), and the statements
+/// after it must be reversible before it runs: `v += e`, `v -= e` on floats, or `let`s
+/// without reverse work, or linear ones (`let t = 2.0 * s;`) whose partials read no value
+/// that the loop or these statements write. Their reverse then gives the accumulators'
+/// adjoints before the loop starts, and these stay the same through it. So the block runs
+/// the forward sweep of the statements before the loop, declares its adjoints, reverses the
+/// statements after the loop, runs the loop fused, then the forward sweep of the statements
+/// after it and the reverse of those before: the reverse sweeps in their order, the loop's
+/// reverse reading the values its forward left in scope, the statements after it moved past
+/// a reverse sweep that reads none of what they write. (The iterations of the inner loop add
+/// into an adjoint first to last, as the function's fused loop does.)
+pub(in crate::codegen) fn inner_loop(body: &Body, plan: &Plan, block: &Block) -> Option<usize> {
+    let stmts = &block.stmts;
+    let at = stmts
+        .iter()
+        .rposition(|s| matches!(&s.kind, StmtKind::Loop(_)))?;
+    let StmtKind::Loop(l) = &stmts[at].kind else {
+        return None;
+    };
+    fusable(body, plan, l)?;
+    let post = &stmts[at + 1..];
+    let mut written = HashSet::new();
+    crate::ir::visit::walk(&l.body, &mut |s, _| written.extend(s.writes()));
+    for stmt in post {
+        written.extend(stmt.writes());
+        if let StmtKind::Let { var, .. } = &stmt.kind {
+            written.insert(*var);
+        }
+    }
+    let active = |v: VarId| plan.active(v);
+    let reversible = |stmt: &Stmt| match &stmt.kind {
+        StmtKind::Assign {
+            var,
+            op: AssignOp::Add | AssignOp::Sub,
+            value,
+        } => body.vars[*var].ty.is_float() && value.var() != Some(*var),
+        StmtKind::Let { rhs, .. } if !stmt_work(stmt, &plan.activity) => rhs.is_cheap(),
+        StmtKind::Let { rhs, .. } => {
+            crate::ir::linear::linearize(rhs).is_some()
+                && !matches!(rhs, crate::ir::Rhs::Intrinsic(..))
+                && crate::ir::needs::rhs_needs(rhs, &active)
+                    .into_iter()
+                    .all(|need| match need {
+                        crate::ir::needs::Need::Output => false,
+                        crate::ir::needs::Need::Operand(k) => rhs
+                            .operands()
+                            .get(k)
+                            .is_some_and(|o| o.var().is_none_or(|v| !written.contains(&v))),
+                    })
+        }
+        _ => false,
+    };
+    post.iter().all(reversible).then_some(at)
+}
+
+/// The blocks of the loops that [`inner_loop`] fuses in `block`, a block whose sweeps run in
+/// one scope, and in theirs.
+pub(in crate::codegen) fn inner_fused_blocks(
+    body: &Body,
+    plan: &Plan,
+    block: &Block,
+    out: &mut HashSet<BlockId>,
+) {
+    let Some(at) = inner_loop(body, plan, block) else {
+        return;
+    };
+    if let StmtKind::Loop(l) = &block.stmts[at].kind {
+        out.insert(l.body.id);
+        inner_fused_blocks(body, plan, &l.body, out);
+    }
+}
+
 /// Calls `f` on `stmt` and on every statement nested in it.
 fn walk_stmt(stmt: &Stmt, f: &mut impl FnMut(&Stmt)) {
     f(stmt);
@@ -320,9 +400,11 @@ pub(in crate::codegen) fn uses_stack(body: &Body, plan: &Plan, fused: Option<&Fu
         };
         if l.checkpoint.is_some() && matches!(l.kind, LoopKind::Range(_)) {
             in_scope.insert(l.body.id);
+            inner_fused_blocks(body, plan, &l.body, &mut in_scope);
             marks |= !super::checkpoint::straight(l);
         } else if fused.is_some_and(|f| f.at == at) {
             in_scope.insert(l.body.id);
+            inner_fused_blocks(body, plan, &l.body, &mut in_scope);
         }
     }
     marks

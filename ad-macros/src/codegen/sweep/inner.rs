@@ -582,6 +582,114 @@ impl Emitter<'_> {
     }
 }
 
+impl Emitter<'_> {
+    /// A range loop fused into the iteration of a fused loop (`fuse::inner_loop`), walked
+    /// upwards, each iteration's reverse right after its forward, with the shapes of both
+    /// sweeps: the primal arrays resliced as the forward sweep's ([`Self::forward_shape`]),
+    /// the adjoints as the reverse sweep's ([`Self::shape`]), each element held in a local
+    /// through the loop, primal or adjoint. The adjoint of an array has the array's length, and
+    /// it is resliced only where every iteration reads the array: its slice panics exactly
+    /// when one of the iterations' reads would have, before them, which nothing observes (the
+    /// body has no calls or opaque statements).
+    pub(super) fn fused_inner_loop(&self, l: &Loop) -> TokenStream {
+        let LoopKind::Range(r) = &l.kind else {
+            return TokenStream::new();
+        };
+        let var = self.loop_var(r.var);
+        let range = &r.range.expr;
+        let forward = self.forward_shape(l);
+        let reverse = self.shape(l);
+        let Some(j) = r.var.filter(|_| forward.is_some() || reverse.is_some()) else {
+            let iteration = self.fused_iteration(&l.body);
+            return quote!(for #var in #range { #iteration });
+        };
+        let (lo, hi) = match (&forward, &reverse) {
+            (Some(f), _) => (f.lo.clone(), f.hi.clone()),
+            (None, Some(r)) => (r.lo.clone(), r.hi.clone()),
+            (None, None) => return TokenStream::new(),
+        };
+        let mut rebased = self.rebased.clone();
+        let mut primal_held = self.primal_held.clone();
+        let (mut slices, mut reads, mut writes) = (Vec::new(), Vec::new(), Vec::new());
+        if let Some(f) = &forward {
+            rebased.extend(f.rebased.iter().map(|&(a, k)| (a, k, j, false)));
+            for (a, base) in &f.read {
+                let name = &self.body.vars[*a].name;
+                slices.push(match base {
+                    None => quote!(let #name = &#name[..#hi];),
+                    Some(base) => quote!(let #name = &#name[#base..][..#hi];),
+                });
+            }
+            for &(a, i, written) in &f.held {
+                let name = &self.body.vars[a].name;
+                let index = &self.body.vars[i].name;
+                let local = hoisted_name(name, index);
+                primal_held.push((a, i, local.clone()));
+                let mutability = written.then(|| quote!(mut));
+                reads.push(quote!(let #mutability #local = #name[#index];));
+                if written {
+                    writes.push(quote!(#name[#index] = #local;));
+                }
+            }
+        }
+        let mut held = self.held.clone();
+        if let Some(shaping) = &reverse {
+            // (The reverse reads the primal values the forward left in scope, or the arrays
+            // as the forward's shaping has them: only the adjoints are rebased here.)
+            rebased.extend(
+                shaping
+                    .rebased
+                    .iter()
+                    .filter(|&&(_, _, adj)| adj)
+                    .map(|&(a, k, adj)| (a, k, j, adj)),
+            );
+            for (a, base) in &shaping.adjoint {
+                let adj = &self.adj[*a];
+                slices.push(match base {
+                    None => quote!(let #adj = &mut #adj[..#hi];),
+                    Some(base) => quote!(let #adj = &mut #adj[#base..][..#hi];),
+                });
+            }
+            for (&(a, k), &changes) in shaping.hoisted.iter().zip(&shaping.changes) {
+                let adj = &self.adj[a];
+                let local = hoisted_name(adj, &self.body.vars[k].name);
+                let index = &self.body.vars[k].name;
+                held.push((a, k, local.clone()));
+                let zero = super::super::tokens::zero_untyped(self.float_of(a));
+                let mutability = changes.then(|| quote!(mut));
+                reads.push(quote! {
+                    let #mutability #local = match #adj.get(#index) {
+                        ::core::option::Option::Some(__ad_e) => *__ad_e,
+                        ::core::option::Option::None => #zero,
+                    };
+                });
+                if changes {
+                    writes.push(quote! {
+                        if let ::core::option::Option::Some(__ad_e) = #adj.get_mut(#index) {
+                            *__ad_e = #local;
+                        }
+                    });
+                }
+            }
+        }
+        let within = Emitter {
+            adj: self.adj.clone(),
+            held,
+            rebased,
+            primal_held,
+            ..*self
+        };
+        let iteration = within.fused_iteration(&l.body);
+        quote! {
+            if #lo < #hi {
+                #(#slices)* #(#reads)*
+                for #var in #range { #iteration }
+                #(#writes)*
+            }
+        }
+    }
+}
+
 /// The local that holds the adjoint element `__adj_a[i]` through a loop: `__adj_a_at_i`.
 pub(super) fn hoisted_name(adj: &syn::Ident, index: &syn::Ident) -> syn::Ident {
     quote::format_ident!(

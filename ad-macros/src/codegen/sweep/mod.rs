@@ -251,11 +251,33 @@ impl Emitter<'_> {
     /// the block would save are still in scope, so they are neither pushed nor popped (what
     /// the reverse reads is what the pops would have restored). Its nested blocks push and
     /// pop as usual.
+    ///
+    /// When its last loop fuses too (`fuse::inner_loop`): the forward sweep of the statements
+    /// before that loop, the adjoints' declarations, the reverse of the statements after the
+    /// loop, the loop fused, their forward sweep, then the recomputations and the reverse of
+    /// the statements before the loop.
     pub(super) fn fused_iteration(&self, body: &Block) -> TokenStream {
-        let forward = body.stmts.iter().map(|s| self.fwd_stmt(s));
-        let prologue = self.prologue(body, false);
-        let reverse = body.stmts.iter().rev().map(|s| self.rev_stmt(s));
-        quote!(#(#forward)* #prologue #(#reverse)*)
+        let Some(at) = fuse::inner_loop(self.body, self.plan, body) else {
+            let forward = body.stmts.iter().map(|s| self.fwd_stmt(s));
+            let prologue = self.prologue(body, false);
+            let reverse = body.stmts.iter().rev().map(|s| self.rev_stmt(s));
+            return quote!(#(#forward)* #prologue #(#reverse)*);
+        };
+        let (before, after) = (&body.stmts[..at], &body.stmts[at + 1..]);
+        let forward_before = before.iter().map(|s| self.fwd_stmt(s));
+        let decls = self.adjoint_decls(body, |_| true);
+        let reverse_after = after.iter().rev().map(|s| self.rev_stmt(s));
+        let fused = match &body.stmts[at].kind {
+            StmtKind::Loop(l) => self.fused_inner_loop(l),
+            _ => TokenStream::new(),
+        };
+        let forward_after = after.iter().map(|s| self.fwd_stmt(s));
+        let recomputes = self.recomputes(body, false);
+        let reverse_before = before.iter().rev().map(|s| self.rev_stmt(s));
+        quote! {
+            #(#forward_before)* #decls #(#reverse_after)* #fused #(#forward_after)*
+            #recomputes #(#reverse_before)*
+        }
     }
 
     pub(in crate::codegen) fn loop_var(&self, var: Option<VarId>) -> TokenStream {
@@ -384,6 +406,14 @@ impl Emitter<'_> {
                 }
             }
         });
+        let recomputes = self.recomputes(block, pop);
+        let decls = self.adjoint_decls(block, |_| true);
+        quote!(#(#pops)* #recomputes #decls)
+    }
+
+    /// The recomputations at the start of the reverse of `block` (in a fused loop, `pop`
+    /// false, only of its mutable values and fused partials).
+    pub(super) fn recomputes(&self, block: &Block, pop: bool) -> TokenStream {
         let recomputes = self.plan.recomputes_of(block.id);
         let recomputes = recomputes.iter().filter_map(|&v| {
             let rhs = self.plan.defs.get(&v)?;
@@ -411,8 +441,7 @@ impl Emitter<'_> {
             let rhs = self.fwd_rhs(v, rhs, at);
             Some(respan(quote!(let #name #annotation = #rhs;), at))
         });
-        let decls = self.adjoint_decls(block, |_| true);
-        quote!(#(#pops)* #(#recomputes)* #decls)
+        quote!(#(#recomputes)*)
     }
 
     /// The declarations of the adjoints that start at the reverse of `block`, of the
