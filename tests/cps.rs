@@ -195,7 +195,8 @@ fn workloads_agree_with_the_tape() {
     let n = 6;
     let m: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin()).collect();
     let x: Vec<f64> = (0..n).map(|k| 1.0 - k as f64 * 0.3).collect();
-    assert_same_bits(&matvec_sum_cps_grad(&m, &x, n), &matvec_sum_grad(&m, &x, n));
+    // (The tape runs the sum's reverse first and the double loop fused.)
+    assert_agree(&matvec_sum_cps_grad(&m, &x, n), &matvec_sum_grad(&m, &x, n));
     assert_same_bits(
         &recurrence_cps_grad(0.3, 0.9, 0.95, 1000),
         &recurrence_grad(0.3, 0.9, 0.95, 1000),

@@ -592,6 +592,146 @@ fn the_function_reading_past_the_end_panics() {
     let _ = short_rows(&m, &[1.0, 2.0], 3);
 }
 
+// ---- a loop fused with what follows it reversed first -------------------------------------
+//
+// `acc[i] += ..` in a double loop, then a reduction of `acc` whose reverse reads nothing the
+// loops compute (`total += acc[i]`): the reduction's reverse runs first, giving the adjoint of
+// `acc`, then the double loop runs fused.
+
+/// `Σ_i (M x)_i`, with the products accumulated into `acc` (and one row's sign flipped).
+#[reverse(wrt(m, x))]
+fn accumulated_rows(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            if i == 1 {
+                acc[i] -= m[i * n + j] * x[j];
+            } else {
+                acc[i] += m[i * n + j] * x[j].sin();
+            }
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += 2.0 * acc[i];
+    }
+    total / 4.0
+}
+
+#[reverse(wrt(m, x))]
+fn accumulated_rows_via(m: &[f64], x: &[f64], n: usize) -> f64 {
+    accumulated_rows(m, x, n)
+}
+
+/// The same, but the reduction reads the values it sums (`acc[i] * acc[i]`): not reversed
+/// first, the double loop is reversed after it.
+#[reverse(wrt(m, x))]
+fn squared_rows(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            acc[i] += m[i * n + j] * x[j];
+        }
+    }
+    let mut total = 0.0;
+    for i in 0..n {
+        total += acc[i] * acc[i];
+    }
+    total
+}
+
+#[reverse(wrt(m, x))]
+fn squared_rows_via(m: &[f64], x: &[f64], n: usize) -> f64 {
+    squared_rows(m, x, n)
+}
+
+#[test]
+fn double_loops_then_their_sum() {
+    for n in [0, 1, 2, 4] {
+        let m: Vec<f64> = (0..n * n).map(|k| (k as f64 * 0.37).sin()).collect();
+        let x: Vec<f64> = (0..n).map(|k| 0.3 + 0.2 * k as f64).collect();
+        let (_, (dm, dx)) = checked(
+            accumulated_rows(&m, &x, n),
+            accumulated_rows_grad(&m, &x, n),
+            accumulated_rows_via_grad(&m, &x, n),
+        );
+        // total = Σ_i ±(M f(x))_i / 2, f = id on row 1 (subtracted), sin elsewhere.
+        for i in 0..n {
+            for j in 0..n {
+                let want = if i == 1 {
+                    -0.5 * x[j]
+                } else {
+                    0.5 * x[j].sin()
+                };
+                assert_relative_eq!(dm[i * n + j], want, max_relative = 1e-15);
+            }
+        }
+        for j in 0..n {
+            let want: f64 = (0..n)
+                .map(|i| match i {
+                    1 => -0.5 * m[i * n + j],
+                    _ => 0.5 * m[i * n + j] * x[j].cos(),
+                })
+                .sum();
+            assert_relative_eq!(dx[j], want, max_relative = 1e-12, epsilon = 1e-15);
+        }
+        let (_, (dm, dx)) = checked(
+            squared_rows(&m, &x, n),
+            squared_rows_grad(&m, &x, n),
+            squared_rows_via_grad(&m, &x, n),
+        );
+        let rows: Vec<f64> = (0..n)
+            .map(|i| (0..n).map(|j| m[i * n + j] * x[j]).sum())
+            .collect();
+        for i in 0..n {
+            for j in 0..n {
+                assert_relative_eq!(dm[i * n + j], 2.0 * rows[i] * x[j], max_relative = 1e-13);
+            }
+        }
+        for j in 0..n {
+            let want: f64 = (0..n).map(|i| 2.0 * rows[i] * m[i * n + j]).sum();
+            assert_relative_eq!(dx[j], want, max_relative = 1e-12, epsilon = 1e-15);
+        }
+    }
+}
+
+/// Arrays accumulated into and returned: their seeds are their adjoints, before the loop.
+#[reverse]
+fn negated_squares(w: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; w.len()];
+    for i in 0..w.len() {
+        out[i] -= w[i] * w[i];
+    }
+    out
+}
+
+#[reverse]
+fn neighbour_products(w: [f64; 3]) -> [f64; 3] {
+    let mut out = [1.0; 3];
+    for i in 0..3 {
+        out[i] += w[i] * w[(i + 1) % 3];
+    }
+    out
+}
+
+#[test]
+fn arrays_accumulated_into_and_returned() {
+    let w = [1.0, 2.0, 3.0];
+    let seed = [1.0, 10.0, 100.0];
+    let (v, dw) = negated_squares_vjp(&w, seed.to_vec());
+    assert_eq!(v, negated_squares(&w));
+    for i in 0..3 {
+        assert_eq!(dw[i], -2.0 * w[i] * seed[i]);
+    }
+    let (v, dw) = neighbour_products_vjp(w, seed);
+    assert_eq!(v, neighbour_products(w));
+    // out_i = 1 + w_i w_{i+1}
+    for k in 0..3 {
+        let want = seed[k] * w[(k + 1) % 3] + seed[(k + 2) % 3] * w[(k + 2) % 3];
+        assert_eq!(dw[k], want);
+    }
+}
+
 // ---- loops that are not fused: still exact ------------------------------------------------
 
 /// The accumulator feeds the loop: its adjoint changes from one iteration to the next.

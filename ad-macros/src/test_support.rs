@@ -396,6 +396,10 @@ fn fused_loops() {
         "{rows}"
     );
     assert!(vjp("row_squares").contains("for j in (0..n).rev()"));
+    // (`acc[i] += ..`, then the sum of `acc`: the sum reversed first, each row walked once.)
+    let sums = vjp_of("loops")("matvec_sum");
+    assert!(!sums.contains("for j in (0..n).rev()"), "{sums}");
+    assert!(sums.contains("for __i_2 in (0..n).rev()"), "{sums}");
 }
 
 /// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).

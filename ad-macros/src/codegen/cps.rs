@@ -104,9 +104,10 @@ pub(super) fn emit_vjp(
     let e = Emitter::new(body, plan, sig, Store::Cells);
     let whole = loop_only_arrays(body, sig);
     // (Only unscaled: the statements after the loop have no reverse work, so the adjoints of
-    // what the loop touches are their seeds before it runs.)
-    let fused = super::sweep::fuse::tail_loop(body, plan, sig)
-        .filter(|f| f.scaled.is_none())
+    // what the loop touches are their seeds before it runs; and into floats only, whose cells
+    // the seeds reach.)
+    let fused = super::sweep::fuse::tail_loop(body, plan, sig, false)
+        .filter(|f| f.scaled.is_none() && !f.arrays)
         .map(|f| &body.block.stmts[f.at]);
     let c = Cps {
         e,

@@ -553,53 +553,50 @@ fn matvec_sum_vjp(
 ) -> (f64, (::std::vec::Vec<f64>, ::std::vec::Vec<f64>)) {
     let _ = matvec_sum;
     let mut acc = ::std::vec![0.0; n];
+    let mut __adj_m = ::revad::__private::zeros_like(&m);
+    let mut __adj_x = ::revad::__private::zeros_like(&x);
+    let mut __adj_acc = ::std::vec![0.0_f64; n];
+    let mut __adj_total = 0.0_f64;
+    __adj_total += __seed;
+    if 0 < n {
+        let __adj_acc = &mut __adj_acc[..n];
+        for __i_2 in (0..n).rev() {
+            let __adj_t7 = __adj_total;
+            __adj_acc[__i_2] += __adj_t7;
+        }
+    }
     for i in 0..n {
         if 0 < n {
             let m = &m[i * n..][..n];
             let x = &x[..n];
+            let __adj_m = &mut __adj_m[i * n..][..n];
+            let __adj_x = &mut __adj_x[..n];
             let mut acc_at_i = acc[i];
+            let __adj_acc_at_i = match __adj_acc.get(i) {
+                ::core::option::Option::Some(__ad_e) => *__ad_e,
+                ::core::option::Option::None => 0.0,
+            };
             for j in 0..n {
                 let __i1 = i * n + j;
                 let __t2 = m[j];
                 let __t3 = x[j];
                 let __t4 = __t2 * __t3;
                 acc_at_i += __t4;
-            }
-            acc[i] = acc_at_i;
-        }
-    }
-    let mut total: f64 = 0.0;
-    let mut __adj_m = ::revad::__private::zeros_like(&m);
-    let mut __adj_x = ::revad::__private::zeros_like(&x);
-    let mut __adj_acc = ::std::vec![0.0_f64; n];
-    let mut __adj_total = 0.0_f64;
-    __adj_total += __seed;
-    for __i_2 in 0..n {
-        let __t7 = acc[__i_2];
-        total += __t7;
-        let __adj_t7 = __adj_total;
-        __adj_acc[__i_2] += __adj_t7;
-    }
-    for i in (0..n).rev() {
-        if 0 < n {
-            let m = &m[i * n..][..n];
-            let x = &x[..n];
-            let __adj_m = &mut __adj_m[i * n..][..n];
-            let __adj_x = &mut __adj_x[..n];
-            let __adj_acc_at_i = match __adj_acc.get(i) {
-                ::core::option::Option::Some(__ad_e) => *__ad_e,
-                ::core::option::Option::None => 0.0,
-            };
-            for j in (0..n).rev() {
-                let __i1 = i * n + j;
-                let __t2 = m[j];
-                let __t3 = x[j];
                 let __adj_t4 = __adj_acc_at_i;
                 let __adj_t2 = __adj_t4 * __t3;
                 let __adj_t3 = __adj_t4 * __t2;
                 __adj_x[j] += __adj_t3;
                 __adj_m[j] += __adj_t2;
             }
+            acc[i] = acc_at_i;
+        }
+    }
+    let mut total: f64 = 0.0;
+    if 0 < n {
+        let acc = &acc[..n];
+        for __i_2 in 0..n {
+            let __t7 = acc[__i_2];
+            total += __t7;
         }
     }
     (total, (__adj_m, __adj_x))

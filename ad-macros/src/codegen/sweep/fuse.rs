@@ -58,6 +58,12 @@ pub(in crate::codegen) struct Fusion {
     pub hoisted: Vec<usize>,
     /// Set when statements with reverse work follow it (see [`Scaled`]).
     pub scaled: Option<Scaled>,
+    /// Set when the statements after it, loops too, reverse before it runs (see
+    /// [`pre_reversed`]): their reverse sweep runs first, then the loop fused, then their
+    /// forward sweep.
+    pub pre_reversed: bool,
+    /// Whether the loop accumulates into arrays (`acc[i] += e`).
+    pub arrays: bool,
 }
 
 /// A fused loop followed by statements with reverse work (`loss / n as f64`, `m + s.ln()`):
@@ -80,8 +86,15 @@ pub(in crate::codegen) struct Scaled {
 }
 
 /// The loop of the function's top block whose reverse sweep fuses into its forward sweep, if
-/// there is one.
-pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -> Option<Fusion> {
+/// there is one: the last loop, or with `pre_reverse` an earlier one with loops in its body
+/// when the last has none and what follows reverses before it ([`pre_reversed`]: `acc[i] +=
+/// m[i * n + j] * x[j]` in a double loop, then the sum of `acc`).
+pub(in crate::codegen) fn tail_loop(
+    body: &Body,
+    plan: &Plan,
+    sig: &Signature,
+    pre_reverse: bool,
+) -> Option<Fusion> {
     if sig.params.iter().any(|p| p.passing == Passing::MutRef)
         || !body.writebacks.is_empty()
         || plan.block_mode.first() != Some(&BlockMode::Live)
@@ -89,6 +102,29 @@ pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -
     {
         return None;
     }
+    let last = last_loop(body, plan);
+    let stmts = &body.block.stmts;
+    let nested = |at: usize| match &stmts[at].kind {
+        StmtKind::Loop(l) => l
+            .body
+            .stmts
+            .iter()
+            .any(|s| matches!(s.kind, StmtKind::Loop(_))),
+        _ => false,
+    };
+    if last.as_ref().is_some_and(|f| nested(f.at)) || !pre_reverse {
+        return last;
+    }
+    let end = last.as_ref().map_or(stmts.len(), |f| f.at);
+    (0..end)
+        .rev()
+        .filter(|&at| nested(at))
+        .find_map(|at| pre_reversed(body, plan, at))
+        .or(last)
+}
+
+/// The function's last loop, fused, when it can be (see the module's documentation).
+fn last_loop(body: &Body, plan: &Plan) -> Option<Fusion> {
     let stmts = &body.block.stmts;
     let last = stmts.iter().rposition(|s| stmt_work(s, &plan.activity))?;
     let at = match &stmts[last].kind {
@@ -100,7 +136,7 @@ pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -
     let StmtKind::Loop(l) = &stmts[at].kind else {
         return None;
     };
-    let accumulators = fusable(body, plan, l)?;
+    let (accumulators, arrays) = fusable(body, plan, l)?;
     let tail = &stmts[at + 1..];
     let mut written = HashSet::new();
     let mut write = |s: &Stmt| written.extend(s.writes());
@@ -143,9 +179,11 @@ pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -
             at,
             hoisted,
             scaled: None,
+            pre_reversed: false,
+            arrays: !arrays.is_empty(),
         });
     }
-    let [accumulator] = accumulators.as_slice() else {
+    let ([accumulator], []) = (accumulators.as_slice(), arrays.as_slice()) else {
         return None;
     };
     let inner = blocks_of(l);
@@ -202,6 +240,8 @@ pub(in crate::codegen) fn tail_loop(body: &Body, plan: &Plan, sig: &Signature) -
             separate,
             late,
         }),
+        pre_reversed: false,
+        arrays: false,
     })
 }
 
@@ -313,8 +353,9 @@ fn shape_reads(body: &Body, v: VarId) -> Vec<VarId> {
 }
 
 /// The accumulators of the loop `l` when its reverse sweep can run iteration by iteration in
-/// its forward sweep (see the module's documentation); `None` when it cannot.
-fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
+/// its forward sweep (see the module's documentation), floats and arrays of floats (`acc[i]
+/// += e`: the reverse reads the element's adjoint and leaves it), or `None` when it cannot.
+fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<(Vec<VarId>, Vec<VarId>)> {
     // (A checkpointed loop is reversed by its schedule: see `checkpoint`.)
     if !matches!(l.kind, LoopKind::Range(_))
         || !l.exits.is_empty()
@@ -330,6 +371,7 @@ fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
     let inner = blocks_of(l);
     let mut fusable = true;
     let mut accumulators = Vec::new();
+    let mut arrays = Vec::new();
     crate::ir::visit::walk(&l.body, &mut |stmt, _| {
         for w in stmt.writes() {
             if inside(plan, &inner, w) || !plan.active(w) {
@@ -345,12 +387,172 @@ fn fusable(body: &Body, plan: &Plan, l: &Loop) -> Option<Vec<VarId>> {
                         accumulators.push(w);
                     }
                 }
+                StmtKind::IndexAssign {
+                    array,
+                    op: AssignOp::Add | AssignOp::Sub,
+                    value,
+                    ..
+                } if *array == w
+                    && value.var() != Some(w)
+                    && matches!(&body.vars[w].ty, Ty::Array(info) if !info.agg && info.elem.is_some()) =>
+                {
+                    if !arrays.contains(&w) {
+                        arrays.push(w);
+                    }
+                }
                 _ => fusable = false,
             }
         }
     });
     let feeds = feeds(&l.body);
-    (fusable && !accumulators.iter().any(|a| feeds.contains(a))).then_some(accumulators)
+    let fed = accumulators
+        .iter()
+        .chain(&arrays)
+        .any(|a| feeds.contains(a));
+    (fusable && !fed).then_some((accumulators, arrays))
+}
+
+/// The loop at `at` of the function's top block, fused, with the statements after it
+/// reversed before it runs: they are statements, and loops over ranges, whose reverse reads
+/// no value that the loop or they write (the sum of `acc` after `acc[i] += ..`: the reverse of
+/// `total += acc[i]` is `__adj_acc[i] += __adj_total`, which reads `i` only, regenerated by the
+/// reverse loop's range). So their reverse gives the adjoints of what the loop accumulates
+/// before it runs, and these stay the same through it. The forward sweep then runs the
+/// statements before the loop, declares the adjoints, seeds them, reverses the statements
+/// after the loop, runs the loop fused and then the forward sweep of the statements after it.
+fn pre_reversed(body: &Body, plan: &Plan, at: usize) -> Option<Fusion> {
+    let stmts = &body.block.stmts;
+    let StmtKind::Loop(l) = &stmts[at].kind else {
+        return None;
+    };
+    let (_, arrays) = fusable(body, plan, l)?;
+    let tail = &stmts[at + 1..];
+    // What the loop and the statements after it write or define.
+    let mut written = HashSet::new();
+    let mut write = |s: &Stmt| {
+        written.extend(s.writes());
+        match &s.kind {
+            StmtKind::Let { var, .. } => {
+                written.insert(*var);
+            }
+            StmtKind::Loop(l) => {
+                written.insert(l.trips);
+            }
+            _ => {}
+        }
+    };
+    crate::ir::visit::walk(&l.body, &mut |s, _| write(s));
+    for stmt in tail {
+        walk_stmt(stmt, &mut write);
+    }
+    // The values the reverse of the statements after the loop can read without their forward:
+    // those nothing writes, and their loops' variables (the reverse loop binds them), and what
+    // is recomputed from these.
+    let mut regenerated = HashSet::new();
+    let ok = tail
+        .iter()
+        .all(|s| reverses_first(body, plan, s, &written, &mut regenerated));
+    // (The adjoints of the top block are declared before the loop: their shapes must not read
+    // what the statements after it define; nor may the top block recompute one of those.)
+    let top = body.block.id;
+    let late = plan
+        .adj_starts_of(top)
+        .iter()
+        .any(|&v| shape_reads(body, v).iter().any(|r| written.contains(r)))
+        || plan.recomputes_of(top).iter().any(|v| written.contains(v));
+    (ok && !late).then_some(Fusion {
+        at,
+        hoisted: Vec::new(),
+        scaled: None,
+        pre_reversed: true,
+        arrays: !arrays.is_empty(),
+    })
+}
+
+/// Whether the reverse of `stmt` (a statement after a fused loop, see [`pre_reversed`]) reads
+/// only values that `written` does not hold or that `regenerated` has: its partials', its
+/// indices', its loop's range's and its recomputations' reads. Adds the loop variables and
+/// recomputed values of the loops it walks to `regenerated`.
+fn reverses_first(
+    body: &Body,
+    plan: &Plan,
+    stmt: &Stmt,
+    written: &HashSet<VarId>,
+    regenerated: &mut HashSet<VarId>,
+) -> bool {
+    let readable =
+        |v: VarId, regenerated: &HashSet<VarId>| !written.contains(&v) || regenerated.contains(&v);
+    let operands_readable = |ops: Vec<&crate::ir::Operand>, regenerated: &HashSet<VarId>| {
+        ops.iter()
+            .all(|o| o.var().is_none_or(|v| readable(v, regenerated)))
+    };
+    match &stmt.kind {
+        StmtKind::Let { .. } if !stmt_work(stmt, &plan.activity) => true,
+        StmtKind::Let { rhs, .. } => match rhs {
+            crate::ir::Rhs::Index(_, path) => operands_readable(path.operands(), regenerated),
+            crate::ir::Rhs::Intrinsic(..) => false,
+            rhs if crate::ir::linear::linearize(rhs).is_some() => {
+                let active = |v: VarId| plan.active(v);
+                let operands = rhs.operands();
+                crate::ir::needs::rhs_needs(rhs, &active)
+                    .into_iter()
+                    .all(|need| match need {
+                        crate::ir::needs::Need::Output => false,
+                        crate::ir::needs::Need::Operand(k) => operands
+                            .get(k)
+                            .is_some_and(|o| o.var().is_none_or(|v| readable(v, regenerated))),
+                    })
+            }
+            _ => false,
+        },
+        StmtKind::Assign {
+            var,
+            op: AssignOp::Add | AssignOp::Sub,
+            value,
+        } => body.vars[*var].ty.is_float() && value.var() != Some(*var),
+        StmtKind::IndexAssign {
+            array,
+            index,
+            op: AssignOp::Add | AssignOp::Sub,
+            value,
+        } => value.var() != Some(*array) && operands_readable(index.operands(), regenerated),
+        StmtKind::Loop(inner) => {
+            let LoopKind::Range(r) = &inner.kind else {
+                return false;
+            };
+            let lp = plan.loops.get(&inner.trips).copied().unwrap_or_default();
+            if !inner.exits.is_empty()
+                || inner.cont.is_some()
+                || inner.checkpoint.is_some()
+                || lp.count
+                || crate::ir::plan::reversed(r).is_none()
+                || r.range.reads.iter().any(|&v| !readable(v, regenerated))
+                || !plan.saves_of(inner.body.id).is_empty()
+            {
+                return false;
+            }
+            regenerated.extend(r.var);
+            for &v in plan.recomputes_of(inner.body.id) {
+                let Some(rhs) = plan.defs.get(&v) else {
+                    return false;
+                };
+                if matches!(
+                    rhs,
+                    crate::ir::Rhs::Call(_) | crate::ir::Rhs::Pop(_) | crate::ir::Rhs::Remove(..)
+                ) || rhs.reads().iter().any(|&r| !readable(r, regenerated))
+                {
+                    return false;
+                }
+                regenerated.insert(v);
+            }
+            inner
+                .body
+                .stmts
+                .iter()
+                .all(|s| reverses_first(body, plan, s, written, regenerated))
+        }
+        _ => false,
+    }
 }
 
 /// The variables whose values flow, differentiably, into a value computed in `block`: those

@@ -41,7 +41,7 @@ pub(super) fn emit_vjp(
     let signature = super::vjp_signature(func, sig);
     let doc = super::vjp_doc(func, sig);
     let stack = stack();
-    let fused = fuse::tail_loop(body, plan, sig);
+    let fused = fuse::tail_loop(body, plan, sig, true);
     let stack_decl = fuse::uses_stack(body, plan, fused.as_ref())
         .then(|| quote!(let #stack: &mut ::revad::__private::ValueStack = &mut ::revad::__private::ValueStack::reused();));
     // The check that callees have derivatives is made once, here, not in the companions.
@@ -114,6 +114,11 @@ impl Emitter<'_> {
     /// adjoint `1`, then the other statements after it; the reverse sweep seeds, reverses the
     /// statements after the loop, multiplies the adjoints the loop added to by the
     /// accumulator's, and reverses the statements before the loop.
+    ///
+    /// Pre-reversed: the forward sweep runs the statements before the loop, declares and seeds
+    /// the adjoints, reverses the statements after the loop (their reverse reads nothing they
+    /// or the loop compute), runs the loop fused, then the forward sweep of the statements
+    /// after it; the reverse sweep is that of the statements before the loop.
     fn fused_sweeps(
         &self,
         block: &Block,
@@ -132,6 +137,18 @@ impl Emitter<'_> {
             .map(|k| self.fwd_stmt(&block.stmts[k]))
             .collect();
         let reverse_before = block.stmts[..at].iter().rev().map(|s| self.rev_stmt(s));
+        if fusion.pre_reversed {
+            let fused = match &block.stmts[at].kind {
+                StmtKind::Loop(l) => self.fused_loop(l),
+                _ => TokenStream::new(),
+            };
+            let prologue = self.prologue(block, true);
+            let reverse_after = block.stmts[at + 1..].iter().rev().map(|s| self.rev_stmt(s));
+            return (
+                quote!(#(#before)* #prologue #head #(#reverse_after)* #fused #(#after)*),
+                quote!(#(#reverse_before)*),
+            );
+        }
         let Some(scaled) = &fusion.scaled else {
             let fused = match &block.stmts[at].kind {
                 StmtKind::Loop(l) => self.fused_loop(l),
