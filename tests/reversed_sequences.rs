@@ -220,3 +220,91 @@ fn reversed_chunks_windows_and_enumerations_keep_their_own_length() {
     assert_eq!(v, 7.0 * 10.0 * 0.7 + 5.0 * 20.0);
     assert_eq!(ga, [0.0, 0.0, 0.0, 0.0, 20.0, 0.0, 7.0]);
 }
+
+// ---- `.skip(k)`, `.take(n)`, `.step_by(k)` of zips, enumerations and reversed sequences ----
+
+/// `enumerate().skip(1)`: the indices stay the enumeration's (1, 2, ..).
+#[reverse]
+fn enumerated_then_skipped(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (i, &v) in x.iter().enumerate().skip(1) {
+        s += v * x[i - 1] * (i as f64);
+    }
+    s
+}
+
+/// `rev().skip(1)` and `rev().step_by(k)`, `k` a variable changed in the body (the sequence
+/// took its value before the loop).
+#[reverse]
+fn reversed_then_skipped_and_stepped(x: &[f64], mut k: usize) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().rev().skip(1) {
+        s = s * 0.5 + v;
+    }
+    for v in x.iter().rev().step_by(k) {
+        s = s * 0.5 + v * v;
+        k += 1;
+    }
+    s + k as f64
+}
+
+/// A zip taken and skipped, an enumeration reversed then skipped.
+#[reverse]
+fn zipped_taken_and_skipped(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(y.iter().rev()).take(3) {
+        s += a * b;
+    }
+    for (a, b) in x.iter().zip(y.iter()).skip(1).step_by(2) {
+        s += a.sin() * b;
+    }
+    for (i, v) in x.iter().enumerate().rev().skip(2) {
+        s += (i as f64 + 1.0) * v.sin();
+    }
+    s
+}
+
+#[test]
+fn skip_take_and_step_by_of_other_sequences() {
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+    // Σ_{i ≥ 1} x_i x_{i-1} i = 2 + 12 + 36 + 80
+    let (v, g) = enumerated_then_skipped_grad(&x);
+    assert_eq!(v.to_bits(), enumerated_then_skipped(&x).to_bits());
+    assert_eq!(v, 130.0);
+    assert_eq!(g, [2.0, 7.0, 16.0, 29.0, 16.0]);
+    for n in [0, 1, 2, 5] {
+        let x = &x[..n];
+        let (v, g) = enumerated_then_skipped_grad(x);
+        assert_eq!(v.to_bits(), enumerated_then_skipped(x).to_bits());
+        close_all(&g, &fd(enumerated_then_skipped, x));
+        for k in [1, 2, 3] {
+            let (v, g) = reversed_then_skipped_and_stepped_grad(x, k);
+            assert_eq!(
+                v.to_bits(),
+                reversed_then_skipped_and_stepped(x, k).to_bits()
+            );
+            close_all(&g, &fd(|p| reversed_then_skipped_and_stepped(p, k), x));
+        }
+    }
+    // The first loop walks [4, 3, 2, 1] (weights 1/8 .. 1 at the end of it), the second
+    // [5, 3, 1] (k = 2), halving the sum three times: the first loop's weights times 1/8.
+    let (_, g) = reversed_then_skipped_and_stepped_grad(&x, 2);
+    let first = [1.0, 0.5, 0.25, 0.125, 0.0].map(|w| w * 0.125);
+    let second = [2.0 * 1.0, 0.0, 2.0 * 3.0 * 0.5, 0.0, 2.0 * 5.0 * 0.25];
+    for i in 0..5 {
+        assert_eq!(g[i], first[i] + second[i]);
+    }
+    let y = [0.5, -1.0, 2.0, 0.25];
+    for (a, b) in [(&x[..], &y[..]), (&y[..], &x[..]), (&x[..2], &y[..])] {
+        let (v, (ga, gb)) = zipped_taken_and_skipped_grad(a, b);
+        assert_eq!(v.to_bits(), zipped_taken_and_skipped(a, b).to_bits());
+        close_all(&[ga, gb].concat(), &fd2(zipped_taken_and_skipped, a, b));
+    }
+}
+
+/// `.step_by(0)` panics as the iterator does.
+#[test]
+#[should_panic(expected = "step != 0")]
+fn step_by_zero_panics() {
+    let _ = reversed_then_skipped_and_stepped_grad(&[1.0, 2.0], 0);
+}

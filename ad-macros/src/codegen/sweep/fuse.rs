@@ -426,6 +426,10 @@ fn pre_reversed(body: &Body, plan: &Plan, at: usize) -> Option<Fusion> {
         return None;
     };
     let (_, arrays) = fusable(body, plan, l)?;
+    // (A float result: its seed is added into its adjoint, reading no value.)
+    if !matches!(body.output, crate::ir::Output::Scalar(_)) {
+        return None;
+    }
     let tail = &stmts[at + 1..];
     // What the loop and the statements after it write or define.
     let mut written = HashSet::new();

@@ -162,6 +162,13 @@ enum Seq {
     Rev(Box<Seq>),
     /// `x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`: each item is a view.
     Chunks(Chunked),
+    /// `.skip(k)` of another sequence than the elements of a view (which narrow the view):
+    /// item `i` is item `i + k` of the sequence, `k` evaluated once (`usize`).
+    Skip(Box<Seq>, Operand),
+    /// `.take(n)`: the first `n` items.
+    Take(Box<Seq>, Operand),
+    /// `.step_by(k)`: item `i` is item `i * k` (the count panics where `step_by(0)` does).
+    StepBy(Box<Seq>, Operand),
 }
 
 /// `x.chunks(k)`, `x.chunks_exact(k)` or `x.windows(k)` of a float array or view: a sequence
@@ -1074,14 +1081,20 @@ impl Lowerer<'_> {
                                 rev: false,
                             }))
                         }
-                        Ok(_) => {
-                            self.cx.error(
-                                &m.method,
-                                "#[reverse] supports `.skip(k)`, `.take(n)` and `.step_by(k)` \
-                                 right after `.iter()` on a float array or slice; write a slice \
-                                 (`&xs[k..]`) or iterate over indices instead",
-                            );
-                            Some(Err(()))
+                        // Of a zip, an enumeration, a reversed or chunked sequence: by
+                        // position, the argument evaluated once before the loop.
+                        Ok(seq) => {
+                            let span = m.method.span();
+                            let k = self.lower_int_operand(&m.args[0], Ty::Usize, pre);
+                            let reads = op_reads(&k);
+                            let kt = self.op_tokens(&k);
+                            let k = self.usize_let("k", kt, reads, span, pre);
+                            let seq = Box::new(seq);
+                            Some(Ok(match name.as_str() {
+                                "skip" => Seq::Skip(seq, k),
+                                "take" => Seq::Take(seq, k),
+                                _ => Seq::StepBy(seq, k),
+                            }))
                         }
                         Err(()) => Some(Err(())),
                     },
@@ -1183,6 +1196,17 @@ impl Lowerer<'_> {
             }
             Seq::Enumerate(a) | Seq::Rev(a) => self.seq_count(a),
             Seq::Chunks(chunked) => self.chunk_count(chunked),
+            Seq::Skip(a, k) | Seq::Take(a, k) | Seq::StepBy(a, k) => {
+                let (count, mut reads) = self.seq_count(a);
+                reads.extend(op_reads(k));
+                let k = self.op_tokens(k);
+                let count = match seq {
+                    Seq::Skip(..) => quote!((#count).saturating_sub(#k)),
+                    Seq::Take(..) => quote!(::core::cmp::min(#count, #k)),
+                    _ => quote!(::revad::__private::view::step_by(#count, #k)),
+                };
+                (count, reads)
+            }
         }
     }
 
@@ -1294,10 +1318,12 @@ impl Lowerer<'_> {
             return true;
         }
         let pair = matches!(pat, syn::Pat::Tuple(t) if t.elems.len() == 2);
-        let paired = |seq: &Seq| match seq {
-            Seq::Rev(a) => matches!(**a, Seq::Zip(..) | Seq::Enumerate(_)),
-            seq => matches!(seq, Seq::Zip(..) | Seq::Enumerate(_)),
-        };
+        fn paired(seq: &Seq) -> bool {
+            match seq {
+                Seq::Rev(a) | Seq::Skip(a, _) | Seq::Take(a, _) | Seq::StepBy(a, _) => paired(a),
+                seq => matches!(seq, Seq::Zip(..) | Seq::Enumerate(_)),
+            }
+        }
         if paired(seq) && !pair {
             self.cx.error(
                 pat,
@@ -1380,6 +1406,22 @@ impl Lowerer<'_> {
                     }
                 }
                 self.bind_item(&t.elems[1], a, i, body)
+            }
+            Seq::Take(a, _) => self.bind_item(pat, a, i, body),
+            Seq::Skip(a, k) | Seq::StepBy(a, k) => {
+                // Item `i` is item `i + k` (`i * k`) of `a`.
+                let it = self.vars[i].name.clone();
+                let mut reads = op_reads(k);
+                reads.push(i);
+                let kt = self.op_tokens(k);
+                let at = match seq {
+                    Seq::Skip(..) => quote!(#it + #kt),
+                    _ => quote!(#it * #kt),
+                };
+                let Operand::Var(j) = self.usize_let("j", at, reads, pat.span(), body) else {
+                    return false;
+                };
+                self.bind_item(pat, a, j, body)
             }
             Seq::Chunks(chunked) => {
                 let ident = match pat {
