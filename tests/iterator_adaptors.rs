@@ -919,3 +919,107 @@ fn chains_over_a_constant_table() {
         );
     }
 }
+
+// ---- `for` loops over chains with closures: `.for_each` of the chain --------------------
+
+/// `for (a, b) in x.iter().zip(w).filter(..)`: the body runs on the kept pairs.
+#[reverse]
+pub fn kept_pairs(x: &[f64], w: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in x.iter().zip(w.iter()).filter(|(a, _)| **a > 0.0) {
+        let t = a * b;
+        s += t.sin();
+    }
+    s
+}
+
+/// `kept_pairs` through its split companions.
+#[reverse]
+pub fn kept_pairs_via(x: &[f64], w: &[f64]) -> f64 {
+    kept_pairs(x, w)
+}
+
+/// `.map(..)` in a `for` loop, and a filtered range with a loop in the body.
+#[reverse]
+pub fn mapped_and_filtered_range(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().map(|a| a * a) {
+        s += v.sqrt() * 2.0;
+    }
+    for i in (0..x.len()).filter(|i| i % 2 == 0) {
+        s += x[i] * x[i];
+        for j in 0..i {
+            s += x[j] * 0.5;
+        }
+    }
+    s
+}
+
+/// `mapped_and_filtered_range` through its split companions.
+#[reverse]
+pub fn mapped_and_filtered_range_via(x: &[f64]) -> f64 {
+    mapped_and_filtered_range(x)
+}
+
+/// Enumerations filtered on the index: `|(i, _)| *i > 0` (the index by reference, as Rust
+/// binds it through the closure's `&item`) and `|&(i, _)| i % 2 == 1`; a branch in the body.
+#[reverse]
+pub fn filtered_enumerations(x: &[f64]) -> f64 {
+    let mut s = 1.0;
+    for (i, &v) in x.iter().enumerate().filter(|(i, _)| *i > 0) {
+        if v > 1.0 {
+            s *= v;
+        } else {
+            s += v * i as f64;
+        }
+    }
+    for (i, &v) in x.iter().enumerate().filter(|&(i, _)| i % 2 == 1) {
+        s += v * i as f64;
+    }
+    s + x
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i > 1)
+        .map(|(i, v)| v * i as f64)
+        .sum::<f64>()
+}
+
+/// `filtered_enumerations` through its split companions.
+#[reverse]
+pub fn filtered_enumerations_via(x: &[f64]) -> f64 {
+    filtered_enumerations(x)
+}
+
+#[test]
+fn for_loops_over_chains_with_closures() {
+    let x = [1.0, -2.0, 3.0, 0.5];
+    let w = [0.1, 0.2, 0.3, 0.4];
+    let (_, (dx, dw)) = checked(
+        kept_pairs(&x, &w),
+        kept_pairs_grad(&x, &w),
+        kept_pairs_via_grad(&x, &w),
+    );
+    for i in 0..4 {
+        let (a, b) = (x[i], w[i]);
+        let keep = if a > 0.0 { 1.0 } else { 0.0 };
+        assert_relative_eq!(dx[i], keep * b * (a * b).cos(), max_relative = 1e-15);
+        assert_relative_eq!(dw[i], keep * a * (a * b).cos(), max_relative = 1e-15);
+    }
+    // 2 Σ |x_i| + x_0² + x_2² + (x_0 + x_1) / 2
+    let (v, dx) = checked(
+        mapped_and_filtered_range(&x),
+        mapped_and_filtered_range_grad(&x),
+        mapped_and_filtered_range_via_grad(&x),
+    );
+    assert_eq!(v, 13.0 + 1.0 + 9.0 - 0.5);
+    assert_eq!(dx, [2.0 + 2.0 + 0.5, -2.0 + 0.5, 2.0 + 6.0, 2.0]);
+    // 1 - 2 = -1, times 3, plus 0.5 · 3; then - 2 + 1.5; then 3 · 2 + 0.5 · 3
+    let (v, dx) = checked(
+        filtered_enumerations(&x),
+        filtered_enumerations_grad(&x),
+        filtered_enumerations_via_grad(&x),
+    );
+    assert_eq!(v, -1.5 + (-2.0 + 1.5) + 7.5);
+    assert_eq!(dx, [0.0, 3.0 + 1.0, -1.0 + 2.0, 3.0 + 3.0 + 3.0]);
+    check::gradient(filtered_enumerations, &x, &dx).unwrap();
+}

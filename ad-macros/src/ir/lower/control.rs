@@ -603,6 +603,12 @@ impl Lowerer<'_> {
                 }
                 None => {}
             }
+            // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`.
+            if !jumps_in(&f.body) {
+                if let Some(desugared) = super::desugar::chain_loop(f) {
+                    return self.lower_expr_jumps(&desugared, out, false);
+                }
+            }
         }
         let mut prelude = Vec::new();
         // The write-backs of `iter_mut()` elements, after the body (see `iter_mut`).
@@ -920,6 +926,16 @@ impl Lowerer<'_> {
         }
         let Some(elements) = self.elements(&f.expr) else {
             if self.is_poisoned(&f.expr) {
+                return None;
+            }
+            if super::desugar::has_chain_adaptor(&f.expr) && f.label.is_none() {
+                self.cx.error(
+                    &f.expr,
+                    "#[reverse] runs a `for` loop over `.filter(..)` or `.map(..)` as \
+                     `.for_each(..)` of the chain, which cannot `break`, `continue` or \
+                     `return`; loop over the elements (`for x in xs.iter()`) and test or map \
+                     them in the body",
+                );
                 return None;
             }
             self.cx.error(

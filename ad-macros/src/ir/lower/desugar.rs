@@ -1,6 +1,7 @@
 //! Rewrites of the user's syntax into forms the rest of the lowering takes, before any of it
 //! is lowered (they read no lowering state): `let .. else` of a pure value, arrays by
-//! `std::array::from_fn`, reference patterns around tuples.
+//! `std::array::from_fn`, reference patterns around tuples, `for` loops over iterator chains
+//! with closures.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -211,4 +212,33 @@ pub(super) fn destructured_refs(pat: &mut syn::Pat) -> Vec<syn::Stmt> {
         pat => replace(pat, 0, &mut lets),
     }
     lets
+}
+
+/// The adaptors that a `for` loop's sequence cannot have but an iterator chain can: they take
+/// closures.
+const CHAIN_ADAPTORS: &[&str] = &["filter", "map", "filter_map", "flat_map"];
+
+/// `for PAT in CHAIN { BODY }` whose chain has an adaptor of [`CHAIN_ADAPTORS`] (`for v in
+/// xs.iter().filter(|v| **v > 0.0)`): `CHAIN.for_each(|PAT| BODY);`, which the iterator
+/// chains lower (the closure runs on each item in order, as the body would). Only for a loop
+/// without a label or attribute (the caller checks that the body does not `break`,
+/// `continue` or `return`); `None` otherwise.
+pub(super) fn chain_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    if f.label.is_some() || !f.attrs.is_empty() || !has_chain_adaptor(&f.expr) {
+        return None;
+    }
+    let (pat, expr, body) = (&f.pat, &f.expr, &f.body);
+    Some(syn::parse_quote_spanned!(f.for_token.span=> (#expr).for_each(|#pat| #body)))
+}
+
+/// Whether the method chain `expr` has one of [`CHAIN_ADAPTORS`].
+pub(super) fn has_chain_adaptor(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::MethodCall(m) => {
+            CHAIN_ADAPTORS.iter().any(|a| m.method == a) || has_chain_adaptor(&m.receiver)
+        }
+        syn::Expr::Paren(p) => has_chain_adaptor(&p.expr),
+        syn::Expr::Group(g) => has_chain_adaptor(&g.expr),
+        _ => false,
+    }
 }

@@ -877,7 +877,17 @@ impl Lowerer<'_> {
                 self.stages(step, rest, zipped, item, out)
             }
             Stage::Filter(p) => {
-                let keep = match self.call_value(p, vec![item.clone()], out) {
+                // The closure of `filter` takes a reference to the item: `|&(i, x)|` binds the
+                // item itself; otherwise its integers (an enumeration's index) are bound as
+                // references, as Rust binds them through it (`|(i, _)| *i > 0`).
+                let (closure, arg) = match item_pattern(p) {
+                    Some(closure) => (closure, item.clone()),
+                    None => (
+                        (*p).clone(),
+                        self.by_reference(item.clone(), step.span, out),
+                    ),
+                };
+                let keep = match self.call_value(&closure, vec![arg], out) {
                     // `|p| p.alive`: a `bool` field, read as written.
                     Value::Place(place) => {
                         let (tokens, reads) = self.place_tokens(&place, step.span);
@@ -902,6 +912,31 @@ impl Lowerer<'_> {
                 self.push_if(cond, (kept, Vec::new()), Vec::new(), step.span, out);
                 result
             }
+        }
+    }
+
+    /// `item` with each integer in it (an enumeration's index) replaced by a reference to it
+    /// (`let __r = &i;`), as a closure taking `&item` binds it.
+    fn by_reference(&mut self, item: Value, span: Span, out: &mut Vec<Stmt>) -> Value {
+        match item {
+            Value::Op(Operand::Var(v)) if matches!(self.vars[v].ty, Ty::Usize | Ty::I32) => {
+                let name = self.vars[v].name.clone();
+                let opaque = Opaque::generated(quote!(&#name), vec![v]);
+                Value::Op(Operand::Var(self.let_opaque(
+                    out,
+                    "r",
+                    Ty::Other,
+                    opaque,
+                    span,
+                )))
+            }
+            Value::Tuple(parts) => Value::Tuple(
+                parts
+                    .into_iter()
+                    .map(|part| self.by_reference(part, span, out))
+                    .collect(),
+            ),
+            other => other,
         }
     }
 
@@ -1625,4 +1660,21 @@ fn is_free_zip(call: &syn::ExprCall) -> bool {
     p.qself.is_none()
         && call.args.len() == 2
         && matches!(path[..], ["std" | "core", "iter", "zip"] | ["iter", "zip"])
+}
+
+/// `|(i, x)| body` for the closure `|&(i, x)| body` of one parameter that destructures a
+/// reference to a tuple: it binds the parts of the item itself.
+fn item_pattern(f: &syn::Expr) -> Option<syn::Expr> {
+    let syn::Expr::Closure(c) = strip(f) else {
+        return None;
+    };
+    let [syn::Pat::Reference(r)] = c.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if r.mutability.is_some() || !matches!(&*r.pat, syn::Pat::Tuple(_)) {
+        return None;
+    }
+    let mut c = c.clone();
+    c.inputs = std::iter::once((*r.pat).clone()).collect();
+    Some(syn::Expr::Closure(c))
 }
