@@ -645,6 +645,27 @@ fn squared_rows_via(m: &[f64], x: &[f64], n: usize) -> f64 {
     squared_rows(m, x, n)
 }
 
+/// The same sums by `acc.iter().sum()` and by a loop over `0..acc.len()`.
+#[reverse(wrt(m, x))]
+fn accumulated_then_summed(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            acc[i] += m[i * n + j] * x[j];
+        }
+    }
+    let mut total = acc.iter().sum::<f64>();
+    for i in 0..acc.len() {
+        total -= 0.25 * acc[i];
+    }
+    total
+}
+
+#[reverse(wrt(m, x))]
+fn accumulated_then_summed_via(m: &[f64], x: &[f64], n: usize) -> f64 {
+    accumulated_then_summed(m, x, n)
+}
+
 #[test]
 fn double_loops_then_their_sum() {
     for n in [0, 1, 2, 4] {
@@ -674,6 +695,21 @@ fn double_loops_then_their_sum() {
                 })
                 .sum();
             assert_relative_eq!(dx[j], want, max_relative = 1e-12, epsilon = 1e-15);
+        }
+        // 0.75 Σ_i (M x)_i
+        let (_, (dm, dx)) = checked(
+            accumulated_then_summed(&m, &x, n),
+            accumulated_then_summed_grad(&m, &x, n),
+            accumulated_then_summed_via_grad(&m, &x, n),
+        );
+        for i in 0..n {
+            for j in 0..n {
+                assert_relative_eq!(dm[i * n + j], 0.75 * x[j], max_relative = 1e-15);
+            }
+        }
+        for j in 0..n {
+            let column: f64 = (0..n).map(|i| m[i * n + j]).sum();
+            assert_relative_eq!(dx[j], 0.75 * column, max_relative = 1e-12, epsilon = 1e-15);
         }
         let (_, (dm, dx)) = checked(
             squared_rows(&m, &x, n),

@@ -400,6 +400,9 @@ fn fused_loops() {
     let sums = vjp_of("loops")("matvec_sum");
     assert!(!sums.contains("for j in (0..n).rev()"), "{sums}");
     assert!(sums.contains("for __i_2 in (0..n).rev()"), "{sums}");
+    let summed = vjp("accumulated_then_summed");
+    assert!(!summed.contains("for j in (0..n).rev()"), "{summed}");
+    assert!(summed.contains("in (0..acc.len()).rev()"), "{summed}");
 }
 
 /// Structs, places, struct expressions, `&mut` structs, methods (the tape backend).

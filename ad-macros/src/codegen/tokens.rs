@@ -192,6 +192,23 @@ pub(crate) fn assign_token(op: AssignOp, span: Span) -> TokenStream {
 }
 
 /// Whether `tokens` contain the identifier `name`, in groups too.
+/// Whether every mention of the identifier `name` in `tokens` is `name.len()`.
+pub(crate) fn mentions_only_len(tokens: TokenStream, name: &str) -> bool {
+    let tokens: Vec<proc_macro2::TokenTree> = tokens.into_iter().collect();
+    tokens.iter().enumerate().all(|(k, t)| match t {
+        proc_macro2::TokenTree::Ident(i) if i == name => matches!(
+            &tokens[k + 1..],
+            [proc_macro2::TokenTree::Punct(dot), proc_macro2::TokenTree::Ident(len), proc_macro2::TokenTree::Group(args), ..]
+                if dot.as_char() == '.'
+                    && len == "len"
+                    && args.delimiter() == proc_macro2::Delimiter::Parenthesis
+                    && args.stream().is_empty()
+        ),
+        proc_macro2::TokenTree::Group(g) => mentions_only_len(g.stream(), name),
+        _ => true,
+    })
+}
+
 pub(crate) fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
     tokens.into_iter().any(|t| match t {
         proc_macro2::TokenTree::Ident(i) => i == name,

@@ -75,3 +75,16 @@ fn row_squares(m: &[f64], x: &[f64], n: usize) -> f64 {
     }
     total
 }
+
+// `acc[i] += ..` in a double loop, then `acc.iter().sum()`: the sum's reverse runs first (it
+// reads `acc.len()` only, which element writes do not change), then the double loop fused.
+#[reverse(wrt(m, x))]
+fn accumulated_then_summed(m: &[f64], x: &[f64], n: usize) -> f64 {
+    let mut acc = vec![0.0; n];
+    for i in 0..n {
+        for j in 0..n {
+            acc[i] += m[i * n + j] * x[j];
+        }
+    }
+    acc.iter().sum::<f64>()
+}

@@ -252,10 +252,10 @@ fn last_loop(body: &Body, plan: &Plan) -> Option<Fusion> {
 ///
 /// The loop must be fusable as a function's last loop is ([`fusable`]: what it carries from
 /// one iteration to the next are accumulators, feeding nothing in it), and the statements
-/// after it must be reversible before it runs: `v += e`, `v -= e` on floats, or `let`s
-/// without reverse work, or linear ones (`let t = 2.0 * s;`) whose partials read no value
-/// that the loop or these statements write. Their reverse then gives the accumulators'
-/// adjoints before the loop starts, and these stay the same through it. So the block runs
+/// after it must be reversible before it runs ([`reverses_before`]: `v += e`, `v -= e` on
+/// floats, `let`s without reverse work, linear ones whose partials read no value that the
+/// loop or these statements write, `let t = 2.0 * s;`). Their reverse then gives the
+/// accumulators' adjoints before the loop starts, and these stay the same through it. So the block runs
 /// the forward sweep of the statements before the loop, declares its adjoints, reverses the
 /// statements after the loop, runs the loop fused, then the forward sweep of the statements
 /// after it and the reverse of those before: the reverse sweeps in their order, the loop's
@@ -271,39 +271,8 @@ pub(in crate::codegen) fn inner_loop(body: &Body, plan: &Plan, block: &Block) ->
         return None;
     };
     fusable(body, plan, l)?;
-    let post = &stmts[at + 1..];
-    let mut written = HashSet::new();
-    crate::ir::visit::walk(&l.body, &mut |s, _| written.extend(s.writes()));
-    for stmt in post {
-        written.extend(stmt.writes());
-        if let StmtKind::Let { var, .. } = &stmt.kind {
-            written.insert(*var);
-        }
-    }
-    let active = |v: VarId| plan.active(v);
-    let reversible = |stmt: &Stmt| match &stmt.kind {
-        StmtKind::Assign {
-            var,
-            op: AssignOp::Add | AssignOp::Sub,
-            value,
-        } => body.vars[*var].ty.is_float() && value.var() != Some(*var),
-        StmtKind::Let { rhs, .. } if !stmt_work(stmt, &plan.activity) => rhs.is_cheap(),
-        StmtKind::Let { rhs, .. } => {
-            crate::ir::linear::linearize(rhs).is_some()
-                && !matches!(rhs, crate::ir::Rhs::Intrinsic(..))
-                && crate::ir::needs::rhs_needs(rhs, &active)
-                    .into_iter()
-                    .all(|need| match need {
-                        crate::ir::needs::Need::Output => false,
-                        crate::ir::needs::Need::Operand(k) => rhs
-                            .operands()
-                            .get(k)
-                            .is_some_and(|o| o.var().is_none_or(|v| !written.contains(&v))),
-                    })
-        }
-        _ => false,
-    };
-    post.iter().all(reversible).then_some(at)
+    reverses_before(body, plan, block, l, &stmts[at + 1..])?;
+    Some(at)
 }
 
 /// The blocks of the loops that [`inner_loop`] fuses in `block`, a block whose sweeps run in
@@ -430,17 +399,50 @@ fn pre_reversed(body: &Body, plan: &Plan, at: usize) -> Option<Fusion> {
     if !matches!(body.output, crate::ir::Output::Scalar(_)) {
         return None;
     }
-    let tail = &stmts[at + 1..];
-    // What the loop and the statements after it write or define.
+    let written = reverses_before(body, plan, &body.block, l, &stmts[at + 1..])?;
+    // (Nor may the top block recompute what the statements after the loop define: its
+    // recomputations come before the loop.)
+    let late = plan
+        .recomputes_of(body.block.id)
+        .iter()
+        .any(|v| written.contains(v));
+    (!late).then_some(Fusion {
+        at,
+        hoisted: Vec::new(),
+        scaled: None,
+        pre_reversed: true,
+        arrays: !arrays.is_empty(),
+    })
+}
+
+/// Whether the statements `tail` after the loop `l` in `block` can be reversed before the
+/// loop runs, their forward sweep after it: each one's reverse reads no value that the loop
+/// or they write ([`reverses_first`]), and the adjoints declared at the start of `block`'s
+/// reverse have shapes that read none of these either (they are declared before the loop).
+/// Returns what the loop and `tail` write or define.
+fn reverses_before(
+    body: &Body,
+    plan: &Plan,
+    block: &Block,
+    l: &Loop,
+    tail: &[Stmt],
+) -> Option<HashSet<VarId>> {
     let mut written = HashSet::new();
+    // (And those whose length may change: all but the arrays only written by element.)
+    let mut resized = HashSet::new();
     let mut write = |s: &Stmt| {
         written.extend(s.writes());
+        if !matches!(s.kind, StmtKind::IndexAssign { .. }) {
+            resized.extend(s.writes());
+        }
         match &s.kind {
             StmtKind::Let { var, .. } => {
                 written.insert(*var);
+                resized.insert(*var);
             }
             StmtKind::Loop(l) => {
                 written.insert(l.trips);
+                resized.insert(l.trips);
             }
             _ => {}
         }
@@ -453,27 +455,29 @@ fn pre_reversed(body: &Body, plan: &Plan, at: usize) -> Option<Fusion> {
     // those nothing writes, and their loops' variables (the reverse loop binds them), and what
     // is recomputed from these.
     let mut regenerated = HashSet::new();
+    let written = Written {
+        all: written,
+        resized,
+    };
     let ok = tail
         .iter()
         .all(|s| reverses_first(body, plan, s, &written, &mut regenerated));
-    // (The adjoints of the top block are declared before the loop: their shapes must not read
-    // what the statements after it define; nor may the top block recompute one of those.)
-    let top = body.block.id;
+    let written = written.all;
     let late = plan
-        .adj_starts_of(top)
+        .adj_starts_of(block.id)
         .iter()
-        .any(|&v| shape_reads(body, v).iter().any(|r| written.contains(r)))
-        || plan.recomputes_of(top).iter().any(|v| written.contains(v));
-    (ok && !late).then_some(Fusion {
-        at,
-        hoisted: Vec::new(),
-        scaled: None,
-        pre_reversed: true,
-        arrays: !arrays.is_empty(),
-    })
+        .any(|&v| shape_reads(body, v).iter().any(|r| written.contains(r)));
+    (ok && !late).then_some(written)
 }
 
-/// Whether the reverse of `stmt` (a statement after a fused loop, see [`pre_reversed`]) reads
+/// What a fused loop and the statements after it write or define (`all`), and of these what
+/// may change length (`resized`: all but the arrays written by element only).
+struct Written {
+    all: HashSet<VarId>,
+    resized: HashSet<VarId>,
+}
+
+/// Whether the reverse of `stmt` (a statement after a fused loop, see [`reverses_before`]) reads
 /// only values that `written` does not hold or that `regenerated` has: its partials', its
 /// indices', its loop's range's and its recomputations' reads. Adds the loop variables and
 /// recomputed values of the loops it walks to `regenerated`.
@@ -481,11 +485,12 @@ fn reverses_first(
     body: &Body,
     plan: &Plan,
     stmt: &Stmt,
-    written: &HashSet<VarId>,
+    written: &Written,
     regenerated: &mut HashSet<VarId>,
 ) -> bool {
-    let readable =
-        |v: VarId, regenerated: &HashSet<VarId>| !written.contains(&v) || regenerated.contains(&v);
+    let readable = |v: VarId, regenerated: &HashSet<VarId>| {
+        !written.all.contains(&v) || regenerated.contains(&v)
+    };
     let operands_readable = |ops: Vec<&crate::ir::Operand>, regenerated: &HashSet<VarId>| {
         ops.iter()
             .all(|o| o.var().is_none_or(|v| readable(v, regenerated)))
@@ -530,7 +535,15 @@ fn reverses_first(
                 || inner.checkpoint.is_some()
                 || lp.count
                 || crate::ir::plan::reversed(r).is_none()
-                || r.range.reads.iter().any(|&v| !readable(v, regenerated))
+                || r.range.reads.iter().any(|&v| {
+                    // (`0..acc.len()` of an array written by element: its length is known.)
+                    let length = !written.resized.contains(&v)
+                        && crate::codegen::tokens::mentions_only_len(
+                            r.range.expr.clone(),
+                            &body.vars[v].name.to_string(),
+                        );
+                    !readable(v, regenerated) && !length
+                })
                 || !plan.saves_of(inner.body.id).is_empty()
             {
                 return false;
