@@ -235,7 +235,8 @@ pub(super) fn chain_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
 pub(super) fn has_chain_adaptor(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::MethodCall(m) => {
-            CHAIN_ADAPTORS.iter().any(|a| m.method == a) || has_chain_adaptor(&m.receiver)
+            (m.args.len() == 1 && CHAIN_ADAPTORS.iter().any(|a| m.method == a))
+                || has_chain_adaptor(&m.receiver)
         }
         syn::Expr::Paren(p) => has_chain_adaptor(&p.expr),
         syn::Expr::Group(g) => has_chain_adaptor(&g.expr),

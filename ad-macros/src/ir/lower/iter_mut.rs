@@ -296,7 +296,7 @@ impl Lowerer<'_> {
 }
 
 /// Whether `expr` mentions `iter_mut()` or `&mut` (the loops this module lowers).
-fn mentions_iter_mut(expr: &syn::Expr) -> bool {
+pub(super) fn mentions_iter_mut(expr: &syn::Expr) -> bool {
     match strip(expr) {
         syn::Expr::MethodCall(m) => {
             m.method == "iter_mut"
