@@ -308,3 +308,52 @@ fn skip_take_and_step_by_of_other_sequences() {
 fn step_by_zero_panics() {
     let _ = reversed_then_skipped_and_stepped_grad(&[1.0, 2.0], 0);
 }
+
+// ---- ranges in zips ---------------------------------------------------------------------
+
+/// `(1..).zip(xs)`, `(0..n).rev().zip(xs)`, `xs.zip(2..=4)`, `xs.zip((2..=4).rev())`.
+#[reverse]
+fn zipped_ranges(xs: &[f64], n: usize) -> f64 {
+    let mut s = 0.0;
+    for (k, x) in (1..).zip(xs.iter()) {
+        s += x * k as f64;
+    }
+    for (i, x) in (0..n).rev().zip(xs.iter()) {
+        s += x * x * i as f64;
+    }
+    for (x, j) in xs.iter().zip(2..=4) {
+        s += x.sin() * j as f64;
+    }
+    for (x, j) in xs.iter().zip((2..=4).rev()) {
+        s += x.cos() * j as f64;
+    }
+    s
+}
+
+#[test]
+fn ranges_zipped_with_arrays() {
+    let x = [1.0, 2.0, 3.0, 4.0];
+    for n in [0, 2, 3, 6] {
+        for len in [0, 1, 3, 4] {
+            let xs = &x[..len];
+            let (v, g) = zipped_ranges_grad(xs, n);
+            assert_eq!(v.to_bits(), zipped_ranges(xs, n).to_bits());
+            close_all(&g, &fd(|p| zipped_ranges(p, n), xs));
+        }
+    }
+    // n = 3, all of x: d/dx_k = k + 1, plus for k < 3: 2 (2 - k) x_k + (k + 2) cos x_k
+    // - (4 - k) sin x_k.
+    let (_, g) = zipped_ranges_grad(&x, 3);
+    for (k, &xk) in x.iter().enumerate() {
+        let kf = k as f64;
+        let mut want = kf + 1.0;
+        if k < 3 {
+            want += 2.0 * (2.0 - kf) * xk + (kf + 2.0) * xk.cos() - (4.0 - kf) * xk.sin();
+        }
+        assert!(
+            (g[k] - want).abs() <= 1e-14 * want.abs().max(1.0),
+            "{k}: {} vs {want}",
+            g[k]
+        );
+    }
+}

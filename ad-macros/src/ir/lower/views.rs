@@ -162,6 +162,14 @@ enum Seq {
     Rev(Box<Seq>),
     /// `x.chunks(k)`, `x.chunks_exact(k)`, `x.windows(k)`: each item is a view.
     Chunks(Chunked),
+    /// A range of indices in a zip (`(1..).zip(xs)`, `(0..n).rev().zip(xs)`): item `i` is
+    /// `start + i` (reversed: counted down from the end), a `usize`; `end` with whether it is
+    /// inclusive, none for `start..`.
+    Range {
+        start: Operand,
+        end: Option<(Operand, bool)>,
+        rev: bool,
+    },
     /// `.skip(k)` of another sequence than the elements of a view (which narrow the view):
     /// item `i` is item `i + k` of the sequence, `k` evaluated once (`usize`).
     Skip(Box<Seq>, Operand),
@@ -1063,6 +1071,15 @@ impl Lowerer<'_> {
                     }
                     ("rev", 0) => match self.parse_seq(&m.receiver, pre)? {
                         Ok(Seq::Elems { src, rev }) => Some(Ok(Seq::Elems { src, rev: !rev })),
+                        Ok(Seq::Range {
+                            start,
+                            end: Some(end),
+                            rev,
+                        }) => Some(Ok(Seq::Range {
+                            start,
+                            end: Some(end),
+                            rev: !rev,
+                        })),
                         Ok(Seq::Rev(seq)) => Some(Ok(*seq)),
                         Ok(seq) => Some(Ok(Seq::Rev(Box::new(seq)))),
                         Err(()) => Some(Err(())),
@@ -1112,6 +1129,24 @@ impl Lowerer<'_> {
                     }
                     _ => None,
                 }
+            }
+            syn::Expr::Range(r) => {
+                // `a..b`, `a..=b`, `a..`: the bounds as `usize`s, evaluated once.
+                let span = r.span();
+                let start = r.start.as_deref()?;
+                let mut bound = |e: &syn::Expr, pre: &mut Vec<Stmt>| {
+                    let op = self.lower_int_operand(e, Ty::Usize, pre);
+                    let (tokens, reads) = (self.op_tokens(&op), op_reads(&op));
+                    self.usize_let("b", tokens, reads, span, pre)
+                };
+                let start = bound(start, pre);
+                let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+                let end = r.end.as_deref().map(|e| (bound(e, pre), inclusive));
+                Some(Ok(Seq::Range {
+                    start,
+                    end,
+                    rev: false,
+                }))
             }
             other => {
                 let src = self.source(other, Access::Value, pre)?;
@@ -1196,6 +1231,23 @@ impl Lowerer<'_> {
             }
             Seq::Enumerate(a) | Seq::Rev(a) => self.seq_count(a),
             Seq::Chunks(chunked) => self.chunk_count(chunked),
+            Seq::Range { start, end, .. } => {
+                let (s, mut reads) = (self.op_tokens(start), op_reads(start));
+                let count = match end {
+                    // (An unbounded range counts as `usize::MAX` items: a zip takes the
+                    // other side's length.)
+                    None => quote!(usize::MAX),
+                    Some((e, inclusive)) => {
+                        reads.extend(op_reads(e));
+                        let e = self.op_tokens(e);
+                        match inclusive {
+                            false => quote!((#e).saturating_sub(#s)),
+                            true => quote!(if #e >= #s { #e - #s + 1 } else { 0 }),
+                        }
+                    }
+                };
+                (count, reads)
+            }
             Seq::Skip(a, k) | Seq::Take(a, k) | Seq::StepBy(a, k) => {
                 let (count, mut reads) = self.seq_count(a);
                 reads.extend(op_reads(k));
@@ -1406,6 +1458,43 @@ impl Lowerer<'_> {
                     }
                 }
                 self.bind_item(&t.elems[1], a, i, body)
+            }
+            Seq::Range { start, end, rev } => {
+                let ident = match pat {
+                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                        p.ident.clone()
+                    }
+                    other => {
+                        self.cx.error(other, "bind the index to a name or `_`");
+                        return false;
+                    }
+                };
+                let it = self.vars[i].name.clone();
+                let mut reads = vec![i];
+                reads.extend(op_reads(start));
+                let s = self.op_tokens(start);
+                let value = match (end, rev) {
+                    (Some((e, inclusive)), true) => {
+                        reads.extend(op_reads(e));
+                        let e = self.op_tokens(e);
+                        match inclusive {
+                            false => quote!(#e - 1 - #it),
+                            true => quote!(#e - #it),
+                        }
+                    }
+                    _ => quote!(#s + #it),
+                };
+                let var = self.user_var(&ident, Ty::Usize, false);
+                body.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Opaque(Opaque::generated(value, reads)),
+                        ty: None,
+                    },
+                    span: ident.span(),
+                });
+                self.for_bindings.push((ident, Binding::Var(var)));
+                true
             }
             Seq::Take(a, _) => self.bind_item(pat, a, i, body),
             Seq::Skip(a, k) | Seq::StepBy(a, k) => {
