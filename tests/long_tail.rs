@@ -1582,3 +1582,62 @@ fn typed_copies_of_struct_fields_written_field_by_field() {
     }
     assert_eq!(v.to_bits(), at(1.5, 0.5, 0.25, k).to_bits());
 }
+
+/// `let z;` given its value by the next statement: an assignment, an `if` chain whose
+/// branches end in one, a `match` whose arms do (`let mut` too).
+#[reverse]
+fn deferred_values(x: f64, y: f64) -> f64 {
+    let z: f64;
+    if x > y {
+        let t = x * y;
+        z = t.sin();
+    } else if x < 0.0 {
+        z = x + y;
+    } else {
+        z = y;
+    }
+    let mut w;
+    match (x > 1.0, y > 1.0) {
+        (true, _) => w = z * 2.0,
+        (false, true) => {
+            w = z * z;
+        }
+        _ => w = 0.5,
+    }
+    w += 1.0;
+    let q;
+    q = w * x;
+    q
+}
+
+#[reverse]
+fn deferred_values_via(x: f64, y: f64) -> f64 {
+    deferred_values(x, y)
+}
+
+#[test]
+fn lets_given_their_value_by_the_next_statement() {
+    // x > y: q = (2 sin(x y) + 1) x
+    let (x, y) = (2.0, 1.5);
+    let (_, (dx, dy)) = checked(
+        deferred_values(x, y),
+        deferred_values_grad(x, y),
+        deferred_values_via_grad(x, y),
+    );
+    let c = (x * y).cos();
+    assert_relative_eq!(
+        dx,
+        2.0 * c * y * x + 2.0 * (x * y).sin() + 1.0,
+        max_relative = 1e-15
+    );
+    assert_relative_eq!(dy, 2.0 * c * x * x, max_relative = 1e-15);
+    // Every branch: against finite differences.
+    for (x, y) in [(2.0, 1.5), (-0.5, 1.5), (-0.5, 0.5), (0.5, 0.7), (1.2, 3.0)] {
+        let (_, (dx, dy)) = checked(
+            deferred_values(x, y),
+            deferred_values_grad(x, y),
+            deferred_values_via_grad(x, y),
+        );
+        check::gradient(|p| deferred_values(p[0], p[1]), &[x, y], &[dx, dy]).unwrap();
+    }
+}

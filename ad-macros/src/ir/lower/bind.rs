@@ -86,8 +86,10 @@ impl Lowerer<'_> {
         let Some(init) = &local.init else {
             self.cx.error(
                 local,
-                "a `let` without a value is not supported by #[reverse]; give the variable its \
-                 first value where it is declared (`let x = ...;`)",
+                "a `let` without a value is supported by #[reverse] only when the next \
+                 statement gives it one, on every branch (`let x; if c { x = a; } else { x = \
+                 b; }`); give the variable its first value where it is declared (`let x = \
+                 ...;`)",
             );
             if let syn::Pat::Ident(p) = pat {
                 self.bind(&p.ident, Binding::Poisoned);

@@ -243,3 +243,129 @@ pub(super) fn has_chain_adaptor(expr: &syn::Expr) -> bool {
         _ => false,
     }
 }
+
+/// `let z;` (or `let z: T;`, `let mut z;`) followed by the statement that gives it its first
+/// value: `z = e;`, an `if` whose branches each end in `z = e;`, a `match` whose arms each
+/// do: `let z = e;`, `let z = if c { ..; e1 } else { ..; e2 };`, `let z = match x { P => e1,
+/// .. };`. Only when nothing else in that statement names `z` (and no branch leaves by
+/// `return` or a panic: the value of an `if` cannot, here). Rewrites every such pair of
+/// `stmts`; `None` when there is none.
+pub(super) fn deferred_lets(stmts: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+    let mut out = Vec::new();
+    let mut changed = false;
+    let mut k = 0;
+    while k < stmts.len() {
+        if let (syn::Stmt::Local(local), Some(next)) = (&stmts[k], stmts.get(k + 1)) {
+            if let Some(rewritten) = deferred_let(local, next) {
+                out.push(rewritten);
+                changed = true;
+                k += 2;
+                continue;
+            }
+        }
+        out.push(stmts[k].clone());
+        k += 1;
+    }
+    changed.then_some(out)
+}
+
+/// `let z = VALUE;` for `let z;` and the statement `next` that assigns it (see
+/// [`deferred_lets`]).
+fn deferred_let(local: &syn::Local, next: &syn::Stmt) -> Option<syn::Stmt> {
+    if local.init.is_some() || !local.attrs.is_empty() {
+        return None;
+    }
+    let ident = match &local.pat {
+        syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => &p.ident,
+        syn::Pat::Type(t) => match &*t.pat {
+            syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => &p.ident,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let expr = match next {
+        syn::Stmt::Expr(e, _) => e,
+        _ => return None,
+    };
+    let (value, assignments) = assigned_value(expr, ident)?;
+    // (Nothing but the assignments names it: a read before them would not compile, another
+    // write would be lost, and an outer `z` must not be reached.)
+    if count_ident(expr.to_token_stream(), ident) != assignments {
+        return None;
+    }
+    let mut local = local.clone();
+    local.init = Some(syn::LocalInit {
+        eq_token: Default::default(),
+        expr: Box::new(value),
+        diverge: None,
+    });
+    Some(syn::Stmt::Local(local))
+}
+
+/// The value that `expr` gives `ident` (`e` of `ident = e`; an `if` or a `match` whose
+/// branches end in such assignments, or leave), and how many assignments make it.
+fn assigned_value(expr: &syn::Expr, ident: &syn::Ident) -> Option<(syn::Expr, usize)> {
+    match expr {
+        syn::Expr::Assign(a) => match &*a.left {
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.is_ident(ident) => {
+                Some(((*a.right).clone(), 1))
+            }
+            _ => None,
+        },
+        syn::Expr::Block(b) if b.label.is_none() => {
+            let (block, n) = assigned_block(&b.block, ident)?;
+            let mut b = b.clone();
+            b.block = block;
+            Some((syn::Expr::Block(b), n))
+        }
+        syn::Expr::If(i) => {
+            let (then, mut n) = assigned_block(&i.then_branch, ident)?;
+            let (_, els) = i.else_branch.as_ref()?;
+            let (els, m) = assigned_value(els, ident)?;
+            n += m;
+            let mut i = i.clone();
+            i.then_branch = then;
+            if let Some((_, e)) = &mut i.else_branch {
+                **e = els;
+            }
+            Some((syn::Expr::If(i), n))
+        }
+        syn::Expr::Match(m) => {
+            let mut m = m.clone();
+            let mut n = 0;
+            for arm in &mut m.arms {
+                let (body, k) = assigned_value(&arm.body, ident)?;
+                *arm.body = body;
+                n += k;
+            }
+            Some((syn::Expr::Match(m), n))
+        }
+        _ => None,
+    }
+}
+
+/// `block` with its last statement, `ident = e;`, replaced by the value `e`, and the number
+/// of assignments.
+fn assigned_block(block: &syn::Block, ident: &syn::Ident) -> Option<(syn::Block, usize)> {
+    let (last, rest) = block.stmts.split_last()?;
+    let syn::Stmt::Expr(expr, _) = last else {
+        return None;
+    };
+    let (value, n) = assigned_value(expr, ident)?;
+    let mut block = block.clone();
+    block.stmts = rest.to_vec();
+    block.stmts.push(syn::Stmt::Expr(value, None));
+    Some((block, n))
+}
+
+/// How many times `tokens` name `ident`.
+fn count_ident(tokens: TokenStream, ident: &syn::Ident) -> usize {
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            proc_macro2::TokenTree::Ident(i) => usize::from(&i == ident),
+            proc_macro2::TokenTree::Group(g) => count_ident(g.stream(), ident),
+            _ => 0,
+        })
+        .sum()
+}

@@ -437,6 +437,11 @@ impl<'a> Lowerer<'a> {
                 .collect();
             return self.lower_stmts(&stmts, out, tail);
         }
+        // `let z; if c { z = a; } else { z = b; }`: `let z = if c { a } else { b };` (see
+        // `desugar::deferred_lets`).
+        if let Some(stmts) = desugar::deferred_lets(stmts) {
+            return self.lower_stmts(&stmts, out, tail);
+        }
         let mut jumps = Jumps::default();
         for (k, stmt) in stmts.iter().enumerate() {
             let last = k + 1 == stmts.len();
