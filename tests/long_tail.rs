@@ -1585,6 +1585,10 @@ fn typed_copies_of_struct_fields_written_field_by_field() {
 
 /// `let z;` given its value by the next statement: an assignment, an `if` chain whose
 /// branches end in one, a `match` whose arms do (`let mut` too).
+#[allow(
+    clippy::needless_late_init,
+    reason = "the late initializations are the forms under test"
+)]
 #[reverse]
 fn deferred_values(x: f64, y: f64) -> f64 {
     let z: f64;

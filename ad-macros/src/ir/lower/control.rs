@@ -603,9 +603,8 @@ impl Lowerer<'_> {
                 }
                 None => {}
             }
-            // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`
-            // (not over `iter_mut()`, whose `for_each` is lowered as a `for` loop).
-            if !jumps_in(&f.body) && !super::iter_mut::mentions_iter_mut(&f.expr) {
+            // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`.
+            if !jumps_in(&f.body) {
                 if let Some(desugared) = super::desugar::chain_loop(f) {
                     return self.lower_expr_jumps(&desugared, out, false);
                 }

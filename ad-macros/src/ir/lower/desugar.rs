@@ -222,9 +222,14 @@ const CHAIN_ADAPTORS: &[&str] = &["filter", "map", "filter_map", "flat_map"];
 /// xs.iter().filter(|v| **v > 0.0)`): `CHAIN.for_each(|PAT| BODY);`, which the iterator
 /// chains lower (the closure runs on each item in order, as the body would). Only for a loop
 /// without a label or attribute (the caller checks that the body does not `break`,
-/// `continue` or `return`); `None` otherwise.
+/// `continue` or `return`), and not over `iter_mut()`, whose `for_each` is lowered as a `for`
+/// loop; `None` otherwise.
 pub(super) fn chain_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
-    if f.label.is_some() || !f.attrs.is_empty() || !has_chain_adaptor(&f.expr) {
+    if f.label.is_some()
+        || !f.attrs.is_empty()
+        || !has_chain_adaptor(&f.expr)
+        || mentions_iter_mut(&f.expr)
+    {
         return None;
     }
     let (pat, expr, body) = (&f.pat, &f.expr, &f.body);
@@ -368,4 +373,19 @@ fn count_ident(tokens: TokenStream, ident: &syn::Ident) -> usize {
             _ => 0,
         })
         .sum()
+}
+
+/// Whether `expr` mentions `iter_mut()` or `&mut` (the loops `iter_mut` lowers).
+pub(super) fn mentions_iter_mut(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Paren(p) => mentions_iter_mut(&p.expr),
+        syn::Expr::Group(g) => mentions_iter_mut(&g.expr),
+        syn::Expr::MethodCall(m) => {
+            m.method == "iter_mut"
+                || mentions_iter_mut(&m.receiver)
+                || m.args.iter().any(mentions_iter_mut)
+        }
+        syn::Expr::Reference(r) => r.mutability.is_some(),
+        _ => false,
+    }
 }

@@ -20,6 +20,7 @@
 
 use proc_macro2::TokenStream;
 
+use super::desugar::mentions_iter_mut;
 use super::*;
 use crate::ir::{AssignOp, LoopKind, RangeLoop, Walk};
 
@@ -292,18 +293,5 @@ impl Lowerer<'_> {
             Value::Error => Value::Error,
             _ => Value::Unit,
         })
-    }
-}
-
-/// Whether `expr` mentions `iter_mut()` or `&mut` (the loops this module lowers).
-pub(super) fn mentions_iter_mut(expr: &syn::Expr) -> bool {
-    match strip(expr) {
-        syn::Expr::MethodCall(m) => {
-            m.method == "iter_mut"
-                || mentions_iter_mut(&m.receiver)
-                || m.args.iter().any(mentions_iter_mut)
-        }
-        syn::Expr::Reference(r) => r.mutability.is_some(),
-        _ => false,
     }
 }
