@@ -1023,3 +1023,66 @@ fn for_loops_over_chains_with_closures() {
     assert_eq!(dx, [0.0, 3.0 + 1.0, -1.0 + 2.0, 3.0 + 3.0 + 3.0]);
     check::gradient(filtered_enumerations, &x, &dx).unwrap();
 }
+
+// ---- sums and products of chains whose `skip`/`take` come after `rev`, `zip`, `enumerate` -
+
+/// `x.iter().rev().take(2).sum()` and the like: the `for` loop each stands for.
+#[reverse]
+pub fn narrowed_late(x: &[f64], y: &[f64]) -> f64 {
+    let a: f64 = x.iter().rev().skip(1).map(|v| v * v).sum();
+    let b: f64 = x.iter().zip(y).take(2).map(|(p, q)| p + q).product();
+    let c: f64 = x
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(i, v)| v * i as f64)
+        .sum();
+    a + b + c + x.iter().rev().take(2).sum::<f64>()
+}
+
+/// `narrowed_late` through its split companions.
+#[reverse]
+pub fn narrowed_late_via(x: &[f64], y: &[f64]) -> f64 {
+    narrowed_late(x, y)
+}
+
+#[test]
+fn sums_of_chains_narrowed_after_rev_zip_or_enumerate() {
+    let (x, y) = ([1.0, 2.0, 3.0, 4.0], [0.5, -1.0, 2.0]);
+    // 14 + 1.5 + 20 + 7
+    let (v, (dx, dy)) = checked(
+        narrowed_late(&x, &y),
+        narrowed_late_grad(&x, &y),
+        narrowed_late_via_grad(&x, &y),
+    );
+    assert_eq!(v, 42.5);
+    assert_eq!(dx, [2.0 + 1.0, 4.0 + 1.5 + 1.0, 6.0 + 2.0 + 1.0, 3.0 + 1.0]);
+    assert_eq!(dy, [1.0, 1.5, 0.0]);
+    for n in [0, 1, 2] {
+        let (_, (dx, _)) = narrowed_late_grad(&x[..n], &y);
+        check::gradient(|p| narrowed_late(p, &y), &x[..n], &dx).unwrap();
+    }
+}
+
+/// Windows walked backwards in a sum (`x.windows(2).rev()`), weighted by their position.
+#[reverse]
+pub fn backward_differences(x: &[f64]) -> f64 {
+    let mut k = 0.0;
+    x.windows(2)
+        .rev()
+        .map(|w| {
+            k += 1.0;
+            (w[1] - w[0]) * k
+        })
+        .sum::<f64>()
+}
+
+#[test]
+fn windows_reversed_in_a_sum() {
+    // windows last first: (x3 - x2)·1 + (x2 - x1)·2 + (x1 - x0)·3
+    let x = [1.0, 2.5, 2.0, 4.0];
+    let (v, dx) = backward_differences_grad(&x);
+    assert_eq!(v, backward_differences(&x));
+    assert_eq!(v, 2.0 - 1.0 + 4.5);
+    assert_eq!(dx, [-3.0, 3.0 - 2.0, 2.0 - 1.0, 1.0]);
+}

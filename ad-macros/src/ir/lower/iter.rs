@@ -353,6 +353,16 @@ impl Lowerer<'_> {
                             Some(Err(())) => return Some(Value::Error),
                             None => return self.chain_error(&m.receiver, "chunks or windows of a float array or slice bound to a name"),
                         },
+                        // `x.iter().rev().take(2).sum()`: the `for` loop it stands for,
+                        // whose sequences may narrow or reverse a zip, an enumeration,
+                        // chunks or a reversed view.
+                        _ if matches!(name.as_str(), "rev" | "skip" | "take" | "step_by")
+                            && sum_as_loop(call, self.sig.default_float).is_some() =>
+                        {
+                            let block =
+                                sum_as_loop(call, self.sig.default_float).expect("just checked");
+                            return Some(self.lower_expr(&block, out));
+                        }
                         _ => {
                             return self.chain_error(
                                 &m.method,
@@ -1574,18 +1584,21 @@ fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<
     let syn::Expr::MethodCall(map) = strip(&call.receiver) else {
         return None;
     };
-    let syn::Expr::Closure(closure) = strip(map.args.first()?) else {
-        return None;
-    };
-    if map.method != "map" || closure.inputs.len() != 1 {
-        return None;
-    }
-    let pat = match &closure.inputs[0] {
-        syn::Pat::Type(typed) => &*typed.pat,
-        pat => pat,
-    };
-    let (seq, body) = (&map.receiver, &closure.body);
     let acc = syn::Ident::new("__ad_accumulated", call.method.span());
+    // (Without a `map`, the items themselves: `x.iter().rev().take(2).sum()`.)
+    let item: syn::Pat = syn::parse_quote_spanned!(call.method.span()=> __ad_item);
+    let item_expr: syn::Expr = syn::parse_quote_spanned!(call.method.span()=> __ad_item);
+    let (pat, seq, body) = match strip(map.args.first().unwrap_or(&item_expr)) {
+        syn::Expr::Closure(closure) if map.method == "map" && closure.inputs.len() == 1 => {
+            let pat = match &closure.inputs[0] {
+                syn::Pat::Type(typed) => &*typed.pat,
+                pat => pat,
+            };
+            (pat, &*map.receiver, &*closure.body)
+        }
+        _ if map.method == "map" => return None,
+        _ => (&item, &*call.receiver, &item_expr),
+    };
     Some(syn::parse_quote_spanned! {call.span()=>
         {
             let mut #acc = #start;
