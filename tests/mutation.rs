@@ -953,3 +953,39 @@ fn mut_slice_parameter_passed_to_a_reader_in_a_loop() {
         / (2.0 * h);
     assert_relative_eq!(dw, fd, max_relative = 1e-7);
 }
+
+/// `for (o, &x) in out.iter_mut().zip(xs)`: the other side bound by value with `&x`.
+#[reverse]
+fn running_products(xs: &[f64]) -> f64 {
+    let mut out = vec![0.0; xs.len()];
+    let mut run = 1.0;
+    for (o, &x) in out.iter_mut().zip(xs) {
+        run *= x;
+        *o = run;
+    }
+    out.iter().sum()
+}
+
+/// The same into a `&mut` parameter, `&x` of `xs.iter()`.
+#[reverse]
+fn add_scaled_squares(xs: &[f64], ys: &mut [f64], k: f64) -> f64 {
+    for (y, &x) in ys.iter_mut().zip(xs.iter()) {
+        *y += k * x * x;
+    }
+    ys.iter().sum()
+}
+
+#[test]
+fn iter_mut_zipped_with_a_side_bound_by_value() {
+    let x = [1.0, 2.0, 3.0];
+    // 1 + x0 x1 + x0 x1 x2
+    let (v, g) = running_products_grad(&x);
+    assert_eq!(v, running_products(&x));
+    assert_eq!(g, [1.0 + 2.0 + 6.0, 1.0 + 3.0, 2.0]);
+    check::gradient(running_products, &x, &g).unwrap();
+    let mut y = [1.0, 1.0, 1.0];
+    let (v, (dx, dy, dk)) = add_scaled_squares_vjp(&x, &mut y, 0.5, 1.0, vec![0.0; 3]);
+    assert_eq!(y, [1.5, 3.0, 5.5]);
+    assert_eq!(v, 10.0);
+    assert_eq!((dx, dy, dk), (vec![1.0, 2.0, 3.0], vec![1.0; 3], 14.0));
+}

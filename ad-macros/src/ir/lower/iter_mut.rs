@@ -94,8 +94,20 @@ impl Lowerer<'_> {
         };
         let index = index.unwrap_or_else(|| self.fresh("i", Ty::Usize, false, span));
         for (seq, pat) in sequences.iter().zip(names) {
-            let ident = match pat {
-                syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => &p.ident,
+            // (`&x` on a side walked by shared reference binds the value itself.)
+            let (ident, by_value) = match pat {
+                syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => (&p.ident, false),
+                syn::Pat::Reference(r) if r.mutability.is_none() && !seq.mutable => match &*r.pat {
+                    syn::Pat::Ident(p)
+                        if p.subpat.is_none() && p.by_ref.is_none() && p.mutability.is_none() =>
+                    {
+                        (&p.ident, true)
+                    }
+                    other => {
+                        self.cx.error(other, "bind the element to a name");
+                        return None;
+                    }
+                },
                 syn::Pat::Wild(_) => continue,
                 other => {
                     self.cx.error(other, "bind the element to a name");
@@ -119,7 +131,7 @@ impl Lowerer<'_> {
                 false => index,
             };
             let var = self.user_var(ident, elem, seq.mutable);
-            self.vars[var].deref = true;
+            self.vars[var].deref = !by_value;
             prelude.push(Stmt {
                 kind: StmtKind::Let {
                     var,
