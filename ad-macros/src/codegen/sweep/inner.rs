@@ -490,14 +490,36 @@ impl Emitter<'_> {
         for_loop: TokenStream,
     ) -> TokenStream {
         let (lo, hi) = (&shaping.lo, &shaping.hi);
-        let read = shaping.read.iter().map(|(a, base)| {
-            let name = &self.body.vars[*a].name;
-            match base {
-                None => quote!(let #name = &#name[..#hi];),
-                Some(base) => quote!(let #name = &#name[#base..][..#hi];),
+        let (slices, reads, writes) = self.forward_parts(shaping);
+        quote! {
+            if #lo < #hi {
+                #(#slices)* #(#reads)*
+                #for_loop
+                #(#writes)*
             }
-        });
-        let (reads, writes): (Vec<TokenStream>, Vec<TokenStream>) = shaping
+        }
+    }
+
+    /// What a forward shaping puts around its loop: the slices of the arrays it reads, and
+    /// for each element it holds, its read into a local before the loop and its write-back
+    /// after it (when the loop writes it).
+    fn forward_parts(
+        &self,
+        shaping: &ForwardShaping,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
+        let hi = &shaping.hi;
+        let slices = shaping
+            .read
+            .iter()
+            .map(|(a, base)| {
+                let name = &self.body.vars[*a].name;
+                match base {
+                    None => quote!(let #name = &#name[..#hi];),
+                    Some(base) => quote!(let #name = &#name[#base..][..#hi];),
+                }
+            })
+            .collect();
+        let (reads, writes) = shaping
             .held
             .iter()
             .map(|&(a, i, written)| {
@@ -512,13 +534,7 @@ impl Emitter<'_> {
                 )
             })
             .unzip();
-        quote! {
-            if #lo < #hi {
-                #(#read)* #(#reads)*
-                #for_loop
-                #(#writes)*
-            }
-        }
+        (slices, reads, writes)
     }
 
     /// A one-dimensional array of floats (not an aggregate, whose elements are not floats).
@@ -537,14 +553,36 @@ impl Emitter<'_> {
                 Some(base) => quote!(let #name = &#name[#base..][..#hi];),
             }
         });
-        let adjoint = shaping.adjoint.iter().map(|(a, base)| {
-            let adj = &self.adj[*a];
-            match base {
-                None => quote!(let #adj = &mut #adj[..#hi];),
-                Some(base) => quote!(let #adj = &mut #adj[#base..][..#hi];),
+        let (adjoint, reads, writes) = self.reverse_parts(shaping);
+        quote! {
+            if #lo < #hi {
+                #(#primal)* #(#adjoint)* #(#reads)*
+                #for_loop
+                #(#writes)*
             }
-        });
-        let (reads, writes): (Vec<TokenStream>, Vec<TokenStream>) = shaping
+        }
+    }
+
+    /// What a reverse shaping puts around its loop for the adjoints: the slices of those it
+    /// adds to, and for each element it holds, its read into a local before the loop (`get`:
+    /// zero where there is none) and its write-back after it (when the loop changes it).
+    fn reverse_parts(
+        &self,
+        shaping: &Shaping,
+    ) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
+        let hi = &shaping.hi;
+        let slices = shaping
+            .adjoint
+            .iter()
+            .map(|(a, base)| {
+                let adj = &self.adj[*a];
+                match base {
+                    None => quote!(let #adj = &mut #adj[..#hi];),
+                    Some(base) => quote!(let #adj = &mut #adj[#base..][..#hi];),
+                }
+            })
+            .collect();
+        let (reads, writes) = shaping
             .hoisted
             .iter()
             .zip(&shaping.changes)
@@ -572,14 +610,18 @@ impl Emitter<'_> {
                 )
             })
             .unzip();
-        quote! {
-            if #lo < #hi {
-                #(#primal)* #(#adjoint)* #(#reads)*
-                #for_loop
-                #(#writes)*
-            }
-        }
+        (slices, reads, writes)
     }
+}
+
+/// The local that holds the adjoint element `__adj_a[i]` through a loop: `__adj_a_at_i`.
+pub(super) fn hoisted_name(adj: &syn::Ident, index: &syn::Ident) -> syn::Ident {
+    quote::format_ident!(
+        "{}_at_{}",
+        adj,
+        index.to_string().trim_start_matches('_'),
+        span = proc_macro2::Span::mixed_site()
+    )
 }
 
 impl Emitter<'_> {
@@ -613,24 +655,14 @@ impl Emitter<'_> {
         let (mut slices, mut reads, mut writes) = (Vec::new(), Vec::new(), Vec::new());
         if let Some(f) = &forward {
             rebased.extend(f.rebased.iter().map(|&(a, k)| (a, k, j, false)));
-            for (a, base) in &f.read {
-                let name = &self.body.vars[*a].name;
-                slices.push(match base {
-                    None => quote!(let #name = &#name[..#hi];),
-                    Some(base) => quote!(let #name = &#name[#base..][..#hi];),
-                });
-            }
-            for &(a, i, written) in &f.held {
+            primal_held.extend(f.held.iter().map(|&(a, i, _)| {
                 let name = &self.body.vars[a].name;
-                let index = &self.body.vars[i].name;
-                let local = hoisted_name(name, index);
-                primal_held.push((a, i, local.clone()));
-                let mutability = written.then(|| quote!(mut));
-                reads.push(quote!(let #mutability #local = #name[#index];));
-                if written {
-                    writes.push(quote!(#name[#index] = #local;));
-                }
-            }
+                (a, i, hoisted_name(name, &self.body.vars[i].name))
+            }));
+            let (s, r, w) = self.forward_parts(f);
+            slices.extend(s);
+            reads.extend(r);
+            writes.extend(w);
         }
         let mut held = self.held.clone();
         if let Some(shaping) = &reverse {
@@ -643,34 +675,16 @@ impl Emitter<'_> {
                     .filter(|&&(_, _, adj)| adj)
                     .map(|&(a, k, adj)| (a, k, j, adj)),
             );
-            for (a, base) in &shaping.adjoint {
-                let adj = &self.adj[*a];
-                slices.push(match base {
-                    None => quote!(let #adj = &mut #adj[..#hi];),
-                    Some(base) => quote!(let #adj = &mut #adj[#base..][..#hi];),
-                });
-            }
-            for (&(a, k), &changes) in shaping.hoisted.iter().zip(&shaping.changes) {
-                let adj = &self.adj[a];
-                let local = hoisted_name(adj, &self.body.vars[k].name);
-                let index = &self.body.vars[k].name;
-                held.push((a, k, local.clone()));
-                let zero = super::super::tokens::zero_untyped(self.float_of(a));
-                let mutability = changes.then(|| quote!(mut));
-                reads.push(quote! {
-                    let #mutability #local = match #adj.get(#index) {
-                        ::core::option::Option::Some(__ad_e) => *__ad_e,
-                        ::core::option::Option::None => #zero,
-                    };
-                });
-                if changes {
-                    writes.push(quote! {
-                        if let ::core::option::Option::Some(__ad_e) = #adj.get_mut(#index) {
-                            *__ad_e = #local;
-                        }
-                    });
-                }
-            }
+            held.extend(
+                shaping
+                    .hoisted
+                    .iter()
+                    .map(|&(a, k)| (a, k, hoisted_name(&self.adj[a], &self.body.vars[k].name))),
+            );
+            let (s, r, w) = self.reverse_parts(shaping);
+            slices.extend(s);
+            reads.extend(r);
+            writes.extend(w);
         }
         let within = Emitter {
             adj: self.adj.clone(),
@@ -688,14 +702,4 @@ impl Emitter<'_> {
             }
         }
     }
-}
-
-/// The local that holds the adjoint element `__adj_a[i]` through a loop: `__adj_a_at_i`.
-pub(super) fn hoisted_name(adj: &syn::Ident, index: &syn::Ident) -> syn::Ident {
-    quote::format_ident!(
-        "{}_at_{}",
-        adj,
-        index.to_string().trim_start_matches('_'),
-        span = proc_macro2::Span::mixed_site()
-    )
 }
