@@ -198,3 +198,39 @@ fn last_expected(x: &[f64]) -> f64 {
 fn expect_of_something() {
     assert_eq!(last_expected_grad(&[1.0, 4.0]), (8.0, vec![0.0, 2.0]));
 }
+
+/// `if let Some(m) = ..` of an `Option` an iterator over a name makes: the maximum, a
+/// reduction, a position.
+#[reverse]
+fn if_let_of_iterator_options(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    if let Some(&m) = x.iter().max_by(|a, b| a.partial_cmp(b).unwrap()) {
+        s += m * 2.0;
+    }
+    if let Some(m) = x.iter().copied().reduce(f64::min) {
+        s += m * w;
+    }
+    if let Some(i) = x.iter().position(|&v| v > 1.5) {
+        s += x[i] * x[i];
+    } else {
+        s -= w;
+    }
+    s
+}
+
+#[test]
+fn if_let_on_options_of_iterators() {
+    // max 3 (·2), min 1 (·w), x[1] = 3 the first above 1.5
+    let (v, (dx, dw)) = if_let_of_iterator_options_grad(&[1.0, 3.0, 2.0], 0.5);
+    assert_eq!(v, 6.0 + 0.5 + 9.0);
+    assert_eq!((dx, dw), (vec![0.5, 2.0 + 6.0, 0.0], 1.0));
+    // None above 1.5: - w
+    let (v, (dx, dw)) = if_let_of_iterator_options_grad(&[1.0, 0.3], 0.5);
+    assert_eq!(v, 2.0 + 0.15 - 0.5);
+    assert_eq!((dx, dw), (vec![2.0, 0.5], 0.3 - 1.0));
+    let (v, (dx, dw)) = if_let_of_iterator_options_grad(&[], 0.5);
+    assert_eq!((v, dx, dw), (-0.5, vec![], -1.0));
+    let x = [0.2, -1.0, 1.7, 0.9];
+    let (_, (dx, _)) = if_let_of_iterator_options_grad(&x, 0.5);
+    close_all(&dx, &fd(|p| if_let_of_iterator_options(p, 0.5), &x));
+}

@@ -115,6 +115,12 @@ impl Lowerer<'_> {
             if let Some(desugared) = self.element_option(&l.expr, &l.pat, &then, els) {
                 return self.lower_control(&desugared, out, want);
             }
+            // `if let Some(m) = xs.iter().max_by(..)`: the test, then the unwrapped value.
+            if let Some(desugared) =
+                super::desugar::if_let_some(&l.expr, &l.pat, &expr_if.then_branch, els)
+            {
+                return self.lower_control(&desugared, out, want);
+            }
         }
         let cond = self.cond(&expr_if.cond, out);
         let tail = if want { Tail::Value } else { Tail::Discard };

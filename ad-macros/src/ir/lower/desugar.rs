@@ -38,7 +38,43 @@ pub(super) fn let_else(local: &syn::Local) -> Option<[syn::Stmt; 2]> {
     let syn::Expr::Block(block) = &**diverge else {
         return None;
     };
-    let syn::Pat::TupleStruct(some) = &local.pat else {
+    let expr = &*init.expr;
+    let (name, value) = some_binding(&local.pat, expr)?;
+    let span = expr.span();
+    let test: syn::Stmt =
+        syn::parse_quote_spanned!(span=> if ::revad::__private::is_none(&#expr) #block);
+    let attrs = &local.attrs;
+    let bind: syn::Stmt = syn::parse_quote_spanned!(span=> #(#attrs)* let #name = #value;);
+    Some([test, bind])
+}
+
+/// `if let Some(m) = xs.iter().max_by(..) { A } else { B }` (also `Some(&m)`, `Some(mut m)`)
+/// of a value that is the same each time it is evaluated (as for [`let_else`]):
+/// `if !is_none(&xs.iter().max_by(..)) { let m = xs.iter().max_by(..).unwrap(); A } else { B
+/// }`. `None` for another `if let`.
+pub(super) fn if_let_some(
+    scrutinee: &syn::Expr,
+    pat: &syn::Pat,
+    then: &syn::Block,
+    els: Option<&syn::Expr>,
+) -> Option<syn::Expr> {
+    let (name, value) = some_binding(pat, scrutinee)?;
+    let span = scrutinee.span();
+    let stmts = &then.stmts;
+    let els = els.map(|e| quote::quote!(else #e));
+    Some(syn::parse_quote_spanned! {span=>
+        if !::revad::__private::is_none(&#scrutinee) {
+            let #name = #value;
+            #(#stmts)*
+        } #els
+    })
+}
+
+/// For `Some(m)` (`Some(&m)`, `Some(mut m)`) matched against `expr`, a chain of
+/// [`PURE_OPTION_METHODS`] from a name (or a name) whose arguments write nothing: the name
+/// and the value it binds, `expr.unwrap()` (`expr.copied().unwrap()` for `&m`).
+fn some_binding<'p>(pat: &'p syn::Pat, expr: &syn::Expr) -> Option<(&'p syn::PatIdent, syn::Expr)> {
+    let syn::Pat::TupleStruct(some) = pat else {
         return None;
     };
     if some.qself.is_some() || !some.path.is_ident("Some") || some.elems.len() != 1 {
@@ -96,7 +132,6 @@ pub(super) fn let_else(local: &syn::Local) -> Option<[syn::Stmt; 2]> {
             _ => true,
         })
     }
-    let expr = &*init.expr;
     if !pure(expr) {
         return None;
     }
@@ -105,11 +140,7 @@ pub(super) fn let_else(local: &syn::Local) -> Option<[syn::Stmt; 2]> {
         true => syn::parse_quote_spanned!(span=> #expr.copied().unwrap()),
         false => syn::parse_quote_spanned!(span=> #expr.unwrap()),
     };
-    let test: syn::Stmt =
-        syn::parse_quote_spanned!(span=> if ::revad::__private::is_none(&#expr) #block);
-    let attrs = &local.attrs;
-    let bind: syn::Stmt = syn::parse_quote_spanned!(span=> #(#attrs)* let #name = #value;);
-    Some([test, bind])
+    Some((name, value))
 }
 
 /// `std::array::from_fn(|i| body)` (also `array::from_fn`, `core::array::from_fn`) for a
