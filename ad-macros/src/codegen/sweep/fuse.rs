@@ -272,7 +272,14 @@ pub(in crate::codegen) fn inner_loop(body: &Body, plan: &Plan, block: &Block) ->
     };
     fusable(body, plan, l)?;
     reverses_before(body, plan, block, l, &stmts[at + 1..])?;
-    Some(at)
+    // (The block's adjoints are declared before its recomputations then: none may be shaped
+    // by a recomputed value.)
+    let recomputed = plan.recomputes_of(block.id);
+    let shaped_by_recomputed = plan
+        .adj_starts_of(block.id)
+        .iter()
+        .any(|&v| shape_reads(body, v).iter().any(|r| recomputed.contains(r)));
+    (!shaped_by_recomputed).then_some(at)
 }
 
 /// The blocks of the loops that [`inner_loop`] fuses in `block`, a block whose sweeps run in
