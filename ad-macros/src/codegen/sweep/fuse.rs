@@ -569,11 +569,18 @@ fn reverses_first(
                 }
                 regenerated.insert(v);
             }
-            inner
-                .body
-                .stmts
-                .iter()
-                .all(|s| reverses_first(body, plan, s, written, regenerated))
+            // (The adjoints its reverse declares must not be shaped by what is not there yet.)
+            let shaped = plan.adj_starts_of(inner.body.id).iter().all(|&v| {
+                shape_reads(body, v)
+                    .iter()
+                    .all(|&r| readable(r, regenerated))
+            });
+            shaped
+                && inner
+                    .body
+                    .stmts
+                    .iter()
+                    .all(|s| reverses_first(body, plan, s, written, regenerated))
         }
         _ => false,
     }

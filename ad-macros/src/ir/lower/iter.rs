@@ -1581,23 +1581,27 @@ fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<
     if !call.args.is_empty() {
         return None;
     }
-    let syn::Expr::MethodCall(map) = strip(&call.receiver) else {
+    let syn::Expr::MethodCall(receiver) = strip(&call.receiver) else {
         return None;
     };
     let acc = syn::Ident::new("__ad_accumulated", call.method.span());
     // (Without a `map`, the items themselves: `x.iter().rev().take(2).sum()`.)
     let item: syn::Pat = syn::parse_quote_spanned!(call.method.span()=> __ad_item);
     let item_expr: syn::Expr = syn::parse_quote_spanned!(call.method.span()=> __ad_item);
-    let (pat, seq, body) = match strip(map.args.first().unwrap_or(&item_expr)) {
-        syn::Expr::Closure(closure) if map.method == "map" && closure.inputs.len() == 1 => {
-            let pat = match &closure.inputs[0] {
-                syn::Pat::Type(typed) => &*typed.pat,
-                pat => pat,
-            };
-            (pat, &*map.receiver, &*closure.body)
-        }
-        _ if map.method == "map" => return None,
-        _ => (&item, &*call.receiver, &item_expr),
+    let (pat, seq, body) = if receiver.method == "map" {
+        let syn::Expr::Closure(closure) = strip(receiver.args.first()?) else {
+            return None;
+        };
+        let [pat] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let pat = match pat {
+            syn::Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        (pat, &*receiver.receiver, &*closure.body)
+    } else {
+        (&item, &*call.receiver, &item_expr)
     };
     Some(syn::parse_quote_spanned! {call.span()=>
         {

@@ -1437,38 +1437,13 @@ impl Lowerer<'_> {
                 let syn::Pat::Tuple(t) = pat else {
                     return false;
                 };
-                match &t.elems[0] {
-                    syn::Pat::Ident(p) if p.subpat.is_none() => {
-                        let index = self.vars[i].name.clone();
-                        let var = self.user_var(&p.ident, Ty::Usize, false);
-                        body.push(Stmt {
-                            kind: StmtKind::Let {
-                                var,
-                                rhs: Rhs::Opaque(Opaque::generated(quote!(#index), vec![i])),
-                                ty: None,
-                            },
-                            span: p.ident.span(),
-                        });
-                        self.for_bindings.push((p.ident.clone(), Binding::Var(var)));
-                    }
-                    syn::Pat::Wild(_) => {}
-                    other => {
-                        self.cx.error(other, "bind the index to a name or `_`");
-                        return false;
-                    }
+                let index = self.vars[i].name.clone();
+                if !self.bind_index(&t.elems[0], quote!(#index), vec![i], body) {
+                    return false;
                 }
                 self.bind_item(&t.elems[1], a, i, body)
             }
             Seq::Range { start, end, rev } => {
-                let ident = match pat {
-                    syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
-                        p.ident.clone()
-                    }
-                    other => {
-                        self.cx.error(other, "bind the index to a name or `_`");
-                        return false;
-                    }
-                };
                 let it = self.vars[i].name.clone();
                 let mut reads = vec![i];
                 reads.extend(op_reads(start));
@@ -1484,17 +1459,7 @@ impl Lowerer<'_> {
                     }
                     _ => quote!(#s + #it),
                 };
-                let var = self.user_var(&ident, Ty::Usize, false);
-                body.push(Stmt {
-                    kind: StmtKind::Let {
-                        var,
-                        rhs: Rhs::Opaque(Opaque::generated(value, reads)),
-                        ty: None,
-                    },
-                    span: ident.span(),
-                });
-                self.for_bindings.push((ident, Binding::Var(var)));
-                true
+                self.bind_index(pat, value, reads, body)
             }
             Seq::Take(a, _) => self.bind_item(pat, a, i, body),
             Seq::Skip(a, k) | Seq::StepBy(a, k) => {
@@ -1529,6 +1494,38 @@ impl Lowerer<'_> {
                 let chunk = self.chunk(chunked, i, ident.span(), body);
                 self.for_bindings.push((ident, Binding::View(chunk)));
                 true
+            }
+        }
+    }
+
+    /// `let i = value;` for the pattern `pat` of an index (an enumeration's, a range's): a
+    /// `usize` computed from `reads`, bound in the body; nothing for `_`. False after an
+    /// error.
+    fn bind_index(
+        &mut self,
+        pat: &syn::Pat,
+        value: TokenStream,
+        reads: Vec<VarId>,
+        body: &mut Vec<Stmt>,
+    ) -> bool {
+        match pat {
+            syn::Pat::Ident(p) if p.subpat.is_none() && p.by_ref.is_none() => {
+                let var = self.user_var(&p.ident, Ty::Usize, false);
+                body.push(Stmt {
+                    kind: StmtKind::Let {
+                        var,
+                        rhs: Rhs::Opaque(Opaque::generated(value, reads)),
+                        ty: None,
+                    },
+                    span: p.ident.span(),
+                });
+                self.for_bindings.push((p.ident.clone(), Binding::Var(var)));
+                true
+            }
+            syn::Pat::Wild(_) => true,
+            other => {
+                self.cx.error(other, "bind the index to a name or `_`");
+                false
             }
         }
     }
