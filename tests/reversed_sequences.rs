@@ -327,6 +327,10 @@ fn zipped_ranges(xs: &[f64], n: usize) -> f64 {
     for (x, j) in xs.iter().zip((2..=4).rev()) {
         s += x.cos() * j as f64;
     }
+    // (Literal bounds of an exclusive range: `usize`s.)
+    for (j, x) in (1..3).zip(xs.iter()) {
+        s += x * x * x * j as f64;
+    }
     s
 }
 
@@ -347,6 +351,9 @@ fn ranges_zipped_with_arrays() {
     for (k, &xk) in x.iter().enumerate() {
         let kf = k as f64;
         let mut want = kf + 1.0;
+        if k < 2 {
+            want += 3.0 * xk * xk * (kf + 1.0);
+        }
         if k < 3 {
             want += 2.0 * (2.0 - kf) * xk + (kf + 2.0) * xk.cos() - (4.0 - kf) * xk.sin();
         }

@@ -1134,9 +1134,25 @@ impl Lowerer<'_> {
                 // `a..b`, `a..=b`, `a..`: the bounds as `usize`s, evaluated once.
                 let span = r.span();
                 let start = r.start.as_deref()?;
+                let negative = |e: &syn::Expr| matches!(strip(e), syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)));
+                if let Some(e) = [Some(start), r.end.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .find(|e| negative(e))
+                {
+                    self.cx.error(
+                        e,
+                        "#[reverse] counts a range in a zip in `usize`s; a negative bound is \
+                         not taken: zip with `0..n` and shift the index in the body",
+                    );
+                    return Some(Err(()));
+                }
+                // (As `usize`s, which the items are: another integer type is an error at the
+                // bound.)
                 let mut bound = |e: &syn::Expr, pre: &mut Vec<Stmt>| {
                     let op = self.lower_int_operand(e, Ty::Usize, pre);
                     let (tokens, reads) = (self.op_tokens(&op), op_reads(&op));
+                    let tokens = quote::quote_spanned!(e.span()=> ::core::convert::identity::<usize>(#tokens));
                     self.usize_let("b", tokens, reads, span, pre)
                 };
                 let start = bound(start, pre);
@@ -1241,7 +1257,7 @@ impl Lowerer<'_> {
                         reads.extend(op_reads(e));
                         let e = self.op_tokens(e);
                         match inclusive {
-                            false => quote!((#e).saturating_sub(#s)),
+                            false => quote!(usize::saturating_sub(#e, #s)),
                             true => quote!(if #e >= #s { #e - #s + 1 } else { 0 }),
                         }
                     }
@@ -1253,7 +1269,7 @@ impl Lowerer<'_> {
                 reads.extend(op_reads(k));
                 let k = self.op_tokens(k);
                 let count = match seq {
-                    Seq::Skip(..) => quote!((#count).saturating_sub(#k)),
+                    Seq::Skip(..) => quote!(usize::saturating_sub(#count, #k)),
                     Seq::Take(..) => quote!(::core::cmp::min(#count, #k)),
                     _ => quote!(::revad::__private::view::step_by(#count, #k)),
                 };
