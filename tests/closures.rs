@@ -684,3 +684,131 @@ fn closures_given_fields_with_mut_parameters() {
     assert_eq!(gb.v, [0.0, x]);
     assert_relative_eq!(gx, 2.0 + b.m + b.v[1], max_relative = 1e-15);
 }
+
+// ---- `return` in closures ---------------------------------------------------------------
+// A `return` leaves the call it is in: the rest of the closure's body is guarded by a flag of
+// that call, as in a function with early returns.
+
+/// A piecewise closure with a `return` before its tail and another inside a loop.
+#[reverse]
+fn closure_with_returns(xs: &[f64], c: f64) -> f64 {
+    let f = |v: f64| {
+        if v < 0.0 {
+            return c * v;
+        }
+        let mut s = v;
+        for k in 0..3 {
+            if s > 4.0 {
+                return s * c;
+            }
+            s = s * s + 0.1 * k as f64;
+        }
+        s.sqrt()
+    };
+    xs.iter().map(|&v| f(v)).sum::<f64>() + f(c)
+}
+
+#[reverse]
+fn closure_with_returns_via(xs: &[f64], c: f64) -> f64 {
+    closure_with_returns(xs, c)
+}
+
+/// `return;` in `for_each`'s closure skips the rest of that item.
+#[reverse]
+fn for_each_with_return(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    xs.iter().for_each(|&v| {
+        if v > 2.0 {
+            return;
+        }
+        s += v.sin();
+    });
+    s
+}
+
+#[reverse]
+fn for_each_with_return_via(xs: &[f64]) -> f64 {
+    for_each_with_return(xs)
+}
+
+/// A closure with a declared return type, whose `return` is in an `if` without `else`.
+#[reverse]
+fn typed_closure_with_return(x: f64) -> f64 {
+    let g = |v: f64| -> f64 {
+        if v > 1.0 {
+            return v.ln();
+        }
+        v - 1.0
+    };
+    g(x) * g(x * x)
+}
+
+#[reverse]
+fn typed_closure_with_return_via(x: f64) -> f64 {
+    typed_closure_with_return(x)
+}
+
+/// Central differences of `f` at `p`, one entry per coordinate.
+fn central(f: impl Fn(&[f64]) -> f64, p: &[f64]) -> Vec<f64> {
+    let h = 1e-6;
+    (0..p.len())
+        .map(|i| {
+            let (mut up, mut down) = (p.to_vec(), p.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            (f(&up) - f(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+#[test]
+fn returns_inside_closures_leave_the_call() {
+    // The items take each branch: negative (c v), a loop return (s c), and the tail (sqrt).
+    let xs = [1.5, -0.5, 2.5, 0.3, 1.9];
+    let c = 0.7;
+    let (v, (dxs, dc)) = checked(
+        closure_with_returns(&xs, c),
+        closure_with_returns_grad(&xs, c),
+        closure_with_returns_via_grad(&xs, c),
+    );
+    let at = |p: &[f64]| closure_with_returns(&p[..5], p[5]);
+    let mut p = xs.to_vec();
+    p.push(c);
+    assert_eq!(v.to_bits(), at(&p).to_bits());
+    let fd = central(at, &p);
+    for (got, want) in dxs.iter().chain([&dc]).zip(&fd) {
+        assert_relative_eq!(*got, *want, max_relative = 1e-6);
+    }
+    // -0.5 is negative: d/dv (c v) = c. 2.5 returns from the loop: s = v is not above 4 at
+    // k = 0, s = v² is at k = 1, and v² c is returned: d/dv = 2 v c.
+    assert_eq!(dxs[1], c);
+    assert_relative_eq!(dxs[2], 2.0 * 2.5 * c, max_relative = 1e-15);
+
+    let xs = [1.0, 3.0, 0.5, 2.5];
+    let (v, dxs) = checked(
+        for_each_with_return(&xs),
+        for_each_with_return_grad(&xs),
+        for_each_with_return_via_grad(&xs),
+    );
+    assert_eq!(v, 1.0f64.sin() + 0.5f64.sin());
+    assert_eq!(dxs, vec![1.0f64.cos(), 0.0, 0.5f64.cos(), 0.0]);
+
+    for x in [1.3, 0.9, 1.05] {
+        let (v, d) = checked(
+            typed_closure_with_return(x),
+            typed_closure_with_return_grad(x),
+            typed_closure_with_return_via_grad(x),
+        );
+        // g(v) = ln v above 1, v - 1 below.
+        let g = |v: f64| {
+            if v > 1.0 {
+                (v.ln(), 1.0 / v)
+            } else {
+                (v - 1.0, 1.0)
+            }
+        };
+        let ((a, da), (b, db)) = (g(x), g(x * x));
+        assert_relative_eq!(v, a * b, max_relative = 1e-15);
+        assert_relative_eq!(d, da * b + a * db * 2.0 * x, max_relative = 1e-14);
+    }
+}

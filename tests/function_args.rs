@@ -563,3 +563,31 @@ fn fn_pointer_parameter_of_f32() {
     let half: fn(f32) -> f32 = |x| x / 2.0;
     assert_eq!(twice32(half, 8.0), 10.0);
 }
+
+/// A closure with an early `return`, passed to a function: lifted into a function of its own,
+/// which returns early as annotated functions do.
+#[revad::reverse]
+fn moment_with_return(c: f64, b: f64) -> f64 {
+    integrate(
+        |x| {
+            if x > 0.5 {
+                return c * x;
+            }
+            c * x * x
+        },
+        0.0,
+        b,
+    ) * c
+}
+
+#[test]
+fn closures_with_returns_passed_to_functions() {
+    for p in [[0.8, 1.3], [1.7, 0.4]] {
+        let f = |p: &[f64]| moment_with_return(p[0], p[1]);
+        let (v, (dc, db)) = moment_with_return_grad(p[0], p[1]);
+        assert_eq!(v.to_bits(), f(&p).to_bits());
+        let want = fd(f, &p);
+        assert!(close(dc, want[0], 1e-6), "{dc} against {}", want[0]);
+        assert!(close(db, want[1], 1e-6), "{db} against {}", want[1]);
+    }
+}

@@ -1,15 +1,15 @@
-// `return` inside a closure is rejected at the `return`.
+// `return` inside a closure gives back a float or nothing: an integer is rejected at it.
 use revad::reverse;
 
 #[reverse]
-fn f(x: f64) -> f64 {
-    let g = |y: f64| {
-        if y > 1.0 {
-            return y; //~ ERROR
+fn f(x: f64, n: usize) -> f64 {
+    let g = |k: usize| {
+        if k > n {
+            return n; //~ ERROR
         }
-        y * y
+        k
     };
-    g(x) * x
+    x * g(3) as f64
 }
 
 fn main() {}

@@ -117,14 +117,6 @@ impl Lowerer<'_> {
             );
             return Value::Error;
         }
-        if let Some(span) = first_return(&expr.body) {
-            self.cx.error_at(
-                span,
-                "`return` inside a closure is not supported by #[reverse]; make the returned \
-                 value the closure's last expression",
-            );
-            return Value::Error;
-        }
         let saved = std::mem::replace(&mut self.scopes, (*closure.scopes).clone());
         let saved_loops = std::mem::take(&mut self.loops);
         self.push_scope();
@@ -132,14 +124,37 @@ impl Lowerer<'_> {
             self.bind_param(pat, arg, out);
         }
         self.closure_depth += 1;
-        let value = match self.is_place_expr(&expr.body) {
-            // `|p| p.pos` in a chain over aggregates: the part itself, which the next stage
-            // reads (`.map(|v| v[0])`); a call in an expression reads it at once (`lower_expr`).
-            true => match self.place_expr(&expr.body, out) {
-                Some(place) => Value::Place(place),
-                None => Value::Error,
-            },
-            false => self.lower_expr(&expr.body, out),
+        // A `return` leaves the call: a flag and a slot of the call's own, like a function's,
+        // with the rest of the body guarded (see `jumps`).
+        let returns = returns(&expr.body);
+        let value = if let Some(kind) = returns {
+            let saved_ret = self.ret.take();
+            let saved_branch = std::mem::replace(&mut self.in_value_branch, 0);
+            self.start_returns(kind, out);
+            let stmts = match super::strip(&expr.body) {
+                syn::Expr::Block(b) if b.label.is_none() => b.block.stmts.clone(),
+                body => vec![syn::Stmt::Expr(body.clone(), None)],
+            };
+            self.push_scope();
+            self.lower_stmts(&stmts, out, super::Tail::Return);
+            self.pop_scope();
+            let slot = self.ret.as_ref().and_then(|r| r.value);
+            self.ret = saved_ret;
+            self.in_value_branch = saved_branch;
+            match slot {
+                Some(slot) => Value::Op(Operand::Var(slot)),
+                None => Value::Unit,
+            }
+        } else {
+            match self.is_place_expr(&expr.body) {
+                // `|p| p.pos` in a chain over aggregates: the part itself, which the next stage
+                // reads (`.map(|v| v[0])`); a call in an expression reads it at once (`lower_expr`).
+                true => match self.place_expr(&expr.body, out) {
+                    Some(place) => Value::Place(place),
+                    None => Value::Error,
+                },
+                false => self.lower_expr(&expr.body, out),
+            }
         };
         self.closure_depth -= 1;
         self.scopes = saved;
@@ -414,18 +429,26 @@ pub(super) fn mentioned_names(expr: &syn::Expr) -> Vec<String> {
     names.0
 }
 
-/// The span of the first `return` in a closure body (not in nested closures).
-pub(super) fn first_return(expr: &syn::Expr) -> Option<proc_macro2::Span> {
+/// What the `return`s in a closure's `body` give back, if it has any: nothing where one is
+/// `return;`, a float otherwise.
+fn returns(body: &syn::Expr) -> Option<super::jumps::RetKind> {
     use syn::visit::Visit;
-    struct Finder(Option<proc_macro2::Span>);
+    struct Finder(Option<super::jumps::RetKind>);
     impl<'ast> Visit<'ast> for Finder {
         fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
-            self.0.get_or_insert(r.return_token.span);
+            use super::jumps::RetKind;
+            if r.expr.is_none() || self.0.is_none() {
+                self.0 = Some(match r.expr {
+                    None => RetKind::ClosureUnit,
+                    Some(_) => RetKind::ClosureFloat,
+                });
+            }
         }
         fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
     }
     let mut finder = Finder(None);
-    finder.visit_expr(expr);
+    finder.visit_expr(body);
     finder.0
 }
 

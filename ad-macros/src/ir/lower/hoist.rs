@@ -38,14 +38,6 @@ impl Lowerer<'_> {
                 .error(asyncness, "async closures are not supported by #[reverse]");
             return None;
         }
-        if let Some(span) = super::closure::first_return(&expr.body) {
-            self.cx.error_at(
-                span,
-                "`return` inside a closure is not supported by #[reverse]; make the returned \
-                 value the closure's last expression",
-            );
-            return None;
-        }
         let float = self.sig.default_float;
         let float_ty = float.ident();
         let mut params = Vec::new();

@@ -75,10 +75,24 @@ pub(super) struct BreakSlot {
     pub(super) values: Vec<(Operand, Ty, Span)>,
 }
 
-/// The return slot and flag of a function with early `return`.
+/// The return slot and flag of a function with early `return`, or of a closure's call.
 pub(super) struct RetCtx {
-    pub(super) value: VarId,
+    /// The slot of the returned value (none for a closure's `return;`).
+    pub(super) value: Option<VarId>,
     pub(super) flag: VarId,
+    /// What a `return` gives back: nothing (`return;`), a float, or a function's result.
+    pub(super) kind: RetKind,
+}
+
+/// What the `return`s of a function or closure give back.
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum RetKind {
+    /// The function's result (`Signature::ret`).
+    Function,
+    /// A closure's `return;`: the call's value is `()`.
+    ClosureUnit,
+    /// A closure's `return value;`: a float.
+    ClosureFloat,
 }
 
 impl Lowerer<'_> {
@@ -108,10 +122,23 @@ impl Lowerer<'_> {
         });
     }
 
-    /// Declares the return slot and flag of a function with early `return`s.
-    pub(super) fn start_returns(&mut self, out: &mut Vec<Stmt>) {
+    /// Declares the return slot and flag of a function with early `return`s, or of a call of
+    /// a closure with `return`s (the slot only where the closure returns a float).
+    pub(super) fn start_returns(&mut self, kind: RetKind, out: &mut Vec<Stmt>) {
         let span = Span::call_site();
-        let name = self.names.fixed("ret");
+        let name = match kind {
+            RetKind::Function => self.names.fixed("ret"),
+            RetKind::ClosureFloat => self.names.fresh("ret"),
+            RetKind::ClosureUnit => {
+                let flag = self.flag(out, "returned", span);
+                self.ret = Some(RetCtx {
+                    value: None,
+                    flag,
+                    kind,
+                });
+                return;
+            }
+        };
         let value = self.new_var(name, Ty::Float(None), true, span);
         out.push(Stmt {
             kind: StmtKind::Let {
@@ -122,7 +149,11 @@ impl Lowerer<'_> {
             span,
         });
         let flag = self.flag(out, "returned", span);
-        self.ret = Some(RetCtx { value, flag });
+        self.ret = Some(RetCtx {
+            value: Some(value),
+            flag,
+            kind,
+        });
     }
 
     /// `let __g = !(flag || ..);` for the flags `jumps` may have set.
@@ -173,9 +204,19 @@ impl Lowerer<'_> {
         if !self.jump_allowed(ret.return_token, "return") {
             return Jumps::default();
         }
+        let kind = self.ret.as_ref().map_or(RetKind::Function, |r| r.kind);
         match (&ret.expr, &self.sig.ret) {
-            // `return;` in a function whose results are its `&mut` parameters.
-            (None, RetTy::Unit) => {}
+            // `return;` in a function whose results are its `&mut` parameters, or in a
+            // closure that returns nothing.
+            (None, RetTy::Unit) if kind == RetKind::Function => {}
+            (None, _) if kind == RetKind::ClosureUnit => {}
+            (None, _) if kind == RetKind::ClosureFloat => {
+                self.cx.error(
+                    ret,
+                    "`return` without a value in a closure whose other `return`s give a value",
+                );
+                return Jumps::default();
+            }
             (None, _) => {
                 self.cx.error(
                     ret,

@@ -112,7 +112,7 @@ pub(crate) fn lower(
             );
             return None;
         }
-        lowerer.start_returns(&mut stmts);
+        lowerer.start_returns(jumps::RetKind::Function, &mut stmts);
     }
     let tail = if returns { Tail::Return } else { Tail::Value };
     // A struct returned by a call (`Point::new(x, y)` as the result): the call's result is
@@ -137,8 +137,10 @@ pub(crate) fn lower(
         return None;
     }
     let output = match &lowerer.ret {
-        Some(_) if matches!(sig.ret, RetTy::Unit) => Output::Tuple(Vec::new()),
-        Some(ret) => Output::Scalar(Operand::Var(ret.value)),
+        Some(RetCtx { value: Some(v), .. }) if !matches!(sig.ret, RetTy::Unit) => {
+            Output::Scalar(Operand::Var(*v))
+        }
+        Some(_) => Output::Tuple(Vec::new()),
         None => lowerer.output(&sig.ret, value, block)?,
     };
     lowerer.finish_growth(&mut stmts);
@@ -605,11 +607,27 @@ impl<'a> Lowerer<'a> {
         true
     }
 
-    /// `__ret = value;` for the tail of a function with early returns.
+    /// `__ret = value;` for the tail of a function with early returns, or of a closure's.
     fn assign_return(&mut self, value: Value, expr: &syn::Expr, out: &mut Vec<Stmt>) {
-        let Some(ret) = &self.ret else { return };
-        let slot = ret.value;
+        let Some(RetCtx {
+            value: Some(slot),
+            kind,
+            ..
+        }) = self.ret
+        else {
+            return;
+        };
         match value {
+            Value::Op(op)
+                if kind == jumps::RetKind::ClosureFloat
+                    && matches!(self.ty_of(&op), Ty::Usize | Ty::I32 | Ty::Bool | Ty::Other) =>
+            {
+                self.cx.error(
+                    expr,
+                    "#[reverse] supports `return` in closures that return a float or nothing; \
+                     make the returned value the closure's last expression",
+                )
+            }
             Value::Op(op) => out.push(Stmt {
                 kind: StmtKind::Assign {
                     var: slot,
