@@ -1645,3 +1645,100 @@ fn lets_given_their_value_by_the_next_statement() {
         check::gradient(|p| deferred_values(p[0], p[1]), &[x, y], &[dx, dy]).unwrap();
     }
 }
+
+// ---- `fn` items inside the function -----------------------------------------------------
+// A `fn` item taking floats runs as a closure declared at the start of its block (an item is
+// visible in all of it); one taking only integers stays an item, recursive or not.
+
+/// A constant the items read.
+const WEIGHT: f64 = 3.0;
+
+/// Items called before they are written, one calling another, one over a slice, one mapped
+/// by name.
+#[reverse]
+#[allow(
+    clippy::items_after_statements,
+    reason = "items after statements are a form #[reverse] must handle"
+)]
+fn nested_fns(x: f64, w: &[f64]) -> f64 {
+    let y = cube(x) + sq(2.0 * x);
+    fn sq(v: f64) -> f64 {
+        v * v * WEIGHT
+    }
+    fn cube(v: f64) -> f64 {
+        sq(v) * v
+    }
+    fn norm2(a: &[f64]) -> f64 {
+        a.iter().map(|v| v * v).sum()
+    }
+    fn act(v: f64) -> f64 {
+        v.tanh()
+    }
+    y + norm2(w) * x
+        + w.iter().map(|&v| sq(v)).sum::<f64>()
+        + w.iter().copied().map(act).sum::<f64>()
+}
+
+#[reverse]
+fn nested_fns_via(x: f64, w: &[f64]) -> f64 {
+    nested_fns(x, w)
+}
+
+/// An item returning a tuple, and integer items (one recursive) that stay items.
+#[reverse]
+fn nested_fns_of_tuples_and_integers(x: f64, y: f64) -> f64 {
+    fn polar(a: f64, b: f64) -> (f64, f64) {
+        ((a * a + b * b).sqrt(), b.atan2(a))
+    }
+    fn factorial(n: u32) -> f64 {
+        if n == 0 {
+            1.0
+        } else {
+            n as f64 * factorial(n - 1)
+        }
+    }
+    fn index(i: usize, j: usize) -> usize {
+        i * 2 + j
+    }
+    let (r, t) = polar(x, y);
+    r * t.sin() * factorial(4) + x * index(1, 1) as f64
+}
+
+#[reverse]
+fn nested_fns_of_tuples_and_integers_via(x: f64, y: f64) -> f64 {
+    nested_fns_of_tuples_and_integers(x, y)
+}
+
+#[test]
+fn fn_items_inside_the_function() {
+    let (x, w) = (1.2, [0.5, -1.0, 2.0]);
+    let (v, (dx, dw)) = checked(
+        nested_fns(x, &w),
+        nested_fns_grad(x, &w),
+        nested_fns_via_grad(x, &w),
+    );
+    let n2: f64 = w.iter().map(|v| v * v).sum();
+    // 3x³ + 12x² + x |w|² + 3|w|² + Σ tanh w.
+    let th: f64 = w.iter().map(|v| v.tanh()).sum();
+    assert_relative_eq!(
+        v,
+        3.0 * x * x * x + 12.0 * x * x + n2 * x + 3.0 * n2 + th,
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(dx, 9.0 * x * x + 24.0 * x + n2, max_relative = 1e-14);
+    for (d, wi) in dw.iter().zip(w) {
+        let want = 2.0 * wi * x + 6.0 * wi + 1.0 - wi.tanh().powi(2);
+        assert_relative_eq!(*d, want, max_relative = 1e-14);
+    }
+
+    let (x, y) = (0.6, 0.8);
+    let (v, (dx, dy)) = checked(
+        nested_fns_of_tuples_and_integers(x, y),
+        nested_fns_of_tuples_and_integers_grad(x, y),
+        nested_fns_of_tuples_and_integers_via_grad(x, y),
+    );
+    // r sin t = y: 24 y + 3 x.
+    assert_relative_eq!(v, 24.0 * y + 3.0 * x, max_relative = 1e-14);
+    assert_relative_eq!(dx, 3.0, epsilon = 1e-13);
+    assert_relative_eq!(dy, 24.0, max_relative = 1e-14);
+}

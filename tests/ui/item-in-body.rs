@@ -1,9 +1,10 @@
-// An item (here a nested `fn`) inside the body is rejected at the item.
+// An item inside the body that no closure can stand for (here a generic `fn` taking floats)
+// is rejected at the item.
 use revad::reverse;
 
 #[reverse]
 fn f(x: f64) -> f64 {
-    fn helper(y: f64) -> f64 { //~ ERROR items inside a #[reverse] function are not supported
+    fn helper<T: std::ops::Mul<Output = T> + Copy>(y: T) -> T { //~ ERROR items inside a #[reverse] function
         y * y
     }
     helper(x)

@@ -420,3 +420,98 @@ pub(super) fn mentions_iter_mut(expr: &syn::Expr) -> bool {
         _ => false,
     }
 }
+
+/// `fn` items among `stmts` that a closure can stand for: not generic, `async`, `const`,
+/// `unsafe` or `extern`, taking no `self`, and calling neither themselves nor, through each
+/// other, one another in a cycle. Each becomes `let name = |p: T, ..| -> R { body };` at the
+/// start of the block (an item is visible in all of it), those a body calls before it, and
+/// the other statements follow in order; `None` when there is no such item. A closure made
+/// there sees the locals of the blocks around, where an item sees none: rustc rejects an item
+/// that names one (E0434) in the function as written, which the macro emits too, and the
+/// locals of the block itself come after the closures.
+pub(super) fn nested_fns(stmts: &[syn::Stmt]) -> Option<Vec<syn::Stmt>> {
+    let fns: Vec<&syn::ItemFn> = stmts
+        .iter()
+        .filter_map(|s| match s {
+            syn::Stmt::Item(syn::Item::Fn(f)) if closure_like(f) => Some(f),
+            _ => None,
+        })
+        .collect();
+    if fns.is_empty() {
+        return None;
+    }
+    // Those whose calls of the others are all made: one at a time, in the order written.
+    let calls: Vec<Vec<usize>> = fns
+        .iter()
+        .map(|f| {
+            let body = f.block.to_token_stream();
+            (0..fns.len())
+                .filter(|&k| count_ident(body.clone(), &fns[k].sig.ident) > 0)
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<usize> = Vec::new();
+    while let Some(next) = (0..fns.len())
+        .find(|&k| !order.contains(&k) && calls[k].iter().all(|c| *c != k && order.contains(c)))
+    {
+        order.push(next);
+    }
+    if order.is_empty() {
+        return None;
+    }
+    let mut out: Vec<syn::Stmt> = order
+        .iter()
+        .map(|&k| {
+            let f = fns[k];
+            let name = &f.sig.ident;
+            let inputs = f.sig.inputs.iter();
+            let output = &f.sig.output;
+            let block = &f.block;
+            syn::parse_quote_spanned!(name.span()=> let #name = |#(#inputs),*| #output #block;)
+        })
+        .collect();
+    let converted: Vec<&syn::Ident> = order.iter().map(|&k| &fns[k].sig.ident).collect();
+    out.extend(stmts.iter().filter(|s| {
+        !matches!(s, syn::Stmt::Item(syn::Item::Fn(f)) if converted.contains(&&f.sig.ident))
+    }).cloned());
+    Some(out)
+}
+
+/// Whether a closure can stand for the `fn` item `f` (see [`nested_fns`]); not one whose
+/// parameters are all integers or other inactive types, which stays an item (see
+/// [`inactive_fn`]).
+fn closure_like(f: &syn::ItemFn) -> bool {
+    let sig = &f.sig;
+    !inactive_fn(f)
+        && sig.constness.is_none()
+        && sig.asyncness.is_none()
+        && sig.unsafety.is_none()
+        && sig.abi.is_none()
+        && sig.variadic.is_none()
+        && sig.generics.params.is_empty()
+        && sig.generics.where_clause.is_none()
+        && sig.inputs.iter().all(|input| match input {
+            syn::FnArg::Typed(t) => !impl_trait(&t.ty),
+            syn::FnArg::Receiver(_) => false,
+        })
+}
+
+/// Whether `ty` is `impl Trait`, or a reference to one.
+fn impl_trait(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::ImplTrait(_) => true,
+        syn::Type::Reference(r) => impl_trait(&r.elem),
+        syn::Type::Paren(p) => impl_trait(&p.elem),
+        _ => false,
+    }
+}
+
+/// Whether the `fn` item `f` takes only integers, `bool`s and other inactive values (no
+/// `self`): its result has no derivative, and it stays an item, as written, which the
+/// generated functions declare (recursive or generic ones too).
+pub(super) fn inactive_fn(f: &syn::ItemFn) -> bool {
+    f.sig.inputs.iter().all(|input| match input {
+        syn::FnArg::Typed(t) => crate::parse::is_inactive_type(&t.ty),
+        syn::FnArg::Receiver(_) => false,
+    })
+}

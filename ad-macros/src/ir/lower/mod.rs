@@ -444,6 +444,11 @@ impl<'a> Lowerer<'a> {
         if let Some(stmts) = desugar::deferred_lets(stmts) {
             return self.lower_stmts(&stmts, out, tail);
         }
+        // `fn sq(v: f64) -> f64 { v * v }` in the body: `let sq = |v: f64| -> f64 { v * v };`
+        // at the start of the block (see `desugar::nested_fns`).
+        if let Some(stmts) = desugar::nested_fns(stmts) {
+            return self.lower_stmts(&stmts, out, tail);
+        }
         let mut jumps = Jumps::default();
         for (k, stmt) in stmts.iter().enumerate() {
             let last = k + 1 == stmts.len();
@@ -505,11 +510,13 @@ impl<'a> Lowerer<'a> {
                 Some(s.ident.to_string())
             }
             syn::Item::Use(_) => None,
+            syn::Item::Fn(f) if desugar::inactive_fn(f) => Some(f.sig.ident.to_string()),
             _ => {
                 self.cx.error(
                     item,
-                    "items inside a #[reverse] function other than `const`, `static` and `use` \
-                     are not supported; move the item out of the function",
+                    "items inside a #[reverse] function other than `const`, `static`, `use` and \
+                     `fn`s (without generics or recursion where they take floats) are not \
+                     supported; move the item out of the function",
                 );
                 return;
             }
