@@ -1086,3 +1086,149 @@ fn windows_reversed_in_a_sum() {
     assert_eq!(v, 2.0 - 1.0 + 4.5);
     assert_eq!(dx, [-3.0, 3.0 - 2.0, 2.0 - 1.0, 1.0]);
 }
+
+// ---- `a.chain(b)` -------------------------------------------------------------------------
+// A `for` loop over a chain runs over each part in turn; a chain followed by adaptors that
+// take each item alone, consumed by `sum`, `product`, `fold` or `for_each`, is consumed over
+// each part, in the order `Chain` folds them (so sums add in the same order, bit for bit).
+
+/// Loops over chains: with `continue`, three parts, a part that is a subslice, an inner
+/// loop that breaks.
+#[reverse]
+pub fn loops_over_chains(x: &[f64], y: &[f64], z: [f64; 2]) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().chain(y) {
+        if *v > 5.0 {
+            continue;
+        }
+        s += v.sin();
+    }
+    for &v in x.iter().chain(y.iter()).chain(&z) {
+        s += v * v;
+    }
+    for v in z.iter().chain(&x[1..]) {
+        for k in 0..2 {
+            if k == 1 {
+                break;
+            }
+            s += v * (k + 1) as f64;
+        }
+        s += v.cos();
+    }
+    s
+}
+
+/// `loops_over_chains` through its split companions.
+#[reverse]
+pub fn loops_over_chains_via(x: &[f64], y: &[f64], z: [f64; 2]) -> f64 {
+    loops_over_chains(x, y, z)
+}
+
+/// Sums, products, folds (a number and a tuple) and `for_each` over chains.
+#[reverse]
+pub fn consumed_chains(x: &[f64], y: &[f64], z: [f64; 2]) -> f64 {
+    let a: f64 = x.iter().chain(y).map(|v| v * v).sum();
+    let b: f64 = x.iter().chain(y.iter()).sum();
+    let c = x
+        .iter()
+        .copied()
+        .chain(z)
+        .filter(|v| *v > 0.0)
+        .map(|v| v.sin())
+        .product::<f64>();
+    let d = x.iter().chain(&z).fold(0.0, |acc, v| acc * 0.5 + v);
+    let mut e = 0.0;
+    x.iter().chain(y).chain(&z).for_each(|v| e += v.exp());
+    let (s, q) = y
+        .iter()
+        .chain(x)
+        .fold((0.0, 0.0), |(s, q), &v| (s + v, q + v * v));
+    a + b + c + d + e + s * q
+}
+
+/// `consumed_chains` through its split companions.
+#[reverse]
+pub fn consumed_chains_via(x: &[f64], y: &[f64], z: [f64; 2]) -> f64 {
+    consumed_chains(x, y, z)
+}
+
+/// Central differences of `f` at the concatenation `p` of `x` (3), `y` (2) and `z` (2).
+fn central_xyz(f: fn(&[f64], &[f64], [f64; 2]) -> f64, p: &[f64]) -> Vec<f64> {
+    let at = |p: &[f64]| f(&p[..3], &p[3..5], [p[5], p[6]]);
+    let h = 1e-6;
+    (0..p.len())
+        .map(|i| {
+            let (mut up, mut down) = (p.to_vec(), p.to_vec());
+            up[i] += h;
+            down[i] -= h;
+            (at(&up) - at(&down)) / (2.0 * h)
+        })
+        .collect()
+}
+
+#[test]
+fn chains_in_loops_and_consumers() {
+    let (x, y, z) = ([0.5, 6.0, 1.5], [2.0, -1.0], [0.25, -3.0]);
+    let p = [0.5, 6.0, 1.5, 2.0, -1.0, 0.25, -3.0];
+    let (_, (dx, dy, dz)) = checked(
+        loops_over_chains(&x, &y, z),
+        loops_over_chains_grad(&x, &y, z),
+        loops_over_chains_via_grad(&x, &y, z),
+    );
+    let got: Vec<f64> = dx.iter().chain(&dy).chain(&dz).copied().collect();
+    for (g, w) in got.iter().zip(central_xyz(loops_over_chains, &p)) {
+        assert_relative_eq!(*g, w, max_relative = 1e-6);
+    }
+    let (v, (dx, dy, dz)) = checked(
+        consumed_chains(&x, &y, z),
+        consumed_chains_grad(&x, &y, z),
+        consumed_chains_via_grad(&x, &y, z),
+    );
+    assert_eq!(v.to_bits(), consumed_chains(&x, &y, z).to_bits());
+    let got: Vec<f64> = dx.iter().chain(&dy).chain(&dz).copied().collect();
+    for (g, w) in got.iter().zip(central_xyz(consumed_chains, &p)) {
+        assert_relative_eq!(*g, w, max_relative = 1e-6);
+    }
+    // Empty parts: the sum of no items is -0.0, as `Sum` gives it.
+    let (v, _) = consumed_chains_grad(&[], &[], [1.0, 2.0]);
+    assert_eq!(v.to_bits(), consumed_chains(&[], &[], [1.0, 2.0]).to_bits());
+}
+
+/// `filter`'s closure reads items taken by value (`into_iter()` of an array, a zip of them,
+/// a `map`'s results) through the reference it is given: `*v`.
+#[reverse]
+pub fn filters_of_values(a: [f64; 3], b: [f64; 3]) -> f64 {
+    let p: f64 = a.into_iter().filter(|v| *v > 0.0).map(|v| v.sin()).sum();
+    let q: f64 = a
+        .into_iter()
+        .zip(b)
+        .filter(|(x, y)| *x > *y)
+        .map(|(x, y)| x * y)
+        .sum();
+    let r: f64 = b.iter().map(|v| v * 2.0).filter(|v| *v > 1.0).sum();
+    p + q + r
+}
+
+/// `filters_of_values` through its split companions.
+#[reverse]
+pub fn filters_of_values_via(a: [f64; 3], b: [f64; 3]) -> f64 {
+    filters_of_values(a, b)
+}
+
+#[test]
+fn filters_dereferencing_items_taken_by_value() {
+    let (a, b) = ([0.5, -1.0, 2.0], [0.25, 2.5, 1.0]);
+    let (v, (da, db)) = checked(
+        filters_of_values(a, b),
+        filters_of_values_grad(a, b),
+        filters_of_values_via_grad(a, b),
+    );
+    // p = sin a0 + sin a2; q = a0 b0 + a2 b2 (a1 < b1); r = 2 (b1 + b2) (2 b0 = 0.5 < 1).
+    assert_relative_eq!(
+        v,
+        0.5f64.sin() + 2.0f64.sin() + 0.5 * 0.25 + 2.0 + 2.0 * 3.5,
+        max_relative = 1e-15
+    );
+    assert_eq!(da, [0.5f64.cos() + 0.25, 0.0, 2.0f64.cos() + 1.0]);
+    assert_eq!(db, [0.5, 2.0, 2.0 + 2.0]);
+}

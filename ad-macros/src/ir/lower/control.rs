@@ -609,6 +609,19 @@ impl Lowerer<'_> {
                 }
                 None => {}
             }
+            match unchain_loop(f) {
+                Some(Ok(desugared)) => return self.lower_expr_jumps(&desugared, out, false),
+                Some(Err(brk)) => {
+                    self.cx.error(
+                        brk,
+                        "#[reverse] runs a loop over `a.chain(b)` as a loop over `a` then one \
+                         over `b`, which a `break` cannot leave both of; set a flag and test it \
+                         in a second loop, or loop over indices",
+                    );
+                    return none;
+                }
+                None => {}
+            }
             // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`.
             if !jumps_in(&f.body) {
                 if let Some(desugared) = super::desugar::chain_loop(f) {
@@ -948,10 +961,10 @@ impl Lowerer<'_> {
                 &f.expr,
                 "#[reverse] supports `for` loops over ranges (`a..b`, `(a..b).rev()`, \
                  `.step_by(k)`) and over arrays and slices (`xs.iter()`, `&xs`, `&xs[a..b]`, \
-                 then `.skip(k)`, `.take(n)`, `.step_by(k)`, `.rev()`, `.enumerate()`, `.zip(ys)`, `.flatten()`; `xs.chunks(k)`, \
-                 `xs.windows(k)`; \
-                 `xs.iter_mut()`, then `.enumerate()` or `.zip(ys)`); iterate over indices \
-                 (`for i in 0..xs.len()`) instead",
+                 then `.skip(k)`, `.take(n)`, `.step_by(k)`, `.rev()`, `.enumerate()`, \
+                 `.zip(ys)`, `.flatten()`; `xs.chunks(k)`, `xs.windows(k)`; `xs.iter_mut()`, \
+                 then `.enumerate()` or `.zip(ys)`), and over `a.chain(b)` of these; iterate \
+                 over indices (`for i in 0..xs.len()`) instead",
             );
             return None;
         };
@@ -1239,6 +1252,28 @@ fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
 /// `.iter_mut()` for `m.iter_mut()` and `&mut m`, by value otherwise. A `continue` goes on
 /// with the next item either way; a `break` of the loop would leave only the inner one, and
 /// is returned as an error.
+/// `for pat in a.chain(b) { body }` as `for pat in a { body } for pat in b { body }` (the
+/// label on both; `a` a chain itself splits again): `Err` with a `break` that would leave the
+/// loop, `None` for another loop.
+fn unchain_loop(f: &syn::ExprForLoop) -> Option<Result<syn::Expr, syn::ExprBreak>> {
+    let syn::Expr::MethodCall(m) = strip(&f.expr) else {
+        return None;
+    };
+    if m.method != "chain" || m.args.len() != 1 {
+        return None;
+    }
+    let label = f.label.as_ref().map(|l| l.name.ident.to_string());
+    if let Some(brk) = breaks_of(&f.body, label.as_deref()) {
+        return Some(Err(brk));
+    }
+    let (mut first, mut second) = (f.clone(), f.clone());
+    *first.expr = (*m.receiver).clone();
+    *second.expr = m.args[0].clone();
+    Some(Ok(
+        syn::parse_quote_spanned! {m.method.span()=> { #first #second } },
+    ))
+}
+
 fn unflatten_loop(f: &syn::ExprForLoop) -> Option<Result<syn::Expr, syn::ExprBreak>> {
     let syn::Expr::MethodCall(m) = strip(&f.expr) else {
         return None;

@@ -266,6 +266,12 @@ impl Lowerer<'_> {
             ("for_each", 1) => Consumer::ForEach(&call.args[0]),
             _ => return None,
         };
+        // `a.chain(b).map(f).sum()`: the sum over each part (see [`unchained`]).
+        if let Some(split) = unchained(call, self.sig.default_float) {
+            if self.mentions_float(&syn::Expr::MethodCall(call.clone())) {
+                return Some(self.lower_expr(&split, out));
+            }
+        }
         self.lower_consumed_chain(call, consumer, out)
     }
 
@@ -363,6 +369,16 @@ impl Lowerer<'_> {
                                 sum_as_loop(call, self.sig.default_float).expect("just checked");
                             return Some(self.lower_expr(&block, out));
                         }
+                        ("chain", 1) => {
+                            return self.chain_error(
+                                &m.method,
+                                "#[reverse] takes `a.chain(b)` as the sequence of a `for` loop, \
+                                 and in a chain where only `map`, `filter`, `filter_map`, \
+                                 `flat_map`, `copied`, `cloned` or `flatten` follow it, ended by \
+                                 `sum`, `product`, `fold` or `for_each`; write the loop over \
+                                 each part",
+                            )
+                        }
                         _ => {
                             return self.chain_error(
                                 &m.method,
@@ -402,7 +418,7 @@ impl Lowerer<'_> {
     fn chain_error(&self, node: impl quote::ToTokens, what: &str) -> Option<Value> {
         self.cx.error(
             node,
-            if what.starts_with('`') {
+            if what.starts_with('`') || what.starts_with("#[") {
                 what.to_string()
             } else {
                 format!("#[reverse] supports {what} here")
@@ -890,14 +906,25 @@ impl Lowerer<'_> {
                 // The closure of `filter` takes a reference to the item: `|&(i, x)|` binds the
                 // item itself; otherwise its integers (an enumeration's index) are bound as
                 // references, as Rust binds them through it (`|(i, _)| *i > 0`).
-                let (closure, arg) = match item_pattern(p) {
-                    Some(closure) => (closure, item.clone()),
-                    None => (
-                        (*p).clone(),
-                        self.by_reference(item.clone(), step.span, out),
-                    ),
+                // Its floats taken by value (`z.into_iter().filter(|v| *v > 0.0)`) are read
+                // through that reference there, as those of `iter()` are everywhere.
+                let (closure, arg, shallow) = match item_pattern(p) {
+                    Some(closure) => (closure, item.clone(), Vec::new()),
+                    None => {
+                        let mut shallow = Vec::new();
+                        self.floats_by_value(&item, &mut shallow);
+                        let arg = self.by_reference(item.clone(), step.span, out);
+                        ((*p).clone(), arg, shallow)
+                    }
                 };
-                let keep = match self.call_value(&closure, vec![arg], out) {
+                for &v in &shallow {
+                    self.vars[v].deref = true;
+                }
+                let keep = self.call_value(&closure, vec![arg], out);
+                for &v in &shallow {
+                    self.vars[v].deref = false;
+                }
+                let keep = match keep {
                     // `|p| p.alive`: a `bool` field, read as written.
                     Value::Place(place) => {
                         let (tokens, reads) = self.place_tokens(&place, step.span);
@@ -922,6 +949,23 @@ impl Lowerer<'_> {
                 self.push_if(cond, (kept, Vec::new()), Vec::new(), step.span, out);
                 result
             }
+        }
+    }
+
+    /// The float variables of `item` that are not read through a reference (`deref`).
+    fn floats_by_value(&self, item: &Value, found: &mut Vec<VarId>) {
+        match item {
+            Value::Op(Operand::Var(v))
+                if matches!(self.vars[*v].ty, Ty::Float(_)) && !self.vars[*v].deref =>
+            {
+                found.push(*v)
+            }
+            Value::Tuple(parts) => {
+                for part in parts {
+                    self.floats_by_value(part, found);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -1568,19 +1612,7 @@ pub(super) fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
 /// acc += body; } acc }` (`*=` from `1.0`), for a sequence that an iterator chain does not
 /// take but a `for` loop does (a zip with a constant table first). `None` for other chains.
 fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<syn::Expr> {
-    // (From `Sum`'s `-0.0` and `Product`'s `1.0`, as the chain is: the sum of no items is
-    // `-0.0`, bit for bit.)
-    let t = float.qualifier();
-    let (op, start) = match (call.method.to_string().as_str(), float.is_generic()) {
-        ("sum", false) => (quote::quote!(+=), quote::quote!(-0.0)),
-        ("sum", true) => (quote::quote!(+=), quote::quote!(-#t::ZERO)),
-        ("product", false) => (quote::quote!(*=), quote::quote!(1.0)),
-        ("product", true) => (quote::quote!(*=), quote::quote!(#t::ONE)),
-        _ => return None,
-    };
-    if !call.args.is_empty() {
-        return None;
-    }
+    let (op, start) = accumulation(call, float)?;
     let syn::Expr::MethodCall(receiver) = strip(&call.receiver) else {
         return None;
     };
@@ -1612,6 +1644,146 @@ fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<
             #acc
         }
     })
+}
+
+/// The assignment and the start of `.sum()` (`+=` from `-0.0`) or `.product()` (`*=` from
+/// `1.0`), the consumer `call`; `None` for another.
+fn accumulation(
+    call: &syn::ExprMethodCall,
+    float: crate::ir::FloatTy,
+) -> Option<(TokenStream, TokenStream)> {
+    // (From `Sum`'s `-0.0` and `Product`'s `1.0`, as the chain is: the sum of no items is
+    // `-0.0`, bit for bit.)
+    let t = float.qualifier();
+    if !call.args.is_empty() {
+        return None;
+    }
+    Some(
+        match (call.method.to_string().as_str(), float.is_generic()) {
+            ("sum", false) => (quote::quote!(+=), quote::quote!(-0.0)),
+            ("sum", true) => (quote::quote!(+=), quote::quote!(-#t::ZERO)),
+            ("product", false) => (quote::quote!(*=), quote::quote!(1.0)),
+            ("product", true) => (quote::quote!(*=), quote::quote!(#t::ONE)),
+            _ => return None,
+        },
+    )
+}
+
+/// Adaptors that treat each item alone, which [`unchained`] applies to both parts of a chain.
+const ITEM_ADAPTORS: &[(&str, usize)] = &[
+    ("map", 1),
+    ("filter", 1),
+    ("filter_map", 1),
+    ("flat_map", 1),
+    ("copied", 0),
+    ("cloned", 0),
+    ("flatten", 0),
+];
+
+/// `a.chain(b).ADAPTORS.CONSUMER` with [`ITEM_ADAPTORS`] only after the `chain`, as the
+/// consumer run over `a.ADAPTORS` then over `b.ADAPTORS` (in the order `Chain`'s `fold`
+/// takes them, so a sum adds in the same order): `{ let mut acc = -0.0; a.ADAPTORS
+/// .for_each(|item| acc += item); b.ADAPTORS.for_each(..); acc }` for `.sum()` and
+/// `.product()`, `acc = f(acc, item)` from `init` for `.fold(init, f)`, both parts'
+/// `.for_each(f)` for `.for_each(f)`. `None` for another call (`a` a chain itself splits when
+/// its part is lowered).
+fn unchained(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<syn::Expr> {
+    let mut adaptors = Vec::new();
+    let mut receiver = &*call.receiver;
+    let (first, second) = loop {
+        let syn::Expr::MethodCall(m) = strip(receiver) else {
+            return None;
+        };
+        if m.method == "chain" && m.args.len() == 1 {
+            break (&*m.receiver, &m.args[0]);
+        }
+        if !ITEM_ADAPTORS
+            .iter()
+            .any(|(name, args)| m.method == name && m.args.len() == *args)
+        {
+            return None;
+        }
+        adaptors.push(m);
+        receiver = &m.receiver;
+    };
+    let span = call.method.span();
+    // (`b` an iterator as written, or what it iterates: `&ys`, `ys`, a slice.)
+    let second: syn::Expr = match strip(second) {
+        syn::Expr::MethodCall(_) => second.clone(),
+        _ => syn::parse_quote_spanned!(span=> (#second).into_iter()),
+    };
+    let adapted = |part: syn::Expr| {
+        adaptors.iter().rev().fold(part, |part, m| {
+            let mut m = (*m).clone();
+            *m.receiver = part;
+            syn::Expr::MethodCall(m)
+        })
+    };
+    let (first, second) = (adapted(first.clone()), adapted(second));
+    let acc = syn::Ident::new("__ad_accumulated", span);
+    let item = syn::Ident::new("__ad_item", span);
+    if let Some((op, start)) = accumulation(call, float) {
+        return Some(syn::parse_quote_spanned! {call.span()=>
+            {
+                let mut #acc = #start;
+                #first.for_each(|#item| #acc #op #item);
+                #second.for_each(|#item| #acc #op #item);
+                #acc
+            }
+        });
+    }
+    match (call.method.to_string().as_str(), call.args.len()) {
+        // A tuple accumulator: one variable per element (`let (s, q) = ..fold((0.0, 0.0),
+        // |(s, q), x| (s + x, q + x * x))`).
+        ("fold", 2) if matches!(strip(&call.args[0]), syn::Expr::Tuple(t) if !t.elems.is_empty()) =>
+        {
+            let (syn::Expr::Tuple(init), f) = (strip(&call.args[0]), &call.args[1]) else {
+                return None;
+            };
+            let accs: Vec<syn::Ident> = (0..init.elems.len())
+                .map(|k| quote::format_ident!("__ad_accumulated{}", k, span = span))
+                .collect();
+            let next: Vec<syn::Ident> = (0..init.elems.len())
+                .map(|k| quote::format_ident!("__ad_next{}", k, span = span))
+                .collect();
+            let inits = init.elems.iter();
+            let step = quote::quote_spanned! {span=>
+                |#item| {
+                    let (#(#next,)*) = (#f)((#(#accs,)*), #item);
+                    #(#accs = #next;)*
+                }
+            };
+            Some(syn::parse_quote_spanned! {call.span()=>
+                {
+                    #(let mut #accs = #inits;)*
+                    #first.for_each(#step);
+                    #second.for_each(#step);
+                    (#(#accs,)*)
+                }
+            })
+        }
+        ("fold", 2) => {
+            let (init, f) = (&call.args[0], &call.args[1]);
+            Some(syn::parse_quote_spanned! {call.span()=>
+                {
+                    let mut #acc = #init;
+                    #first.for_each(|#item| #acc = (#f)(#acc, #item));
+                    #second.for_each(|#item| #acc = (#f)(#acc, #item));
+                    #acc
+                }
+            })
+        }
+        ("for_each", 1) => {
+            let f = &call.args[0];
+            Some(syn::parse_quote_spanned! {call.span()=>
+                {
+                    #first.for_each(#f);
+                    #second.for_each(#f);
+                }
+            })
+        }
+        _ => None,
+    }
 }
 
 /// `block` with every `std::iter::zip(a, b)` (or `core::iter::zip`, `iter::zip`) written as
