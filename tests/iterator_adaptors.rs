@@ -1232,3 +1232,94 @@ fn filters_dereferencing_items_taken_by_value() {
     assert_eq!(da, [0.5f64.cos() + 0.25, 0.0, 2.0f64.cos() + 1.0]);
     assert_eq!(db, [0.5, 2.0, 2.0 + 2.0]);
 }
+
+/// `for` loops over `map` and `filter` chains whose bodies `continue`, `break` (labeled too)
+/// and `return`: loops over the sequence with the stages in the body.
+#[reverse]
+pub fn loops_over_filters_that_jump(x: &[f64], w: f64) -> f64 {
+    let mut s = 0.0;
+    for v in x.iter().filter(|v| **v > 0.0) {
+        if *v > 10.0 {
+            continue;
+        }
+        if *v > 5.0 {
+            break;
+        }
+        s += v * v * w;
+    }
+    'scaled: for v in x.iter().map(|v| v * w) {
+        s += v;
+        if v > 3.0 {
+            break 'scaled;
+        }
+    }
+    for v in x.iter().copied().map(|v| v.sin()).filter(|&v| v < 0.9) {
+        if v < -0.5 {
+            continue;
+        }
+        s += v;
+    }
+    for &v in x.iter().filter(|&&v| v > 2.5) {
+        if v > 2.9 {
+            return s * v;
+        }
+    }
+    s
+}
+
+/// `loops_over_filters_that_jump` through its split companions.
+#[reverse]
+pub fn loops_over_filters_that_jump_via(x: &[f64], w: f64) -> f64 {
+    loops_over_filters_that_jump(x, w)
+}
+
+/// Closures given references (`f(&x)`): floats read through them (`*v`), integers too.
+#[reverse]
+pub fn closures_given_references(x: f64, k: usize) -> f64 {
+    let half = |v: &f64| *v * 0.5;
+    let scaled = |v: &f64, i: &usize| v * (*i as f64);
+    let y = x * x;
+    half(&y) + scaled(&x, &k) + half(&(x + 1.0))
+}
+
+/// `closures_given_references` through its split companions.
+#[reverse]
+pub fn closures_given_references_via(x: f64, k: usize) -> f64 {
+    closures_given_references(x, k)
+}
+
+#[test]
+fn loops_over_filters_that_jump_and_references_to_closures() {
+    let w = 0.7;
+    // With the return taken (at 12.0), and without (no item above 2.5).
+    for x in [
+        [1.0, -2.0, 12.0, 3.0, 7.0, 0.5],
+        [1.0, -2.0, 2.0, 2.2, 0.5, 0.3],
+    ] {
+        let (v, (dx, dw)) = checked(
+            loops_over_filters_that_jump(&x, w),
+            loops_over_filters_that_jump_grad(&x, w),
+            loops_over_filters_that_jump_via_grad(&x, w),
+        );
+        assert_eq!(v.to_bits(), loops_over_filters_that_jump(&x, w).to_bits());
+        let mut p = x.to_vec();
+        p.push(w);
+        let at = |p: &[f64]| loops_over_filters_that_jump(&p[..6], p[6]);
+        let h = 1e-6;
+        for (i, got) in dx.iter().chain([&dw]).enumerate() {
+            let (mut up, mut down) = (p.clone(), p.clone());
+            up[i] += h;
+            down[i] -= h;
+            let want = (at(&up) - at(&down)) / (2.0 * h);
+            assert_relative_eq!(*got, want, max_relative = 1e-6, epsilon = 1e-9);
+        }
+    }
+    let (x, k) = (1.5, 3);
+    let (v, dx) = checked(
+        closures_given_references(x, k),
+        closures_given_references_grad(x, k),
+        closures_given_references_via_grad(x, k),
+    );
+    assert_eq!(v, x * x * 0.5 + 3.0 * x + (x + 1.0) * 0.5);
+    assert_eq!(dx, x + 3.0 + 0.5);
+}

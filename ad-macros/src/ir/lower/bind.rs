@@ -560,6 +560,10 @@ impl Lowerer<'_> {
         let ty = self.ty_of(&op);
         let id = self.user_var(ident, ty, mutable);
         self.refine_declared(id, annot.as_ref(), annot_float);
+        // A copy of an item taken by reference is one too (`let v = x;` then `*v`).
+        if let (Operand::Var(t), false, None) = (&op, mutable, &annot) {
+            self.vars[id].deref = self.vars[*t].deref;
+        }
         let ty = annot.as_ref().map(ToTokens::to_token_stream);
         out.push(Stmt {
             kind: StmtKind::Let {

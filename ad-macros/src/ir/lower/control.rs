@@ -622,11 +622,14 @@ impl Lowerer<'_> {
                 }
                 None => {}
             }
-            // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`.
+            // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`;
+            // with `break`, `continue` or `return`, a loop over `xs.iter()` that filters.
             if !jumps_in(&f.body) {
                 if let Some(desugared) = super::desugar::chain_loop(f) {
                     return self.lower_expr_jumps(&desugared, out, false);
                 }
+            } else if let Some(desugared) = super::desugar::unfiltered_loop(f) {
+                return self.lower_expr_jumps(&desugared, out, false);
             }
         }
         let mut prelude = Vec::new();
@@ -950,10 +953,11 @@ impl Lowerer<'_> {
             if super::desugar::has_chain_adaptor(&f.expr) && f.label.is_none() {
                 self.cx.error(
                     &f.expr,
-                    "#[reverse] runs a `for` loop over `.filter(..)` or `.map(..)` as \
-                     `.for_each(..)` of the chain, which cannot `break`, `continue` or \
-                     `return`; loop over the elements (`for x in xs.iter()`) and test or map \
-                     them in the body",
+                    "#[reverse] runs a `for` loop over a chain with closures as the chain's \
+                     `.for_each(..)`, or, where the body can `break`, `continue` or `return`, \
+                     over the sequence before `.map(..)`, `.filter(..)`, `.copied()` and \
+                     `.cloned()` (nothing else after them); loop over the elements (`for x in \
+                     xs.iter()`) and test or map them in the body",
                 );
                 return None;
             }

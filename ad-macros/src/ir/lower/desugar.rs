@@ -515,3 +515,54 @@ pub(super) fn inactive_fn(f: &syn::ItemFn) -> bool {
         syn::FnArg::Receiver(_) => false,
     })
 }
+
+/// `for PAT in SEQ.ADAPTORS { BODY }` with only `map(f)`, `filter(p)`, `copied()` and
+/// `cloned()` after a sequence `SEQ` that is no chain of them, for a body that may `break`,
+/// `continue` or `return` (which `chain_loop`'s `for_each` cannot): the loop over `SEQ`
+/// with each stage in the body, `for item in SEQ { let item = f(item); if !p(&item) {
+/// continue; } let PAT = item; BODY }` (the label kept). `None` for another loop.
+pub(super) fn unfiltered_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    if !f.attrs.is_empty() || mentions_iter_mut(&f.expr) {
+        return None;
+    }
+    let mut stages = Vec::new();
+    let mut seq = &*f.expr;
+    while let syn::Expr::MethodCall(m) = super::strip(seq) {
+        match (m.method.to_string().as_str(), m.args.len()) {
+            ("map" | "filter", 1) | ("copied" | "cloned", 0) => stages.push(m),
+            _ => break,
+        }
+        seq = &m.receiver;
+    }
+    if !stages
+        .iter()
+        .any(|m| m.method == "map" || m.method == "filter")
+    {
+        return None;
+    }
+    let span = f.for_token.span;
+    let item = syn::Ident::new(
+        "__ad_item",
+        proc_macro2::Span::mixed_site().located_at(span),
+    );
+    let steps = stages.iter().rev().filter_map(|m| {
+        let arg = m.args.first()?;
+        Some(match m.method.to_string().as_str() {
+            "map" => quote::quote_spanned!(m.method.span()=> let #item = (#arg)(#item);),
+            _ => quote::quote_spanned!(m.method.span()=> if !(#arg)(&#item) { continue; }),
+        })
+    });
+    // (`for &v in xs.iter().filter(..)`: `let v = item;`, the item read as a float.)
+    let mut pat = &*f.pat;
+    while let syn::Pat::Reference(r) = pat {
+        pat = &r.pat;
+    }
+    let (label, stmts) = (&f.label, &f.body.stmts);
+    Some(syn::parse_quote_spanned! {span=>
+        #label for #item in #seq {
+            #(#steps)*
+            let #pat = #item;
+            #(#stmts)*
+        }
+    })
+}

@@ -744,6 +744,8 @@ impl Lowerer<'_> {
         };
         if let Some(closure) = closure {
             let mut args = Vec::new();
+            // The floats passed by reference (`f(&x)`), read through it in the body (`*v`).
+            let mut shallow = Vec::new();
             for (k, arg) in call.args.iter().enumerate() {
                 // A part of an aggregate (`f(ps[1])`, `f(*p)`) given to a parameter that is
                 // not `mut`: the parameter names the place, as `let q = ps[1];` does.
@@ -751,13 +753,28 @@ impl Lowerer<'_> {
                     Some(pat) if !super::closure::mut_param(pat) => self.fixed_place(arg, out),
                     _ => None,
                 };
-                let arg = match place {
-                    Some(place) => Value::Place(place),
-                    None => self.lower_expr(arg, out),
+                let arg = match (place, super::strip(arg)) {
+                    (Some(place), _) => Value::Place(place),
+                    // `f(&x)`: the value, its integers as references (`|i: &usize| *i`).
+                    (None, syn::Expr::Reference(r))
+                        if r.mutability.is_none() && !self.is_place_expr(&r.expr) =>
+                    {
+                        let value = self.lower_expr(&r.expr, out);
+                        self.floats_by_value(&value, &mut shallow);
+                        self.by_reference(value, r.and_token.span, out)
+                    }
+                    (None, _) => self.lower_expr(arg, out),
                 };
                 args.push(arg);
             }
-            return self.apply_closure(&closure, args, call.func.span(), out);
+            for &v in &shallow {
+                self.vars[v].deref = true;
+            }
+            let value = self.apply_closure(&closure, args, call.func.span(), out);
+            for &v in &shallow {
+                self.vars[v].deref = false;
+            }
+            return value;
         }
         // `<T as One>::one()`, `<T as FloatConst>::PI()`: a constant of `T`.
         if let syn::Expr::Path(syn::ExprPath { qself: Some(q), .. }) = &*call.func {

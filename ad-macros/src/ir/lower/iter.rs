@@ -953,7 +953,7 @@ impl Lowerer<'_> {
     }
 
     /// The float variables of `item` that are not read through a reference (`deref`).
-    fn floats_by_value(&self, item: &Value, found: &mut Vec<VarId>) {
+    pub(super) fn floats_by_value(&self, item: &Value, found: &mut Vec<VarId>) {
         match item {
             Value::Op(Operand::Var(v))
                 if matches!(self.vars[*v].ty, Ty::Float(_)) && !self.vars[*v].deref =>
@@ -971,7 +971,7 @@ impl Lowerer<'_> {
 
     /// `item` with each integer in it (an enumeration's index) replaced by a reference to it
     /// (`let __r = &i;`), as a closure taking `&item` binds it.
-    fn by_reference(&mut self, item: Value, span: Span, out: &mut Vec<Stmt>) -> Value {
+    pub(super) fn by_reference(&mut self, item: Value, span: Span, out: &mut Vec<Stmt>) -> Value {
         match item {
             Value::Op(Operand::Var(v)) if matches!(self.vars[v].ty, Ty::Usize | Ty::I32) => {
                 let name = self.vars[v].name.clone();
