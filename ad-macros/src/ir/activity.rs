@@ -79,14 +79,14 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
             let used = useful[*var] || useful_if_float(*var, &edges, &useful);
             if flows_active && (used || !opaque.cheap) {
                 let (span, msg) = &opaque.if_active;
-                cx.error_at(*span, msg);
+                cx.error_at(*span, or_untyped(msg));
             }
         }
         StmtKind::Opaque {
             flows, if_active, ..
         } if flows.iter().any(varied_float) => {
             let (span, msg) = if_active;
-            cx.error_at(*span, msg);
+            cx.error_at(*span, or_untyped(msg));
         }
         _ => {}
     });
@@ -94,6 +94,19 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
         .map(|v| varied[v] && useful[v] && matches!(body.vars[v].ty, Ty::Float(_) | Ty::Array(_)))
         .collect();
     Activity { active }
+}
+
+/// `msg`, or where the lowering gave none (the value of an opaque read was not expected to
+/// carry a derivative), the one message for a value of a type the macro cannot see.
+fn or_untyped(msg: &str) -> &str {
+    match msg {
+        "" => {
+            "#[reverse] does not know the type of this value, which a derivative flows \
+             through; declare the type of the variable it comes from (`let m: Vec<Vec<f64>> = \
+             g(x);`, `let v: f64 = ..;`)"
+        }
+        msg => msg,
+    }
 }
 
 /// Whether `var` is an operand of a useful computation (so dropping its derivative would
