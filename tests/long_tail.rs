@@ -1742,3 +1742,64 @@ fn fn_items_inside_the_function() {
     assert_relative_eq!(dx, 3.0, epsilon = 1e-13);
     assert_relative_eq!(dy, 24.0, max_relative = 1e-14);
 }
+
+// ---- forms found by probing application code and ports of other systems' tests ----------
+
+/// The logistic function, passed by name to `map`.
+#[reverse]
+fn logistic(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// An annotated function passed by name to `map`; a nested array sized by `len() - 1`; a
+/// reduction bound by `let` and read through its reference; elements of `xs.iter()` by
+/// `nth`, `next` and `last`.
+#[reverse]
+#[allow(
+    clippy::iter_nth,
+    clippy::iter_next_slice,
+    reason = "the iterator forms are what #[reverse] must handle"
+)]
+fn probed_forms(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().copied().map(logistic).sum();
+    let n = x.len() - 1;
+    let mut p = vec![[0.0; 2]; n];
+    p[n - 1][1] = x[0] * x[1];
+    let m = x.iter().min_by(|a, b| a.partial_cmp(b).unwrap()).unwrap();
+    let second = x.iter().nth(1).unwrap();
+    let first = x.iter().next().unwrap();
+    let last = x.iter().last().unwrap();
+    s + p[n - 1][1] + *m * 2.0 + second * last - first
+}
+
+#[reverse]
+fn probed_forms_via(x: &[f64]) -> f64 {
+    probed_forms(x)
+}
+
+#[test]
+fn functions_by_name_lengths_and_iterator_elements() {
+    let x = [0.5, -1.0, 2.0];
+    let (v, dx) = checked(
+        probed_forms(&x),
+        probed_forms_grad(&x),
+        probed_forms_via_grad(&x),
+    );
+    let sig = |v: f64| 1.0 / (1.0 + (-v).exp());
+    let s: f64 = x.iter().map(|&v| sig(v)).sum();
+    // s + x0 x1 + 2 min + x1 x2 - x0, the minimum x1.
+    assert_relative_eq!(
+        v,
+        s + x[0] * x[1] + 2.0 * x[1] + x[1] * x[2] - x[0],
+        max_relative = 1e-15
+    );
+    let ds = |v: f64| sig(v) * (1.0 - sig(v));
+    let want = [
+        ds(x[0]) + x[1] - 1.0,
+        ds(x[1]) + x[0] + 2.0 + x[2],
+        ds(x[2]) + x[1],
+    ];
+    for (d, w) in dx.iter().zip(want) {
+        assert_relative_eq!(*d, w, max_relative = 1e-14);
+    }
+}

@@ -16,6 +16,24 @@ impl Lowerer<'_> {
                 return Value::Error;
             }
         }
+        // `let m = xs.iter().min_by(cmp).unwrap();`: the item, a reference (`*m` reads it).
+        if let (syn::Pat::Ident(p), Some(init)) = (&local.pat, &local.init) {
+            if let syn::Expr::MethodCall(call) = strip(&init.expr) {
+                if p.by_ref.is_none() && p.mutability.is_none() && super::iter::is_reduction(call) {
+                    let value = self.lower_let_plain(local, out);
+                    if let Some(Binding::Var(v)) = self.lookup(&p.ident.to_string()) {
+                        let v = *v;
+                        self.vars[v].deref = true;
+                    }
+                    return value;
+                }
+            }
+        }
+        self.lower_let_plain(local, out)
+    }
+
+    /// [`Lowerer::lower_let`] of a `let` that is not a reduction's.
+    fn lower_let_plain(&mut self, local: &syn::Local, out: &mut Vec<Stmt>) -> Value {
         // `let c = a + b * k;` on structs of the user's: `let c = a.add(b * k);`, a method's
         // result.
         if let Some(call) = local

@@ -326,6 +326,14 @@ impl Lowerer<'_> {
                 return Value::Error;
             }
         }
+        // `g(x).0 + g(x).1`: the tuple a call returns, taken apart by `let`.
+        for side in [&bin.left, &bin.right] {
+            if let syn::Expr::Field(field) = super::strip(side) {
+                if self.rejects_call_tuple(field) {
+                    return Value::Error;
+                }
+            }
+        }
         if !self.is_float_expr(expr) {
             // Integer arithmetic: one `let` of the expression as written.
             let ty = self.int_ty(expr);
@@ -472,6 +480,10 @@ impl Lowerer<'_> {
 
     /// The integer type of an integer expression, when one of its variables says it.
     fn int_ty(&self, expr: &syn::Expr) -> Ty {
+        // `xs.len() - 1`, `(n as i32) * 2`: the type of an operand that says it.
+        if let Some(ty) = operand_int_ty(expr) {
+            return ty;
+        }
         let opaque = self.opaque(expr);
         for v in opaque.reads {
             match self.vars[v].ty {
@@ -1926,6 +1938,24 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `field` is an element of a tuple that a call with float arguments returns
+    /// (`g(x).0`): the error [`super::CALL_TUPLE`] at the call.
+    fn rejects_call_tuple(&self, field: &syn::ExprField) -> bool {
+        let (syn::Expr::Call(call), syn::Member::Unnamed(_)) =
+            (super::strip(&field.base), &field.member)
+        else {
+            return false;
+        };
+        let floats = call
+            .args
+            .iter()
+            .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some());
+        if floats {
+            self.cx.error(&field.base, super::CALL_TUPLE);
+        }
+        floats
+    }
+
     fn lower_field(
         &mut self,
         expr: &syn::Expr,
@@ -1940,15 +1970,8 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_field_of_a_result(field, out) {
             return value;
         }
-        if let (syn::Expr::Call(call), syn::Member::Unnamed(_)) = (&*field.base, &field.member) {
-            if call
-                .args
-                .iter()
-                .any(|a| self.is_float_expr(a) || self.array_arg(a).is_some())
-            {
-                self.cx.error(&field.base, super::CALL_TUPLE);
-                return Value::Error;
-            }
+        if self.rejects_call_tuple(field) {
+            return Value::Error;
         }
         if let (syn::Expr::Path(p), syn::Member::Unnamed(index)) = (&*field.base, &field.member) {
             if let Some(ident) = p.path.get_ident() {
@@ -3088,6 +3111,21 @@ fn counted(expr: &syn::Expr) -> Option<Ty> {
         "position" | "rposition" => from_an_iterator(&call.receiver).then_some(Ty::Other),
         "unwrap" | "unwrap_or" | "unwrap_or_default" | "expect" => after_position(Ty::Usize),
         "is_some" | "is_none" => after_position(Ty::Bool),
+        _ => None,
+    }
+}
+
+/// The integer type of the arithmetic `expr` that an operand states without variables: a
+/// length (`xs.len() - 1`, a `usize`) or a cast (`(k as i32) * 2`).
+fn operand_int_ty(expr: &syn::Expr) -> Option<Ty> {
+    match super::strip(expr) {
+        syn::Expr::Binary(b) => operand_int_ty(&b.left).or_else(|| operand_int_ty(&b.right)),
+        syn::Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => Some(Ty::Usize),
+        syn::Expr::Cast(c) => match &*c.ty {
+            syn::Type::Path(p) if p.path.is_ident("usize") => Some(Ty::Usize),
+            syn::Type::Path(p) if p.path.is_ident("i32") => Some(Ty::I32),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -109,6 +109,11 @@ enum Reduction<'e> {
     Min(&'e syn::Expr),
 }
 
+/// Whether `call` is a reduction of a chain (see [`reduction`]).
+pub(super) fn is_reduction(call: &syn::ExprMethodCall) -> bool {
+    reduction(call).is_some()
+}
+
 /// What the `Option` of a reduction becomes: its value or a panic with `Option`'s message
 /// (`.unwrap()`, `.expect("..")`), or a default (`.unwrap_or(d)`).
 #[derive(Clone, Copy)]
@@ -1208,6 +1213,18 @@ impl Lowerer<'_> {
                             Value::Closure(c) => c,
                             _ => return Value::Unit,
                         },
+                        // `.map(sigmoid)`, `.map(Self::cost)`: the closure that calls the
+                        // function (annotated, or the call's error).
+                        None if p
+                            .path
+                            .get_ident()
+                            .is_none_or(|i| self.lookup(&i.to_string()).is_none()) =>
+                        {
+                            match self.make_closure(&function_closure(p, args.len()), out) {
+                                Value::Closure(c) => c,
+                                _ => return Value::Unit,
+                            }
+                        }
                         None => {
                             self.cx.error(f, CLOSURE_EXPECTED);
                             return Value::Error;
@@ -1556,12 +1573,16 @@ fn intrinsic_closure(p: &syn::ExprPath, arity: usize) -> Option<syn::ExprClosure
     if !simple || !owner.arguments.is_empty() || rule.arity != arity || rule.int_exponent {
         return None;
     }
+    Some(function_closure(p, arity))
+}
+
+/// `|a0, ..| path(a0, ..)` for the function `p` of `arity` arguments, passed by name.
+fn function_closure(p: &syn::ExprPath, arity: usize) -> syn::ExprClosure {
     let span = p.span();
     let params: Vec<syn::Ident> = (0..arity)
         .map(|k| quote::format_ident!("__ad_arg{}", k, span = Span::mixed_site()))
         .collect();
-    let path = &p.path;
-    Some(syn::parse_quote_spanned!(span=> |#(#params),*| #path(#(#params),*)))
+    syn::parse_quote_spanned!(span=> |#(#params),*| #p(#(#params),*))
 }
 
 #[derive(Debug, PartialEq, Eq)]

@@ -735,6 +735,19 @@ impl<'a> Lowerer<'a> {
                 self.cx.error_at(span, CALL_TUPLE);
                 None
             }
+            (RetTy::Aggregate(ty), _)
+                if ["Option", "Result"]
+                    .iter()
+                    .any(|t| ty.to_string().starts_with(&format!("{t} <"))) =>
+            {
+                self.cx.error_at(
+                    span,
+                    "#[reverse] differentiates results that are floats, arrays, tuples and \
+                     structs, not `Option` or `Result`; return the value (a NaN or a default \
+                     where there is none) and test it in the caller",
+                );
+                None
+            }
             _ => {
                 self.cx.error_at(
                     span,

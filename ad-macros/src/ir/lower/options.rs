@@ -118,7 +118,7 @@ impl Lowerer<'_> {
         let syn::Expr::MethodCall(call) = strip(expr) else {
             return None;
         };
-        let array = strip(&call.receiver);
+        let (array, method) = access_of(call);
         let elem = match self.array_var(array).map(|v| &self.vars[v].ty) {
             Some(Ty::Array(info)) => info.elem?,
             _ => return None,
@@ -135,7 +135,7 @@ impl Lowerer<'_> {
             _ => syn::parse_quote_spanned!(span=> 0.0),
         };
         let (cond, missing, index): (syn::Expr, syn::Expr, syn::Expr) =
-            match (call.method.to_string().as_str(), call.args.len()) {
+            match (method, call.args.len()) {
                 ("first", 0) => (
                     syn::parse_quote_spanned!(span=> !#array.is_empty()),
                     syn::parse_quote_spanned!(span=> #array.is_empty()),
@@ -180,12 +180,13 @@ impl Lowerer<'_> {
         let syn::Expr::MethodCall(access) = strip(option) else {
             return false;
         };
+        let (array, method) = access_of(access);
         let floats = self
-            .array_var(strip(&access.receiver))
+            .array_var(array)
             .is_some_and(|v| matches!(&self.vars[v].ty, Ty::Array(info) if info.elem.is_some()));
         floats
             && matches!(
-                (access.method.to_string().as_str(), access.args.len()),
+                (method, access.args.len()),
                 ("get", 1) | ("first", 0) | ("last", 0)
             )
     }
@@ -394,4 +395,29 @@ fn pure_index(expr: &syn::Expr) -> bool {
         }
         _ => false,
     }
+}
+
+/// The array and the access of `call`, an element's `Option`: `xs.get(i)`, `xs.first()` and
+/// `xs.last()` as written, and the same of the iterator `xs.iter()`: `.nth(i)` (`get`),
+/// `.next()` (`first`), `.last()`.
+fn access_of(call: &syn::ExprMethodCall) -> (&syn::Expr, &'static str) {
+    let method = call.method.to_string();
+    if let syn::Expr::MethodCall(iter) = strip(&call.receiver) {
+        if iter.method == "iter" && iter.args.is_empty() {
+            let method = match method.as_str() {
+                "nth" => "get",
+                "next" => "first",
+                "last" => "last",
+                _ => "",
+            };
+            return (strip(&iter.receiver), method);
+        }
+    }
+    let method = match method.as_str() {
+        "get" => "get",
+        "first" => "first",
+        "last" => "last",
+        _ => "",
+    };
+    (strip(&call.receiver), method)
 }
