@@ -1803,3 +1803,22 @@ fn functions_by_name_lengths_and_iterator_elements() {
         assert_relative_eq!(*d, w, max_relative = 1e-14);
     }
 }
+
+/// A constant table of the crate, indexed by an integer computed from a float.
+const SQUARES: [f64; 5] = [0.0, 1.0, 4.0, 9.0, 16.0];
+
+/// `SQUARES[i] t + SQUARES[i + 1] t²` with `i = ⌊t⌋`: the elements are floats, stored for
+/// the reverse sweep.
+#[reverse]
+fn table_lookup(t: f64) -> f64 {
+    let i = t.floor() as usize;
+    SQUARES[i] * t + SQUARES[i + 1] * t * t
+}
+
+#[test]
+fn constant_tables_indexed_by_integers_from_floats() {
+    let (v, d) = table_lookup_grad(2.5);
+    assert_eq!(v.to_bits(), table_lookup(2.5).to_bits());
+    assert_eq!(v, 4.0 * 2.5 + 9.0 * 6.25);
+    assert_eq!(d, 4.0 + 2.0 * 9.0 * 2.5);
+}

@@ -97,8 +97,9 @@ fn settle_float_operands(body: &mut Body) {
             }
             _ => {}
         });
-        // (Only a call's result: an element of an integer array, `for &v in w` with `w:
-        // &[i32]`, stays an integer, whose use in float arithmetic rustc reports.)
+        // (Only a call's result or an element of a constant table, `TABLE[i]`, beside a
+        // float: an element of an integer array, `for &v in w` with `w: &[i32]`, stays an
+        // integer, whose use in float arithmetic rustc reports.)
         let mut calls = vec![false; body.vars.len()];
         walk(&body.block, &mut |stmt, _| {
             if let StmtKind::Let {
@@ -108,8 +109,22 @@ fn settle_float_operands(body: &mut Body) {
             } = &stmt.kind
             {
                 let last = opaque.expr.clone().into_iter().last();
-                calls[*var] = matches!(last, Some(proc_macro2::TokenTree::Group(g))
-                    if g.delimiter() == proc_macro2::Delimiter::Parenthesis);
+                // (A table is indexed by integers only, and is no variable: `w[i]` of `w:
+                // &[i32]` reads `w`.)
+                let table = || {
+                    opaque
+                        .reads
+                        .iter()
+                        .all(|r| matches!(body.vars[*r].ty, Ty::Usize | Ty::I32))
+                };
+                calls[*var] = match last {
+                    Some(proc_macro2::TokenTree::Group(g)) => match g.delimiter() {
+                        proc_macro2::Delimiter::Parenthesis => true,
+                        proc_macro2::Delimiter::Bracket => table(),
+                        _ => false,
+                    },
+                    _ => false,
+                };
             }
         });
         let mut changed = false;
