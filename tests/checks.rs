@@ -81,3 +81,29 @@ fn panics_in_branches_that_do_not_run() {
 fn a_panic_in_a_branch_that_runs() {
     let _ = guarded_grad(200.0);
 }
+
+/// Checks whose arguments call closures that only read (`all`, `any` over the inputs).
+#[reverse(wrt(l))]
+fn checked_by_closures(l: &[f64], t: &[f64]) -> f64 {
+    debug_assert!(t.iter().all(|&v| v >= 0.0));
+    let v = 3.0;
+    assert!(
+        l.iter().zip(t).all(|(a, b)| *a * v > -100.0 * b),
+        "out of range: {}",
+        l.len()
+    );
+    l[0] * t[0] * v
+}
+
+#[test]
+fn checks_calling_closures_that_read() {
+    let (v, dl) = checked_by_closures_grad(&[2.0, 1.0], &[0.5, 1.0]);
+    assert_eq!(v, 3.0);
+    assert_eq!(dl, vec![1.5, 0.0]);
+}
+
+#[test]
+#[should_panic(expected = "out of range: 2")]
+fn checks_calling_closures_fire_in_the_gradient() {
+    let _ = checked_by_closures_grad(&[-200.0, 1.0], &[0.5, 1.0]);
+}

@@ -9,6 +9,7 @@ fn f(x: f64) -> f64 {
     println!("{:?}", v.pop()); //~ ERROR `.pop(..)` may change a container
     let mut y = x;
     assert!({ y *= 2.0; y > 0.0 }); //~ ERROR the arguments of a check or diagnostic
+    assert!(v.iter().all(|e| { y += e; true })); //~ ERROR the arguments of a check or diagnostic
     v[0] * y
 }
 

@@ -146,7 +146,8 @@ impl Lowerer<'_> {
 }
 
 /// Where `expr` could change a variable (an assignment, a `&mut` borrow, a method that changes
-/// its receiver, a block or closure, which may hold anything), with the message.
+/// its receiver, a block, which may hold anything, or these in a closure's body), with the
+/// message.
 fn effect(expr: &syn::Expr) -> Option<(proc_macro2::Span, String)> {
     use syn::visit::Visit;
     struct Finder(Option<(proc_macro2::Span, String)>);
@@ -161,10 +162,12 @@ fn effect(expr: &syn::Expr) -> Option<(proc_macro2::Span, String)> {
                 syn::Expr::Assign(_)
                 | syn::Expr::Block(_)
                 | syn::Expr::Unsafe(_)
-                | syn::Expr::Closure(_)
                 | syn::Expr::Loop(_)
                 | syn::Expr::While(_)
                 | syn::Expr::ForLoop(_) => self.0 = Some((e.span(), MESSAGE.to_string())),
+                // `debug_assert!(xs.iter().all(|&v| v >= 0.0))`: a closure whose body only
+                // reads (its parameters are its own).
+                syn::Expr::Closure(c) => self.visit_expr(&c.body),
                 syn::Expr::Binary(b) if super::is_compound_assign(&b.op) => {
                     self.0 = Some((e.span(), MESSAGE.to_string()))
                 }
