@@ -1822,3 +1822,54 @@ fn constant_tables_indexed_by_integers_from_floats() {
     assert_eq!(v, 4.0 * 2.5 + 9.0 * 6.25);
     assert_eq!(d, 4.0 + 2.0 * 9.0 * 2.5);
 }
+
+/// Two-point Gauss–Legendre nodes and weights on [-1, 1].
+const GAUSS: [(f64, f64); 2] = [
+    (-0.577_350_269_189_625_7, 1.0),
+    (0.577_350_269_189_625_7, 1.0),
+];
+
+/// Exponents and coefficients of a polynomial.
+const TERMS: [(i32, f64); 3] = [(1, 0.5), (2, 0.25), (3, 0.125)];
+
+/// `∫_{-1}^{1} e^{x t} dt` by the rule, three ways over the table of tuples, and a polynomial
+/// whose table gives `powi` its exponents.
+#[reverse]
+fn tables_of_tuples(x: f64) -> f64 {
+    let mut a = 0.0;
+    for &(t, w) in GAUSS.iter() {
+        a += w * (x * t).exp();
+    }
+    let mut b = 0.0;
+    for (t, w) in GAUSS {
+        b += w * (x * t).exp();
+    }
+    let c: f64 = GAUSS.iter().map(|&(t, w)| w * (x * t).exp()).sum();
+    let mut p = 0.0;
+    for &(k, coef) in TERMS.iter() {
+        p += coef * x.powi(k);
+    }
+    a + 2.0 * b + 3.0 * c + p
+}
+
+#[reverse]
+fn tables_of_tuples_via(x: f64) -> f64 {
+    tables_of_tuples(x)
+}
+
+#[test]
+fn constant_tables_of_tuples() {
+    let x = 0.7;
+    let (v, d) = checked(
+        tables_of_tuples(x),
+        tables_of_tuples_grad(x),
+        tables_of_tuples_via_grad(x),
+    );
+    let t = GAUSS[1].0;
+    let rule = (x * t).exp() + (-x * t).exp();
+    let drule = t * (x * t).exp() - t * (-x * t).exp();
+    let p = 0.5 * x + 0.25 * x * x + 0.125 * x * x * x;
+    let dp = 0.5 + 0.5 * x + 0.375 * x * x;
+    assert_relative_eq!(v, 6.0 * rule + p, max_relative = 1e-14);
+    assert_relative_eq!(d, 6.0 * drule + dp, max_relative = 1e-14);
+}

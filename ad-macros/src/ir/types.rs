@@ -108,21 +108,26 @@ fn settle_float_operands(body: &mut Body) {
                 ..
             } = &stmt.kind
             {
-                let last = opaque.expr.clone().into_iter().last();
+                let tokens: Vec<proc_macro2::TokenTree> = opaque.expr.clone().into_iter().collect();
                 // (A table is indexed by integers only, and is no variable: `w[i]` of `w:
-                // &[i32]` reads `w`.)
-                let table = || {
+                // &[i32]` reads `w`; a part of a table's tuple, `item.0`, reads the item.)
+                let table = |calls: &[bool]| {
                     opaque
                         .reads
                         .iter()
-                        .all(|r| matches!(body.vars[*r].ty, Ty::Usize | Ty::I32))
+                        .all(|r| matches!(body.vars[*r].ty, Ty::Usize | Ty::I32) || calls[*r])
                 };
-                calls[*var] = match last {
-                    Some(proc_macro2::TokenTree::Group(g)) => match g.delimiter() {
+                calls[*var] = match tokens.as_slice() {
+                    [.., proc_macro2::TokenTree::Group(g)] => match g.delimiter() {
                         proc_macro2::Delimiter::Parenthesis => true,
-                        proc_macro2::Delimiter::Bracket => table(),
+                        proc_macro2::Delimiter::Bracket => table(&calls),
                         _ => false,
                     },
+                    [.., proc_macro2::TokenTree::Punct(dot), proc_macro2::TokenTree::Literal(_)]
+                        if dot.as_char() == '.' =>
+                    {
+                        table(&calls)
+                    }
                     _ => false,
                 };
             }

@@ -884,7 +884,7 @@ fn weighted_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
     let mut __adj_s = 0.0_f64;
     __adj_s += __seed;
     for __i1 in 0..__n0 {
-        let w = (WEIGHTS)[__i1];
+        let w: f64 = (WEIGHTS)[__i1];
         let v = x[__i1];
         let __t2 = w * v;
         s += __t2;
@@ -933,7 +933,7 @@ impl weighted {
         if 0 < __n0 {
             let x = &x[..__n0];
             for __i1 in 0..__n0 {
-                let w = (WEIGHTS)[__i1];
+                let w: f64 = (WEIGHTS)[__i1];
                 let v = x[__i1];
                 let __t2 = w * v;
                 s += __t2;
@@ -953,7 +953,7 @@ impl weighted {
         let mut __adj_s = 0.0_f64;
         __adj_s += __seed;
         for __i1 in (0..__n0).rev() {
-            let w = (WEIGHTS)[__i1];
+            let w: f64 = (WEIGHTS)[__i1];
             let __adj_t2 = __adj_s;
             let __adj_v = __adj_t2 * w;
             ::revad::__private::ArraySink::add_at(&mut __adj_x, __i1, __adj_v);

@@ -484,6 +484,26 @@ impl Lowerer<'_> {
             {
                 self.bind_elements(slice, array, out)
             }
+            // An item of a constant table of tuples (`for &(t, w) in GAUSS.iter()`): its
+            // elements, read as written (`item.0`), constants beside the floats.
+            (syn::Pat::Tuple(tuple), Value::Op(Operand::Var(v)))
+                if matches!(self.vars[v].ty, Ty::Unknown | Ty::Other)
+                    && !self.is_aggregate(v)
+                    && self.table_items.contains(&v) =>
+            {
+                let name = self.vars[v].name.clone();
+                for (k, pat) in tuple.elems.iter().enumerate() {
+                    let (pat, annot) = match pat {
+                        syn::Pat::Type(typed) => (&*typed.pat, Some((*typed.ty).clone())),
+                        pat => (pat, None),
+                    };
+                    let field = syn::Index::from(k);
+                    let opaque = Opaque::generated(quote!(#name.#field), vec![v]);
+                    let part = self.let_opaque(out, "e", Ty::Unknown, opaque, pat.span());
+                    self.table_items.push(part);
+                    self.bind_pattern(pat, Value::Op(Operand::Var(part)), annot, first_new, out);
+                }
+            }
             (syn::Pat::Tuple(tuple), _) => self.cx.error(
                 tuple,
                 "#[reverse] can destructure a tuple written in place, as in \

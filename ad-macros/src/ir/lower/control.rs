@@ -609,6 +609,20 @@ impl Lowerer<'_> {
                 }
                 None => {}
             }
+            // `for (t, w) in GAUSS` over a constant table of tuples: `for &(t, w) in
+            // GAUSS.iter()`, the same items.
+            if let (syn::Pat::Tuple(_), syn::Expr::Path(p)) = (&*f.pat, strip(&f.expr)) {
+                if p.path
+                    .get_ident()
+                    .is_none_or(|i| self.lookup(&i.to_string()).is_none())
+                {
+                    let (label, pat, table, body) = (&f.label, &f.pat, &f.expr, &f.body);
+                    let desugared: syn::Expr = syn::parse_quote_spanned! {f.for_token.span=>
+                        #label for &#pat in #table.iter() #body
+                    };
+                    return self.lower_expr_jumps(&desugared, out, false);
+                }
+            }
             match unchain_loop(f) {
                 Some(Ok(desugared)) => return self.lower_expr_jumps(&desugared, out, false),
                 Some(Err(brk)) => {

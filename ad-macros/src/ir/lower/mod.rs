@@ -265,6 +265,9 @@ struct Lowerer<'a> {
     pending_parts: Option<Vec<bool>>,
     /// Names a `for` loop over a sequence of `views` binds in its body.
     for_bindings: Vec<(Ident, Binding)>,
+    /// The items of loops over constant tables, and the parts of tuple items taken apart
+    /// (`for &(t, w) in GAUSS.iter()`): read as written.
+    table_items: Vec<VarId>,
     /// Depth of closure bodies being inlined (growing a vector there is rejected).
     closure_depth: usize,
     /// The enums whose variants the body reaches or builds (see `enums`).
@@ -317,6 +320,7 @@ impl<'a> Lowerer<'a> {
             pending_parts: None,
             enums: Vec::new(),
             for_bindings: Vec::new(),
+            table_items: Vec::new(),
             closure_depth: 0,
             hoisted: Vec::new(),
             items: Vec::new(),

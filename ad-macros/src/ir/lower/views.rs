@@ -1617,6 +1617,7 @@ impl Lowerer<'_> {
                 let mut reads = opaque.reads.clone();
                 reads.extend(op_reads(&index));
                 let var = self.user_var(ident, Ty::Unknown, false);
+                self.table_items.push(var);
                 body.push(Stmt {
                     kind: StmtKind::Let {
                         var,
