@@ -14,6 +14,8 @@ use revad::{check, forward, reverse};
 
 #[path = "common/bits.rs"]
 mod bits;
+#[path = "common/fd.rs"]
+mod fd;
 use bits::checked;
 
 /// `sum_{i even} x_i`.
@@ -1154,16 +1156,7 @@ pub fn consumed_chains_via(x: &[f64], y: &[f64], z: [f64; 2]) -> f64 {
 
 /// Central differences of `f` at the concatenation `p` of `x` (3), `y` (2) and `z` (2).
 fn central_xyz(f: fn(&[f64], &[f64], [f64; 2]) -> f64, p: &[f64]) -> Vec<f64> {
-    let at = |p: &[f64]| f(&p[..3], &p[3..5], [p[5], p[6]]);
-    let h = 1e-6;
-    (0..p.len())
-        .map(|i| {
-            let (mut up, mut down) = (p.to_vec(), p.to_vec());
-            up[i] += h;
-            down[i] -= h;
-            (at(&up) - at(&down)) / (2.0 * h)
-        })
-        .collect()
+    fd::fd(|p: &[f64]| f(&p[..3], &p[3..5], [p[5], p[6]]), p)
 }
 
 #[test]
@@ -1176,9 +1169,7 @@ fn chains_in_loops_and_consumers() {
         loops_over_chains_via_grad(&x, &y, z),
     );
     let got: Vec<f64> = dx.iter().chain(&dy).chain(&dz).copied().collect();
-    for (g, w) in got.iter().zip(central_xyz(loops_over_chains, &p)) {
-        assert_relative_eq!(*g, w, max_relative = 1e-6);
-    }
+    fd::close_all(&got, &central_xyz(loops_over_chains, &p));
     let (v, (dx, dy, dz)) = checked(
         consumed_chains(&x, &y, z),
         consumed_chains_grad(&x, &y, z),
@@ -1186,9 +1177,7 @@ fn chains_in_loops_and_consumers() {
     );
     assert_eq!(v.to_bits(), consumed_chains(&x, &y, z).to_bits());
     let got: Vec<f64> = dx.iter().chain(&dy).chain(&dz).copied().collect();
-    for (g, w) in got.iter().zip(central_xyz(consumed_chains, &p)) {
-        assert_relative_eq!(*g, w, max_relative = 1e-6);
-    }
+    fd::close_all(&got, &central_xyz(consumed_chains, &p));
     // Empty parts: the sum of no items is -0.0, as `Sum` gives it.
     let (v, _) = consumed_chains_grad(&[], &[], [1.0, 2.0]);
     assert_eq!(v.to_bits(), consumed_chains(&[], &[], [1.0, 2.0]).to_bits());
@@ -1305,14 +1294,8 @@ fn loops_over_filters_that_jump_and_references_to_closures() {
         let mut p = x.to_vec();
         p.push(w);
         let at = |p: &[f64]| loops_over_filters_that_jump(&p[..6], p[6]);
-        let h = 1e-6;
-        for (i, got) in dx.iter().chain([&dw]).enumerate() {
-            let (mut up, mut down) = (p.clone(), p.clone());
-            up[i] += h;
-            down[i] -= h;
-            let want = (at(&up) - at(&down)) / (2.0 * h);
-            assert_relative_eq!(*got, want, max_relative = 1e-6, epsilon = 1e-9);
-        }
+        let got: Vec<f64> = dx.iter().chain([&dw]).copied().collect();
+        fd::close_all(&got, &fd::fd(at, &p));
     }
     let (x, k) = (1.5, 3);
     let (v, dx) = checked(

@@ -1873,3 +1873,29 @@ fn constant_tables_of_tuples() {
     assert_relative_eq!(v, 6.0 * rule + p, max_relative = 1e-14);
     assert_relative_eq!(d, 6.0 * drule + dp, max_relative = 1e-14);
 }
+
+/// Constants from functions the macro does not see into, as a tuple and as a vector.
+fn constant_pair() -> (f64, f64) {
+    (2.0, 1.0)
+}
+
+/// See [`constant_pair`].
+fn constant_vec() -> Vec<f64> {
+    vec![4.0, 0.5]
+}
+
+/// The parts of an unseen call's results beside floats are floats: `s c.0 + s / v[0]`,
+/// stored for the reverse sweep (the division reads its divisor).
+#[reverse]
+fn parts_of_unseen_results(s: f64) -> f64 {
+    let v = constant_vec();
+    s * constant_pair().0 + s / v[0] + s * s * v[1]
+}
+
+#[test]
+fn parts_of_results_of_unseen_calls() {
+    let (v, d) = parts_of_unseen_results_grad(3.0);
+    assert_eq!(v.to_bits(), parts_of_unseen_results(3.0).to_bits());
+    assert_eq!(v, 6.0 + 0.75 + 4.5);
+    assert_eq!(d, 2.0 + 0.25 + 3.0);
+}
