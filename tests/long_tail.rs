@@ -1899,3 +1899,70 @@ fn parts_of_results_of_unseen_calls() {
     assert_eq!(v, 6.0 + 0.75 + 4.5);
     assert_eq!(d, 2.0 + 0.25 + 3.0);
 }
+
+/// The determinant by Gaussian elimination with partial pivoting: rows of a
+/// `Vec<Vec<f64>>` exchanged by `swap`.
+#[reverse]
+fn pivoted_determinant(m: &[Vec<f64>]) -> f64 {
+    let mut a = m.to_vec();
+    let n = a.len();
+    let mut det = 1.0;
+    for col in 0..n {
+        let mut piv = col;
+        for r in col + 1..n {
+            if a[r][col].abs() > a[piv][col].abs() {
+                piv = r;
+            }
+        }
+        if piv != col {
+            a.swap(col, piv);
+            det = -det;
+        }
+        det *= a[col][col];
+        for r in col + 1..n {
+            let f = a[r][col] / a[col][col];
+            for c in col..n {
+                a[r][c] -= f * a[col][c];
+            }
+        }
+    }
+    det
+}
+
+#[reverse]
+fn pivoted_determinant_via(m: &[Vec<f64>]) -> f64 {
+    pivoted_determinant(m)
+}
+
+/// Rows of an array of arrays exchanged by `swap`, with an index computed in place.
+#[reverse]
+fn swapped_rows(m: [[f64; 2]; 2], k: usize) -> f64 {
+    let mut a = m;
+    a.swap(0, k + 1);
+    a[0][0] * 2.0 + a[1][1]
+}
+
+#[test]
+fn rows_of_nested_containers_swapped() {
+    let m = vec![
+        vec![1.0, 2.0, 0.5],
+        vec![4.0, 1.0, 2.0],
+        vec![0.3, 5.0, 1.0],
+    ];
+    let (v, dm) = checked(
+        pivoted_determinant(&m),
+        pivoted_determinant_grad(&m),
+        pivoted_determinant_via_grad(&m),
+    );
+    assert_relative_eq!(v, -5.95, max_relative = 1e-14);
+    // The gradient of the determinant is the cofactor matrix.
+    let cof = [[-9.0, -3.4, 19.7], [0.5, 0.85, -4.4], [3.5, 0.0, -7.0]];
+    for (row, want) in dm.iter().zip(cof) {
+        for (d, w) in row.iter().zip(want) {
+            assert_relative_eq!(*d, w, epsilon = 1e-13);
+        }
+    }
+    let (v, dm) = swapped_rows_grad([[1.0, 2.0], [3.0, 4.0]], 0);
+    assert_eq!(v, 3.0 * 2.0 + 2.0);
+    assert_eq!(dm, [[0.0, 1.0], [2.0, 0.0]]);
+}

@@ -625,6 +625,46 @@ impl Lowerer<'_> {
                 return Value::Op(self.copy_place(place, expr.span(), out));
             }
         }
+        // `a.swap(i, j)` of the rows of a nested container (`Vec<Vec<f64>>`, `[[f64; 3]; 3]`):
+        // the rows exchanged through a copy, as assignments of places.
+        if name == "swap"
+            && call.args.len() == 2
+            && matches!(super::strip(&call.receiver), syn::Expr::Path(_))
+            && self.is_place_expr(&call.receiver)
+            && !call.args.iter().any(|a| self.is_float_expr(a))
+        {
+            let span = call.method.span();
+            let hidden = |name: &str| {
+                syn::Ident::new(name, proc_macro2::Span::mixed_site().located_at(span))
+            };
+            // (An index that is a name or a literal is read where it is used, which types it;
+            // another is bound first, evaluated once.)
+            let mut lets: Vec<syn::Stmt> = Vec::new();
+            let mut index = |arg: &syn::Expr, name: &str| -> syn::Expr {
+                match super::strip(arg) {
+                    syn::Expr::Path(_) | syn::Expr::Lit(_) => arg.clone(),
+                    _ => {
+                        let ident = hidden(name);
+                        lets.push(syn::parse_quote_spanned!(span=> let #ident: usize = #arg;));
+                        syn::parse_quote_spanned!(span=> #ident)
+                    }
+                }
+            };
+            let (i, j) = (
+                index(&call.args[0], "__ad_i"),
+                index(&call.args[1], "__ad_j"),
+            );
+            let (a, row) = (&call.receiver, hidden("__ad_row"));
+            let swapped: syn::Expr = syn::parse_quote_spanned! {span=>
+                {
+                    #(#lets)*
+                    let #row = #a[#i].clone();
+                    #a[#i] = #a[#j].clone();
+                    #a[#j] = #row;
+                }
+            };
+            return self.lower_expr(&swapped, out);
+        }
         // `s.xs.push(x)`, `self.buf.clear()`: a container's method on a part of a struct, which
         // #[reverse] does not follow (`Vec`'s methods are taken on a `Vec` bound to a name).
         // (Not the names a type of the user's may well give its own methods, which are called
