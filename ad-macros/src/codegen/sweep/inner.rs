@@ -507,18 +507,7 @@ impl Emitter<'_> {
         &self,
         shaping: &ForwardShaping,
     ) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<TokenStream>) {
-        let hi = &shaping.hi;
-        let slices = shaping
-            .read
-            .iter()
-            .map(|(a, base)| {
-                let name = &self.body.vars[*a].name;
-                match base {
-                    None => quote!(let #name = &#name[..#hi];),
-                    Some(base) => quote!(let #name = &#name[#base..][..#hi];),
-                }
-            })
-            .collect();
+        let slices = self.primal_slices(&shaping.read, &shaping.hi);
         let (reads, writes) = shaping
             .held
             .iter()
@@ -537,6 +526,25 @@ impl Emitter<'_> {
         (slices, reads, writes)
     }
 
+    /// `let a = &a[..hi];` (or `&a[base..][..hi]`) for each primal array a shaped loop reads:
+    /// the slice whose length the loop's bounds check once.
+    fn primal_slices(
+        &self,
+        arrays: &[(VarId, Option<TokenStream>)],
+        hi: &TokenStream,
+    ) -> Vec<TokenStream> {
+        arrays
+            .iter()
+            .map(|(a, base)| {
+                let name = &self.body.vars[*a].name;
+                match base {
+                    None => quote!(let #name = &#name[..#hi];),
+                    Some(base) => quote!(let #name = &#name[#base..][..#hi];),
+                }
+            })
+            .collect()
+    }
+
     /// A one-dimensional array of floats (not an aggregate, whose elements are not floats).
     fn flat_array(&self, a: VarId) -> bool {
         matches!(&self.body.vars[a].ty, Ty::Array(info) if info.elem.is_some() && !info.agg)
@@ -546,13 +554,7 @@ impl Emitter<'_> {
     /// names the loop's body was emitted with.
     pub(super) fn shaped_loop(&self, shaping: &Shaping, for_loop: TokenStream) -> TokenStream {
         let (lo, hi) = (&shaping.lo, &shaping.hi);
-        let primal = shaping.primal.iter().map(|(a, base)| {
-            let name = &self.body.vars[*a].name;
-            match base {
-                None => quote!(let #name = &#name[..#hi];),
-                Some(base) => quote!(let #name = &#name[#base..][..#hi];),
-            }
-        });
+        let primal = self.primal_slices(&shaping.primal, hi);
         let (adjoint, reads, writes) = self.reverse_parts(shaping);
         quote! {
             if #lo < #hi {

@@ -596,18 +596,11 @@ impl Lowerer<'_> {
             if let Some(desugared) = bind_temporary_items(f) {
                 return self.lower_expr_jumps(&desugared, out, false);
             }
-            match unflatten_loop(f) {
-                Some(Ok(desugared)) => return self.lower_expr_jumps(&desugared, out, false),
-                Some(Err(brk)) => {
-                    self.cx.error(
-                        brk,
-                        "#[reverse] does not `break` out of a loop over `.flatten()`; write two \
-                         nested loops (`for row in m.iter() { for x in row.iter() { .. } }`) \
-                         and break out of both",
-                    );
-                    return none;
-                }
-                None => {}
+            const FLATTEN_BREAK: &str = "#[reverse] does not `break` out of a loop over \
+                 `.flatten()`; write two nested loops (`for row in m.iter() { for x in \
+                 row.iter() { .. } }`) and break out of both";
+            if let Some(lowered) = self.lower_split_loop(unflatten_loop(f), FLATTEN_BREAK, out) {
+                return lowered;
             }
             // `for (t, w) in GAUSS` over a constant table of tuples: `for &(t, w) in
             // GAUSS.iter()`, the same items.
@@ -623,18 +616,11 @@ impl Lowerer<'_> {
                     return self.lower_expr_jumps(&desugared, out, false);
                 }
             }
-            match unchain_loop(f) {
-                Some(Ok(desugared)) => return self.lower_expr_jumps(&desugared, out, false),
-                Some(Err(brk)) => {
-                    self.cx.error(
-                        brk,
-                        "#[reverse] runs a loop over `a.chain(b)` as a loop over `a` then one \
-                         over `b`, which a `break` cannot leave both of; set a flag and test it \
-                         in a second loop, or loop over indices",
-                    );
-                    return none;
-                }
-                None => {}
+            const CHAIN_BREAK: &str = "#[reverse] runs a loop over `a.chain(b)` as a loop over \
+                 `a` then one over `b`, which a `break` cannot leave both of; set a flag and \
+                 test it in a second loop, or loop over indices";
+            if let Some(lowered) = self.lower_split_loop(unchain_loop(f), CHAIN_BREAK, out) {
+                return lowered;
             }
             // `for v in xs.iter().filter(..) { .. }`: `xs.iter().filter(..).for_each(|v| ..)`;
             // with `break`, `continue` or `return`, a loop over `xs.iter()` that filters.
@@ -1270,6 +1256,26 @@ fn bind_temporary_items(f: &syn::ExprForLoop) -> Option<syn::Expr> {
 /// `.iter_mut()` for `m.iter_mut()` and `&mut m`, by value otherwise. A `continue` goes on
 /// with the next item either way; a `break` of the loop would leave only the inner one, and
 /// is returned as an error.
+impl Lowerer<'_> {
+    /// A loop that `unflatten_loop` or `unchain_loop` splits into loops: the loops lowered,
+    /// or `message` at a `break` that would leave the loop it stands for; `None` for a loop
+    /// neither splits.
+    fn lower_split_loop(
+        &mut self,
+        split: Option<Result<syn::Expr, syn::ExprBreak>>,
+        message: &str,
+        out: &mut Vec<Stmt>,
+    ) -> Option<(Value, Jumps)> {
+        match split? {
+            Ok(desugared) => Some(self.lower_expr_jumps(&desugared, out, false)),
+            Err(brk) => {
+                self.cx.error(brk, message);
+                Some((Value::Unit, Jumps::default()))
+            }
+        }
+    }
+}
+
 /// `for pat in a.chain(b) { body }` as `for pat in a { body } for pat in b { body }` (the
 /// label on both; `a` a chain itself splits again): `Err` with a `break` that would leave the
 /// loop, `None` for another loop.
