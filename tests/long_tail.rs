@@ -14,6 +14,8 @@ use revad::reverse;
 #[path = "common/bits.rs"]
 mod bits;
 use bits::checked;
+#[path = "common/fd.rs"]
+mod fd;
 
 /// `[c0 t, c1 t]`.
 #[reverse]
@@ -1965,4 +1967,179 @@ fn rows_of_nested_containers_swapped() {
     let (v, dm) = swapped_rows_grad([[1.0, 2.0], [3.0, 4.0]], 0);
     assert_eq!(v, 3.0 * 2.0 + 2.0);
     assert_eq!(dm, [[0.0, 1.0], [2.0, 0.0]]);
+}
+
+/// Two floats exchanged by `std::mem::swap` in a loop: `(a, b) ← (b/2 + a, b)` after the
+/// exchange, three times.
+#[reverse]
+fn swapped_floats(x: f64, y: f64) -> f64 {
+    let mut a = x;
+    let mut b = y;
+    for _ in 0..3 {
+        std::mem::swap(&mut a, &mut b);
+        a = a * 0.5 + b;
+    }
+    a * b
+}
+
+#[reverse]
+fn swapped_floats_via(x: f64, y: f64) -> f64 {
+    swapped_floats(x, y)
+}
+
+/// Smoothing with two buffers, exchanged by `mem::swap` after each pass (the time-stepping
+/// idiom).
+#[reverse]
+fn double_buffered(x: &[f64]) -> f64 {
+    let n = x.len();
+    let mut cur = x.to_vec();
+    let mut next = vec![0.0; n];
+    for _ in 0..4 {
+        for i in 1..n - 1 {
+            next[i] = 0.25 * cur[i - 1] + 0.5 * cur[i] + 0.25 * cur[i + 1];
+        }
+        next[0] = cur[0];
+        next[n - 1] = cur[n - 1] * cur[n - 2];
+        std::mem::swap(&mut cur, &mut next);
+    }
+    cur.iter().map(|v| v * v).sum()
+}
+
+/// Arrays exchanged by `core::mem::swap`, floats behind `&mut` references by `mem::swap(a, b)`,
+/// and `mem::replace` returning the old value.
+#[reverse]
+fn swapped_arrays(x: [f64; 3]) -> f64 {
+    let mut a = x;
+    let mut b = [0.0; 3];
+    for _ in 0..2 {
+        for i in 0..3 {
+            b[i] = a[(i + 1) % 3] * a[i];
+        }
+        core::mem::swap(&mut a, &mut b);
+    }
+    a[0] + a[1] * b[2]
+}
+
+#[reverse]
+fn swapped_through_references(x: f64, a: &mut f64, b: &mut f64) -> f64 {
+    *a = x * 2.0;
+    *b = x * x;
+    std::mem::swap(a, b);
+    *a * 3.0 + *b
+}
+
+#[reverse]
+fn replaced(x: f64) -> f64 {
+    let mut a = x * x;
+    let old = std::mem::replace(&mut a, x.sin());
+    old * a
+}
+
+#[test]
+fn values_exchanged_by_mem_swap_and_replace() {
+    let f = |v: &[f64]| swapped_floats(v[0], v[1]);
+    let (v, (dx, dy)) = checked(
+        swapped_floats(1.0, 2.0),
+        swapped_floats_grad(1.0, 2.0),
+        swapped_floats_via_grad(1.0, 2.0),
+    );
+    assert_eq!(v, 8.75);
+    fd::close_all(&[dx, dy], &fd::fd(f, &[1.0, 2.0]));
+
+    let x = [1.0, 2.0, 3.0, 4.0, 0.5];
+    let (v, dx) = double_buffered_grad(&x);
+    assert_eq!(v.to_bits(), double_buffered(&x).to_bits());
+    fd::close_all(&dx, &fd::fd(double_buffered, &x));
+
+    let x = [1.0, 2.0, 3.0];
+    let (v, dx) = swapped_arrays_grad(x);
+    assert_eq!(v.to_bits(), swapped_arrays(x).to_bits());
+    let g = |v: &[f64]| swapped_arrays([v[0], v[1], v[2]]);
+    fd::close_all(&dx, &fd::fd(g, &x));
+
+    // a = x², b = 2x after the exchange: 3x² + 2x, and the references hold them.
+    let (mut a, mut b) = (0.0, 0.0);
+    let (v, (dx, _, _)) = swapped_through_references_grad(1.5, &mut a, &mut b);
+    assert_eq!((v, dx, a, b), (9.75, 11.0, 2.25, 3.0));
+
+    // x² sin x.
+    let (v, d) = replaced_grad(0.7);
+    assert_eq!(v.to_bits(), replaced(0.7).to_bits());
+    assert_relative_eq!(
+        d,
+        2.0 * 0.7 * 0.7_f64.sin() + 0.49 * 0.7_f64.cos(),
+        max_relative = 1e-14
+    );
+}
+
+/// Rows of `mut` nested arrays read whole (`let t = m[0];`), assigned from other rows and
+/// from `Vec`s (`rows[2] = x.to_vec();`).
+#[reverse]
+fn rows_read_whole(m: &mut [[f64; 2]; 2], x: f64) -> f64 {
+    m[0][0] *= x;
+    let t = m[0];
+    m[0] = m[1];
+    m[1] = t;
+    m[0][1] + t[0] * x + m[1][0]
+}
+
+#[reverse]
+fn rows_of_a_local(x: f64) -> f64 {
+    let mut m = [[0.0; 2]; 2];
+    m[0][0] = x;
+    m[1][1] = x * x;
+    let t = m[1];
+    m[1] = m[0];
+    t[1] + m[1][0] * t[1]
+}
+
+#[reverse]
+fn rows_assigned_vectors(x: &[f64]) -> f64 {
+    let mut rows = vec![vec![0.0; 2]; 3];
+    rows[2] = x.to_vec();
+    rows[0] = rows[2].clone();
+    rows[1][1] = x[0] * 3.0;
+    let r = &rows[1];
+    rows[2][0] * x[1] + r[1] * rows[0][1]
+}
+
+#[reverse]
+fn rows_assigned_arrays(x: &[f64]) -> f64 {
+    let mut rows = vec![[0.0; 2]; x.len()];
+    for i in 0..x.len() {
+        rows[i] = [x[i], x[i] * x[i]];
+    }
+    let mut s = 0.0;
+    for p in &rows {
+        s += p[0] * p[1];
+    }
+    let last = rows[x.len() - 1];
+    s + last[1]
+}
+
+#[test]
+fn rows_of_mutable_nested_containers_read_and_assigned_whole() {
+    // m = [[1, 2], [3, 4]]: m11 + m00 x² + m00 x.
+    let mut m = [[1.0, 2.0], [3.0, 4.0]];
+    let (v, (dm, dx)) = rows_read_whole_grad(&mut m, 2.0);
+    assert_eq!(v, 4.0 + 2.0 * 2.0 + 2.0);
+    assert_eq!(dm, [[4.0 + 2.0, 0.0], [0.0, 1.0]]);
+    assert_eq!(dx, 2.0 * 2.0 + 1.0);
+    assert_eq!(m, [[3.0, 4.0], [2.0, 2.0]]);
+
+    // x² + x³.
+    let (v, d) = rows_of_a_local_grad(1.5);
+    assert_eq!(v, 1.5 * 1.5 + 1.5 * 1.5 * 1.5);
+    assert_eq!(d, 2.0 * 1.5 + 3.0 * 1.5 * 1.5);
+
+    // x0 x1 + 3 x0 x1.
+    let x = [1.5, 2.0];
+    let (v, dx) = rows_assigned_vectors_grad(&x);
+    assert_eq!(v, 4.0 * 1.5 * 2.0);
+    assert_eq!(dx, [4.0 * 2.0, 4.0 * 1.5]);
+
+    // Σ x³ + x_last².
+    let (v, dx) = rows_assigned_arrays_grad(&x);
+    assert_eq!(v.to_bits(), rows_assigned_arrays(&x).to_bits());
+    assert_eq!(dx, [3.0 * 1.5 * 1.5, 3.0 * 4.0 + 4.0]);
 }

@@ -29,12 +29,4 @@ fn cell(x: f64) -> f64 {
     c.get() * 2.0
 }
 
-#[reverse]
-fn swap(x: f64) -> f64 {
-    let mut a = x;
-    let mut b = 2.0;
-    std::mem::swap(&mut a, &mut b);
-    a * b
-}
-
 fn main() {}

@@ -198,7 +198,13 @@ impl Lowerer<'_> {
             Some(value) => value,
             None => self.lower_expr(&init.expr, out),
         };
-        self.bind_pattern(pat, value, annot, first_new, out);
+        self.bind_pattern(pat, value, annot.clone(), first_new, out);
+        if let syn::Pat::Ident(p) = pat {
+            if let Some(Binding::Var(v)) = self.lookup(&p.ident.to_string()) {
+                let v = *v;
+                self.note_depth(v, annot.as_ref(), &init.expr);
+            }
+        }
         Value::Unit
     }
 

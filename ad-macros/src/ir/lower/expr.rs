@@ -625,6 +625,27 @@ impl Lowerer<'_> {
                 return Value::Op(self.copy_place(place, expr.span(), out));
             }
         }
+        // `rows.push(r)` of a nested container: its adjoint would have to grow with it.
+        if RESIZING.contains(&name.as_str()) {
+            if let syn::Expr::Path(p) = super::strip(&call.receiver) {
+                let var = match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+                    Some(Binding::Var(v)) => Some(*v),
+                    _ => None,
+                };
+                if var.is_some_and(|v| self.float_depth.get(&v).is_some_and(|&d| d > 1)) {
+                    self.cx.error(
+                        &call.method,
+                        format!(
+                            "#[reverse] does not change the length of a vector of rows \
+                             (`Vec<Vec<f64>>`, `Vec<[f64; N]>`) with `{name}`; make it at its \
+                             full size (`vec![vec![0.0; n]; m]`, `vec![[0.0; N]; m]`) and \
+                             assign its rows (`rows[i] = ..`)"
+                        ),
+                    );
+                    return Value::Error;
+                }
+            }
+        }
         // `a.swap(i, j)` of the rows of a nested container (`Vec<Vec<f64>>`, `[[f64; 3]; 3]`):
         // the rows exchanged through a copy, as assignments of places.
         if name == "swap"
@@ -957,6 +978,9 @@ impl Lowerer<'_> {
                 return self.opaque_value(expr, Ty::Unknown, out);
             }
             if func.qself.is_none() && float_arg {
+                if let Some(moved) = mem_swap_or_replace(call, &func.path) {
+                    return self.lower_expr(&moved, out);
+                }
                 if let Some(msg) = self.uncallable(&func.path) {
                     self.cx.error(&func.path, msg);
                     return Value::Error;
@@ -1016,9 +1040,13 @@ impl Lowerer<'_> {
         let owner = segments.get(segments.len().wrapping_sub(2))?;
         let last = &segments[segments.len() - 1].ident;
         if owner.ident == "mem" && ["swap", "replace", "take"].iter().any(|f| last == f) {
+            let instead = match last == "take" {
+                true => "`let t = a; a = 0.0;`",
+                false => "`let t = a; a = b; b = t;`, on `&mut` of places",
+            };
             return Some(format!(
                 "`mem::{last}` moves values behind #[reverse]'s back; write the assignments \
-                 out (`let t = a; a = b; b = t;`)"
+                 out ({instead})"
             ));
         }
         // A trait's method (`Add::add(x, y)`) or a library type's (`std::cell::Cell::new`)
@@ -2675,9 +2703,22 @@ impl Lowerer<'_> {
         if stored_whole {
             self.result_shape = None;
         }
-        let Some((op, value)) = assignment else {
+        let Some((op, mut value)) = assignment else {
             return;
         };
+        // `rows[i] = x.to_vec();`: the place gets a copy of the `Vec`, whose length the sweeps
+        // read again, shaped like the place.
+        if let Operand::Var(v) = value {
+            if matches!(&self.vars[v].ty, Ty::Array(info) if !info.agg && matches!(info.shape, Shape::Len(_)))
+            {
+                let ty = Ty::Array(ArrayInfo {
+                    elem: None,
+                    shape: Shape::Place(place.root, path.clone()),
+                    agg: true,
+                });
+                value = self.let_temp(out, Rhs::Copy(Operand::Var(v)), ty, right.span());
+            }
+        }
         // (Its adjoint has the place's shape, which the reverse sweep has where the value
         // itself is gone.)
         if let (true, Operand::Var(v)) = (stored_whole, &value) {
@@ -3186,6 +3227,65 @@ fn is_array_expr(expr: &syn::Expr) -> bool {
         super::strip(expr),
         syn::Expr::Array(_) | syn::Expr::Repeat(_)
     )
+}
+
+/// The methods of a `Vec` that change its length.
+const RESIZING: &[&str] = &[
+    "push",
+    "pop",
+    "insert",
+    "remove",
+    "swap_remove",
+    "extend",
+    "extend_from_slice",
+    "append",
+    "truncate",
+    "clear",
+    "resize",
+    "retain",
+    "drain",
+    "dedup",
+    "split_off",
+];
+
+/// `mem::swap(&mut a, &mut b)` as the assignments `{ let t = a; a = b; b = t; }`, and
+/// `mem::replace(&mut a, v)` as `{ let t = a; a = v; t }`: the same moves, which the lowering
+/// follows. (`std::mem::swap(p, q)` of `&mut` references swaps `*p` and `*q`.) `None` for any
+/// other call.
+fn mem_swap_or_replace(call: &syn::ExprCall, path: &syn::Path) -> Option<syn::Expr> {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (owner, name) = match names.as_slice() {
+        [.., owner, name] => (owner.as_str(), name.as_str()),
+        _ => return None,
+    };
+    if owner != "mem" || call.args.len() != 2 || !matches!(name, "swap" | "replace") {
+        return None;
+    }
+    let place = |arg: &syn::Expr| -> Option<syn::Expr> {
+        match super::strip(arg) {
+            syn::Expr::Reference(r) if r.mutability.is_some() => Some((*r.expr).clone()),
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => {
+                Some(syn::parse_quote_spanned!(arg.span()=> *#p))
+            }
+            _ => None,
+        }
+    };
+    let a = place(&call.args[0])?;
+    let span = call.func.span();
+    let t = syn::Ident::new(
+        "__ad_moved",
+        proc_macro2::Span::mixed_site().located_at(span),
+    );
+    Some(match name {
+        "swap" => {
+            let b = place(&call.args[1])?;
+            syn::parse_quote_spanned!(span=> { let #t = #a; #a = #b; #b = #t; })
+        }
+        _ => {
+            let v = &call.args[1];
+            syn::parse_quote_spanned!(span=> { let #t = #a; #a = #v; #t })
+        }
+    })
 }
 
 /// `vec![e; n]` as a call that the lowering reads through (it does not see into macros), with

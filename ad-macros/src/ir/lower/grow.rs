@@ -489,7 +489,10 @@ impl Lowerer<'_> {
         while changed {
             changed = false;
             for &(to, from) in &copies {
-                if dynamic[from] && !dynamic[to] && self.vars[to].ty.is_array() {
+                // (An aggregate's adjoint is shaped by `zeros_like` of a place, not by its
+                // length: `rows[i] = v.clone();`.)
+                let vec = matches!(&self.vars[to].ty, Ty::Array(info) if !info.agg);
+                if dynamic[from] && !dynamic[to] && vec {
                     dynamic[to] = true;
                     changed = true;
                 }

@@ -285,6 +285,9 @@ struct Lowerer<'a> {
     /// The labels of labeled blocks, which are rejected: a `break` to one is not another
     /// error.
     block_labels: Vec<String>,
+    /// How many indices reach a float in a nested container of floats (`[[f64; 2]; 3]`,
+    /// `Vec<Vec<f64>>`: 2), where its type or its initializer says (see `places::rows`).
+    float_depth: HashMap<VarId, usize>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -328,6 +331,7 @@ impl<'a> Lowerer<'a> {
             witnesses: Vec::new(),
             declared: Vec::new(),
             block_labels: Vec::new(),
+            float_depth: HashMap::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -352,6 +356,11 @@ impl<'a> Lowerer<'a> {
                 false => lowerer.names.user(&param.ident),
             };
             let id = lowerer.new_var(name, ty, param.mutable, param.ident.span());
+            if let ParamKind::Aggregate { .. } = param.kind {
+                if let Some(depth) = lowerer.type_depth(&param.ty) {
+                    lowerer.float_depth.insert(id, depth);
+                }
+            }
             lowerer.vars[id].param = Some(index);
             lowerer.vars[id].temp = false;
             // `*x` on a `&f64` (or `&mut f64`) is `x`: the generated code binds the value.
@@ -387,6 +396,9 @@ impl<'a> Lowerer<'a> {
             let ty = self.vars[index].ty.clone();
             let copy = self.user_var(&param.ident, ty, true);
             self.vars[copy].deref = self.vars[index].deref;
+            if let Some(&depth) = self.float_depth.get(&index) {
+                self.float_depth.insert(copy, depth);
+            }
             out.push(Stmt {
                 kind: StmtKind::Let {
                     var: copy,

@@ -151,6 +151,14 @@ impl Lowerer<'_> {
             // The whole aggregate, as a value (an argument, a result).
             return Value::Op(Operand::Var(place.root));
         }
+        // A row of a nested container (`m[i]` of a `[[f64; 3]; 3]`): a copy, an aggregate.
+        if let Some(rest) = self.rows_left(&place) {
+            let op = self.copy_place(place, span, out);
+            if let Operand::Var(v) = op {
+                self.float_depth.insert(v, rest);
+            }
+            return Value::Op(op);
+        }
         let rhs = Rhs::Index(place.root, Path(place.steps));
         Value::Op(self.let_temp(out, rhs, Ty::Float(None), span))
     }
@@ -288,4 +296,93 @@ impl Lowerer<'_> {
 struct PeekedPlace {
     root: VarId,
     steps_empty: bool,
+}
+
+/// Rows of nested containers: how many indices reach a float from a variable, known from a
+/// type (`[[f64; 3]; N]`, `&mut [Vec<f64>]`, `Vec<[T; 2]>`: 2) or from the expression that
+/// made the variable (`[[0.0; 2]; 2]`, `vec![vec![0.0; n]; m]`, a copy of another). A place
+/// with fewer indices than that is a row: read as a copy of the row, not as a float.
+impl Lowerer<'_> {
+    /// The depth of floats in `ty`, if it is a nest of arrays, slices and `Vec`s of floats.
+    pub(super) fn type_depth(&self, ty: &syn::Type) -> Option<usize> {
+        match ty {
+            syn::Type::Reference(r) => self.type_depth(&r.elem),
+            syn::Type::Paren(p) => self.type_depth(&p.elem),
+            syn::Type::Group(g) => self.type_depth(&g.elem),
+            syn::Type::Array(a) => Some(self.type_depth(&a.elem)? + 1),
+            syn::Type::Slice(s) => Some(self.type_depth(&s.elem)? + 1),
+            syn::Type::Path(p) if p.qself.is_none() => {
+                if self.sig.float_of(ty).is_some() {
+                    return Some(0);
+                }
+                let last = p.path.segments.last()?;
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                    return None;
+                };
+                match (last.ident == "Vec", args.args.first()) {
+                    (true, Some(syn::GenericArgument::Type(elem))) if args.args.len() == 1 => {
+                        Some(self.type_depth(elem)? + 1)
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The depth of floats in the value of `expr`, where its form says.
+    fn expr_depth(&self, expr: &syn::Expr) -> Option<usize> {
+        match strip(expr) {
+            syn::Expr::Array(a) => Some(self.expr_depth(a.elems.first()?)? + 1),
+            syn::Expr::Repeat(r) => Some(self.expr_depth(&r.expr)? + 1),
+            syn::Expr::Macro(m) if m.mac.path.is_ident("vec") => {
+                let tokens = &m.mac.tokens;
+                let item = match syn::parse2::<syn::ExprRepeat>(quote!([#tokens])) {
+                    Ok(repeat) => *repeat.expr,
+                    Err(_) => syn::parse2::<syn::ExprArray>(quote!([#tokens]))
+                        .ok()?
+                        .elems
+                        .into_iter()
+                        .next()?,
+                };
+                Some(self.expr_depth(&item)? + 1)
+            }
+            syn::Expr::Path(p) => match self.lookup(&p.path.get_ident()?.to_string())? {
+                Binding::Var(v) if self.is_aggregate(*v) => self.float_depth.get(v).copied(),
+                _ => None,
+            },
+            syn::Expr::MethodCall(call)
+                if call.args.is_empty() && (call.method == "clone" || call.method == "to_vec") =>
+            {
+                self.expr_depth(&call.receiver)
+            }
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(_),
+                ..
+            }) => Some(0),
+            e if self.is_float_expr(e) => Some(0),
+            _ => None,
+        }
+    }
+
+    /// Records the depth of floats in `var`, bound by `let` to `init` (typed `annot`).
+    pub(super) fn note_depth(&mut self, var: VarId, annot: Option<&syn::Type>, init: &syn::Expr) {
+        if !self.is_aggregate(var) || self.float_depth.contains_key(&var) {
+            return;
+        }
+        let depth = match annot {
+            Some(ty) => self.type_depth(ty),
+            None => self.expr_depth(init),
+        };
+        if let Some(depth) = depth.filter(|&d| d > 1) {
+            self.float_depth.insert(var, depth);
+        }
+    }
+
+    /// How many indices are left to reach a float from `place`, when it is a row.
+    fn rows_left(&self, place: &Place) -> Option<usize> {
+        let depth = *self.float_depth.get(&place.root)?;
+        let all_indices = place.steps.iter().all(|s| matches!(s, Step::Index(_)));
+        (all_indices && place.steps.len() < depth).then(|| depth - place.steps.len())
+    }
 }
