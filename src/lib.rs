@@ -653,9 +653,9 @@ pub mod __private {
     };
     pub use revad_runtime::call::{
         __ad_fwd_assign, __ad_rev_assign, assign, diverge, greater, is_none, pop_returned,
-        require_derivative, require_forward, restore, restore_result, AggregateSink, ArraySink,
-        Differentiable, Discard, ForwardDifferentiable, ImplInfo, PartOf, Returns, ReturnsAt,
-        ScalarSink, Undifferentiated,
+        require_derivative, require_forward, restore, restore_result, sort_permutation,
+        AggregateSink, ArraySink, Differentiable, Discard, ForwardDifferentiable, ImplInfo, PartOf,
+        Returns, ReturnsAt, ScalarSink, Undifferentiated,
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{

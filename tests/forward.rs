@@ -364,3 +364,25 @@ fn constant_vec_results_have_zero_tangents() {
     assert_eq!(tv, vec![0.0; 2]);
     assert_eq!(ty, 2.0 * 2.0 * 1.5 * 0.5);
 }
+
+/// A parameter written `_`, and `std::mem::swap` of two floats, in forward mode.
+#[forward]
+fn swapped_after_ignoring(_: f64, y: f64, z: f64) -> f64 {
+    let mut a = y * y;
+    let mut b = z;
+    std::mem::swap(&mut a, &mut b);
+    a * 3.0 + b
+}
+
+#[test]
+fn wildcard_parameters_and_swaps_forward() {
+    // 3 z + y²
+    assert_eq!(
+        swapped_after_ignoring_jvp(1.0, 2.0, 5.0, 1.0, 1.0, 0.0),
+        (19.0, 4.0)
+    );
+    assert_eq!(
+        swapped_after_ignoring_jvp(1.0, 2.0, 5.0, 0.0, 0.0, 1.0),
+        (19.0, 3.0)
+    );
+}

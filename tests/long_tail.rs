@@ -2074,6 +2074,7 @@ fn values_exchanged_by_mem_swap_and_replace() {
 
 /// Rows of `mut` nested arrays read whole (`let t = m[0];`), assigned from other rows and
 /// from `Vec`s (`rows[2] = x.to_vec();`).
+#[allow(clippy::manual_swap, reason = "rows read and assigned whole are the form tested")]
 #[reverse]
 fn rows_read_whole(m: &mut [[f64; 2]; 2], x: f64) -> f64 {
     m[0][0] *= x;
@@ -2142,4 +2143,213 @@ fn rows_of_mutable_nested_containers_read_and_assigned_whole() {
     let (v, dx) = rows_assigned_arrays_grad(&x);
     assert_eq!(v.to_bits(), rows_assigned_arrays(&x).to_bits());
     assert_eq!(dx, [3.0 * 1.5 * 1.5, 3.0 * 4.0 + 4.0]);
+}
+
+/// The right-hand side of the Van der Pol oscillator, `[v, μ (1 - x²) v - x]`.
+#[reverse]
+fn van_der_pol(s: [f64; 2], mu: f64) -> [f64; 2] {
+    [s[1], mu * (1.0 - s[0] * s[0]) * s[1] - s[0]]
+}
+
+/// An array result taken apart by a pattern, from the call and from a name bound to it.
+#[reverse]
+fn euler_steps(x: f64, mu: f64) -> f64 {
+    let [dx, dv] = van_der_pol([x, 1.0], mu);
+    let r = van_der_pol([x + 0.1 * dx, 1.0 + 0.1 * dv], mu);
+    let [a, mut b] = r;
+    b += a;
+    a * b
+}
+
+#[test]
+fn arrays_taken_apart_from_call_results() {
+    let f = |v: &[f64]| euler_steps(v[0], v[1]);
+    let (v, (dx, dmu)) = euler_steps_grad(0.5, 2.0);
+    assert_eq!(v.to_bits(), euler_steps(0.5, 2.0).to_bits());
+    fd::close_all(&[dx, dmu], &fd::fd(f, &[0.5, 2.0]));
+}
+
+/// An augmented matrix sized by a local integer and by arithmetic on it (`vec![vec![0.0; n +
+/// 1]; n]`), as Gaussian elimination builds it: the solution of `diag(d) y = b`, summed.
+#[reverse]
+fn augmented_solve(d: &[f64], b: &[f64]) -> f64 {
+    let n = 3;
+    let mut m = vec![vec![0.0; n + 1]; n];
+    for i in 0..n {
+        m[i][i] = d[i];
+        m[i][n] = b[i];
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += m[i][n] / m[i][i];
+    }
+    s
+}
+
+#[test]
+fn nested_vectors_sized_by_local_integers() {
+    let (d, b) = ([2.0, 4.0, 0.5], [1.0, 2.0, 3.0]);
+    let (v, (dd, db)) = augmented_solve_grad(&d, &b);
+    assert_eq!(v, 0.5 + 0.5 + 6.0);
+    for i in 0..3 {
+        assert_relative_eq!(dd[i], -b[i] / (d[i] * d[i]), max_relative = 1e-15);
+        assert_relative_eq!(db[i], 1.0 / d[i], max_relative = 1e-15);
+    }
+}
+
+/// The arg max by `enumerate().max_by(..)`, taken apart into the index and the item, or
+/// mapped to the index.
+#[reverse]
+fn weighted_max(x: &[f64]) -> f64 {
+    let (imax, vmax) = x
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap();
+    vmax * (imax as f64 + 1.0)
+}
+
+#[reverse]
+fn doubled_min(x: &[f64]) -> f64 {
+    let i = x
+        .iter()
+        .copied()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
+        .unwrap();
+    let (_, &m) = x
+        .iter()
+        .enumerate()
+        .min_by(|a, b| a.1.total_cmp(b.1))
+        .unwrap();
+    x[i] * 2.0 + m
+}
+
+#[test]
+fn arg_max_and_min_by_enumerate() {
+    let x = [1.0, 3.0, 2.0];
+    assert_eq!(weighted_max_grad(&x), (6.0, vec![0.0, 2.0, 0.0]));
+    let x = [1.0, -3.0, 2.0];
+    assert_eq!(doubled_min_grad(&x), (-9.0, vec![0.0, 3.0, 0.0]));
+}
+
+/// The median of a sorted copy.
+#[reverse]
+fn median(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Squares sorted in descending order by `sort_unstable_by`, weighted by rank, the largest and
+/// the smallest left out.
+#[reverse]
+fn ranked_squares(x: &[f64]) -> f64 {
+    let mut v: Vec<f64> = x.iter().map(|a| a * a).collect();
+    v.sort_unstable_by(|a, b| b.total_cmp(a));
+    let mut s = 0.0;
+    for i in 1..v.len() - 1 {
+        s += v[i] * i as f64;
+    }
+    s
+}
+
+/// Discounted returns computed backwards, then put in order by `reverse`.
+#[reverse]
+fn discounted(r: &[f64], g: f64) -> f64 {
+    let mut out = Vec::new();
+    let mut acc = 0.0;
+    for i in (0..r.len()).rev() {
+        acc = r[i] + g * acc;
+        out.push(acc);
+    }
+    out.reverse();
+    out[0] * 2.0 + out[1]
+}
+
+/// An array sorted in place by a comparator given by name.
+#[reverse]
+fn sorted_array(x: [f64; 3]) -> f64 {
+    let mut a = x;
+    a.sort_by(f64::total_cmp);
+    a[0] * 3.0 + a[2]
+}
+
+#[test]
+fn sequences_sorted_and_reversed_in_place() {
+    let x = [3.0, 1.0, 2.0, 5.0];
+    assert_eq!(median_grad(&x), (2.5, vec![0.5, 0.0, 0.5, 0.0]));
+    let x = [3.0, 1.0, 2.0, 5.0, 4.0];
+    assert_eq!(median_grad(&x), (3.0, vec![1.0, 0.0, 0.0, 0.0, 0.0]));
+    // [25, 9, 4, 1]: 9 + 2·4.
+    assert_eq!(
+        ranked_squares_grad(&[3.0, 1.0, 2.0, 5.0]),
+        (17.0, vec![6.0, 0.0, 8.0, 0.0])
+    );
+    // out = [r0 + g r1 + g² r2, r1 + g r2, r2]: 2 out0 + out1.
+    let (v, (dr, dg)) = discounted_grad(&[1.0, 2.0, 3.0], 0.5);
+    assert_eq!(v, 9.0);
+    assert_eq!(dr, [2.0, 2.0 * 0.5 + 1.0, 2.0 * 0.25 + 0.5]);
+    assert_eq!(dg, 2.0 * (2.0 + 2.0 * 0.5 * 3.0) + 3.0);
+    assert_eq!(sorted_array_grad([2.0, 1.0, 3.0]), (6.0, [0.0, 3.0, 1.0]));
+}
+
+/// Parameters written `_`: a callback's signature that ignores some of its arguments.
+#[reverse]
+fn ignores_some(_: f64, y: f64, _: &[f64]) -> f64 {
+    y * y
+}
+
+#[reverse]
+fn calls_one_that_ignores(t: f64) -> f64 {
+    ignores_some(t, t * 3.0, &[t])
+}
+
+#[test]
+fn parameters_written_as_wildcards() {
+    assert_eq!(
+        ignores_some_grad(1.0, 3.0, &[1.0]),
+        (9.0, (0.0, 6.0, vec![0.0]))
+    );
+    assert_eq!(calls_one_that_ignores_grad(2.0), (36.0, 36.0));
+}
+
+/// A rotation matrix returned as a 2-D array literal.
+#[reverse]
+fn rotation(t: f64) -> [[f64; 2]; 2] {
+    let (s, c) = t.sin_cos();
+    [[c, -s], [s, c]]
+}
+
+/// An array returned by `std::array::from_fn`.
+#[reverse]
+fn scaled(a: [f64; 3], k: f64) -> [f64; 3] {
+    std::array::from_fn(|i| a[i] * k)
+}
+
+#[reverse]
+fn rotation_then_scaled(t: f64) -> f64 {
+    let m = rotation(t);
+    let s = scaled([m[0][0], m[1][0], 1.0], t);
+    s[0] * 2.0 + s[1]
+}
+
+#[test]
+fn array_results_by_literals_and_from_fn() {
+    assert_eq!(
+        scaled_vjp([1.0, 2.0, 3.0], 2.0, [1.0, 1.0, 1.0]),
+        ([2.0, 4.0, 6.0], ([2.0, 2.0, 2.0], 6.0))
+    );
+    // 2 t cos t + t sin t.
+    let t: f64 = 0.5;
+    let (v, d) = rotation_then_scaled_grad(t);
+    assert_eq!(v.to_bits(), rotation_then_scaled(t).to_bits());
+    let want = 2.0 * t.cos() - 2.0 * t * t.sin() + t.sin() + t * t.cos();
+    assert_relative_eq!(d, want, max_relative = 1e-14);
 }

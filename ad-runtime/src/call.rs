@@ -492,6 +492,33 @@ pub fn greater<T: ?Sized, F: FnMut(&T, &T) -> core::cmp::Ordering>(
     compare(a, b) == core::cmp::Ordering::Greater
 }
 
+/// The permutation that `v.sort_by(cmp)` applies to `v`: `v` sorted is `perm.map(|i| v[i])`.
+/// `#[reverse]` sorts in place this way, as a gather whose reverse scatters the adjoints back
+/// (`v.sort_by(..)` and `v.sort_unstable_by(..)` of floats).
+///
+/// The indices are sorted by the same algorithm as the values, with the same comparisons
+/// (`sort_by` for `sort_by`, `sort_unstable_by` for `sort_unstable_by`): the order of the
+/// items that compare equal is the one the call on `v` gives.
+///
+/// ```
+/// use revad_runtime::call::sort_permutation;
+///
+/// let v = [3.0_f64, -1.0, 2.0];
+/// assert_eq!(sort_permutation(&v, |a, b| a.total_cmp(b), true), [1, 2, 0]);
+/// ```
+pub fn sort_permutation<T>(
+    v: &[T],
+    mut cmp: impl FnMut(&T, &T) -> core::cmp::Ordering,
+    stable: bool,
+) -> Vec<usize> {
+    let mut perm: Vec<usize> = (0..v.len()).collect();
+    match stable {
+        true => perm.sort_by(|&i, &j| cmp(&v[i], &v[j])),
+        false => perm.sort_unstable_by(|&i, &j| cmp(&v[i], &v[j])),
+    }
+    perm
+}
+
 /// Whether `value` is `None`: the test that `#[reverse]` makes of
 /// `let Some(v) = xs.get(i) else { .. };` before it takes `v` from the same value, a call
 /// rather than a method so that no lint of the user's code reads the generated test as theirs.

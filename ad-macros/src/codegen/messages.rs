@@ -7,6 +7,12 @@
 pub(crate) const NO_DERIVATIVE: &str = "`{name}` has no derivative: annotate it with \
      `#[revad::reverse]`, or give it `#[revad::derivative]`";
 
+/// A call of a function's generated derivative (`{name}` is `f_grad`, `f_vjp` or `f_jvp`,
+/// `{ret}` is `f`) without a derivative, from `#[reverse]` or `#[revad::forward]` code.
+pub(crate) const NO_NESTED_DERIVATIVE: &str = "`{name}` has no derivative: a derivative of \
+     `{ret}` is differentiated when `{ret}` has `#[revad::reverse(hessian)]` (and \
+     `#[revad::forward]` beside it for `{ret}_jvp`)";
+
 /// A call of a function without a forward derivative, from `#[revad::forward]` code.
 pub(crate) const NO_FORWARD_DERIVATIVE: &str = "`{name}` has no forward derivative: annotate \
      it with `#[revad::forward]`, or give `#[revad::derivative]` a forward rule, `jvp = ...`";
@@ -25,6 +31,15 @@ pub(crate) const NO_LEFT_OPERATOR_DERIVATIVE: &str = "`{name}` with a struct on 
 /// A call of `NAME_grad` of a function that does not return one float (`codegen::no_grad`).
 pub(crate) const NO_GRAD: &str = "`{name}_grad` does not exist: `{name}` returns `{ret}`, \
      not one float";
+
+/// The function whose derivative `name` is (`f` of `f_grad`, `f_vjp`, `f_jvp`), if it is
+/// one by its name.
+pub(crate) fn derivative_of(name: &str) -> Option<&str> {
+    ["_grad", "_vjp", "_jvp"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .filter(|f| !f.is_empty() && !f.ends_with(':'))
+}
 
 /// `template` with `{name}` (and `{ret}`) replaced, and the braces of the values escaped for
 /// `on_unimplemented`, which reads `{..}` as a parameter.

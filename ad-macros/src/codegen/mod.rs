@@ -1069,17 +1069,21 @@ pub(crate) enum Needs {
 /// ```
 pub(crate) fn require(callee: &crate::ir::Callee, needs: Needs) -> TokenStream {
     let name = import_path(&callee.path).to_string().replace(' ', "");
+    let missing = |template: &str| match messages::derivative_of(&name) {
+        Some(f) => messages::fill(messages::NO_NESTED_DERIVATIVE, &name, f),
+        None => messages::fill(template, &name, ""),
+    };
     let (marker, message, label, note) = match needs {
         Needs::Reverse => (
             quote!(::revad::__private::Differentiable),
-            messages::fill(messages::NO_DERIVATIVE, &name, ""),
+            missing(messages::NO_DERIVATIVE),
             "called with a differentiated argument",
             "`#[revad::derivative(vjp = ...)]` registers a hand-written pullback; a function \
              of another crate must be annotated in that crate",
         ),
         Needs::Forward => (
             quote!(::revad::__private::ForwardDifferentiable),
-            messages::fill(messages::NO_FORWARD_DERIVATIVE, &name, ""),
+            missing(messages::NO_FORWARD_DERIVATIVE),
             "called from forward-mode code",
             "a function with `#[revad::reverse]` takes `#[revad::forward]` beside it",
         ),

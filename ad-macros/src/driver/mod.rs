@@ -26,6 +26,30 @@ use attrs::{
 };
 use hessian::second_order;
 
+/// Names the parameters written `_` (`fn f(_: f64, y: f64)`) `_0`, `_1`, .. by their
+/// position: the generated functions pass every parameter on by name, and the body can no
+/// more read `_1` than it could read `_`.
+fn name_wildcards(func: &mut syn::ItemFn) {
+    for (k, input) in func.sig.inputs.iter_mut().enumerate() {
+        let syn::FnArg::Typed(typed) = input else {
+            continue;
+        };
+        if let syn::Pat::Wild(wild) = &*typed.pat {
+            // (Resolved at the call site, located at the `_`: a name of the expansion, which
+            // lints of the user's code such as clippy's `just_underscores_and_digits` skip.)
+            let span = proc_macro2::Span::call_site().located_at(wild.underscore_token.span);
+            let ident = syn::Ident::new(&format!("_{k}"), span);
+            *typed.pat = syn::Pat::Ident(syn::PatIdent {
+                attrs: Vec::new(),
+                by_ref: None,
+                mutability: None,
+                ident,
+                subpat: None,
+            });
+        }
+    }
+}
+
 /// Expands `#[reverse(args)] item`.
 pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     // If the item is not even a function, hand it back with the error, so the user's code
@@ -44,6 +68,7 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    name_wildcards(&mut func);
     if let Some(clash) = second_attribute(&func, Attribute::Reverse) {
         return clash;
     }
@@ -117,6 +142,7 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    name_wildcards(&mut func);
     if let Some(attr) = func.attrs.iter().find(|a| is_named(a, "forward")) {
         let name = &func.sig.ident;
         let message = format!("`{name}` has #[revad::forward] twice; remove this one");
@@ -353,6 +379,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
             return quote!(#err #item);
         }
     };
+    name_wildcards(&mut func);
     if let Some(clash) = second_attribute(&func, Attribute::Derivative) {
         return clash;
     }

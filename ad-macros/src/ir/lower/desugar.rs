@@ -48,6 +48,243 @@ pub(super) fn let_else(local: &syn::Local) -> Option<[syn::Stmt; 2]> {
     Some([test, bind])
 }
 
+/// The statements of a function body whose result is `std::array::from_fn(|i| ..)` (of the
+/// function's array type: the array literal `[{ let i = 0usize; .. }, ..]`, see
+/// [`array_from_fn`]) or a 2-D array literal (`[[c, -s], [s, c]]`: bound by a `let` first,
+/// which builds it, then returned). `None` for another body.
+pub(super) fn array_result(
+    block: &syn::Block,
+    ret: &crate::parse::RetTy,
+) -> Option<Vec<syn::Stmt>> {
+    let (syn::Stmt::Expr(tail, None), init) = block.stmts.split_last()? else {
+        return None;
+    };
+    let mut stmts = init.to_vec();
+    let span = tail.span();
+    if let crate::parse::RetTy::Array { elem, len } = ret {
+        let elem = elem.ident();
+        let ty: syn::Type = syn::parse_quote!([#elem; #len]);
+        if let Some(items) = array_from_fn(&ty, tail) {
+            stmts.push(syn::Stmt::Expr(items, None));
+            return Some(stmts);
+        }
+    }
+    let syn::Expr::Array(rows) = super::strip(tail) else {
+        return None;
+    };
+    let nested = !rows.elems.is_empty()
+        && rows
+            .elems
+            .iter()
+            .all(|r| matches!(super::strip(r), syn::Expr::Array(_)));
+    if !nested {
+        return None;
+    }
+    let out = syn::Ident::new("__ad_out", proc_macro2::Span::mixed_site().located_at(span));
+    stmts.push(syn::parse_quote_spanned!(span=> let #out = #tail;));
+    stmts.push(syn::Stmt::Expr(
+        syn::parse_quote_spanned!(span=> #out),
+        None,
+    ));
+    Some(stmts)
+}
+
+/// `v.sort_by(cmp);`, `v.sort_unstable_by(cmp);` and `v.reverse();` of a sequence bound to
+/// a name, as the gather of a permutation, whose adjoint scatters back:
+///
+/// ```text
+/// // Before                 // After
+/// v.sort_by(cmp);           { let perm = ::revad::__private::sort_permutation(&v, cmp, true);
+///                             let old = v.to_vec();
+///                             for k in 0..perm.len() { v[k] = old[perm[k]]; } }
+/// ```
+///
+/// (The permutation is computed from the values by the same sort, and has no derivative.)
+/// `None` for another statement.
+pub(super) fn reordered_in_place(stmt: &syn::Stmt) -> Option<syn::Stmt> {
+    let syn::Stmt::Expr(expr, Some(_)) = stmt else {
+        return None;
+    };
+    let syn::Expr::MethodCall(call) = super::strip(expr) else {
+        return None;
+    };
+    let v = match super::strip(&call.receiver) {
+        syn::Expr::Path(p) if p.path.get_ident().is_some() => &call.receiver,
+        _ => return None,
+    };
+    let span = call.method.span();
+    let hidden =
+        |name: &str| syn::Ident::new(name, proc_macro2::Span::mixed_site().located_at(span));
+    let (perm, old, k, n) = (
+        hidden("__ad_perm"),
+        hidden("__ad_old"),
+        hidden("__ad_slot"),
+        hidden("__ad_len"),
+    );
+    let stable = match (call.method.to_string().as_str(), call.args.len()) {
+        ("reverse", 0) => {
+            return Some(syn::parse_quote_spanned! {span=>
+                {
+                    let #old = #v.to_vec();
+                    let #n: usize = #old.len();
+                    for #k in 0..#n {
+                        #v[#k] = #old[#n - 1 - #k];
+                    }
+                }
+            });
+        }
+        ("sort_by", 1) => true,
+        ("sort_unstable_by", 1) => false,
+        _ => return None,
+    };
+    let cmp = &call.args[0];
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let #perm = ::revad::__private::sort_permutation(&#v, #cmp, #stable);
+            let #old = #v.to_vec();
+            for #k in 0..#perm.len() {
+                #v[#k] = #old[#perm[#k]];
+            }
+        }
+    })
+}
+
+/// Whether `path` is the runtime's `sort_permutation` (see [`reordered_in_place`]): integers.
+pub(super) fn is_sort_permutation(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    path.leading_colon.is_some() && names == ["revad", "__private", "sort_permutation"]
+}
+
+/// The sequence `xs` of `xs.iter().enumerate().max_by(cmp)` (also `min_by`, `max_by_key`,
+/// `min_by_key`, and `.copied()` or `.cloned()` before `enumerate`), with whether its items
+/// are copied: an `Option` of an index and an item, whose index has no derivative.
+pub(super) fn enumerated_pick(expr: &syn::Expr) -> Option<(&syn::Expr, bool)> {
+    let syn::Expr::MethodCall(pick) = super::strip(expr) else {
+        return None;
+    };
+    let picks = ["max_by", "min_by", "max_by_key", "min_by_key"];
+    if !picks.iter().any(|p| pick.method == p) || pick.args.len() != 1 {
+        return None;
+    }
+    let syn::Expr::MethodCall(enumerate) = super::strip(&pick.receiver) else {
+        return None;
+    };
+    if enumerate.method != "enumerate" || !enumerate.args.is_empty() {
+        return None;
+    }
+    let (iter, copied) = match super::strip(&enumerate.receiver) {
+        syn::Expr::MethodCall(c) if c.method == "copied" || c.method == "cloned" => {
+            (super::strip(&c.receiver), true)
+        }
+        other => (other, false),
+    };
+    match iter {
+        syn::Expr::MethodCall(iter) if iter.method == "iter" && iter.args.is_empty() => {
+            matches!(super::strip(&iter.receiver), syn::Expr::Path(p) if p.path.get_ident().is_some())
+                .then_some((&*iter.receiver, copied))
+        }
+        _ => None,
+    }
+}
+
+/// `let (i, v) = xs.iter().enumerate().max_by(cmp).unwrap();` (the arg max, also with
+/// `.expect(..)`, `&v` or `_`): `let i = xs.iter().enumerate().max_by(cmp).map(|(i, _)|
+/// i).unwrap();`, an index computed as written, then `let v = &xs[i];`. `None` for another
+/// `let`.
+pub(super) fn enumerated_pick_pattern(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+    let syn::Pat::Tuple(tuple) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let syn::Expr::MethodCall(unwrap) = super::strip(&init.expr) else {
+        return None;
+    };
+    if unwrap.method != "unwrap" && unwrap.method != "expect" {
+        return None;
+    }
+    let (xs, copied) = enumerated_pick(&unwrap.receiver)?;
+    let [index, item] = [tuple.elems.first()?, tuple.elems.get(1)?];
+    if tuple.elems.len() != 2 {
+        return None;
+    }
+    let span = init.expr.span();
+    let hidden = syn::Ident::new(
+        "__ad_index",
+        proc_macro2::Span::mixed_site().located_at(span),
+    );
+    let (pick, args) = (&unwrap.receiver, &unwrap.args);
+    let method = &unwrap.method;
+    let index_expr: syn::Expr =
+        syn::parse_quote_spanned!(span=> #pick.map(|(#hidden, _)| #hidden).#method(#args));
+    let (index_name, bind_index) = match index {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => (p.ident.clone(), true),
+        syn::Pat::Wild(_) => (hidden.clone(), false),
+        _ => return None,
+    };
+    let mut stmts: Vec<syn::Stmt> = Vec::new();
+    match bind_index {
+        true => stmts.push(syn::parse_quote_spanned!(span=> let #index = #index_expr;)),
+        false => stmts.push(syn::parse_quote_spanned!(span=> let #index_name = #index_expr;)),
+    }
+    match item {
+        syn::Pat::Wild(_) => {}
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+            let value: syn::Expr = match copied {
+                true => syn::parse_quote_spanned!(span=> #xs[#index_name]),
+                false => syn::parse_quote_spanned!(span=> &#xs[#index_name]),
+            };
+            stmts.push(syn::parse_quote_spanned!(span=> let #item = #value;));
+        }
+        syn::Pat::Reference(r) if !copied => {
+            let pat = &r.pat;
+            stmts.push(syn::parse_quote_spanned!(span=> let #pat = #xs[#index_name];));
+        }
+        _ => return None,
+    }
+    Some(stmts)
+}
+
+/// `let [a, mut b, ..] = g(s);` of a call's (or method's) array result: `let parts = g(s);`
+/// under a hidden name, then `let a = parts[0]; let mut b = parts[1];`, which the lowering
+/// reads as an array result taken apart. `None` for another `let`.
+pub(super) fn array_pattern_of_call(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+    let syn::Pat::Slice(slice) = &local.pat else {
+        return None;
+    };
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    if !matches!(
+        super::strip(&init.expr),
+        syn::Expr::Call(_) | syn::Expr::MethodCall(_)
+    ) {
+        return None;
+    }
+    let last = slice.elems.len().saturating_sub(1);
+    let names = slice.elems.iter().enumerate().all(|(k, pat)| match pat {
+        syn::Pat::Ident(p) => p.by_ref.is_none() && p.subpat.is_none(),
+        syn::Pat::Wild(_) => true,
+        syn::Pat::Rest(_) => k == last,
+        _ => false,
+    });
+    if !names {
+        return None;
+    }
+    let expr = &*init.expr;
+    let span = expr.span();
+    let parts = syn::Ident::new(
+        "__ad_parts",
+        proc_macro2::Span::mixed_site().located_at(span),
+    );
+    let attrs = &local.attrs;
+    let mut stmts: Vec<syn::Stmt> =
+        vec![syn::parse_quote_spanned!(span=> #(#attrs)* let #parts = #expr;)];
+    for (k, elem) in slice.elems.iter().enumerate() {
+        if let syn::Pat::Ident(_) = elem {
+            stmts.push(syn::parse_quote_spanned!(elem.span()=> let #elem = #parts[#k];));
+        }
+    }
+    Some(stmts)
+}
+
 /// `if let Some(m) = xs.iter().max_by(..) { A } else { B }` (also `Some(&m)`, `Some(mut m)`)
 /// of a value that is the same each time it is evaluated (as for [`let_else`]):
 /// `if !is_none(&xs.iter().max_by(..)) { let m = xs.iter().max_by(..).unwrap(); A } else { B

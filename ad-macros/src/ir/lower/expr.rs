@@ -859,6 +859,14 @@ impl Lowerer<'_> {
                 return value;
             }
         }
+        // The permutation of a sort (see `desugar::reordered_in_place`): integers.
+        if matches!(&*call.func, syn::Expr::Path(f) if super::desugar::is_sort_permutation(&f.path))
+        {
+            let mut opaque = self.opaque(expr);
+            opaque.flows.clear();
+            let perm = self.let_opaque(out, "perm", Ty::Other, opaque, expr.span());
+            return Value::Op(Operand::Var(perm));
+        }
         if let syn::Expr::Path(func) = &*call.func {
             match super::gradient::stop_gradient_path(&func.path) {
                 Some(_) if func.qself.is_some() => {}
@@ -2356,12 +2364,14 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Value {
         let opaque = self.opaque(expr);
-        // (Lengths may be integer variables or lengths: `vec![vec![0.0; b.len()]; m]`.)
-        let lengths_only = opaque
+        // (Lengths are `usize`s, whatever they read: `vec![vec![0.0; n + 1]; b.len()]`; the
+        // item repeated is a constant, or reads integers only.)
+        let constant_item = self
+            .opaque(repeated_item(expr))
             .flows
             .iter()
             .all(|&r| matches!(self.vars[r].ty, Ty::Usize | Ty::I32));
-        if !lengths_only {
+        if !constant_item {
             self.cx.error_at(
                 at,
                 "#[reverse] builds 2-D arrays from constants (`[[0.0; D]; T]`) and, in a \
@@ -3186,7 +3196,28 @@ fn counted(expr: &syn::Expr) -> Option<Ty> {
             && from_an_iterator(&inner.receiver))
         .then_some(ty)
     };
+    // `xs.iter().enumerate().max_by(cmp).map(|(i, _)| i).unwrap()`: the index of a pick.
+    let index_of_pick = || {
+        let syn::Expr::MethodCall(map) = super::strip(&call.receiver) else {
+            return None;
+        };
+        let first = match map.args.first().map(super::strip) {
+            Some(syn::Expr::Closure(c)) if map.method == "map" && map.args.len() == 1 => {
+                match (c.inputs.first(), super::strip(&c.body)) {
+                    (Some(syn::Pat::Tuple(t)), syn::Expr::Path(body)) => {
+                        matches!(t.elems.first(), Some(syn::Pat::Ident(i)) if body.path.is_ident(&i.ident))
+                    }
+                    _ => false,
+                }
+            }
+            _ => false,
+        };
+        (first && super::desugar::enumerated_pick(&map.receiver).is_some()).then_some(Ty::Usize)
+    };
     match name.as_str() {
+        "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" if index_of_pick().is_some() => {
+            Some(Ty::Usize)
+        }
         "count" if call.args.is_empty() => from_an_iterator(&call.receiver).then_some(Ty::Usize),
         "any" | "all" => from_an_iterator(&call.receiver).then_some(Ty::Bool),
         "position" | "rposition" => from_an_iterator(&call.receiver).then_some(Ty::Other),
@@ -3227,6 +3258,19 @@ fn is_array_expr(expr: &syn::Expr) -> bool {
         super::strip(expr),
         syn::Expr::Array(_) | syn::Expr::Repeat(_)
     )
+}
+
+/// The item a nested repetition repeats: `e` of `[[e; N]; M]` and of
+/// `repeat_n(repeat_n(e, n).collect(), m).collect()` (see `vec_repeat_call`).
+fn repeated_item(expr: &syn::Expr) -> &syn::Expr {
+    match super::strip(expr) {
+        syn::Expr::Repeat(r) => repeated_item(&r.expr),
+        syn::Expr::MethodCall(m) if m.method == "collect" => match super::strip(&m.receiver) {
+            syn::Expr::Call(c) if c.args.len() == 2 => repeated_item(&c.args[0]),
+            _ => expr,
+        },
+        _ => expr,
+    }
 }
 
 /// The methods of a `Vec` that change its length.

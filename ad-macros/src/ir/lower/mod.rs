@@ -99,6 +99,19 @@ pub(crate) fn lower(
             None => block,
         },
     };
+    // `std::array::from_fn(|i| ..)` or a 2-D array literal as the result (see
+    // `desugar::array_result`).
+    let arrayed;
+    let block = match desugar::array_result(block, &sig.ret) {
+        Some(stmts) => {
+            arrayed = syn::Block {
+                brace_token: block.brace_token,
+                stmts,
+            };
+            &arrayed
+        }
+        None => block,
+    };
     let returns = rename::contains_return(block);
     if returns {
         if !matches!(sig.ret, RetTy::Scalar(_) | RetTy::Unit) {
@@ -452,6 +465,25 @@ impl<'a> Lowerer<'a> {
                     },
                     s => vec![s.clone()],
                 })
+                .collect();
+            return self.lower_stmts(&stmts, out, tail);
+        }
+        // `let [a, b] = g(s);`: the result bound, then its elements (see
+        // `desugar::array_pattern_of_call`); `let (i, v) = xs.iter().enumerate().max_by(..)
+        // .unwrap();`: the index, then the element (`desugar::enumerated_pick_pattern`).
+        let split = |l: &syn::Local| {
+            desugar::array_pattern_of_call(l).or_else(|| desugar::enumerated_pick_pattern(l))
+        };
+        // `v.sort_by(cmp);`, `v.reverse();`: a permutation gathered (see
+        // `desugar::reordered_in_place`).
+        let rewrite = |s: &syn::Stmt| match s {
+            syn::Stmt::Local(l) => split(l),
+            s => desugar::reordered_in_place(s).map(|s| vec![s]),
+        };
+        if stmts.iter().any(|s| rewrite(s).is_some()) {
+            let stmts: Vec<syn::Stmt> = stmts
+                .iter()
+                .flat_map(|s| rewrite(s).unwrap_or_else(|| vec![s.clone()]))
                 .collect();
             return self.lower_stmts(&stmts, out, tail);
         }

@@ -324,7 +324,9 @@ pub(super) fn kills_derivative(expr: &syn::Expr) -> bool {
         syn::Expr::Macro(mac) => is_matches(&mac.mac),
         syn::Expr::Call(call) => match &*call.func {
             syn::Expr::Path(p) => {
-                p.qself.is_none() && super::gradient::stop_gradient_path(&p.path) == Some(true)
+                p.qself.is_none()
+                    && (super::gradient::stop_gradient_path(&p.path) == Some(true)
+                        || super::desugar::is_sort_permutation(&p.path))
             }
             _ => false,
         },

@@ -531,6 +531,13 @@ fn used_as_array(stmts: &[syn::Stmt], name: &syn::Ident) -> ArrayUse {
             self.saw(yes, ArrayUse::Array);
             syn::visit::visit_expr_for_loop(self, e);
         }
+        // `let [a, b] = out;`
+        fn visit_local(&mut self, l: &'ast syn::Local) {
+            let slice = matches!(&l.pat, syn::Pat::Slice(_));
+            let yes = slice && l.init.as_ref().is_some_and(|i| self.is_name(&i.expr));
+            self.saw(yes, ArrayUse::Array);
+            syn::visit::visit_local(self, l);
+        }
         // `&out` passes an array; `&mut m` passes a scalar as often (`bump(&mut m, x)`), and
         // an array result is rarely written: taken for a scalar.
         fn visit_expr_reference(&mut self, e: &'ast syn::ExprReference) {
