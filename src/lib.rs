@@ -652,10 +652,10 @@ pub mod __private {
         add_assign, check_seed_len, replay_rev, variant_mismatch, zeros_like,
     };
     pub use revad_runtime::call::{
-        __ad_fwd_assign, __ad_rev_assign, assign, diverge, greater, is_none, pop_returned,
-        require_derivative, require_forward, restore, restore_result, sort_permutation,
-        AggregateSink, ArraySink, Differentiable, Discard, ForwardDifferentiable, ImplInfo, PartOf,
-        Returns, ReturnsAt, ScalarSink, Undifferentiated,
+        __ad_fwd_assign, __ad_rev_assign, assign, diverge, find_position, greater, is_none,
+        pop_returned, require_derivative, require_forward, restore, restore_result,
+        sort_permutation, AggregateSink, ArraySink, Differentiable, Discard, ForwardDifferentiable,
+        ImplInfo, PartOf, Returns, ReturnsAt, ScalarSink, Undifferentiated,
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{

@@ -2074,7 +2074,10 @@ fn values_exchanged_by_mem_swap_and_replace() {
 
 /// Rows of `mut` nested arrays read whole (`let t = m[0];`), assigned from other rows and
 /// from `Vec`s (`rows[2] = x.to_vec();`).
-#[allow(clippy::manual_swap, reason = "rows read and assigned whole are the form tested")]
+#[allow(
+    clippy::manual_swap,
+    reason = "rows read and assigned whole are the form tested"
+)]
 #[reverse]
 fn rows_read_whole(m: &mut [[f64; 2]; 2], x: f64) -> f64 {
     m[0][0] *= x;
@@ -2352,4 +2355,121 @@ fn array_results_by_literals_and_from_fn() {
     assert_eq!(v.to_bits(), rotation_then_scaled(t).to_bits());
     let want = 2.0 * t.cos() - 2.0 * t * t.sin() + t.sin() + t * t.cos();
     assert_relative_eq!(d, want, max_relative = 1e-14);
+}
+
+/// A worklist drained by `while let Some(v) = stack.pop()`.
+#[reverse]
+fn drained(x: &[f64]) -> f64 {
+    let mut stack = x.to_vec();
+    let mut s = 0.0;
+    while let Some(v) = stack.pop() {
+        s = s * 0.5 + v * v;
+    }
+    s
+}
+
+#[reverse]
+fn drained_via(x: &[f64]) -> f64 {
+    drained(x)
+}
+
+#[test]
+fn worklists_drained_by_while_let_pop() {
+    let x = [1.0, 2.0, 3.0];
+    // Pops 3, 2, 1: s = 3²/4 + 2²/2 + 1².
+    let (v, dx) = checked(drained(&x), drained_grad(&x), drained_via_grad(&x));
+    assert_eq!(v, 9.0 / 4.0 + 2.0 + 1.0);
+    assert_eq!(dx, [2.0, 2.0, 1.5]);
+}
+
+/// Horner's rule by `rev().fold` over a coefficient table declared in the body, and over a
+/// global one.
+#[reverse]
+fn erf_like(t: f64) -> f64 {
+    const A: [f64; 5] = [
+        0.254829592,
+        -0.284496736,
+        1.421413741,
+        -1.453152027,
+        1.061405429,
+    ];
+    let p = A.iter().rev().fold(0.0, |acc, a| acc * t + a);
+    p * t
+}
+
+const HORNER: [f64; 3] = [0.5, -1.0, 2.0];
+
+#[reverse]
+fn horner_table(t: f64) -> f64 {
+    HORNER.iter().rev().fold(0.0, |acc, a| acc * t + a)
+}
+
+#[test]
+fn folds_over_reversed_constant_tables() {
+    let (v, d) = horner_table_grad(0.5);
+    assert_eq!(v.to_bits(), horner_table(0.5).to_bits());
+    assert_eq!(d, 4.0 * 0.5 - 1.0);
+    let t = 0.3;
+    let (v, d) = erf_like_grad(t);
+    assert_eq!(v.to_bits(), erf_like(t).to_bits());
+    fd::close_all(&[d], &fd::fd(|v: &[f64]| erf_like(v[0]), &[t]));
+}
+
+/// An activation, chosen per item.
+#[derive(Clone, Copy, revad::Adjoint)]
+pub enum Activation {
+    /// `x`.
+    Identity,
+    /// `x²`.
+    Square,
+}
+
+#[reverse]
+fn activate(x: f64, a: Activation) -> f64 {
+    match a {
+        Activation::Identity => x,
+        Activation::Square => x * x,
+    }
+}
+
+/// A value of an enum of the user's chosen in a loop and bound with its type: kept for the
+/// reverse sweep of the call that reads it.
+#[reverse]
+fn alternating(x: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..x.len() {
+        let a: Activation = if i % 2 == 0 {
+            Activation::Identity
+        } else {
+            Activation::Square
+        };
+        s += activate(x[i], a) * (i as f64 + 1.0);
+    }
+    s
+}
+
+#[test]
+fn enum_values_chosen_in_loops() {
+    // x0 + 2 x1² + 3 x2.
+    assert_eq!(
+        alternating_grad(&[1.0, 2.0, 3.0]),
+        (1.0 + 8.0 + 9.0, vec![1.0, 8.0, 3.0])
+    );
+}
+
+/// The first element a predicate takes, by `find(..).copied()`, with a default or unwrapped.
+#[reverse]
+fn first_above(x: &[f64], t: f64) -> f64 {
+    let a = x.iter().find(|v| **v > t).copied().unwrap();
+    let b = x.iter().find(|&&v| v > 100.0).cloned().unwrap_or(t * t);
+    a * b
+}
+
+#[test]
+fn elements_found_by_predicates() {
+    // a = x2, b = t².
+    assert_eq!(
+        first_above_grad(&[1.0, 2.0, 3.0], 2.5),
+        (18.75, (vec![0.0, 0.0, 6.25], 15.0))
+    );
 }

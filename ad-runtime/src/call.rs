@@ -519,6 +519,25 @@ pub fn sort_permutation<T>(
     perm
 }
 
+/// The position of the first item of `items` that `predicate` takes, as
+/// `items.find(predicate)` finds it (the predicate sees `&item`): `#[reverse]` reads
+/// `xs.iter().find(p).copied().unwrap_or(d)` as the element at this position.
+///
+/// ```
+/// use revad_runtime::call::find_position;
+///
+/// let xs = [1.0_f64, 2.5, 3.0];
+/// assert_eq!(find_position(xs.iter(), |&&v| v > 2.0), Some(1));
+/// assert_eq!(find_position(xs.iter(), |&&v| v > 5.0), None);
+/// ```
+pub fn find_position<I: Iterator>(
+    items: I,
+    mut predicate: impl FnMut(&I::Item) -> bool,
+) -> Option<usize> {
+    let mut items = items;
+    items.position(|item| predicate(&item))
+}
+
 /// Whether `value` is `None`: the test that `#[reverse]` makes of
 /// `let Some(v) = xs.get(i) else { .. };` before it takes `v` from the same value, a call
 /// rather than a method so that no lint of the user's code reads the generated test as theirs.

@@ -441,7 +441,7 @@ impl Planner<'_> {
         let storable = matches!(
             self.body.vars[var].ty,
             Ty::Float(_) | Ty::Usize | Ty::I32 | Ty::Bool
-        );
+        ) || self.body.declared_type(var).is_some();
         let mode = self.mode_of(var);
         if !storable && mode == BlockMode::Stack {
             let what = self.what(var);

@@ -67,7 +67,7 @@ impl Emitter<'_> {
         let saves = self.plan.saves_of(block.id);
         let pushes = saves.iter().map(|&v| {
             let name = &self.body.vars[v].name;
-            if self.is_aggregate(v) {
+            if self.is_aggregate(v) || self.declared_other(v).is_some() {
                 quote!(#stack.push_any(::core::clone::Clone::clone(&#name));)
             } else if self.body.vars[v].ty.is_array() {
                 quote!(#stack.push_slice(&#name[..]);)
@@ -400,6 +400,11 @@ impl Emitter<'_> {
                         },
                     }
                 }
+                // A value of a type of the user's, named by its `let`.
+                Ty::Other if self.declared_other(v).is_some() => {
+                    let ty = self.declared_other(v);
+                    quote!(let #name: #ty = #stack.pop_any::<#ty>();)
+                }
                 _ => {
                     let ty = self.record_type(v);
                     quote!(let #name = #stack.pop::<#ty>();)
@@ -630,6 +635,15 @@ impl Emitter<'_> {
                     crate::ir::CalleeKind::Function => of_type(self.result_type(v)?),
                 }
             }
+            _ => None,
+        }
+    }
+
+    /// The type the `let` of `v` names, when `v` is a value of a type of the user's without
+    /// derivatives (`let m: Mode = ..;`), which the stack keeps whole.
+    fn declared_other(&self, v: VarId) -> Option<&TokenStream> {
+        match self.body.vars[v].ty {
+            Ty::Other => self.body.declared_type(v),
             _ => None,
         }
     }

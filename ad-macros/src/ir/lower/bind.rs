@@ -697,7 +697,14 @@ impl Lowerer<'_> {
                 // A type that mentions a float (`Option<f64>`) may hold differentiated values:
                 // it stays unknown rather than known-inactive.
                 None if !mentions_float_type(ty, self.sig) => {
-                    self.vars[id].ty = inactive_param_ty(ty)
+                    self.vars[id].ty = inactive_param_ty(ty);
+                    // `let m: Mode = if .. { Mode::A } else { Mode::B };`: a value of the
+                    // user's that a reverse sweep may read (a callee's argument), pushed
+                    // whole and popped as the type the `let` names.
+                    if self.vars[id].ty == Ty::Other && !self.declared.iter().any(|(v, _)| *v == id)
+                    {
+                        self.declared.push((id, ty.to_token_stream()));
+                    }
                 }
                 None => {}
             }

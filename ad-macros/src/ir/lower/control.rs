@@ -638,6 +638,9 @@ impl Lowerer<'_> {
         self.for_bindings.clear();
         let kind = match expr {
             syn::Expr::While(w) => {
+                if let Some(desugared) = super::desugar::while_pop(w) {
+                    return self.lower_expr_jumps(&desugared, out, false);
+                }
                 if let syn::Expr::Let(l) = &*w.cond {
                     self.cx.error(
                         l.let_token,

@@ -149,10 +149,115 @@ pub(super) fn reordered_in_place(stmt: &syn::Stmt) -> Option<syn::Stmt> {
     })
 }
 
-/// Whether `path` is the runtime's `sort_permutation` (see [`reordered_in_place`]): integers.
+/// `while let Some(v) = stack.pop() { .. }` (also `Some(mut v)`, `Some(&v)`-free) of a
+/// sequence bound to a name: `while !stack.is_empty() { let v = stack.pop().unwrap(); .. }`,
+/// the same iterations. `None` for another loop.
+pub(super) fn while_pop(w: &syn::ExprWhile) -> Option<syn::Expr> {
+    let syn::Expr::Let(l) = &*w.cond else {
+        return None;
+    };
+    let syn::Pat::TupleStruct(some) = &*l.pat else {
+        return None;
+    };
+    let [pat] = some.elems.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    if !some.path.is_ident("Some")
+        || !matches!(pat, syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none())
+    {
+        return None;
+    }
+    let syn::Expr::MethodCall(pop) = super::strip(&l.expr) else {
+        return None;
+    };
+    let v = &pop.receiver;
+    if pop.method != "pop"
+        || !pop.args.is_empty()
+        || !matches!(super::strip(v), syn::Expr::Path(p) if p.path.get_ident().is_some())
+    {
+        return None;
+    }
+    let (label, attrs, stmts) = (&w.label, &w.attrs, &w.body.stmts);
+    let span = l.let_token.span;
+    Some(syn::parse_quote_spanned! {span=>
+        #(#attrs)*
+        #label while !#v.is_empty() {
+            let #pat = #v.pop().unwrap();
+            #(#stmts)*
+        }
+    })
+}
+
+/// `xs.iter().find(p).copied().unwrap_or(d)` (also `.cloned()`, `.unwrap()`, `.expect(..)`,
+/// `.unwrap_or_default()`) of a sequence bound to a name: the element at the position of the
+/// first item `p` takes, an index computed as written:
+///
+/// ```text
+/// // Before                                   // After
+/// xs.iter().find(|&&v| v > 1.0)               { let i = find_position(xs.iter(), |&&v| v > 1.0);
+///     .copied().unwrap_or(0.0)                  if is_none(&i) { 0.0 } else { xs[i.unwrap()] } }
+/// ```
+///
+/// `None` for another call.
+pub(super) fn found_element(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let default = match (call.method.to_string().as_str(), call.args.len()) {
+        ("unwrap_or", 1) => Some(call.args[0].clone()),
+        ("unwrap_or_default", 0) => Some(syn::parse_quote_spanned!(call.method.span()=> 0.0)),
+        ("unwrap" | "expect", _) => None,
+        _ => return None,
+    };
+    let syn::Expr::MethodCall(copied) = super::strip(&call.receiver) else {
+        return None;
+    };
+    if !(copied.method == "copied" || copied.method == "cloned") || !copied.args.is_empty() {
+        return None;
+    }
+    let syn::Expr::MethodCall(find) = super::strip(&copied.receiver) else {
+        return None;
+    };
+    let syn::Expr::MethodCall(iter) = super::strip(&find.receiver) else {
+        return None;
+    };
+    let xs = &iter.receiver;
+    let named = matches!(super::strip(xs), syn::Expr::Path(p) if p.path.get_ident().is_some());
+    if find.method != "find" || find.args.len() != 1 || iter.method != "iter" || !named {
+        return None;
+    }
+    let span = find.method.span();
+    let hidden =
+        |name: &str| syn::Ident::new(name, proc_macro2::Span::mixed_site().located_at(span));
+    let (found, p) = (hidden("__ad_found"), &find.args[0]);
+    let (method, args) = (&call.method, &call.args);
+    let element: syn::Expr = match default {
+        // (`unwrap` of `None` panics as the user's call does.)
+        None => syn::parse_quote_spanned!(span=> #xs[#found.#method(#args)]),
+        Some(default) => syn::parse_quote_spanned! {span=>
+            if ::revad::__private::is_none(&#found) {
+                #default
+            } else {
+                #xs[#found.unwrap()]
+            }
+        },
+    };
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let #found: ::core::option::Option<usize> =
+                ::revad::__private::find_position(#xs.iter(), #p);
+            #element
+        }
+    })
+}
+
+/// Whether `path` is one of the runtime's functions of positions, `sort_permutation` (see
+/// [`reordered_in_place`]) or `find_position` ([`found_element`]): integers.
 pub(super) fn is_sort_permutation(path: &syn::Path) -> bool {
     let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-    path.leading_colon.is_some() && names == ["revad", "__private", "sort_permutation"]
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    path.leading_colon.is_some()
+        && matches!(
+            names[..],
+            ["revad", "__private", "sort_permutation" | "find_position"]
+        )
 }
 
 /// The sequence `xs` of `xs.iter().enumerate().max_by(cmp)` (also `min_by`, `max_by_key`,

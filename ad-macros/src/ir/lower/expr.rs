@@ -535,6 +535,10 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_option_conversion(expr, call, out) {
             return value;
         }
+        // `xs.iter().find(p).copied().unwrap_or(0.0)`: the element at the position.
+        if let Some(found) = super::desugar::found_element(call) {
+            return self.lower_expr(&found, out);
+        }
         // `xs.get(i).copied().unwrap_or(0.0)`, `xs.first().unwrap()`: the element or the
         // default, as an `if` (see `control`).
         if let Some(value) = self.element_option_value(call) {

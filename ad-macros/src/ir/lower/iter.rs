@@ -1633,6 +1633,32 @@ pub(super) fn range_chain(expr: &syn::Expr) -> Option<RangeChain<'_>> {
 /// acc += body; } acc }` (`*=` from `1.0`), for a sequence that an iterator chain does not
 /// take but a `for` loop does (a zip with a constant table first). `None` for other chains.
 fn sum_as_loop(call: &syn::ExprMethodCall, float: crate::ir::FloatTy) -> Option<syn::Expr> {
+    // `A.iter().rev().fold(0.0, |acc, a| acc * t + a)`: `let mut acc = 0.0; for a in
+    // A.iter().rev() { acc = acc * t + a; } acc`.
+    if let (true, [init, f]) = (
+        call.method == "fold",
+        &call.args.iter().collect::<Vec<_>>()[..],
+    ) {
+        let syn::Expr::Closure(closure) = strip(f) else {
+            return None;
+        };
+        let [acc, item] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let syn::Pat::Ident(acc) = acc else {
+            return None;
+        };
+        let (acc, body, seq) = (&acc.ident, &closure.body, &call.receiver);
+        return Some(syn::parse_quote_spanned! {call.span()=>
+            {
+                let mut #acc = #init;
+                for #item in #seq {
+                    #acc = #body;
+                }
+                #acc
+            }
+        });
+    }
     let (op, start) = accumulation(call, float)?;
     let syn::Expr::MethodCall(receiver) = strip(&call.receiver) else {
         return None;
