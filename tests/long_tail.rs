@@ -2473,3 +2473,54 @@ fn elements_found_by_predicates() {
         (18.75, (vec![0.0, 0.0, 6.25], 15.0))
     );
 }
+
+/// `x ← x²` through a `&mut f64`.
+#[reverse]
+fn square_in_place(x: &mut f64) {
+    *x = *x * *x;
+}
+
+/// `x ← x t + 1` through a `&mut f64`, returning `2 x`.
+#[reverse]
+fn relax_in_place(x: &mut f64, t: f64) -> f64 {
+    *x = *x * t + 1.0;
+    *x * 2.0
+}
+
+/// A struct with a field lent to a callee.
+#[derive(Clone, revad::Adjoint)]
+pub struct Pair {
+    /// The first.
+    pub a: f64,
+    /// The second.
+    pub b: f64,
+}
+
+/// Elements of a `Vec` and a field of a struct lent to annotated functions taking `&mut f64`,
+/// as statements and as the value of a `let`.
+#[reverse]
+fn lent_elements(v: &[f64], t: f64) -> f64 {
+    let mut w = v.to_vec();
+    square_in_place(&mut w[0]);
+    for i in 1..w.len() {
+        let e = relax_in_place(&mut w[i], t);
+        w[0] += e;
+    }
+    let mut s = Pair { a: t, b: 2.0 };
+    square_in_place(&mut s.a);
+    w[0] + w[1] * s.a + s.b
+}
+
+#[test]
+fn elements_and_fields_lent_mutably_to_calls() {
+    let (v, t) = ([1.5, 2.0, 3.0], 0.5);
+    let (value, (dv, dt)) = lent_elements_grad(&v, t);
+    assert_eq!(value.to_bits(), lent_elements(&v, t).to_bits());
+    // w0 = v0² + 2 (v1 t + 1) + 2 (v2 t + 1), w1 = v1 t + 1, s.a = t².
+    assert_eq!(value, 11.25 + 2.0 * 0.25 + 2.0);
+    assert_eq!(dv, [3.0, 2.0 * t + t * t * t, 2.0 * t]);
+    assert_eq!(
+        dt,
+        2.0 * 2.0 + 2.0 * 3.0 + (2.0 * t * t + 2.0 * t * (2.0 * t + 1.0))
+    );
+}

@@ -248,6 +248,101 @@ pub(super) fn found_element(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
     })
 }
 
+/// A call that lends parts of a container or a struct mutably (`relax(&mut v[i], dt);`,
+/// `let e = step(&mut s.x, h);`), as a statement or the value of a `let`: each part copied into
+/// a local lent in its place, then written back, in the order Rust evaluates them:
+///
+/// ```text
+/// // Before                       // After
+/// relax(&mut v[i], dt);           { let mut p0 = v[i]; relax(&mut p0, dt); v[i] = p0; }
+/// ```
+///
+/// (A part whose indices are names, literals or arithmetic of them, read and written at the
+/// same place.) `None` for another statement.
+pub(super) fn lent_parts(stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
+    fn pure_place(e: &syn::Expr) -> bool {
+        match super::strip(e) {
+            syn::Expr::Path(p) => p.path.get_ident().is_some(),
+            syn::Expr::Field(f) => pure_place(&f.base),
+            syn::Expr::Index(i) => pure_place(&i.expr) && pure_index(&i.index),
+            _ => false,
+        }
+    }
+    fn pure_index(e: &syn::Expr) -> bool {
+        match super::strip(e) {
+            syn::Expr::Path(p) => p.path.get_ident().is_some(),
+            syn::Expr::Lit(_) => true,
+            syn::Expr::Binary(b) => pure_index(&b.left) && pure_index(&b.right),
+            _ => false,
+        }
+    }
+    let part = |arg: &syn::Expr| match super::strip(arg) {
+        syn::Expr::Reference(r)
+            if r.mutability.is_some()
+                && matches!(
+                    super::strip(&r.expr),
+                    syn::Expr::Index(_) | syn::Expr::Field(_)
+                )
+                && pure_place(&r.expr) =>
+        {
+            Some((*r.expr).clone())
+        }
+        _ => None,
+    };
+    let (call, local) = match stmt {
+        syn::Stmt::Expr(e, Some(_)) => (e, None),
+        syn::Stmt::Local(l) if l.init.as_ref().is_some_and(|i| i.diverge.is_none()) => {
+            (&*l.init.as_ref()?.expr, Some(l))
+        }
+        _ => return None,
+    };
+    let mut call = super::strip(call).clone();
+    let args = match &mut call {
+        syn::Expr::Call(c) => &mut c.args,
+        syn::Expr::MethodCall(m) => &mut m.args,
+        _ => return None,
+    };
+    let mut lets: Vec<syn::Stmt> = Vec::new();
+    let mut backs: Vec<syn::Stmt> = Vec::new();
+    for (k, arg) in args.iter_mut().enumerate() {
+        let Some(place) = part(arg) else {
+            continue;
+        };
+        let span = arg.span();
+        let lent = syn::Ident::new(
+            &format!("__ad_borrowed{k}"),
+            proc_macro2::Span::mixed_site().located_at(span),
+        );
+        lets.push(syn::parse_quote_spanned!(span=> let mut #lent = #place;));
+        backs.push(syn::parse_quote_spanned!(span=> #place = #lent;));
+        *arg = syn::parse_quote_spanned!(span=> &mut #lent);
+    }
+    if lets.is_empty() {
+        return None;
+    }
+    let span = call.span();
+    Some(match local {
+        None => {
+            let mut stmts = lets;
+            stmts.push(syn::Stmt::Expr(call, Some(Default::default())));
+            stmts.extend(backs);
+            vec![syn::parse_quote_spanned!(span=> { #(#stmts)* })]
+        }
+        Some(l) => {
+            let result = syn::Ident::new(
+                "__ad_borrowed_result",
+                proc_macro2::Span::mixed_site().located_at(span),
+            );
+            let (attrs, pat) = (&l.attrs, &l.pat);
+            let mut stmts = lets;
+            stmts.push(syn::parse_quote_spanned!(span=> let #result = #call;));
+            stmts.extend(backs);
+            stmts.push(syn::parse_quote_spanned!(span=> #(#attrs)* let #pat = #result;));
+            stmts
+        }
+    })
+}
+
 /// Whether `path` is one of the runtime's functions of positions, `sort_permutation` (see
 /// [`reordered_in_place`]) or `find_position` ([`found_element`]): integers.
 pub(super) fn is_sort_permutation(path: &syn::Path) -> bool {

@@ -476,9 +476,11 @@ impl<'a> Lowerer<'a> {
         };
         // `v.sort_by(cmp);`, `v.reverse();`: a permutation gathered (see
         // `desugar::reordered_in_place`).
-        let rewrite = |s: &syn::Stmt| match s {
-            syn::Stmt::Local(l) => split(l),
-            s => desugar::reordered_in_place(s).map(|s| vec![s]),
+        let rewrite = |s: &syn::Stmt| {
+            desugar::lent_parts(s).or_else(|| match s {
+                syn::Stmt::Local(l) => split(l),
+                s => desugar::reordered_in_place(s).map(|s| vec![s]),
+            })
         };
         if stmts.iter().any(|s| rewrite(s).is_some()) {
             let stmts: Vec<syn::Stmt> = stmts
