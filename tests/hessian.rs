@@ -372,3 +372,34 @@ fn items_read_by_reference_under_hessian() {
         }
     }
 }
+
+/// A sort by `total_cmp` (the float trait's, on the dual numbers of the second derivative).
+#[revad::reverse(hessian)]
+fn product_of_two_smallest(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[0] * v[1]
+}
+
+/// An element of a `Vec` updated from another element of it (`v[1] -= f * v[0]`, as in
+/// elimination).
+#[revad::reverse(hessian)]
+fn eliminated(x: &[f64]) -> f64 {
+    let mut v = x.to_vec();
+    v[1] -= x[0] * v[0];
+    v[1] * v[1]
+}
+
+#[test]
+fn hessians_of_sorts_and_updates_in_place() {
+    let (v, g, h) = product_of_two_smallest_hessian(&[3.0, 1.0, 2.0]);
+    assert_eq!((v, g), (2.0, vec![0.0, 2.0, 1.0]));
+    assert_eq!(
+        h,
+        vec![vec![0.0; 3], vec![0.0, 0.0, 1.0], vec![0.0, 1.0, 0.0]]
+    );
+    // (x1 - x0²)²
+    let (v, g, h) = eliminated_hessian(&[3.0, 1.0]);
+    assert_eq!((v, g), (64.0, vec![96.0, -16.0]));
+    assert_eq!(h, vec![vec![2.0 * 36.0 + 32.0, -12.0], vec![-12.0, 2.0]]);
+}

@@ -2524,3 +2524,56 @@ fn elements_and_fields_lent_mutably_to_calls() {
         2.0 * 2.0 + 2.0 * 3.0 + (2.0 * t * t + 2.0 * t * (2.0 * t + 1.0))
     );
 }
+
+/// A weight with methods returning a struct and an array.
+#[derive(Clone, Copy, revad::Adjoint)]
+pub struct Weight {
+    /// The weight.
+    pub w: f64,
+}
+
+#[reverse]
+impl Weight {
+    /// Twice the weight.
+    #[reverse]
+    pub fn doubled(&self) -> Weight {
+        Weight { w: self.w * 2.0 }
+    }
+
+    /// `[w, w²]`.
+    #[reverse]
+    pub fn powers(&self) -> [f64; 2] {
+        [self.w, self.w * self.w]
+    }
+}
+
+/// Array results of methods of local structs (a method's result and a struct expression),
+/// kept for the reverse sweep of a caller.
+#[reverse]
+fn powers_of_locals(q: &Weight, t: f64) -> f64 {
+    let n = q.doubled();
+    let r = n.powers();
+    let m = Weight { w: q.w * t };
+    let s = m.powers();
+    r[0] * r[1] + s[1]
+}
+
+#[reverse]
+fn powers_of_locals_via(q: &Weight, t: f64) -> f64 {
+    powers_of_locals(q, t) * 1.0
+}
+
+#[test]
+fn array_results_of_methods_of_local_structs() {
+    // (2w)³ + (w t)²
+    let (q, t) = (Weight { w: 1.5 }, 0.5);
+    let (v, (dq, dt)) = powers_of_locals_grad(&q, t);
+    let (v2, (dq2, dt2)) = powers_of_locals_via_grad(&q, t);
+    assert_eq!(v, 27.0 + 0.5625);
+    assert_eq!(v2, v);
+    assert_eq!(
+        (dq.w, dt),
+        (24.0 * 2.25 + 2.0 * 1.5 * 0.25, 2.0 * 2.25 * 0.5)
+    );
+    assert_eq!((dq2.w, dt2), (dq.w, dt));
+}

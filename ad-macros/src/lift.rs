@@ -232,6 +232,25 @@ impl VisitMut for Rewrite {
 
     fn visit_expr_mut(&mut self, expr: &mut syn::Expr) {
         match expr {
+            // `v[1] -= x[0] * v[0];`: the right side bound first. (On `f64` the place is taken
+            // after the value; an operator of a dual number takes it first, `&mut v[1]`, which
+            // the value's read of `v` may not share.)
+            syn::Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    syn::BinOp::AddAssign(_)
+                        | syn::BinOp::SubAssign(_)
+                        | syn::BinOp::MulAssign(_)
+                        | syn::BinOp::DivAssign(_)
+                        | syn::BinOp::RemAssign(_)
+                ) && matches!(&*b.left, syn::Expr::Index(_)) =>
+            {
+                syn::visit_mut::visit_expr_binary_mut(self, b);
+                let (left, op, right) = (&b.left, &b.op, &b.right);
+                let value = syn::Ident::new("__ad_rhs", Span::mixed_site());
+                *expr = syn::parse_quote!({ let #value = #right; #left #op #value; });
+                return;
+            }
             syn::Expr::Lit(lit) => {
                 if let syn::Lit::Float(_) = &lit.lit {
                     let value = lit.to_token_stream();

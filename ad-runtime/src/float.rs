@@ -124,6 +124,21 @@ pub trait Float:
     fn is_exact_zero(self) -> bool;
     /// `self.sin_cos()`.
     fn sin_cos(self) -> (Self, Self);
+    /// The total order of [`f64::total_cmp`] on the values (of a dual number, its value): the
+    /// comparator `|a, b| a.total_cmp(b)` of a sort or a `max_by` in generic code, and in the
+    /// copy of a function that `#[reverse(hessian)]` runs on dual numbers. (`f64` and `f32`
+    /// call their own method of this name.)
+    ///
+    /// ```
+    /// use revad_runtime::{Dual, Float};
+    ///
+    /// let (a, b) = (Dual::new(1.0, 5.0), Dual::new(2.0, -1.0));
+    /// assert_eq!(Float::total_cmp(&a, &b), core::cmp::Ordering::Less);
+    /// ```
+    #[inline]
+    fn total_cmp(&self, other: &Self) -> core::cmp::Ordering {
+        self.to_f64().total_cmp(&other.to_f64())
+    }
     // One method per row of the one list of intrinsics: `fn sin(self) -> Self`, ..
     crate::rules::intrinsics!(float_methods);
 }

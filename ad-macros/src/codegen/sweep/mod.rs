@@ -395,7 +395,15 @@ impl Emitter<'_> {
                                     let #name = ::revad::__private::restore_result(
                                         &mut *#stack, #result);
                                 },
-                                None => quote!(let #name = #stack.pop_vec::<#t>();),
+                                // A method's result on a local receiver (`n.rotate(v)`):
+                                // typed by the method's call on the receiver's witness.
+                                None => match self.local_method_witness(v) {
+                                    Some(witness) => quote! {
+                                        let #name = ::revad::__private::restore_result(
+                                            &mut *#stack, &(), |_| #witness);
+                                    },
+                                    None => quote!(let #name = #stack.pop_vec::<#t>();),
+                                },
                             },
                         },
                     }
@@ -545,6 +553,20 @@ impl Emitter<'_> {
         let r = format_ident!("__r", span = Span::mixed_site());
         let args = (1..callee.arity).map(|_| quote!(::core::unreachable!()));
         Some(quote!(&#receiver #part, |#r| #r.#method(#(#args),*)))
+    }
+
+    /// For `v` the array result of a method of a local value (`let n = q.id(); n.arr()`):
+    /// the method's call on a witness of the receiver (see [`Self::witness`]), never
+    /// evaluated, which names the array's type.
+    fn local_method_witness(&self, v: VarId) -> Option<TokenStream> {
+        let Some(Rhs::Call(call)) = self.plan.defs.get(&v) else {
+            return None;
+        };
+        let callee = &self.body.callees[call.callee];
+        match callee.kind {
+            crate::ir::CalleeKind::Method(_) if callee.rule.is_none() => self.witness(v),
+            _ => None,
+        }
     }
 
     /// For `v` the struct result of an associated function or a method (`Point::new(a, b)`,

@@ -583,6 +583,16 @@ fn some_binding<'p>(pat: &'p syn::Pat, expr: &syn::Expr) -> Option<(&'p syn::Pat
 /// `std::array::from_fn(|i| body)` (also `array::from_fn`, `core::array::from_fn`) for a
 /// `let` of the type `[T; N]`, `N` a literal: the array literal whose item `k` is
 /// `{ let i = k; body }`, the closure's value at `k`, in order. `None` for another value.
+/// Whether `path` names `std::array::from_fn`.
+pub(super) fn is_from_fn(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    matches!(
+        names[..],
+        ["std" | "core", "array", "from_fn"] | ["array", "from_fn"]
+    )
+}
+
 pub(super) fn array_from_fn(ty: &syn::Type, init: &syn::Expr) -> Option<syn::Expr> {
     let syn::Type::Array(array) = ty else {
         return None;
@@ -601,20 +611,7 @@ pub(super) fn array_from_fn(ty: &syn::Type, init: &syn::Expr) -> Option<syn::Exp
     let syn::Expr::Path(path) = super::strip(&call.func) else {
         return None;
     };
-    let names: Vec<String> = path
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    let from_fn = matches!(
-        names
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>()
-            .as_slice(),
-        ["std" | "core", "array", "from_fn"] | ["array", "from_fn"]
-    );
+    let from_fn = is_from_fn(&path.path);
     if !from_fn || path.qself.is_some() || call.args.len() != 1 || n > 64 {
         return None;
     }

@@ -863,6 +863,19 @@ impl Lowerer<'_> {
                 return value;
             }
         }
+        // `std::array::from_fn(|i| ..)` where it is not an array literal of the closure's values
+        // (see `desugar::array_from_fn`).
+        if matches!(&*call.func, syn::Expr::Path(f) if super::desugar::is_from_fn(&f.path))
+            && call.args.iter().any(|a| self.mentions_float(a))
+        {
+            self.cx.error(
+                &call.func,
+                "#[reverse] takes `std::array::from_fn(|i| ..)` as the value of a `let` with its \
+                 type, or as the function's result, of a literal length (`let p: [f64; 3] = \
+                 std::array::from_fn(|i| ..);`); write a loop that fills an array otherwise",
+            );
+            return Value::Error;
+        }
         // The permutation of a sort (see `desugar::reordered_in_place`): integers.
         if matches!(&*call.func, syn::Expr::Path(f) if super::desugar::is_sort_permutation(&f.path))
         {

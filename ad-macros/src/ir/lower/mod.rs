@@ -432,6 +432,21 @@ impl<'a> Lowerer<'a> {
         writebacks
     }
 
+    /// Whether the statement `v.sort_by(..);` (see `desugar::reordered_in_place`) reorders a
+    /// float array, slice or `Vec` bound to a name.
+    fn reorders_floats(&self, stmt: &syn::Stmt) -> bool {
+        let syn::Stmt::Expr(syn::Expr::MethodCall(call), _) = stmt else {
+            return false;
+        };
+        let syn::Expr::Path(p) = strip(&call.receiver) else {
+            return false;
+        };
+        match p.path.get_ident().and_then(|i| self.lookup(&i.to_string())) {
+            Some(Binding::Var(v)) => matches!(&self.vars[*v].ty, Ty::Array(info) if !info.agg),
+            _ => false,
+        }
+    }
+
     // ---- statements -----------------------------------------------------------------------
 
     /// Lowers a list of statements into `out`, guarding what follows a statement that may
@@ -474,12 +489,10 @@ impl<'a> Lowerer<'a> {
         let split = |l: &syn::Local| {
             desugar::array_pattern_of_call(l).or_else(|| desugar::enumerated_pick_pattern(l))
         };
-        // `v.sort_by(cmp);`, `v.reverse();`: a permutation gathered (see
-        // `desugar::reordered_in_place`).
         let rewrite = |s: &syn::Stmt| {
             desugar::lent_parts(s).or_else(|| match s {
                 syn::Stmt::Local(l) => split(l),
-                s => desugar::reordered_in_place(s).map(|s| vec![s]),
+                _ => None,
             })
         };
         if stmts.iter().any(|s| rewrite(s).is_some()) {
@@ -592,6 +605,14 @@ impl<'a> Lowerer<'a> {
         last: bool,
         tail: Tail,
     ) -> (Value, Jumps) {
+        // `v.sort_by(cmp);`, `v.reverse();` of a float array or `Vec`: a permutation gathered
+        // (see `desugar::reordered_in_place`). (Not a copy of a struct's array field, whose
+        // type rustc knows only: `let mut h = p.hist;`.)
+        if let Some(reordered) = desugar::reordered_in_place(stmt) {
+            if self.reorders_floats(stmt) {
+                return self.lower_stmt(&reordered, out, last, tail);
+            }
+        }
         match stmt {
             syn::Stmt::Local(local) => (self.lower_let(local, out), Jumps::default()),
             syn::Stmt::Item(item) => {
