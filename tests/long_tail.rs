@@ -2577,3 +2577,56 @@ fn array_results_of_methods_of_local_structs() {
     );
     assert_eq!((dq2.w, dt2), (dq.w, dt));
 }
+
+/// A state with a history.
+#[derive(Clone, revad::Adjoint)]
+pub struct Tracked {
+    /// The value.
+    pub a: f64,
+    /// Its history.
+    pub h: [f64; 3],
+}
+
+#[reverse]
+fn scale_tracked(p: &mut Tracked, k: f64) -> f64 {
+    p.a *= k;
+    p.h[0] += p.a;
+    p.a
+}
+
+/// A `&mut` struct parameter passed on to an annotated callee as it is (`g(p, k)`).
+#[reverse]
+fn scale_tracked_on(p: &mut Tracked, k: f64) -> f64 {
+    let r = scale_tracked(p, k);
+    r * p.h[0]
+}
+
+#[reverse]
+fn scale_corner(m: &mut [[f64; 2]; 2], k: f64) -> f64 {
+    m[0][0] *= k;
+    m[1][1]
+}
+
+/// A `&mut` nested array parameter passed on as it is.
+#[reverse]
+fn scale_corner_on(m: &mut [[f64; 2]; 2], k: f64) -> f64 {
+    scale_corner(m, k) * m[0][0]
+}
+
+#[test]
+fn mutable_struct_parameters_passed_on() {
+    // a k (h0 + a k)
+    let mut p = Tracked {
+        a: 2.0,
+        h: [1.0; 3],
+    };
+    let (v, (dp, dk)) = scale_tracked_on_grad(&mut p, 3.0);
+    assert_eq!((v, dp.a, dp.h, dk), (42.0, 39.0, [6.0, 0.0, 0.0], 26.0));
+    assert_eq!((p.a, p.h), (6.0, [7.0, 1.0, 1.0]));
+    // m11 m00 k
+    let mut m = [[1.0, 2.0], [3.0, 4.0]];
+    assert_eq!(
+        scale_corner_on_grad(&mut m, 3.0),
+        (12.0, ([[12.0, 0.0], [0.0, 3.0]], 4.0))
+    );
+}

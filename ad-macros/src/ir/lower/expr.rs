@@ -1121,6 +1121,21 @@ impl Lowerer<'_> {
 
     /// `g(a, w, k)` where a float flows into `g`: a call through `g`'s split companions.
     /// `Type::g(..)` and `Self::g(..)` call an associated function's.
+    /// Whether `arg` names a `&mut` parameter of a struct or nested container (`p: &mut P`).
+    fn mut_aggregate_param(&self, arg: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = super::strip(arg) else {
+            return false;
+        };
+        let Some(Binding::Var(v)) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+        else {
+            return false;
+        };
+        // (The body writes a copy of it, which is written back: `copy_mut_params`.)
+        self.mut_refs.contains(v)
+            && self.is_aggregate(*v)
+            && p.path.get_ident().is_some_and(|i| i != "self")
+    }
+
     fn lower_user_call(
         &mut self,
         call: &syn::ExprCall,
@@ -1133,7 +1148,16 @@ impl Lowerer<'_> {
         };
         // Errors about the callee point at its name (`square` in `helpers::square`).
         let span = path.segments.last().map_or(path.span(), |s| s.ident.span());
-        let args: Vec<&syn::Expr> = call.args.iter().collect();
+        // `g(p, k)` of a `&mut` struct parameter `p`: lent on as `&mut *p`, as rustc reborrows it.
+        let reborrowed: Vec<syn::Expr> = call
+            .args
+            .iter()
+            .map(|arg| match self.mut_aggregate_param(arg) {
+                true => syn::parse_quote_spanned!(arg.span()=> &mut *#arg),
+                false => arg.clone(),
+            })
+            .collect();
+        let args: Vec<&syn::Expr> = reborrowed.iter().collect();
         let key = path.to_token_stream();
         self.lower_companion_call(key, kind, true, span, &args, path.span(), out)
     }
