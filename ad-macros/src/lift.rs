@@ -236,14 +236,8 @@ impl VisitMut for Rewrite {
             // after the value; an operator of a dual number takes it first, `&mut v[1]`, which
             // the value's read of `v` may not share.)
             syn::Expr::Binary(b)
-                if matches!(
-                    b.op,
-                    syn::BinOp::AddAssign(_)
-                        | syn::BinOp::SubAssign(_)
-                        | syn::BinOp::MulAssign(_)
-                        | syn::BinOp::DivAssign(_)
-                        | syn::BinOp::RemAssign(_)
-                ) && matches!(&*b.left, syn::Expr::Index(_)) =>
+                if crate::ir::lower::is_compound_assign(&b.op)
+                    && matches!(&*b.left, syn::Expr::Index(_)) =>
             {
                 syn::visit_mut::visit_expr_binary_mut(self, b);
                 let (left, op, right) = (&b.left, &b.op, &b.right);

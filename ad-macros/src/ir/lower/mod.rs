@@ -883,7 +883,7 @@ fn strip(mut expr: &syn::Expr) -> &syn::Expr {
     }
 }
 
-pub(super) fn is_compound_assign(op: &syn::BinOp) -> bool {
+pub(crate) fn is_compound_assign(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
