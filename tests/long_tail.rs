@@ -2630,3 +2630,34 @@ fn mutable_struct_parameters_passed_on() {
         (12.0, ([[12.0, 0.0], [0.0, 3.0]], 4.0))
     );
 }
+
+/// The arg max of scores computed into a local `Vec`, and of a local array literal.
+#[reverse]
+fn best_score(x: &[f64], w: f64) -> f64 {
+    let mut scores = vec![0.0; x.len()];
+    for i in 0..x.len() {
+        scores[i] = x[i] * w;
+    }
+    let (i, v) = scores
+        .iter()
+        .enumerate()
+        .max_by(|p, q| p.1.total_cmp(q.1))
+        .unwrap();
+    let h = [w, x[0], w * x[0]];
+    let (_, &m) = h
+        .iter()
+        .enumerate()
+        .max_by(|p, q| p.1.total_cmp(q.1))
+        .unwrap();
+    *v * (i as f64 + 1.0) + m
+}
+
+#[test]
+fn arg_max_of_local_arrays() {
+    // scores = [2, 6, 4]: 2 · 6; h = [2, 1, 2]: the first 2 is w (max_by keeps the last of
+    // equal items: w x0).
+    let (v, (dx, dw)) = best_score_grad(&[1.0, 3.0, 2.0], 2.0);
+    assert_eq!(v, 12.0 + 2.0);
+    assert_eq!(dx, [2.0, 4.0, 0.0]);
+    assert_eq!(dw, 6.0 + 1.0);
+}

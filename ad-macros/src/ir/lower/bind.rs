@@ -324,7 +324,7 @@ impl Lowerer<'_> {
         };
         let floats = self
             .array_var(super::strip(&index.expr))
-            .is_some_and(|v| matches!(&self.vars[v].ty, Ty::Array(info) if info.elem.is_some()));
+            .is_some_and(|v| matches!(&self.vars[v].ty, Ty::Array(info) if !info.agg));
         // (`&xs[a..b]` is a view: `views`.)
         let range = matches!(super::strip(&index.index), syn::Expr::Range(_));
         if r.mutability.is_some() || !floats || range {
