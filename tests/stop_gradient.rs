@@ -204,3 +204,25 @@ fn generic_code_and_dual_numbers() {
     assert_eq!(v.eps, [2.0 * x * x, -2.0 * x * x]);
     assert_eq!(stop_gradient(d).eps.re, 0.0);
 }
+
+#[revad::reverse]
+fn weighted_pair(w0: &[f64], w1: &[f64]) -> f64 {
+    w0[1] * w1[0]
+}
+
+/// A call's result, its gradient stopped, stored into an element of a 2-D array (the
+/// random-program generator's seed 0x5eed2026120602 found it rejected).
+#[revad::reverse]
+fn stopped_into_a_table(x0: f64, v0: Vec<f64>) -> f64 {
+    let mut q0: [[f64; 3]; 3] = [[0.0; 3]; 3];
+    q0[2][1] = revad::stop_gradient(weighted_pair(&v0, &v0));
+    q0[2][1] * x0 + q0[0][0]
+}
+
+#[test]
+fn stopped_results_stored_in_nested_arrays() {
+    assert_eq!(
+        stopped_into_a_table_grad(2.0, vec![1.0, 2.0, 3.0]),
+        (4.0, (2.0, vec![0.0; 3]))
+    );
+}

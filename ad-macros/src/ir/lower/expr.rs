@@ -2744,8 +2744,11 @@ impl Lowerer<'_> {
         let path = Path(place.steps.clone());
         // `b.vel = b.pos.scale(0.5);`: a call's result stored whole may be a struct as well
         // as a float, taken for an aggregate (see `results`).
-        let stored_whole =
-            op.is_none() && self.passes_on_aggregates() && self.calls_a_companion(right);
+        // (Not into an element of a nested container of floats: `q[2][1] = g(..)`.)
+        let stored_whole = op.is_none()
+            && self.passes_on_aggregates()
+            && self.calls_a_companion(right)
+            && !self.reaches_float(&place);
         if stored_whole {
             self.result_shape = Some(super::results::ResultShape::Aggregate);
         }

@@ -379,6 +379,15 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `place` is a float of a nested container of floats (`q[i][j]` of a
+    /// `[[f64; 3]; 3]`).
+    pub(super) fn reaches_float(&self, place: &Place) -> bool {
+        let Some(&depth) = self.float_depth.get(&place.root) else {
+            return false;
+        };
+        place.steps.len() == depth && place.steps.iter().all(|s| matches!(s, Step::Index(_)))
+    }
+
     /// How many indices are left to reach a float from `place`, when it is a row.
     fn rows_left(&self, place: &Place) -> Option<usize> {
         let depth = *self.float_depth.get(&place.root)?;
