@@ -591,3 +591,20 @@ fn closures_with_returns_passed_to_functions() {
         assert!(close(db, want[1], 1e-6), "{db} against {}", want[1]);
     }
 }
+
+#[revad::reverse]
+fn applied_to_two(f: impl Fn(f64, f64) -> f64, a: f64, b: f64) -> f64 {
+    f(a, b) * 2.0
+}
+
+/// A closure that ignores an argument (`|_, b| ..`), passed to an annotated function.
+#[revad::reverse]
+fn ignoring_the_first(x: f64, y: f64) -> f64 {
+    applied_to_two(|_, b| b * x, y, x * y)
+}
+
+#[test]
+fn closures_ignoring_arguments_passed_to_functions() {
+    // 2 x² y
+    assert_eq!(ignoring_the_first_grad(2.0, 3.0), (24.0, (24.0, 8.0)));
+}

@@ -42,11 +42,17 @@ impl Lowerer<'_> {
         let float_ty = float.ident();
         let mut params = Vec::new();
         let mut bound = HashSet::new();
-        for input in &expr.inputs {
+        for (k, input) in expr.inputs.iter().enumerate() {
             let (pat, ty) = match input {
                 syn::Pat::Type(t) => (&*t.pat, t.ty.to_token_stream()),
                 pat => (pat, quote!(#float_ty)),
             };
+            // `|_, b| b * x`: an argument the body does not read, under a name of its own.
+            if let syn::Pat::Wild(wild) = pat {
+                let span = proc_macro2::Span::mixed_site().located_at(wild.underscore_token.span);
+                params.push((syn::Ident::new(&format!("__ad_ignored{k}"), span), ty));
+                continue;
+            }
             let syn::Pat::Ident(p) = pat else {
                 self.cx.error(
                     input,
