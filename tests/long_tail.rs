@@ -2661,3 +2661,56 @@ fn arg_max_of_local_arrays() {
     assert_eq!(dx, [2.0, 4.0, 0.0]);
     assert_eq!(dw, 6.0 + 1.0);
 }
+
+/// The shoelace area of a closed polygon, over its edges `zip(iter().cycle().skip(1))`, as a
+/// loop and as a sum.
+#[reverse]
+fn polygon_area(pts: &[[f64; 2]]) -> f64 {
+    let mut s = 0.0;
+    for (p, q) in pts.iter().zip(pts.iter().cycle().skip(1)) {
+        s += p[0] * q[1] - q[0] * p[1];
+    }
+    0.5 * s
+}
+
+#[reverse]
+fn polygon_area_summed(pts: &[[f64; 2]]) -> f64 {
+    0.5 * pts
+        .iter()
+        .zip(pts.iter().cycle().skip(1))
+        .map(|(p, q)| p[0] * q[1] - q[0] * p[1])
+        .sum::<f64>()
+}
+
+/// Items of a shorter sequence, cycled and shifted by two.
+#[reverse]
+fn cycled_products(x: &[f64], y: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for (&a, &b) in x.iter().zip(y.iter().cycle().skip(2)) {
+        s += a * b;
+    }
+    s
+}
+
+#[test]
+fn edges_of_closed_polygons_by_cycled_zips() {
+    let pts = [[0.0, 0.0], [2.0, 0.0], [2.5, 1.0], [0.0, 1.5]];
+    // ∂A/∂x_i = (y_{i+1} - y_{i-1}) / 2, ∂A/∂y_i = (x_{i-1} - x_{i+1}) / 2.
+    let n = pts.len();
+    let want: Vec<[f64; 2]> = (0..n)
+        .map(|i| {
+            let (prev, next) = (pts[(i + n - 1) % n], pts[(i + 1) % n]);
+            [0.5 * (next[1] - prev[1]), 0.5 * (prev[0] - next[0])]
+        })
+        .collect();
+    for (v, d) in [polygon_area_grad(&pts), polygon_area_summed_grad(&pts)] {
+        assert_eq!(v.to_bits(), polygon_area(&pts).to_bits());
+        assert_eq!(v, 0.5 * (2.0 + 3.75));
+        assert_eq!(d, want);
+    }
+    // y cycled from index 2 mod 2: 4, 5, 4.
+    assert_eq!(
+        cycled_products_grad(&[1.0, 2.0, 3.0], &[4.0, 5.0]),
+        (26.0, (vec![4.0, 5.0, 4.0], vec![4.0, 2.0]))
+    );
+}

@@ -602,6 +602,11 @@ impl Lowerer<'_> {
             if let Some(lowered) = self.lower_split_loop(unflatten_loop(f), FLATTEN_BREAK, out) {
                 return lowered;
             }
+            // `for (p, q) in ps.iter().zip(ps.iter().cycle().skip(1))` (a closed polygon's edges):
+            // a loop over the indices (see `desugar::cyclic_zip_loop`).
+            if let Some(desugared) = super::desugar::cyclic_zip_loop(f) {
+                return self.lower_expr_jumps(&desugared, out, false);
+            }
             // `for (t, w) in GAUSS` over a constant table of tuples: `for &(t, w) in
             // GAUSS.iter()`, the same items.
             if let (syn::Pat::Tuple(_), syn::Expr::Path(p)) = (&*f.pat, strip(&f.expr)) {

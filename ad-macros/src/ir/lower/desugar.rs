@@ -343,6 +343,95 @@ pub(super) fn lent_parts(stmt: &syn::Stmt) -> Option<Vec<syn::Stmt>> {
     })
 }
 
+/// `for (p, q) in xs.iter().zip(ys.iter().cycle().skip(k)) { .. }` (also without `.skip`, and
+/// a sum, product or fold of the same zip, which runs as this loop): each item of `xs` with
+/// the one `k` places on in `ys`, wrapping around, as the edges of a closed polygon:
+///
+/// ```text
+/// // Before                                      // After
+/// for (p, q) in xs.iter()                        for i in 0..min(xs.len(), ys.len() * xs.len()) {
+///     .zip(ys.iter().cycle().skip(1)) { .. }         let p = &xs[i];
+///                                                    let q = &ys[(i + 1) % ys.len()];
+///                                                    ..
+///                                                }
+/// ```
+///
+/// (A `&p` pattern binds the element itself.) `None` for another loop.
+pub(super) fn cyclic_zip_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    let syn::Pat::Tuple(pair) = &*f.pat else {
+        return None;
+    };
+    let [left, right] = pair.elems.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let syn::Expr::MethodCall(zip) = super::strip(&f.expr) else {
+        return None;
+    };
+    let named_iter = |e: &syn::Expr| -> Option<syn::Expr> {
+        match super::strip(e) {
+            syn::Expr::MethodCall(m) if m.method == "iter" && m.args.is_empty() => {
+                matches!(super::strip(&m.receiver), syn::Expr::Path(p) if p.path.get_ident().is_some())
+                    .then(|| (*m.receiver).clone())
+            }
+            _ => None,
+        }
+    };
+    if zip.method != "zip" || zip.args.len() != 1 {
+        return None;
+    }
+    let xs = named_iter(&zip.receiver)?;
+    let (cycle, shift): (&syn::Expr, syn::Expr) = match super::strip(&zip.args[0]) {
+        syn::Expr::MethodCall(m) if m.method == "skip" && m.args.len() == 1 => {
+            let k = &m.args[0];
+            let plain = matches!(super::strip(k), syn::Expr::Lit(_))
+                || matches!(super::strip(k), syn::Expr::Path(p) if p.path.get_ident().is_some());
+            if !plain {
+                return None;
+            }
+            (&m.receiver, k.clone())
+        }
+        other => (other, syn::parse_quote!(0)),
+    };
+    let syn::Expr::MethodCall(cycle) = super::strip(cycle) else {
+        return None;
+    };
+    if cycle.method != "cycle" || !cycle.args.is_empty() {
+        return None;
+    }
+    let ys = named_iter(&cycle.receiver)?;
+    let span = zip.method.span();
+    let i = syn::Ident::new(
+        "__ad_edge",
+        proc_macro2::Span::mixed_site().located_at(span),
+    );
+    let bind = |pat: &syn::Pat, element: syn::Expr| -> Option<syn::Stmt> {
+        Some(match pat {
+            syn::Pat::Reference(r) if r.mutability.is_none() => {
+                let inner = &r.pat;
+                syn::parse_quote_spanned!(span=> let #inner = #element;)
+            }
+            syn::Pat::Ident(_) | syn::Pat::Wild(_) => {
+                syn::parse_quote_spanned!(span=> let #pat = &#element;)
+            }
+            _ => return None,
+        })
+    };
+    let first = bind(left, syn::parse_quote_spanned!(span=> #xs[#i]))?;
+    let second = bind(
+        right,
+        syn::parse_quote_spanned!(span=> #ys[(#i + #shift) % #ys.len()]),
+    )?;
+    let (label, attrs, stmts) = (&f.label, &f.attrs, &f.body.stmts);
+    Some(syn::parse_quote_spanned! {span=>
+        #(#attrs)*
+        #label for #i in 0..::core::cmp::min(#xs.len(), #ys.len() * #xs.len()) {
+            #first
+            #second
+            #(#stmts)*
+        }
+    })
+}
+
 /// Whether `path` is one of the runtime's functions of positions, `sort_permutation` (see
 /// [`reordered_in_place`]) or `find_position` ([`found_element`]): integers.
 pub(super) fn is_sort_permutation(path: &syn::Path) -> bool {
