@@ -653,7 +653,7 @@ pub mod __private {
     };
     pub use revad_runtime::call::{
         __ad_fwd_assign, __ad_rev_assign, assign, diverge, find_position, greater, is_none,
-        pop_returned, require_derivative, require_forward, restore, restore_result,
+        keep_whole, pop_returned, require_derivative, require_forward, restore, restore_result,
         sort_permutation, AggregateSink, ArraySink, Differentiable, Discard, ForwardDifferentiable,
         ImplInfo, PartOf, Returns, ReturnsAt, ScalarSink, Undifferentiated,
     };

@@ -538,6 +538,36 @@ pub fn find_position<I: Iterator>(
     items.position(|item| predicate(&item))
 }
 
+/// A value of a type of the user's without derivatives, bound with its type in a loop
+/// (`let a: Activation = ..;`), that the reverse sweep reads: kept whole on the value stack,
+/// which needs a copy of it that outlives the call.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is kept for the reverse sweep of a loop by #[reverse], which needs it to \
+               be `Clone + Send + 'static`",
+    label = "a value of this type is read by the reverse sweep",
+    note = "derive `Clone` for it, or compute the value outside the loop"
+)]
+pub trait KeptWhole: Clone + Send + 'static {}
+
+impl<T: Clone + Send + 'static> KeptWhole for T {}
+
+/// Pushes a copy of `value` (see [`KeptWhole`]), which the reverse sweep pops with
+/// [`ValueStack::pop_any`](crate::ValueStack::pop_any).
+///
+/// ```
+/// use revad_runtime::{call::keep_whole, ValueStack};
+///
+/// #[derive(Clone, Debug, PartialEq)]
+/// enum Mode { A, B }
+/// let mut stack = ValueStack::new();
+/// keep_whole(&mut stack, &Mode::B);
+/// assert_eq!(stack.pop_any::<Mode>(), Mode::B);
+/// ```
+#[inline]
+pub fn keep_whole<T: KeptWhole>(stack: &mut crate::ValueStack, value: &T) {
+    stack.push_any(value.clone());
+}
+
 /// Whether `value` is `None`: the test that `#[reverse]` makes of
 /// `let Some(v) = xs.get(i) else { .. };` before it takes `v` from the same value, a call
 /// rather than a method so that no lint of the user's code reads the generated test as theirs.

@@ -67,7 +67,11 @@ impl Emitter<'_> {
         let saves = self.plan.saves_of(block.id);
         let pushes = saves.iter().map(|&v| {
             let name = &self.body.vars[v].name;
-            if self.is_aggregate(v) || self.declared_other(v).is_some() {
+            if self.declared_other(v).is_some() {
+                // (At the `let`'s name: the error for a type that cannot be kept points there.)
+                let at = self.body.vars[v].span;
+                quote::quote_spanned!(at=> ::revad::__private::keep_whole(&mut *#stack, &#name);)
+            } else if self.is_aggregate(v) {
                 quote!(#stack.push_any(::core::clone::Clone::clone(&#name));)
             } else if self.body.vars[v].ty.is_array() {
                 quote!(#stack.push_slice(&#name[..]);)

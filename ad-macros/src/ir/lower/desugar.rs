@@ -189,7 +189,7 @@ pub(super) fn while_pop(w: &syn::ExprWhile) -> Option<syn::Expr> {
 }
 
 /// `xs.iter().find(p).copied().unwrap_or(d)` (also `.cloned()`, `.unwrap()`, `.expect(..)`,
-/// `.unwrap_or_default()`) of a sequence bound to a name: the element at the position of the
+/// of a sequence bound to a name: the element at the position of the
 /// first item `p` takes, an index computed as written:
 ///
 /// ```text
@@ -202,7 +202,6 @@ pub(super) fn while_pop(w: &syn::ExprWhile) -> Option<syn::Expr> {
 pub(super) fn found_element(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let default = match (call.method.to_string().as_str(), call.args.len()) {
         ("unwrap_or", 1) => Some(call.args[0].clone()),
-        ("unwrap_or_default", 0) => Some(syn::parse_quote_spanned!(call.method.span()=> 0.0)),
         ("unwrap" | "expect", _) => None,
         _ => return None,
     };
