@@ -71,6 +71,7 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("ui/trait-impl-unannotated", "F16"),
     ("ui/trait-unannotated", "F17"),
     ("ui/assoc-fn-without-block-attribute", "F19"),
+    ("ui/kept-type-not-clone", "F20"),
 ];
 
 /// The number of crates the corpus is split into, each checked with and without attributes
