@@ -5,6 +5,9 @@
 use approx::assert_relative_eq;
 use revad::reverse;
 
+#[path = "common/fd.rs"]
+mod fd;
+
 /// A shape with float payloads of each kind: tuple, struct, unit, array.
 #[derive(Clone, Debug, PartialEq, revad::Adjoint)]
 pub enum Shape {
@@ -320,4 +323,177 @@ fn a_method_on_an_enum() {
         assert_relative_eq!(a, s.area());
         assert_close(&ds, &fd_shape(&|q| q.area(), &s));
     }
+}
+
+/// `if let` on a variant, with and without `else`: `1.5 x · w · h` for a rectangle (`w` and `h`
+/// squared when `square`), `1.5 x · r` for a circle, `1.5 x` otherwise.
+#[reverse]
+fn scaled(x: f64, s: &Shape, square: bool) -> f64 {
+    let mut a = x;
+    if let Shape::Rect { w, h } = s {
+        a *= w * h;
+        if square {
+            a *= w * h;
+        }
+    }
+    let b = if let Shape::Circle(r) = s { a * r } else { a };
+    1.5 * b
+}
+
+#[reverse]
+fn scaled_via(x: f64, s: &Shape, square: bool) -> f64 {
+    scaled(x, s, square)
+}
+
+#[test]
+fn variants_tested_by_if_let() {
+    for square in [false, true] {
+        for s in shapes() {
+            let x = 1.3;
+            let (v, (dx, ds)) = scaled_grad(x, &s, square);
+            let (v2, (dx2, ds2)) = scaled_via_grad(x, &s, square);
+            assert_eq!(v.to_bits(), scaled(x, &s, square).to_bits());
+            assert_eq!(v2.to_bits(), v.to_bits());
+            let f = |q: &Shape| scaled(x, q, square);
+            assert_close(&ds, &fd_shape(&f, &s));
+            assert_close(&ds2, &ds);
+            assert_relative_eq!(dx, v / x, max_relative = 1e-12);
+            assert_relative_eq!(dx2, dx, max_relative = 1e-12);
+        }
+    }
+}
+
+/// A layer whose bias is optional: an `Option<f64>` field of a struct, whose adjoint is an
+/// `Option` in the value's variant.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Layer {
+    /// The weight.
+    pub w: f64,
+    /// The bias, if any.
+    pub b: Option<f64>,
+}
+
+/// `tanh(w h + b)` through the layers, the bias read by `if let` (and `+ b²` by `match` on the
+/// last layer's).
+#[reverse]
+fn through_layers(ls: &[Layer], x: f64) -> f64 {
+    let mut h = x;
+    for l in ls {
+        h *= l.w;
+        if let Some(b) = l.b {
+            h += b;
+        }
+        h = h.tanh();
+    }
+    let last = &ls[ls.len() - 1];
+    match last.b {
+        Some(b) => h + b * b,
+        None => h,
+    }
+}
+
+#[reverse]
+fn through_layers_via(ls: &[Layer], x: f64) -> f64 {
+    through_layers(ls, x)
+}
+
+#[test]
+fn optional_fields_matched_and_tested_by_if_let() {
+    let layers = |p: &[f64], biased: &[bool]| -> Vec<Layer> {
+        (0..biased.len())
+            .map(|k| Layer {
+                w: p[2 * k],
+                b: biased[k].then_some(p[2 * k + 1]),
+            })
+            .collect()
+    };
+    for biased in [
+        [true, false, true],
+        [false, true, false],
+        [true, true, true],
+    ] {
+        let p = [0.7, 0.1, -1.2, 0.4, 0.9, -0.3, 0.5];
+        let ls = layers(&p, &biased);
+        let x = p[6];
+        let (v, (dls, dx)) = through_layers_grad(&ls, x);
+        let (v2, (dls2, dx2)) = through_layers_via_grad(&ls, x);
+        assert_eq!(v.to_bits(), through_layers(&ls, x).to_bits());
+        assert_eq!(v2.to_bits(), v.to_bits());
+        // (An unbiased layer's `p[2k + 1]` is read by nothing: its difference is 0.)
+        let g = fd::fd(|q| through_layers(&layers(q, &biased), q[6]), &p);
+        let mut flat = Vec::new();
+        for (k, (dl, dl2)) in dls.iter().zip(&dls2).enumerate() {
+            assert_relative_eq!(dl2.w, dl.w, max_relative = 1e-12);
+            flat.push(dl.w);
+            match (dl.b, biased[k]) {
+                (Some(db), true) => {
+                    assert_relative_eq!(dl2.b.unwrap(), db, max_relative = 1e-12);
+                    flat.push(db);
+                }
+                (None, false) => {
+                    assert!(dl2.b.is_none());
+                    flat.push(0.0);
+                }
+                other => panic!("the bias's adjoint {other:?} is not in the bias's variant"),
+            }
+        }
+        flat.push(dx);
+        fd::close_all(&flat, &g);
+        assert_relative_eq!(dx2, dx, max_relative = 1e-12);
+    }
+}
+
+/// An `Option` field read by `Option`'s methods: `unwrap_or`, `map_or`, `map(..).unwrap_or`,
+/// `unwrap_or_else`, and `unwrap` / `expect` behind `is_some()` / `is_none()`.
+#[allow(
+    clippy::unnecessary_unwrap,
+    clippy::unnecessary_lazy_evaluations,
+    reason = "forms users write"
+)]
+#[reverse]
+fn bias_by_methods(l: &Layer, x: f64) -> f64 {
+    let a = l.w * x + l.b.unwrap_or(0.0);
+    let c = l.b.map_or(x, |b| b * x);
+    let d = l.b.map(|b| b.sin()).unwrap_or(1.0);
+    let e = l.b.unwrap_or_else(|| x * x);
+    let f = if l.b.is_some() { l.b.unwrap() } else { 2.0 };
+    let g = if l.b.is_none() {
+        0.0
+    } else {
+        l.b.expect("a bias") * 3.0
+    };
+    a + c + d + e + f + g
+}
+
+#[reverse]
+fn bias_by_methods_via(l: &Layer, x: f64) -> f64 {
+    bias_by_methods(l, x)
+}
+
+#[test]
+fn optional_fields_read_by_option_methods() {
+    let x = 1.7;
+    let with = Layer {
+        w: 0.8,
+        b: Some(-0.6),
+    };
+    let (v, (dl, dx)) = bias_by_methods_grad(&with, x);
+    let (v2, (dl2, dx2)) = bias_by_methods_via_grad(&with, x);
+    assert_eq!(v.to_bits(), bias_by_methods(&with, x).to_bits());
+    assert_eq!(v2.to_bits(), v.to_bits());
+    let b = -0.6f64;
+    // a + c + d + e + f + g = w x + b + b x + sin b + b + b + 3 b.
+    assert_relative_eq!(v, 0.8 * x + b + b * x + b.sin() + b + b + 3.0 * b);
+    assert_relative_eq!(dl.w, x);
+    assert_relative_eq!(dl.b.unwrap(), 1.0 + x + b.cos() + 1.0 + 1.0 + 3.0);
+    assert_relative_eq!(dx, 0.8 + b);
+    assert_eq!((dl2.w, dl2.b, dx2), (dl.w, dl.b, dx));
+
+    let without = Layer { w: 0.8, b: None };
+    let (v, (dl, dx)) = bias_by_methods_grad(&without, x);
+    // w x + 0 + x + 1 + x² + 2 + 0.
+    assert_relative_eq!(v, 0.8 * x + x + 1.0 + x * x + 2.0);
+    assert_relative_eq!(dl.w, x);
+    assert!(dl.b.is_none());
+    assert_relative_eq!(dx, 0.8 + 1.0 + 2.0 * x);
 }

@@ -2714,3 +2714,262 @@ fn edges_of_closed_polygons_by_cycled_zips() {
         (26.0, (vec![4.0, 5.0, 4.0], vec![4.0, 2.0]))
     );
 }
+
+/// `match` on an `Option` with `Some(k)` and `None` (or `_`) arms, in either order: the
+/// index of the first entry above 1 (`2 x[k]`), else `x[0]`; plus the square of the
+/// largest entry, by `reduce`.
+#[reverse]
+fn options_matched(x: &[f64], scale: Option<f64>) -> f64 {
+    let first = match x.iter().position(|&v| v > 1.0) {
+        Some(k) => 2.0 * x[k],
+        None => x[0],
+    };
+    let top = match x.iter().copied().reduce(f64::max) {
+        None => 0.0,
+        Some(m) => {
+            let s = m * m;
+            s + 1.0
+        }
+    };
+    let sum = first + top;
+    match scale {
+        Some(c) => c * sum,
+        _ => sum,
+    }
+}
+
+#[reverse]
+fn options_matched_via(x: &[f64], scale: Option<f64>) -> f64 {
+    options_matched(x, scale)
+}
+
+#[test]
+fn options_matched_by_some_and_none() {
+    for (x, scale) in [
+        (vec![0.5, 2.0, 3.0], Some(1.5)),
+        (vec![0.5, 0.2, -0.1], None),
+    ] {
+        let (y, g) = checked(
+            options_matched(&x, scale),
+            options_matched_grad(&x, scale),
+            options_matched_via_grad(&x, scale),
+        );
+        let expected = fd::fd(|q| options_matched(q, scale), &x);
+        fd::close_all(&g, &expected);
+        let c = scale.unwrap_or(1.0);
+        let (k, first) = match x.iter().position(|&v| v > 1.0) {
+            Some(k) => (k, 2.0),
+            None => (0, 1.0),
+        };
+        let top = (0..x.len()).fold(0, |m, i| if x[i] > x[m] { i } else { m });
+        let mut closed = vec![0.0; x.len()];
+        closed[k] += c * first;
+        closed[top] += c * 2.0 * x[top];
+        assert_eq!(g, closed);
+        assert_relative_eq!(y, c * (first * x[k] + x[top] * x[top] + 1.0));
+    }
+}
+
+/// `k @ pattern` arms binding the whole integer scrutinee, one with a guard:
+/// `x^n` for n = 1, `2 x^n` for n ≥ 2, `x` otherwise.
+#[reverse]
+fn powers_by_subpatterns(x: f64, n: i32) -> f64 {
+    match n {
+        k @ (1 | 2) if k != 2 => x.powi(k),
+        k @ 2.. => 2.0 * x.powi(k),
+        _ => x,
+    }
+}
+
+#[reverse]
+fn powers_by_subpatterns_via(x: f64, n: i32) -> f64 {
+    powers_by_subpatterns(x, n)
+}
+
+#[test]
+fn whole_values_bound_with_subpatterns() {
+    let x = 1.7;
+    for n in [-1, 0, 1, 2, 3, 5] {
+        let (y, g) = checked(
+            powers_by_subpatterns(x, n),
+            powers_by_subpatterns_grad(x, n),
+            powers_by_subpatterns_via_grad(x, n),
+        );
+        let (value, slope) = match n {
+            1 => (x, 1.0),
+            n if n >= 2 => (2.0 * x.powi(n), 2.0 * f64::from(n) * x.powi(n - 1)),
+            _ => (x, 1.0),
+        };
+        assert_relative_eq!(y, value, max_relative = 1e-15);
+        assert_relative_eq!(g, slope, max_relative = 1e-14);
+    }
+}
+
+/// `w0 x + w1` for each `x`.
+#[reverse]
+fn affine_predictions(w: &[f64], xs: &[f64]) -> Vec<f64> {
+    xs.iter().map(|x| w[0] * x + w[1]).collect()
+}
+
+/// Iterator chains and loops over the results of calls, written without binding them:
+/// the mean squared error of the predictions, plus the sum of their squares, plus a loop
+/// over the cubes.
+#[reverse]
+fn chained_on_results(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+    let mse = affine_predictions(w, xs)
+        .iter()
+        .zip(ys)
+        .map(|(p, t)| (p - t).powi(2))
+        .sum::<f64>()
+        / xs.len() as f64;
+    let squares: f64 = affine_predictions(w, xs).into_iter().map(|p| p * p).sum();
+    let mut cubes = 0.0;
+    for p in affine_predictions(w, ys).iter() {
+        cubes += p * p * p;
+    }
+    for p in &affine_predictions(w, ys) {
+        cubes += p;
+    }
+    mse + squares + cubes
+}
+
+#[reverse]
+fn chained_on_results_via(w: &[f64], xs: &[f64], ys: &[f64]) -> f64 {
+    chained_on_results(w, xs, ys)
+}
+
+/// A layer of the user's whose method's result is iterated in another method.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Dense {
+    /// Weights, one per input.
+    pub w: Vec<f64>,
+    /// The bias added to each.
+    pub b: f64,
+}
+
+impl Dense {
+    /// `w_i x_i + b`.
+    #[reverse]
+    pub fn forward(&self, x: &[f64]) -> Vec<f64> {
+        self.w.iter().zip(x).map(|(w, x)| w * x + self.b).collect()
+    }
+
+    /// `Σ tanh(forward_i) + Σ forward_i²`, by a chain and a loop over `self.forward(x)`.
+    #[reverse]
+    pub fn energy(&self, x: &[f64]) -> f64 {
+        let e: f64 = self.forward(x).iter().map(|v| v.tanh()).sum();
+        let mut s = 0.0;
+        for v in self.forward(x) {
+            s += v * v;
+        }
+        e + s
+    }
+}
+
+#[test]
+fn chains_and_loops_over_call_results() {
+    let (w, xs, ys) = ([0.7, -0.2], [1.0, 2.0, -0.5], [0.3, 1.1, 0.9]);
+    let (y, g) = checked(
+        chained_on_results(&w, &xs, &ys),
+        chained_on_results_grad(&w, &xs, &ys),
+        chained_on_results_via_grad(&w, &xs, &ys),
+    );
+    let p: Vec<f64> = xs.iter().map(|x| w[0] * x + w[1]).collect();
+    let q: Vec<f64> = ys.iter().map(|y| w[0] * y + w[1]).collect();
+    let mse = p.iter().zip(&ys).map(|(p, t)| (p - t).powi(2)).sum::<f64>() / 3.0;
+    let squares: f64 = p.iter().map(|p| p * p).sum();
+    let cubes: f64 = q.iter().map(|q| q * q * q + q).sum();
+    assert_relative_eq!(y, mse + squares + cubes, max_relative = 1e-15);
+    let all = |v: &[f64]| chained_on_results(&v[..2], &v[2..5], &v[5..]);
+    let flat: Vec<f64> = g.0.iter().chain(&g.1).chain(&g.2).copied().collect();
+    fd::close_all(&flat, &fd::fd(all, &[&w[..], &xs, &ys].concat()));
+
+    let layer = Dense {
+        w: vec![0.3, -0.2, 0.5],
+        b: 0.1,
+    };
+    let x = [1.0, 2.0, -1.5];
+    let (e, (dl, dx)) = layer.energy_grad(&x);
+    assert_eq!(e.to_bits(), layer.energy(&x).to_bits());
+    let f = |v: &[f64]| {
+        let l = Dense {
+            w: v[..3].to_vec(),
+            b: v[3],
+        };
+        l.energy(&v[4..])
+    };
+    let flat: Vec<f64> = dl.w.iter().chain([&dl.b]).chain(&dx).copied().collect();
+    fd::close_all(&flat, &fd::fd(f, &[&layer.w[..], &[layer.b], &x].concat()));
+}
+
+/// `.filter_map(..)` with closures that keep an item on a condition: `if c { Some(e) } else {
+/// None }` (and the other way round), `c.then(|| e)`, `c.then_some(e)`, ending in `sum`,
+/// `product` and a `for` loop.
+#[allow(
+    clippy::filter_map_bool_then,
+    clippy::unnecessary_filter_map,
+    reason = "forms of `filter_map` users write"
+)]
+#[reverse]
+fn filtered_maps(w: &[f64], xs: &[f64]) -> f64 {
+    let s: f64 = xs
+        .iter()
+        .filter_map(|&x| if x > 0.0 { Some(w[0] * x) } else { None })
+        .sum();
+    let t: f64 = xs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| (i % 2 == 0).then(|| x * w[1]))
+        .sum();
+    let u: f64 = xs
+        .iter()
+        .filter_map(|x| if *x < 0.0 { None } else { Some(x * x) })
+        .sum();
+    let p: f64 = xs
+        .iter()
+        .copied()
+        .filter_map(|x| (x != 0.0).then_some(x))
+        .product();
+    let mut q = 0.0;
+    for v in xs
+        .iter()
+        .filter_map(|&x| if x > 0.5 { Some(x.ln()) } else { None })
+    {
+        q += v * w[0];
+    }
+    s + t + u + p + q
+}
+
+#[reverse]
+fn filtered_maps_via(w: &[f64], xs: &[f64]) -> f64 {
+    filtered_maps(w, xs)
+}
+
+#[test]
+fn items_kept_and_mapped_by_filter_map() {
+    let (w, xs) = ([1.3, 0.5], [1.0, -2.0, 3.0, 0.0, 0.25]);
+    let (y, (dw, dx)) = checked(
+        filtered_maps(&w, &xs),
+        filtered_maps_grad(&w, &xs),
+        filtered_maps_via_grad(&w, &xs),
+    );
+    // Written out: the positive entries 1, 3 and 0.25; the even positions 1, 3 and 0.25; the
+    // squares of the non-negative ones; the product of the non-zero ones; the logarithms of
+    // those above 0.5.
+    let s = w[0] * (1.0 + 3.0 + 0.25);
+    let t = w[1] * (1.0 + 3.0 + 0.25);
+    let u = 1.0 + 9.0 + 0.0 + 0.0625;
+    let p = 1.0 * -2.0 * 3.0 * 0.25;
+    let q = w[0] * 3.0f64.ln();
+    assert_relative_eq!(y, s + t + u + p + q, max_relative = 1e-15);
+    assert_relative_eq!(dw[0], 4.25 + 3.0f64.ln(), max_relative = 1e-15);
+    assert_relative_eq!(dw[1], 4.25, max_relative = 1e-15);
+    let expected = [
+        w[0] + w[1] + 2.0 + p / 1.0 + w[0],
+        p / -2.0,
+        w[0] + w[1] + 6.0 + p / 3.0 + w[0] / 3.0,
+        0.0,
+        w[0] + w[1] + 0.5 + p / 0.25,
+    ];
+    fd::close_all(&dx, &expected);
+}

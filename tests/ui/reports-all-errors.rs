@@ -13,9 +13,9 @@ fn f(x: f64, k: Option<i32>) -> f64 {
     'outer: { //~ ERROR labeled blocks are not supported
         u *= x;
     }
-    match k {
-        Some(n) => u * n as f64, //~ ERROR a `match` arm that binds a variable is not supported
-        None => u,
+    match (k, u > 0.0) {
+        (Some(n), true) => u * n as f64, //~ ERROR a `match` arm that binds a variable is supported by #[reverse] on
+        _ => u,
     }
 }
 

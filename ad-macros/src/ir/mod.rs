@@ -424,8 +424,9 @@ pub(crate) struct Variant {
     pub field: syn::Member,
     /// The local alias of the enum's adjoint type (`type __AdjShape = <Shape as
     /// ::revad::Adjoint>::Adj;`, declared by codegen from [`Body::enums`]): a pattern cannot
-    /// name a variant through a projection.
-    pub alias: Ident,
+    /// name a variant through a projection. `None` for `Option`, whose adjoint is an `Option`
+    /// (`Some(x)` has the adjoint `Some(dx)`): its patterns name the same variant.
+    pub alias: Option<Ident>,
 }
 
 impl Variant {
@@ -434,11 +435,11 @@ impl Variant {
     pub(crate) fn pattern(&self, adjoint: bool, bind: &Ident) -> TokenStream {
         let variant = &self.variant;
         let path = match adjoint {
-            true => {
+            true if self.alias.is_some() => {
                 let alias = &self.alias;
                 quote::quote!(#alias::#variant)
             }
-            false => {
+            _ => {
                 let ty = &self.enum_ty;
                 quote::quote!(#ty::#variant)
             }

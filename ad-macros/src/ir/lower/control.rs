@@ -115,6 +115,20 @@ impl Lowerer<'_> {
             if let Some(desugared) = self.element_option(&l.expr, &l.pat, &then, els) {
                 return self.lower_control(&desugared, out, want);
             }
+            // `if let Shape::Circle(r) = s { .. } else { .. }` (`if let Some(b) = layer.bias`)
+            // on a place of an aggregate: the `match` with the arm and `_ => else`, whose
+            // bindings are places (see `enums`).
+            if super::enums::binds(&l.pat) && self.is_place_expr(&l.expr) {
+                let (pat, scrutinee) = (&l.pat, &l.expr);
+                let els = match els {
+                    Some(e) => quote!(#e),
+                    None => quote!({}),
+                };
+                let desugared: syn::Expr = syn::parse_quote_spanned! {expr_if.if_token.span=>
+                    match #scrutinee { #pat => #then, _ => #els }
+                };
+                return self.lower_control(&desugared, out, want);
+            }
             // `if let Some(m) = xs.iter().max_by(..)`: the test, then the unwrapped value.
             if let Some(desugared) =
                 super::desugar::if_let_some(&l.expr, &l.pat, &expr_if.then_branch, els)
@@ -304,6 +318,13 @@ impl Lowerer<'_> {
         if let Some(desugared) = self.element_option_match(expr_match) {
             return self.lower_control(&desugared, out, want);
         }
+        // `match o { Some(k) => a, None => b }` on an `Option` that a name or an iterator over
+        // one gives (`.position(..)`, `.max_by(..)`): the `if let` of `desugar::if_let_some`.
+        // (On a place of an aggregate, `Some(b)` binds a place: `match layer.bias`, below.)
+        if let Some(desugared) = some_or_none(expr_match).filter(|_| !self.is_place_expr(scrutinee))
+        {
+            return self.lower_control(&desugared, out, want);
+        }
         // A `match` on a place of an aggregate whose arms bind its variants' fields (see
         // `enums`): each binding is a place, each test a pattern without bindings.
         let binding = expr_match
@@ -485,20 +506,32 @@ impl Lowerer<'_> {
     /// `{ let k = scrutinee; body }` (the guard reads the test's own binding). Any other arm
     /// that binds a variable is an error (the arms become `matches!` tests).
     fn bind_whole(&self, arm: &syn::Arm, scrutinee: &syn::Expr) -> syn::Arm {
+        // (`k @ 1..=3`: the test is the whole pattern, the body binds `k` alone.)
         let whole = match &arm.pat {
-            syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => p
-                .ident
-                .to_string()
-                .starts_with(|c: char| c.is_lowercase() || c == '_'),
-            _ => false,
+            syn::Pat::Ident(p)
+                if p.by_ref.is_none()
+                    && p.subpat
+                        .as_ref()
+                        .is_none_or(|(_, sub)| !super::enums::binds(sub)) =>
+            {
+                p.ident
+                    .to_string()
+                    .starts_with(|c: char| c.is_lowercase() || c == '_')
+                    .then_some(p)
+            }
+            _ => None,
         };
-        if !whole || !super::bind::pure_place(scrutinee) {
+        let Some(whole) = whole.filter(|_| super::bind::pure_place(scrutinee)) else {
             self.reject_bindings(&arm.pat);
             return arm.clone();
-        }
-        let (pat, body) = (&arm.pat, &arm.body);
+        };
+        let name = syn::PatIdent {
+            subpat: None,
+            ..whole.clone()
+        };
+        let body = &arm.body;
         let mut arm = arm.clone();
-        arm.body = syn::parse_quote_spanned!(body.span()=> { let #pat = #scrutinee; #body });
+        arm.body = syn::parse_quote_spanned!(body.span()=> { let #name = #scrutinee; #body });
         arm
     }
 
@@ -513,8 +546,11 @@ impl Lowerer<'_> {
                 if p.subpat.is_some() || name.starts_with(|c: char| c.is_lowercase() || c == '_') {
                     self.0.error(
                         p,
-                        "a `match` arm that binds a variable is not supported by #[reverse]; \
-                         match on the value and bind it before the `match`",
+                        "a `match` arm that binds a variable is supported by #[reverse] on \
+                         the whole value (`k if ..`, `k @ 1..=3`), on an `Option` that a name \
+                         or an iterator over one gives (`Some(k)` beside `None` or `_`), and \
+                         on enums with `#[derive(revad::Adjoint)]` only; match on the value \
+                         and bind it before the `match`",
                     );
                 }
             }
@@ -594,6 +630,10 @@ impl Lowerer<'_> {
         }
         if let syn::Expr::ForLoop(f) = expr {
             if let Some(desugared) = bind_temporary_items(f) {
+                return self.lower_expr_jumps(&desugared, out, false);
+            }
+            // `for v in l.forward(x).iter()`: the call's result bound first.
+            if let Some(desugared) = super::desugar::loop_over_call(f) {
                 return self.lower_expr_jumps(&desugared, out, false);
             }
             const FLATTEN_BREAK: &str = "#[reverse] does not `break` out of a loop over \
@@ -1692,3 +1732,48 @@ const CHECKPOINT_NESTED: &str = "#[revad::checkpoint] checkpoints a loop that is
      of the function's body, not one inside a branch or another loop or after an early \
      `return`; move the loop to the body (or into a `#[revad::reverse]` helper function that \
      the enclosing loop calls)";
+
+/// `match o { Some(k) => a, None => b }` (the arms in either order, `_` for `None`, no guards)
+/// as `if let Some(k) = o { a } else { b }`, when `desugar::if_let_some` takes that `if let`;
+/// `None` otherwise.
+fn some_or_none(m: &syn::ExprMatch) -> Option<syn::Expr> {
+    let [first, second] = m.arms.as_slice() else {
+        return None;
+    };
+    if first.guard.is_some() || second.guard.is_some() {
+        return None;
+    }
+    let is_some = |arm: &syn::Arm| match &arm.pat {
+        syn::Pat::TupleStruct(ts) => super::enums::is_some_path(&ts.path),
+        _ => false,
+    };
+    let is_none = |arm: &syn::Arm| match &arm.pat {
+        syn::Pat::Ident(p) => p.ident == "None" && p.subpat.is_none() && p.by_ref.is_none(),
+        syn::Pat::Path(p) => p.path.is_ident("None"),
+        syn::Pat::Wild(_) => true,
+        _ => false,
+    };
+    let (some, none) = match (is_some(first), is_some(second)) {
+        (true, false) if is_none(second) => (first, second),
+        (false, true) if is_none(first) => (second, first),
+        _ => return None,
+    };
+    let block = |body: &syn::Expr| -> syn::Block {
+        match body {
+            syn::Expr::Block(b) if b.label.is_none() && b.attrs.is_empty() => b.block.clone(),
+            other => syn::parse_quote_spanned!(other.span()=> { #other }),
+        }
+    };
+    let then = block(&some.body);
+    let els = syn::Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block: block(&none.body),
+    });
+    let mut pat = some.pat.clone();
+    if let syn::Pat::TupleStruct(ts) = &mut pat {
+        // (`if_let_some` reads `Some(k)` as written.)
+        ts.path = syn::parse_quote_spanned!(ts.path.span()=> Some);
+    }
+    super::desugar::if_let_some(&m.expr, &pat, &then, Some(&els))
+}

@@ -3,7 +3,7 @@
 //! `std::array::from_fn`, reference patterns around tuples, `for` loops over iterator chains
 //! with closures.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 
@@ -1087,4 +1087,367 @@ pub(super) fn unfiltered_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
             #(#stmts)*
         }
     })
+}
+
+/// `preds(w, xs).iter().zip(ys).map(..).sum()`, `layer.forward(&h).into_iter().map(..)`: an
+/// iterator chain over the result of a call, as the call bound first,
+/// `({ let __ad_called = preds(w, xs); __ad_called.iter().zip(ys).map(..).sum() })`, which
+/// the chains over a local lower. The call is the receiver of the chain's `iter()` or
+/// `into_iter()` (see [`called`]). `None` otherwise.
+pub(super) fn chain_on_call(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    let mut chain = syn::Expr::MethodCall(call.clone());
+    let name = called_name(call.method.span());
+    let taken = take_call(&mut chain, &name)?;
+    let span = taken.span();
+    Some(syn::parse_quote_spanned!(span=> ({ let #name = #taken; #chain })))
+}
+
+/// `for v in l.forward(x).iter() { .. }` (`for v in g(x)`, `&g(x)`, then adaptors): the loop
+/// over the call's result bound first, `{ let __ad_called = l.forward(x); for v in
+/// __ad_called.iter() { .. } }` (evaluated once, before the first iteration, as Rust does).
+/// `None` for a loop over anything else.
+pub(super) fn loop_over_call(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    let name = called_name(f.expr.span());
+    let mut f = f.clone();
+    let taken = match &mut *f.expr {
+        e if called(e) => std::mem::replace(e, syn::parse_quote!(#name)),
+        syn::Expr::Reference(r) if r.mutability.is_none() && called(&r.expr) => {
+            std::mem::replace(&mut *r.expr, syn::parse_quote!(#name))
+        }
+        e => take_call(e, &name)?,
+    };
+    let span = taken.span();
+    Some(syn::parse_quote_spanned!(span=> { let #name = #taken; #f }))
+}
+
+/// The name a call's result is bound to by [`chain_on_call`] and [`loop_over_call`].
+fn called_name(span: Span) -> syn::Ident {
+    syn::Ident::new("__ad_called", Span::mixed_site().located_at(span))
+}
+
+/// Whether `expr` is a call whose result a chain may iterate once bound: a function's (`g(..)`,
+/// `Self::g(..)`; not a tuple struct's or variant's, nor `std::iter`'s) or a method's other
+/// than an iterator's, a container's own (`clone`, `to_vec`, ...), a slice's or a float's.
+fn called(expr: &syn::Expr) -> bool {
+    match super::strip(expr) {
+        syn::Expr::Call(c) => match super::strip(&c.func) {
+            syn::Expr::Path(p) => {
+                p.qself.is_none()
+                    && !p.path.segments.iter().any(|s| s.ident == "iter")
+                    && p.path.segments.last().is_some_and(|s| {
+                        let name = s.ident.to_string();
+                        name.starts_with(|c: char| c.is_lowercase() || c == '_')
+                            && !ITERATOR_METHODS.contains(&name.as_str())
+                    })
+            }
+            _ => false,
+        },
+        syn::Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            !ITERATOR_METHODS.contains(&name.as_str())
+                && !super::views::SLICE_METHODS.contains(&name.as_str())
+                && !crate::rules::is_float_method(&name)
+                && !iterates(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// Methods of iterators and of containers that give iterators or copies (none of them a
+/// call [`called`] binds), and `std::iter`'s functions.
+const ITERATOR_METHODS: &[&str] = &[
+    "iter",
+    "iter_mut",
+    "into_iter",
+    "clone",
+    "to_vec",
+    "to_owned",
+    "as_slice",
+    "as_ref",
+    "borrow",
+    "chars",
+    "bytes",
+    "lines",
+    "drain",
+    "keys",
+    "values",
+    "map",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "flatten",
+    "zip",
+    "enumerate",
+    "rev",
+    "skip",
+    "take",
+    "step_by",
+    "chain",
+    "cycle",
+    "copied",
+    "cloned",
+    "peekable",
+    "inspect",
+    "scan",
+    "take_while",
+    "skip_while",
+    "windows",
+    "chunks",
+    "chunks_exact",
+    "repeat",
+    "once",
+    "successors",
+    "from_fn",
+    "empty",
+    "repeat_with",
+];
+
+/// Whether the method chain `expr` iterates: a method of [`ITERATOR_METHODS`] on the way down
+/// its receivers.
+fn iterates(expr: &syn::Expr) -> bool {
+    match super::strip(expr) {
+        syn::Expr::MethodCall(m) => {
+            ITERATOR_METHODS.contains(&m.method.to_string().as_str()) || iterates(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+/// Replaces the call under the chain's `iter()` (or `into_iter()`) by `name`: the call, if
+/// there is one (see [`called`]).
+fn take_call(expr: &mut syn::Expr, name: &syn::Ident) -> Option<syn::Expr> {
+    let syn::Expr::MethodCall(m) = expr else {
+        return None;
+    };
+    if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() {
+        if !called(&m.receiver) {
+            return None;
+        }
+        return Some(std::mem::replace(
+            &mut *m.receiver,
+            syn::parse_quote!(#name),
+        ));
+    }
+    take_call(&mut m.receiver, name)
+}
+
+/// The chain `call` with its `.filter_map(h)` written as `.filter(f).map(g)`, for a closure
+/// `h` that says which items it keeps and what it makes of them: `|p| if c { Some(e) } else
+/// { None }` (or the arms the other way round, `c` negated), `|p| c.then(|| e)` and
+/// `|p| c.then_some(e)` with `e` of names, fields, literals and operators (which the
+/// `filter` then evaluates only for the items kept, where `then_some` evaluated it for each
+/// item: nothing in it can panic or differ). `f` is `|&p| c` (`|&p: &T| c`), `g` is `|p| e`.
+/// `None` for any other chain.
+pub(super) fn split_filter_map(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    fn split(closure: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+        let syn::Expr::Closure(c) = super::strip(closure) else {
+            return None;
+        };
+        let [pat] = c.inputs.iter().collect::<Vec<_>>()[..] else {
+            return None;
+        };
+        let (cond, value) = kept(tail(&c.body)?)?;
+        // The filter's item is a reference to the item: `&p` (its bindings without `mut`).
+        let mut by_ref = pat.clone();
+        strip_mut(&mut by_ref);
+        let filter: syn::Expr = match by_ref {
+            syn::Pat::Type(t) => {
+                let (p, ty) = (&t.pat, &t.ty);
+                syn::parse_quote_spanned!(c.span()=> |&#p: &#ty| #cond)
+            }
+            p => syn::parse_quote_spanned!(c.span()=> |&#p| #cond),
+        };
+        let map: syn::Expr = syn::parse_quote_spanned!(c.span()=> |#pat| #value);
+        Some((filter, map))
+    }
+    /// The expression a block of none but it ends in (`{ e }`), or `e` itself.
+    fn tail(expr: &syn::Expr) -> Option<&syn::Expr> {
+        match super::strip(expr) {
+            syn::Expr::Block(b) if b.label.is_none() => match b.block.stmts.as_slice() {
+                [syn::Stmt::Expr(e, None)] => tail(e),
+                _ => None,
+            },
+            e => Some(e),
+        }
+    }
+    /// `(c, e)` of `if c { Some(e) } else { None }` and its kin.
+    fn kept(body: &syn::Expr) -> Option<(syn::Expr, syn::Expr)> {
+        let some = |e: &syn::Expr| match tail(e)? {
+            syn::Expr::Call(call) if call.args.len() == 1 => match super::strip(&call.func) {
+                syn::Expr::Path(p) if super::enums::is_some_path(&p.path) => {
+                    Some(call.args[0].clone())
+                }
+                _ => None,
+            },
+            _ => None,
+        };
+        let none =
+            |e: &syn::Expr| matches!(tail(e), Some(syn::Expr::Path(p)) if p.path.is_ident("None"));
+        match body {
+            syn::Expr::If(i) => {
+                let (_, els) = i.else_branch.as_ref()?;
+                let then = syn::Expr::Block(syn::ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: i.then_branch.clone(),
+                });
+                let cond = &i.cond;
+                if matches!(**cond, syn::Expr::Let(_)) {
+                    return None;
+                }
+                if let (Some(e), true) = (some(&then), none(els)) {
+                    return Some(((**cond).clone(), e));
+                }
+                if let (true, Some(e)) = (none(&then), some(els)) {
+                    // (The `!` is the macro's: clippy's `neg_cmp_op_on_partial_ord` is not for
+                    // the user's `if x < 0.0 { None } else { .. }`.)
+                    let not = syn::Token![!](Span::mixed_site().located_at(cond.span()));
+                    return Some((syn::parse_quote!(#not (#cond)), e));
+                }
+                None
+            }
+            syn::Expr::MethodCall(m) if m.method == "then" && m.args.len() == 1 => {
+                let syn::Expr::Closure(c) = super::strip(&m.args[0]) else {
+                    return None;
+                };
+                c.inputs
+                    .is_empty()
+                    .then(|| ((*m.receiver).clone(), (*c.body).clone()))
+            }
+            syn::Expr::MethodCall(m)
+                if m.method == "then_some" && m.args.len() == 1 && plain(&m.args[0]) =>
+            {
+                Some(((*m.receiver).clone(), m.args[0].clone()))
+            }
+            _ => None,
+        }
+    }
+    /// Names, fields, literals, operators and parentheses only: nothing that can panic.
+    fn plain(expr: &syn::Expr) -> bool {
+        match expr {
+            syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+            syn::Expr::Field(f) => plain(&f.base),
+            syn::Expr::Paren(p) => plain(&p.expr),
+            syn::Expr::Unary(u) => plain(&u.expr),
+            syn::Expr::Binary(b) => {
+                // (An integer's `/` or `%` by zero panics.)
+                !matches!(b.op, syn::BinOp::Div(_) | syn::BinOp::Rem(_))
+                    && plain(&b.left)
+                    && plain(&b.right)
+            }
+            _ => false,
+        }
+    }
+    fn strip_mut(pat: &mut syn::Pat) {
+        use syn::visit_mut::VisitMut;
+        struct NoMut;
+        impl VisitMut for NoMut {
+            fn visit_pat_ident_mut(&mut self, p: &mut syn::PatIdent) {
+                p.mutability = None;
+                syn::visit_mut::visit_pat_ident_mut(self, p);
+            }
+        }
+        NoMut.visit_pat_mut(pat);
+    }
+    fn replace(expr: &mut syn::Expr) -> Option<()> {
+        let m = match expr {
+            syn::Expr::Paren(p) => return replace(&mut p.expr),
+            syn::Expr::Group(g) => return replace(&mut g.expr),
+            syn::Expr::MethodCall(m) => m,
+            _ => return None,
+        };
+        if m.method == "filter_map" && m.args.len() == 1 {
+            let (filter, map) = split(&m.args[0])?;
+            let (receiver, span) = (&m.receiver, m.method.span());
+            *expr = syn::parse_quote_spanned!(span=> #receiver.filter(#filter).map(#map));
+            return Some(());
+        }
+        replace(&mut m.receiver)
+    }
+    let mut chain = syn::Expr::MethodCall(call.clone());
+    replace(&mut chain)?;
+    Some(chain)
+}
+
+/// `layer.bias.unwrap_or(0.0)` and its kin on an `Option` that is a place of an aggregate (the
+/// caller checks that): the `match` that binds the value as a place (see `enums`),
+///
+/// ```text
+/// // Before                           // After
+/// l.b.unwrap_or(d)                    match l.b { Some(__ad_some) => __ad_some, _ => d }
+/// l.b.map_or(d, |b| x + b)            match l.b { Some(b) => x + b, _ => d }
+/// l.b.unwrap()                        match l.b { Some(__ad_some) => __ad_some, _ => panic!(..) }
+/// ```
+///
+/// also `.expect(m)`, `.unwrap_or_else(|| d)`, `.map_or_else(|| d, |b| e)` and
+/// `.map(|b| e)` before `unwrap_or`, `unwrap_or_else`, `unwrap` or `expect`. `None` for any
+/// other method.
+pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Expr, syn::Expr)> {
+    /// `|| e`'s `e`.
+    fn thunk(expr: &syn::Expr) -> Option<syn::Expr> {
+        match super::strip(expr) {
+            syn::Expr::Closure(c) if c.inputs.is_empty() => Some((*c.body).clone()),
+            _ => None,
+        }
+    }
+    /// `|b| e`'s `b` and `e` (a name alone, as `Option::map` gives the value).
+    fn mapping(expr: &syn::Expr) -> Option<(syn::Pat, syn::Expr)> {
+        match super::strip(expr) {
+            syn::Expr::Closure(c) if c.inputs.len() == 1 => match &c.inputs[0] {
+                syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                    Some((c.inputs[0].clone(), (*c.body).clone()))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    let span = call.method.span();
+    let name = call.method.to_string();
+    let own = syn::Ident::new("__ad_some", Span::mixed_site().located_at(span));
+    // The `None` arm's value.
+    let none: syn::Expr = match (name.as_str(), call.args.len()) {
+        ("unwrap_or", 1) => call.args[0].clone(),
+        ("unwrap_or_else", 1) => thunk(&call.args[0])?,
+        ("unwrap", 0) => syn::parse_quote_spanned!(span=>
+            ::core::panic!("called `Option::unwrap()` on a `None` value")),
+        ("expect", 1) => {
+            let message = &call.args[0];
+            syn::parse_quote_spanned!(span=> ::core::panic!("{}", #message))
+        }
+        ("map_or", 2) => {
+            let (pat, body) = mapping(&call.args[1])?;
+            let (option, default) = (&call.receiver, &call.args[0]);
+            return Some((
+                (**option).clone(),
+                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #default }),
+            ));
+        }
+        ("map_or_else", 2) => {
+            let (pat, body) = mapping(&call.args[1])?;
+            let default = thunk(&call.args[0])?;
+            let option = &call.receiver;
+            return Some((
+                (**option).clone(),
+                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #default }),
+            ));
+        }
+        _ => return None,
+    };
+    // `.map(|b| e)` first: the arm's value is `e` with `b` bound.
+    if let syn::Expr::MethodCall(m) = super::strip(&call.receiver) {
+        if m.method == "map" && m.args.len() == 1 {
+            let (pat, body) = mapping(&m.args[0])?;
+            let option = &m.receiver;
+            return Some((
+                (**option).clone(),
+                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #none }),
+            ));
+        }
+    }
+    let option = &call.receiver;
+    Some((
+        (**option).clone(),
+        syn::parse_quote_spanned!(span=> match #option { Some(#own) => #own, _ => #none }),
+    ))
 }

@@ -39,6 +39,16 @@ pub(super) fn is_variant_path(path: &syn::Path) -> bool {
             .starts_with(|c: char| c.is_ascii_uppercase())
 }
 
+/// Whether `path` names `Option`'s `Some` (`Some`, `Option::Some`, `std::option::Option::Some`).
+pub(super) fn is_some_path(path: &syn::Path) -> bool {
+    let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    matches!(
+        names.as_slice(),
+        ["Some"] | ["Option", "Some"] | ["std" | "core", "option", "Option", "Some"]
+    ) && path.segments.iter().all(|s| s.arguments.is_none())
+}
+
 /// Whether `pat` binds a name (an uppercase name is a constant or a unit variant).
 pub(super) fn binds(pat: &syn::Pat) -> bool {
     use syn::visit::Visit;
@@ -172,7 +182,7 @@ impl Lowerer<'_> {
             enum_ty,
             variant: path.segments[n - 1].ident.clone(),
             field: syn::Member::Unnamed(syn::Index::from(0)),
-            alias,
+            alias: Some(alias),
         })
     }
 
@@ -207,9 +217,18 @@ impl Lowerer<'_> {
                 Some(())
             }
             syn::Pat::TupleStruct(ts) => {
-                let variant = match is_variant_path(&ts.path) {
-                    true => Some(self.enum_variant(&ts.path)?),
-                    false => None,
+                let variant = if is_some_path(&ts.path) {
+                    // (An `Option` field of a struct: its adjoint is an `Option` too.)
+                    Some(Variant {
+                        enum_ty: quote!(::core::option::Option),
+                        variant: syn::Ident::new("Some", ts.path.span()),
+                        field: syn::Member::Unnamed(syn::Index::from(0)),
+                        alias: None,
+                    })
+                } else if is_variant_path(&ts.path) {
+                    Some(self.enum_variant(&ts.path)?)
+                } else {
+                    None
                 };
                 let mut rest = false;
                 for (k, elem) in ts.elems.iter().enumerate() {

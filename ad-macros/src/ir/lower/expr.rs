@@ -527,6 +527,16 @@ impl Lowerer<'_> {
             *call.receiver = syn::Expr::MethodCall(receiver);
             return self.lower_method_call(&syn::Expr::MethodCall(call.clone()), &call, out);
         }
+        // `layer.bias.unwrap_or(0.0)`: the `match` on the place (see `enums`).
+        if let Some((option, desugared)) = super::desugar::option_place_method(call) {
+            if self.is_place_expr(&option) {
+                return self.lower_expr(&desugared, out);
+            }
+        }
+        // `preds(w, xs).iter().map(..).sum()`: the call bound first.
+        if let Some(bound) = super::desugar::chain_on_call(call) {
+            return self.lower_expr(&bound, out);
+        }
         // `.dot(..)`, `.norm()`, .. of a vector or matrix: the runtime's rule (see `linalg`).
         if let Some(value) = self.lower_linalg_method(call, out) {
             return value;

@@ -87,6 +87,11 @@ enum Stage<'e> {
     Flatten(&'e syn::Ident),
 }
 
+/// The message for a `.filter_map(..)` whose closure `desugar::split_filter_map` cannot split.
+const FILTER_MAP: &str =
+    "#[reverse] takes `.filter_map(f)` where `f` is `|x| if c { Some(e) } else { \
+     None }`, `|x| c.then(|| e)` or `|x| c.then_some(e)`; write it as `.filter(..).map(..)`";
+
 /// The method that consumes the iterator.
 enum Consumer<'e> {
     Sum,
@@ -323,6 +328,18 @@ impl Lowerer<'_> {
                         ("enumerate", 0) => stages.push(Stage::Enumerate(None)),
                         ("map", 1) => stages.push(Stage::Map(&m.args[0])),
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
+                        // `.filter_map(|x| if c { Some(e) } else { None })`: `.filter(..)
+                        // .map(..)` (see `desugar::split_filter_map`).
+                        ("filter_map", 1) => {
+                            if let Some(split) = super::desugar::split_filter_map(call) {
+                                let split = match split {
+                                    syn::Expr::MethodCall(m) => m,
+                                    _ => unreachable!("a chain stays a method call"),
+                                };
+                                return self.lower_consumed_chain(&split, consumer, out);
+                            }
+                            return self.chain_error(&m.method, FILTER_MAP);
+                        }
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
                         ("flatten", 0) => stages.push(Stage::Flatten(&m.method)),
                         // `.flat_map(f)`: `.map(f).flatten()`; `.flat_map(|r| r.iter())`:

@@ -61,9 +61,11 @@ impl ElementValue {
 /// The message for an `if let` that [`Lowerer::element_option`] does not take.
 pub(super) const IF_LET: &str =
     "`if let` is supported by #[reverse] on an element of an array of floats \
-     (`if let Some(v) = xs.get(i)`, `xs.first()`, `xs.last()`) and on an `Option` that a name \
+     (`if let Some(v) = xs.get(i)`, `xs.first()`, `xs.last()`), on an `Option` that a name \
      or an iterator over one gives (`if let Some(m) = xs.iter().max_by(..)`, `.position(..)`, \
-     `.reduce(..)`, `k`) only; test the value instead (`if i < xs.len() { .. xs[i] .. }`)";
+     `.reduce(..)`, `k`), and on the variants of an enum or `Option` in a parameter, field or \
+     element with `#[derive(revad::Adjoint)]` (`if let Shape::Circle(r) = s`, `if let \
+     Some(b) = layer.bias`) only; test the value instead (`if i < xs.len() { .. xs[i] .. }`)";
 
 /// The message for an element's `Option` that [`Lowerer::element_option_value`] does not take.
 pub(super) const ELEMENT_OPTION: &str = "#[reverse] reads an element's `Option` (`xs.get(i)`, \
