@@ -497,3 +497,46 @@ fn optional_fields_read_by_option_methods() {
     assert!(dl.b.is_none());
     assert_relative_eq!(dx, 0.8 + 1.0 + 2.0 * x);
 }
+
+/// A fieldless enum chosen per term.
+#[derive(Clone, Copy, Debug, PartialEq, revad::Adjoint)]
+pub enum Power {
+    /// `x`.
+    Linear,
+    /// `x²`.
+    Square,
+}
+
+#[reverse]
+fn term(x: f64, p: Power) -> f64 {
+    if p == Power::Square {
+        x * x
+    } else {
+        x
+    }
+}
+
+/// Local arrays of unit variants, indexed and iterated: `x + x² + x²`, then `x + x²`.
+#[allow(clippy::needless_range_loop, reason = "an index loop is a form users write")]
+#[reverse]
+fn terms_of_local_variants(x: f64) -> f64 {
+    let powers = [Power::Linear, Power::Square];
+    let mut s = 0.0;
+    for i in 0..2 {
+        s += term(x, powers[i]);
+    }
+    s += term(x, powers[1]);
+    for p in [Power::Linear, Power::Square] {
+        s += 2.0 * term(x, p);
+    }
+    s
+}
+
+#[test]
+fn unit_variants_in_local_arrays() {
+    let x = 1.3;
+    let (v, dx) = terms_of_local_variants_grad(x);
+    assert_eq!(v.to_bits(), terms_of_local_variants(x).to_bits());
+    assert_relative_eq!(v, 3.0 * x + 4.0 * x * x, max_relative = 1e-15);
+    assert_relative_eq!(dx, 3.0 + 8.0 * x, max_relative = 1e-15);
+}

@@ -2368,7 +2368,20 @@ impl Lowerer<'_> {
             matches!(e, syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(i), .. })
                 if !matches!(i.suffix(), "f32" | "f64"))
         };
-        if array.elems.iter().any(int_literal) {
+        // So is an array of unit variants (`[Mode::Lin, Mode::Sq]`: a `CamelCase` name after
+        // the enum's, where a constant's is `UPPER_CASE`).
+        let unit_variant = |e: &syn::Expr| match super::strip(e) {
+            syn::Expr::Path(p) => {
+                super::enums::is_variant_path(&p.path)
+                    && p.path.segments.last().is_some_and(|s| {
+                        let name = s.ident.to_string();
+                        name.starts_with(|c: char| c.is_ascii_uppercase())
+                            && name.contains(|c: char| c.is_ascii_lowercase())
+                    })
+            }
+            _ => false,
+        };
+        if array.elems.iter().any(int_literal) || array.elems.iter().any(unit_variant) {
             let expr = syn::Expr::Array(array.clone());
             return self.opaque_value(&expr, Ty::Other, out);
         }
