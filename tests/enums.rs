@@ -517,7 +517,10 @@ fn term(x: f64, p: Power) -> f64 {
 }
 
 /// Local arrays of unit variants, indexed and iterated: `x + x² + x²`, then `x + x²`.
-#[allow(clippy::needless_range_loop, reason = "an index loop is a form users write")]
+#[allow(
+    clippy::needless_range_loop,
+    reason = "an index loop is a form users write"
+)]
 #[reverse]
 fn terms_of_local_variants(x: f64) -> f64 {
     let powers = [Power::Linear, Power::Square];

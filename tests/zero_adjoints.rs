@@ -157,3 +157,88 @@ fn dual_numbers_follow_the_same_convention() {
     let y = Dual::constant(0.0_f64).hypot(Dual::constant(0.0));
     assert_eq!((y.re, y.eps), (0.0, 0.0));
 }
+
+/// A loop whose reverse is fused with its forward and runs with its accumulator's adjoint 1,
+/// what it added multiplied by that adjoint once known (`s.sqrt()`, `s.ln()`, `1 / s` after
+/// it): where no iteration adds (the branch never taken, the filter keeps nothing), the
+/// adjoint is infinite at `s = 0` and the loop's contribution is zero, as each iteration's
+/// reverse would give; where the adjoint is zero (`k = 0`), an infinite partial in the loop
+/// contributes zero too.
+#[reverse]
+fn root_of_a_branch_in_a_loop(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in xs {
+        if *v > 0.0 {
+            s += v * v;
+        }
+    }
+    s.sqrt()
+}
+
+#[reverse(cps)]
+fn root_of_a_branch_in_a_loop_cps(xs: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for v in xs {
+        if *v > 0.0 {
+            s += v * v;
+        }
+    }
+    s.sqrt()
+}
+
+#[reverse]
+fn log_of_an_untaken_sum(x: f64, y: f64) -> f64 {
+    let mut s = 0.0;
+    for _ in 0..2 {
+        if x > 0.0 {
+            s += y;
+        }
+    }
+    s.ln()
+}
+
+#[reverse]
+fn reciprocal_of_an_empty_filter(xs: &[f64], t: f64) -> f64 {
+    let s: f64 = xs.iter().filter(|v| **v > t).map(|v| v * 2.0).sum();
+    1.0 / s
+}
+
+#[reverse]
+fn roots_scaled_by_zero(xs: &[f64], k: f64) -> f64 {
+    let mut s = 0.0;
+    for v in xs {
+        s += v.sqrt();
+    }
+    k * s
+}
+
+#[test]
+fn fused_loops_that_add_nothing_contribute_zero() {
+    assert_eq!(
+        root_of_a_branch_in_a_loop_grad(&[-1.0, -2.0]),
+        (0.0, vec![0.0, 0.0])
+    );
+    assert_eq!(
+        root_of_a_branch_in_a_loop_cps_grad(&[-1.0, -2.0]),
+        (0.0, vec![0.0, 0.0])
+    );
+    assert_eq!(
+        root_of_a_branch_in_a_loop_grad(&[3.0, -2.0]),
+        (3.0, vec![1.0, 0.0])
+    );
+    assert_eq!(
+        log_of_an_untaken_sum_grad(-1.0, 2.0),
+        (f64::NEG_INFINITY, (0.0, 0.0))
+    );
+    // (An empty sum is -0.0, as `Sum` for floats starts.)
+    assert_eq!(
+        reciprocal_of_an_empty_filter_grad(&[1.0, 2.0], 5.0),
+        (f64::NEG_INFINITY, (vec![0.0, 0.0], 0.0))
+    );
+    // sqrt'(0) = ∞ times the adjoint 0 of `s`: 0; `∂/∂k = s`.
+    let (v, (dx, dk)) = roots_scaled_by_zero_grad(&[0.0, 4.0], 0.0);
+    assert_eq!((v, dx, dk), (0.0, vec![0.0, 0.0], 2.0));
+    // A non-zero adjoint keeps the infinite derivative.
+    let (_, (dx, _)) = roots_scaled_by_zero_grad(&[0.0, 4.0], 1.0);
+    assert_eq!(dx, vec![f64::INFINITY, 0.25]);
+}

@@ -382,8 +382,10 @@ fn fused_loops() {
         assert!(!code.contains("(0..x.len()).rev()"), "{code}");
     }
     assert!(!vjp("dot").contains("__stack"));
-    assert!(vjp("mean_square").contains("__adj_w *= __adj_s;"));
-    assert!(vjp("log_sum_exp").contains("__adj_m += __adj_m_in_loop * __adj_s;"));
+    assert!(vjp("mean_square")
+        .contains("__adj_w = ::revad::__private::rules::scale_fused(__adj_w, __adj_s);"));
+    assert!(vjp("log_sum_exp")
+        .contains("__adj_m += ::revad::__private::rules::scale_fused(__adj_m_in_loop, __adj_s);"));
     assert!(vjp("compound").contains(".rev()"));
     // (Each row walked once, forward, its adjoints' slices taken before.)
     let rows = vjp("row_sums");

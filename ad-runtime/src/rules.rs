@@ -292,6 +292,31 @@ impl<T: Float, const N: usize> TimesPartial<T> for crate::Lanes<T, N> {
     }
 }
 
+/// `sum · adjoint`, or zero when either is zero: what a fused loop whose reverse ran with its
+/// accumulator's adjoint 1 added (`sum`, into an adjoint) once that adjoint is known.
+///
+/// Each iteration's reverse would have multiplied its own contribution by the adjoint through
+/// [`times_partial`], which gives zero for a zero adjoint whatever the partial, and where no
+/// iteration contributed, adds nothing whatever the adjoint. So `0 · ∞` is zero here from
+/// either side: `s += x` in a branch that no iteration takes, then `s.sqrt()` at `s = 0`,
+/// has the derivative 0 in `x` (the plain product gives NaN).
+///
+/// ```
+/// use revad_runtime::rules::scale_fused;
+///
+/// assert_eq!(scale_fused(0.0_f64, f64::INFINITY), 0.0);
+/// assert_eq!(scale_fused(f64::INFINITY, 0.0_f64), 0.0);
+/// assert_eq!(scale_fused(3.0_f64, 0.5), 1.5);
+/// ```
+#[inline]
+pub fn scale_fused<T: Float>(sum: T, adjoint: T) -> T {
+    if sum.is_exact_zero() || adjoint.is_exact_zero() {
+        T::ZERO
+    } else {
+        sum * adjoint
+    }
+}
+
 /// `sin`: `d/dx sin x = cos x`.
 #[inline]
 pub fn d_sin<T: Float>(x: T) -> T {

@@ -203,9 +203,9 @@ fn mean_square_vjp(
     let __adj_t5 = __seed;
     __adj_s += __adj_t5 / __t4;
     for __ad_e in __adj_x.iter_mut() {
-        *__ad_e *= __adj_s;
+        *__ad_e = ::revad::__private::rules::scale_fused(*__ad_e, __adj_s);
     }
-    __adj_w *= __adj_s;
+    __adj_w = ::revad::__private::rules::scale_fused(__adj_w, __adj_s);
     (__t5, (__adj_x, __adj_w))
 }
 /** The value and the gradient of [`mean_square`]: returns `(mean_square(..), (∂mean_square/∂x, ∂mean_square/∂w))`.
@@ -385,9 +385,9 @@ fn log_sum_exp_vjp(x: &[f64], __seed: f64) -> (f64, ::std::vec::Vec<f64>) {
             ::revad::__private::rules::d_ln(s),
         );
     for __ad_e in __adj_x.iter_mut() {
-        *__ad_e *= __adj_s;
+        *__ad_e = ::revad::__private::rules::scale_fused(*__ad_e, __adj_s);
     }
-    __adj_m += __adj_m_in_loop * __adj_s;
+    __adj_m += ::revad::__private::rules::scale_fused(__adj_m_in_loop, __adj_s);
     for i in (1..x.len()).rev() {
         let __m_old14 = __stack.pop::<f64>();
         let __t1 = x[i];

@@ -188,20 +188,25 @@ impl Emitter<'_> {
             quote!(let mut #own = #zero;)
         });
         let reverse_after = block.stmts[at + 1..].iter().rev().map(|s| self.rev_stmt(s));
+        // (`scale_fused`: zero where the loop added nothing, whatever the adjoint, and where
+        // the adjoint is zero, whatever the loop added, as each iteration's reverse would.)
+        let scale = quote!(::revad::__private::rules::scale_fused);
         let scales = scaled.scale.iter().map(|&v| {
             let a = &self.adj[v];
             match self.body.vars[v].ty.is_array() {
-                true => quote!(for __ad_e in #a.iter_mut() { *__ad_e *= #adj; }),
-                false => quote!(#a *= #adj;),
+                true => quote!(for __ad_e in #a.iter_mut() { *__ad_e = #scale(*__ad_e, #adj); }),
+                false => quote!(#a = #scale(#a, #adj);),
             }
         });
         let adds = scaled.separate.iter().map(|&v| {
             let (a, own) = (&self.adj[v], &in_loop.adj[v]);
             match self.body.vars[v].ty.is_array() {
                 true => quote! {
-                    for (__ad_e, __ad_o) in #a.iter_mut().zip(#own.iter()) { *__ad_e += *__ad_o * #adj; }
+                    for (__ad_e, __ad_o) in #a.iter_mut().zip(#own.iter()) {
+                        *__ad_e += #scale(*__ad_o, #adj);
+                    }
                 },
-                false => quote!(#a += #own * #adj;),
+                false => quote!(#a += #scale(#own, #adj);),
             }
         });
         (
