@@ -403,3 +403,79 @@ fn hessians_of_sorts_and_updates_in_place() {
     assert_eq!((v, g), (64.0, vec![96.0, -16.0]));
     assert_eq!(h, vec![vec![2.0 * 36.0 + 32.0, -12.0], vec![-12.0, 2.0]]);
 }
+
+/// A recursive function: `x^n`, each call the copy's own.
+#[reverse(hessian)]
+fn power_by_recursion(x: f64, n: u32) -> f64 {
+    if n == 0 {
+        1.0
+    } else {
+        x * power_by_recursion(x, n - 1)
+    }
+}
+
+/// `%=`, integer literals of a float type (`10f64`, `3f64`), a suffixed literal.
+#[reverse(hessian)]
+fn remainders_and_literals(x: f64, y: f64) -> f64 {
+    let mut z = x * 3.0;
+    z %= 2.0;
+    z * x + 10f64.ln() * y * y + 3f64 * y + 0.5f64 * x * y
+}
+
+/// `f32` with suffixed literals, a cast of an integer and `f32::NEG_INFINITY`.
+#[reverse(hessian)]
+fn in_f32(x: f32, y: f32) -> f32 {
+    0.5f32 * x * y + 2.0 * x * x + 0.1f32 * (3usize as f32) * y * y
+}
+
+#[reverse(hessian)]
+fn log_sum_exp_f32(x: &[f32]) -> f32 {
+    let m = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    m + x.iter().map(|&v| (v - m).exp()).sum::<f32>().ln()
+}
+
+#[test]
+fn recursion_remainders_literals_and_f32_constants() {
+    for n in 0..4 {
+        let (v, g, h) = power_by_recursion_hessian(1.5, n);
+        let n_f = f64::from(n);
+        assert_eq!(v.to_bits(), power_by_recursion(1.5, n).to_bits());
+        assert_relative_eq(g, n_f * 1.5f64.powi(n as i32 - 1));
+        assert_relative_eq(h[0][0], n_f * (n_f - 1.0) * 1.5f64.powi(n as i32 - 2));
+    }
+    // z = 3x - 2 near x = 0.9: z x = 3x² - 2x.
+    let (x, y) = (0.9, 1.3);
+    let (v, (gx, gy), h) = remainders_and_literals_hessian(x, y);
+    assert_eq!(v.to_bits(), remainders_and_literals(x, y).to_bits());
+    let ln10 = 10f64.ln();
+    assert_relative_eq(gx, 6.0 * x - 2.0 + 0.5 * y);
+    assert_relative_eq(gy, 2.0 * ln10 * y + 3.0 + 0.5 * x);
+    assert_relative_eq(h[0][0], 6.0);
+    assert_relative_eq(h[0][1], 0.5);
+    assert_relative_eq(h[1][0], 0.5);
+    assert_relative_eq(h[1][1], 2.0 * ln10);
+
+    let (v, (gx, gy), h) = in_f32_hessian(1.0, 2.0);
+    assert_eq!(v.to_bits(), in_f32(1.0, 2.0).to_bits());
+    let c = 0.1f32 * 3.0;
+    assert_eq!((gx, gy), (0.5 * 2.0 + 4.0, 0.5 + 2.0 * c * 2.0));
+    assert_eq!(h, vec![vec![4.0, 0.5], vec![0.5, 2.0 * c]]);
+
+    let x = [1.0f32, 2.0];
+    let (v, g, h) = log_sum_exp_f32_hessian(&x);
+    assert_eq!(v.to_bits(), log_sum_exp_f32(&x).to_bits());
+    // The softmax p and its Jacobian diag(p) - p pᵀ.
+    let e = [(-1.0f32).exp(), 1.0];
+    let p = [e[0] / (e[0] + e[1]), e[1] / (e[0] + e[1])];
+    for i in 0..2 {
+        assert!((g[i] - p[i]).abs() < 1e-6, "{g:?} vs {p:?}");
+        for j in 0..2 {
+            let d = if i == j { p[i] } else { 0.0 } - p[i] * p[j];
+            assert!((h[i][j] - d).abs() < 1e-6, "{h:?}");
+        }
+    }
+}
+
+fn assert_relative_eq(a: f64, b: f64) {
+    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
+}

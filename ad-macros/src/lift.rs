@@ -66,6 +66,7 @@ pub(crate) fn lift(func: &syn::ItemFn, float: &str, floats: &[String]) -> syn::I
     let mut rewrite = Rewrite {
         float: float.to_owned(),
         floats: floats.to_vec(),
+        name: func.sig.ident.clone(),
     };
     rewrite.visit_signature_mut(&mut lifted.sig);
     rewrite.visit_block_mut(&mut lifted.block);
@@ -133,6 +134,8 @@ struct Rewrite {
     float: String,
     /// The constants used as floats (see [`lift`]).
     floats: Vec<String>,
+    /// The function's name: a recursive call is the copy's (`f(x - 1.0)` in `f`).
+    name: syn::Ident,
 }
 
 /// The constants (paths in upper case) inside `tokens`, as their paths print.
@@ -166,9 +169,14 @@ pub(crate) fn is_constant(path: &syn::Path) -> bool {
 }
 
 impl Rewrite {
+    /// `__AdF::from_f64(value)` of a value of the function's float type (of `f32` through
+    /// `f64`, exactly).
     fn converted(&self, value: TokenStream) -> syn::Expr {
         let t = float_param();
-        syn::parse_quote!(#t::from_f64(#value))
+        match self.float.as_str() {
+            "f32" => syn::parse_quote!(#t::from_f64((#value) as f64)),
+            _ => syn::parse_quote!(#t::from_f64(#value)),
+        }
     }
 
     fn is_float(&self, path: &syn::Path) -> bool {
@@ -246,11 +254,35 @@ impl VisitMut for Rewrite {
                 return;
             }
             syn::Expr::Lit(lit) => {
-                if let syn::Lit::Float(_) = &lit.lit {
+                // (`2.5`, `0.5f32`, and `10f64`, an integer literal of a float type.)
+                let float = match &lit.lit {
+                    syn::Lit::Float(_) => true,
+                    syn::Lit::Int(i) => matches!(i.suffix(), "f32" | "f64"),
+                    _ => false,
+                };
+                if float {
                     let value = lit.to_token_stream();
                     *expr = self.converted(value);
                 }
                 return;
+            }
+            // `z %= c`: `z = z % c` (the dual numbers' `%=` takes its right side by
+            // reference).
+            syn::Expr::Binary(b) if matches!(b.op, syn::BinOp::RemAssign(_)) => {
+                syn::visit_mut::visit_expr_binary_mut(self, b);
+                let (left, right) = (&b.left, &b.right);
+                *expr = syn::parse_quote!(#left = #left % (#right));
+                return;
+            }
+            // A recursive call: the copy's.
+            syn::Expr::Call(call) => {
+                if let syn::Expr::Path(p) = &mut *call.func {
+                    if p.qself.is_none() && p.path.is_ident(&self.name) {
+                        let mut lifted = lifted_name(&self.name);
+                        lifted.set_span(self.name.span());
+                        p.path = syn::Path::from(lifted);
+                    }
+                }
             }
             syn::Expr::Cast(cast) => {
                 let to_float = matches!(&*cast.ty, syn::Type::Path(p) if p.qself.is_none() && self.is_float(&p.path));

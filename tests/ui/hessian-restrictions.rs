@@ -1,6 +1,7 @@
 // `#[reverse(hessian)]` runs a generic copy of the function on dual numbers: it needs a
 // scalar result, parameters by value or `&`, a free function generic over its float type
-// at most, and no cast of a float to an integer.
+// at most, no cast of a float to an integer, no `Option` (or other wrapper) of floats as a
+// parameter, and no `fn` item of floats in the body.
 
 #[revad::reverse(hessian)]
 fn scale(x: f64, out: &mut [f64]) -> f64 {
@@ -22,6 +23,19 @@ fn two_generics<T: revad::Float, U: Copy>(x: T, _u: U) -> T {
 fn casts(x: f64) -> f64 {
     let k = x as usize;
     x * k as f64
+}
+
+#[revad::reverse(hessian)]
+fn scaled(x: f64, scale: Option<f64>) -> f64 {
+    x * x * scale.unwrap_or(1.0)
+}
+
+#[revad::reverse(hessian)]
+fn with_item(x: f64, y: f64) -> f64 {
+    fn sq(v: f64) -> f64 {
+        v * v
+    }
+    sq(x) * sq(y)
 }
 
 fn main() {}

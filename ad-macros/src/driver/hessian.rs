@@ -2,7 +2,7 @@
 //! second-order items (`NAME_hvp`, `NAME_hessian`, `NAME_hessian_diag`).
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, ToTokens};
 
 use super::reverse;
 use crate::{codegen, ir, parse};
@@ -33,6 +33,25 @@ pub(super) fn second_order(
             syn::spanned::Spanned::span(&p.ty),
             "parameters of floats and float arrays passed by value or `&` (not `&mut`, not \
              structs or nested containers)",
+        );
+    }
+    // (The copy takes every `f64` for a dual number: an `Option<f64>` of the caller's would
+    // not be one.)
+    if let Some(p) = sig.params.iter().find(|p| {
+        matches!(p.kind, parse::ParamKind::Inactive) && mentions_float(p.ty.to_token_stream())
+    }) {
+        return reject(
+            syn::spanned::Spanned::span(&p.ty),
+            "parameters of floats and float arrays (not `Option`s or other wrappers of \
+             floats; pass the float, or make the parameter a constant of the body)",
+        );
+    }
+    // (An item cannot take the copy's float type parameter.)
+    if let Some(item) = float_fn_item(&func.block) {
+        return reject(
+            syn::spanned::Spanned::span(&item.sig.ident),
+            "a body without `fn` items of floats (write this one as a closure, `let sq = |v: \
+             f64| v * v;`, or as a function of its own with `#[reverse(hessian)]`)",
         );
     }
     if sig.in_impl {
@@ -228,4 +247,29 @@ pub(super) fn float_to_integer_cast(body: &ir::Body) -> Option<proc_macro2::Span
         }
     });
     found
+}
+
+/// Whether `tokens` name `f64` or `f32`.
+fn mentions_float(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|t| match t {
+        proc_macro2::TokenTree::Ident(i) => i == "f64" || i == "f32",
+        proc_macro2::TokenTree::Group(g) => mentions_float(g.stream()),
+        _ => false,
+    })
+}
+
+/// A `fn` item in `block` (at any depth) whose signature names `f64` or `f32`.
+fn float_fn_item(block: &syn::Block) -> Option<&syn::ItemFn> {
+    use syn::visit::Visit;
+    struct Find<'a>(Option<&'a syn::ItemFn>);
+    impl<'a> Visit<'a> for Find<'a> {
+        fn visit_item_fn(&mut self, item: &'a syn::ItemFn) {
+            if self.0.is_none() && mentions_float(item.sig.to_token_stream()) {
+                self.0 = Some(item);
+            }
+        }
+    }
+    let mut find = Find(None);
+    find.visit_block(block);
+    find.0
 }
