@@ -1,7 +1,7 @@
 // `#[reverse(hessian)]` runs a generic copy of the function on dual numbers: it needs a
 // scalar result, parameters by value or `&`, a free function generic over its float type
 // at most, no cast of a float to an integer, no `Option` (or other wrapper) of floats as a
-// parameter, and no `fn` item of floats in the body.
+// parameter, no `fn` item of floats in the body, and one float type.
 
 #[revad::reverse(hessian)]
 fn scale(x: f64, out: &mut [f64]) -> f64 {
@@ -36,6 +36,12 @@ fn with_item(x: f64, y: f64) -> f64 {
         v * v
     }
     sq(x) * sq(y)
+}
+
+#[revad::reverse(hessian)]
+fn mixed(x: f32) -> f32 {
+    let y = x as f64;
+    (y.exp() * 1.5) as f32 + x * x
 }
 
 fn main() {}

@@ -96,6 +96,21 @@ pub(super) fn second_order(
                        cannot be cast to an integer; write `revad::Float::to_f64(x) as usize`";
         return syn::Error::new(span, message).to_compile_error();
     }
+    // (The copy runs on dual numbers of the function's float type, which a cast cannot turn
+    // into the other one.)
+    if generic.is_none() {
+        let other = match float {
+            ir::FloatTy::F32 => "f64",
+            _ => "f32",
+        };
+        if let Some(span) = cast_to(&func.block, other) {
+            let message = format!(
+                "#[reverse(hessian)] runs a copy of this function on dual numbers of its float \
+                 type, which cannot be cast to `{other}`; write the function in one float type"
+            );
+            return syn::Error::new(span, message).to_compile_error();
+        }
+    }
     // (Every float parameter active in the copy: the companions of `NAME_grad` need them all.)
     let (lifted, func, sig) = match generic {
         None => {
@@ -272,4 +287,26 @@ fn float_fn_item(block: &syn::Block) -> Option<&syn::ItemFn> {
     let mut find = Find(None);
     find.visit_block(block);
     find.0
+}
+
+/// The span of a cast `e as TY` in `block` whose type is the path `ty` (`f64`), if any.
+fn cast_to(block: &syn::Block, ty: &str) -> Option<proc_macro2::Span> {
+    use syn::visit::Visit;
+    struct Find<'t>(&'t str, Option<proc_macro2::Span>);
+    impl<'a> Visit<'a> for Find<'_> {
+        fn visit_expr_cast(&mut self, cast: &'a syn::ExprCast) {
+            if self.1.is_none() {
+                if let syn::Type::Path(p) = &*cast.ty {
+                    if p.qself.is_none() && p.path.is_ident(self.0) {
+                        self.1 = Some(syn::spanned::Spanned::span(&cast.ty));
+                    }
+                }
+            }
+            syn::visit::visit_expr_cast(self, cast);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut find = Find(ty, None);
+    find.visit_block(block);
+    find.1
 }
