@@ -424,8 +424,8 @@ fn remainders_and_literals(x: f64, y: f64) -> f64 {
 
 /// `f32` with suffixed literals, a cast of an integer and `f32::NEG_INFINITY`.
 #[reverse(hessian)]
-fn in_f32(x: f32, y: f32) -> f32 {
-    0.5f32 * x * y + 2.0 * x * x + 0.1f32 * (3usize as f32) * y * y
+fn in_f32(x: f32, y: f32, k: usize) -> f32 {
+    0.5f32 * x * y + 2.0 * x * x + 0.1f32 * (k as f32) * y * y
 }
 
 #[reverse(hessian)]
@@ -455,8 +455,8 @@ fn recursion_remainders_literals_and_f32_constants() {
     assert_relative_eq(h[1][0], 0.5);
     assert_relative_eq(h[1][1], 2.0 * ln10);
 
-    let (v, (gx, gy), h) = in_f32_hessian(1.0, 2.0);
-    assert_eq!(v.to_bits(), in_f32(1.0, 2.0).to_bits());
+    let (v, (gx, gy), h) = in_f32_hessian(1.0, 2.0, 3);
+    assert_eq!(v.to_bits(), in_f32(1.0, 2.0, 3).to_bits());
     let c = 0.1f32 * 3.0;
     assert_eq!((gx, gy), (0.5 * 2.0 + 4.0, 0.5 + 2.0 * c * 2.0));
     assert_eq!(h, vec![vec![4.0, 0.5], vec![0.5, 2.0 * c]]);
