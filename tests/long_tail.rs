@@ -2973,3 +2973,164 @@ fn items_kept_and_mapped_by_filter_map() {
     ];
     fd::close_all(&dx, &expected);
 }
+
+/// A neuron of the user's, taken apart by a struct pattern.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Neuron {
+    /// Weights.
+    pub w: Vec<f64>,
+    /// Bias.
+    pub b: f64,
+    /// Output gains.
+    pub k: [f64; 2],
+}
+
+impl Neuron {
+    /// `tanh(w·x + b) k0 + b k1`, its fields bound by `let Neuron { w, b, k } = self;`.
+    #[reverse]
+    pub fn fire(&self, x: &[f64]) -> f64 {
+        let Neuron { w, b, k } = self;
+        let s: f64 = w.iter().zip(x).map(|(w, x)| w * x).sum();
+        (s + b).tanh() * k[0] + *b * k[1]
+    }
+}
+
+/// A pair of the user's, a tuple struct.
+#[derive(Clone, Copy, Debug, revad::Adjoint)]
+pub struct Couple(pub f64, pub f64);
+
+/// Parameters of the user's.
+#[derive(Clone, Copy, Debug, revad::Adjoint)]
+pub struct Spring {
+    /// Stiffness.
+    pub k: f64,
+    /// Mass.
+    pub m: f64,
+    /// Coefficients.
+    pub c: [f64; 2],
+}
+
+/// Struct patterns of a dereferenced reference (`mut k` a copy, `c: [c0, _]` an array
+/// pattern), of a tuple struct, and with `..`: `2 k m x + a b + c0 c1`.
+#[reverse]
+fn spring_parts(p: &Spring, v: Couple, x: f64) -> f64 {
+    let Spring {
+        mut k,
+        m,
+        c: [c0, _],
+    } = *p;
+    k *= 2.0;
+    let Couple(a, b) = v;
+    let Spring { c, .. } = p;
+    k * m * x + a * b + c0 * c[1]
+}
+
+#[reverse]
+fn spring_parts_via(p: &Spring, v: Couple, x: f64) -> f64 {
+    spring_parts(p, v, x)
+}
+
+#[test]
+fn structs_taken_apart_by_patterns() {
+    let n = Neuron {
+        w: vec![0.5, -0.3],
+        b: 0.2,
+        k: [1.5, 0.7],
+    };
+    let x = [1.0, 2.0];
+    let (v, (dn, dx)) = n.fire_grad(&x);
+    assert_eq!(v.to_bits(), n.fire(&x).to_bits());
+    let f = |q: &[f64]| {
+        Neuron {
+            w: q[..2].to_vec(),
+            b: q[2],
+            k: [q[3], q[4]],
+        }
+        .fire(&q[5..])
+    };
+    let flat: Vec<f64> =
+        dn.w.iter()
+            .chain([&dn.b])
+            .chain(&dn.k)
+            .chain(&dx)
+            .copied()
+            .collect();
+    fd::close_all(&flat, &fd::fd(f, &[0.5, -0.3, 0.2, 1.5, 0.7, 1.0, 2.0]));
+
+    let p = Spring {
+        k: 1.5,
+        m: 2.0,
+        c: [0.3, 0.4],
+    };
+    let (v, (dp, dv, dx)) = spring_parts_grad(&p, Couple(3.0, 5.0), 0.5);
+    let (v2, (dp2, dv2, dx2)) = spring_parts_via_grad(&p, Couple(3.0, 5.0), 0.5);
+    assert_eq!(
+        v.to_bits(),
+        spring_parts(&p, Couple(3.0, 5.0), 0.5).to_bits()
+    );
+    assert_eq!(v2.to_bits(), v.to_bits());
+    assert_relative_eq!(v, 2.0 * 1.5 * 2.0 * 0.5 + 15.0 + 0.3 * 0.4);
+    assert_eq!(
+        (dp.k, dp.m, dp.c),
+        (2.0 * 2.0 * 0.5, 2.0 * 1.5 * 0.5, [0.4, 0.3])
+    );
+    assert_eq!((dv.0, dv.1, dx), (5.0, 3.0, 2.0 * 1.5 * 2.0));
+    assert_eq!(
+        (dp2.k, dp2.m, dp2.c, dv2.0, dv2.1, dx2),
+        (dp.k, dp.m, dp.c, dv.0, dv.1, dx)
+    );
+}
+
+/// The softmax of `x`.
+#[reverse]
+fn softmax_of(x: &[f64]) -> Vec<f64> {
+    let m = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let e: Vec<f64> = x.iter().map(|v| (v - m).exp()).collect();
+    let s: f64 = e.iter().sum();
+    e.iter().map(|v| v / s).collect()
+}
+
+/// Zips with the results of calls, written without binding them: the cross-entropy of the
+/// softmax (`zip(softmax_of(x))`, by value), a loop over `zip(softmax_of(x).iter())`, and a
+/// chain from one call's result zipped with another's (`&softmax_of(y)`).
+#[reverse]
+fn zipped_with_results(x: &[f64], y: &[f64]) -> f64 {
+    let ce: f64 = y.iter().zip(softmax_of(x)).map(|(t, p)| t * p.ln()).sum();
+    let mut s = -ce;
+    for (t, p) in y.iter().zip(softmax_of(x).iter()) {
+        s -= t * p * p;
+    }
+    s + softmax_of(x)
+        .iter()
+        .zip(&softmax_of(y))
+        .map(|(a, b)| a * b)
+        .sum::<f64>()
+}
+
+#[reverse]
+fn zipped_with_results_via(x: &[f64], y: &[f64]) -> f64 {
+    zipped_with_results(x, y)
+}
+
+#[test]
+fn zips_with_call_results() {
+    let (x, y) = ([0.5, -1.0, 2.0], [0.2, 0.3, 0.5]);
+    let (v, (dx, dy)) = checked(
+        zipped_with_results(&x, &y),
+        zipped_with_results_grad(&x, &y),
+        zipped_with_results_via_grad(&x, &y),
+    );
+    let soft = |v: &[f64]| {
+        let e: Vec<f64> = v.iter().map(|a| a.exp()).collect();
+        let s: f64 = e.iter().sum();
+        e.iter().map(|a| a / s).collect::<Vec<f64>>()
+    };
+    let (p, q) = (soft(&x), soft(&y));
+    let expected: f64 = (0..3)
+        .map(|i| -y[i] * p[i].ln() - y[i] * p[i] * p[i] + p[i] * q[i])
+        .sum();
+    assert_relative_eq!(v, expected, max_relative = 1e-12);
+    let flat: Vec<f64> = dx.iter().chain(&dy).copied().collect();
+    let all = |v: &[f64]| zipped_with_results(&v[..3], &v[3..]);
+    fd::close_all(&flat, &fd::fd(all, &[&x[..], &y].concat()));
+}

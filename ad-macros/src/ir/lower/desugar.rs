@@ -1089,40 +1089,104 @@ pub(super) fn unfiltered_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
     })
 }
 
-/// `preds(w, xs).iter().zip(ys).map(..).sum()`, `layer.forward(&h).into_iter().map(..)`: an
-/// iterator chain over the result of a call, as the call bound first,
-/// `({ let __ad_called = preds(w, xs); __ad_called.iter().zip(ys).map(..).sum() })`, which
-/// the chains over a local lower. The call is the receiver of the chain's `iter()` or
-/// `into_iter()` (see [`called`]). `None` otherwise.
+/// `preds(w, xs).iter().zip(ys).map(..).sum()`, `layer.forward(&h).into_iter().map(..)`,
+/// `y.iter().zip(softmax(x)).map(..)`: an iterator chain over the results of calls, as the
+/// calls bound first, `({ let __ad_called = preds(w, xs); __ad_called.iter().zip(ys).map(..)
+/// .sum() })`, which the chains over locals lower. A call is the receiver of the chain's
+/// `iter()` or `into_iter()`, or the argument of a `zip` (`g(x)`, `&g(x)`, `g(x).iter()`; see
+/// [`called`]). `None` when there is none.
 pub(super) fn chain_on_call(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let mut chain = syn::Expr::MethodCall(call.clone());
-    let name = called_name(call.method.span());
-    let taken = take_call(&mut chain, &name)?;
-    let span = taken.span();
-    Some(syn::parse_quote_spanned!(span=> ({ let #name = #taken; #chain })))
+    let mut taken = Vec::new();
+    take_calls(&mut chain, call.method.span(), &mut taken);
+    if taken.is_empty() {
+        return None;
+    }
+    let span = taken[0].1.span();
+    let lets = taken
+        .iter()
+        .map(|(name, call)| quote::quote!(let #name = #call;));
+    Some(syn::parse_quote_spanned!(span=> ({ #(#lets)* #chain })))
 }
 
-/// `for v in l.forward(x).iter() { .. }` (`for v in g(x)`, `&g(x)`, then adaptors): the loop
-/// over the call's result bound first, `{ let __ad_called = l.forward(x); for v in
-/// __ad_called.iter() { .. } }` (evaluated once, before the first iteration, as Rust does).
-/// `None` for a loop over anything else.
-pub(super) fn loop_over_call(f: &syn::ExprForLoop) -> Option<syn::Expr> {
-    let name = called_name(f.expr.span());
-    let mut f = f.clone();
-    let taken = match &mut *f.expr {
-        e if called(e) => std::mem::replace(e, syn::parse_quote!(#name)),
-        syn::Expr::Reference(r) if r.mutability.is_none() && called(&r.expr) => {
-            std::mem::replace(&mut *r.expr, syn::parse_quote!(#name))
-        }
-        e => take_call(e, &name)?,
+/// Replaces the calls of the chain `expr` that [`chain_on_call`] binds by names, innermost
+/// last, and lists them with their names.
+fn take_calls(expr: &mut syn::Expr, span: Span, taken: &mut Vec<(syn::Ident, syn::Expr)>) {
+    let syn::Expr::MethodCall(m) = expr else {
+        return;
     };
-    let span = taken.span();
-    Some(syn::parse_quote_spanned!(span=> { let #name = #taken; #f }))
+    let name = |k: usize| {
+        let name = match k {
+            0 => "__ad_called".to_owned(),
+            k => format!("__ad_called{k}"),
+        };
+        syn::Ident::new(&name, Span::mixed_site().located_at(span))
+    };
+    if m.method == "zip" && m.args.len() == 1 {
+        let arg = &mut m.args[0];
+        // (`zip(g(x))`: `zip(&__ad_called)`, the items by reference, as the chains zip a
+        // local.)
+        if called(arg) {
+            let name = name(taken.len());
+            let call = std::mem::replace(arg, syn::parse_quote!(&#name));
+            taken.push((name, call));
+        }
+        let call = match arg {
+            syn::Expr::Reference(r) if r.mutability.is_none() && called(&r.expr) => {
+                Some(&mut *r.expr)
+            }
+            syn::Expr::MethodCall(i)
+                if (i.method == "iter" || i.method == "into_iter")
+                    && i.args.is_empty()
+                    && called(&i.receiver) =>
+            {
+                Some(&mut *i.receiver)
+            }
+            _ => None,
+        };
+        if let Some(call) = call {
+            let name = name(taken.len());
+            let call = std::mem::replace(call, syn::parse_quote!(#name));
+            taken.push((name, call));
+        }
+    }
+    if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() {
+        if called(&m.receiver) {
+            let name = name(taken.len());
+            let call = std::mem::replace(&mut *m.receiver, syn::parse_quote!(#name));
+            taken.push((name, call));
+        }
+        return;
+    }
+    take_calls(&mut m.receiver, span, taken);
 }
 
-/// The name a call's result is bound to by [`chain_on_call`] and [`loop_over_call`].
-fn called_name(span: Span) -> syn::Ident {
-    syn::Ident::new("__ad_called", Span::mixed_site().located_at(span))
+/// `for v in l.forward(x).iter() { .. }` (`for v in g(x)`, `&g(x)`, then adaptors, a `zip`
+/// with a call's result): the loop over the calls' results bound first, `{ let __ad_called =
+/// l.forward(x); for v in __ad_called.iter() { .. } }` (evaluated once, before the first
+/// iteration, as Rust does). `None` for a loop over anything else.
+pub(super) fn loop_over_call(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+    let span = f.expr.span();
+    let mut f = f.clone();
+    let name = syn::Ident::new("__ad_called", Span::mixed_site().located_at(span));
+    let mut taken = Vec::new();
+    match &mut *f.expr {
+        e if called(e) => {
+            taken.push((name.clone(), std::mem::replace(e, syn::parse_quote!(#name))))
+        }
+        syn::Expr::Reference(r) if r.mutability.is_none() && called(&r.expr) => taken.push((
+            name.clone(),
+            std::mem::replace(&mut *r.expr, syn::parse_quote!(#name)),
+        )),
+        e => take_calls(e, span, &mut taken),
+    }
+    if taken.is_empty() {
+        return None;
+    }
+    let lets = taken
+        .iter()
+        .map(|(name, call)| quote::quote!(let #name = #call;));
+    Some(syn::parse_quote_spanned!(span=> { #(#lets)* #f }))
 }
 
 /// Whether `expr` is a call whose result a chain may iterate once bound: a function's (`g(..)`,
@@ -1211,24 +1275,6 @@ fn iterates(expr: &syn::Expr) -> bool {
         }
         _ => false,
     }
-}
-
-/// Replaces the call under the chain's `iter()` (or `into_iter()`) by `name`: the call, if
-/// there is one (see [`called`]).
-fn take_call(expr: &mut syn::Expr, name: &syn::Ident) -> Option<syn::Expr> {
-    let syn::Expr::MethodCall(m) = expr else {
-        return None;
-    };
-    if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() {
-        if !called(&m.receiver) {
-            return None;
-        }
-        return Some(std::mem::replace(
-            &mut *m.receiver,
-            syn::parse_quote!(#name),
-        ));
-    }
-    take_call(&mut m.receiver, name)
 }
 
 /// The chain `call` with its `.filter_map(h)` written as `.filter(f).map(g)`, for a closure
@@ -1450,4 +1496,67 @@ pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Ex
         (**option).clone(),
         syn::parse_quote_spanned!(span=> match #option { Some(#own) => #own, _ => #none }),
     ))
+}
+
+/// `let Neuron { w, b, .. } = self;` (`let Params { k, m } = *p;`, `let Vec2(x, y) = v;`): a
+/// struct taken apart into its fields, one `let` each, from a value without calls:
+///
+/// ```text
+/// // Before                              // After
+/// let Neuron { w, b, .. } = self;        let w = &(self).w;
+///                                        let b = &(self).b;
+/// let Params { mut k, m: [a, c] } = *p;  let mut k = (*p).k;
+///                                        let [a, c] = (*p).m;
+/// ```
+///
+/// A name alone is a reference to its field (read as its value, as a reference to a float
+/// or an array is), `mut k` a copy, another pattern takes the field's value apart. `None` for
+/// any other `let`.
+pub(super) fn struct_pattern(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let value = &init.expr;
+    if !super::bind::pure_place(value) {
+        return None;
+    }
+    let fields: Vec<(syn::Member, &syn::Pat)> = match &local.pat {
+        syn::Pat::Struct(s) if s.qself.is_none() && !super::enums::is_variant_path(&s.path) => s
+            .fields
+            .iter()
+            .map(|f| (f.member.clone(), &*f.pat))
+            .collect(),
+        syn::Pat::TupleStruct(t)
+            if t.qself.is_none()
+                && !super::enums::is_variant_path(&t.path)
+                && !super::enums::is_some_path(&t.path)
+                && t.path.get_ident().is_some_and(|i| {
+                    i.to_string().starts_with(|c: char| c.is_ascii_uppercase())
+                }) =>
+        {
+            let mut fields = Vec::new();
+            for (k, p) in t.elems.iter().enumerate() {
+                if matches!(p, syn::Pat::Rest(_)) {
+                    break;
+                }
+                fields.push((syn::Member::Unnamed(syn::Index::from(k)), p));
+            }
+            fields
+        }
+        _ => return None,
+    };
+    let mut stmts = Vec::new();
+    for (member, pat) in fields {
+        let span = pat.span();
+        let stmt: syn::Stmt = match pat {
+            syn::Pat::Wild(_) => continue,
+            syn::Pat::Ident(p)
+                if p.subpat.is_none() && p.by_ref.is_none() && p.mutability.is_none() =>
+            {
+                let name = &p.ident;
+                syn::parse_quote_spanned!(span=> let #name = &(#value).#member;)
+            }
+            pat => syn::parse_quote_spanned!(span=> let #pat = (#value).#member;),
+        };
+        stmts.push(stmt);
+    }
+    Some(stmts)
 }

@@ -659,7 +659,7 @@ impl Lowerer<'_> {
                     return Value::Error;
                 };
                 if stages.iter().any(|s| matches!(s, Stage::Filter(_))) {
-                    self.cx.error(&call.method, "`collect` after `filter` is not supported by #[reverse]; collect first, or write a loop");
+                    self.cx.error(&call.method, "`collect` after `filter` (or `filter_map`) is not supported by #[reverse]; collect first, or write a loop");
                     return Value::Error;
                 }
                 let reads = range.reads.clone();

@@ -485,9 +485,12 @@ impl<'a> Lowerer<'a> {
         }
         // `let [a, b] = g(s);`: the result bound, then its elements (see
         // `desugar::array_pattern_of_call`); `let (i, v) = xs.iter().enumerate().max_by(..)
-        // .unwrap();`: the index, then the element (`desugar::enumerated_pick_pattern`).
+        // .unwrap();`: the index, then the element (`desugar::enumerated_pick_pattern`);
+        // `let Neuron { w, b } = self;`: a `let` per field (`desugar::struct_pattern`).
         let split = |l: &syn::Local| {
-            desugar::array_pattern_of_call(l).or_else(|| desugar::enumerated_pick_pattern(l))
+            desugar::array_pattern_of_call(l)
+                .or_else(|| desugar::enumerated_pick_pattern(l))
+                .or_else(|| desugar::struct_pattern(l))
         };
         let rewrite = |s: &syn::Stmt| {
             desugar::lent_parts(s).or_else(|| match s {
