@@ -3134,3 +3134,96 @@ fn zips_with_call_results() {
     let all = |v: &[f64]| zipped_with_results(&v[..3], &v[3..]);
     fd::close_all(&flat, &fd::fd(all, &[&x[..], &y].concat()));
 }
+
+/// A dense layer: `tanh(w_i x_i + b)`.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Squash {
+    /// Weights.
+    pub w: Vec<f64>,
+    /// Bias.
+    pub b: f64,
+}
+
+impl Squash {
+    #[reverse]
+    /// `tanh(w_i x_i + b)` for each input.
+    pub fn forward(&self, x: &[f64]) -> Vec<f64> {
+        self.w
+            .iter()
+            .zip(x)
+            .map(|(w, x)| (w * x + self.b).tanh())
+            .collect()
+    }
+}
+
+/// Layers of the user's.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Stack {
+    /// In order.
+    pub layers: Vec<Squash>,
+}
+
+impl Stack {
+    /// The layers folded over the input (`fold(x.to_vec(), |h, l| l.forward(&h))`), summed.
+    #[reverse]
+    pub fn run(&self, x: &[f64]) -> f64 {
+        let h: Vec<f64> = self.layers.iter().fold(x.to_vec(), |h, l| l.forward(&h));
+        h.iter().sum::<f64>()
+    }
+}
+
+/// The variance by a fold into an array of the two moments.
+#[reverse]
+fn variance_by_fold(xs: &[f64]) -> f64 {
+    let m = xs
+        .iter()
+        .fold([0.0; 2], |acc, x| [acc[0] + x, acc[1] + x * x]);
+    let n = xs.len() as f64;
+    m[1] / n - (m[0] / n).powi(2)
+}
+
+#[test]
+fn folds_into_vectors_and_arrays() {
+    let net = Stack {
+        layers: vec![
+            Squash {
+                w: vec![0.5, -0.3],
+                b: 0.1,
+            },
+            Squash {
+                w: vec![1.2, 0.7],
+                b: -0.2,
+            },
+        ],
+    };
+    let x = [1.0, 2.0];
+    let (v, (dn, dx)) = net.run_grad(&x);
+    assert_eq!(v.to_bits(), net.run(&x).to_bits());
+    let f = |q: &[f64]| {
+        let layer = |k: usize| Squash {
+            w: q[3 * k..3 * k + 2].to_vec(),
+            b: q[3 * k + 2],
+        };
+        Stack {
+            layers: vec![layer(0), layer(1)],
+        }
+        .run(&q[6..])
+    };
+    let mut flat = Vec::new();
+    for l in &dn.layers {
+        flat.extend(&l.w);
+        flat.push(l.b);
+    }
+    flat.extend(&dx);
+    let at = [0.5, -0.3, 0.1, 1.2, 0.7, -0.2, 1.0, 2.0];
+    fd::close_all(&flat, &fd::fd(f, &at));
+
+    let xs = [1.0, 2.0, 4.0];
+    let (v, g) = variance_by_fold_grad(&xs);
+    assert_eq!(v.to_bits(), variance_by_fold(&xs).to_bits());
+    let mean = 7.0 / 3.0;
+    assert_relative_eq!(v, 7.0 - mean * mean, max_relative = 1e-14);
+    for i in 0..3 {
+        assert_relative_eq!(g[i], 2.0 * (xs[i] - mean) / 3.0, max_relative = 1e-12);
+    }
+}

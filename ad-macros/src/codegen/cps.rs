@@ -1028,7 +1028,18 @@ impl Cps<'_> {
     /// Whether a call goes through the callee's split companions rather than its CPS
     /// companion, which only returns a scalar and writes nothing.
     fn through_split(&self, var: VarId, call: &crate::ir::Call) -> bool {
-        call.by_mut.contains(&true) || !call.parts.is_empty() || self.e.body.vars[var].ty.is_array()
+        // (A value of the user's type, `Power::Square` or a copy of one, may be for a
+        // parameter of a struct or an enum, whose callee's CPS companion is a stub: its split
+        // companions take it.)
+        let user_value = |a: &Operand| match a {
+            Operand::Lit(_, crate::ir::LitKind::Unknown) => true,
+            Operand::Var(v) => matches!(self.e.body.vars[*v].ty, Ty::Other | Ty::Unknown),
+            _ => false,
+        };
+        call.by_mut.contains(&true)
+            || !call.parts.is_empty()
+            || self.e.body.vars[var].ty.is_array()
+            || call.args.iter().any(user_value)
     }
 
     /// A call that passes variables by `&mut`, or returns an array or a tuple, through the

@@ -367,7 +367,7 @@ impl Lowerer<'_> {
         };
         let place = super::strip(init);
         let reference = matches!(place, syn::Expr::Reference(_));
-        if reference || !self.is_place_expr(place) || !pure_place(place) {
+        if reference || !self.is_place_expr(place) || !super::desugar::pure_place(place) {
             return false;
         }
         // A tuple pattern ends with no `..` (whose parts would be counted from the end).
@@ -747,27 +747,4 @@ impl Lowerer<'_> {
         }
         Binding::Tuple(bindings)
     }
-}
-
-/// Whether `expr` (a place, see `is_place_expr`, or a `match` scrutinee) has no calls,
-/// macros, blocks or assignments: evaluating it again gives the same place or value.
-pub(super) fn pure_place(expr: &syn::Expr) -> bool {
-    use syn::visit::Visit;
-    struct Pure(bool);
-    impl<'ast> Visit<'ast> for Pure {
-        fn visit_expr(&mut self, e: &'ast syn::Expr) {
-            match e {
-                syn::Expr::Call(_)
-                | syn::Expr::MethodCall(_)
-                | syn::Expr::Macro(_)
-                | syn::Expr::Assign(_)
-                | syn::Expr::Block(_)
-                | syn::Expr::Closure(_) => self.0 = false,
-                _ => syn::visit::visit_expr(self, e),
-            }
-        }
-    }
-    let mut pure = Pure(true);
-    pure.visit_expr(expr);
-    pure.0
 }

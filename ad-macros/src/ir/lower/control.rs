@@ -521,7 +521,7 @@ impl Lowerer<'_> {
             }
             _ => None,
         };
-        let Some(whole) = whole.filter(|_| super::bind::pure_place(scrutinee)) else {
+        let Some(whole) = whole.filter(|_| super::desugar::pure_place(scrutinee)) else {
             self.reject_bindings(&arm.pat);
             return arm.clone();
         };

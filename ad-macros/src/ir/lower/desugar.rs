@@ -1515,7 +1515,7 @@ pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Ex
 pub(super) fn struct_pattern(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
     let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
     let value = &init.expr;
-    if !super::bind::pure_place(value) {
+    if !pure_place(value) {
         return None;
     }
     let fields: Vec<(syn::Member, &syn::Pat)> = match &local.pat {
@@ -1559,4 +1559,73 @@ pub(super) fn struct_pattern(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
         stmts.push(stmt);
     }
     Some(stmts)
+}
+
+/// `xs.iter().fold(init, |acc, x| e)` whose initial value is an array, a vector or a struct
+/// (`fold([0.0; 2], ..)`, `fold(x.to_vec(), |h, l| l.forward(&h))`): the `for` loop it stands
+/// for, `{ let mut acc = init; for x in xs.iter() { acc = e; } acc }` (the chains fold numbers
+/// and tuples of numbers themselves). `None` for another call, or a closure whose accumulator
+/// is not a name.
+pub(super) fn fold_as_loop(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+    if call.method != "fold" || call.args.len() != 2 {
+        return None;
+    }
+    let init = &call.args[0];
+    let whole = match super::strip(init) {
+        syn::Expr::Array(_) | syn::Expr::Repeat(_) | syn::Expr::Struct(_) => true,
+        syn::Expr::Macro(m) => m.mac.path.is_ident("vec"),
+        syn::Expr::MethodCall(m) => matches!(
+            m.method.to_string().as_str(),
+            "to_vec" | "to_owned" | "clone" | "collect"
+        ),
+        syn::Expr::Call(c) => matches!(super::strip(&c.func), syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "new" || s.ident == "from")),
+        _ => false,
+    };
+    if !whole {
+        return None;
+    }
+    let syn::Expr::Closure(closure) = super::strip(&call.args[1]) else {
+        return None;
+    };
+    let [acc, item] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
+        return None;
+    };
+    let acc = match acc {
+        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => &p.ident,
+        _ => return None,
+    };
+    let (receiver, body, span) = (&call.receiver, &closure.body, call.method.span());
+    Some(syn::parse_quote_spanned! {span=>
+        {
+            let mut #acc = #init;
+            for #item in #receiver {
+                #acc = #body;
+            }
+            #acc
+        }
+    })
+}
+
+/// Whether `expr` (a place, see `is_place_expr`, or a `match` scrutinee) has no calls,
+/// macros, blocks or assignments: evaluating it again gives the same place or value.
+pub(super) fn pure_place(expr: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    struct Pure(bool);
+    impl<'ast> Visit<'ast> for Pure {
+        fn visit_expr(&mut self, e: &'ast syn::Expr) {
+            match e {
+                syn::Expr::Call(_)
+                | syn::Expr::MethodCall(_)
+                | syn::Expr::Macro(_)
+                | syn::Expr::Assign(_)
+                | syn::Expr::Block(_)
+                | syn::Expr::Closure(_) => self.0 = false,
+                _ => syn::visit::visit_expr(self, e),
+            }
+        }
+    }
+    let mut pure = Pure(true);
+    pure.visit_expr(expr);
+    pure.0
 }

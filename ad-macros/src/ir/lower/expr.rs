@@ -533,6 +533,14 @@ impl Lowerer<'_> {
                 return self.lower_expr(&desugared, out);
             }
         }
+        // `xs.iter().filter_map(|x| if c { Some(e) } else { None })`: `.filter(..).map(..)`.
+        if let Some(split) = super::desugar::split_filter_map(call) {
+            return self.lower_expr(&split, out);
+        }
+        // `xs.iter().fold([0.0; 2], |acc, x| ..)`: the loop it stands for.
+        if let Some(desugared) = super::desugar::fold_as_loop(call) {
+            return self.lower_expr(&desugared, out);
+        }
         // `preds(w, xs).iter().map(..).sum()`: the call bound first.
         if let Some(bound) = super::desugar::chain_on_call(call) {
             return self.lower_expr(&bound, out);

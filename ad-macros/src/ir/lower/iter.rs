@@ -328,18 +328,9 @@ impl Lowerer<'_> {
                         ("enumerate", 0) => stages.push(Stage::Enumerate(None)),
                         ("map", 1) => stages.push(Stage::Map(&m.args[0])),
                         ("filter", 1) => stages.push(Stage::Filter(&m.args[0])),
-                        // `.filter_map(|x| if c { Some(e) } else { None })`: `.filter(..)
-                        // .map(..)` (see `desugar::split_filter_map`).
-                        ("filter_map", 1) => {
-                            if let Some(split) = super::desugar::split_filter_map(call) {
-                                let split = match split {
-                                    syn::Expr::MethodCall(m) => m,
-                                    _ => unreachable!("a chain stays a method call"),
-                                };
-                                return self.lower_consumed_chain(&split, consumer, out);
-                            }
-                            return self.chain_error(&m.method, FILTER_MAP);
-                        }
+                        // (One that `desugar::split_filter_map` splits is `.filter(..)
+                        // .map(..)` before it gets here.)
+                        ("filter_map", 1) => return self.chain_error(&m.method, FILTER_MAP),
                         ("copied" | "cloned", 0) => stages.push(Stage::Copied),
                         ("flatten", 0) => stages.push(Stage::Flatten(&m.method)),
                         // `.flat_map(f)`: `.map(f).flatten()`; `.flat_map(|r| r.iter())`:
