@@ -3227,3 +3227,37 @@ fn folds_into_vectors_and_arrays() {
         assert_relative_eq!(g[i], 2.0 * (xs[i] - mean) / 3.0, max_relative = 1e-12);
     }
 }
+
+/// Names bound by struct patterns of values are copies: writing the value afterwards leaves
+/// them as they were (`v = (v1 x, v0)` twice: `(v0 + v1) x` summed).
+#[reverse]
+fn rotated_couples(mut v: Couple, p: &mut Spring, x: f64) -> f64 {
+    for _ in 0..2 {
+        let Couple(a, b) = v;
+        v.0 = b * x;
+        v.1 = a;
+    }
+    let Spring { k, .. } = *p;
+    p.k = x;
+    v.0 + v.1 + k * p.k
+}
+
+#[test]
+fn struct_patterns_bind_copies_of_values() {
+    let mut p = Spring {
+        k: 1.5,
+        m: 2.0,
+        c: [0.0; 2],
+    };
+    let x = 3.0;
+    let (v, (dv, dp, dx)) = rotated_couples_grad(Couple(1.0, 2.0), &mut p.clone(), x);
+    assert_eq!(
+        v.to_bits(),
+        rotated_couples(Couple(1.0, 2.0), &mut p, x).to_bits()
+    );
+    // (1 + 2) x + 1.5 x.
+    assert_eq!(v, 3.0 * x + 1.5 * x);
+    assert_eq!((dv.0, dv.1), (x, x));
+    assert_eq!((dp.k, dp.m), (x, 0.0));
+    assert_eq!(dx, 3.0 + 1.5);
+}

@@ -1191,6 +1191,11 @@ impl Cps<'_> {
             quote!(#alias::fwd(#(#fwd_args,)* &mut __ad_st)),
             callee.span,
         );
+        // (Both calls at the user's: a type error of an argument is reported there.)
+        let rev_tokens = super::tokens::respan(
+            quote!(#alias::rev(#(#rev_args,)* #seed, &mut __ad_st, #(#sinks),*)),
+            callee.span,
+        );
         let kept = lent.iter().rev();
         quote! {
             #captures
@@ -1205,7 +1210,7 @@ impl Cps<'_> {
             #seeds
             let mut __ad_st = #stack.take();
             #(let mut #unlent = ::core::option::Option::None;)*
-            #alias::rev(#(#rev_args,)* #seed, &mut __ad_st, #(#sinks),*);
+            #rev_tokens;
             #stack.set(__ad_st);
             #deliver
             #r

@@ -57,7 +57,6 @@ const KNOWN_BAD: &[(&str, &str)] = &[
     ("cps/mutant/mut-arguments/18-ident", "F13"),
     ("cps/mutant/mut-out-param/7-literal-suffix", "F8"),
     ("cps/mutant/mut-array-and-vec/16-literal-suffix", "F8"),
-    ("cps/mutant/call-results/10-type", "F8"),
     ("cps/mutant/array-argument-modified-after/7-type", "F8"),
     (
         "cps/mutant/array-argument-modified-after/18-literal-suffix",

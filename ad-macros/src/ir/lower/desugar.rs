@@ -1503,16 +1503,22 @@ pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Ex
 ///
 /// ```text
 /// // Before                              // After
-/// let Neuron { w, b, .. } = self;        let w = &(self).w;
+/// let Neuron { w, b, .. } = self;        let w = &(self).w;     // (`&self`)
 ///                                        let b = &(self).b;
 /// let Params { mut k, m: [a, c] } = *p;  let mut k = (*p).k;
 ///                                        let [a, c] = (*p).m;
 /// ```
 ///
-/// A name alone is a reference to its field (read as its value, as a reference to a float
-/// or an array is), `mut k` a copy, another pattern takes the field's value apart. `None` for
-/// any other `let`.
-pub(super) fn struct_pattern(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+/// A name alone is a reference to its field when the value is a reference (`self` of `&self`,
+/// a `&T` parameter: read as its value, as a reference to a float or an array is), as Rust's
+/// binding modes give, and a copy otherwise, as Rust's move or copy gives (the value may be
+/// written afterwards: the name keeps what it had); `mut k` is a copy, another pattern takes
+/// the field's value apart. `reference` says whether an expression is a reference. `None`
+/// for any other `let`.
+pub(super) fn struct_pattern(
+    local: &syn::Local,
+    reference: &dyn Fn(&syn::Expr) -> bool,
+) -> Option<Vec<syn::Stmt>> {
     let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
     let value = &init.expr;
     if !pure_place(value) {
@@ -1549,7 +1555,10 @@ pub(super) fn struct_pattern(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
         let stmt: syn::Stmt = match pat {
             syn::Pat::Wild(_) => continue,
             syn::Pat::Ident(p)
-                if p.subpat.is_none() && p.by_ref.is_none() && p.mutability.is_none() =>
+                if p.subpat.is_none()
+                    && p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && reference(value) =>
             {
                 let name = &p.ident;
                 syn::parse_quote_spanned!(span=> let #name = &(#value).#member;)
@@ -1591,8 +1600,14 @@ pub(super) fn fold_as_loop(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
     let [acc, item] = closure.inputs.iter().collect::<Vec<_>>()[..] else {
         return None;
     };
+    // (A `mut` accumulator written in place and returned, `|mut acc, x| { acc[0] += x; acc
+    // }`, would be the loop's `acc = { acc[0] += x; acc };`, which #[reverse] does not take.)
     let acc = match acc {
-        syn::Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => &p.ident,
+        syn::Pat::Ident(p)
+            if p.by_ref.is_none() && p.subpat.is_none() && p.mutability.is_none() =>
+        {
+            &p.ident
+        }
         _ => return None,
     };
     let (receiver, body, span) = (&call.receiver, &closure.body, call.method.span());

@@ -325,3 +325,67 @@ fn generic_use(ty: &syn::Type, name: &str) -> bool {
     finder.visit_type(ty);
     finder.1
 }
+
+/// The names at the root of the values that `block` takes apart by variant: the scrutinees of
+/// `match` and `if let` with patterns that bind (`match s { Shape::Circle(r) => .. }`: `s`;
+/// `if let Some(b) = l.bias`: `l`), and the receivers of `Option`'s methods (`l.bias
+/// .unwrap_or(0.0)`: `l`). A variant assigned to one of them is an error (see
+/// `Lowerer::lower_assign`).
+pub(super) fn variant_roots(block: &syn::Block) -> Vec<String> {
+    use syn::visit::Visit;
+    struct Roots(Vec<String>);
+    impl<'a> Visit<'a> for Roots {
+        fn visit_expr_match(&mut self, m: &'a syn::ExprMatch) {
+            if m.arms.iter().any(|a| binds(&a.pat)) {
+                self.0.extend(root_name(&m.expr));
+            }
+            syn::visit::visit_expr_match(self, m);
+        }
+        fn visit_expr_let(&mut self, l: &'a syn::ExprLet) {
+            if binds(&l.pat) {
+                self.0.extend(root_name(&l.expr));
+            }
+            syn::visit::visit_expr_let(self, l);
+        }
+        fn visit_local(&mut self, l: &'a syn::Local) {
+            if let Some(init) = &l.init {
+                if init.diverge.is_some() {
+                    self.0.extend(root_name(&init.expr));
+                }
+            }
+            syn::visit::visit_local(self, l);
+        }
+        fn visit_expr_method_call(&mut self, m: &'a syn::ExprMethodCall) {
+            const OPTION: &[&str] = &[
+                "unwrap",
+                "expect",
+                "unwrap_or",
+                "unwrap_or_else",
+                "map_or",
+                "map_or_else",
+            ];
+            if OPTION.contains(&m.method.to_string().as_str()) {
+                self.0.extend(root_name(&m.receiver));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_item(&mut self, _: &'a syn::Item) {}
+    }
+    let mut roots = Roots(Vec::new());
+    roots.visit_block(block);
+    roots.0
+}
+
+/// The name at the root of a place (`l` of `l.bias`, `ss` of `ss[i].0`, `s` of `&*s`, `p` of
+/// `p.pos.iter()`).
+pub(super) fn root_name(expr: &syn::Expr) -> Option<String> {
+    match super::strip(expr) {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => root_name(&f.base),
+        syn::Expr::Index(i) => root_name(&i.expr),
+        syn::Expr::Reference(r) => root_name(&r.expr),
+        syn::Expr::Unary(u) => root_name(&u.expr),
+        syn::Expr::MethodCall(m) => root_name(&m.receiver),
+        _ => None,
+    }
+}

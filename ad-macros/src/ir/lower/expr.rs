@@ -2564,6 +2564,22 @@ impl Lowerer<'_> {
         if let (syn::Expr::Tuple(places), None) = (super::strip(left), op) {
             return self.destructuring_assign(places, right, out);
         }
+        // `s = Shape::Circle(x);`, `layer.bias = None;` on a value with derivatives that the
+        // body takes apart by variant: its adjoint is in the variant it had, which the parts
+        // bound by a `match` read.
+        if op.is_none()
+            && is_variant_value(right)
+            && self.is_place_expr(left)
+            && super::enums::root_name(left).is_some_and(|r| self.variant_roots.contains(&r))
+        {
+            self.cx.error(
+                right,
+                "#[reverse] does not assign an enum's variant (or `None`, `Some(..)`) to a value \
+                 with derivatives: its adjoint keeps the variant it had; bind the new value to a \
+                 new name (`let s2 = Shape::Circle(x);`)",
+            );
+            return;
+        }
         // (Only where `left` calls nothing: it is written once per item.)
         if let (syn::Expr::Index(_) | syn::Expr::Field(_), syn::Expr::Array(items), None) =
             (super::strip(left), super::strip(right), op)
@@ -3438,4 +3454,35 @@ fn has_parens(tokens: &proc_macro2::TokenStream) -> bool {
         }
         _ => false,
     })
+}
+
+/// Whether `expr` is a variant of an enum: `Shape::Circle(x)`, `Shape::Rect { .. }`,
+/// `Shape::Empty`, `Some(x)`, `None`.
+fn is_variant_value(expr: &syn::Expr) -> bool {
+    let path = match super::strip(expr) {
+        syn::Expr::Call(c) => match super::strip(&c.func) {
+            syn::Expr::Path(p) => &p.path,
+            _ => return false,
+        },
+        syn::Expr::Struct(s) => &s.path,
+        syn::Expr::Path(p) if p.path.is_ident("None") => return true,
+        // (A unit variant, `Shape::Empty`, is `CamelCase`; a constant, `Vec3::ZERO`, is not.)
+        syn::Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| {
+                s.ident
+                    .to_string()
+                    .contains(|c: char| c.is_ascii_lowercase())
+            }) =>
+        {
+            &p.path
+        }
+        _ => return false,
+    };
+    let variant = super::enums::is_variant_path(path)
+        && path.segments.last().is_some_and(|s| {
+            s.ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        });
+    variant || super::enums::is_some_path(path)
 }

@@ -77,6 +77,7 @@ pub(crate) fn lower(
 ) -> Option<Body> {
     let mut lowerer = Lowerer::new(cx, sig);
     lowerer.forward = forward;
+    lowerer.variant_roots = enums::variant_roots(block);
     let mut stmts = Vec::new();
     let writebacks = lowerer.copy_mut_params(&mut stmts);
     // `std::iter::zip(a, b)`: `a.into_iter().zip(b)`.
@@ -301,6 +302,9 @@ struct Lowerer<'a> {
     /// How many indices reach a float in a nested container of floats (`[[f64; 2]; 3]`,
     /// `Vec<Vec<f64>>`: 2), where its type or its initializer says (see `places::rows`).
     float_depth: HashMap<VarId, usize>,
+    /// The names whose values the body takes apart by variant (`match s { Shape::Circle(r)
+    /// => .. }`, `if let Some(b) = l.bias`, `l.bias.unwrap_or(..)`: see `enums::variant_roots`).
+    variant_roots: Vec<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -345,6 +349,7 @@ impl<'a> Lowerer<'a> {
             declared: Vec::new(),
             block_labels: Vec::new(),
             float_depth: HashMap::new(),
+            variant_roots: Vec::new(),
         };
         for (index, param) in sig.params.iter().enumerate() {
             let ty = match &param.kind {
@@ -490,7 +495,7 @@ impl<'a> Lowerer<'a> {
         let split = |l: &syn::Local| {
             desugar::array_pattern_of_call(l)
                 .or_else(|| desugar::enumerated_pick_pattern(l))
-                .or_else(|| desugar::struct_pattern(l))
+                .or_else(|| desugar::struct_pattern(l, &|e| self.is_reference_name(e)))
         };
         let rewrite = |s: &syn::Stmt| {
             desugar::lent_parts(s).or_else(|| match s {

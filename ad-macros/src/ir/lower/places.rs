@@ -80,6 +80,24 @@ impl Lowerer<'_> {
         }
     }
 
+    /// Whether `expr` is the name of a parameter passed by reference (`self` of `&self`,
+    /// `p: &P`, `p: &mut P`).
+    pub(super) fn is_reference_name(&self, expr: &syn::Expr) -> bool {
+        let syn::Expr::Path(p) = strip(expr) else {
+            return false;
+        };
+        let Some(Binding::Var(v)) = p.path.get_ident().and_then(|i| self.lookup(&i.to_string()))
+        else {
+            return false;
+        };
+        self.vars[*v].param.is_some_and(|i| {
+            matches!(
+                self.sig.params.get(i).map(|p| &p.ty),
+                Some(syn::Type::Reference(_))
+            )
+        })
+    }
+
     /// The place `expr` denotes, lowering its indices (in evaluation order) into `out`.
     /// `None` when it is not a place (see `is_place_expr`).
     pub(super) fn place_expr(&mut self, expr: &syn::Expr, out: &mut Vec<Stmt>) -> Option<Place> {
