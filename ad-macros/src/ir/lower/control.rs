@@ -633,7 +633,7 @@ impl Lowerer<'_> {
                 return self.lower_expr_jumps(&desugared, out, false);
             }
             // `for v in l.forward(x).iter()`: the call's result bound first.
-            if let Some(desugared) = super::desugar::loop_over_call(f) {
+            if let Some(desugared) = super::desugar::loop_over_call(f, &|e| self.is_float_expr(e)) {
                 return self.lower_expr_jumps(&desugared, out, false);
             }
             const FLATTEN_BREAK: &str = "#[reverse] does not `break` out of a loop over \

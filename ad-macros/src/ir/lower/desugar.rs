@@ -1161,17 +1161,23 @@ fn take_calls(expr: &mut syn::Expr, span: Span, taken: &mut Vec<(syn::Ident, syn
     take_calls(&mut m.receiver, span, taken);
 }
 
-/// `for v in l.forward(x).iter() { .. }` (`for v in g(x)`, `&g(x)`, then adaptors, a `zip`
-/// with a call's result): the loop over the calls' results bound first, `{ let __ad_called =
+/// `for v in l.forward(x).iter() { .. }` (`for v in g(x)` where `active` says the call has
+/// derivatives, `&g(x)`, then adaptors, a `zip` with a call's result): the loop over the calls' results bound first, `{ let __ad_called =
 /// l.forward(x); for v in __ad_called.iter() { .. } }` (evaluated once, before the first
 /// iteration, as Rust does). `None` for a loop over anything else.
-pub(super) fn loop_over_call(f: &syn::ExprForLoop) -> Option<syn::Expr> {
+pub(super) fn loop_over_call(
+    f: &syn::ExprForLoop,
+    active: &dyn Fn(&syn::Expr) -> bool,
+) -> Option<syn::Expr> {
     let span = f.expr.span();
     let mut f = f.clone();
     let name = syn::Ident::new("__ad_called", Span::mixed_site().located_at(span));
     let mut taken = Vec::new();
+    // (A call iterated as it is only where it has derivatives, `for v in layer.forward(x)`:
+    // one of inactive data may give an iterator, `for w in s.split_whitespace()`, which no
+    // `&` or `.iter()` says is a collection.)
     match &mut *f.expr {
-        e if called(e) => {
+        e if called(e) && active(e) => {
             taken.push((name.clone(), std::mem::replace(e, syn::parse_quote!(#name))))
         }
         syn::Expr::Reference(r) if r.mutability.is_none() && called(&r.expr) => taken.push((
