@@ -3261,3 +3261,35 @@ fn struct_patterns_bind_copies_of_values() {
     assert_eq!((dp.k, dp.m), (x, 0.0));
     assert_eq!(dx, 3.0 + 1.5);
 }
+
+/// A guard on the `Some` arm before `_`: the product with the entry before the first one
+/// above `t`, where there is one, else `2 x0`.
+#[reverse]
+fn guarded_position(x: &[f64], t: f64) -> f64 {
+    match x.iter().position(|&v| v > t) {
+        Some(i) if i > 0 => x[i] * x[i - 1],
+        _ => x[0] * 2.0,
+    }
+}
+
+#[reverse]
+fn guarded_position_via(x: &[f64], t: f64) -> f64 {
+    guarded_position(x, t)
+}
+
+#[test]
+fn options_matched_with_a_guard() {
+    let x = [1.5, 2.0, 3.0];
+    for (t, expected) in [
+        (1.7, vec![2.0, 1.5, 0.0]),
+        (0.5, vec![2.0, 0.0, 0.0]),
+        (5.0, vec![2.0, 0.0, 0.0]),
+    ] {
+        let (_, (g, dt)) = checked(
+            guarded_position(&x, t),
+            guarded_position_grad(&x, t),
+            guarded_position_via_grad(&x, t),
+        );
+        assert_eq!((g, dt), (expected, 0.0));
+    }
+}

@@ -1733,14 +1733,18 @@ const CHECKPOINT_NESTED: &str = "#[revad::checkpoint] checkpoints a loop that is
      `return`; move the loop to the body (or into a `#[revad::reverse]` helper function that \
      the enclosing loop calls)";
 
-/// `match o { Some(k) => a, None => b }` (the arms in either order, `_` for `None`, no guards)
-/// as `if let Some(k) = o { a } else { b }`, when `desugar::if_let_some` takes that `if let`;
-/// `None` otherwise.
+/// `match o { Some(k) => a, None => b }` (the arms in either order, `_` for `None`; a guard on
+/// `Some(k)` before `_`, whose arm then runs where the guard fails too) as `if let Some(k) = o
+/// { a } else { b }`, when `desugar::if_let_some` takes that `if let`; `None` otherwise.
 fn some_or_none(m: &syn::ExprMatch) -> Option<syn::Expr> {
     let [first, second] = m.arms.as_slice() else {
         return None;
     };
-    if first.guard.is_some() || second.guard.is_some() {
+    // (A guard on the `Some` arm before `_`: `Some(k) if g => a, _ => b` is `if let Some(k) =
+    // o { if g { a } else { b } } else { b }`.)
+    let guarded =
+        first.guard.is_some() && second.guard.is_none() && matches!(second.pat, syn::Pat::Wild(_));
+    if (first.guard.is_some() && !guarded) || second.guard.is_some() {
         return None;
     }
     let is_some = |arm: &syn::Arm| match &arm.pat {
@@ -1764,12 +1768,18 @@ fn some_or_none(m: &syn::ExprMatch) -> Option<syn::Expr> {
             other => syn::parse_quote_spanned!(other.span()=> { #other }),
         }
     };
-    let then = block(&some.body);
     let els = syn::Expr::Block(syn::ExprBlock {
         attrs: Vec::new(),
         label: None,
         block: block(&none.body),
     });
+    let then = match &some.guard {
+        Some((_, guard)) => {
+            let body = &some.body;
+            syn::parse_quote_spanned!(guard.span()=> { if #guard { #body } else #els })
+        }
+        None => block(&some.body),
+    };
     let mut pat = some.pat.clone();
     if let syn::Pat::TupleStruct(ts) = &mut pat {
         // (`if_let_some` reads `Some(k)` as written.)
