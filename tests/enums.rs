@@ -543,3 +543,68 @@ fn unit_variants_in_local_arrays() {
     assert_relative_eq!(v, 3.0 * x + 4.0 * x * x, max_relative = 1e-15);
     assert_relative_eq!(dx, 3.0 + 8.0 * x, max_relative = 1e-15);
 }
+
+/// An activation of the user's.
+#[derive(Clone, Copy, Debug, PartialEq, revad::Adjoint)]
+pub enum Activation {
+    /// `tanh z`.
+    Tanh,
+    /// `max(z, 0)`.
+    Relu,
+}
+
+impl Activation {
+    /// The activation of `z`.
+    #[reverse]
+    pub fn apply(&self, z: f64) -> f64 {
+        match self {
+            Activation::Tanh => z.tanh(),
+            Activation::Relu => z.max(0.0),
+        }
+    }
+}
+
+/// A neuron with its activation.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Unit {
+    /// Weights.
+    pub w: Vec<f64>,
+    /// Bias.
+    pub b: f64,
+    /// Activation.
+    pub act: Activation,
+}
+
+impl Unit {
+    /// `act(w·x + b)`, the fields bound by one tuple `let` of references and a copy.
+    #[reverse]
+    pub fn out(&self, x: &[f64]) -> f64 {
+        let (w, b, act) = (&self.w, self.b, &self.act);
+        let z: f64 = w.iter().zip(x).map(|(w, x)| w * x).sum::<f64>() + b;
+        act.apply(z)
+    }
+}
+
+#[test]
+fn tuples_of_references_to_fields() {
+    for act in [Activation::Tanh, Activation::Relu] {
+        let u = Unit {
+            w: vec![0.5, -0.2],
+            b: 0.3,
+            act,
+        };
+        let x = [1.0, 2.0];
+        let (v, (du, dx)) = u.out_grad(&x);
+        assert_eq!(v.to_bits(), u.out(&x).to_bits());
+        let z: f64 = 0.5 - 0.4 + 0.3;
+        let d = match act {
+            Activation::Tanh => 1.0 - z.tanh().powi(2),
+            Activation::Relu => 1.0,
+        };
+        assert_relative_eq!(du.w[0], d * 1.0, max_relative = 1e-15);
+        assert_relative_eq!(du.w[1], d * 2.0, max_relative = 1e-15);
+        assert_relative_eq!(du.b, d, max_relative = 1e-15);
+        assert_relative_eq!(dx[0], d * 0.5, max_relative = 1e-15);
+        assert_relative_eq!(dx[1], d * -0.2, max_relative = 1e-15);
+    }
+}

@@ -1650,3 +1650,54 @@ pub(super) fn pure_place(expr: &syn::Expr) -> bool {
     pure.visit_expr(expr);
     pure.0
 }
+
+/// `let (w, b, act) = (&self.w, self.b, &self.act);`: a `let` per element, in order (the
+/// tuple is built left to right, then taken apart), each bound as its own `let` binds it (a
+/// reference to a part of a struct as a place). Only where no element reads a name the
+/// pattern binds (`let (a, b) = (b, a);` reads the old ones, which the first `let` would
+/// shadow); `None` otherwise.
+pub(super) fn tuple_of_values(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
+    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+    let (syn::Pat::Tuple(pats), syn::Expr::Tuple(values)) = (&local.pat, super::strip(&init.expr))
+    else {
+        return None;
+    };
+    if pats.elems.len() != values.elems.len()
+        || pats.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)))
+    {
+        return None;
+    }
+    let mut names = Vec::new();
+    for p in &pats.elems {
+        names.extend(super::enums::bound_names(p));
+    }
+    // (The names read: paths, not fields, `self.w`'s `w`; a macro's tokens all count.)
+    fn reads(e: &syn::Expr, names: &[String]) -> bool {
+        use syn::visit::Visit;
+        struct Reads<'n>(&'n [String], bool);
+        impl<'ast> Visit<'ast> for Reads<'_> {
+            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+                if let Some(i) = p.path.get_ident() {
+                    self.1 |= self.0.contains(&i.to_string());
+                }
+            }
+            fn visit_macro(&mut self, m: &'ast syn::Macro) {
+                let idents = super::enums::idents_in(m.tokens.clone());
+                self.1 |= idents.iter().any(|i| self.0.contains(i));
+            }
+        }
+        let mut r = Reads(names, false);
+        r.visit_expr(e);
+        r.1
+    }
+    if values.elems.iter().any(|v| reads(v, &names)) {
+        return None;
+    }
+    Some(
+        pats.elems
+            .iter()
+            .zip(&values.elems)
+            .map(|(p, v)| syn::parse_quote_spanned!(p.span()=> let #p = #v;))
+            .collect(),
+    )
+}
