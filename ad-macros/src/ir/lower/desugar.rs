@@ -1102,6 +1102,8 @@ pub(super) fn chain_on_call(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
     if taken.is_empty() {
         return None;
     }
+    // (In the order Rust evaluates them: the receiver's call before a `zip`'s argument.)
+    taken.reverse();
     let span = taken[0].1.span();
     let lets = taken
         .iter()
@@ -1189,6 +1191,7 @@ pub(super) fn loop_over_call(
     if taken.is_empty() {
         return None;
     }
+    taken.reverse();
     let lets = taken
         .iter()
         .map(|(name, call)| quote::quote!(let #name = #call;));
@@ -1374,22 +1377,6 @@ pub(super) fn split_filter_map(call: &syn::ExprMethodCall) -> Option<syn::Expr> 
             _ => None,
         }
     }
-    /// Names, fields, literals, operators and parentheses only: nothing that can panic.
-    fn plain(expr: &syn::Expr) -> bool {
-        match expr {
-            syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
-            syn::Expr::Field(f) => plain(&f.base),
-            syn::Expr::Paren(p) => plain(&p.expr),
-            syn::Expr::Unary(u) => plain(&u.expr),
-            syn::Expr::Binary(b) => {
-                // (An integer's `/` or `%` by zero panics.)
-                !matches!(b.op, syn::BinOp::Div(_) | syn::BinOp::Rem(_))
-                    && plain(&b.left)
-                    && plain(&b.right)
-            }
-            _ => false,
-        }
-    }
     fn strip_mut(pat: &mut syn::Pat) {
         use syn::visit_mut::VisitMut;
         struct NoMut;
@@ -1457,9 +1444,24 @@ pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Ex
     let span = call.method.span();
     let name = call.method.to_string();
     let own = syn::Ident::new("__ad_some", Span::mixed_site().located_at(span));
+    // A default `unwrap_or` and `map_or` take by value is evaluated before the test, as Rust
+    // does (it may panic, `xs[k]`), unless nothing in it can (`0.0`, `x * w`).
+    let default = syn::Ident::new("__ad_default", Span::mixed_site().located_at(span));
+    let eager = |value: &syn::Expr, desugared: syn::Expr| -> syn::Expr {
+        match plain(value) {
+            true => desugared,
+            false => syn::parse_quote_spanned!(span=> { let #default = #value; #desugared }),
+        }
+    };
+    let by_value = |value: &syn::Expr| -> syn::Expr {
+        match plain(value) {
+            true => value.clone(),
+            false => syn::parse_quote!(#default),
+        }
+    };
     // The `None` arm's value.
     let none: syn::Expr = match (name.as_str(), call.args.len()) {
-        ("unwrap_or", 1) => call.args[0].clone(),
+        ("unwrap_or", 1) => by_value(&call.args[0]),
         ("unwrap_or_else", 1) => thunk(&call.args[0])?,
         ("unwrap", 0) => syn::parse_quote_spanned!(span=>
             ::core::panic!("called `Option::unwrap()` on a `None` value")),
@@ -1469,11 +1471,11 @@ pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Ex
         }
         ("map_or", 2) => {
             let (pat, body) = mapping(&call.args[1])?;
-            let (option, default) = (&call.receiver, &call.args[0]);
-            return Some((
-                (**option).clone(),
-                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #default }),
-            ));
+            let option = &call.receiver;
+            let none = by_value(&call.args[0]);
+            let desugared =
+                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #none });
+            return Some(((**option).clone(), eager(&call.args[0], desugared)));
         }
         ("map_or_else", 2) => {
             let (pat, body) = mapping(&call.args[1])?;
@@ -1486,22 +1488,25 @@ pub(super) fn option_place_method(call: &syn::ExprMethodCall) -> Option<(syn::Ex
         }
         _ => return None,
     };
+    // (Only `unwrap_or`'s default is evaluated before the test.)
+    let eager = |desugared: syn::Expr| match name.as_str() {
+        "unwrap_or" => eager(&call.args[0], desugared),
+        _ => desugared,
+    };
     // `.map(|b| e)` first: the arm's value is `e` with `b` bound.
     if let syn::Expr::MethodCall(m) = super::strip(&call.receiver) {
         if m.method == "map" && m.args.len() == 1 {
             let (pat, body) = mapping(&m.args[0])?;
             let option = &m.receiver;
-            return Some((
-                (**option).clone(),
-                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #none }),
-            ));
+            let desugared =
+                syn::parse_quote_spanned!(span=> match #option { Some(#pat) => #body, _ => #none });
+            return Some(((**option).clone(), eager(desugared)));
         }
     }
     let option = &call.receiver;
-    Some((
-        (**option).clone(),
-        syn::parse_quote_spanned!(span=> match #option { Some(#own) => #own, _ => #none }),
-    ))
+    let desugared =
+        syn::parse_quote_spanned!(span=> match #option { Some(#own) => #own, _ => #none });
+    Some(((**option).clone(), eager(desugared)))
 }
 
 /// `let Neuron { w, b, .. } = self;` (`let Params { k, m } = *p;`, `let Vec2(x, y) = v;`): a
@@ -1616,6 +1621,11 @@ pub(super) fn fold_as_loop(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
         }
         _ => return None,
     };
+    // (A `for` pattern has no type: `|acc, x: &f64|` loops with `x`.)
+    let item = match item {
+        syn::Pat::Type(t) => &*t.pat,
+        item => item,
+    };
     let (receiver, body, span) = (&call.receiver, &closure.body, call.method.span());
     Some(syn::parse_quote_spanned! {span=>
         {
@@ -1700,4 +1710,22 @@ pub(super) fn tuple_of_values(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
             .map(|(p, v)| syn::parse_quote_spanned!(p.span()=> let #p = #v;))
             .collect(),
     )
+}
+
+/// Names, fields, literals, operators and parentheses only: nothing that can panic or write,
+/// so evaluating it later, or not at all, is the same as evaluating it where it is written.
+fn plain(expr: &syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
+        syn::Expr::Field(f) => plain(&f.base),
+        syn::Expr::Paren(p) => plain(&p.expr),
+        syn::Expr::Unary(u) => plain(&u.expr),
+        syn::Expr::Binary(b) => {
+            // (An integer's `/` or `%` by zero panics.)
+            !matches!(b.op, syn::BinOp::Div(_) | syn::BinOp::Rem(_))
+                && plain(&b.left)
+                && plain(&b.right)
+        }
+        _ => false,
+    }
 }
