@@ -3172,12 +3172,12 @@ impl Stack {
     }
 }
 
-/// The variance by a fold into an array of the two moments.
+/// The variance by a fold into an array of the two moments (the item typed, `x: &f64`).
 #[reverse]
 fn variance_by_fold(xs: &[f64]) -> f64 {
     let m = xs
         .iter()
-        .fold([0.0; 2], |acc, x| [acc[0] + x, acc[1] + x * x]);
+        .fold([0.0; 2], |acc, x: &f64| [acc[0] + x, acc[1] + x * x]);
     let n = xs.len() as f64;
     m[1] / n - (m[0] / n).powi(2)
 }
