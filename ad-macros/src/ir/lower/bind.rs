@@ -414,14 +414,12 @@ impl Lowerer<'_> {
                 _ => return false,
             }
         }
-        fn mentions(tokens: proc_macro2::TokenStream, names: &[String]) -> bool {
-            tokens.into_iter().any(|t| match t {
-                proc_macro2::TokenTree::Ident(i) => names.contains(&i.to_string()),
-                proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
-                _ => false,
-            })
-        }
-        if values.elems.iter().any(|v| mentions(quote!(#v), &names)) {
+        // (A field's name, `self.w`'s `w`, is no read of `w`.)
+        if values
+            .elems
+            .iter()
+            .any(|v| super::desugar::reads_any(v, &names))
+        {
             return false;
         }
         for (p, v) in pats.elems.iter().zip(&values.elems) {

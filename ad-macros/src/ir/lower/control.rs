@@ -1773,6 +1773,15 @@ fn some_or_none(m: &syn::ExprMatch) -> Option<syn::Expr> {
         label: None,
         block: block(&none.body),
     });
+    // (The `_` arm's body runs where `Some(k)` binds `k` too: not where it reads a name the
+    // pattern binds, which is another variable there.)
+    if some.guard.is_some() {
+        let mut names = Vec::new();
+        super::desugar::collect_pat_names(&some.pat, &mut names);
+        if super::desugar::reads_any(&none.body, &names) {
+            return None;
+        }
+    }
     let then = match &some.guard {
         Some((_, guard)) => {
             let body = &some.body;

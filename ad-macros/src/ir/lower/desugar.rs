@@ -1095,10 +1095,13 @@ pub(super) fn unfiltered_loop(f: &syn::ExprForLoop) -> Option<syn::Expr> {
 /// .sum() })`, which the chains over locals lower. A call is the receiver of the chain's
 /// `iter()` or `into_iter()`, or the argument of a `zip` (`g(x)`, `&g(x)`, `g(x).iter()`; see
 /// [`called`]). `None` when there is none.
-pub(super) fn chain_on_call(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
+pub(super) fn chain_on_call(
+    call: &syn::ExprMethodCall,
+    active: &dyn Fn(&syn::Expr) -> bool,
+) -> Option<syn::Expr> {
     let mut chain = syn::Expr::MethodCall(call.clone());
     let mut taken = Vec::new();
-    take_calls(&mut chain, call.method.span(), &mut taken);
+    take_calls(&mut chain, call.method.span(), active, &mut taken);
     if taken.is_empty() {
         return None;
     }
@@ -1113,7 +1116,15 @@ pub(super) fn chain_on_call(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
 
 /// Replaces the calls of the chain `expr` that [`chain_on_call`] binds by names, innermost
 /// last, and lists them with their names.
-fn take_calls(expr: &mut syn::Expr, span: Span, taken: &mut Vec<(syn::Ident, syn::Expr)>) {
+/// A `zip`'s argument, or the receiver of `into_iter()`, only where `active` says the call has
+/// derivatives (a call of inactive data may give an iterator, `zip(s.split_whitespace())`,
+/// which `.iter()` would not take).
+fn take_calls(
+    expr: &mut syn::Expr,
+    span: Span,
+    active: &dyn Fn(&syn::Expr) -> bool,
+    taken: &mut Vec<(syn::Ident, syn::Expr)>,
+) {
     let syn::Expr::MethodCall(m) = expr else {
         return;
     };
@@ -1128,7 +1139,7 @@ fn take_calls(expr: &mut syn::Expr, span: Span, taken: &mut Vec<(syn::Ident, syn
         let arg = &mut m.args[0];
         // (`zip(g(x))`: `zip(&__ad_called)`, the items by reference, as the chains zip a
         // local.)
-        if called(arg) {
+        if called(arg) && active(arg) {
             let name = name(taken.len());
             let call = std::mem::replace(arg, syn::parse_quote!(&#name));
             taken.push((name, call));
@@ -1138,7 +1149,7 @@ fn take_calls(expr: &mut syn::Expr, span: Span, taken: &mut Vec<(syn::Ident, syn
                 Some(&mut *r.expr)
             }
             syn::Expr::MethodCall(i)
-                if (i.method == "iter" || i.method == "into_iter")
+                if (i.method == "iter" || (i.method == "into_iter" && active(&i.receiver)))
                     && i.args.is_empty()
                     && called(&i.receiver) =>
             {
@@ -1153,14 +1164,14 @@ fn take_calls(expr: &mut syn::Expr, span: Span, taken: &mut Vec<(syn::Ident, syn
         }
     }
     if (m.method == "iter" || m.method == "into_iter") && m.args.is_empty() {
-        if called(&m.receiver) {
+        if called(&m.receiver) && (m.method == "iter" || active(&m.receiver)) {
             let name = name(taken.len());
             let call = std::mem::replace(&mut *m.receiver, syn::parse_quote!(#name));
             taken.push((name, call));
         }
         return;
     }
-    take_calls(&mut m.receiver, span, taken);
+    take_calls(&mut m.receiver, span, active, taken);
 }
 
 /// `for v in l.forward(x).iter() { .. }` (`for v in g(x)` where `active` says the call has
@@ -1186,7 +1197,7 @@ pub(super) fn loop_over_call(
             name.clone(),
             std::mem::replace(&mut *r.expr, syn::parse_quote!(#name)),
         )),
-        e => take_calls(e, span, &mut taken),
+        e => take_calls(e, span, active, &mut taken),
     }
     if taken.is_empty() {
         return None;
@@ -1552,6 +1563,10 @@ pub(super) fn struct_pattern(
             let mut fields = Vec::new();
             for (k, p) in t.elems.iter().enumerate() {
                 if matches!(p, syn::Pat::Rest(_)) {
+                    // (`let V3(.., z) = v;`: a field after `..` is counted from the end.)
+                    if k + 1 < t.elems.len() {
+                        return None;
+                    }
                     break;
                 }
                 fields.push((syn::Member::Unnamed(syn::Index::from(k)), p));
@@ -1560,6 +1575,13 @@ pub(super) fn struct_pattern(
         }
         _ => return None,
     };
+    // (`let Link { i, w } = links[i];` reads the old `i` for both fields: one `let` per field
+    // would read the new one.)
+    let mut names = Vec::new();
+    collect_pat_names(&local.pat, &mut names);
+    if reads_any(value, &names) {
+        return None;
+    }
     let mut stmts = Vec::new();
     for (member, pat) in fields {
         let span = pat.span();
@@ -1627,6 +1649,14 @@ pub(super) fn fold_as_loop(call: &syn::ExprMethodCall) -> Option<syn::Expr> {
         item => item,
     };
     let (receiver, body, span) = (&call.receiver, &closure.body, call.method.span());
+    // (The loop binds `acc` before it evaluates the sequence, and its body is no closure: not
+    // where the sequence or the start reads the closure's names, `s.iter().fold(.., |s, a|
+    // ..)`, nor where the body returns from the closure.)
+    let mut names = vec![acc.to_string()];
+    collect_pat_names(item, &mut names);
+    if reads_any(receiver, &names) || reads_any(init, &names) || returns(body) {
+        return None;
+    }
     Some(syn::parse_quote_spanned! {span=>
         {
             let mut #acc = #init;
@@ -1661,71 +1691,82 @@ pub(super) fn pure_place(expr: &syn::Expr) -> bool {
     pure.0
 }
 
-/// `let (w, b, act) = (&self.w, self.b, &self.act);`: a `let` per element, in order (the
-/// tuple is built left to right, then taken apart), each bound as its own `let` binds it (a
-/// reference to a part of a struct as a place). Only where no element reads a name the
-/// pattern binds (`let (a, b) = (b, a);` reads the old ones, which the first `let` would
-/// shadow); `None` otherwise.
-pub(super) fn tuple_of_values(local: &syn::Local) -> Option<Vec<syn::Stmt>> {
-    let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
-    let (syn::Pat::Tuple(pats), syn::Expr::Tuple(values)) = (&local.pat, super::strip(&init.expr))
-    else {
-        return None;
-    };
-    if pats.elems.len() != values.elems.len()
-        || pats.elems.iter().any(|p| matches!(p, syn::Pat::Rest(_)))
-    {
-        return None;
-    }
-    let mut names = Vec::new();
-    for p in &pats.elems {
-        names.extend(super::enums::bound_names(p));
-    }
-    // (The names read: paths, not fields, `self.w`'s `w`; a macro's tokens all count.)
-    fn reads(e: &syn::Expr, names: &[String]) -> bool {
-        use syn::visit::Visit;
-        struct Reads<'n>(&'n [String], bool);
-        impl<'ast> Visit<'ast> for Reads<'_> {
-            fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
-                if let Some(i) = p.path.get_ident() {
-                    self.1 |= self.0.contains(&i.to_string());
-                }
-            }
-            fn visit_macro(&mut self, m: &'ast syn::Macro) {
-                let idents = super::enums::idents_in(m.tokens.clone());
-                self.1 |= idents.iter().any(|i| self.0.contains(i));
-            }
-        }
-        let mut r = Reads(names, false);
-        r.visit_expr(e);
-        r.1
-    }
-    if values.elems.iter().any(|v| reads(v, &names)) {
-        return None;
-    }
-    Some(
-        pats.elems
-            .iter()
-            .zip(&values.elems)
-            .map(|(p, v)| syn::parse_quote_spanned!(p.span()=> let #p = #v;))
-            .collect(),
-    )
-}
-
-/// Names, fields, literals, operators and parentheses only: nothing that can panic or write,
+/// Names, fields, literals, comparisons and parentheses only: nothing that can panic or write,
 /// so evaluating it later, or not at all, is the same as evaluating it where it is written.
 fn plain(expr: &syn::Expr) -> bool {
     match expr {
         syn::Expr::Path(_) | syn::Expr::Lit(_) => true,
         syn::Expr::Field(f) => plain(&f.base),
         syn::Expr::Paren(p) => plain(&p.expr),
-        syn::Expr::Unary(u) => plain(&u.expr),
+        // (Not `-`, nor arithmetic: an integer's overflows panic in a debug build.)
+        syn::Expr::Unary(u) => !matches!(u.op, syn::UnOp::Neg(_)) && plain(&u.expr),
         syn::Expr::Binary(b) => {
-            // (An integer's `/` or `%` by zero panics.)
-            !matches!(b.op, syn::BinOp::Div(_) | syn::BinOp::Rem(_))
-                && plain(&b.left)
+            matches!(
+                b.op,
+                syn::BinOp::Eq(_)
+                    | syn::BinOp::Ne(_)
+                    | syn::BinOp::Lt(_)
+                    | syn::BinOp::Le(_)
+                    | syn::BinOp::Gt(_)
+                    | syn::BinOp::Ge(_)
+                    | syn::BinOp::And(_)
+                    | syn::BinOp::Or(_)
+            ) && plain(&b.left)
                 && plain(&b.right)
         }
         _ => false,
     }
+}
+
+/// Whether `expr` reads one of `names`: as a path (`i`, not the field `self.i`), or in a
+/// macro's tokens.
+pub(super) fn reads_any(expr: &syn::Expr, names: &[String]) -> bool {
+    use syn::visit::Visit;
+    struct Reads<'n>(&'n [String], bool);
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+            if let Some(i) = p.path.get_ident() {
+                self.1 |= self.0.contains(&i.to_string());
+            }
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let idents = super::enums::idents_in(m.tokens.clone());
+            self.1 |= idents.iter().any(|i| self.0.contains(i));
+        }
+    }
+    let mut r = Reads(names, false);
+    r.visit_expr(expr);
+    r.1
+}
+
+/// Whether `expr` has a `return` or a `?` outside closures.
+fn returns(expr: &syn::Expr) -> bool {
+    use syn::visit::Visit;
+    struct Finds(bool);
+    impl<'ast> Visit<'ast> for Finds {
+        fn visit_expr_return(&mut self, _: &'ast syn::ExprReturn) {
+            self.0 = true;
+        }
+        fn visit_expr_try(&mut self, _: &'ast syn::ExprTry) {
+            self.0 = true;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut f = Finds(false);
+    f.visit_expr(expr);
+    f.0
+}
+
+/// The names `pat` binds (and the constants it names), appended to `out`.
+pub(super) fn collect_pat_names(pat: &syn::Pat, out: &mut Vec<String>) {
+    use syn::visit::Visit;
+    struct Names<'o>(&'o mut Vec<String>);
+    impl<'ast> Visit<'ast> for Names<'_> {
+        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    Names(out).visit_pat(pat);
 }

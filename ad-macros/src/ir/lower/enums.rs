@@ -389,20 +389,3 @@ pub(super) fn root_name(expr: &syn::Expr) -> Option<String> {
         _ => None,
     }
 }
-
-/// The names `pat` binds (an uppercase name is a constant or a unit variant).
-pub(super) fn bound_names(pat: &syn::Pat) -> Vec<String> {
-    use syn::visit::Visit;
-    struct Names(Vec<String>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            if is_binding(p) {
-                self.0.push(p.ident.to_string());
-            }
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    let mut names = Names(Vec::new());
-    names.visit_pat(pat);
-    names.0
-}

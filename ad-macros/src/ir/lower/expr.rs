@@ -542,7 +542,7 @@ impl Lowerer<'_> {
             return self.lower_expr(&desugared, out);
         }
         // `preds(w, xs).iter().map(..).sum()`: the call bound first.
-        if let Some(bound) = super::desugar::chain_on_call(call) {
+        if let Some(bound) = super::desugar::chain_on_call(call, &|e| self.is_float_expr(e)) {
             return self.lower_expr(&bound, out);
         }
         // `.dot(..)`, `.norm()`, .. of a vector or matrix: the runtime's rule (see `linalg`).

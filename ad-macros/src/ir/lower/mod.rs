@@ -496,7 +496,6 @@ impl<'a> Lowerer<'a> {
             desugar::array_pattern_of_call(l)
                 .or_else(|| desugar::enumerated_pick_pattern(l))
                 .or_else(|| desugar::struct_pattern(l, &|e| self.is_reference_name(e)))
-                .or_else(|| desugar::tuple_of_values(l))
         };
         let rewrite = |s: &syn::Stmt| {
             desugar::lent_parts(s).or_else(|| match s {

@@ -571,7 +571,7 @@ impl Renamer<'_, '_> {
                 self.cheap = false;
                 let before = self.shadowed.len();
                 for input in &closure.inputs {
-                    collect_pat_names(input, &mut self.shadowed);
+                    super::desugar::collect_pat_names(input, &mut self.shadowed);
                 }
                 self.visit_expr_mut(&mut closure.body);
                 self.shadowed.truncate(before);
@@ -610,7 +610,7 @@ impl Renamer<'_, '_> {
                 self.killed += 1;
                 self.visit_expr_mut(&mut scrutinee);
                 let before = self.shadowed.len();
-                collect_pat_names(&pat, &mut self.shadowed);
+                super::desugar::collect_pat_names(&pat, &mut self.shadowed);
                 if let Some(guard) = &mut guard {
                     self.visit_expr_mut(guard);
                 }
@@ -778,17 +778,6 @@ pub(super) fn strip_derefs(mut expr: &syn::Expr) -> &syn::Expr {
             _ => return expr,
         }
     }
-}
-
-fn collect_pat_names(pat: &syn::Pat, out: &mut Vec<String>) {
-    struct Names<'o>(&'o mut Vec<String>);
-    impl<'ast> Visit<'ast> for Names<'_> {
-        fn visit_pat_ident(&mut self, p: &'ast syn::PatIdent) {
-            self.0.push(p.ident.to_string());
-            syn::visit::visit_pat_ident(self, p);
-        }
-    }
-    Names(out).visit_pat(pat);
 }
 
 /// Finds `return` expressions outside closures.
