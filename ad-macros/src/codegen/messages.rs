@@ -22,6 +22,12 @@ pub(crate) const NO_FORWARD_DERIVATIVE: &str = "`{name}` has no forward derivati
 pub(crate) const NO_METHOD_DERIVATIVE: &str =
     "`{name}` has no derivative: annotate it with `#[revad::reverse]`";
 
+/// A method of a `#[revad::reverse]` trait without `#[reverse]` (`{name}`, of the trait
+/// `{ret}`), called from differentiated code through a generic bound
+/// (`driver::traits::unmarked_stand_ins`).
+pub(crate) const UNMARKED_TRAIT_METHOD: &str = "`{name}` has no derivative: put #[reverse] on \
+     `{name}` in the trait `{ret}` and in its impl blocks";
+
 /// `k * v` (a float on the left of an operator on a struct of the user's) where the float's
 /// impl of the operator has no derivative (`codegen::method_fallbacks`): `{name}` is the
 /// operator's symbol, `{ret}` its trait.

@@ -37,11 +37,11 @@ pub(crate) mod hessian;
 mod inout;
 pub(crate) mod jacobian;
 mod linear;
-mod messages;
+pub(crate) mod messages;
 mod shared;
 mod sweep;
 pub(crate) mod tape;
-mod tokens;
+pub(crate) mod tokens;
 
 pub(crate) use crate::parse::Backend;
 pub(crate) use tokens::return_span;

@@ -185,6 +185,7 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
     let mut errors = TokenStream::new();
     let mut items = Vec::new();
     let mut forwarders = Vec::new();
+    let mut markers = TokenStream::new();
     let trait_name = t.ident.to_string();
     for item in std::mem::take(&mut t.items) {
         let syn::TraitItem::Fn(mut f) = item else {
@@ -194,6 +195,11 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
         let args = match take_mark(&mut f.attrs) {
             Ok(Some(args)) => args,
             Ok(None) => {
+                if t.generics.params.is_empty() {
+                    let (marker, stand_ins) = unmarked_stand_ins(&t, &f.sig);
+                    markers.extend(marker);
+                    items.extend(stand_ins);
+                }
                 items.push(syn::TraitItem::Fn(f));
                 continue;
             }
@@ -318,7 +324,80 @@ fn trait_block(mut t: syn::ItemTrait) -> TokenStream {
     }
     let companions = companions_macro(&t, &forwarders);
     t.items = items;
-    quote!(#errors #t #companions)
+    quote!(#errors #t #markers #companions)
+}
+
+/// For a method of the trait without `#[reverse]` (`sig`), the split companions that a
+/// differentiated caller reaches through a generic bound (`a.act(z)` with `A: Activation`),
+/// which fail to compile where they are called, with an error that names the method; and the
+/// `on_unimplemented` trait whose missing impl that error is (beside the trait, as visible as
+/// it). A concrete receiver finds the caller's fallback first (`codegen::method_fallbacks`),
+/// whose `&self` comes before these companions' `self: &&Self`, and whose error says the same.
+///
+/// ```text
+/// fn __ad_fwd_act<'__ad_check, A1, S>(self: &&Self, _: A1, _: S) -> StandInResult
+/// where &'__ad_check (): __ad_unmarked_Activation_act { unreachable!() }
+/// ```
+fn unmarked_stand_ins(
+    t: &syn::ItemTrait,
+    sig: &syn::Signature,
+) -> (TokenStream, Vec<syn::TraitItem>) {
+    let has_receiver = matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+    if !has_receiver {
+        return (TokenStream::new(), Vec::new());
+    }
+    let name = &sig.ident;
+    let unraw = name.to_string();
+    let unraw = unraw.trim_start_matches("r#");
+    let trait_name = &t.ident;
+    let mixed = proc_macro2::Span::mixed_site();
+    let marker = format_ident!("__ad_unmarked_{}_{}", trait_name, unraw);
+    let message = crate::codegen::messages::fill(
+        crate::codegen::messages::UNMARKED_TRAIT_METHOD,
+        unraw,
+        &trait_name.to_string(),
+    );
+    let vis = &t.vis;
+    let declare = quote! {
+        #[doc(hidden)]
+        #[diagnostic::on_unimplemented(
+            message = #message,
+            label = "called with a differentiated argument"
+        )]
+        #[allow(non_camel_case_types)]
+        #vis trait #marker {}
+    };
+    let fwd = crate::codegen::tokens::companion_ident(name, "fwd");
+    let rev = crate::codegen::tokens::companion_ident(name, "rev");
+    let arity = sig.inputs.len();
+    let args: Vec<syn::Ident> = (1..arity).map(|i| format_ident!("A{}", i)).collect();
+    let sinks: Vec<syn::Ident> = (0..arity).map(|i| format_ident!("K{}", i)).collect();
+    let lifetime = syn::Lifetime::new("'__ad_check", mixed);
+    let result = quote!(::revad::__private::StandInResult);
+    let fwd: syn::TraitItem = syn::parse_quote! {
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments, clippy::needless_lifetimes)]
+        fn #fwd<#lifetime, #(#args,)* S>(self: &&Self, #(_: #args,)* _: S) -> #result
+        where
+            &#lifetime (): #marker,
+        {
+            ::core::unreachable!()
+        }
+    };
+    let rev: syn::TraitItem = syn::parse_quote! {
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments)]
+        fn #rev<#(#args,)* S, #(#sinks),*>(
+            self: &&Self,
+            #(_: #args,)*
+            _: #result,
+            _: S,
+            #(_: #sinks),*
+        ) {
+            ::core::unreachable!()
+        }
+    };
+    (declare, vec![fwd, rev])
 }
 
 /// The macro that each annotated impl of the trait `t` expands to, `Trait! { [impl header]
