@@ -242,3 +242,76 @@ fn fused_loops_that_add_nothing_contribute_zero() {
     let (_, (dx, _)) = roots_scaled_by_zero_grad(&[0.0, 4.0], 1.0);
     assert_eq!(dx, vec![f64::INFINITY, 0.25]);
 }
+
+/// `x⁰ = 1` for every `x`: its derivative is 0 at `x = 0` too, where `y xʸ⁻¹` is `0 · ∞`
+/// (JAX's convention; `powi(0)` was already 0).
+#[reverse]
+#[forward]
+fn zero_power(x: f64) -> f64 {
+    x.powf(0.0)
+}
+
+/// The exponent as a variable: `∂/∂x xʸ` at `y = 0` is 0 at every `x`.
+#[reverse]
+fn power(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+/// A polynomial written with `powf` of the loop index, as users write it: `c₀ + c₁x + c₂x²`,
+/// whose derivative at 0 is `c₁`.
+#[reverse]
+fn powf_polynomial(x: f64, c: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..c.len() {
+        s += c[i] * x.powf(i as f64);
+    }
+    s
+}
+
+/// `x¹` and `x⁰` under the Hessian: second derivatives 0 at `x = 0` (`x^(1 - 1)` in the
+/// dual numbers is a constant power 0).
+#[reverse(hessian)]
+fn linear_power(x: f64, y: f64) -> f64 {
+    x.powf(1.0) + y.powf(0.0) * 3.0
+}
+
+#[test]
+fn a_zero_exponent_has_a_zero_derivative_at_zero() {
+    assert_eq!(zero_power_grad(0.0), (1.0, 0.0));
+    assert_eq!(zero_power_grad(2.5), (1.0, 0.0));
+    assert_eq!(zero_power_jvp(0.0, 1.0), (1.0, 0.0));
+    assert_eq!(power_grad(0.0, 0.0), (1.0, (0.0, 0.0)));
+    assert_eq!(power_grad(3.0, 0.0), (1.0, (0.0, 3f64.ln())));
+    // Elsewhere the rule is `y xʸ⁻¹` as before.
+    assert_eq!(power_grad(0.0, 2.0).1 .0, 0.0);
+    assert_eq!(power_grad(0.0, 1.0).1 .0, 1.0);
+    assert_eq!(power_grad(2.0, 3.0).1 .0, 12.0);
+    let c = [1.0, 2.0, 3.0];
+    let (value, (dx, dc)) = powf_polynomial_grad(0.0, &c);
+    assert_eq!((value, dx, dc), (1.0, 2.0, vec![1.0, 0.0, 0.0]));
+    let (value, (dx, dc)) = powf_polynomial_grad(0.5, &c);
+    assert_eq!(value, 1.0 + 2.0 * 0.5 + 3.0 * 0.25);
+    assert_eq!((dx, dc), (2.0 + 6.0 * 0.5, vec![1.0, 0.5, 0.25]));
+    let (value, g, h) = linear_power_hessian(0.0, 0.0);
+    assert_eq!((value, g), (3.0, (1.0, 0.0)));
+    assert_eq!(h, vec![vec![0.0, 0.0], vec![0.0, 0.0]]);
+    let (_, g, h) = linear_power_hessian(2.0, 5.0);
+    assert_eq!((g, h), ((1.0, 0.0), vec![vec![0.0, 0.0], vec![0.0, 0.0]]));
+}
+
+/// The exponent's own tangent keeps the mixed second derivative of `xʸ` at `y = 0`:
+/// `∂²/∂x∂y xʸ = xʸ⁻¹ (1 + y ln x)`, `1 / x` there.
+#[reverse(hessian)]
+fn mixed_power(x: f64, y: f64) -> f64 {
+    x.powf(y)
+}
+
+#[test]
+fn a_varying_zero_exponent_keeps_the_mixed_derivative() {
+    let (value, g, h) = mixed_power_hessian(2.0, 0.0);
+    assert_eq!((value, g), (1.0, (0.0, 2f64.ln())));
+    assert_eq!(h[0][1], 0.5);
+    assert_eq!(h[1][0], 0.5);
+    assert_eq!(h[0][0], 0.0);
+    assert_eq!(h[1][1], 2f64.ln() * 2f64.ln());
+}

@@ -43,7 +43,8 @@
 //! | `sqrt` | `x = 0` | `+inf` |
 //! | `cbrt` | `x = 0` | `+inf` |
 //! | `ln`, `log2`, `log10`, `log` | `x = 0` | `+inf` (the limit from the right) |
-//! | `powf(x, y)` | `x = 0` | `∂/∂y = 0` (NaN for `y < 0`); `∂/∂x = NaN` at `x = y = 0` |
+//! | `powf(x, y)` | `x = 0` | `∂/∂y = 0` (NaN for `y < 0`) |
+//! | `powf(x, y)` | `y = 0` | `∂/∂x = 0` (`x⁰ = 1` for every `x`, `0` included) |
 //! | `powi(x, 0)` | any `x` | `0` |
 //! | `hypot(x, y)` | `x = y = 0` | `(0.5, 0.5)` |
 //! | `atan2(y, x)` | `x = y = 0` | `(NaN, NaN)` |
@@ -487,10 +488,17 @@ pub fn d_powi<T: Float>(x: T, k: i32) -> T {
 
 /// `x.powf(y)` with output `z = xʸ`: `(y xʸ⁻¹, z ln x)`, where `ln x` is taken as `0` at
 /// `x = 0` (JAX's convention, which avoids `0 · (-inf)`; `∂/∂y` is still NaN at `x = 0`,
-/// `y < 0`, where `z` is infinite, and `∂/∂x` is NaN at `x = y = 0`).
+/// `y < 0`, where `z` is infinite), and `∂/∂x` is `0` where `y` is `0` (JAX's too: `x⁰` is
+/// `1` everywhere, where `y xʸ⁻¹` would be `0 · inf` at `x = 0`). On dual numbers the test
+/// is of the whole number: an exponent whose tangent is not zero keeps `y xʸ⁻¹`, whose
+/// derivative in `y` (`xʸ⁻¹ (1 + y ln x)`) is not zero.
 #[inline]
 pub fn d_powf<T: Float>(x: T, y: T, z: T) -> (T, T) {
-    let dx = y * x.powf(y - T::ONE);
+    let dx = if y.is_exact_zero() {
+        T::ZERO
+    } else {
+        y * x.powf(y - T::ONE)
+    };
     let ln_x = if x == T::ZERO { T::ZERO } else { x.ln() };
     (dx, z * ln_x)
 }
