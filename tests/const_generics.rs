@@ -112,6 +112,42 @@ fn an_array_result_of_the_length() {
     close(gk, 1.0 + 1.0 - 2.0);
 }
 
+/// A caller of `affine` that keeps its result for the reverse sweep, with its type written (the
+/// macro cannot name the type of a const-generic function's result: `tests/ui/
+/// const-generic-call-result.rs`); and one inside a loop.
+#[reverse]
+fn calls_affine(x: [f64; 3], k: f64) -> f64 {
+    let y: [f64; 3] = affine(x, k);
+    let mut s = 0.0;
+    for _ in 0..2 {
+        let z: [f64; 3] = affine(y, k);
+        s += z[0] * z[1] + z[2];
+    }
+    y[0] * y[2] + s
+}
+
+#[test]
+fn a_caller_keeps_a_const_generic_result_typed() {
+    let (x, k) = ([1.0, 2.0, -1.0], 0.5);
+    let (value, (gx, gk)) = calls_affine_grad(x, k);
+    assert_eq!(value, calls_affine(x, k));
+    let f = |x: [f64; 3], k: f64| calls_affine(x, k);
+    let h = 1e-6;
+    for i in 0..3 {
+        let (mut a, mut b) = (x, x);
+        a[i] += h;
+        b[i] -= h;
+        let fd = (f(a, k) - f(b, k)) / (2.0 * h);
+        assert!(
+            (fd - gx[i]).abs() <= 1e-6 * gx[i].abs().max(1.0),
+            "{fd} vs {}",
+            gx[i]
+        );
+    }
+    let fd = (f(x, k + h) - f(x, k - h)) / (2.0 * h);
+    assert!((fd - gk).abs() <= 1e-6 * gk.abs().max(1.0), "{fd} vs {gk}");
+}
+
 /// A polynomial whose degree is its type's length parameter.
 #[derive(revad::Adjoint)]
 struct Poly<const N: usize> {

@@ -247,6 +247,16 @@ impl Undifferentiated for Discard {}
 
 /// The return type of a function with a derivative, named through its marker struct: a
 /// caller that keeps an array result for its reverse sweep pops it as this type.
+///
+/// A function generic over a constant (`fn scale<const N: usize>(x: [f64; N]) -> [f64; N]`)
+/// has no such type (it depends on `N`): a caller that needs it is told to write it.
+#[diagnostic::on_unimplemented(
+    message = "#[reverse] cannot name the type of the result of `{Self}` here: write it, \
+               `let r: [f64; 3] = {Self}(..);`",
+    label = "the type of this call's result",
+    note = "the result type of a function generic over a constant (`<const N: usize>`) \
+            depends on the constant, which only rustc knows at the call"
+)]
 pub trait Returns {
     /// The function's return type.
     type Output;
@@ -256,6 +266,13 @@ pub trait Returns {
 /// generic over `T: Float`, its return type with `T = F`; for any other, [`Returns::Output`].
 /// A caller names the result's float type, which it knows, and not whether the callee is
 /// generic, which it does not.
+#[diagnostic::on_unimplemented(
+    message = "#[reverse] cannot name the type of the result of `{Self}` here: write it, \
+               `let r: [f64; 3] = {Self}(..);`",
+    label = "the type of this call's result",
+    note = "the result type of a function generic over a constant (`<const N: usize>`) \
+            depends on the constant, which only rustc knows at the call"
+)]
 pub trait ReturnsAt<F> {
     /// The function's return type at `F`.
     type Output;

@@ -27,7 +27,7 @@ pub(super) mod fuse;
 mod inner;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::shared::Emitter;
 use super::tokens::{assign_token, respan, stack};
@@ -503,7 +503,10 @@ impl Emitter<'_> {
                 let alias = &callee.alias;
                 // The callee may be generic: its return type at the float type of `v`.
                 let t = self.float_of(v).ident();
-                Some(quote!(<#alias as ::revad::__private::ReturnsAt<#t>>::Output))
+                // (At the callee: where a const-generic callee's missing type is reported.)
+                Some(
+                    quote_spanned!(callee.span=> <#alias as ::revad::__private::ReturnsAt<#t>>::Output),
+                )
             }
             _ => None,
         };
