@@ -608,3 +608,31 @@ fn closures_ignoring_arguments_passed_to_functions() {
     // 2 x² y
     assert_eq!(ignoring_the_first_grad(2.0, 3.0), (24.0, (24.0, 8.0)));
 }
+
+/// A rate held in a struct parameter: a closure passed to a function captures floats, so the
+/// field is bound first, with its type (`let k: f64 = p.k;`; without it the `let` names the
+/// part, which the lifted closure cannot take: `tests/ui/closure-capture-struct-param.rs`).
+#[derive(Clone, revad::Adjoint)]
+pub struct Decay {
+    /// The rate.
+    pub k: f64,
+}
+
+#[revad::reverse]
+fn decayed(p: &Decay, c: f64) -> f64 {
+    let k: f64 = p.k;
+    integrate(|x| c * (-k * x).exp(), 0.0, 1.0)
+}
+
+#[test]
+fn a_struct_field_bound_first_is_captured() {
+    let p = Decay { k: 0.7 };
+    let (value, (dp, dc)) = decayed_grad(&p, 2.0);
+    assert_eq!(value, decayed(&p, 2.0));
+    let h = 1e-6;
+    let fd_k =
+        (decayed(&Decay { k: 0.7 + h }, 2.0) - decayed(&Decay { k: 0.7 - h }, 2.0)) / (2.0 * h);
+    let fd_c = (decayed(&p, 2.0 + h) - decayed(&p, 2.0 - h)) / (2.0 * h);
+    assert!(close(dp.k, fd_k, 1e-6), "{} vs {fd_k}", dp.k);
+    assert!(close(dc, fd_c, 1e-6), "{dc} vs {fd_c}");
+}

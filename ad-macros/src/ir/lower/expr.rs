@@ -1069,7 +1069,19 @@ impl Lowerer<'_> {
                     "`{ident}` is a type, not a function; convert with `as {ident}`"
                 ));
             }
-            if let Some(Binding::Var(_) | Binding::Tuple(_)) = self.lookup(&ident.to_string()) {
+            let binding = self.lookup(&ident.to_string());
+            if let Some(Binding::Var(v)) = binding {
+                if self.vars[*v].param.is_some() {
+                    return Some(format!(
+                        "#[reverse] cannot differentiate a call through the parameter `{ident}`: \
+                         a function argument is `Fn` of 1 to 4 floats of one type to a float of \
+                         that type (`{ident}: impl Fn(f64, f64) -> f64`), not of arrays, \
+                         structs or other types; write the function's work with floats, or \
+                         call an annotated function by its name"
+                    ));
+                }
+            }
+            if let Some(Binding::Var(_) | Binding::Tuple(_)) = binding {
                 return Some(format!(
                     "#[reverse] cannot differentiate a call through the variable `{ident}` (a \
                      function pointer or a value): it calls functions by name; call an \

@@ -96,7 +96,8 @@ impl Lowerer<'_> {
                             "this closure is passed to a function, which #[reverse] lifts into a \
                              function of its own, and `{name}` (a closure, a tuple, a slice or a \
                              part of a value) cannot be passed to it; bind the floats it needs \
-                             to variables first"
+                             to variables of their own first, with their type (`let k: f64 = \
+                             p.k;`: without it, `let` names the part)"
                         ),
                     );
                     return None;
@@ -105,15 +106,25 @@ impl Lowerer<'_> {
             let kind = match self.capture_kind(var) {
                 Some(kind) => kind,
                 None => {
-                    self.cx.error(
-                        &name,
-                        format!(
-                            "this closure is passed to a function, which #[reverse] lifts into a \
-                             function of its own taking the captured `{name}`, and the macro \
-                             does not know its type; annotate it (`let {name}: usize = ..`), or \
-                             capture floats, float arrays, integers and `bool`s only"
+                    // (A parameter's type is written: a struct, a nested container or a
+                    // `&mut`, which the lifted function cannot take with its derivative.)
+                    let message = match self.vars[var].param {
+                        Some(_) => format!(
+                            "this closure is passed to a function, which #[reverse] lifts into \
+                             a function of its own taking the captured `{name}`, and it takes \
+                             floats, float arrays, integers and `bool`s only (not structs, \
+                             nested containers or `&mut`); bind the floats the closure reads \
+                             to variables of their own first (`let k: f64 = {name}.k;`) and capture \
+                             those"
                         ),
-                    );
+                        None => format!(
+                            "this closure is passed to a function, which #[reverse] lifts into \
+                             a function of its own taking the captured `{name}`, and the macro \
+                             does not know its type; annotate it (`let {name}: usize = ..`), \
+                             or capture floats, float arrays, integers and `bool`s only"
+                        ),
+                    };
+                    self.cx.error(&name, message);
                     return None;
                 }
             };
