@@ -479,3 +479,68 @@ fn recursion_remainders_literals_and_f32_constants() {
 fn assert_relative_eq(a: f64, b: f64) {
     assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{a} vs {b}");
 }
+
+// ---- callees of a Hessian: their own generic copies ---------------------------------------
+
+/// A helper with `#[reverse(hessian)]` of its own, not generic: the caller's copy on dual
+/// numbers calls the helper's copy.
+#[reverse(hessian)]
+fn square_h(v: f64) -> f64 {
+    v * v
+}
+
+/// Rosenbrock through the helper: `(1 - x)² + 100 (y - x²)²`.
+#[reverse(hessian)]
+fn rosenbrock_by_helper(x: f64, y: f64) -> f64 {
+    square_h(1.0 - x) + 100.0 * square_h(y - x * x)
+}
+
+/// A helper generic over its float type with `#[reverse]` only: the caller's copy calls it at
+/// the dual numbers' type.
+#[reverse]
+fn cube_g<T: revad::Float>(v: T) -> T {
+    v * v * v
+}
+
+/// A caller of both kinds of helpers, with `hessian`.
+#[reverse(hessian)]
+fn mixed_helpers(x: f64, y: f64) -> f64 {
+    cube_g(x) * y + shapes::scaled_square(y)
+}
+
+mod shapes {
+    /// Behind a module's path (`shapes::scaled_square`).
+    #[revad::reverse(hessian)]
+    pub fn scaled_square(v: f64) -> f64 {
+        3.0 * v * v
+    }
+}
+
+#[test]
+fn a_hessian_calls_helpers_through_their_copies() {
+    let (x, y) = (0.5, 0.7);
+    let (value, (gx, gy), h) = rosenbrock_by_helper_hessian(x, y);
+    assert_eq!(value, rosenbrock_by_helper(x, y));
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * b.abs().max(1.0);
+    assert!(close(gx, -2.0 * (1.0 - x) - 400.0 * x * (y - x * x)));
+    assert!(close(gy, 200.0 * (y - x * x)));
+    let exact = [
+        [2.0 - 400.0 * (y - x * x) + 800.0 * x * x, -400.0 * x],
+        [-400.0 * x, 200.0],
+    ];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!(close(h[i][j], exact[i][j]), "h[{i}][{j}] = {}", h[i][j]);
+        }
+    }
+    // x³ y + 3 y²: H = [[6 x y, 3 x²], [3 x², 6]].
+    let (value, (gx, gy), h) = mixed_helpers_hessian(x, y);
+    assert_eq!(value, mixed_helpers(x, y));
+    assert!(close(gx, 3.0 * x * x * y) && close(gy, x * x * x + 6.0 * y));
+    let exact = [[6.0 * x * y, 3.0 * x * x], [3.0 * x * x, 6.0]];
+    for i in 0..2 {
+        for j in 0..2 {
+            assert!(close(h[i][j], exact[i][j]), "h[{i}][{j}] = {}", h[i][j]);
+        }
+    }
+}

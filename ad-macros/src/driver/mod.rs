@@ -121,6 +121,11 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     );
     let second = match args.hessian {
         true => second_order(&func, &sig, &vjp_body),
+        // (A free function's alias under the name of the generic copy that a
+        // `#[reverse(hessian)]` caller calls; not for the copies and hoisted closures, `__ad_`.)
+        false if !sig.in_impl && !func.sig.ident.to_string().starts_with("__ad_") => {
+            crate::lift::lifted_alias(&func)
+        }
         false => TokenStream::new(),
     };
     let forward_too = args.forward_too || func.attrs.iter().any(|a| is_named(a, "forward"));

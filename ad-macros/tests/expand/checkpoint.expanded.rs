@@ -206,3 +206,6 @@ impl checkpointed {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use checkpointed as __ad_lifted_checkpointed;

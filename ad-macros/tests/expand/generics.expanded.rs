@@ -185,6 +185,9 @@ impl poly {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use poly as __ad_lifted_poly;
 fn branch<T>(x: T, k: i32) -> T
 where
     T: revad::Float,
@@ -382,6 +385,9 @@ impl branch {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use branch as __ad_lifted_branch;
 fn scale<T: Float>(p: [T; 2], out: &mut [T]) -> [T; 2] {
     for i in 0..out.len() {
         out[i] = out[i] * p[0];
@@ -604,6 +610,9 @@ impl scale {
         ::revad::__private::ArrayInOut::set(&mut __sink_1, &__adj_out[..]);
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use scale as __ad_lifted_scale;
 fn twice<T: Float>(x: T, w: &[T]) -> T {
     let a = poly(x, w);
     poly::<T>(a, w) + a
@@ -860,3 +869,6 @@ impl twice {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use twice as __ad_lifted_twice;

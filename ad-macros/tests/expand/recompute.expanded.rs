@@ -175,3 +175,6 @@ impl layer {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use layer as __ad_lifted_layer;

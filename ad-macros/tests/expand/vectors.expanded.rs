@@ -180,6 +180,9 @@ impl buffer {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use buffer as __ad_lifted_buffer;
 fn reshape(a: f64, b: f64, k: usize) -> f64 {
     let mut v = vec![a, b, a * b];
     let last = v.pop().unwrap();
@@ -427,6 +430,9 @@ impl reshape {
         __ad_r
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use reshape as __ad_lifted_reshape;
 fn buffer_cps(x: &[f64]) -> f64 {
     let mut buf = Vec::new();
     for i in 0..x.len() {
@@ -774,3 +780,6 @@ impl buffer_cps {
         })
     }
 }
+#[doc(hidden)]
+#[allow(unused_imports)]
+use buffer_cps as __ad_lifted_buffer_cps;
