@@ -438,7 +438,10 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match (cx.check(), vjp) {
         (Ok(()), Some(vjp)) => {
-            codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref())
+            let items = codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref());
+            // (A rule generic over its float type runs on a Hessian's dual numbers.)
+            let alias = (!sig.in_impl).then(|| crate::lift::lifted_alias(&func));
+            quote!(#items #alias)
         }
         (Err(err), ..) => {
             let err = err.to_compile_error();
