@@ -94,11 +94,13 @@ pub(crate) fn generic_copy(func: &syn::ItemFn, callees: &[String]) -> syn::ItemF
     copy
 }
 
-/// The copy's name for every function: `#[reverse(hessian)]` defines it (the generic copy),
-/// and `#[reverse]` without `hessian` on a free function makes it an alias of the function
-/// itself (`use f as __ad_lifted_f;`, see [`lifted_alias`]). So a generic copy calls its
-/// annotated callees by the names of theirs: a callee with `hessian` (generic or not) runs on
-/// the dual numbers through its own copy, one generic over its float type through itself.
+/// The copy's name for the functions a generic copy may call: `#[reverse(hessian)]` defines
+/// it (the generic copy), and `#[reverse]` without `hessian` (or `#[revad::derivative]`) on a
+/// free function generic over its float type makes it a forwarder to the function itself
+/// ([`lifted_alias`]). So a generic copy calls its annotated callees by the names of theirs:
+/// a callee with `hessian` (generic or not) runs on the dual numbers through its own copy, one
+/// generic over its float type through itself. (A non-generic callee without `hessian` has no
+/// such name: rustc's error at the call, as its `f64` parameters would be.)
 struct LiftedCalls(Vec<String>);
 
 impl VisitMut for LiftedCalls {
@@ -126,17 +128,42 @@ fn lifted_call(callees: &[String], call: &mut syn::ExprCall) {
     last.ident = lifted_name(&last.ident);
 }
 
-/// For a free function with `#[reverse]` and without `hessian`: the alias under its copy's
-/// name that the generic copies of its callers call ([`LiftedCalls`]), as visible as the
-/// function (`#[doc(hidden)] pub use f as __ad_lifted_f;`).
+/// For a free function generic over its float type with `#[reverse]` and without `hessian`,
+/// or with `#[revad::derivative]`: the items under its copy's name that the generic copies of
+/// its callers call ([`LiftedCalls`]), as visible as the function: the marker struct's alias
+/// (its companions) and a function that calls it.
+///
+/// ```text
+/// #[doc(hidden)] type __ad_lifted_g = g;
+/// #[doc(hidden)] #[inline] fn __ad_lifted_g<T: Float>(__ad_a0: T) -> T { g(__ad_a0) }
+/// ```
+///
+/// (Items, not `use g as __ad_lifted_g;`: an import of a name that a glob import brings too,
+/// `use super::*;` in a module that defines `g` again, is ambiguous.)
 pub(crate) fn lifted_alias(func: &syn::ItemFn) -> TokenStream {
     let name = &func.sig.ident;
     let alias = lifted_name(name);
     let vis = &func.vis;
+    let mut sig = func.sig.clone();
+    sig.ident = alias.clone();
+    let mut args = Vec::new();
+    for (k, input) in sig.inputs.iter_mut().enumerate() {
+        if let syn::FnArg::Typed(t) = input {
+            let ident = format_ident!("__ad_a{}", k);
+            *t.pat = syn::parse_quote!(#ident);
+            args.push(ident);
+        }
+    }
     quote! {
         #[doc(hidden)]
-        #[allow(unused_imports)]
-        #vis use #name as #alias;
+        #[allow(non_camel_case_types, dead_code)]
+        #vis type #alias = #name;
+        #[doc(hidden)]
+        #[inline]
+        #[allow(dead_code, clippy::too_many_arguments)]
+        #vis #sig {
+            #name(#(#args),*)
+        }
     }
 }
 

@@ -121,9 +121,13 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     );
     let second = match args.hessian {
         true => second_order(&func, &sig, &vjp_body),
-        // (A free function's alias under the name of the generic copy that a
+        // (A free generic function's items under the name of the generic copy that a
         // `#[reverse(hessian)]` caller calls; not for the copies and hoisted closures, `__ad_`.)
-        false if !sig.in_impl && !func.sig.ident.to_string().starts_with("__ad_") => {
+        false
+            if !sig.in_impl
+                && !sig.generics.is_empty()
+                && !func.sig.ident.to_string().starts_with("__ad_") =>
+        {
             crate::lift::lifted_alias(&func)
         }
         false => TokenStream::new(),
@@ -440,7 +444,8 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
         (Ok(()), Some(vjp)) => {
             let items = codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref());
             // (A rule generic over its float type runs on a Hessian's dual numbers.)
-            let alias = (!sig.in_impl).then(|| crate::lift::lifted_alias(&func));
+            let alias = (!sig.in_impl && !sig.generics.is_empty())
+                .then(|| crate::lift::lifted_alias(&func));
             quote!(#items #alias)
         }
         (Err(err), ..) => {

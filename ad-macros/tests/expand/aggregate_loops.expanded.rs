@@ -176,9 +176,6 @@ impl kinetic {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use kinetic as __ad_lifted_kinetic;
 fn layer_sum(l: &Layer, x: &[f64]) -> f64 {
     let mut s = 0.0;
     for (row, bi) in l.w.iter().zip(&l.b) {
@@ -385,9 +382,6 @@ impl layer_sum {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use layer_sum as __ad_lifted_layer_sum;
 fn euler(ps: &mut [Particle], dt: f64) {
     for p in ps.iter_mut() {
         p.pos[0] += dt * p.vel[0];
@@ -573,9 +567,6 @@ impl euler {
         *__sink_0 = __adj_ps;
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use euler as __ad_lifted_euler;
 fn chains(ps: &[Particle], ws: &[f64], l: &Layer) -> f64 {
     let a = ps.iter().map(|p| p.mass * p.vel[0]).sum::<f64>();
     let b: f64 = ps.iter().zip(ws).map(|(p, w)| w * p.mass).sum();
@@ -860,6 +851,3 @@ impl chains {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use chains as __ad_lifted_chains;

@@ -204,9 +204,6 @@ impl exp_then_read {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use exp_then_read as __ad_lifted_exp_then_read;
 /// The same reads where the inner loop's reverse cannot run in its forward (what follows it
 /// reads its result): its reverse reads `e` again.
 fn exp_then_read_squared(q: &[f64], x: &[f64]) -> f64 {
@@ -437,9 +434,6 @@ impl exp_then_read_squared {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use exp_then_read_squared as __ad_lifted_exp_then_read_squared;
 fn written_after(q: &[f64], x: &[f64]) -> f64 {
     let mut e = vec![0.0; q.len()];
     for j in 0..q.len() {
@@ -674,6 +668,3 @@ impl written_after {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use written_after as __ad_lifted_written_after;

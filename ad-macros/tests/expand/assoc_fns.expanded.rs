@@ -233,9 +233,6 @@ impl ::revad::__private::ReverseFunction1<f64> for user {
         user::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use user as __ad_lifted_user;
 fn sq(x: f64) -> f64 {
     x * x
 }

@@ -203,6 +203,3 @@ impl pow_rec {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use pow_rec as __ad_lifted_pow_rec;

@@ -206,6 +206,3 @@ impl checkpointed {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use checkpointed as __ad_lifted_checkpointed;

@@ -135,9 +135,6 @@ impl map_sum {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use map_sum as __ad_lifted_map_sum;
 fn free_variable(a: f64) -> f64 {
     let f = |a: f64| (|b: f64| move |_c: f64| b)(a)(1.0);
     f(a)
@@ -279,9 +276,6 @@ impl ::revad::__private::ReverseFunction1<f64> for free_variable {
         free_variable::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use free_variable as __ad_lifted_free_variable;
 fn map_sin_sum(xs: &[f64], ys: &[f64], w: f64) -> f64 {
     xs.iter().zip(ys).map(|(x, y)| (x * w).sin() * y).sum::<f64>()
 }
@@ -458,6 +452,3 @@ impl map_sin_sum {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use map_sin_sum as __ad_lifted_map_sin_sum;

@@ -211,9 +211,6 @@ impl ::revad::__private::ReverseFunction2<f64> for f {
         f::rev(x0, x1, __seed, __stack, sx0, sx1)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use f as __ad_lifted_f;
 fn assign(x: f64) -> f64 {
     let mut s = x * 2.0;
     s += x.exp();
@@ -425,9 +422,6 @@ impl ::revad::__private::ReverseFunction1<f64> for assign {
         assign::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use assign as __ad_lifted_assign;
 fn piecewise(x: f64) -> f64 {
     let y = if x > 0.0 { x * x } else { -x };
     y * 3.0
@@ -692,9 +686,6 @@ impl ::revad::__private::ReverseFunction1<f64> for piecewise {
         piecewise::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use piecewise as __ad_lifted_piecewise;
 fn recurrence(x0: f64, a: f64, n: usize) -> f64 {
     let mut x = x0;
     for _ in 0..n {
@@ -931,9 +922,6 @@ impl recurrence {
         })
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use recurrence as __ad_lifted_recurrence;
 fn dot(w: &[f64], v: [f64; 3]) -> f64 {
     let mut s = 0.0;
     for i in 0..3 {
@@ -1165,9 +1153,6 @@ impl dot {
         })
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use dot as __ad_lifted_dot;
 fn square(x: f64) -> f64 {
     x * x
 }
@@ -1311,9 +1296,6 @@ impl ::revad::__private::ReverseFunction1<f64> for square {
         square::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use square as __ad_lifted_square;
 fn calls(x: f64) -> f64 {
     square(x) + x
 }
@@ -1560,6 +1542,3 @@ impl ::revad::__private::ReverseFunction1<f64> for calls {
         calls::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use calls as __ad_lifted_calls;

@@ -155,9 +155,6 @@ impl element_refs {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use element_refs as __ad_lifted_element_refs;
 fn get_or(xs: &[f64], i: usize) -> f64 {
     match xs.get(i) {
         Some(&v) => v.sin(),
@@ -301,9 +298,6 @@ impl get_or {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use get_or as __ad_lifted_get_or;
 fn get_unwrap_or(xs: &[f64], i: usize) -> f64 {
     let first = *xs.first().unwrap();
     first * xs.get(i).copied().unwrap_or(2.0)
@@ -460,6 +454,3 @@ impl get_unwrap_or {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use get_unwrap_or as __ad_lifted_get_unwrap_or;

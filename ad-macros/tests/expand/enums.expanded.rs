@@ -408,9 +408,6 @@ impl area {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use area as __ad_lifted_area;
 fn built(x: f64) -> f64 {
     let c = Shape::Circle(2.0 * x);
     match c {
@@ -658,9 +655,6 @@ impl ::revad::__private::ReverseFunction1<f64> for built {
         built::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use built as __ad_lifted_built;
 fn rect(x: f64, y: f64) -> Shape {
     Shape::Rect { w: x * y, h: y }
 }
@@ -792,6 +786,3 @@ impl rect {
         ::revad::__private::ScalarSink::add(&mut __adj_y, __adj_t0 * x);
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use rect as __ad_lifted_rect;

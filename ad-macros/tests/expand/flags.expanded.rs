@@ -118,9 +118,6 @@ impl step {
         ::revad::__private::ScalarInOut::set(&mut __sink_0, __adj_x);
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use step as __ad_lifted_step;
 fn branch(x: f64, y: f64) -> f64 {
     let mut a = x;
     if step(&mut a, y) { a * 2.0 } else { a }
@@ -386,6 +383,3 @@ impl ::revad::__private::ReverseFunction2<f64> for branch {
         branch::rev(x0, x1, __seed, __stack, sx0, sx1)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use branch as __ad_lifted_branch;

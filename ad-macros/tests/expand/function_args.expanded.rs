@@ -112,9 +112,6 @@ impl apply {
         );
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use apply as __ad_lifted_apply;
 fn outer(c: f64, w: &[f64]) -> f64 {
     apply(|x| c * x + w[0], c)
 }
@@ -367,9 +364,6 @@ impl outer {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use outer as __ad_lifted_outer;
 #[::revad::reverse(crate = ::revad)]
 #[allow(dead_code, non_snake_case, unused_variables, unused_parens, clippy::all)]
 fn __ad_closure_outer_0(x: f64, c: f64, w: &[f64]) -> f64 {

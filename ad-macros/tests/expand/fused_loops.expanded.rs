@@ -151,9 +151,6 @@ impl dot {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use dot as __ad_lifted_dot;
 fn mean_square(x: &[f64], w: f64) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() {
@@ -323,9 +320,6 @@ impl mean_square {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use mean_square as __ad_lifted_mean_square;
 fn log_sum_exp(x: &[f64]) -> f64 {
     let mut m = x[0];
     for i in 1..x.len() {
@@ -539,9 +533,6 @@ impl log_sum_exp {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use log_sum_exp as __ad_lifted_log_sum_exp;
 fn compound(x: &[f64], r: f64) -> f64 {
     let mut s = 0.0;
     for i in 0..x.len() {
@@ -699,9 +690,6 @@ impl compound {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use compound as __ad_lifted_compound;
 fn row_sums(m: &[f64], x: &[f64], n: usize) -> f64 {
     let mut total = 0.0;
     for i in 0..n {
@@ -903,9 +891,6 @@ impl row_sums {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use row_sums as __ad_lifted_row_sums;
 fn row_squares(m: &[f64], x: &[f64], n: usize) -> f64 {
     let mut total = 0.0;
     for i in 0..n {
@@ -1124,9 +1109,6 @@ impl row_squares {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use row_squares as __ad_lifted_row_squares;
 fn accumulated_then_summed(m: &[f64], x: &[f64], n: usize) -> f64 {
     let mut acc = vec![0.0; n];
     for i in 0..n {
@@ -1356,6 +1338,3 @@ impl accumulated_then_summed {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use accumulated_then_summed as __ad_lifted_accumulated_then_summed;

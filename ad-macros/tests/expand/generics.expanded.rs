@@ -186,8 +186,14 @@ impl poly {
     }
 }
 #[doc(hidden)]
-#[allow(unused_imports)]
-use poly as __ad_lifted_poly;
+#[allow(non_camel_case_types, dead_code)]
+type __ad_lifted_poly = poly;
+#[doc(hidden)]
+#[inline]
+#[allow(dead_code, clippy::too_many_arguments)]
+fn __ad_lifted_poly<T: Float>(__ad_a0: T, __ad_a1: &[T]) -> T {
+    poly(__ad_a0, __ad_a1)
+}
 fn branch<T>(x: T, k: i32) -> T
 where
     T: revad::Float,
@@ -386,8 +392,17 @@ impl branch {
     }
 }
 #[doc(hidden)]
-#[allow(unused_imports)]
-use branch as __ad_lifted_branch;
+#[allow(non_camel_case_types, dead_code)]
+type __ad_lifted_branch = branch;
+#[doc(hidden)]
+#[inline]
+#[allow(dead_code, clippy::too_many_arguments)]
+fn __ad_lifted_branch<T>(__ad_a0: T, __ad_a1: i32) -> T
+where
+    T: revad::Float,
+{
+    branch(__ad_a0, __ad_a1)
+}
 fn scale<T: Float>(p: [T; 2], out: &mut [T]) -> [T; 2] {
     for i in 0..out.len() {
         out[i] = out[i] * p[0];
@@ -611,8 +626,14 @@ impl scale {
     }
 }
 #[doc(hidden)]
-#[allow(unused_imports)]
-use scale as __ad_lifted_scale;
+#[allow(non_camel_case_types, dead_code)]
+type __ad_lifted_scale = scale;
+#[doc(hidden)]
+#[inline]
+#[allow(dead_code, clippy::too_many_arguments)]
+fn __ad_lifted_scale<T: Float>(__ad_a0: [T; 2], __ad_a1: &mut [T]) -> [T; 2] {
+    scale(__ad_a0, __ad_a1)
+}
 fn twice<T: Float>(x: T, w: &[T]) -> T {
     let a = poly(x, w);
     poly::<T>(a, w) + a
@@ -870,5 +891,11 @@ impl twice {
     }
 }
 #[doc(hidden)]
-#[allow(unused_imports)]
-use twice as __ad_lifted_twice;
+#[allow(non_camel_case_types, dead_code)]
+type __ad_lifted_twice = twice;
+#[doc(hidden)]
+#[inline]
+#[allow(dead_code, clippy::too_many_arguments)]
+fn __ad_lifted_twice<T: Float>(__ad_a0: T, __ad_a1: &[T]) -> T {
+    twice(__ad_a0, __ad_a1)
+}

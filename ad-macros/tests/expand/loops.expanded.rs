@@ -170,9 +170,6 @@ impl ::revad::__private::ReverseFunction1<f64> for halve {
         halve::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use halve as __ad_lifted_halve;
 fn recurrence(x0: f64, a: f64, b: f64, n: usize) -> f64 {
     let mut x = x0;
     for _ in 0..n {
@@ -368,9 +365,6 @@ impl recurrence {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use recurrence as __ad_lifted_recurrence;
 fn dot(w: &[f64], x: &[f64]) -> f64 {
     let mut s = 0.0;
     for i in 0..w.len() {
@@ -524,9 +518,6 @@ impl dot {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use dot as __ad_lifted_dot;
 fn matvec_sum(m: &[f64], x: &[f64], n: usize) -> f64 {
     let mut acc = vec![0.0; n];
     for i in 0..n {
@@ -766,9 +757,6 @@ impl matvec_sum {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use matvec_sum as __ad_lifted_matvec_sum;
 fn churn(m: &[f64], x: &[f64], n: usize) -> f64 {
     let mut acc = vec![1.0; n];
     let mut s = 0.0;
@@ -1058,6 +1046,3 @@ impl churn {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use churn as __ad_lifted_churn;

@@ -175,9 +175,6 @@ impl scale_into {
         ::revad::__private::ArrayInOut::set(&mut __sink_2, &__adj_out[..]);
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use scale_into as __ad_lifted_scale_into;
 fn step(state: &mut [f64; 2], dt: f64) {
     let x = state[0];
     state[0] = x + dt * state[1];
@@ -356,9 +353,6 @@ impl step {
         ::revad::__private::ArrayInOut::set(&mut __sink_0, &__adj_state[..]);
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use step as __ad_lifted_step;
 fn simulate(state: &mut [f64; 2], dt: f64, n: usize) -> f64 {
     for _ in 0..n {
         step(state, dt);
@@ -602,9 +596,6 @@ impl simulate {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use simulate as __ad_lifted_simulate;
 fn sincos(x: f64) -> (f64, f64) {
     (x.sin(), x.cos())
 }
@@ -702,9 +693,6 @@ impl sincos {
         );
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use sincos as __ad_lifted_sincos;
 fn polar(x: f64, r: f64) -> f64 {
     let (s, c) = sincos(x);
     r * s + c
@@ -927,6 +915,3 @@ impl ::revad::__private::ReverseFunction2<f64> for polar {
         polar::rev(x0, x1, __seed, __stack, sx0, sx1)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use polar as __ad_lifted_polar;

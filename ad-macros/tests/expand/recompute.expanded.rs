@@ -175,6 +175,3 @@ impl layer {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use layer as __ad_lifted_layer;

@@ -336,6 +336,3 @@ impl ::revad::__private::ReverseFunction1<f64> for chain {
         chain::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use chain as __ad_lifted_chain;

@@ -177,9 +177,6 @@ impl ::revad::__private::ReverseFunction2<f64> for f {
         f::rev(x0, x1, __seed, __stack, sx0, sx1)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use f as __ad_lifted_f;
 fn piecewise(x: f64, k: i32) -> f64 {
     let mut s = x.sin() * x;
     if s > 0.5 {
@@ -391,9 +388,6 @@ impl piecewise {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use piecewise as __ad_lifted_piecewise;
 fn dot3(w: [f64; 3], x: &[f64]) -> f64 {
     w[0] * x[0] + w[1] * x[1] + w[2] * x[2]
 }
@@ -559,9 +553,6 @@ impl dot3 {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use dot3 as __ad_lifted_dot3;
 fn constant_receiver(x: f64) -> f64 {
     f64::sin(0.5 + 0.25) * x + 2.0_f64.powf(x)
 }
@@ -728,9 +719,6 @@ impl ::revad::__private::ReverseFunction1<f64> for constant_receiver {
         constant_receiver::rev(x0, __seed, __stack, sx0)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use constant_receiver as __ad_lifted_constant_receiver;
 fn clamped(x: f64, lo: f64) -> f64 {
     (x * x).clamp(lo, 1.0)
 }
@@ -896,6 +884,3 @@ impl ::revad::__private::ReverseFunction2<f64> for clamped {
         clamped::rev(x0, x1, __seed, __stack, sx0, sx1)
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use clamped as __ad_lifted_clamped;

@@ -199,9 +199,6 @@ impl energy {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use energy as __ad_lifted_energy;
 fn total(ps: &[Particle], g: f64) -> f64 {
     let mut e = 0.0;
     for i in 0..ps.len() {
@@ -496,9 +493,6 @@ impl total {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use total as __ad_lifted_total;
 fn kick(p: &mut Particle, f: f64, dt: f64) {
     p.vel[0] += dt * f / p.mass;
     p.pos[0] += dt * p.vel[0];
@@ -666,9 +660,6 @@ impl kick {
         *__sink_0 = __adj_p;
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use kick as __ad_lifted_kick;
 fn spawn(x: f64) -> Particle {
     Particle {
         pos: [x, x * x],
@@ -795,9 +786,6 @@ impl spawn {
         ::revad::__private::ScalarSink::add(&mut __adj_x, __adj_t0 * x);
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use spawn as __ad_lifted_spawn;
 fn kinetic(&self) -> f64 {
     0.5 * self.mass * (self.vel[0] * self.vel[0] + self.vel[1] * self.vel[1])
 }

@@ -231,9 +231,6 @@ impl fit {
         ::core::unreachable!()
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use fit as __ad_lifted_fit;
 trait Model: ::revad::Adjoint {
     fn eval(&self, x: f64) -> f64;
     /** The value of [`eval`] and its vector-Jacobian product with `__seed` (the adjoint of the output): returns `(eval(..), (∂eval/∂self, ∂eval/∂x))` scaled by the seed.

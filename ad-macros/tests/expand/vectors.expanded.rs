@@ -180,9 +180,6 @@ impl buffer {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use buffer as __ad_lifted_buffer;
 fn reshape(a: f64, b: f64, k: usize) -> f64 {
     let mut v = vec![a, b, a * b];
     let last = v.pop().unwrap();
@@ -430,9 +427,6 @@ impl reshape {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use reshape as __ad_lifted_reshape;
 fn buffer_cps(x: &[f64]) -> f64 {
     let mut buf = Vec::new();
     for i in 0..x.len() {
@@ -780,6 +774,3 @@ impl buffer_cps {
         })
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use buffer_cps as __ad_lifted_buffer_cps;

@@ -149,9 +149,6 @@ impl window_sum {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use window_sum as __ad_lifted_window_sum;
 fn chunked_dot(x: &[f64], y: &[f64]) -> f64 {
     let mut s = 0.0;
     for (cx, cy) in x.chunks(4).zip(y.chunks(4)) {
@@ -337,9 +334,6 @@ impl chunked_dot {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use chunked_dot as __ad_lifted_chunked_dot;
 fn horner(c: &[f64], x: f64) -> f64 {
     let mut acc = 0.0;
     for ci in c.iter().rev() {
@@ -506,9 +500,6 @@ impl horner {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use horner as __ad_lifted_horner;
 fn tail_and_halves(x: &[f64]) -> f64 {
     let tail = &x[1..];
     let (l, r) = x.split_at(2);
@@ -660,9 +651,6 @@ impl tail_and_halves {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use tail_and_halves as __ad_lifted_tail_and_halves;
 fn copy_and_write(x: &[f64]) -> f64 {
     let mut buf = [0.0; 4];
     buf[1..3].copy_from_slice(&x[..2]);
@@ -867,9 +855,6 @@ impl copy_and_write {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use copy_and_write as __ad_lifted_copy_and_write;
 fn weighted(x: &[f64]) -> f64 {
     let mut s = 0.0;
     for (w, v) in WEIGHTS.iter().zip(x) {
@@ -1010,9 +995,6 @@ impl weighted {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use weighted as __ad_lifted_weighted;
 fn windows_chain(x: &[f64]) -> f64 {
     x.windows(2).map(|w| (w[1] - w[0]).powi(2)).sum::<f64>()
 }
@@ -1168,6 +1150,3 @@ impl windows_chain {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(unused_imports)]
-use windows_chain as __ad_lifted_windows_chain;
