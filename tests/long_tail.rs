@@ -3293,3 +3293,34 @@ fn options_matched_with_a_guard() {
         assert_eq!((g, dt), (expected, 0.0));
     }
 }
+
+/// Parts of `sin_cos` and of a tuple built in place, and a float type's functions behind
+/// `<f64>::`: `sin x cos x + cos y · x y + √x`.
+#[reverse]
+#[revad::forward]
+fn tuple_parts(x: f64, y: f64) -> f64 {
+    x.sin_cos().0 * x.sin_cos().1 + f64::sin_cos(y).1 * (x * y, y).0 + <f64>::sqrt(x)
+}
+
+#[reverse]
+fn tuple_parts_via(x: f64, y: f64) -> f64 {
+    tuple_parts(x, y)
+}
+
+#[test]
+fn tuple_parts_in_expressions() {
+    let (x, y) = (0.3, 0.7);
+    let (value, (dx, dy)) = checked(
+        tuple_parts(x, y),
+        tuple_parts_grad(x, y),
+        tuple_parts_via_grad(x, y),
+    );
+    assert_eq!(value, x.sin() * x.cos() + y.cos() * (x * y) + x.sqrt());
+    assert_relative_eq!(
+        dx,
+        (2.0 * x).cos() + y.cos() * y + 0.5 / x.sqrt(),
+        max_relative = 1e-14
+    );
+    assert_relative_eq!(dy, -y.sin() * x * y + y.cos() * x, max_relative = 1e-14);
+    assert_eq!(tuple_parts_jvp(x, y, 1.0, 0.0).1, dx);
+}

@@ -445,6 +445,7 @@ impl Lowerer<'_> {
             syn::Expr::Field(_) if self.is_place_expr(expr) => true,
             // (`(a + b).x`, a field of a call's struct result.)
             syn::Expr::Field(field) if self.struct_call_of_field(field).is_some() => true,
+            syn::Expr::Field(field) if self.is_float_tuple_part(field) => true,
             syn::Expr::Field(field) => match (&*field.base, &field.member) {
                 (syn::Expr::Path(p), syn::Member::Unnamed(i)) => match p
                     .path
@@ -911,6 +912,24 @@ impl Lowerer<'_> {
                     return Value::Error;
                 }
                 _ => {}
+            }
+        }
+        // `<f64>::sqrt(x)`, `<T>::ln(x)`: the type's path, `f64::sqrt(x)`.
+        if let syn::Expr::Path(func) = &*call.func {
+            if let Some(q) = func.qself.as_ref().filter(|q| q.position == 0) {
+                if let syn::Type::Path(ty) = &*q.ty {
+                    if ty.qself.is_none() && self.sig.float_of(&q.ty).is_some() {
+                        let mut path = ty.path.clone();
+                        path.segments.extend(func.path.segments.iter().cloned());
+                        let mut plain = call.clone();
+                        plain.func = Box::new(syn::Expr::Path(syn::ExprPath {
+                            attrs: func.attrs.clone(),
+                            qself: None,
+                            path,
+                        }));
+                        return self.lower_expr(&syn::Expr::Call(plain), out);
+                    }
+                }
             }
         }
         if let syn::Expr::Path(func) = &*call.func {
@@ -2088,6 +2107,10 @@ impl Lowerer<'_> {
     /// Whether `field` is an element of a tuple that a call with float arguments returns
     /// (`g(x).0`): the error [`super::CALL_TUPLE`] at the call.
     fn rejects_call_tuple(&self, field: &syn::ExprField) -> bool {
+        // (`f64::sin_cos(x).1` is the body's own tuple.)
+        if self.is_float_tuple_part(field) {
+            return false;
+        }
         let (syn::Expr::Call(call), syn::Member::Unnamed(_)) =
             (super::strip(&field.base), &field.member)
         else {
@@ -2117,6 +2140,22 @@ impl Lowerer<'_> {
         if let Some(value) = self.lower_field_of_a_result(field, out) {
             return value;
         }
+        // `x.sin_cos().0` (and `f64::sin_cos(x).1`, `(a, b).0`): the part of the tuple the
+        // base lowers to; the other part's code is left for LLVM to drop.
+        if let syn::Member::Unnamed(index) = &field.member {
+            let base = super::strip(&field.base);
+            if self.is_float_tuple_part(field) {
+                if let Value::Tuple(items) = self.lower_expr(base, out) {
+                    return match items.into_iter().nth(index.index as usize) {
+                        Some(item) => item,
+                        None => {
+                            self.cx.error(&field.member, "no such tuple element");
+                            Value::Error
+                        }
+                    };
+                }
+            }
+        }
         if self.rejects_call_tuple(field) {
             return Value::Error;
         }
@@ -2134,6 +2173,30 @@ impl Lowerer<'_> {
             }
         }
         self.opaque_value(expr, Ty::Unknown, out)
+    }
+
+    /// Whether `field` is a float part of a tuple that the body builds: `x.sin_cos().0`,
+    /// `f64::sin_cos(x).1` of a float `x`, `(a, b).0` of a float `a`.
+    fn is_float_tuple_part(&self, field: &syn::ExprField) -> bool {
+        let syn::Member::Unnamed(index) = &field.member else {
+            return false;
+        };
+        match super::strip(&field.base) {
+            syn::Expr::Tuple(t) => t
+                .elems
+                .iter()
+                .nth(index.index as usize)
+                .is_some_and(|e| self.is_float_expr(e)),
+            syn::Expr::MethodCall(m) => {
+                m.method == "sin_cos" && m.args.is_empty() && self.is_float_expr(&m.receiver)
+            }
+            syn::Expr::Call(c) => {
+                let sin_cos = matches!(&*c.func, syn::Expr::Path(p)
+                    if p.path.segments.last().is_some_and(|s| s.ident == "sin_cos"));
+                sin_cos && c.args.len() == 1 && c.args.iter().all(|a| self.is_float_expr(a))
+            }
+            _ => false,
+        }
     }
 
     /// The call whose result `field` reads a named field of (`(a + b).x` is of `a.add(b)`,
