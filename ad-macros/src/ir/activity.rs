@@ -69,6 +69,10 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     // stores the value in a container, a call, a statement), used or not.
     let varied_float =
         |v: &VarId| varied[*v] && !matches!(body.vars[*v].ty, Ty::Usize | Ty::I32 | Ty::Bool);
+    // The opaque code a differentiated value flows into, in the body's order; each is
+    // reported unless it reads a value that an earlier one's error already explains (`match
+    // o { .. }` after `let o = if c { Some(x) } else { None };`), through any assignment.
+    let mut found: Vec<(Option<VarId>, Vec<VarId>, (proc_macro2::Span, String))> = Vec::new();
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let {
             var,
@@ -78,18 +82,24 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
             let flows_active = opaque.flows.iter().any(varied_float);
             let used = useful[*var] || useful_if_float(*var, &edges, &useful);
             if flows_active && (used || !opaque.cheap) {
-                let (span, msg) = &opaque.if_active;
-                cx.error_at(*span, or_untyped(msg));
+                found.push((Some(*var), opaque.flows.clone(), opaque.if_active.clone()));
             }
         }
         StmtKind::Opaque {
             flows, if_active, ..
-        } if flows.iter().any(varied_float) => {
-            let (span, msg) = if_active;
-            cx.error_at(*span, or_untyped(msg));
-        }
+        } if flows.iter().any(varied_float) => found.push((None, flows.clone(), if_active.clone())),
         _ => {}
     });
+    let mut explained = vec![false; n];
+    for (var, flows, (span, msg)) in found {
+        if !flows.iter().any(|v| explained[*v]) {
+            cx.error_at(span, or_untyped(&msg));
+        }
+        if let Some(var) = var {
+            explained[var] = true;
+            fixpoint(&mut explained, &edges, |(to, from)| (from, to));
+        }
+    }
     let active = (0..n)
         .map(|v| varied[v] && useful[v] && matches!(body.vars[v].ty, Ty::Float(_) | Ty::Array(_)))
         .collect();
