@@ -99,8 +99,8 @@ pub(crate) fn generic_copy(func: &syn::ItemFn, callees: &[String]) -> syn::ItemF
 /// free function generic over its float type makes it a forwarder to the function itself
 /// ([`lifted_alias`]). So a generic copy calls its annotated callees by the names of theirs:
 /// a callee with `hessian` (generic or not) runs on the dual numbers through its own copy, one
-/// generic over its float type through itself. (A non-generic callee without `hessian` has no
-/// such name: rustc's error at the call, as its `f64` parameters would be.)
+/// generic over its float type through itself. (A non-generic callee without `hessian` has
+/// no copy: rustc's error at the call, which cannot find it.)
 struct LiftedCalls(Vec<String>);
 
 impl VisitMut for LiftedCalls {

@@ -122,7 +122,10 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     let second = match args.hessian {
         true => second_order(&func, &sig, &vjp_body),
         // (A free generic function's items under the name of the generic copy that a
-        // `#[reverse(hessian)]` caller calls; not for the copies and hoisted closures, `__ad_`.)
+        // `#[reverse(hessian)]` caller calls; not for the copies and hoisted closures, `__ad_`,
+        // nor for non-generic functions, whose `f64`s a copy could not pass: so that an
+        // associated function without `self` in a block without the attribute, which the
+        // attribute takes for a free function, gets no more errors than before.)
         false
             if !sig.in_impl
                 && !sig.generics.is_empty()

@@ -260,6 +260,11 @@ fn non_float_message(expr: &syn::Expr) -> String {
     };
     match callee {
         Some(name) if MUTATING_METHODS.contains(&name.as_str()) => mutation_message(&name),
+        Some(name) if name == "Some" => "#[reverse] does not differentiate through `Some(..)` \
+             of a differentiated value (an `Option` of a local variable it does not model); \
+             pass the float itself, or keep a flag beside it (`let mut found = false; let mut \
+             best = 0.0;` for `let mut best = None;`)"
+            .to_string(),
         Some(name) if WRAPPERS.contains(&name.as_str()) => format!(
             "#[reverse] does not differentiate through `{name}(..)` of a differentiated value \
              (an `Option`, `Result` or pointer it does not model); pass the float itself"
