@@ -717,3 +717,56 @@ mod field_copied_then_passed {
         assert_relative_eq!(da, 0.5 * 1.5f32.sin(), max_relative = 1e-6);
     }
 }
+
+/// A struct with an integer field beside its floats: counters and denominators (`count / 2`,
+/// `n - 1`) are integer arithmetic, whatever else the struct holds, under both backends.
+#[derive(Clone, Debug, revad::Adjoint)]
+pub struct Tally {
+    /// A weight.
+    pub w: f64,
+    /// How many samples.
+    pub n: usize,
+    /// The sum of squared deviations (Welford's `M2`).
+    pub m2: f64,
+}
+
+#[reverse]
+impl Tally {
+    /// The sample variance, `m2 / (n - 1)`.
+    #[reverse]
+    pub fn variance(&self) -> f64 {
+        self.m2 / (self.n - 1) as f64
+    }
+}
+
+#[reverse]
+fn tally_mix(t: &Tally, x: f64) -> f64 {
+    let half = t.n / 2;
+    let m = t.n - 1;
+    x * t.w * half as f64 + (t.n * 2) as f64 * x + m as f64 * t.variance()
+}
+
+#[reverse(cps)]
+fn tally_mix_cps(t: &Tally, x: f64) -> f64 {
+    let half = t.n / 2;
+    let m = t.n - 1;
+    x * t.w * half as f64 + (t.n * 2) as f64 * x + m as f64 * t.variance()
+}
+
+#[test]
+fn integer_fields_are_integer_arithmetic() {
+    let t = Tally {
+        w: 0.5,
+        n: 5,
+        m2: 2.0,
+    };
+    let x = 1.5;
+    // 2 x w + 10 x + 4 m2 / 4.
+    let (value, (dt, dx)) = tally_mix_grad(&t, x);
+    assert_eq!(value, tally_mix(&t, x));
+    assert_eq!(value, 2.0 * x * 0.5 + 10.0 * x + 4.0 * (2.0 / 4.0));
+    assert_eq!((dt.w, dt.m2, dx), (2.0 * x, 1.0, 2.0 * 0.5 + 10.0));
+    let (value_cps, (dt_cps, dx_cps)) = tally_mix_cps_grad(&t, x);
+    assert_eq!(value_cps, value);
+    assert_eq!((dt_cps.w, dt_cps.m2, dx_cps), (dt.w, dt.m2, dx));
+}

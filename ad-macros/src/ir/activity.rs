@@ -72,7 +72,9 @@ pub(crate) fn analyse(cx: &Errors, body: &Body, sig: &Signature) -> Activity {
     // The opaque code a differentiated value flows into, in the body's order; each is
     // reported unless it reads a value that an earlier one's error already explains (`match
     // o { .. }` after `let o = if c { Some(x) } else { None };`), through any assignment.
-    let mut found: Vec<(Option<VarId>, Vec<VarId>, (proc_macro2::Span, String))> = Vec::new();
+    // (The value it defines, where it is a `let`; what flows into it; its error.)
+    type Found = (Option<VarId>, Vec<VarId>, (proc_macro2::Span, String));
+    let mut found: Vec<Found> = Vec::new();
     walk(&body.block, &mut |stmt, _| match &stmt.kind {
         StmtKind::Let {
             var,

@@ -335,8 +335,23 @@ impl Lowerer<'_> {
             }
         }
         if !self.is_float_expr(expr) {
-            // Integer arithmetic: one `let` of the expression as written.
+            // Integer arithmetic: one `let` of the expression as written; with an operand
+            // that is certainly an integer (`l.count / 2`), no derivative flows through it,
+            // whatever else it reads (a field of a differentiated struct).
             let ty = self.int_ty(expr);
+            if is_arithmetic(&bin.op)
+                && (self.is_int_expr(&bin.left) || self.is_int_expr(&bin.right))
+            {
+                let mut opaque = self.opaque(expr);
+                opaque.flows.clear();
+                return Value::Op(Operand::Var(self.let_opaque(
+                    out,
+                    "t",
+                    ty,
+                    opaque,
+                    expr.span(),
+                )));
+            }
             return self.opaque_value(expr, ty, out);
         }
         let (left, right) = (
@@ -409,6 +424,14 @@ impl Lowerer<'_> {
             syn::Expr::Paren(p) => self.is_float_expr(&p.expr),
             syn::Expr::Group(g) => self.is_float_expr(&g.expr),
             syn::Expr::Unary(u) => self.is_float_expr(&u.expr),
+            // (Arithmetic with an integer on either side is of integers: Rust has no `f64 / 2`,
+            // so `l.count / 2` says that the field `count` is one.)
+            syn::Expr::Binary(b)
+                if is_arithmetic(&b.op)
+                    && (self.is_int_expr(&b.left) || self.is_int_expr(&b.right)) =>
+            {
+                false
+            }
             syn::Expr::Binary(b) => self.is_float_expr(&b.left) || self.is_float_expr(&b.right),
             syn::Expr::Cast(c) => float_of(&c.ty).is_some(),
             syn::Expr::MethodCall(call)
@@ -463,6 +486,32 @@ impl Lowerer<'_> {
                 _ => false,
             },
             syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is certainly an integer: an integer literal (`2`, `2usize`, not
+    /// `2f64`), `.len()`, a cast to an integer type, a variable of an integer type, or
+    /// arithmetic of one of these.
+    fn is_int_expr(&self, expr: &syn::Expr) -> bool {
+        match super::strip(expr) {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) => !matches!(int.suffix(), "f32" | "f64"),
+            syn::Expr::MethodCall(m) => m.method == "len" && m.args.is_empty(),
+            syn::Expr::Cast(c) => {
+                matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| {
+                    matches!(
+                        t.to_string().as_str(),
+                        "usize" | "isize" | "u8" | "u16" | "u32" | "u64" | "u128" | "i8" | "i16" | "i32" | "i64" | "i128"
+                    )
+                }))
+            }
+            syn::Expr::Path(p) => matches!(self.lower_path_peek(p), Some(Ty::Usize | Ty::I32)),
+            syn::Expr::Binary(b) if is_arithmetic(&b.op) => {
+                self.is_int_expr(&b.left) || self.is_int_expr(&b.right)
+            }
             _ => false,
         }
     }
@@ -2021,7 +2070,14 @@ impl Lowerer<'_> {
         out: &mut Vec<Stmt>,
     ) -> Value {
         if !self.is_float_expr(inner) {
-            // An integer converted to a float: a constant as far as derivatives go.
+            // An integer converted to a float: a constant as far as derivatives go (whatever
+            // it reads, when it is certainly an integer: `(l.count - 1) as f64`).
+            if self.is_int_expr(inner) {
+                let mut opaque = self.opaque(whole);
+                opaque.flows.clear();
+                let var = self.let_opaque(out, "t", Ty::Float(Some(t)), opaque, whole.span());
+                return Value::Op(Operand::Var(var));
+            }
             return self.opaque_value(whole, Ty::Float(Some(t)), out);
         }
         match self.lower_expr(inner, out) {
@@ -3395,6 +3451,18 @@ fn counted(expr: &syn::Expr) -> Option<Ty> {
 
 /// The integer type of the arithmetic `expr` that an operand states without variables: a
 /// length (`xs.len() - 1`, a `usize`) or a cast (`(k as i32) * 2`).
+/// Whether `op` is `+ - * / %`.
+fn is_arithmetic(op: &syn::BinOp) -> bool {
+    matches!(
+        op,
+        syn::BinOp::Add(_)
+            | syn::BinOp::Sub(_)
+            | syn::BinOp::Mul(_)
+            | syn::BinOp::Div(_)
+            | syn::BinOp::Rem(_)
+    )
+}
+
 fn operand_int_ty(expr: &syn::Expr) -> Option<Ty> {
     match super::strip(expr) {
         syn::Expr::Binary(b) => operand_int_ty(&b.left).or_else(|| operand_int_ty(&b.right)),
