@@ -3324,3 +3324,27 @@ fn tuple_parts_in_expressions() {
     assert_relative_eq!(dy, -y.sin() * x * y + y.cos() * x, max_relative = 1e-14);
     assert_eq!(tuple_parts_jvp(x, y, 1.0, 0.0).1, dx);
 }
+
+/// A function of a pair, for array literals as arguments.
+#[reverse]
+fn pair_product(x: [f64; 2]) -> f64 {
+    x[0] * x[1]
+}
+
+/// Calls with array literals on both sides of an operator, and a repeat `[b; 2]`:
+/// `a b + b a · b² / b² = 2 a b`.
+#[reverse]
+fn literal_arguments(a: f64, b: f64) -> f64 {
+    pair_product([a, b]) + pair_product([b, a]) * pair_product([b; 2]) / (b * b)
+}
+
+#[test]
+fn array_literals_as_arguments() {
+    let (a, b) = (0.3, 0.7);
+    let (value, (da, db)) = literal_arguments_grad(a, b);
+    assert_eq!(value, literal_arguments(a, b));
+    assert_relative_eq!(da, 2.0 * b, max_relative = 1e-14);
+    assert_relative_eq!(db, 2.0 * a, max_relative = 1e-14);
+    let fd = (literal_arguments(a, b + 1e-6) - literal_arguments(a, b - 1e-6)) / 2e-6;
+    assert_relative_eq!(db, fd, max_relative = 1e-6);
+}

@@ -458,6 +458,7 @@ impl Lowerer<'_> {
                             self.is_float_expr(a)
                                 || self.array_arg(a).is_some()
                                 || self.shared_float_arg(a)
+                                || self.is_float_array_literal(a)
                         })
                 }
                 _ => false,
@@ -486,6 +487,16 @@ impl Lowerer<'_> {
                 _ => false,
             },
             syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is an array literal of floats, `[a, b]` or `[b; 2]` (an argument
+    /// `n2([a, b])`).
+    fn is_float_array_literal(&self, expr: &syn::Expr) -> bool {
+        match super::strip(expr) {
+            syn::Expr::Array(a) => a.elems.iter().any(|e| self.is_float_expr(e)),
+            syn::Expr::Repeat(r) => self.is_float_expr(&r.expr),
             _ => false,
         }
     }
@@ -1062,13 +1073,14 @@ impl Lowerer<'_> {
                     || self.shared_float_arg(a)
                     // (A tuple of floats is an error at the argument, below.)
                     || matches!(super::strip(a), syn::Expr::Tuple(t) if t.elems.iter().any(|e| self.is_float_expr(e)))
-                    // `cross([x, y, 1.0], b)`, `dot(&[x, y], w)`: an array literal of floats.
+                    // `cross([x, y, 1.0], b)`, `dot(&[x, y], w)`, `n2([b; 2])`: an array
+                    // literal of floats.
                     || {
                         let a = match super::strip(a) {
                             syn::Expr::Reference(r) => super::strip(&r.expr),
                             a => a,
                         };
-                        matches!(a, syn::Expr::Array(t) if t.elems.iter().any(|e| self.is_float_expr(e)))
+                        self.is_float_array_literal(a)
                     }
             });
             if self.is_poisoned(&call.func) {
