@@ -226,3 +226,51 @@ fn stopped_results_stored_in_nested_arrays() {
         (4.0, (2.0, vec![0.0; 3]))
     );
 }
+
+/// A state with a method that takes a rate, for `stop_gradient` of a call's result inside an
+/// argument.
+#[derive(Clone, revad::Adjoint)]
+pub struct Decaying {
+    /// The value.
+    pub a: f64,
+}
+
+#[reverse]
+impl Decaying {
+    /// `a ← a k + b`.
+    #[reverse]
+    pub fn bump(&mut self, k: f64, b: f64) {
+        self.a = self.a * k + b;
+    }
+}
+
+/// A helper whose result is scaled inside `stop_gradient`.
+#[reverse]
+fn first_times(w: &[f64], c: f64) -> f64 {
+    w[0] * c
+}
+
+/// `stop_gradient((0.5 * h(..)).tanh())` as a method's argument: the call's result is a float
+/// inside it (was taken for an aggregate passed on whole, a rustc inference error).
+#[reverse]
+fn bumped(x: f64, w: &[f64]) -> f64 {
+    let mut s = Decaying { a: x };
+    for _ in 0..2 {
+        s.bump(
+            revad::stop_gradient((0.5 * first_times(w, 0.25)).tanh()),
+            0.3,
+        );
+    }
+    s.a
+}
+
+#[test]
+fn a_stopped_call_result_inside_an_argument() {
+    let w = [0.8, 1.0];
+    let k = (0.5 * (w[0] * 0.25f64)).tanh();
+    let (value, (dx, dw)) = bumped_grad(0.7, &w);
+    assert_eq!(value, bumped(0.7, &w));
+    assert_eq!(value, (0.7 * k + 0.3) * k + 0.3);
+    // The rate's gradient is stopped: ∂/∂x = k², ∂/∂w = 0.
+    assert_eq!((dx, dw), (k * k, vec![0.0, 0.0]));
+}

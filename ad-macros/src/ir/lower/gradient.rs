@@ -60,7 +60,12 @@ impl Lowerer<'_> {
             self.cx.error(call, ARGUMENT);
             return Value::Error;
         };
-        let var = match self.lower_expr(arg, out) {
+        // (Its argument is not passed on whole where the call is: `g(stop_gradient(0.5 *
+        // h(x)))` takes `h`'s result for a float, as `0.5 * h(x)` would.)
+        let shape = self.result_shape.take();
+        let value = self.lower_expr(arg, out);
+        self.result_shape = shape;
+        let var = match value {
             Value::Op(Operand::Var(v)) => v,
             Value::Op(lit @ Operand::Lit(..)) => return Value::Op(lit),
             Value::Error => return Value::Error,
