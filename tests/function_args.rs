@@ -636,3 +636,26 @@ fn a_struct_field_bound_first_is_captured() {
     assert!(close(dp.k, fd_k, 1e-6), "{} vs {fd_k}", dp.k);
     assert!(close(dc, fd_c, 1e-6), "{dc} vs {fd_c}");
 }
+
+/// A function argument of two floats.
+#[revad::reverse]
+fn apply_pair<F: Fn(f64, f64) -> f64>(f: F, x: f64, y: f64) -> f64 {
+    f(x, y) + x
+}
+
+/// Intrinsics passed by their paths (`f64::sin`, `f64::hypot`): closures that call them.
+#[revad::reverse]
+fn intrinsics_by_path(x: f64, y: f64) -> f64 {
+    integrate(f64::sin, 0.0, x) + apply_pair(f64::hypot, x, y)
+}
+
+#[test]
+fn an_intrinsic_passed_by_its_path() {
+    let (x, y) = (0.3, 0.4);
+    let (value, (dx, dy)) = intrinsics_by_path_grad(x, y);
+    assert_eq!(value, intrinsics_by_path(x, y));
+    let h = 1e-6;
+    let fd_x = (intrinsics_by_path(x + h, y) - intrinsics_by_path(x - h, y)) / (2.0 * h);
+    assert!(close(dx, fd_x, 1e-6), "{dx} vs {fd_x}");
+    assert!(close(dy, y / x.hypot(y), 1e-12), "{dy}");
+}

@@ -1272,6 +1272,29 @@ impl Lowerer<'_> {
         self.lower_companion_call(key, kind, true, span, &args, path.span(), out)
     }
 
+    /// For a float type's intrinsic passed by its path (`f64::sin`, `T::exp`, `f64::hypot`):
+    /// the closure that calls it, `|a0| f64::sin(a0)`.
+    fn intrinsic_item(&self, expr: &syn::Expr) -> Option<syn::Expr> {
+        let syn::Expr::Path(p) = super::strip(expr) else {
+            return None;
+        };
+        let [owner, name] = [p.path.segments.first()?, p.path.segments.last()?];
+        if p.qself.is_some() || p.path.segments.len() != 2 || !name.arguments.is_empty() {
+            return None;
+        }
+        self.sig.float_named(&owner.ident)?;
+        let rule = crate::rules::lookup(&name.ident.to_string())?;
+        if rule.int_exponent {
+            return None;
+        }
+        let span = p.span();
+        let params: Vec<syn::Ident> = (0..rule.arity)
+            .map(|i| quote::format_ident!("__ad_a{}", i, span = span))
+            .collect();
+        let path = &p.path;
+        Some(syn::parse_quote_spanned!(span=> |#(#params),*| #path(#(#params),*)))
+    }
+
     /// A function passed by name (`cube`, `m::cube`): a path that names no local, whose last
     /// segment is in snake case (a constant's name is in upper case). A path that names
     /// something else than an annotated function fails to compile at the call.
@@ -1607,6 +1630,15 @@ impl Lowerer<'_> {
                     by_mut.push(false);
                     args.push(Operand::Var(v));
                     by_ref.push(true);
+                    continue;
+                }
+            }
+            // `f64::sin`, `f64::hypot`, an intrinsic passed by its path: the closure
+            // `|a0| f64::sin(a0)`, lifted as any other.
+            if let Some(closure) = self.intrinsic_item(arg) {
+                if let Value::Closure(closure) = self.lower_expr(&closure, out) {
+                    by_mut.pop();
+                    closures.push((k, closure, false));
                     continue;
                 }
             }
