@@ -3348,3 +3348,50 @@ fn array_literals_as_arguments() {
     let fd = (literal_arguments(a, b + 1e-6) - literal_arguments(a, b - 1e-6)) / 2e-6;
     assert_relative_eq!(db, fd, max_relative = 1e-6);
 }
+
+/// Divide and conquer over sub-slices, as pairwise sums are written: `Σ x²`.
+#[reverse]
+fn pairwise_squares(x: &[f64]) -> f64 {
+    if x.len() == 1 {
+        return x[0] * x[0];
+    }
+    let mid = x.len() / 2;
+    pairwise_squares(&x[..mid]) + pairwise_squares(&x[mid..])
+}
+
+#[reverse(cps)]
+fn pairwise_squares_cps(x: &[f64]) -> f64 {
+    if x.len() == 1 {
+        return x[0] * x[0];
+    }
+    let mid = x.len() / 2;
+    pairwise_squares_cps(&x[..mid]) + pairwise_squares_cps(&x[mid..])
+}
+
+/// `|(x, y)|` over a slice of pairs (the item a reference, bound as `&(x, y)`), with `*x`.
+#[reverse]
+fn pair_moments(p: &[(f64, f64)]) -> f64 {
+    p.iter().map(|(x, y)| *x * *y + x * 2.0).sum::<f64>()
+        + p.iter().map(|&(x, y)| x - y).sum::<f64>()
+}
+
+#[reverse(cps)]
+fn pair_moments_cps(p: &[(f64, f64)]) -> f64 {
+    p.iter().map(|(x, y)| *x * *y + x * 2.0).sum::<f64>()
+        + p.iter().map(|&(x, y)| x - y).sum::<f64>()
+}
+
+#[test]
+fn sub_slices_and_pairs() {
+    let x = [1.0, 2.0, 3.0, -0.5, 0.25];
+    let (value, g) = pairwise_squares_grad(&x);
+    assert_eq!(value, pairwise_squares(&x));
+    assert_eq!(g, x.iter().map(|v| 2.0 * v).collect::<Vec<_>>());
+    assert_eq!(pairwise_squares_cps_grad(&x), (value, g));
+    let p = [(1.0, 2.0), (3.0, -4.0)];
+    let (value, g) = pair_moments_grad(&p);
+    assert_eq!(value, pair_moments(&p));
+    // ∂/∂x = y + 2 + 1, ∂/∂y = x - 1.
+    assert_eq!(g, vec![(5.0, 0.0), (-1.0, 2.0)]);
+    assert_eq!(pair_moments_cps_grad(&p), (value, g));
+}

@@ -216,15 +216,25 @@ impl Lowerer<'_> {
                     self.bind_param(pat, item, out);
                 }
             }
+            // `|(x, y)|` of an item taken by reference (a chain over a slice of tuples): as
+            // `|&(x, y)|`, which Rust's binding modes make it.
+            (syn::Pat::Tuple(t), value @ (Value::Op(_) | Value::Place(_))) => {
+                let pat: syn::Pat = syn::parse_quote_spanned!(t.paren_token.span.join()=> &#t);
+                if destructured(&pat).1.is_empty() {
+                    self.cx.error(t, CLOSURE_PARAM);
+                    return;
+                }
+                self.bind_param(&pat, value, out)
+            }
             (syn::Pat::Wild(_), _) => {}
-            (pat, _) => self.cx.error(
-                pat,
-                "#[reverse] cannot bind this closure parameter; use a name, `&name`, or a tuple \
-                 of these",
-            ),
+            (pat, _) => self.cx.error(pat, CLOSURE_PARAM),
         }
     }
 }
+
+/// The one message for a closure parameter's pattern that `bind_param` does not take.
+const CLOSURE_PARAM: &str = "#[reverse] cannot bind this closure parameter; use a name, `&name`, \
+                             or a tuple of these";
 
 impl Lowerer<'_> {
     /// Whether `func`, the callee of a call, is a closure: a name bound to one, a closure

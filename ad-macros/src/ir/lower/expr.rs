@@ -459,6 +459,7 @@ impl Lowerer<'_> {
                                 || self.array_arg(a).is_some()
                                 || self.shared_float_arg(a)
                                 || self.is_float_array_literal(a)
+                                || self.is_float_subslice(a)
                         })
                 }
                 _ => false,
@@ -497,6 +498,21 @@ impl Lowerer<'_> {
         match super::strip(expr) {
             syn::Expr::Array(a) => a.elems.iter().any(|e| self.is_float_expr(e)),
             syn::Expr::Repeat(r) => self.is_float_expr(&r.expr),
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is a sub-slice of a float array, `&x[..mid]` (an argument
+    /// `sum(&x[..mid])`).
+    fn is_float_subslice(&self, expr: &syn::Expr) -> bool {
+        let syn::Expr::Reference(r) = super::strip(expr) else {
+            return false;
+        };
+        match super::strip(&r.expr) {
+            syn::Expr::Index(index) => {
+                matches!(super::strip(&index.index), syn::Expr::Range(_))
+                    && self.is_float_expr(&index.expr)
+            }
             _ => false,
         }
     }
