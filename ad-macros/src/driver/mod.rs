@@ -189,6 +189,21 @@ pub(crate) fn forward(args: TokenStream, item: TokenStream) -> TokenStream {
         );
     }
     let sig = parse::Signature::from_fn(&cx, &func, &args);
+    // (`NAME_jvp_vec` would call a function argument's vector companion, which a closure
+    // passed to it has not: the caller's lifting of closures is for one tangent.)
+    let function_param = sig.params.iter().find(|p| p.function.is_some());
+    if let (Some(_), Some(f)) = (args.vector, function_param) {
+        cx.error(
+            &f.ident,
+            "#[revad::forward(vector)] does not take function arguments yet; remove `vector` \
+             (`NAME_jvp` takes one tangent), or write the function without one",
+        );
+        let errors = match cx.check() {
+            Err(err) => err.to_compile_error(),
+            Ok(()) => TokenStream::new(),
+        };
+        return quote!(#errors #func);
+    }
     let body = ir::lower::lower(&cx, &sig, &func.block, true);
     // (Beside `#[reverse]`, expanded next, that attribute reads and removes them.)
     if !reverse_too {
