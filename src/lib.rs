@@ -659,9 +659,9 @@ pub mod __private {
     };
     pub use revad_runtime::cps;
     pub use revad_runtime::expect::{
-        expect_array, expect_length, expect_pullback, expect_result, expect_struct_type, none_like,
-        same_type, seed_for, ArrayResult, ByFloat, ByOther, Named, PullbackOf, ResultOf, SeedOf,
-        StandInResult,
+        expect_array, expect_integer, expect_length, expect_pullback, expect_result,
+        expect_struct_type, none_like, same_type, seed_for, ArrayResult, ByFloat, ByOther, Named,
+        PullbackOf, ResultOf, SeedOf, StandInResult,
     };
     pub use revad_runtime::float::{ArithByRef, RefArith};
     pub use revad_runtime::function::{

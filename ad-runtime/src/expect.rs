@@ -51,6 +51,28 @@ pub fn expect_result<T, U: ResultOf<T>>(value: U) -> T {
     value.result()
 }
 
+/// A primitive integer: what `#[reverse]` takes arithmetic with an integer operand for
+/// (`l.count / 2`, `self.n - 1`), which carries no derivative.
+#[diagnostic::on_unimplemented(
+    message = "this arithmetic has an integer operand, so #[reverse] takes it for integer \
+               arithmetic, without a derivative; but it computes `{Self}`",
+    label = "computes `{Self}`, not an integer",
+    note = "an operator of a type of yours with an integer on one side is not differentiated; \
+            convert the integer first (`v * (2 as f64)`) with an operator that is"
+)]
+pub trait Integer {}
+
+macro_rules! integer {
+    ($($t:ty)*) => { $(impl Integer for $t {})* };
+}
+integer!(u8 u16 u32 u64 u128 usize i8 i16 i32 i64 i128 isize);
+
+/// `value`, which the generated code takes for an integer (a compile error otherwise).
+#[inline]
+pub fn expect_integer<T: Integer>(value: T) -> T {
+    value
+}
+
 /// A callee's result where `#[reverse]` expects an array or a `Vec` (of floats, or nested).
 #[diagnostic::on_unimplemented(
     message = "this call returns `{Self}`, but #[reverse] takes its result for an array",

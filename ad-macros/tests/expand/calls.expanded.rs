@@ -42,7 +42,7 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let __t5: f64 = if __c0 {
         1.0
     } else {
-        let __t2 = n - 1;
+        let __t2 = ::revad::__private::expect_integer(n - 1);
         __t3 = ::revad::__private::expect_result::<
             f64,
             _,
@@ -53,7 +53,7 @@ fn pow_rec_vjp(x: f64, n: u32, __seed: f64) -> (f64, f64) {
     let mut __adj_x = 0.0_f64;
     let __adj_t5 = __seed;
     if !__c0 {
-        let __t2 = n - 1;
+        let __t2 = ::revad::__private::expect_integer(n - 1);
         let __adj_t4 = __adj_t5;
         __adj_x += __adj_t4 * __t3;
         let __adj_t3 = __adj_t4 * x;
@@ -115,7 +115,7 @@ impl pow_rec {
         let __t5: f64 = if __c0 {
             1.0
         } else {
-            let __t2 = n - 1;
+            let __t2 = ::revad::__private::expect_integer(n - 1);
             let __t3: f64 = ::revad::__private::expect_result::<
                 f64,
                 _,
@@ -149,7 +149,7 @@ impl pow_rec {
         let __adj_t5 = __seed;
         if !__c0 {
             let __t3 = __stack.pop::<f64>();
-            let __t2 = n - 1;
+            let __t2 = ::revad::__private::expect_integer(n - 1);
             let __adj_t4 = __adj_t5;
             ::revad::__private::ScalarSink::add(&mut __adj_x, __adj_t4 * __t3);
             let __adj_t3 = __adj_t4 * x;

@@ -342,8 +342,14 @@ impl Lowerer<'_> {
             if is_arithmetic(&bin.op)
                 && (self.is_int_expr(&bin.left) || self.is_int_expr(&bin.right))
             {
-                let mut opaque = self.opaque(expr);
+                // (Checked to be an integer: an operator of a user's type with an integer on
+                // one side, `v * 2`, would otherwise lose its derivative.)
+                let checked: syn::Expr = syn::parse_quote_spanned!(expr.span()=>
+                    ::revad::__private::expect_integer(#expr));
+                let mut opaque = self.opaque(&checked);
                 opaque.flows.clear();
+                // (`expect_integer` is the identity: computed again where needed, as before.)
+                opaque.cheap = true;
                 return Value::Op(Operand::Var(self.let_opaque(
                     out,
                     "t",
@@ -518,15 +524,14 @@ impl Lowerer<'_> {
     }
 
     /// Whether `expr` is certainly an integer: an integer literal (`2`, `2usize`, not
-    /// `2f64`), `.len()`, a cast to an integer type, a variable of an integer type, or
-    /// arithmetic of one of these.
+    /// `2f64`), a cast to an integer type, a variable of an integer type, or arithmetic of one
+    /// of these. (Not `.len()`, which has its own check, `expect_length`.)
     fn is_int_expr(&self, expr: &syn::Expr) -> bool {
         match super::strip(expr) {
             syn::Expr::Lit(syn::ExprLit {
                 lit: syn::Lit::Int(int),
                 ..
             }) => !matches!(int.suffix(), "f32" | "f64"),
-            syn::Expr::MethodCall(m) => m.method == "len" && m.args.is_empty(),
             syn::Expr::Cast(c) => {
                 matches!(&*c.ty, syn::Type::Path(p) if p.path.get_ident().is_some_and(|t| {
                     matches!(
@@ -2133,8 +2138,12 @@ impl Lowerer<'_> {
             // An integer converted to a float: a constant as far as derivatives go (whatever
             // it reads, when it is certainly an integer: `(l.count - 1) as f64`).
             if self.is_int_expr(inner) {
-                let mut opaque = self.opaque(whole);
+                let float = t.ident();
+                let cast: syn::Expr = syn::parse_quote_spanned!(whole.span()=>
+                    (::revad::__private::expect_integer(#inner)) as #float);
+                let mut opaque = self.opaque(&cast);
                 opaque.flows.clear();
+                opaque.cheap = true;
                 let var = self.let_opaque(out, "t", Ty::Float(Some(t)), opaque, whole.span());
                 return Value::Op(Operand::Var(var));
             }
