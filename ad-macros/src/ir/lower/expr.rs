@@ -344,8 +344,9 @@ impl Lowerer<'_> {
             {
                 // (Checked to be an integer: an operator of a user's type with an integer on
                 // one side, `v * 2`, would otherwise lose its derivative.)
+                let bare = super::strip(expr);
                 let checked: syn::Expr = syn::parse_quote_spanned!(expr.span()=>
-                    ::revad::__private::expect_integer(#expr));
+                    ::revad::__private::expect_integer(#bare));
                 let mut opaque = self.opaque(&checked);
                 opaque.flows.clear();
                 // (`expect_integer` is the identity: computed again where needed, as before.)
@@ -2139,8 +2140,10 @@ impl Lowerer<'_> {
             // it reads, when it is certainly an integer: `(l.count - 1) as f64`).
             if self.is_int_expr(inner) {
                 let float = t.ident();
+                // (Without the user's parentheses, which would be unused inside the call.)
+                let inner = super::strip(inner);
                 let cast: syn::Expr = syn::parse_quote_spanned!(whole.span()=>
-                    (::revad::__private::expect_integer(#inner)) as #float);
+                    ::revad::__private::expect_integer(#inner) as #float);
                 let mut opaque = self.opaque(&cast);
                 opaque.flows.clear();
                 opaque.cheap = true;
