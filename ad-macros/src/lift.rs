@@ -42,14 +42,7 @@ pub(crate) fn float_param() -> syn::Ident {
 /// The generic copy of `func` (see the module documentation): `float` is the float type the
 /// function is written in (`f64` or `f32`).
 /// `floats` are the constants the body uses as floats (`G` in `G * x`), as their paths print.
-/// `callees` are the paths of the annotated functions it calls (as they print), whose calls
-/// become calls of their copies ([`lifted_calls`]).
-pub(crate) fn lift(
-    func: &syn::ItemFn,
-    float: &str,
-    floats: &[String],
-    callees: &[String],
-) -> syn::ItemFn {
+pub(crate) fn lift(func: &syn::ItemFn, float: &str, floats: &[String]) -> syn::ItemFn {
     let mut lifted = func.clone();
     lifted.sig.ident = lifted_name(&func.sig.ident);
     let t = float_param();
@@ -74,7 +67,6 @@ pub(crate) fn lift(
         float: float.to_owned(),
         floats: floats.to_vec(),
         name: func.sig.ident.clone(),
-        callees: callees.to_vec(),
     };
     rewrite.visit_signature_mut(&mut lifted.sig);
     rewrite.visit_block_mut(&mut lifted.block);
@@ -82,89 +74,13 @@ pub(crate) fn lift(
 }
 
 /// The generic copy of a function that is already generic over its float type: the function
-/// itself under the copy's name, its calls of the annotated functions `callees` those of
-/// their copies ([`lifted_calls`]).
-pub(crate) fn generic_copy(func: &syn::ItemFn, callees: &[String]) -> syn::ItemFn {
+/// itself under the copy's name.
+pub(crate) fn generic_copy(func: &syn::ItemFn) -> syn::ItemFn {
     let mut copy = func.clone();
     copy.sig.ident = lifted_name(&func.sig.ident);
     copy.attrs.retain(|a| a.path().is_ident("allow"));
     copy.attrs.push(syn::parse_quote!(#[doc(hidden)]));
-    let mut calls = LiftedCalls(callees.to_vec());
-    calls.visit_block_mut(&mut copy.block);
     copy
-}
-
-/// The copy's name for the functions a generic copy may call: `#[reverse(hessian)]` defines
-/// it (the generic copy), and `#[reverse]` without `hessian` (or `#[revad::derivative]`) on a
-/// free function generic over its float type makes it a forwarder to the function itself
-/// ([`lifted_alias`]). So a generic copy calls its annotated callees by the names of theirs:
-/// a callee with `hessian` (generic or not) runs on the dual numbers through its own copy, one
-/// generic over its float type through itself. (A non-generic callee without `hessian` has
-/// no copy: rustc's error at the call, which cannot find it.)
-struct LiftedCalls(Vec<String>);
-
-impl VisitMut for LiftedCalls {
-    fn visit_expr_call_mut(&mut self, call: &mut syn::ExprCall) {
-        syn::visit_mut::visit_expr_call_mut(self, call);
-        lifted_call(&self.0, call);
-    }
-}
-
-/// `g(..)` as `__ad_lifted_g(..)` (`m::g(..)` as `m::__ad_lifted_g(..)`) when the path is one
-/// of `callees` (without a turbofish).
-fn lifted_call(callees: &[String], call: &mut syn::ExprCall) {
-    let syn::Expr::Path(p) = &mut *call.func else {
-        return;
-    };
-    if p.qself.is_some() || !callees.contains(&p.path.to_token_stream().to_string()) {
-        return;
-    }
-    let Some(last) = p.path.segments.last_mut() else {
-        return;
-    };
-    if !last.arguments.is_none() {
-        return;
-    }
-    last.ident = lifted_name(&last.ident);
-}
-
-/// For a free function generic over its float type with `#[reverse]` and without `hessian`,
-/// or with `#[revad::derivative]`: the items under its copy's name that the generic copies of
-/// its callers call ([`LiftedCalls`]), as visible as the function: the marker struct's alias
-/// (its companions) and a function that calls it.
-///
-/// ```text
-/// #[doc(hidden)] type __ad_lifted_g = g;
-/// #[doc(hidden)] #[inline] fn __ad_lifted_g<T: Float>(__ad_a0: T) -> T { g(__ad_a0) }
-/// ```
-///
-/// (Items, not `use g as __ad_lifted_g;`: an import of a name that a glob import brings too,
-/// `use super::*;` in a module that defines `g` again, is ambiguous.)
-pub(crate) fn lifted_alias(func: &syn::ItemFn) -> TokenStream {
-    let name = &func.sig.ident;
-    let alias = lifted_name(name);
-    let vis = &func.vis;
-    let mut sig = func.sig.clone();
-    sig.ident = alias.clone();
-    let mut args = Vec::new();
-    for (k, input) in sig.inputs.iter_mut().enumerate() {
-        if let syn::FnArg::Typed(t) = input {
-            let ident = format_ident!("__ad_a{}", k);
-            *t.pat = syn::parse_quote!(#ident);
-            args.push(ident);
-        }
-    }
-    quote! {
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code)]
-        #vis type #alias = #name;
-        #[doc(hidden)]
-        #[inline]
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis #sig {
-            #name(#(#args),*)
-        }
-    }
 }
 
 /// The `f64` instance of a function generic over its float type `t` (`fn f<T: Float>`): its
@@ -220,8 +136,6 @@ struct Rewrite {
     floats: Vec<String>,
     /// The function's name: a recursive call is the copy's (`f(x - 1.0)` in `f`).
     name: syn::Ident,
-    /// The annotated functions it calls: their calls are of their copies ([`LiftedCalls`]).
-    callees: Vec<String>,
 }
 
 /// The constants (paths in upper case) inside `tokens`, as their paths print.
@@ -360,8 +274,7 @@ impl VisitMut for Rewrite {
                 *expr = syn::parse_quote!(#left = #left % (#right));
                 return;
             }
-            // A recursive call: the copy's; a call of another annotated function: its
-            // copy's.
+            // A recursive call: the copy's.
             syn::Expr::Call(call) => {
                 if let syn::Expr::Path(p) = &mut *call.func {
                     if p.qself.is_none() && p.path.is_ident(&self.name) {
@@ -370,7 +283,6 @@ impl VisitMut for Rewrite {
                         p.path = syn::Path::from(lifted);
                     }
                 }
-                lifted_call(&self.callees, call);
             }
             syn::Expr::Cast(cast) => {
                 let to_float = matches!(&*cast.ty, syn::Type::Path(p) if p.qself.is_none() && self.is_float(&p.path));
@@ -506,7 +418,7 @@ mod tests {
 
     fn lifted(source: TokenStream) -> String {
         let func: syn::ItemFn = syn::parse2(source).unwrap();
-        lift(&func, "f64", &[], &[]).to_token_stream().to_string()
+        lift(&func, "f64", &[]).to_token_stream().to_string()
     }
 
     #[test]

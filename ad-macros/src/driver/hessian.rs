@@ -111,13 +111,6 @@ pub(super) fn second_order(
             return syn::Error::new(span, message).to_compile_error();
         }
     }
-    // The annotated functions it calls, which the copy calls through their copies.
-    let callees: Vec<String> = body
-        .callees
-        .iter()
-        .filter(|c| c.kind == ir::CalleeKind::Function && c.user && c.rule.is_none())
-        .map(|c| c.path.to_string())
-        .collect();
     // (Every float parameter active in the copy: the companions of `NAME_grad` need them all.)
     let (lifted, func, sig) = match generic {
         None => {
@@ -127,13 +120,13 @@ pub(super) fn second_order(
             };
             let floats = float_constants(body);
             (
-                crate::lift::lift(func, name, &floats, &callees),
+                crate::lift::lift(func, name, &floats),
                 func.clone(),
                 sig.clone(),
             )
         }
         Some(t) => {
-            let lifted = crate::lift::generic_copy(func, &callees);
+            let lifted = crate::lift::generic_copy(func);
             let (func, sig) = crate::lift::instance_f64(func, sig, t);
             (lifted, func, sig)
         }

@@ -121,18 +121,6 @@ pub(crate) fn reverse(args: TokenStream, item: TokenStream) -> TokenStream {
     );
     let second = match args.hessian {
         true => second_order(&func, &sig, &vjp_body),
-        // (A free generic function's items under the name of the generic copy that a
-        // `#[reverse(hessian)]` caller calls; not for the copies and hoisted closures, `__ad_`,
-        // nor for non-generic functions, whose `f64`s a copy could not pass: so that an
-        // associated function without `self` in a block without the attribute, which the
-        // attribute takes for a free function, gets no more errors than before.)
-        false
-            if !sig.in_impl
-                && !sig.generics.is_empty()
-                && !func.sig.ident.to_string().starts_with("__ad_") =>
-        {
-            crate::lift::lifted_alias(&func)
-        }
         false => TokenStream::new(),
     };
     let forward_too = args.forward_too || func.attrs.iter().any(|a| is_named(a, "forward"));
@@ -460,11 +448,7 @@ pub(crate) fn derivative(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     match (cx.check(), vjp) {
         (Ok(()), Some(vjp)) => {
-            let items = codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref());
-            // (A rule generic over its float type runs on a Hessian's dual numbers.)
-            let alias = (!sig.in_impl && !sig.generics.is_empty())
-                .then(|| crate::lift::lifted_alias(&func));
-            quote!(#items #alias)
+            codegen::derivative::emit(&func, &sig.all_active(), &vjp, jvp.as_ref())
         }
         (Err(err), ..) => {
             let err = err.to_compile_error();

@@ -185,15 +185,6 @@ impl poly {
         __ad_r
     }
 }
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-type __ad_lifted_poly = poly;
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, clippy::too_many_arguments)]
-fn __ad_lifted_poly<T: Float>(__ad_a0: T, __ad_a1: &[T]) -> T {
-    poly(__ad_a0, __ad_a1)
-}
 fn branch<T>(x: T, k: i32) -> T
 where
     T: revad::Float,
@@ -390,18 +381,6 @@ impl branch {
         __ad_stack.set(__ad_st);
         __ad_r
     }
-}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-type __ad_lifted_branch = branch;
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, clippy::too_many_arguments)]
-fn __ad_lifted_branch<T>(__ad_a0: T, __ad_a1: i32) -> T
-where
-    T: revad::Float,
-{
-    branch(__ad_a0, __ad_a1)
 }
 fn scale<T: Float>(p: [T; 2], out: &mut [T]) -> [T; 2] {
     for i in 0..out.len() {
@@ -624,15 +603,6 @@ impl scale {
         ::revad::__private::add_assign(&mut __adj_out, &__adj_out_2);
         ::revad::__private::ArrayInOut::set(&mut __sink_1, &__adj_out[..]);
     }
-}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-type __ad_lifted_scale = scale;
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, clippy::too_many_arguments)]
-fn __ad_lifted_scale<T: Float>(__ad_a0: [T; 2], __ad_a1: &mut [T]) -> [T; 2] {
-    scale(__ad_a0, __ad_a1)
 }
 fn twice<T: Float>(x: T, w: &[T]) -> T {
     let a = poly(x, w);
@@ -889,13 +859,4 @@ impl twice {
         __ad_stack.set(__ad_st);
         __ad_r
     }
-}
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code)]
-type __ad_lifted_twice = twice;
-#[doc(hidden)]
-#[inline]
-#[allow(dead_code, clippy::too_many_arguments)]
-fn __ad_lifted_twice<T: Float>(__ad_a0: T, __ad_a1: &[T]) -> T {
-    twice(__ad_a0, __ad_a1)
 }
