@@ -345,8 +345,18 @@ impl Lowerer<'_> {
                 // (Checked to be an integer: an operator of a user's type with an integer on
                 // one side, `v * 2`, would otherwise lose its derivative.)
                 let bare = super::strip(expr);
-                let checked: syn::Expr = syn::parse_quote_spanned!(expr.span()=>
-                    ::revad::__private::expect_integer(#bare));
+                let (int_side, other) = match self.is_int_expr(&bin.left) {
+                    true => (&bin.left, &bin.right),
+                    false => (&bin.right, &bin.left),
+                };
+                // (Not where the other operand is certainly a float, `v.exp() * 0`: rustc's
+                // own error at the operator, as for the function without the attribute. At the
+                // integer operand, the user's token wherever the expression was rebuilt.)
+                let checked: syn::Expr = match self.is_certainly_float(other) {
+                    true => bare.clone(),
+                    false => syn::parse_quote_spanned!(int_side.span()=>
+                        ::revad::__private::expect_integer(#bare)),
+                };
                 let mut opaque = self.opaque(&checked);
                 opaque.flows.clear();
                 // (`expect_integer` is the identity: computed again where needed, as before.)
@@ -495,6 +505,31 @@ impl Lowerer<'_> {
                 _ => false,
             },
             syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `expr` is certainly a float (not a value of a type of the user's): a float
+    /// literal, a float variable, an intrinsic of one (`v.exp()`), a cast to a float type, and
+    /// negations, dereferences and arithmetic of these.
+    fn is_certainly_float(&self, expr: &syn::Expr) -> bool {
+        match super::strip(expr) {
+            syn::Expr::Lit(lit) => {
+                matches!(literal(&lit.lit), Operand::Lit(_, LitKind::Float(_)))
+            }
+            syn::Expr::Path(p) => matches!(
+                p.path.get_ident().and_then(|i| self.lookup(&i.to_string())),
+                Some(Binding::Var(v)) if self.vars[*v].ty.is_float()
+            ),
+            syn::Expr::Unary(u) => self.is_certainly_float(&u.expr),
+            syn::Expr::MethodCall(m) => {
+                crate::rules::lookup(&m.method.to_string()).is_some()
+                    && self.is_certainly_float(&m.receiver)
+            }
+            syn::Expr::Cast(c) => float_of(&c.ty).is_some(),
+            syn::Expr::Binary(b) if is_arithmetic(&b.op) => {
+                self.is_certainly_float(&b.left) || self.is_certainly_float(&b.right)
+            }
             _ => false,
         }
     }
