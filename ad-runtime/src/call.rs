@@ -265,14 +265,8 @@ pub trait Returns {
 /// The return type of a function with a derivative at the float type `F`: for a function
 /// generic over `T: Float`, its return type with `T = F`; for any other, [`Returns::Output`].
 /// A caller names the result's float type, which it knows, and not whether the callee is
-/// generic, which it does not.
-#[diagnostic::on_unimplemented(
-    message = "#[reverse] cannot name the type of the result of `{Self}` here: write it, \
-               `let r: [f64; 3] = {Self}(..);`",
-    label = "the type of this call's result",
-    note = "the result type of a function generic over a constant (`<const N: usize>`) \
-            depends on the constant, which only rustc knows at the call"
-)]
+/// generic, which it does not. (A callee without either is reported as [`Returns`]'s, which
+/// the blanket impl below requires.)
 pub trait ReturnsAt<F> {
     /// The function's return type at `F`.
     type Output;

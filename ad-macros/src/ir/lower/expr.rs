@@ -357,17 +357,8 @@ impl Lowerer<'_> {
                     false => syn::parse_quote_spanned!(int_side.span()=>
                         ::revad::__private::expect_integer(#bare)),
                 };
-                let mut opaque = self.opaque(&checked);
-                opaque.flows.clear();
                 // (`expect_integer` is the identity: computed again where needed, as before.)
-                opaque.cheap = true;
-                return Value::Op(Operand::Var(self.let_opaque(
-                    out,
-                    "t",
-                    ty,
-                    opaque,
-                    expr.span(),
-                )));
+                return self.without_derivative(&checked, ty, true, expr.span(), out);
             }
             return self.opaque_value(expr, ty, out);
         }
@@ -507,6 +498,23 @@ impl Lowerer<'_> {
             syn::Expr::If(_) | syn::Expr::Match(_) | syn::Expr::Block(_) => true,
             _ => false,
         }
+    }
+
+    /// `let t = expr;` as written, a value of type `ty` through which no derivative flows
+    /// (an integer, a count, a flag), whatever it reads; `cheap` when it may be computed again
+    /// where the reverse sweep needs it.
+    fn without_derivative(
+        &mut self,
+        expr: &syn::Expr,
+        ty: Ty,
+        cheap: bool,
+        span: proc_macro2::Span,
+        out: &mut Vec<Stmt>,
+    ) -> Value {
+        let mut opaque = self.opaque(expr);
+        opaque.flows.clear();
+        opaque.cheap |= cheap;
+        Value::Op(Operand::Var(self.let_opaque(out, "t", ty, opaque, span)))
     }
 
     /// Whether `expr` is certainly a float (not a value of a type of the user's): a float
@@ -691,15 +699,7 @@ impl Lowerer<'_> {
         // `xs.iter().filter(|v| **v > 0.0).count()`, `.any(..)`, `.position(..).unwrap_or(0)`:
         // an integer or a flag, computed as written.
         if let Some(ty) = counted(expr) {
-            let mut opaque = self.opaque(expr);
-            opaque.flows.clear();
-            return Value::Op(Operand::Var(self.let_opaque(
-                out,
-                "t",
-                ty,
-                opaque,
-                expr.span(),
-            )));
+            return self.without_derivative(expr, ty, false, expr.span(), out);
         }
         let name = call.method.to_string();
         if let syn::Expr::Path(p) = super::strip(&call.receiver) {
@@ -2179,11 +2179,8 @@ impl Lowerer<'_> {
                 let inner = super::strip(inner);
                 let cast: syn::Expr = syn::parse_quote_spanned!(whole.span()=>
                     ::revad::__private::expect_integer(#inner) as #float);
-                let mut opaque = self.opaque(&cast);
-                opaque.flows.clear();
-                opaque.cheap = true;
-                let var = self.let_opaque(out, "t", Ty::Float(Some(t)), opaque, whole.span());
-                return Value::Op(Operand::Var(var));
+                let ty = Ty::Float(Some(t));
+                return self.without_derivative(&cast, ty, true, whole.span(), out);
             }
             return self.opaque_value(whole, Ty::Float(Some(t)), out);
         }
