@@ -252,7 +252,7 @@ impl Undifferentiated for Discard {}
 /// has no such type (it depends on `N`): a caller that needs it is told to write it.
 #[diagnostic::on_unimplemented(
     message = "#[reverse] cannot name the type of the result of `{Self}` here: write it, \
-               `let r: [f64; 3] = {Self}(..);`",
+               as `let r: [f64; 3] = {Self}(..);` for three floats",
     label = "the type of this call's result",
     note = "the result type of a function generic over a constant (`<const N: usize>`) \
             depends on the constant, which only rustc knows at the call"
