@@ -3395,3 +3395,32 @@ fn sub_slices_and_pairs() {
     assert_eq!(g, vec![(5.0, 0.0), (-1.0, 2.0)]);
     assert_eq!(pair_moments_cps_grad(&p), (value, g));
 }
+
+/// Closures of slices and of arrays, called with sub-slices and array literals: the product of
+/// the means of the halves, and `u · w` of two pairs.
+#[reverse]
+fn closures_of_slices(x: &[f64], a: f64) -> f64 {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let dot = |u: [f64; 2], w: [f64; 2]| u[0] * w[0] + u[1] * w[1];
+    mean(&x[..3]) * mean(&x[3..]) + dot([a, x[0]], [x[1], a])
+}
+
+#[reverse(cps)]
+fn closures_of_slices_cps(x: &[f64], a: f64) -> f64 {
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let dot = |u: [f64; 2], w: [f64; 2]| u[0] * w[0] + u[1] * w[1];
+    mean(&x[..3]) * mean(&x[3..]) + dot([a, x[0]], [x[1], a])
+}
+
+#[test]
+fn closures_called_with_sub_slices() {
+    let x = [1.0, 2.0, 3.0, 4.0, 5.0];
+    let a = 0.5;
+    let (value, (g, da)) = closures_of_slices_grad(&x, a);
+    assert_eq!(value, closures_of_slices(&x, a));
+    // means 2 and 4.5; a x1 + x0 a.
+    assert_eq!(value, 2.0 * 4.5 + a * 2.0 + 1.0 * a);
+    assert_eq!(g, vec![1.5 + a, 1.5 + a, 1.5, 1.0, 1.0]);
+    assert_eq!(da, 2.0 + 1.0);
+    assert_eq!(closures_of_slices_cps_grad(&x, a), (value, (g, da)));
+}

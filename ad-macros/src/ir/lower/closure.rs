@@ -262,7 +262,9 @@ impl Lowerer<'_> {
                 _ => false,
             }) || self.mentions_float(&closure.body)
         };
-        if args.iter().any(|a| self.is_float_expr(a)) {
+        if args.iter().any(|a| {
+            self.is_float_expr(a) || self.is_float_subslice(a) || self.is_float_array_literal(a)
+        }) {
             return true;
         }
         match super::strip(func) {

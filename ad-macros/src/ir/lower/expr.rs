@@ -544,7 +544,7 @@ impl Lowerer<'_> {
 
     /// Whether `expr` is an array literal of floats, `[a, b]` or `[b; 2]` (an argument
     /// `n2([a, b])`).
-    fn is_float_array_literal(&self, expr: &syn::Expr) -> bool {
+    pub(super) fn is_float_array_literal(&self, expr: &syn::Expr) -> bool {
         match super::strip(expr) {
             syn::Expr::Array(a) => a.elems.iter().any(|e| self.is_float_expr(e)),
             syn::Expr::Repeat(r) => self.is_float_expr(&r.expr),
@@ -554,7 +554,7 @@ impl Lowerer<'_> {
 
     /// Whether `expr` is a sub-slice of a float array, `&x[..mid]` (an argument
     /// `sum(&x[..mid])`).
-    fn is_float_subslice(&self, expr: &syn::Expr) -> bool {
+    pub(super) fn is_float_subslice(&self, expr: &syn::Expr) -> bool {
         let syn::Expr::Reference(r) = super::strip(expr) else {
             return false;
         };
