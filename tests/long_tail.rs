@@ -3424,3 +3424,41 @@ fn closures_called_with_sub_slices() {
     assert_eq!(da, 2.0 + 1.0);
     assert_eq!(closures_of_slices_cps_grad(&x, a), (value, (g, da)));
 }
+
+/// `for (a, b) in pairs.iter()` and `in &pairs`: the items are references, taken apart as
+/// `&(a, b)`; `Σ a b + Σ (a - b)`.
+#[reverse]
+fn loop_over_pairs(p: &[(f64, f64)]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in p.iter() {
+        s += a * b;
+    }
+    let v = p.to_vec();
+    for (a, b) in &v {
+        s += a - *b;
+    }
+    s
+}
+
+#[reverse(cps)]
+fn loop_over_pairs_cps(p: &[(f64, f64)]) -> f64 {
+    let mut s = 0.0;
+    for (a, b) in p.iter() {
+        s += a * b;
+    }
+    let v = p.to_vec();
+    for (a, b) in &v {
+        s += a - *b;
+    }
+    s
+}
+
+#[test]
+fn for_loops_over_pairs() {
+    let p = [(1.0, 2.0), (3.0, 4.0)];
+    let (value, g) = loop_over_pairs_grad(&p);
+    assert_eq!(value, loop_over_pairs(&p));
+    assert_eq!(value, 2.0 + 12.0 - 1.0 - 1.0);
+    assert_eq!(g, vec![(3.0, 0.0), (5.0, 2.0)]);
+    assert_eq!(loop_over_pairs_cps_grad(&p), (value, g));
+}

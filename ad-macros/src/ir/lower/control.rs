@@ -566,6 +566,17 @@ impl Lowerer<'_> {
         // `desugar::destructured_refs`).
         if let syn::Expr::ForLoop(f) = expr {
             let mut f = f.clone();
+            // `for (a, b) in pairs.iter()` (or `in &pairs`): the items are references, which
+            // Rust's binding modes take apart as `&(a, b)`.
+            let by_reference = match super::strip(&f.expr) {
+                syn::Expr::MethodCall(m) => m.method == "iter" && m.args.is_empty(),
+                syn::Expr::Reference(r) => r.mutability.is_none(),
+                _ => false,
+            };
+            if let (true, syn::Pat::Tuple(t)) = (by_reference, &*f.pat) {
+                let t = t.clone();
+                *f.pat = syn::parse_quote_spanned!(t.paren_token.span.join()=> &#t);
+            }
             let lets = super::desugar::destructured_refs(&mut f.pat);
             if !lets.is_empty() {
                 f.body.stmts.splice(0..0, lets);
