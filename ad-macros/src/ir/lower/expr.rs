@@ -517,10 +517,14 @@ impl Lowerer<'_> {
         Value::Op(Operand::Var(self.let_opaque(out, "t", ty, opaque, span)))
     }
 
-    /// Whether `expr` is certainly a float (not a value of a type of the user's): a float
-    /// literal, a float variable, an intrinsic of one (`v.exp()`), a cast to a float type, and
+    /// Whether `expr` is certainly an `f64` or `f32` (not a value of a type of the user's, nor
+    /// of a generic float type): a float literal, a float variable, an intrinsic of one (`v.exp()`), a cast to a float type, and
     /// negations, dereferences and arithmetic of these.
     fn is_certainly_float(&self, expr: &syn::Expr) -> bool {
+        // (In a function generic over its float type, `x * 2` may be `T: Mul<i32>`: never.)
+        if !self.sig.generics.is_empty() {
+            return false;
+        }
         match super::strip(expr) {
             syn::Expr::Lit(lit) => {
                 matches!(literal(&lit.lit), Operand::Lit(_, LitKind::Float(_)))
